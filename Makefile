@@ -1,0 +1,131 @@
+# apsp toolkit - one GNU Make entry point.
+#   make            build every tool into bin/
+#   make check      build, then run unit, command and (with a GPU) GPU tests
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make SANITIZE=1 check   the same under AddressSanitizer + UBSan
+#   make CUDA_ARCH="-gencode=..."  other GPU targets
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fopenmp -pthread
+CPPFLAGS += -Ilib -Itools -D_GNU_SOURCE
+LDLIBS  += -lz -lm -fopenmp -pthread
+
+ifeq ($(SANITIZE),1)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# libarchive is optional: only mtx2bin's archive support needs it.
+HAVE_LIBARCHIVE := $(shell printf '\#include <archive.h>\nint main(void){return 0;}\n' | \
+	$(CC) -x c - -larchive -o /dev/null 2>/dev/null && echo 1)
+ifeq ($(HAVE_LIBARCHIVE),1)
+ARCHIVE_CPPFLAGS = -DHAVE_LIBARCHIVE
+ARCHIVE_LIBS = -larchive
+endif
+
+# CUDA is optional: without nvcc the GPU tool is skipped.
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_ARCH ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -lineinfo
+NVCCFLAGS += $(CUDA_ARCH) -std=c++17 -Ilib -Ikernels -Xcompiler -fopenmp,-pthread
+CUDA_LIBDIR ?= $(dir $(NVCC))../lib64
+
+LIB_SRC   := $(wildcard lib/*.c)
+LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
+TOOL_OBJ  := build/tools/tool.o
+TOOL_SRC  := $(filter-out tools/tool.c tools/apsp-gpu.c,$(wildcard tools/*.c))
+TOOLS     := $(TOOL_SRC:tools/%.c=bin/%)
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNITS     := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCHES   := $(BENCH_SRC:bench/%.c=build/bench/%)
+KERNEL_SRC := $(wildcard kernels/*.cu)
+MAN1      := $(wildcard man/*.1)
+MAN5      := $(wildcard man/*.5)
+
+ifneq ($(NVCC),)
+GPU_TOOLS := bin/apsp-gpu bin/fw-kernel-bench
+endif
+
+all: $(TOOLS) $(GPU_TOOLS)
+ifeq ($(NVCC),)
+	@echo "nvcc not found: GPU tools (apsp-gpu) skipped"
+endif
+ifneq ($(HAVE_LIBARCHIVE),1)
+	@echo "libarchive not found: mtx2bin built without archive (.tar.gz, .zip) support"
+endif
+
+build/libapsp.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+build/%.o: %.c $(wildcard lib/*.h tools/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/tools/mtx2bin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
+bin/mtx2bin: LDLIBS += $(ARCHIVE_LIBS)
+
+bin/%: build/tools/%.o $(TOOL_OBJ) build/libapsp.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# GPU: kernels apart from the host driver; the driver is C++ only where CUDA needs it.
+build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+bin/apsp-gpu: build/tools/apsp-gpu.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp
+
+build/tools/apsp-gpu.o: tools/apsp-gpu.c $(wildcard lib/*.h tools/*.h kernels/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Ikernels $(CFLAGS) -c -o $@ $<
+
+bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -o $@ $^
+
+build/tests/%: tests/unit/%.c build/libapsp.a $(wildcard tests/unit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libapsp.a $(LDLIBS)
+
+build/bench/%: bench/%.c build/libapsp.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O3 -march=native $(LDFLAGS) -o $@ $< build/libapsp.a $(LDLIBS)
+
+check test: all $(UNITS)
+	@sh tests/run.sh
+
+bench: all $(BENCHES)
+	@sh bench/run.sh
+
+datasets: bin/mtx2bin
+	@sh datasets/convert.sh datasets
+
+fuzz:
+	@sh tests/fuzz/run.sh
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	cp $(TOOLS) $(wildcard $(GPU_TOOLS)) $(DESTDIR)$(BINDIR)/
+	cp $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	cp $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS) $(GPU_TOOLS)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+
+clean:
+	rm -rf build bin
+
+.PHONY: all check test bench datasets fuzz install uninstall clean
+.SECONDARY:

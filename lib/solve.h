@@ -1,0 +1,49 @@
+/* solve.h - what every APSP engine shares around its Floyd-Warshall kernel.
+ *
+ * Before the kernel: build the n x n distance (and predecessor) matrices from
+ * a weight matrix, find negative cycles, and for int32 graphs with negative
+ * edges reweight by vertex potentials (Johnson) so that the kernel only sees
+ * weights in [0, ST_INF_I32]; then INF + anything stays >= INF and no sum
+ * overflows.  After the kernel: undo the reweighting.
+ *
+ * Kernel contract (CPU and GPU engines alike):
+ *   int32:   every input value is in [0, ST_INF_I32]; ST_INF_I32 = no edge;
+ *            the kernel computes d[i][j] = min(d[i][j], d[i][k] + d[k][j]) and
+ *            every stored value stays <= ST_INF_I32 (min with the old value).
+ *   float32: finite values of any sign or +inf; no negative cycle.
+ *   pred:    pred[i][j] = vertex before j on the best i->j path, -1 if none;
+ *            replaced by pred[k][j] only when the distance strictly improves.
+ * Matrices are row-major n x n (stride n), the real n, no padding.
+ * Nothing here prints or exits.
+ */
+#ifndef APSP_SOLVE_H
+#define APSP_SOLVE_H
+
+#include <stdint.h>
+
+#include "stream.h"
+
+typedef struct sv_plan {
+	uint64_t n;
+	uint32_t type;        /* enum st_type */
+	int64_t *potential;   /* h[v] when int32 weights were reweighted, else NULL */
+	int64_t cycle_vertex; /* a vertex on a negative cycle, or -1 */
+} sv_plan;
+
+/* From the stream's weight matrix (h->npad stride) fill dist (n x n) and, if
+ * pred is not NULL, pred (n x n).  Returns 0 ready for the kernel, 1 when a
+ * negative cycle exists (p->cycle_vertex set; dist and pred undefined), -1 on
+ * error (int32 distances could overflow, out of memory; message in err). */
+int sv_prepare(const st_header *h, const void *weights, void *dist,
+               int32_t *pred, int threads, sv_plan *p, st_error *err);
+
+/* After the kernel: undo reweighting so dist holds true distances. */
+void sv_finish(sv_plan *p, void *dist, int threads);
+
+void sv_plan_free(sv_plan *p);
+
+/* Fill the result header for n vertices from the input header: same type and
+ * flags, npad = n, matrices ST_DIST (| ST_PRED when paths), provenance kept. */
+int sv_result_header(const st_header *in, int paths, st_header *out, st_error *err);
+
+#endif

@@ -1,0 +1,123 @@
+/* stream.h - the binary matrix stream every apsp tool reads and writes.
+ *
+ * A stream is a header followed by zero or more square matrices (edge weights,
+ * distances, predecessors, in that order), each a sequence of independently
+ * deflated blocks with sizes and a CRC32, ended by a marker.  The byte layout
+ * is documented in man/apspmat.5.  Nothing here seeks, so streams go through
+ * pipes.  Nothing here prints or exits: every function that can fail returns
+ * a negative value (or NULL) and leaves a message in the st_error it was given.
+ */
+#ifndef APSP_STREAM_H
+#define APSP_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ST_VERSION 1
+
+/* Element types.  Both are 4 bytes wide. */
+enum st_type { ST_INT32 = 1, ST_FLOAT32 = 2 };
+
+/* Which matrices follow the header (bit set), stored in this order. */
+enum st_matrix { ST_WEIGHTS = 1u << 0, ST_DIST = 1u << 1, ST_PRED = 1u << 2 };
+
+/* Header flags. */
+enum st_flag {
+	ST_DIRECTED = 1u << 0,    /* edge (i,j) does not imply (j,i) */
+	ST_NEGATIVE = 1u << 1,    /* some edge weight is negative */
+	ST_NEGCYCLE = 1u << 2,    /* a negative cycle was found: no distances follow */
+};
+
+/* Unreachable in an int32 matrix.  Finite int32 distances and weights lie
+ * strictly between -ST_INF_I32 and ST_INF_I32, so the sum of two finite values
+ * never overflows.  float32 uses +infinity.  A predecessor of -1 means none. */
+#define ST_INF_I32 0x3fffffff
+
+#define ST_BLOCK_DEFAULT (1u << 20) /* raw bytes per block */
+#define ST_LEVEL_DEFAULT 1          /* deflate level: see bench/stream.md */
+#define ST_MAX_N ((uint64_t)1 << 31) /* vertices; sizes beyond are refused */
+
+typedef struct st_error {
+	char msg[256];
+} st_error;
+
+typedef struct st_header {
+	uint64_t n;         /* real vertex count */
+	uint64_t npad;      /* stored size: n rounded up to the padding factor */
+	uint32_t type;      /* enum st_type */
+	uint32_t matrices;  /* enum st_matrix bits */
+	uint32_t flags;     /* enum st_flag bits */
+	uint32_t block;     /* raw bytes per block (a multiple of 4) */
+	int32_t inf_i32;    /* the INF convention (ST_INF_I32) */
+	int64_t cycle_vertex; /* a vertex on the negative cycle, or -1 */
+	char *provenance;   /* '\n'-terminated lines "@PG\tID:tool\tVN:ver\tCL:cmd", malloc'd */
+} st_header;
+
+/* Fill h with defaults for an n-vertex graph padded to a multiple of pad. */
+void st_header_init(st_header *h, uint64_t n, uint64_t pad, enum st_type type);
+/* Append one provenance line for tool name, version and argv. 0 or -1. */
+int st_header_add_pg(st_header *h, const char *name, const char *version,
+                     int argc, char **argv, st_error *err);
+void st_header_free(st_header *h);
+
+/* Bytes of one stored matrix: npad * npad * 4. */
+uint64_t st_matrix_bytes(const st_header *h);
+/* Number of matrices the header announces. */
+int st_matrix_count(const st_header *h);
+
+/* ---- writing ---- */
+typedef struct st_writer st_writer;
+
+/* Write the header to fd and return a writer.  level: 0 stores blocks,
+ * 1..9 deflate.  threads <= 0: all cores. */
+st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
+                          st_error *err);
+/* Append len raw bytes of the current matrix (any length; blocks are cut at
+ * h->block bytes).  Returns 0 or -1. */
+int st_write(st_writer *w, const void *buf, size_t len, st_error *err);
+/* End the current matrix (its byte count must equal st_matrix_bytes()). */
+int st_write_end_matrix(st_writer *w, st_error *err);
+/* Write the end-of-stream marker and free w (also on error).  Does not close fd. */
+int st_writer_close(st_writer *w, st_error *err);
+/* Free w without writing anything more (after an error). */
+void st_writer_abort(st_writer *w);
+/* Convenience: one whole matrix = st_write + st_write_end_matrix. */
+int st_write_matrix(st_writer *w, const void *m, st_error *err);
+
+/* ---- reading ---- */
+typedef struct st_reader st_reader;
+
+/* Read and check the header from fd.  name is used in messages ("-" = stdin).
+ * h is filled (free it with st_header_free). */
+st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
+                          st_error *err);
+/* Which matrix comes next (an enum st_matrix bit), or 0 at the end. */
+uint32_t st_next_matrix(st_reader *r);
+/* Read the next whole matrix into dst (st_matrix_bytes() bytes). */
+int st_read_matrix(st_reader *r, void *dst, st_error *err);
+/* Read the next matrix, keeping only the given rows (ascending, < npad):
+ * row rows[i] goes to dst + i * npad * 4.  Blocks that hold none of them
+ * are skipped without being inflated. */
+int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
+                 st_error *err);
+/* Skip the next matrix without inflating it. */
+int st_skip_matrix(st_reader *r, st_error *err);
+/* Check the end-of-stream marker (call after the last matrix) and free r. */
+int st_reader_close(st_reader *r, st_error *err);
+void st_reader_free(st_reader *r);
+
+/* Read a whole stream: header and every matrix the header announces into
+ * malloc'd buffers (NULL for absent ones).  For tools that need everything. */
+typedef struct st_matrices {
+	st_header h;
+	void *weights, *dist, *pred;
+} st_matrices;
+int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error *err);
+void st_matrices_free(st_matrices *m);
+
+/* Write a whole stream (header + the matrices present in h->matrices). */
+int st_write_all(int fd, const st_header *h, const void *weights,
+                 const void *dist, const void *pred, int level, int threads,
+                 st_error *err);
+
+#endif

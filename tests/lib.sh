@@ -1,0 +1,29 @@
+# Helpers for command tests.  Source it: . "$TOP/tests/lib.sh"
+# Every check prints one line, "PASS name" or "FAIL name: why".
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1${2:+: $2}"; }
+skip() { echo "SKIP $1${2:+: $2}"; }
+# expect_status NAME STATUS 'shell command'
+expect_status() {
+	( eval "$3" ) >"$T/out" 2>"$T/err"; rc=$?
+	if [ "$rc" -eq "$2" ]; then pass "$1"; else fail "$1" "exit $rc, wanted $2; stderr: $(head -c 300 "$T/err")"; fi
+}
+# expect_output NAME 'expected stdout' 'shell command'   (exit status must be 0)
+expect_output() {
+	got=$( ( eval "$3" ) 2>"$T/err"); rc=$?
+	if [ "$rc" -eq 0 ] && [ "$got" = "$2" ]; then pass "$1"
+	else fail "$1" "exit $rc; got '$(printf '%s' "$got" | head -c 300)', wanted '$2'; stderr: $(head -c 300 "$T/err")"; fi
+}
+# expect_stderr NAME STATUS 'regex' 'shell command': status and a message matching regex
+expect_stderr() {
+	( eval "$4" ) >"$T/out" 2>"$T/err"; rc=$?
+	if [ "$rc" -eq "$2" ] && grep -Eq "$3" "$T/err"; then pass "$1"
+	else fail "$1" "exit $rc (wanted $2), stderr '$(head -c 300 "$T/err")' !~ /$3/"; fi
+}
+# expect_true NAME 'shell command'  (passes when the command succeeds)
+expect_true() {
+	if ( eval "$2" ) >"$T/out" 2>"$T/err"; then pass "$1"; else fail "$1" "$(head -c 300 "$T/err")"; fi
+}
+has_gpu() { [ -x "$BIN/apsp-gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }

@@ -1,0 +1,103 @@
+/* tool.h - what every apsp tool shares: common options, messages, safe
+ * output, progress.  Only tools include this; the library never exits. */
+#ifndef APSP_TOOL_H
+#define APSP_TOOL_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stream.h"
+
+#define APSP_VERSION "0.1.0"
+
+/* Exit statuses shared by all tools (see each tool's EXIT STATUS). */
+enum {
+	EXIT_OK = 0,
+	EXIT_DIFFERENT = 1, /* apsp-diff: different; apsp-path: unreachable pair */
+	EXIT_TROUBLE = 2,   /* usage, input or I/O error */
+	EXIT_NEGCYCLE = 3,  /* the graph has a negative cycle */
+};
+
+/* Options every tool takes.  Filled by tool_common_option(). */
+struct tool_opts {
+	const char *output;  /* -o FILE, NULL = stdout */
+	int threads;         /* -T N, 0 = all cores */
+	int level;           /* -z LEVEL */
+	int verbose;         /* -v raises, -q lowers; default 1 */
+	int force;           /* -f: write binary to a terminal */
+	int progress;        /* -1 auto (stderr is a terminal), 0 off, 1 on */
+};
+extern struct tool_opts tool_opts;
+
+/* Short and long options handled by tool_common_option(); a tool's own
+ * option strings are appended to these. */
+#define TOOL_SHORTOPTS "hVo:T:z:qvf"
+enum { TOOL_OPT_PROGRESS = 0x1000, TOOL_OPT_NO_PROGRESS };
+#define TOOL_LONGOPTS                                               \
+	{"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, \
+	{"output", required_argument, 0, 'o'},                           \
+	{"threads", required_argument, 0, 'T'},                          \
+	{"level", required_argument, 0, 'z'},                            \
+	{"quiet", no_argument, 0, 'q'}, {"verbose", no_argument, 0, 'v'}, \
+	{"force", no_argument, 0, 'f'},                                  \
+	{"progress", no_argument, 0, TOOL_OPT_PROGRESS},                 \
+	{"no-progress", no_argument, 0, TOOL_OPT_NO_PROGRESS}
+
+/* Call first: records the program name and command line (for provenance). */
+void tool_init(const char *name, int argc, char **argv);
+const char *tool_name(void);
+
+/* Handle option c if it is a common one; returns 1 if handled, 0 if not.
+ * 'h' calls usage(stdout) and exits 0; 'V' prints the version, exits 0. */
+int tool_common_option(int c, const char *arg, void (*usage)(FILE *));
+/* Help lines for the common options, for a tool's usage(). */
+void tool_common_help(FILE *f, int binary_output);
+
+/* Messages: "tool: message" on stderr.  A format ending in ':' appends
+ * strerror(errno).  die exits 2 (after removing a pending -o file). */
+void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tool_info(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* only with -v */
+_Noreturn void tool_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void tool_die_status(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Usage error: message, a hint to try --help, exit 2. */
+_Noreturn void tool_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse numbers strictly (whole string, range); die with a usage error naming
+ * the option otherwise. */
+long long tool_parse_ll(const char *opt, const char *s, long long lo, long long hi);
+double tool_parse_double(const char *opt, const char *s);
+
+/* Input: path NULL or "-" is stdin.  Returns an fd; dies with a message. */
+int tool_open_input(const char *path);
+
+/* Output.  tool_output_open() returns an fd for tool_opts.output (or
+ * stdout): a named file is written as a temporary file beside it and only
+ * renamed over it by tool_output_commit().  binary: refuse a terminal
+ * unless -f.  tool_output_commit() checks every byte reached the disk or
+ * pipe (close errors too) and dies otherwise.  If the tool dies first, the
+ * temporary file is removed. */
+int tool_output_open(int binary);
+FILE *tool_output_fopen(int binary); /* same, as a stdio stream */
+void tool_output_commit(void);
+
+/* Write all of buf to fd; dies on error ("write error: ..."); a closed pipe
+ * ends the program quietly. */
+void tool_write_all(int fd, const void *buf, size_t len);
+
+/* Progress on stderr, only if enabled (see tool_opts.progress), redrawn at
+ * most a few times a second.  done/total in units of what. */
+void tool_progress(const char *what, uint64_t done, uint64_t total);
+void tool_progress_end(void);
+
+/* Die with the library's message, prefixed by what. */
+_Noreturn void tool_die_st(const char *what, const st_error *err);
+
+/* Add this tool's provenance line to h (dies on failure). */
+void tool_add_provenance(st_header *h);
+
+/* Number of threads to use (tool_opts.threads or all cores). */
+int tool_threads(void);
+
+#endif
