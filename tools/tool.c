@@ -1,0 +1,500 @@
+/* tool.c - what every apsp tool shares: common options, messages, safe
+ * output, progress.  See tool.h.
+ *
+ * Output safety: "-o FILE" is written to a temporary file in FILE's directory
+ * and renamed over FILE only by tool_output_commit(), so a tool that dies (or
+ * is interrupted) leaves FILE as it was.  Standard output is checked when it
+ * is closed, at commit or at exit, so a full disk is an error and not exit 0.
+ * A closed downstream pipe ends the tool quietly: SIGPIPE keeps its default
+ * action, and an EPIPE seen with SIGPIPE ignored exits as if killed by it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+struct tool_opts tool_opts = {
+	.output = NULL, .threads = 0, .level = ST_LEVEL_DEFAULT,
+	.verbose = 1, .force = 0, .progress = -1,
+};
+
+static const char *prog = "apsp";
+static int prog_argc;
+static char **prog_argv;
+static int dying;                /* a fatal message was printed: skip exit checks */
+
+/* Output state. */
+static char tmp_path[PATH_MAX];  /* pending temporary file, "" if none */
+static char *target_path;        /* what tmp_path becomes at commit */
+static int out_fd = -1;
+static FILE *out_file;
+static int out_committed;
+static int stdout_checked;       /* stdout flushed and closed, or not ours to check */
+
+/* Progress state. */
+static int progress_drawn;       /* characters on the progress line now */
+static double progress_last;     /* time of the last redraw (or of the first call) */
+
+static void quiet_pipe_exit(void)
+{
+	/* The reader went away: end as a default SIGPIPE would, without a word. */
+	signal(SIGPIPE, SIG_DFL);
+	raise(SIGPIPE);
+	_exit(128 + SIGPIPE);
+}
+
+static void remove_tmp(void)
+{
+	if (tmp_path[0]) {
+		unlink(tmp_path);
+		tmp_path[0] = '\0';
+	}
+}
+
+static void on_fatal_signal(int sig)
+{
+	if (tmp_path[0])
+		unlink(tmp_path); /* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* At exit: drop an uncommitted temporary file, and make sure everything the
+ * tool put on stdout (help text, text output) really got there. */
+static void at_exit(void)
+{
+	remove_tmp();
+	if (dying || stdout_checked)
+		return;
+	stdout_checked = 1;
+	int bad = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+	if (!bad && close(STDOUT_FILENO) != 0 && errno != EBADF) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad) {
+		if (e == EPIPE)
+			quiet_pipe_exit();
+		fprintf(stderr, "%s: write error: %s\n", prog, strerror(e));
+		_exit(EXIT_TROUBLE);
+	}
+}
+
+void tool_init(const char *name, int argc, char **argv)
+{
+	prog = name;
+	prog_argc = argc;
+	prog_argv = argv;
+	signal(SIGPIPE, SIG_DFL);
+	atexit(at_exit);
+}
+
+const char *tool_name(void)
+{
+	return prog;
+}
+
+/* ---- messages ---- */
+
+static void vmessage(const char *fmt, va_list ap)
+{
+	int e = errno;
+	size_t len = strlen(fmt);
+	tool_progress_end();
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	if (len && fmt[len - 1] == ':')
+		fprintf(stderr, " %s", strerror(e));
+	fputc('\n', stderr);
+}
+
+void tool_warn(const char *fmt, ...)
+{
+	if (tool_opts.verbose < 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+}
+
+void tool_info(const char *fmt, ...)
+{
+	if (tool_opts.verbose < 2)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+}
+
+_Noreturn static void die_now(int status)
+{
+	dying = 1;
+	remove_tmp();
+	exit(status);
+}
+
+_Noreturn void tool_die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+	die_now(EXIT_TROUBLE);
+}
+
+_Noreturn void tool_die_status(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+	die_now(status);
+}
+
+_Noreturn void tool_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+	die_now(EXIT_TROUBLE);
+}
+
+_Noreturn void tool_die_st(const char *what, const st_error *err)
+{
+	if (strstr(err->msg, strerror(EPIPE)))
+		quiet_pipe_exit();
+	if (what && *what)
+		tool_die("%s: %s", what, err->msg);
+	tool_die("%s", err->msg);
+}
+
+/* ---- options ---- */
+
+int tool_common_option(int c, const char *arg, void (*usage)(FILE *))
+{
+	switch (c) {
+	case 'h':
+		usage(stdout);
+		exit(EXIT_OK);
+	case 'V':
+		printf("%s (apsp) %s\n", prog, APSP_VERSION);
+		exit(EXIT_OK);
+	case 'o':
+		tool_opts.output = arg;
+		return 1;
+	case 'T':
+		tool_opts.threads = (int)tool_parse_ll("-T", arg, 0, 4096);
+		return 1;
+	case 'z':
+		tool_opts.level = (int)tool_parse_ll("-z", arg, 0, 9);
+		return 1;
+	case 'q':
+		tool_opts.verbose--;
+		return 1;
+	case 'v':
+		tool_opts.verbose++;
+		return 1;
+	case 'f':
+		tool_opts.force = 1;
+		return 1;
+	case TOOL_OPT_PROGRESS:
+		tool_opts.progress = 1;
+		return 1;
+	case TOOL_OPT_NO_PROGRESS:
+		tool_opts.progress = 0;
+		return 1;
+	case '?':
+		/* getopt_long has already named the bad option. */
+		fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+		die_now(EXIT_TROUBLE);
+	}
+	return 0;
+}
+
+void tool_common_help(FILE *f, int binary_output)
+{
+	fputs("Common options:\n"
+	      "  -o, --output FILE   write to FILE (replaced only on success), not stdout\n"
+	      "  -T, --threads N     use N threads (default 0: all cores)\n", f);
+	if (binary_output)
+		fprintf(f,
+		        "  -z, --level N       deflate level 0 (store) .. 9 (default %d)\n"
+		        "  -f, --force         write binary data even to a terminal\n",
+		        ST_LEVEL_DEFAULT);
+	fputs("  -q, --quiet         print no warnings\n"
+	      "  -v, --verbose       say more\n"
+	      "      --progress      show progress on stderr even if it is not a terminal\n"
+	      "      --no-progress   never show progress\n"
+	      "  -h, --help          print this help and exit\n"
+	      "  -V, --version       print the version and exit\n", f);
+}
+
+long long tool_parse_ll(const char *opt, const char *s, long long lo, long long hi)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || !(s[0] == '-' || s[0] == '+' || (s[0] >= '0' && s[0] <= '9')))
+		tool_usage_error("%s: '%s' is not an integer", opt, s ? s : "");
+	long long v = strtoll(s, &end, 10);
+	if (*end)
+		tool_usage_error("%s: '%s' is not an integer", opt, s);
+	if (errno == ERANGE || v < lo || v > hi)
+		tool_usage_error("%s: %s is out of range (%lld..%lld)", opt, s, lo, hi);
+	return v;
+}
+
+double tool_parse_double(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || !(s[0] == '-' || s[0] == '+' || s[0] == '.' || (s[0] >= '0' && s[0] <= '9')))
+		tool_usage_error("%s: '%s' is not a number", opt, s ? s : "");
+	double v = strtod(s, &end);
+	if (*end)
+		tool_usage_error("%s: '%s' is not a number", opt, s);
+	if (errno == ERANGE || !isfinite(v))
+		tool_usage_error("%s: %s is out of range", opt, s);
+	return v;
+}
+
+/* ---- input ---- */
+
+int tool_open_input(const char *path)
+{
+	if (!path || strcmp(path, "-") == 0)
+		return STDIN_FILENO;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		tool_die("%s:", path);
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		tool_die("%s:", path);
+	}
+	return fd;
+}
+
+/* ---- output ---- */
+
+static void refuse_terminal(int fd, int binary)
+{
+	if (binary && !tool_opts.force && isatty(fd))
+		tool_die("refusing to write binary data to a terminal; use -f to force");
+}
+
+int tool_output_open(int binary)
+{
+	const char *path = tool_opts.output;
+	if (out_fd >= 0)
+		return out_fd;
+	if (!path || strcmp(path, "-") == 0) {
+		refuse_terminal(STDOUT_FILENO, binary);
+		out_fd = STDOUT_FILENO;
+		return out_fd;
+	}
+	struct stat st;
+	int exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		tool_die("%s:", path);
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* A device or a pipe: nothing to replace atomically, write to it. */
+		out_fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (out_fd < 0)
+			tool_die("%s:", path);
+		refuse_terminal(out_fd, binary);
+		return out_fd;
+	}
+	/* A regular file (or none yet): a temporary file beside it. */
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	const char *base = slash ? slash + 1 : path;
+	if (snprintf(tmp_path, sizeof tmp_path, "%.*s.%s.XXXXXX", dirlen, path, base)
+	    >= (int)sizeof tmp_path) {
+		tmp_path[0] = '\0';
+		errno = ENAMETOOLONG;
+		tool_die("%s:", path);
+	}
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		if (signal(sigs[i], on_fatal_signal) == SIG_IGN)
+			signal(sigs[i], SIG_IGN);
+	out_fd = mkstemp(tmp_path);
+	if (out_fd < 0) {
+		tmp_path[0] = '\0';
+		tool_die("%s:", path);
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(out_fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
+	target_path = (char *)path;
+	return out_fd;
+}
+
+FILE *tool_output_fopen(int binary)
+{
+	int fd = tool_output_open(binary);
+	if (out_file)
+		return out_file;
+	if (fd == STDOUT_FILENO) {
+		out_file = stdout;
+	} else {
+		out_file = fdopen(fd, "w");
+		if (!out_file)
+			tool_die("%s:", tool_opts.output);
+	}
+	setvbuf(out_file, NULL, _IOFBF, 1 << 16);
+	return out_file;
+}
+
+void tool_output_commit(void)
+{
+	if (out_committed)
+		return;
+	out_committed = 1;
+	tool_progress_end();
+	const char *name = target_path ? target_path : "standard output";
+	int fd = out_fd >= 0 ? out_fd : STDOUT_FILENO;
+	int bad = 0, e = 0;
+	if (out_file) {
+		if (fflush(out_file) != 0 || ferror(out_file)) {
+			bad = 1;
+			e = errno;
+		}
+		if (out_file != stdout) {
+			if (fclose(out_file) != 0 && !bad) {
+				bad = 1;
+				e = errno;
+			}
+			fd = -1;
+		}
+	} else if (fd == STDOUT_FILENO && fflush(stdout) != 0) {
+		bad = 1;
+		e = errno;
+	}
+	if (fd >= 0 && close(fd) != 0 && !bad && errno != EBADF) {
+		bad = 1;
+		e = errno;
+	}
+	if (fd == STDOUT_FILENO || out_file == stdout)
+		stdout_checked = 1;
+	if (bad) {
+		if (e == EPIPE)
+			quiet_pipe_exit();
+		errno = e;
+		tool_die("write error: %s:", name);
+	}
+	if (tmp_path[0]) {
+		if (rename(tmp_path, target_path) != 0)
+			tool_die("cannot rename %s to %s:", tmp_path, target_path);
+		tmp_path[0] = '\0';
+	}
+}
+
+void tool_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t k = write(fd, p, len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EPIPE)
+				quiet_pipe_exit();
+			tool_die("write error:");
+		}
+		p += k;
+		len -= (size_t)k;
+	}
+}
+
+/* ---- progress ---- */
+
+static int progress_on(void)
+{
+	if (tool_opts.progress >= 0)
+		return tool_opts.progress;
+	return tool_opts.verbose >= 1 && isatty(STDERR_FILENO);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void tool_progress(const char *what, uint64_t done, uint64_t total)
+{
+	static int enabled = -1;
+	if (enabled < 0)
+		enabled = progress_on();
+	if (!enabled)
+		return;
+	double t = now();
+	if (progress_last == 0) {
+		progress_last = t; /* short jobs never draw */
+		return;
+	}
+	if (t - progress_last < 0.2)
+		return;
+	progress_last = t;
+	char line[160];
+	int len;
+	if (total)
+		len = snprintf(line, sizeof line, "%s: %s %.0f%% (%llu/%llu)", prog, what,
+		               100.0 * (double)done / (double)total,
+		               (unsigned long long)done, (unsigned long long)total);
+	else
+		len = snprintf(line, sizeof line, "%s: %s %llu", prog, what,
+		               (unsigned long long)done);
+	if (len >= (int)sizeof line)
+		len = sizeof line - 1;
+	int pad = progress_drawn > len ? progress_drawn - len : 0;
+	fprintf(stderr, "\r%s%*s", line, pad, "");
+	if (pad)
+		fprintf(stderr, "\r%s", line);
+	fflush(stderr);
+	progress_drawn = len;
+}
+
+void tool_progress_end(void)
+{
+	if (progress_drawn) {
+		fprintf(stderr, "\r%*s\r", progress_drawn, "");
+		fflush(stderr);
+		progress_drawn = 0;
+	}
+	progress_last = 0;
+}
+
+/* ---- the rest ---- */
+
+void tool_add_provenance(st_header *h)
+{
+	st_error err;
+	if (st_header_add_pg(h, prog, APSP_VERSION, prog_argc, prog_argv, &err) < 0)
+		tool_die_st("provenance", &err);
+}
+
+int tool_threads(void)
+{
+	if (tool_opts.threads > 0)
+		return tool_opts.threads;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
