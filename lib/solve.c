@@ -1,0 +1,376 @@
+/* solve.c - engine preparation: distances from weights, negative cycles,
+ * Johnson reweighting for int32, the overflow bound, and the way back.
+ * See solve.h for the contract every kernel relies on. */
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solve.h"
+
+static int fail(st_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* threads <= 0: OpenMP's default (all cores). */
+#define OMP_THREADS(t) num_threads((t) > 0 ? (t) : omp_get_max_threads())
+
+/* What one pass over a row of the weight matrix learns. */
+struct row_facts {
+	int64_t max_out;  /* largest finite outgoing weight (i != j), or 0 */
+	int64_t min_out;  /* smallest finite outgoing weight, or 0 */
+	uint64_t edges;   /* finite entries off the diagonal */
+	int neg_diag;     /* the diagonal entry is negative */
+	int bad;          /* a value outside the int32 contract, or NaN */
+};
+
+/* Copy row i of the weights (stride npad) into dist and pred (stride n). */
+static void copy_row_i32(const int32_t *w, int32_t *d, int32_t *pred,
+                         uint64_t n, uint64_t i, struct row_facts *f)
+{
+	int64_t mx = 0, mn = 0;
+	uint64_t edges = 0;
+
+	for (uint64_t j = 0; j < n; j++) {
+		int32_t x = w[j];
+		if (x > ST_INF_I32 || x <= -ST_INF_I32)
+			f->bad = 1, x = ST_INF_I32;
+		if (j == i) {
+			if (x < 0)
+				f->neg_diag = 1;
+			d[j] = 0;
+			if (pred)
+				pred[j] = -1;
+			continue;
+		}
+		d[j] = x;
+		if (x < ST_INF_I32) {
+			edges++;
+			if (x > mx)
+				mx = x;
+			if (x < mn)
+				mn = x;
+		}
+		if (pred)
+			pred[j] = x < ST_INF_I32 ? (int32_t)i : -1;
+	}
+	f->max_out = mx, f->min_out = mn, f->edges = edges;
+}
+
+static void copy_row_f32(const float *w, float *d, int32_t *pred, uint64_t n,
+                         uint64_t i, struct row_facts *f)
+{
+	uint64_t edges = 0;
+	int64_t mn = 0;
+
+	for (uint64_t j = 0; j < n; j++) {
+		float x = w[j];
+		if (isnan(x) || x == -INFINITY)
+			f->bad = 1, x = INFINITY;
+		if (j == i) {
+			if (x < 0)
+				f->neg_diag = 1;
+			d[j] = 0;
+			if (pred)
+				pred[j] = -1;
+			continue;
+		}
+		d[j] = x;
+		if (x < INFINITY) {
+			edges++;
+			if (x < 0)
+				mn = -1;
+		}
+		if (pred)
+			pred[j] = x < INFINITY ? (int32_t)i : -1;
+	}
+	f->max_out = 0, f->min_out = mn, f->edges = edges;
+}
+
+/* The finite edges of the distance matrix as compressed rows. */
+struct csr {
+	uint64_t *start;   /* n + 1 */
+	int32_t *head;
+	double *weight;    /* exact for int32 weights, and for float32 */
+};
+
+static void csr_free(struct csr *g)
+{
+	free(g->start), free(g->head), free(g->weight);
+}
+
+static int csr_build(struct csr *g, const void *dist, uint32_t type, uint64_t n,
+                     const struct row_facts *facts, int threads)
+{
+	uint64_t m = 0;
+
+	g->start = malloc((n + 1) * sizeof *g->start);
+	if (!g->start)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		g->start[i] = m, m += facts[i].edges;
+	g->start[n] = m;
+	g->head = malloc((m ? m : 1) * sizeof *g->head);
+	g->weight = malloc((m ? m : 1) * sizeof *g->weight);
+	if (!g->head || !g->weight)
+		return -1;
+	#pragma omp parallel for schedule(dynamic, 64) OMP_THREADS(threads)
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t e = g->start[i];
+		for (uint64_t j = 0; j < n; j++) {
+			double x;
+			if (j == i)
+				continue;
+			if (type == ST_INT32) {
+				int32_t v = ((const int32_t *)dist)[i * n + j];
+				if (v >= ST_INF_I32)
+					continue;
+				x = v;
+			} else {
+				float v = ((const float *)dist)[i * n + j];
+				if (v == INFINITY)
+					continue;
+				x = v;
+			}
+			g->head[e] = (int32_t)j, g->weight[e] = x, e++;
+		}
+	}
+	return 0;
+}
+
+/* Shortest distances from a virtual source joined to every vertex by a
+ * zero-weight edge (queue-based Bellman-Ford).  Returns -1 when done, or a
+ * vertex on a negative cycle.  h receives the distances (all <= 0). */
+static int64_t potentials(const struct csr *g, uint64_t n, double *h, int *ok)
+{
+	int64_t *parent = malloc(n * sizeof *parent);
+	uint64_t *len = malloc(n * sizeof *len);
+	uint64_t *queue = malloc(n * sizeof *queue);
+	char *queued = malloc(n);
+	uint64_t qhead = 0, qcount = n;
+	int64_t cycle = -1;
+
+	*ok = parent && len && queue && queued;
+	if (!*ok)
+		goto out;
+	for (uint64_t v = 0; v < n; v++)
+		h[v] = 0, parent[v] = -1, len[v] = 0, queue[v] = v, queued[v] = 1;
+	while (qcount > 0 && cycle < 0) {
+		uint64_t u = queue[qhead];
+		qhead = (qhead + 1) % n, qcount--;
+		queued[u] = 0;
+		for (uint64_t e = g->start[u]; e < g->start[u + 1]; e++) {
+			uint64_t v = (uint64_t)g->head[e];
+			double dv = h[u] + g->weight[e];
+			if (!(dv < h[v]))
+				continue;
+			h[v] = dv, parent[v] = (int64_t)u, len[v] = len[u] + 1;
+			if (len[v] >= n) {
+				/* A path of n edges repeats a vertex.  The parent
+				 * links change as labels fall, so check them: n steps
+				 * back without reaching the source land on a cycle of
+				 * parent links, and such a cycle is always negative. */
+				int64_t x = (int64_t)v;
+				for (uint64_t s = 0; s < n && x >= 0; s++)
+					x = parent[x];
+				if (x >= 0) {
+					cycle = x;
+					break;
+				}
+			}
+			if (!queued[v]) {
+				queue[(qhead + qcount) % n] = v, qcount++;
+				queued[v] = 1;
+			}
+		}
+	}
+out:
+	free(parent), free(len), free(queue), free(queued);
+	return cycle;
+}
+
+int sv_prepare(const st_header *h, const void *weights, void *dist,
+               int32_t *pred, int threads, sv_plan *p, st_error *err)
+{
+	uint64_t n = h->n, npad = h->npad;
+	struct row_facts *facts;
+	int negative = 0, bad = 0;
+	int64_t neg_diag = -1;
+	int rc = -1;
+
+	memset(p, 0, sizeof *p);
+	p->n = n, p->type = h->type, p->cycle_vertex = -1;
+	if (h->type != ST_INT32 && h->type != ST_FLOAT32)
+		return fail(err, "unknown element type %u", h->type);
+	if (npad < n)
+		return fail(err, "padded size %llu below n %llu",
+		            (unsigned long long)npad, (unsigned long long)n);
+	if (n == 0)
+		return 0;
+	if (!(facts = calloc(n, sizeof *facts)))
+		return fail(err, "out of memory");
+
+	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
+	for (uint64_t i = 0; i < n; i++) {
+		if (h->type == ST_INT32)
+			copy_row_i32((const int32_t *)weights + i * npad,
+			             (int32_t *)dist + i * n, pred ? pred + i * n : NULL,
+			             n, i, &facts[i]);
+		else
+			copy_row_f32((const float *)weights + i * npad,
+			             (float *)dist + i * n, pred ? pred + i * n : NULL,
+			             n, i, &facts[i]);
+	}
+
+	int64_t pos_bound = 0, neg_bound = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		bad |= facts[i].bad;
+		if (facts[i].neg_diag && neg_diag < 0)
+			neg_diag = (int64_t)i;
+		if (facts[i].min_out < 0)
+			negative = 1;
+		if (pos_bound < ST_INF_I32)
+			pos_bound += facts[i].max_out;
+		if (neg_bound < ST_INF_I32)
+			neg_bound -= facts[i].min_out;
+	}
+	if (bad) {
+		if (h->type == ST_INT32)
+			fail(err, "weight outside the int32 range (-%d, %d]",
+			     ST_INF_I32, ST_INF_I32);
+		else
+			fail(err, "weight is NaN or -infinity");
+		goto out;
+	}
+	if (neg_diag >= 0) {
+		p->cycle_vertex = neg_diag;
+		rc = 1;
+		goto out;
+	}
+	if (h->type == ST_INT32 && (pos_bound >= ST_INF_I32 || neg_bound >= ST_INF_I32)) {
+		fail(err, "int32 distances could overflow (path bound %lld >= %d); import as float32",
+		     (long long)(pos_bound >= ST_INF_I32 ? pos_bound : -neg_bound), ST_INF_I32);
+		goto out;
+	}
+	if (!negative) {
+		rc = 0;
+		goto out;
+	}
+
+	/* Negative edges: look for a negative cycle, and for int32 take the
+	 * potentials that make every edge non-negative. */
+	struct csr g = {0};
+	double *hd = malloc(n * sizeof *hd);
+	int ok;
+	if (!hd || csr_build(&g, dist, h->type, n, facts, threads) < 0) {
+		free(hd), csr_free(&g);
+		fail(err, "out of memory");
+		goto out;
+	}
+	int64_t cycle = potentials(&g, n, hd, &ok);
+	csr_free(&g);
+	if (!ok) {
+		free(hd);
+		fail(err, "out of memory");
+		goto out;
+	}
+	if (cycle >= 0) {
+		free(hd);
+		p->cycle_vertex = cycle;
+		rc = 1;
+		goto out;
+	}
+	if (h->type == ST_FLOAT32) {
+		free(hd);
+		rc = 0;
+		goto out;
+	}
+
+	int64_t *pot = malloc(n * sizeof *pot);
+	if (!pot) {
+		free(hd);
+		fail(err, "out of memory");
+		goto out;
+	}
+	for (uint64_t v = 0; v < n; v++)
+		pot[v] = (int64_t)hd[v];
+	free(hd);
+
+	/* w' = w + h[u] - h[v] >= 0.  A simple path has at most one edge out of
+	 * each vertex, so the sum of each vertex's largest w' bounds it. */
+	int64_t rbound = 0;
+	#pragma omp parallel for schedule(static) reduction(+:rbound) OMP_THREADS(threads)
+	for (uint64_t u = 0; u < n; u++) {
+		int32_t *d = (int32_t *)dist + u * n;
+		int64_t mx = 0;
+		for (uint64_t v = 0; v < n; v++) {
+			if (v == u || d[v] >= ST_INF_I32)
+				continue;
+			int64_t x = (int64_t)d[v] + pot[u] - pot[v];
+			if (x > mx)
+				mx = x;
+			d[v] = x < ST_INF_I32 ? (int32_t)x : ST_INF_I32 - 1;
+		}
+		rbound += mx;
+	}
+	if (rbound >= ST_INF_I32) {
+		free(pot);
+		fail(err, "int32 distances could overflow (path bound %lld >= %d); import as float32",
+		     (long long)rbound, ST_INF_I32);
+		goto out;
+	}
+	p->potential = pot;
+	rc = 0;
+out:
+	free(facts);
+	return rc;
+}
+
+void sv_finish(sv_plan *p, void *dist, int threads)
+{
+	uint64_t n = p->n;
+	const int64_t *pot = p->potential;
+
+	if (p->type != ST_INT32 || !pot)
+		return;
+	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
+	for (uint64_t u = 0; u < n; u++) {
+		int32_t *d = (int32_t *)dist + u * n;
+		for (uint64_t v = 0; v < n; v++)
+			if (d[v] < ST_INF_I32)
+				d[v] = (int32_t)(d[v] + pot[v] - pot[u]);
+	}
+}
+
+void sv_plan_free(sv_plan *p)
+{
+	free(p->potential);
+	p->potential = NULL;
+}
+
+int sv_result_header(const st_header *in, int paths, st_header *out, st_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->n = in->n;
+	out->npad = in->n;
+	out->type = in->type;
+	out->matrices = ST_DIST | (paths ? ST_PRED : 0);
+	out->flags = in->flags & ~(uint32_t)ST_NEGCYCLE;
+	out->block = in->block ? in->block : ST_BLOCK_DEFAULT;
+	out->inf_i32 = ST_INF_I32;
+	out->cycle_vertex = -1;
+	out->provenance = strdup(in->provenance ? in->provenance : "");
+	if (!out->provenance)
+		return fail(err, "out of memory");
+	return 0;
+}

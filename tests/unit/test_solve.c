@@ -1,0 +1,229 @@
+/* test_solve.c - sv_prepare / sv_finish: distances from weights, negative
+ * cycles, int32 reweighting and the overflow bound. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solve.h"
+#include "t.h"
+
+#define INF ST_INF_I32
+
+static st_header header(uint64_t n, uint64_t npad, uint32_t type)
+{
+	st_header h;
+	memset(&h, 0, sizeof h);
+	h.n = n, h.npad = npad, h.type = type, h.matrices = ST_WEIGHTS;
+	h.flags = ST_DIRECTED, h.block = ST_BLOCK_DEFAULT, h.inf_i32 = INF;
+	h.cycle_vertex = -1;
+	return h;
+}
+
+/* Plain Floyd-Warshall, the textbook loop, for checking end to end. */
+static void fw_i32(int32_t *d, int32_t *p, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				if (d[i * n + k] + d[k * n + j] < d[i * n + j]) {
+					d[i * n + j] = d[i * n + k] + d[k * n + j];
+					p[i * n + j] = p[k * n + j];
+				}
+}
+
+/* Bellman-Ford from s on the raw weights (stride npad), 64-bit. */
+static void bf(const int32_t *w, int n, int npad, int s, int64_t *d)
+{
+	const int64_t big = INT64_MAX / 4;
+	for (int v = 0; v < n; v++)
+		d[v] = v == s ? 0 : big;
+	for (int r = 0; r < n; r++)
+		for (int u = 0; u < n; u++)
+			for (int v = 0; v < n; v++)
+				if (u != v && w[u * npad + v] < INF && d[u] < big &&
+				    d[u] + w[u * npad + v] < d[v])
+					d[v] = d[u] + w[u * npad + v];
+}
+
+static void test_basic(void)
+{
+	/* 3 vertices padded to 4: 0->1 (5), 1->2 (-2), 2->0 (4), self-loop 7 on 1. */
+	int32_t w[16] = {
+		0, 5, INF, INF,
+		INF, 7, -2, INF,
+		4, INF, 0, INF,
+		INF, INF, INF, 0,
+	};
+	st_header h = header(3, 4, ST_INT32);
+	int32_t d[9], p[9];
+	sv_plan plan;
+	st_error err = {""};
+
+	int rc = sv_prepare(&h, w, d, p, 0, &plan, &err);
+	T_CHECK("solve: negative edge, no cycle: ready", rc == 0);
+	T_CHECK("solve: int32 negative weights get potentials", plan.potential != NULL);
+	int nonneg = 1, diag0 = 1;
+	for (int i = 0; i < 9; i++)
+		nonneg &= d[i] >= 0 && d[i] <= INF;
+	for (int i = 0; i < 3; i++)
+		diag0 &= d[i * 3 + i] == 0 && p[i * 3 + i] == -1;
+	T_CHECK("solve: reweighted values in [0, INF]", nonneg);
+	T_CHECK("solve: diagonal 0, self-loop ignored, pred -1", diag0);
+	T_CHECK("solve: pred = tail of edge", p[0 * 3 + 1] == 0 && p[1 * 3 + 2] == 1 &&
+	        p[2 * 3 + 0] == 2 && p[0 * 3 + 2] == -1);
+	fw_i32(d, p, 3);
+	sv_finish(&plan, d, 0);
+	int32_t want[9] = {0, 5, 3, 2, 0, -2, 4, 9, 0};
+	T_CHECK("solve: distances after finish", memcmp(d, want, sizeof want) == 0);
+	T_CHECK("solve: path 0->2 goes through 1", p[0 * 3 + 2] == 1);
+	sv_plan_free(&plan);
+
+	st_header out;
+	h.provenance = "@PG\tID:gengraph\n";
+	T_CHECK("solve: result header", sv_result_header(&h, 1, &out, &err) == 0 &&
+	        out.n == 3 && out.npad == 3 && out.matrices == (ST_DIST | ST_PRED) &&
+	        out.type == ST_INT32 && strcmp(out.provenance, h.provenance) == 0);
+	free(out.provenance);
+	T_CHECK("solve: result header without paths",
+	        sv_result_header(&h, 0, &out, &err) == 0 && out.matrices == ST_DIST);
+	free(out.provenance);
+}
+
+static void test_cycles(void)
+{
+	st_header h = header(4, 4, ST_INT32);
+	int32_t d[16], p[16];
+	sv_plan plan;
+	st_error err = {""};
+
+	/* negative self-loop on 2 */
+	int32_t w1[16] = {0, 1, INF, INF, INF, 0, 1, INF, INF, INF, -1, INF, INF, INF, INF, 0};
+	T_CHECK("solve: negative self-loop is a cycle",
+	        sv_prepare(&h, w1, d, p, 0, &plan, &err) == 1 && plan.cycle_vertex == 2);
+
+	/* 1 -> 2 -> 3 -> 1 sums to -1; 0 leads into it */
+	int32_t w2[16] = {
+		0, 3, INF, INF,
+		INF, 0, 2, INF,
+		INF, INF, 0, -4,
+		INF, 1, INF, 0,
+	};
+	int rc = sv_prepare(&h, w2, d, p, 0, &plan, &err);
+	T_CHECK("solve: negative cycle found", rc == 1);
+	T_CHECK("solve: cycle vertex lies on the cycle",
+	        plan.cycle_vertex >= 1 && plan.cycle_vertex <= 3);
+
+	/* zero-weight cycle: not negative */
+	int32_t w3[16] = {
+		0, 3, INF, INF,
+		INF, 0, 2, INF,
+		INF, INF, 0, -3,
+		INF, 1, INF, 0,
+	};
+	rc = sv_prepare(&h, w3, d, p, 0, &plan, &err);
+	T_CHECK("solve: zero-weight cycle is not negative", rc == 0);
+	sv_plan_free(&plan);
+
+	/* float32 */
+	st_header hf = header(3, 3, ST_FLOAT32);
+	float f1[9] = {0, 1.5f, INFINITY, INFINITY, 0, -2.5f, 0.5f, INFINITY, 0};
+	float fd[9];
+	T_CHECK("solve: float32 negative cycle",
+	        sv_prepare(&hf, f1, fd, NULL, 0, &plan, &err) == 1 && plan.cycle_vertex >= 0);
+	float f2[9] = {0, 1.5f, INFINITY, INFINITY, 0, -2.5f, 1.5f, INFINITY, 0};
+	rc = sv_prepare(&hf, f2, fd, NULL, 0, &plan, &err);
+	T_CHECK("solve: float32 negative edges, no cycle, no reweighting",
+	        rc == 0 && plan.potential == NULL && fd[1 * 3 + 2] == -2.5f && fd[2] == INFINITY);
+	sv_plan_free(&plan);
+	float f3[9] = {0, NAN, 1, 1, 0, 1, 1, 1, 0};
+	T_CHECK("solve: NaN weight refused", sv_prepare(&hf, f3, fd, NULL, 0, &plan, &err) == -1);
+}
+
+static void test_overflow(void)
+{
+	st_header h = header(3, 3, ST_INT32);
+	int32_t d[9], p[9];
+	sv_plan plan;
+	st_error err = {""};
+
+	int32_t w[9] = {0, 600000000, INF, INF, 0, 600000000, INF, INF, 0};
+	int rc = sv_prepare(&h, w, d, p, 0, &plan, &err);
+	T_CHECK("solve: int32 overflow refused", rc == -1 && strstr(err.msg, "overflow") &&
+	        strstr(err.msg, "float32"));
+	int32_t w2[9] = {0, -600000000, INF, INF, 0, -600000000, INF, INF, 0};
+	rc = sv_prepare(&h, w2, d, p, 0, &plan, &err);
+	T_CHECK("solve: int32 negative overflow refused", rc == -1 && strstr(err.msg, "overflow"));
+	int32_t w3[9] = {0, 500000000, INF, INF, 0, 500000000, INF, INF, 0};
+	T_CHECK("solve: large but safe weights accepted",
+	        sv_prepare(&h, w3, d, p, 0, &plan, &err) == 0);
+	sv_plan_free(&plan);
+	int32_t w4[9] = {0, INF + 1, INF, INF, 0, 1, INF, INF, 0};
+	T_CHECK("solve: value above INF refused", sv_prepare(&h, w4, d, p, 0, &plan, &err) == -1);
+}
+
+static void test_sizes(void)
+{
+	sv_plan plan;
+	st_error err = {""};
+	st_header h0 = header(0, 0, ST_INT32);
+	T_CHECK("solve: n = 0", sv_prepare(&h0, NULL, NULL, NULL, 0, &plan, &err) == 0);
+	st_header h1 = header(1, 8, ST_INT32);
+	int32_t w[64], d[1], p[1];
+	for (int i = 0; i < 64; i++)
+		w[i] = INF;
+	T_CHECK("solve: n = 1", sv_prepare(&h1, w, d, p, 0, &plan, &err) == 0 &&
+	        d[0] == 0 && p[0] == -1);
+}
+
+/* Random graphs with negative edges made safe by potentials: compare the
+ * whole pipeline against Bellman-Ford from every source. */
+static void test_random(void)
+{
+	int ok = 1;
+	unsigned seed = 12345;
+	for (int trial = 0; trial < 30 && ok; trial++) {
+		int n = 1 + trial % 13, npad = n + trial % 3;
+		int32_t *w = malloc(sizeof *w * npad * npad);
+		int32_t *d = malloc(sizeof *d * n * n), *p = malloc(sizeof *p * n * n);
+		int64_t *ref = malloc(sizeof *ref * n);
+		int pot[16];
+		for (int v = 0; v < n; v++)
+			pot[v] = (int)(rand_r(&seed) % 50);
+		for (int i = 0; i < npad; i++)
+			for (int j = 0; j < npad; j++) {
+				int32_t x = i == j ? 0 : INF;
+				if (i < n && j < n && i != j && rand_r(&seed) % 100 < 40)
+					x = (int32_t)(rand_r(&seed) % 20) + pot[i] - pot[j];
+				w[i * npad + j] = x;
+			}
+		st_header h = header((uint64_t)n, (uint64_t)npad, ST_INT32);
+		sv_plan plan;
+		st_error err = {""};
+		if (sv_prepare(&h, w, d, p, trial % 2 + 1, &plan, &err) != 0) {
+			ok = 0;
+			break;
+		}
+		fw_i32(d, p, n);
+		sv_finish(&plan, d, 0);
+		for (int s = 0; s < n; s++) {
+			bf(w, n, npad, s, ref);
+			for (int t = 0; t < n; t++) {
+				int64_t want = ref[t] >= INT64_MAX / 4 ? INF : ref[t];
+				ok &= d[s * n + t] == want;
+			}
+		}
+		sv_plan_free(&plan);
+		free(w), free(d), free(p), free(ref);
+	}
+	T_CHECK("solve: random graphs with negative edges match Bellman-Ford", ok);
+}
+
+int main(void)
+{
+	test_basic();
+	test_cycles();
+	test_overflow();
+	test_sizes();
+	test_random();
+	return T_DONE();
+}
