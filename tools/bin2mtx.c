@@ -1,0 +1,326 @@
+/* bin2mtx - export one matrix of a binary matrix stream as text (Matrix
+ * Market coordinate, or dense) or as a NumPy .npy file.
+ *
+ * The whole stream is read and checked (end marker included) before the
+ * first byte goes out, so a damaged stream yields an error and no output.
+ * Rows are formatted in parallel into per-row buffers and written in order;
+ * integers are formatted by hand, floats with %.9g so they read back to the
+ * same float32. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <omp.h>
+
+#include "tool.h"
+
+enum format { FMT_MTX, FMT_DENSE, FMT_NPY };
+
+static void usage(FILE *f)
+{
+	fputs("Usage: bin2mtx [options] [FILE]\n"
+	      "Export one matrix of a binary matrix stream (FILE, or stdin when none or -)\n"
+	      "as text.  Default: Matrix Market coordinate, finite entries only, 1-based.\n"
+	      "\n"
+	      "      --dense     n lines of n values, 'inf' for unreachable, -1 for no predecessor\n"
+	      "      --npy       NumPy .npy ('<i4' or '<f4', shape (n, n))\n"
+	      "      --weights   export the edge weights\n"
+	      "      --dist      export the distances\n"
+	      "      --pred      export the predecessors\n"
+	      "                  (default: distances if present, else weights)\n"
+	      "\n", f);
+	tool_common_help(f, 0);
+	fputs("  -f, --force         write --npy data even to a terminal\n", f);
+}
+
+/* ---- number formatting: each returns the bytes written ---- */
+
+static inline size_t put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	size_t k = 0;
+	do {
+		tmp[k++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < k; i++)
+		p[i] = tmp[k - 1 - i];
+	return k;
+}
+
+static inline size_t put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p = '-';
+		return 1 + put_u64(p + 1, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+static inline size_t put_float(char *p, float v)
+{
+	if (isinf(v)) {
+		memcpy(p, v < 0 ? "-inf" : "inf", v < 0 ? 4 : 3);
+		return v < 0 ? 4 : 3;
+	}
+	if (isnan(v)) {
+		memcpy(p, "nan", 3);
+		return 3;
+	}
+	/* Whole numbers (the common case for generated weights) are exact as integers. */
+	if (v == truncf(v) && fabsf(v) < 16777216.0f && !(v == 0 && signbit(v)))
+		return put_i64(p, (int64_t)v);
+	return (size_t)snprintf(p, 32, "%.9g", v);
+}
+
+/* Longest text of one entry: "row col value\n" with 64-bit row/col and a float. */
+#define ENTRY_MAX 64
+
+struct job {
+	const st_header *h;
+	const void *m;       /* npad x npad, stride npad */
+	uint32_t which;      /* ST_WEIGHTS, ST_DIST or ST_PRED */
+	enum format fmt;
+};
+
+static int entry_present(const struct job *jb, uint64_t i, uint64_t j)
+{
+	const char *row = (const char *)jb->m + i * jb->h->npad * 4;
+	if (jb->which == ST_PRED)
+		return ((const int32_t *)row)[j] >= 0;
+	if (jb->h->type == ST_FLOAT32)
+		return isfinite(((const float *)row)[j]);
+	int32_t v = ((const int32_t *)row)[j];
+	return v < ST_INF_I32 && v > -ST_INF_I32;
+}
+
+/* Text of row i into out; returns its length (at most n * ENTRY_MAX). */
+static size_t format_row(const struct job *jb, uint64_t i, char *out)
+{
+	uint64_t n = jb->h->n;
+	const char *row = (const char *)jb->m + i * jb->h->npad * 4;
+	const int32_t *ri = (const int32_t *)row;
+	const float *rf = (const float *)row;
+	int is_float = jb->h->type == ST_FLOAT32 && jb->which != ST_PRED;
+	char *p = out;
+
+	if (jb->fmt == FMT_DENSE) {
+		for (uint64_t j = 0; j < n; j++) {
+			if (j)
+				*p++ = ' ';
+			if (is_float)
+				p += put_float(p, rf[j]);
+			else if (jb->which != ST_PRED && ri[j] >= ST_INF_I32)
+				memcpy(p, "inf", 3), p += 3;
+			else if (jb->which != ST_PRED && ri[j] <= -ST_INF_I32)
+				memcpy(p, "-inf", 4), p += 4;
+			else
+				p += put_i64(p, ri[j]);
+		}
+		*p++ = '\n';
+		return (size_t)(p - out);
+	}
+	/* Matrix Market: "i j value", 1-based; a predecessor is a vertex number,
+	 * so it is 1-based too. */
+	for (uint64_t j = 0; j < n; j++) {
+		if (!entry_present(jb, i, j))
+			continue;
+		p += put_u64(p, i + 1);
+		*p++ = ' ';
+		p += put_u64(p, j + 1);
+		*p++ = ' ';
+		if (is_float)
+			p += put_float(p, rf[j]);
+		else
+			p += put_i64(p, (int64_t)ri[j] + (jb->which == ST_PRED));
+		*p++ = '\n';
+	}
+	return (size_t)(p - out);
+}
+
+static void write_mtx_header(int fd, const struct job *jb, int threads)
+{
+	uint64_t n = jb->h->n, nnz = 0;
+	#pragma omp parallel for reduction(+ : nnz) schedule(static) num_threads(threads)
+	for (uint64_t i = 0; i < n; i++)
+		for (uint64_t j = 0; j < n; j++)
+			nnz += (uint64_t)entry_present(jb, i, j);
+
+	const char *what = jb->which == ST_WEIGHTS ? "weights"
+	                 : jb->which == ST_DIST ? "distances" : "predecessors (1-based)";
+	int is_real = jb->h->type == ST_FLOAT32 && jb->which != ST_PRED;
+	char line[256];
+	int len = snprintf(line, sizeof line,
+	                   "%%%%MatrixMarket matrix coordinate %s general\n%% apsp %s\n",
+	                   is_real ? "real" : "integer", what);
+	tool_write_all(fd, line, (size_t)len);
+	/* Provenance, one comment line per @PG line. */
+	for (const char *pg = jb->h->provenance; pg && *pg;) {
+		const char *nl = strchr(pg, '\n');
+		size_t k = nl ? (size_t)(nl - pg) : strlen(pg);
+		tool_write_all(fd, "% ", 2);
+		tool_write_all(fd, pg, k);
+		tool_write_all(fd, "\n", 1);
+		pg += k + (nl != NULL);
+	}
+	len = snprintf(line, sizeof line, "%llu %llu %llu\n", (unsigned long long)n,
+	               (unsigned long long)n, (unsigned long long)nnz);
+	tool_write_all(fd, line, (size_t)len);
+}
+
+static void write_text(int fd, const struct job *jb, int threads)
+{
+	uint64_t n = jb->h->n;
+	if (jb->fmt == FMT_MTX)
+		write_mtx_header(fd, jb, threads);
+	size_t cap = (size_t)n * ENTRY_MAX + 2;
+	uint64_t chunk = (64u << 20) / cap; /* rows formatted per round */
+	if (chunk < (uint64_t)threads)
+		chunk = (uint64_t)threads;
+	if (chunk > n)
+		chunk = n ? n : 1;
+	char *buf = malloc(chunk * cap);
+	size_t *len = malloc(chunk * sizeof *len);
+	if (!buf || !len)
+		tool_die("text buffer:");
+	for (uint64_t r0 = 0; r0 < n; r0 += chunk) {
+		uint64_t rows = n - r0 < chunk ? n - r0 : chunk;
+		#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+		for (uint64_t k = 0; k < rows; k++)
+			len[k] = format_row(jb, r0 + k, buf + k * cap);
+		/* Gather the rows so the kernel sees few large writes. */
+		size_t off = len[0];
+		for (uint64_t k = 1; k < rows; k++) {
+			memmove(buf + off, buf + k * cap, len[k]);
+			off += len[k];
+		}
+		tool_write_all(fd, buf, off);
+		tool_progress("rows", r0 + rows, n);
+	}
+	free(buf);
+	free(len);
+}
+
+static void write_npy(int fd, const struct job *jb)
+{
+	uint64_t n = jb->h->n;
+	int is_float = jb->h->type == ST_FLOAT32 && jb->which != ST_PRED;
+	char dict[128];
+	int dl = snprintf(dict, sizeof dict,
+	                  "{'descr': '%s', 'fortran_order': False, 'shape': (%llu, %llu), }",
+	                  is_float ? "<f4" : "<i4", (unsigned long long)n,
+	                  (unsigned long long)n);
+	/* Magic, version 1.0, header length, then the dict padded with spaces
+	 * and a newline so the data starts at a multiple of 64 bytes. */
+	size_t total = (10 + (size_t)dl + 1 + 63) / 64 * 64;
+	char hdr[192];
+	size_t hl = total - 10;
+	memcpy(hdr, "\x93NUMPY\x01\x00", 8);
+	hdr[8] = (char)(hl & 0xff);
+	hdr[9] = (char)(hl >> 8);
+	memcpy(hdr + 10, dict, (size_t)dl);
+	memset(hdr + 10 + dl, ' ', total - 10 - (size_t)dl - 1);
+	hdr[total - 1] = '\n';
+	tool_write_all(fd, hdr, total);
+
+	const uint32_t one = 1;
+	int little = *(const unsigned char *)&one == 1;
+	uint32_t *row = little ? NULL : malloc(n * 4);
+	if (!little && !row)
+		tool_die("row buffer:");
+	for (uint64_t i = 0; i < n; i++) {
+		const uint32_t *src = (const uint32_t *)((const char *)jb->m + i * jb->h->npad * 4);
+		if (little) {
+			tool_write_all(fd, src, n * 4);
+		} else {
+			for (uint64_t j = 0; j < n; j++)
+				row[j] = __builtin_bswap32(src[j]);
+			tool_write_all(fd, row, n * 4);
+		}
+		if ((i & 1023) == 1023)
+			tool_progress("rows", i + 1, n);
+	}
+	free(row);
+}
+
+static const char *matrix_name(uint32_t m)
+{
+	return m == ST_WEIGHTS ? "weights" : m == ST_DIST ? "distances" : "predecessors";
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_DENSE = 0x2000, OPT_NPY, OPT_WEIGHTS, OPT_DIST, OPT_PRED };
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		{"dense", no_argument, 0, OPT_DENSE},
+		{"npy", no_argument, 0, OPT_NPY},
+		{"weights", no_argument, 0, OPT_WEIGHTS},
+		{"dist", no_argument, 0, OPT_DIST},
+		{"pred", no_argument, 0, OPT_PRED},
+		{0, 0, 0, 0},
+	};
+	enum format fmt = FMT_MTX;
+	uint32_t want = 0;
+	int c;
+
+	tool_init("bin2mtx", argc, argv);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS, longopts, NULL)) != -1) {
+		if (tool_common_option(c, optarg, usage))
+			continue;
+		switch (c) {
+		case OPT_DENSE: fmt = FMT_DENSE; break;
+		case OPT_NPY: fmt = FMT_NPY; break;
+		case OPT_WEIGHTS: want = ST_WEIGHTS; break;
+		case OPT_DIST: want = ST_DIST; break;
+		case OPT_PRED: want = ST_PRED; break;
+		default: tool_usage_error("unexpected option");
+		}
+	}
+	if (argc - optind > 1)
+		tool_usage_error("one input at most ('%s' is extra)", argv[optind + 1]);
+	const char *path = optind < argc ? argv[optind] : "-";
+	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+	int threads = tool_threads();
+
+	int fd = tool_open_input(path);
+	st_header h;
+	st_error err;
+	st_reader *r = st_reader_open(fd, name, &h, threads, &err);
+	if (!r)
+		tool_die_st(NULL, &err);
+	if (h.flags & ST_NEGCYCLE)
+		tool_die_status(EXIT_NEGCYCLE, "%s: the graph has a negative cycle through vertex %lld",
+		                name, (long long)h.cycle_vertex);
+	if (!want)
+		want = (h.matrices & ST_DIST) ? ST_DIST
+		     : (h.matrices & ST_WEIGHTS) ? ST_WEIGHTS : ST_PRED;
+	if (!(h.matrices & want))
+		tool_die("%s: the stream holds no %s", name, matrix_name(want));
+
+	void *m = malloc(st_matrix_bytes(&h) ? st_matrix_bytes(&h) : 1);
+	if (!m)
+		tool_die("%s: %llu x %llu matrix:", name, (unsigned long long)h.npad,
+		         (unsigned long long)h.npad);
+	for (uint32_t next; (next = st_next_matrix(r));) {
+		int rc = next == want ? st_read_matrix(r, m, &err) : st_skip_matrix(r, &err);
+		if (rc < 0)
+			tool_die_st(NULL, &err);
+	}
+	if (st_reader_close(r, &err) < 0)
+		tool_die_st(NULL, &err);
+
+	int out = tool_output_open(fmt == FMT_NPY);
+	struct job jb = {.h = &h, .m = m, .which = want, .fmt = fmt};
+	if (fmt == FMT_NPY)
+		write_npy(out, &jb);
+	else
+		write_text(out, &jb, threads);
+	tool_output_commit();
+
+	free(m);
+	st_header_free(&h);
+	if (fd != 0)
+		close(fd);
+	return EXIT_OK;
+}

@@ -1,0 +1,319 @@
+/* gengraph - write a random weighted graph as a binary matrix stream.
+ *
+ * Every choice is a pure function of (seed, i, j): edge (i, j) exists and
+ * has its weight according to a splitmix64 hash of the pair, so rows can be
+ * made in any order on any number of threads and the output bytes depend on
+ * the seed alone.  With --negative each vertex v also gets a potential p[v]
+ * and w'(u,v) = w(u,v) + p[u] - p[v]: the potentials cancel around every
+ * cycle, so cycles keep their positive weight while single edges go
+ * negative. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+
+#include "tool.h"
+
+#define GOLDEN 0x9e3779b97f4a7c15ull
+#define CHUNK_BYTES (16u << 20) /* raw bytes generated per st_write() */
+#define MAX_BYTES ((uint64_t)1 << 48) /* refuse matrices beyond 256 TiB */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: gengraph -n N -d DENSITY [options]\n"
+	        "Write a random graph on N vertices as a binary matrix stream: each ordered\n"
+	        "pair i != j is an edge with probability DENSITY percent.\n"
+	        "\n"
+	        "  -n, --vertices N     number of vertices (1..%llu)\n"
+	        "  -d, --density PCT    edge probability in percent (0..100)\n"
+	        "  -w, --weights MIN:MAX  edge weights uniform in [MIN, MAX] (default 1:100)\n"
+	        "  -s, --seed S         random seed (default 1); same seed, same bytes\n"
+	        "  -t, --type TYPE      int32 (default) or float32\n"
+	        "  -B, --pad B          pad the stored matrix to a multiple of B (default 1)\n"
+	        "      --undirected     edge (i,j) implies (j,i) with the same weight\n"
+	        "      --negative[=P]   add p[u] - p[v] to every edge u->v, p[v] uniform\n"
+	        "                       in [0, P] (default P = MAX): negative edges, no\n"
+	        "                       negative cycle (directed graphs only)\n",
+	        (unsigned long long)ST_MAX_N);
+	tool_common_help(f, 1);
+}
+
+/* The splitmix64 output function: a bijection that mixes all bits. */
+static inline uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+struct gen {
+	uint64_t n, npad;
+	int type;
+	int undirected;
+	uint64_t edge_key, weight_key, potential_key; /* per-seed stream keys */
+	uint64_t threshold;  /* edge when (hash >> 11) < threshold (53-bit scale) */
+	int64_t imin, imax;  /* int32 weights */
+	double fmin, fmax;   /* float32 weights */
+	int negative;
+	double pmax;         /* potentials in [0, pmax] */
+	void *potential;     /* int64_t[n] or double[n] */
+};
+
+/* Hash of pair (i, j): the splitmix64 value of counter i:j in stream key. */
+static inline uint64_t pair_hash(uint64_t key, uint64_t i, uint64_t j)
+{
+	return mix64(key + ((i << 32) | j) * GOLDEN);
+}
+
+static inline int is_edge(const struct gen *g, uint64_t i, uint64_t j, uint64_t *h)
+{
+	if (g->undirected && i > j) {
+		uint64_t t = i;
+		i = j;
+		j = t;
+	}
+	*h = pair_hash(g->edge_key, i, j);
+	return (*h >> 11) < g->threshold;
+}
+
+static inline int64_t int_weight(const struct gen *g, uint64_t h, uint64_t i, uint64_t j)
+{
+	uint64_t range = (uint64_t)(g->imax - g->imin) + 1;
+	int64_t w = g->imin + (int64_t)(((mix64(h ^ g->weight_key) >> 32) * range) >> 32);
+	if (g->negative)
+		w += ((int64_t *)g->potential)[i] - ((int64_t *)g->potential)[j];
+	return w;
+}
+
+static inline double float_weight(const struct gen *g, uint64_t h, uint64_t i, uint64_t j)
+{
+	double u = (double)(mix64(h ^ g->weight_key) >> 11) * 0x1p-53;
+	double w = g->fmin + (g->fmax - g->fmin) * u;
+	if (g->negative)
+		w += ((double *)g->potential)[i] - ((double *)g->potential)[j];
+	return w;
+}
+
+static void make_potentials(struct gen *g)
+{
+	if (!g->negative)
+		return;
+	g->potential = malloc(g->n * 8);
+	if (!g->potential)
+		tool_die("potentials:");
+	for (uint64_t v = 0; v < g->n; v++) {
+		uint64_t h = mix64(g->potential_key + v * GOLDEN);
+		if (g->type == ST_INT32)
+			((int64_t *)g->potential)[v] =
+				(int64_t)(((h >> 32) * ((uint64_t)g->pmax + 1)) >> 32);
+		else
+			((double *)g->potential)[v] = (double)(h >> 11) * 0x1p-53 * g->pmax;
+	}
+}
+
+/* Row i of the stored matrix (npad entries) into out. */
+static void make_row(const struct gen *g, uint64_t i, void *out)
+{
+	uint64_t h;
+	if (g->type == ST_INT32) {
+		int32_t *r = out;
+		for (uint64_t j = 0; j < g->npad; j++)
+			r[j] = ST_INF_I32;
+		if (i < g->n)
+			for (uint64_t j = 0; j < g->n; j++)
+				if (j != i && is_edge(g, i, j, &h))
+					r[j] = (int32_t)int_weight(g, h, i, j);
+		r[i] = 0;
+	} else {
+		float *r = out;
+		for (uint64_t j = 0; j < g->npad; j++)
+			r[j] = INFINITY;
+		if (i < g->n)
+			for (uint64_t j = 0; j < g->n; j++)
+				if (j != i && is_edge(g, i, j, &h))
+					r[j] = (float)float_weight(g, h, i, j);
+		r[i] = 0;
+	}
+}
+
+/* Whether any edge weight is negative: decides the header's ST_NEGATIVE flag
+ * before a byte is written.  Stops at the first one found. */
+static int any_negative(const struct gen *g)
+{
+	if (!g->negative && (g->type == ST_INT32 ? g->imin >= 0 : g->fmin >= 0))
+		return 0;
+	int found = 0;
+	#pragma omp parallel for schedule(dynamic, 64)
+	for (uint64_t i = 0; i < g->n; i++) {
+		uint64_t h;
+		int mine = 0;
+		#pragma omp atomic read
+		mine = found;
+		for (uint64_t j = 0; j < g->n && !mine; j++)
+			if (j != i && is_edge(g, i, j, &h))
+				mine = g->type == ST_INT32 ? int_weight(g, h, i, j) < 0
+				                           : (float)float_weight(g, h, i, j) < 0;
+		if (mine) {
+			#pragma omp atomic write
+			found = 1;
+		}
+	}
+	return found;
+}
+
+static void parse_range(const char *s, int type, struct gen *g)
+{
+	char buf[128];
+	const char *colon = strchr(s, ':');
+	const char *lo = s, *hi = s;
+	if (colon) {
+		if ((size_t)(colon - s) >= sizeof buf)
+			tool_usage_error("-w: '%s' is not MIN:MAX", s);
+		memcpy(buf, s, (size_t)(colon - s));
+		buf[colon - s] = '\0';
+		lo = buf;
+		hi = colon + 1;
+	}
+	if (type == ST_INT32) {
+		g->imin = tool_parse_ll("-w", lo, -ST_INF_I32 + 1, ST_INF_I32 - 1);
+		g->imax = tool_parse_ll("-w", hi, -ST_INF_I32 + 1, ST_INF_I32 - 1);
+		if (g->imin > g->imax)
+			tool_usage_error("-w: MIN %lld is above MAX %lld",
+			                 (long long)g->imin, (long long)g->imax);
+	} else {
+		g->fmin = tool_parse_double("-w", lo);
+		g->fmax = tool_parse_double("-w", hi);
+		if (g->fmin > g->fmax)
+			tool_usage_error("-w: MIN %g is above MAX %g", g->fmin, g->fmax);
+		if (fabs(g->fmin) > 1e37 || fabs(g->fmax) > 1e37)
+			tool_usage_error("-w: %s is out of the float32 range", s);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_UNDIRECTED = 0x2000, OPT_NEGATIVE };
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		{"vertices", required_argument, 0, 'n'},
+		{"density", required_argument, 0, 'd'},
+		{"weights", required_argument, 0, 'w'},
+		{"seed", required_argument, 0, 's'},
+		{"type", required_argument, 0, 't'},
+		{"pad", required_argument, 0, 'B'},
+		{"undirected", no_argument, 0, OPT_UNDIRECTED},
+		{"negative", optional_argument, 0, OPT_NEGATIVE},
+		{0, 0, 0, 0},
+	};
+	const char *n_arg = NULL, *d_arg = NULL, *w_arg = "1:100", *p_arg = NULL;
+	uint64_t seed = 1, pad = 1;
+	struct gen g = {.type = ST_INT32};
+	int c;
+
+	tool_init("gengraph", argc, argv);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "n:d:w:s:t:B:", longopts, NULL)) != -1) {
+		if (tool_common_option(c, optarg, usage))
+			continue;
+		switch (c) {
+		case 'n': n_arg = optarg; break;
+		case 'd': d_arg = optarg; break;
+		case 'w': w_arg = optarg; break;
+		case 's': seed = (uint64_t)tool_parse_ll("-s", optarg, 0, INT64_MAX); break;
+		case 'B': pad = (uint64_t)tool_parse_ll("-B", optarg, 1, 1 << 16); break;
+		case OPT_UNDIRECTED: g.undirected = 1; break;
+		case OPT_NEGATIVE: g.negative = 1; p_arg = optarg; break;
+		case 't':
+			if (strcmp(optarg, "int32") == 0)
+				g.type = ST_INT32;
+			else if (strcmp(optarg, "float32") == 0)
+				g.type = ST_FLOAT32;
+			else
+				tool_usage_error("-t: unknown type '%s' (int32 or float32)", optarg);
+			break;
+		default:
+			tool_usage_error("unexpected option");
+		}
+	}
+	if (optind < argc)
+		tool_usage_error("unexpected argument '%s'", argv[optind]);
+	if (!n_arg || !d_arg)
+		tool_usage_error("-n and -d are required");
+
+	/* Check everything before a byte is written. */
+	g.n = (uint64_t)tool_parse_ll("-n", n_arg, 1, (long long)ST_MAX_N);
+	g.npad = (g.n + pad - 1) / pad * pad;
+	if (g.npad > ST_MAX_N || g.npad > MAX_BYTES / 4 / g.npad)
+		tool_usage_error("-n: %llu vertices padded to %llu make a matrix too large to write",
+		                 (unsigned long long)g.n, (unsigned long long)g.npad);
+	double density = tool_parse_double("-d", d_arg);
+	if (density < 0 || density > 100)
+		tool_usage_error("-d: %s is out of range (0..100)", d_arg);
+	g.threshold = (uint64_t)(density / 100 * 0x1p53);
+	parse_range(w_arg, g.type, &g);
+	if (g.negative) {
+		if (g.undirected)
+			tool_usage_error("--negative needs a directed graph "
+			                 "(an undirected negative edge is a negative cycle)");
+		if (g.type == ST_INT32) {
+			g.pmax = p_arg ? (double)tool_parse_ll("--negative", p_arg, 0, ST_INF_I32 - 1)
+			               : (double)(g.imax > 0 ? g.imax : 1);
+			if (g.imin - (int64_t)g.pmax <= -ST_INF_I32 || g.imax + (int64_t)g.pmax >= ST_INF_I32)
+				tool_usage_error("--negative: weights %lld..%lld with potentials up to %.0f "
+				                 "leave the int32 range (|w| < %d)", (long long)g.imin,
+				                 (long long)g.imax, g.pmax, ST_INF_I32);
+		} else {
+			g.pmax = p_arg ? tool_parse_double("--negative", p_arg)
+			               : (g.fmax > 0 ? g.fmax : 1);
+			if (g.pmax < 0 || g.pmax > 1e37)
+				tool_usage_error("--negative: %s is out of range", p_arg);
+		}
+	}
+	g.edge_key = mix64(seed * 4 + 1);
+	g.weight_key = mix64(seed * 4 + 2);
+	g.potential_key = mix64(seed * 4 + 3);
+
+	int threads = tool_threads();
+	omp_set_num_threads(threads);
+	make_potentials(&g);
+
+	st_header h;
+	st_header_init(&h, g.n, pad, g.type);
+	h.matrices = ST_WEIGHTS;
+	h.flags = (g.undirected ? 0 : ST_DIRECTED) | (any_negative(&g) ? ST_NEGATIVE : 0);
+	tool_add_provenance(&h);
+
+	int fd = tool_output_open(1);
+	const char *outname = tool_opts.output ? tool_opts.output : "standard output";
+	st_error err;
+	st_writer *w = st_writer_open(fd, &h, tool_opts.level, threads, &err);
+	if (!w)
+		tool_die_st(outname, &err);
+
+	size_t row_bytes = (size_t)g.npad * 4;
+	uint64_t chunk_rows = CHUNK_BYTES / row_bytes;
+	if (chunk_rows < (uint64_t)threads)
+		chunk_rows = (uint64_t)threads;
+	if (chunk_rows > g.npad)
+		chunk_rows = g.npad;
+	char *chunk = malloc(chunk_rows * row_bytes);
+	if (!chunk)
+		tool_die("%llu rows:", (unsigned long long)chunk_rows);
+	for (uint64_t r0 = 0; r0 < g.npad; r0 += chunk_rows) {
+		uint64_t rows = g.npad - r0 < chunk_rows ? g.npad - r0 : chunk_rows;
+		#pragma omp parallel for schedule(static)
+		for (uint64_t k = 0; k < rows; k++)
+			make_row(&g, r0 + k, chunk + k * row_bytes);
+		if (st_write(w, chunk, rows * row_bytes, &err) < 0)
+			tool_die_st(outname, &err);
+		tool_progress("rows", r0 + rows, g.npad);
+	}
+	if (st_write_end_matrix(w, &err) < 0 || st_writer_close(w, &err) < 0)
+		tool_die_st(outname, &err);
+	tool_output_commit();
+
+	free(chunk);
+	free(g.potential);
+	st_header_free(&h);
+	return EXIT_OK;
+}
