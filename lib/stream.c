@@ -1,0 +1,1163 @@
+/* stream.c - the binary matrix stream: a checked header, then each matrix as
+ * independently deflated blocks with sizes and a CRC32, then markers.
+ *
+ * The byte layout is in man/apspmat.5.  Blocks are compressed and inflated on
+ * many threads a batch at a time; the batch is written or read in order on
+ * the calling thread, so the bytes never depend on the thread count and the
+ * memory held is a few blocks per thread.  Nothing here seeks, prints or
+ * exits.
+ */
+#include "stream.h"
+
+#include <errno.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static const unsigned char st_magic[8] = {0x89, 'A', 'P', 'M', '\r', '\n', 0x1a, '\n'};
+
+#define HDR_FIXED 64              /* header bytes before the provenance text */
+#define PROV_MAX (1u << 20)       /* provenance bytes */
+#define BLOCK_MAX (64u << 20)     /* raw bytes per block */
+#define BLK_HDR 16                /* raw, stored, crc, method */
+#define TAG_EOM 0x4d444e45u       /* "ENDM": end of one matrix */
+#define TAG_EOS 0x53444e45u       /* "ENDS": end of the stream */
+#define BATCH_PER_THREAD 4        /* blocks per thread per batch */
+#define BATCH_MAX_BYTES (256u << 20)
+
+enum { M_STORED = 0, M_DEFLATE = 1, M_SHUFFLE = 2 };
+
+/* ---- small helpers ---- */
+
+static void seterr(st_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void seterr(st_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = v; p[1] = v >> 8; p[2] = v >> 16; p[3] = v >> 24;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static const char *matrix_name(uint32_t bit)
+{
+	switch (bit) {
+	case ST_WEIGHTS: return "weight matrix";
+	case ST_DIST: return "distance matrix";
+	case ST_PRED: return "predecessor matrix";
+	}
+	return "matrix";
+}
+
+static uint32_t first_bit(uint32_t bits)
+{
+	return bits & -bits;
+}
+
+static int default_threads(int threads)
+{
+	if (threads > 0)
+		return threads;
+	threads = omp_get_num_procs();
+	return threads > 0 ? threads : 1;
+}
+
+/* crc32() takes a uInt length: feed it in pieces. */
+static uint32_t crc_of(const unsigned char *p, size_t len)
+{
+	uLong c = crc32(0L, Z_NULL, 0);
+
+	while (len) {
+		uInt k = len > (1u << 30) ? (1u << 30) : (uInt)len;
+		c = crc32(c, p, k);
+		p += k;
+		len -= k;
+	}
+	return (uint32_t)c;
+}
+
+/* Read up to len bytes; fewer only at end of input.  -1 on error (errno). */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		size_t want = len - got > (1u << 30) ? (1u << 30) : len - got;
+		ssize_t r = read(fd, p + got, want);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* Write every byte of iov[0..cnt-1].  0 or -1 (errno). */
+static int writev_full(int fd, struct iovec *iov, int cnt)
+{
+	while (cnt > 0) {
+		int k = cnt > 64 ? 64 : cnt;
+		ssize_t r = writev(fd, iov, k);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		size_t done = (size_t)r;
+		while (cnt > 0 && done >= iov->iov_len) {
+			done -= iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt > 0) {
+			iov->iov_base = (char *)iov->iov_base + done;
+			iov->iov_len -= done;
+		}
+		while (cnt > 0 && iov->iov_len == 0) {
+			iov++;
+			cnt--;
+		}
+	}
+	return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	struct iovec iov = {(void *)buf, len};
+	return len ? writev_full(fd, &iov, 1) : 0;
+}
+
+/* Byte shuffle of 4-byte elements: all first bytes, then all second bytes,
+ * ...  Distances are small numbers, so the high bytes become long runs. */
+static void shuffle4(unsigned char *restrict dst, const unsigned char *restrict src, size_t n4)
+{
+	unsigned char *d0 = dst, *d1 = dst + n4, *d2 = dst + 2 * n4, *d3 = dst + 3 * n4;
+
+	for (size_t i = 0; i < n4; i++) {
+		d0[i] = src[4 * i];
+		d1[i] = src[4 * i + 1];
+		d2[i] = src[4 * i + 2];
+		d3[i] = src[4 * i + 3];
+	}
+}
+
+static void unshuffle4(unsigned char *restrict dst, const unsigned char *restrict src, size_t n4)
+{
+	const unsigned char *s0 = src, *s1 = src + n4, *s2 = src + 2 * n4, *s3 = src + 3 * n4;
+
+	for (size_t i = 0; i < n4; i++) {
+		dst[4 * i] = s0[i];
+		dst[4 * i + 1] = s1[i];
+		dst[4 * i + 2] = s2[i];
+		dst[4 * i + 3] = s3[i];
+	}
+}
+
+/* Per-thread codec state, set up by the thread that first needs it. */
+struct worker {
+	z_stream z;
+	int zinit;
+	unsigned char *scratch; /* one block, for (un)shuffling */
+};
+
+static void workers_free(struct worker *wk, int n, int deflating)
+{
+	if (!wk)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (wk[i].zinit) {
+			if (deflating)
+				deflateEnd(&wk[i].z);
+			else
+				inflateEnd(&wk[i].z);
+		}
+		free(wk[i].scratch);
+	}
+	free(wk);
+}
+
+/* Blocks per batch: a few per thread, at most BATCH_MAX_BYTES, at most nblk. */
+static size_t batch_blocks(int threads, uint32_t block, uint64_t nblk)
+{
+	size_t nb = (size_t)threads * BATCH_PER_THREAD;
+	size_t cap = BATCH_MAX_BYTES / block;
+
+	if (nb > cap)
+		nb = cap;
+	if (nb > nblk)
+		nb = (size_t)nblk;
+	return nb ? nb : 1;
+}
+
+/* ---- header ---- */
+
+void st_header_init(st_header *h, uint64_t n, uint64_t pad, enum st_type type)
+{
+	memset(h, 0, sizeof *h);
+	h->n = n;
+	h->npad = pad > 1 ? (n + pad - 1) / pad * pad : n;
+	h->type = type;
+	h->block = ST_BLOCK_DEFAULT;
+	h->inf_i32 = ST_INF_I32;
+	h->cycle_vertex = -1;
+}
+
+void st_header_free(st_header *h)
+{
+	if (!h)
+		return;
+	free(h->provenance);
+	h->provenance = NULL;
+}
+
+uint64_t st_matrix_bytes(const st_header *h)
+{
+	return h->npad * h->npad * 4;
+}
+
+int st_matrix_count(const st_header *h)
+{
+	return __builtin_popcount(h->matrices & (ST_WEIGHTS | ST_DIST | ST_PRED));
+}
+
+/* Append s to b, escaping what would break a tab-separated line. */
+static size_t escape_into(char *b, const char *s)
+{
+	size_t k = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\t') { b[k++] = '\\'; b[k++] = 't'; }
+		else if (c == '\n') { b[k++] = '\\'; b[k++] = 'n'; }
+		else if (c == '\r') { b[k++] = '\\'; b[k++] = 'r'; }
+		else if (c < 0x20 || c == 0x7f) k += (size_t)sprintf(b + k, "\\x%02x", c);
+		else b[k++] = (char)c;
+	}
+	return k;
+}
+
+int st_header_add_pg(st_header *h, const char *name, const char *version,
+                     int argc, char **argv, st_error *err)
+{
+	size_t need = 32, old = h->provenance ? strlen(h->provenance) : 0;
+
+	name = name ? name : "";
+	version = version ? version : "";
+	need += 4 * (strlen(name) + strlen(version));
+	for (int i = 0; i < argc && argv && argv[i]; i++)
+		need += 4 * strlen(argv[i]) + 1;
+	char *line = malloc(need);
+	if (!line) {
+		seterr(err, "out of memory for a provenance line (%zu bytes)", need);
+		return -1;
+	}
+	size_t k = 0;
+	k += (size_t)sprintf(line + k, "@PG\tID:");
+	k += escape_into(line + k, name);
+	k += (size_t)sprintf(line + k, "\tVN:");
+	k += escape_into(line + k, version);
+	k += (size_t)sprintf(line + k, "\tCL:");
+	for (int i = 0; i < argc && argv && argv[i]; i++) {
+		if (i)
+			line[k++] = ' ';
+		k += escape_into(line + k, argv[i]);
+	}
+	line[k++] = '\n';
+	if (old + k > PROV_MAX) {
+		free(line);
+		seterr(err, "provenance would exceed %u bytes", PROV_MAX);
+		return -1;
+	}
+	char *p = realloc(h->provenance, old + k + 1);
+	if (!p) {
+		free(line);
+		seterr(err, "out of memory for provenance (%zu bytes)", old + k + 1);
+		return -1;
+	}
+	memcpy(p + old, line, k);
+	p[old + k] = '\0';
+	h->provenance = p;
+	free(line);
+	return 0;
+}
+
+/* Is h a header this version can write and read?  0, or -1 with why. */
+static int header_check(const st_header *h, size_t provlen, char *why, size_t len)
+{
+	if (h->type != ST_INT32 && h->type != ST_FLOAT32)
+		snprintf(why, len, "unknown element type %u", h->type);
+	else if (h->matrices & ~(uint32_t)(ST_WEIGHTS | ST_DIST | ST_PRED))
+		snprintf(why, len, "unknown matrix bits 0x%x", h->matrices);
+	else if (h->flags & ~(uint32_t)(ST_DIRECTED | ST_NEGATIVE | ST_NEGCYCLE))
+		snprintf(why, len, "unknown flag bits 0x%x", h->flags);
+	else if (h->npad < h->n)
+		snprintf(why, len, "padded size %llu is smaller than n = %llu",
+		         (unsigned long long)h->npad, (unsigned long long)h->n);
+	else if (h->npad >= ST_MAX_N)
+		snprintf(why, len, "padded size %llu is not below the limit %llu",
+		         (unsigned long long)h->npad, (unsigned long long)ST_MAX_N);
+	else if (h->n == 0 && h->npad != 0)
+		snprintf(why, len, "n is 0 but the padded size is %llu",
+		         (unsigned long long)h->npad);
+	else if (h->block == 0 || h->block % 4 || h->block > BLOCK_MAX)
+		snprintf(why, len, "block size %u is not a positive multiple of 4 up to %u",
+		         h->block, BLOCK_MAX);
+	else if (h->inf_i32 != ST_INF_I32)
+		snprintf(why, len, "INF convention %d, expected %d", h->inf_i32, ST_INF_I32);
+	else if (h->cycle_vertex < -1 || (h->cycle_vertex >= 0 && (uint64_t)h->cycle_vertex >= h->n))
+		snprintf(why, len, "negative-cycle vertex %lld out of range",
+		         (long long)h->cycle_vertex);
+	else if (provlen > PROV_MAX)
+		snprintf(why, len, "provenance of %zu bytes exceeds %u", provlen, PROV_MAX);
+	else
+		return 0;
+	return -1;
+}
+
+/* ---- writing ---- */
+
+struct wblk {
+	uint32_t raw, stored, crc, method;
+	const unsigned char *payload;
+};
+
+struct st_writer {
+	int fd, level, threads, failed;
+	uint32_t block;
+	uint64_t mbytes, nblk;  /* bytes and blocks of one matrix */
+	uint32_t todo;          /* matrix bits not yet ended */
+	uint32_t cur;           /* the matrix being written, 0 when none is left */
+	int nmat;               /* matrices announced */
+	uint64_t done;          /* raw bytes of cur taken so far (staged included) */
+	uint64_t blkno;         /* blocks of cur written */
+	size_t nb, slot;        /* blocks per batch, bytes per block buffer */
+	unsigned char *stage;   /* raw bytes of a partial batch */
+	size_t staged;
+	unsigned char *out;     /* nb slots of BLK_HDR + slot bytes */
+	struct wblk *blk;
+	struct worker *wk;
+	st_error err;           /* the first failure, repeated afterwards */
+};
+
+static int wfail(st_writer *w, st_error *err)
+{
+	w->failed = 1;
+	if (err)
+		*err = w->err;
+	return -1;
+}
+
+st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
+                          st_error *err)
+{
+	char why[200];
+	size_t plen = h->provenance ? strlen(h->provenance) : 0;
+
+	if (header_check(h, plen, why, sizeof why) < 0) {
+		seterr(err, "cannot write stream: %s", why);
+		return NULL;
+	}
+	if (level < 0 || level > 9) {
+		seterr(err, "compression level %d is not in 0..9", level);
+		return NULL;
+	}
+	st_writer *w = calloc(1, sizeof *w);
+	if (!w) {
+		seterr(err, "out of memory");
+		return NULL;
+	}
+	w->fd = fd;
+	w->level = level;
+	w->threads = default_threads(threads);
+	w->block = h->block;
+	w->mbytes = st_matrix_bytes(h);
+	w->nblk = (w->mbytes + h->block - 1) / h->block;
+	w->todo = h->matrices;
+	w->cur = first_bit(w->todo);
+	w->nmat = st_matrix_count(h);
+	w->nb = batch_blocks(w->threads, w->block, w->nblk);
+	w->slot = w->mbytes < w->block ? (size_t)w->mbytes : w->block;
+	w->out = malloc(w->nb * (BLK_HDR + w->slot));
+	w->blk = calloc(w->nb, sizeof *w->blk);
+	w->wk = calloc((size_t)w->threads, sizeof *w->wk);
+	if (!w->out || !w->blk || !w->wk) {
+		seterr(err, "out of memory for %zu compression buffers of %zu bytes",
+		       w->nb, BLK_HDR + w->slot);
+		st_writer_abort(w);
+		return NULL;
+	}
+
+	size_t hlen = HDR_FIXED + plen + 4;
+	unsigned char *b = malloc(hlen);
+	if (!b) {
+		seterr(err, "out of memory for the header (%zu bytes)", hlen);
+		st_writer_abort(w);
+		return NULL;
+	}
+	memcpy(b, st_magic, 8);
+	put32(b + 8, ST_VERSION);
+	put32(b + 12, (uint32_t)hlen);
+	put64(b + 16, h->n);
+	put64(b + 24, h->npad);
+	put32(b + 32, h->type);
+	put32(b + 36, h->matrices);
+	put32(b + 40, h->flags);
+	put32(b + 44, h->block);
+	put32(b + 48, (uint32_t)h->inf_i32);
+	put64(b + 52, (uint64_t)h->cycle_vertex);
+	put32(b + 60, (uint32_t)plen);
+	if (plen)
+		memcpy(b + HDR_FIXED, h->provenance, plen);
+	put32(b + HDR_FIXED + plen, crc_of(b, HDR_FIXED + plen));
+	int rc = write_full(fd, b, hlen);
+	free(b);
+	if (rc < 0) {
+		seterr(err, "write error: %s", strerror(errno));
+		st_writer_abort(w);
+		return NULL;
+	}
+	return w;
+}
+
+void st_writer_abort(st_writer *w)
+{
+	if (!w)
+		return;
+	workers_free(w->wk, w->threads, 1);
+	free(w->stage);
+	free(w->out);
+	free(w->blk);
+	free(w);
+}
+
+/* Compress one block of raw bytes p into slot j.  0, or -1 out of memory. */
+static int compress_block(st_writer *w, struct worker *wk, int j,
+                          const unsigned char *p, uint32_t raw)
+{
+	struct wblk *b = &w->blk[j];
+	unsigned char *dst = w->out + (size_t)j * (BLK_HDR + w->slot) + BLK_HDR;
+
+	b->raw = raw;
+	b->crc = crc_of(p, raw);
+	b->method = M_STORED;
+	b->stored = raw;
+	b->payload = p;
+	if (w->level == 0 || raw < 8)
+		return 0;
+	if (!wk->zinit) {
+		memset(&wk->z, 0, sizeof wk->z);
+		if (deflateInit2(&wk->z, w->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			return -1;
+		wk->zinit = 1;
+	}
+	if (!wk->scratch && !(wk->scratch = malloc(w->slot)))
+		return -1;
+	shuffle4(wk->scratch, p, raw / 4);
+	wk->z.next_in = wk->scratch;
+	wk->z.avail_in = raw;
+	wk->z.next_out = dst;
+	wk->z.avail_out = raw - 1; /* no gain: store instead */
+	int zr = deflate(&wk->z, Z_FINISH);
+	if (zr == Z_STREAM_END) {
+		b->method = M_SHUFFLE;
+		b->stored = (uint32_t)wk->z.total_out;
+		b->payload = dst;
+	}
+	deflateReset(&wk->z);
+	return 0;
+}
+
+/* Compress the blocks of src (nbytes, at most nb blocks, starting on a block
+ * boundary of the current matrix) in parallel, then write them in order. */
+static int write_batch(st_writer *w, const unsigned char *src, size_t nbytes, st_error *err)
+{
+	int cnt = (int)((nbytes + w->block - 1) / w->block);
+	int nomem = 0;
+
+#pragma omp parallel for num_threads(w->threads) schedule(dynamic, 1) \
+	if (cnt > 1 && w->threads > 1) reduction(|: nomem)
+	for (int j = 0; j < cnt; j++) {
+		size_t off = (size_t)j * w->block;
+		uint32_t raw = nbytes - off < w->block ? (uint32_t)(nbytes - off) : w->block;
+		if (compress_block(w, &w->wk[omp_get_thread_num()], j, src + off, raw) < 0)
+			nomem = 1;
+	}
+	if (nomem) {
+		seterr(&w->err, "out of memory for deflate state");
+		return wfail(w, err);
+	}
+
+	struct iovec iov[128];
+	int k = 0;
+	for (int j = 0; j < cnt; j++) {
+		struct wblk *b = &w->blk[j];
+		unsigned char *hd = w->out + (size_t)j * (BLK_HDR + w->slot);
+		put32(hd, b->raw);
+		put32(hd + 4, b->stored);
+		put32(hd + 8, b->crc);
+		put32(hd + 12, b->method);
+		if (b->payload == hd + BLK_HDR) {
+			iov[k++] = (struct iovec){hd, BLK_HDR + b->stored};
+		} else {
+			iov[k++] = (struct iovec){hd, BLK_HDR};
+			iov[k++] = (struct iovec){(void *)b->payload, b->stored};
+		}
+		if (k >= 126 || j == cnt - 1) {
+			if (writev_full(w->fd, iov, k) < 0) {
+				seterr(&w->err, "write error: %s", strerror(errno));
+				return wfail(w, err);
+			}
+			k = 0;
+		}
+	}
+	w->blkno += (uint64_t)cnt;
+	return 0;
+}
+
+int st_write(st_writer *w, const void *buf, size_t len, st_error *err)
+{
+	const unsigned char *p = buf;
+	size_t batch = w->nb * (size_t)w->block;
+
+	if (w->failed)
+		return wfail(w, err);
+	if (!len)
+		return 0;
+	if (!w->cur) {
+		seterr(&w->err, "more data than the %d matrices the header announces", w->nmat);
+		return wfail(w, err);
+	}
+	if (len > w->mbytes - w->done) {
+		seterr(&w->err, "%zu bytes more for the %s, which holds only %llu more",
+		       len, matrix_name(w->cur), (unsigned long long)(w->mbytes - w->done));
+		return wfail(w, err);
+	}
+	while (len) {
+		if (w->staged == 0) {
+			/* Whole batches, and the matrix's tail, straight from buf. */
+			size_t k = len >= batch ? batch : len == w->mbytes - w->done ? len : 0;
+			if (k) {
+				if (write_batch(w, p, k, err) < 0)
+					return -1;
+				w->done += k;
+				p += k;
+				len -= k;
+				continue;
+			}
+			if (!w->stage && !(w->stage = malloc(batch < w->mbytes ? batch : w->mbytes))) {
+				seterr(&w->err, "out of memory for a write buffer of %zu bytes", batch);
+				return wfail(w, err);
+			}
+		}
+		size_t room = (w->mbytes - w->done < batch - w->staged)
+			? (size_t)(w->mbytes - w->done) : batch - w->staged;
+		size_t k = len < room ? len : room;
+		memcpy(w->stage + w->staged, p, k);
+		w->staged += k;
+		w->done += k;
+		p += k;
+		len -= k;
+		if (w->staged == batch || w->done == w->mbytes) {
+			if (write_batch(w, w->stage, w->staged, err) < 0)
+				return -1;
+			w->staged = 0;
+		}
+	}
+	return 0;
+}
+
+static int write_marker(st_writer *w, uint32_t count, uint32_t tag, st_error *err)
+{
+	unsigned char m[BLK_HDR];
+
+	put32(m, 0);
+	put32(m + 4, 0);
+	put32(m + 8, count);
+	put32(m + 12, tag);
+	if (write_full(w->fd, m, sizeof m) < 0) {
+		seterr(&w->err, "write error: %s", strerror(errno));
+		return wfail(w, err);
+	}
+	return 0;
+}
+
+int st_write_end_matrix(st_writer *w, st_error *err)
+{
+	if (w->failed)
+		return wfail(w, err);
+	if (!w->cur) {
+		seterr(&w->err, "no matrix left to end: the header announces %d", w->nmat);
+		return wfail(w, err);
+	}
+	if (w->done != w->mbytes) {
+		seterr(&w->err, "the %s ended after %llu of its %llu bytes", matrix_name(w->cur),
+		       (unsigned long long)w->done, (unsigned long long)w->mbytes);
+		return wfail(w, err);
+	}
+	if (write_marker(w, (uint32_t)w->nblk, TAG_EOM, err) < 0)
+		return -1;
+	w->todo &= ~w->cur;
+	w->cur = first_bit(w->todo);
+	w->done = 0;
+	w->blkno = 0;
+	return 0;
+}
+
+int st_write_matrix(st_writer *w, const void *m, st_error *err)
+{
+	if (st_write(w, m, (size_t)w->mbytes, err) < 0)
+		return -1;
+	return st_write_end_matrix(w, err);
+}
+
+int st_writer_close(st_writer *w, st_error *err)
+{
+	int rc = 0;
+
+	if (w->failed) {
+		rc = wfail(w, err);
+	} else if (w->cur) {
+		seterr(&w->err, "stream closed with %d of its %d matrices written",
+		       w->nmat - __builtin_popcount(w->todo), w->nmat);
+		rc = wfail(w, err);
+	} else {
+		rc = write_marker(w, (uint32_t)w->nmat, TAG_EOS, err);
+	}
+	st_writer_abort(w);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+struct rblk {
+	uint64_t index;             /* block number in the matrix */
+	uint32_t raw, stored, crc, method;
+	int need;                   /* inflate it (else skipped) */
+	unsigned char *payload;     /* stored bytes as read */
+	unsigned char *dest;        /* where the raw bytes go */
+	size_t first_row;           /* rows mode: first wanted row that may overlap */
+	int status;                 /* 0 ok, 1 corrupt data, 2 CRC, 3 no memory */
+};
+
+struct st_reader {
+	int fd, threads;
+	char *name;
+	uint32_t block;
+	uint64_t npad, mbytes, nblk;
+	uint32_t todo;              /* matrix bits not yet read */
+	int nmat;
+	size_t nb, slot;
+	unsigned char *in;          /* nb slots of stored bytes */
+	unsigned char *raw;         /* nb slots of raw bytes (rows mode) */
+	struct rblk *blk;
+	struct worker *wk;
+	int failed;
+};
+
+static const char *display_name(const char *name)
+{
+	return !name || !strcmp(name, "-") ? "stdin" : name;
+}
+
+/* Why 64 bytes that are not our magic are not: a hint for common mistakes. */
+static const char *magic_hint(const unsigned char *b, size_t got)
+{
+	if (got >= 4 && !memcmp(b, st_magic, 4))
+		return "bad magic: mangled by a text-mode transfer?";
+	if (got >= 14 && !memcmp(b, "%%MatrixMarket", 14))
+		return "bad magic: this is Matrix Market text; convert it with mtx2bin";
+	if (got >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return "bad magic: this is gzip data";
+	return "bad magic";
+}
+
+st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
+                          st_error *err)
+{
+	unsigned char b[HDR_FIXED];
+	const char *nm = display_name(name);
+	char why[200];
+
+	memset(h, 0, sizeof *h);
+	ssize_t got = read_full(fd, b, sizeof b);
+	if (got < 0) {
+		seterr(err, "%s: read error: %s", nm, strerror(errno));
+		return NULL;
+	}
+	if (got == 0) {
+		seterr(err, "%s: empty input, not an apsp matrix stream", nm);
+		return NULL;
+	}
+	if ((size_t)got < 8 || memcmp(b, st_magic, 8)) {
+		if ((size_t)got < 8 && !memcmp(b, st_magic, (size_t)got))
+			seterr(err, "%s: truncated in the stream header", nm);
+		else
+			seterr(err, "%s: not an apsp matrix stream (%s)", nm, magic_hint(b, (size_t)got));
+		return NULL;
+	}
+	if ((size_t)got >= 12 && get32(b + 8) != ST_VERSION) {
+		seterr(err, "%s: unsupported stream version %u (this program reads version %d)",
+		       nm, get32(b + 8), ST_VERSION);
+		return NULL;
+	}
+	if ((size_t)got < sizeof b) {
+		seterr(err, "%s: truncated in the stream header", nm);
+		return NULL;
+	}
+	uint32_t hlen = get32(b + 12), plen = get32(b + 60);
+	if (plen > PROV_MAX) {
+		seterr(err, "%s: bad stream header: provenance of %u bytes exceeds %u", nm, plen, PROV_MAX);
+		return NULL;
+	}
+	if (hlen != HDR_FIXED + plen + 4) {
+		seterr(err, "%s: bad stream header: header length %u does not match its provenance length %u",
+		       nm, hlen, plen);
+		return NULL;
+	}
+	unsigned char *all = malloc(hlen);
+	if (!all) {
+		seterr(err, "%s: out of memory for the header (%u bytes)", nm, hlen);
+		return NULL;
+	}
+	memcpy(all, b, sizeof b);
+	got = read_full(fd, all + HDR_FIXED, plen + 4);
+	if (got < 0 || (size_t)got < plen + 4) {
+		if (got < 0)
+			seterr(err, "%s: read error: %s", nm, strerror(errno));
+		else
+			seterr(err, "%s: truncated in the stream header", nm);
+		free(all);
+		return NULL;
+	}
+	if (get32(all + HDR_FIXED + plen) != crc_of(all, HDR_FIXED + plen)) {
+		seterr(err, "%s: CRC mismatch in the stream header", nm);
+		free(all);
+		return NULL;
+	}
+	if (memchr(all + HDR_FIXED, '\0', plen)) {
+		seterr(err, "%s: bad stream header: provenance holds a NUL byte", nm);
+		free(all);
+		return NULL;
+	}
+	st_header t = {0};
+	t.n = get64(b + 16);
+	t.npad = get64(b + 24);
+	t.type = get32(b + 32);
+	t.matrices = get32(b + 36);
+	t.flags = get32(b + 40);
+	t.block = get32(b + 44);
+	t.inf_i32 = (int32_t)get32(b + 48);
+	t.cycle_vertex = (int64_t)get64(b + 52);
+	if (header_check(&t, plen, why, sizeof why) < 0) {
+		seterr(err, "%s: bad stream header: %s", nm, why);
+		free(all);
+		return NULL;
+	}
+	t.provenance = malloc((size_t)plen + 1);
+	st_reader *r = calloc(1, sizeof *r);
+	char *rname = strdup(nm);
+	if (!t.provenance || !r || !rname) {
+		seterr(err, "%s: out of memory", nm);
+		free(t.provenance);
+		free(r);
+		free(rname);
+		free(all);
+		return NULL;
+	}
+	memcpy(t.provenance, all + HDR_FIXED, plen);
+	t.provenance[plen] = '\0';
+	free(all);
+
+	r->fd = fd;
+	r->name = rname;
+	r->threads = default_threads(threads);
+	r->block = t.block;
+	r->npad = t.npad;
+	r->mbytes = st_matrix_bytes(&t);
+	r->nblk = (r->mbytes + t.block - 1) / t.block;
+	r->todo = t.matrices;
+	r->nmat = st_matrix_count(&t);
+	r->nb = batch_blocks(r->threads, r->block, r->nblk);
+	r->slot = r->mbytes < r->block ? (size_t)r->mbytes : r->block;
+	r->in = malloc(r->nb * r->slot + 1);
+	r->blk = calloc(r->nb, sizeof *r->blk);
+	r->wk = calloc((size_t)r->threads, sizeof *r->wk);
+	if (!r->in || !r->blk || !r->wk) {
+		seterr(err, "%s: out of memory for %zu read buffers of %zu bytes", nm, r->nb, r->slot);
+		free(t.provenance);
+		st_reader_free(r);
+		return NULL;
+	}
+	*h = t;
+	return r;
+}
+
+void st_reader_free(st_reader *r)
+{
+	if (!r)
+		return;
+	workers_free(r->wk, r->threads, 0);
+	free(r->in);
+	free(r->raw);
+	free(r->blk);
+	free(r->name);
+	free(r);
+}
+
+uint32_t st_next_matrix(st_reader *r)
+{
+	return first_bit(r->todo);
+}
+
+/* Inflate and check one block into b->dest. */
+static void decode_block(st_reader *r, struct worker *wk, struct rblk *b)
+{
+	unsigned char *to = b->dest;
+
+	if (b->method != M_STORED) {
+		if (!wk->zinit) {
+			memset(&wk->z, 0, sizeof wk->z);
+			if (inflateInit2(&wk->z, -15) != Z_OK) {
+				b->status = 3;
+				return;
+			}
+			wk->zinit = 1;
+		}
+		if (b->method == M_SHUFFLE) {
+			if (!wk->scratch && !(wk->scratch = malloc(r->slot))) {
+				b->status = 3;
+				return;
+			}
+			to = wk->scratch;
+		}
+		wk->z.next_in = b->payload;
+		wk->z.avail_in = b->stored;
+		wk->z.next_out = to;
+		wk->z.avail_out = b->raw;
+		int zr = inflate(&wk->z, Z_FINISH);
+		int ok = zr == Z_STREAM_END && wk->z.avail_in == 0 && wk->z.avail_out == 0;
+		inflateReset(&wk->z);
+		if (!ok) {
+			b->status = 1;
+			return;
+		}
+		if (b->method == M_SHUFFLE)
+			unshuffle4(b->dest, to, b->raw / 4);
+	} else if (b->payload != b->dest) {
+		memcpy(b->dest, b->payload, b->raw);
+	}
+	b->status = crc_of(b->dest, b->raw) != b->crc ? 2 : 0;
+}
+
+enum { READ_ALL, READ_ROWS, READ_SKIP };
+
+static int rfail(st_reader *r)
+{
+	r->failed = 1;
+	return -1;
+}
+
+static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
+                     unsigned char *dst, st_error *err)
+{
+	uint32_t bit = first_bit(r->todo);
+	const char *mname = matrix_name(bit);
+	uint64_t rowbytes = r->npad * 4;
+	size_t ri = 0;
+	unsigned char hd[BLK_HDR];
+
+	if (r->failed) {
+		seterr(err, "%s: cannot read on after an error", r->name);
+		return -1;
+	}
+	if (!bit) {
+		seterr(err, "%s: no matrix left to read: the stream holds %d", r->name, r->nmat);
+		return -1;
+	}
+	if (mode == READ_ROWS) {
+		for (size_t k = 0; k < nrows; k++) {
+			if (rows[k] >= r->npad || (k && rows[k] < rows[k - 1])) {
+				seterr(err, "%s: row %llu %s", r->name, (unsigned long long)rows[k],
+				       rows[k] >= r->npad ? "is out of range" : "is out of order");
+				return -1;
+			}
+		}
+		if (nrows && !r->raw && !(r->raw = malloc(r->nb * r->slot))) {
+			seterr(err, "%s: out of memory for %zu buffers of %zu bytes", r->name, r->nb, r->slot);
+			return -1;
+		}
+	}
+
+	for (uint64_t i = 0; i < r->nblk;) {
+		size_t cnt = r->nblk - i < r->nb ? (size_t)(r->nblk - i) : r->nb;
+		size_t inoff = 0;
+		int work = 0;
+
+		for (size_t j = 0; j < cnt; j++) {
+			struct rblk *b = &r->blk[j];
+			uint64_t idx = i + j, start = idx * r->block;
+			uint32_t expect = idx == r->nblk - 1 ? (uint32_t)(r->mbytes - start) : r->block;
+			ssize_t got = read_full(r->fd, hd, sizeof hd);
+			if (got < 0)
+				goto read_error;
+			if ((size_t)got < sizeof hd)
+				goto truncated;
+			b->index = idx;
+			b->raw = get32(hd);
+			b->stored = get32(hd + 4);
+			b->crc = get32(hd + 8);
+			b->method = get32(hd + 12);
+			b->status = 0;
+			if (b->raw == 0 && b->stored == 0 && b->method == TAG_EOM) {
+				seterr(err, "%s: the %s ends after %llu of its %llu blocks", r->name, mname,
+				       (unsigned long long)idx, (unsigned long long)r->nblk);
+				return rfail(r);
+			}
+			if (b->raw != expect || b->method > M_SHUFFLE
+			    || (b->method == M_STORED ? b->stored != b->raw : b->stored == 0 || b->stored > b->raw)) {
+				seterr(err, "%s: bad header of block %llu of the %s (raw %u, stored %u, method %u)",
+				       r->name, (unsigned long long)idx, mname, b->raw, b->stored, b->method);
+				return rfail(r);
+			}
+			if (mode == READ_ALL) {
+				b->need = 1;
+			} else if (mode == READ_ROWS) {
+				while (ri < nrows && (rows[ri] + 1) * rowbytes <= start)
+					ri++;
+				b->first_row = ri;
+				b->need = ri < nrows && rows[ri] * rowbytes < start + b->raw;
+			} else {
+				b->need = 0;
+			}
+			if (!b->need) {
+				b->payload = r->in + inoff; /* read and dropped */
+			} else if (mode == READ_ALL && b->method == M_STORED) {
+				b->payload = b->dest = dst + start;
+			} else {
+				b->payload = r->in + inoff;
+				b->dest = mode == READ_ALL ? dst + start : r->raw + j * r->slot;
+				inoff += b->stored;
+			}
+			got = read_full(r->fd, b->payload, b->stored);
+			if (got < 0)
+				goto read_error;
+			if ((size_t)got < b->stored)
+				goto truncated;
+			work += b->need;
+			continue;
+		truncated:
+			seterr(err, "%s: truncated in block %llu of the %s", r->name,
+			       (unsigned long long)idx, mname);
+			return rfail(r);
+		read_error:
+			seterr(err, "%s: read error: %s", r->name, strerror(errno));
+			return rfail(r);
+		}
+
+		if (work) {
+#pragma omp parallel for num_threads(r->threads) schedule(dynamic, 1) \
+	if (work > 1 && r->threads > 1)
+			for (size_t j = 0; j < cnt; j++)
+				if (r->blk[j].need)
+					decode_block(r, &r->wk[omp_get_thread_num()], &r->blk[j]);
+		}
+		for (size_t j = 0; j < cnt; j++) {
+			struct rblk *b = &r->blk[j];
+			if (!b->need)
+				continue;
+			if (b->status) {
+				if (b->status == 3)
+					seterr(err, "%s: out of memory for inflate state", r->name);
+				else
+					seterr(err, "%s: %s in block %llu of the %s", r->name,
+					       b->status == 2 ? "CRC mismatch" : "corrupt compressed data",
+					       (unsigned long long)b->index, mname);
+				return rfail(r);
+			}
+			if (mode != READ_ROWS)
+				continue;
+			uint64_t bstart = b->index * r->block, bend = bstart + b->raw;
+			for (size_t k = b->first_row; k < nrows && rows[k] * rowbytes < bend; k++) {
+				uint64_t rs = rows[k] * rowbytes, re = rs + rowbytes;
+				uint64_t s = rs > bstart ? rs : bstart, e = re < bend ? re : bend;
+				if (s < e)
+					memcpy(dst + k * rowbytes + (s - rs), b->dest + (s - bstart), e - s);
+			}
+		}
+		i += cnt;
+	}
+
+	ssize_t got = read_full(r->fd, hd, sizeof hd);
+	if (got < 0) {
+		seterr(err, "%s: read error: %s", r->name, strerror(errno));
+		return rfail(r);
+	}
+	if ((size_t)got < sizeof hd) {
+		seterr(err, "%s: truncated at the end of the %s", r->name, mname);
+		return rfail(r);
+	}
+	if (get32(hd) != 0 || get32(hd + 4) != 0 || get32(hd + 12) != TAG_EOM
+	    || get32(hd + 8) != (uint32_t)r->nblk) {
+		seterr(err, "%s: bad end-of-matrix marker after the %s (more blocks than %llu?)",
+		       r->name, mname, (unsigned long long)r->nblk);
+		return rfail(r);
+	}
+	r->todo &= ~bit;
+	return 0;
+}
+
+int st_read_matrix(st_reader *r, void *dst, st_error *err)
+{
+	return read_body(r, READ_ALL, NULL, 0, dst, err);
+}
+
+int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
+                 st_error *err)
+{
+	return read_body(r, READ_ROWS, rows, nrows, dst, err);
+}
+
+int st_skip_matrix(st_reader *r, st_error *err)
+{
+	return read_body(r, READ_SKIP, NULL, 0, NULL, err);
+}
+
+int st_reader_close(st_reader *r, st_error *err)
+{
+	unsigned char m[BLK_HDR];
+	int rc = 0;
+
+	while (!r->failed && r->todo)
+		if (st_skip_matrix(r, err) < 0)
+			rc = -1;
+	if (r->failed) {
+		if (!rc)
+			seterr(err, "%s: stream not read to its end after an error", r->name);
+		st_reader_free(r);
+		return -1;
+	}
+	ssize_t got = read_full(r->fd, m, sizeof m);
+	if (got < 0) {
+		seterr(err, "%s: read error: %s", r->name, strerror(errno));
+		rc = -1;
+	} else if ((size_t)got < sizeof m) {
+		seterr(err, "%s: truncated before the end-of-stream marker", r->name);
+		rc = -1;
+	} else if (get32(m) != 0 || get32(m + 4) != 0 || get32(m + 12) != TAG_EOS
+	           || get32(m + 8) != (uint32_t)r->nmat) {
+		seterr(err, "%s: bad end-of-stream marker (more matrices than the header announces?)",
+		       r->name);
+		rc = -1;
+	}
+	st_reader_free(r);
+	return rc;
+}
+
+/* ---- whole streams ---- */
+
+static uint64_t physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
+int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error *err)
+{
+	memset(m, 0, sizeof *m);
+	st_reader *r = st_reader_open(fd, name, &m->h, threads, err);
+	if (!r)
+		return -1;
+	uint64_t bytes = st_matrix_bytes(&m->h);
+	int count = st_matrix_count(&m->h);
+	if (count && bytes > physical_memory() / (uint64_t)count) {
+		seterr(err, "%s: %d matrices of %llu x %llu need %.1f GB, more than this machine's memory",
+		       display_name(name), count, (unsigned long long)m->h.npad,
+		       (unsigned long long)m->h.npad, (double)bytes * count / 1e9);
+		goto fail;
+	}
+	for (uint32_t bit; (bit = st_next_matrix(r));) {
+		void **slot = bit == ST_WEIGHTS ? &m->weights : bit == ST_DIST ? &m->dist : &m->pred;
+		if (!(*slot = malloc(bytes ? (size_t)bytes : 1))) {
+			seterr(err, "%s: out of memory: %llu bytes for the %s", display_name(name),
+			       (unsigned long long)bytes, matrix_name(bit));
+			goto fail;
+		}
+		if (st_read_matrix(r, *slot, err) < 0)
+			goto fail;
+	}
+	if (st_reader_close(r, err) < 0) {
+		r = NULL;
+		goto fail;
+	}
+	return 0;
+fail:
+	st_reader_free(r);
+	st_matrices_free(m);
+	return -1;
+}
+
+void st_matrices_free(st_matrices *m)
+{
+	st_header_free(&m->h);
+	free(m->weights);
+	free(m->dist);
+	free(m->pred);
+	m->weights = m->dist = m->pred = NULL;
+}
+
+int st_write_all(int fd, const st_header *h, const void *weights,
+                 const void *dist, const void *pred, int level, int threads,
+                 st_error *err)
+{
+	st_writer *w = st_writer_open(fd, h, level, threads, err);
+	if (!w)
+		return -1;
+	for (uint32_t bits = h->matrices, bit; (bit = first_bit(bits)); bits &= ~bit) {
+		const void *src = bit == ST_WEIGHTS ? weights : bit == ST_DIST ? dist : pred;
+		if (!src) {
+			seterr(err, "no data given for the %s the header announces", matrix_name(bit));
+			st_writer_abort(w);
+			return -1;
+		}
+		if (st_write_matrix(w, src, err) < 0) {
+			st_writer_abort(w);
+			return -1;
+		}
+	}
+	return st_writer_close(w, err);
+}
