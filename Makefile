@@ -22,8 +22,8 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # libarchive is optional: only mtx2bin's archive support needs it.
-HAVE_LIBARCHIVE := $(shell printf '\#include <archive.h>\nint main(void){return 0;}\n' | \
-	$(CC) -x c - -larchive -o /dev/null 2>/dev/null && echo 1)
+HAVE_LIBARCHIVE := $(shell echo 'int main(void){return 0;}' | \
+	$(CC) -include archive.h -x c - -larchive -o /dev/null 2>/dev/null && echo 1)
 ifeq ($(HAVE_LIBARCHIVE),1)
 ARCHIVE_CPPFLAGS = -DHAVE_LIBARCHIVE
 ARCHIVE_LIBS = -larchive

@@ -1,0 +1,545 @@
+/* mtx2bin - import a graph (Matrix Market, DIMACS .gr, edge list; plain,
+ * gzip or inside an archive) as a binary matrix stream.
+ *
+ * The parsers are in lib/graphio.c; this file unwraps containers: gzip with
+ * zlib, archives (and every compression) with libarchive when built with it
+ * (HAVE_LIBARCHIVE).  An archive is read into memory (it is compressed, and
+ * smaller than the matrix it becomes) so that its members can be listed
+ * before the chosen one is parsed, whatever their order. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <zlib.h>
+#ifdef HAVE_LIBARCHIVE
+#include <archive.h>
+#include <archive_entry.h>
+#endif
+
+#include "graphio.h"
+#include "stream.h"
+#include "tool.h"
+
+#define HEAD_BYTES 65536
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: mtx2bin [OPTION]... [FILE]\n"
+	        "Import a graph as a binary matrix stream of edge weights.\n"
+	        "FILE is Matrix Market (.mtx), DIMACS shortest-path (.gr) or an edge list,\n"
+	        "plain, gzip-compressed or in an archive (.tar.gz, .zip, ...); none or '-'\n"
+	        "reads standard input.\n\n"
+	        "  -F, --format FMT      mtx, dimacs or edges (default: detected)\n"
+	        "  -w, --weights POLICY  value (default), abs or unit (pattern data: unit)\n"
+	        "  -t, --type TYPE       int32 or float32 (default: int32 for integer and\n"
+	        "                        pattern data, float32 for real data)\n"
+	        "      --undirected      mirror every entry (i,j) to (j,i)\n"
+	        "      --directed        store only the entries the file lists\n"
+	        "  -B, --pad B           pad the matrix to a multiple of B vertices\n"
+	        "      --base 0|1        edge lists: the number of the first vertex (default 0)\n"
+	        "      --member NAME     the archive member to read (default: NAME/NAME.mtx,\n"
+	        "                        NAME being the archive's base name)\n"
+	        "      --check           parse only: print the summary line, write nothing\n");
+	tool_common_help(f, 1);
+	fprintf(f, "\nExit status: 0 ok, 2 usage, input or I/O error.\n"
+	           "See mtx2bin(1) for the formats and the policies.\n");
+}
+
+/* ---- input: a first chunk already read, then the rest of fd ---- */
+
+typedef struct input {
+	int fd;
+	const char *path;    /* for messages */
+	unsigned char *head; /* bytes read to recognize the container */
+	size_t nhead, pos;
+	int eof;
+} input;
+
+static ssize_t read_fd(int fd, void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t r = read(fd, buf, len);
+		if (r >= 0 || errno != EINTR)
+			return r;
+	}
+}
+
+static ssize_t input_read(input *in, void *buf, size_t len, st_error *err)
+{
+	if (in->pos < in->nhead) {
+		size_t n = in->nhead - in->pos < len ? in->nhead - in->pos : len;
+		memcpy(buf, in->head + in->pos, n);
+		in->pos += n;
+		return (ssize_t)n;
+	}
+	if (in->eof)
+		return 0;
+	ssize_t r = read_fd(in->fd, buf, len);
+	if (r < 0)
+		snprintf(err->msg, sizeof err->msg, "%s: read error: %s", in->path, strerror(errno));
+	if (r == 0)
+		in->eof = 1;
+	return r;
+}
+
+static ssize_t read_plain(void *ctx, void *buf, size_t len, st_error *err)
+{
+	return input_read(ctx, buf, len, err);
+}
+
+static void input_peek(input *in)
+{
+	in->head = malloc(HEAD_BYTES);
+	if (!in->head)
+		tool_die("out of memory");
+	while (in->nhead < HEAD_BYTES) {
+		ssize_t r = read_fd(in->fd, in->head + in->nhead, HEAD_BYTES - in->nhead);
+		if (r < 0)
+			tool_die("%s: read error:", in->path);
+		if (r == 0) {
+			in->eof = 1;
+			break;
+		}
+		in->nhead += (size_t)r;
+	}
+}
+
+enum container { C_PLAIN, C_GZIP, C_TAR, C_OTHER };
+
+static enum container sniff(const unsigned char *h, size_t n)
+{
+	if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+		return C_GZIP;
+	if (n >= 262 && memcmp(h + 257, "ustar", 5) == 0)
+		return C_TAR;
+	if ((n >= 4 && !memcmp(h, "PK\3\4", 4)) || (n >= 4 && !memcmp(h, "PK\5\6", 4)) ||
+	    (n >= 3 && !memcmp(h, "BZh", 3)) || (n >= 6 && !memcmp(h, "\xfd" "7zXZ\0", 6)) ||
+	    (n >= 4 && !memcmp(h, "\x28\xb5\x2f\xfd", 4)) || (n >= 6 && !memcmp(h, "7z\xbc\xaf\x27\x1c", 6)))
+		return C_OTHER;
+	return C_PLAIN;
+}
+
+/* ---- gzip through zlib (concatenated members too) ---- */
+
+typedef struct gz {
+	input *in;
+	z_stream z;
+	unsigned char ibuf[1 << 16];
+	int done, checked;
+} gz;
+
+static ssize_t read_gzip(void *ctx, void *buf, size_t len, st_error *err)
+{
+	gz *g = ctx;
+	g->z.next_out = buf;
+	g->z.avail_out = (uInt)(len > (1u << 30) ? 1u << 30 : len);
+	while (g->z.avail_out > 0 && !g->done) {
+		if (g->z.avail_in == 0) {
+			ssize_t r = input_read(g->in, g->ibuf, sizeof g->ibuf, err);
+			if (r < 0)
+				return -1;
+			if (r == 0) {
+				if (g->z.total_in == 0 && g->z.total_out == 0) {
+					g->done = 1; /* only whole members before: the end */
+					break;
+				}
+				snprintf(err->msg, sizeof err->msg, "%s: truncated gzip data", g->in->path);
+				return -1;
+			}
+			g->z.next_in = g->ibuf;
+			g->z.avail_in = (uInt)r;
+		}
+		int rc = inflate(&g->z, Z_NO_FLUSH);
+		if (rc == Z_STREAM_END) {
+			inflateReset(&g->z); /* total_in/out back to 0: a next member may follow */
+		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+			snprintf(err->msg, sizeof err->msg, "%s: bad gzip data: %s", g->in->path,
+			         g->z.msg ? g->z.msg : "inflate failed");
+			return -1;
+		}
+	}
+	size_t n = len - g->z.avail_out;
+	if (!g->checked && n >= 262) {
+		g->checked = 1;
+		if (memcmp((char *)buf + 257, "ustar", 5) == 0) {
+			snprintf(err->msg, sizeof err->msg, "%s: a tar archive: archives are "
+			         "unsupported in this build of mtx2bin (built without libarchive)",
+			         g->in->path);
+			return -1;
+		}
+	}
+	return (ssize_t)n;
+}
+
+static int read_graph_gzip(input *in, const char *name, const gio_opts *o, gio_graph *g,
+                           st_error *err)
+{
+	gz *z = calloc(1, sizeof *z);
+	if (!z)
+		tool_die("out of memory");
+	z->in = in;
+	if (inflateInit2(&z->z, 15 + 16) != Z_OK)
+		tool_die("zlib: inflateInit2 failed");
+	/* The name without ".gz", so that "x.mtx.gz" is detected as Matrix Market. */
+	int rc = gio_read(name, read_gzip, z, o, g, err);
+	inflateEnd(&z->z);
+	free(z);
+	return rc;
+}
+
+/* ---- archives through libarchive ---- */
+
+/* "dir/nos4.tar.gz" -> "nos4" */
+static char *base_name(const char *path)
+{
+	static const char *const ext[] = {".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz",
+	                                  ".txz", ".tar.zst", ".tar", ".zip", ".7z",
+	                                  ".mtx.gz", ".mtx", ".gr.gz", ".gr", ".gz"};
+	const char *b = strrchr(path, '/');
+	char *s = strdup(b ? b + 1 : path);
+	if (!s)
+		tool_die("out of memory");
+	size_t n = strlen(s);
+	for (size_t k = 0; k < sizeof ext / sizeof *ext; k++) {
+		size_t e = strlen(ext[k]);
+		if (n > e && strcasecmp(s + n - e, ext[k]) == 0) {
+			s[n - e] = '\0';
+			break;
+		}
+	}
+	return s;
+}
+
+#ifdef HAVE_LIBARCHIVE
+typedef struct arc {
+	struct archive *a;
+	const char *path;
+} arc;
+
+static ssize_t read_member(void *ctx, void *buf, size_t len, st_error *err)
+{
+	arc *r = ctx;
+	la_ssize_t n = archive_read_data(r->a, buf, len);
+	if (n < 0)
+		snprintf(err->msg, sizeof err->msg, "%s: %s", r->path, archive_error_string(r->a));
+	return n;
+}
+
+static struct archive *arc_open(const void *data, size_t len, const char *path)
+{
+	struct archive *a = archive_read_new();
+	if (!a)
+		tool_die("out of memory");
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open_memory(a, data, len) != ARCHIVE_OK)
+		tool_die("%s: %s", path, archive_error_string(a));
+	return a;
+}
+
+static const char *strip_dot(const char *s)
+{
+	while (s[0] == '.' && s[1] == '/')
+		s += 2;
+	return s;
+}
+
+static int ends_with(const char *s, const char *e)
+{
+	size_t n = strlen(s), k = strlen(e);
+	return n >= k && strcmp(s + n - k, e) == 0;
+}
+
+/* Is path "D/D.mtx", the primary file of a SuiteSparse folder? */
+static int primary(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || !ends_with(path, ".mtx"))
+		return 0;
+	const char *dir = slash;
+	while (dir > path && dir[-1] != '/')
+		dir--;
+	size_t d = (size_t)(slash - dir);
+	return strlen(slash + 1) == d + 4 && strncmp(dir, slash + 1, d) == 0;
+}
+
+/* Is path "D/D_something.mtx", an extra matrix (b, x, aux) of a folder? */
+static int auxiliary(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return 0;
+	const char *dir = slash;
+	while (dir > path && dir[-1] != '/')
+		dir--;
+	size_t d = (size_t)(slash - dir);
+	return strncmp(dir, slash + 1, d) == 0 && slash[1 + d] == '_';
+}
+
+/* Read the whole input and pick the member; parse it into g. */
+static int read_graph_archive(input *in, const char *member, const gio_opts *o, gio_graph *g,
+                              char **label, st_error *err)
+{
+	size_t len = in->nhead, cap = in->nhead * 2 + HEAD_BYTES;
+	unsigned char *data = malloc(cap);
+	if (!data)
+		tool_die("out of memory");
+	memcpy(data, in->head, in->nhead);
+	while (!in->eof) {
+		if (len == cap) {
+			cap *= 2;
+			unsigned char *d = realloc(data, cap);
+			if (!d)
+				tool_die("%s: out of memory reading the archive", in->path);
+			data = d;
+		}
+		ssize_t r = read_fd(in->fd, data + len, cap - len);
+		if (r < 0)
+			tool_die("%s: read error:", in->path);
+		if (r == 0)
+			in->eof = 1;
+		len += (size_t)r;
+	}
+
+	/* Pass 1: list the regular members and choose one. */
+	struct archive *a = arc_open(data, len, in->path);
+	struct archive_entry *e;
+	char *stem = base_name(in->path), *want = NULL, *list = NULL;
+	size_t nlist = 0;
+	int raw = 0, nprimary = 0, nplain = 0, r;
+	char *first_primary = NULL, *first_plain = NULL, *exact = NULL;
+	char named[4096];
+	snprintf(named, sizeof named, "%s/%s.mtx", stem, stem);
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		if (archive_format(a) == ARCHIVE_FORMAT_RAW) {
+			raw = 1;
+			break;
+		}
+		if (archive_entry_filetype(e) != AE_IFREG)
+			continue;
+		const char *p = strip_dot(archive_entry_pathname(e));
+		size_t pl = strlen(p);
+		char *nl = realloc(list, nlist + pl + 3);
+		if (!nl)
+			tool_die("out of memory");
+		list = nl;
+		nlist += (size_t)sprintf(list + nlist, "%s%s", nlist ? ", " : "", p);
+		if (member ? strcmp(p, strip_dot(member)) == 0 : strcmp(p, named) == 0)
+			exact = exact ? exact : strdup(p);
+		if (primary(p) && !nprimary++)
+			first_primary = strdup(p);
+		if ((ends_with(p, ".mtx") || ends_with(p, ".mtx.gz")) && !auxiliary(p) && !nplain++)
+			first_plain = strdup(p);
+	}
+	if (r != ARCHIVE_OK && r != ARCHIVE_EOF)
+		tool_die("%s: %s", in->path, archive_error_string(a));
+	archive_read_free(a);
+
+	if (raw) {
+		want = NULL; /* the single stream of a compressed file */
+	} else if (exact) {
+		want = exact;
+	} else if (member) {
+		tool_die("%s: no member '%s' (members: %s)", in->path, member, list ? list : "none");
+	} else if (nprimary == 1) {
+		want = first_primary;
+	} else if (nprimary == 0 && nplain == 1) {
+		want = first_plain;
+	} else {
+		tool_die("%s: cannot choose among the members (%s): name one with --member",
+		         in->path, list ? list : "none");
+	}
+
+	/* Pass 2: parse the chosen member. */
+	a = arc_open(data, len, in->path);
+	int rc = -1;
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *p = strip_dot(archive_entry_pathname(e));
+		if (!raw && (archive_entry_filetype(e) != AE_IFREG || strcmp(p, want) != 0))
+			continue;
+		arc ctx = {a, in->path};
+		char *name = NULL;
+		if (raw) {
+			/* x.mtx.gz: detect from "x.mtx" */
+			name = strdup(in->path);
+			if (name && ends_with(name, ".gz"))
+				name[strlen(name) - 3] = '\0';
+		} else if (asprintf(&name, "%s:%s", in->path, p) < 0) {
+			name = NULL;
+		}
+		if (!name)
+			tool_die("out of memory");
+		rc = gio_read(name, read_member, &ctx, o, g, err);
+		if (!raw) {
+			free(*label);
+			*label = base_name(p);
+		}
+		free(name);
+		break;
+	}
+	if (r != ARCHIVE_OK && r != ARCHIVE_EOF)
+		tool_die("%s: %s", in->path, archive_error_string(a));
+	archive_read_free(a);
+	free(data);
+	free(stem);
+	free(list);
+	free(first_primary);
+	free(first_plain);
+	free(exact);
+	return rc;
+}
+#endif
+
+/* ---- main ---- */
+
+enum { OPT_UNDIRECTED = 0x100, OPT_DIRECTED, OPT_BASE, OPT_MEMBER, OPT_CHECK };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		{"format", required_argument, 0, 'F'},
+		{"weights", required_argument, 0, 'w'},
+		{"type", required_argument, 0, 't'},
+		{"pad", required_argument, 0, 'B'},
+		{"undirected", no_argument, 0, OPT_UNDIRECTED},
+		{"directed", no_argument, 0, OPT_DIRECTED},
+		{"base", required_argument, 0, OPT_BASE},
+		{"member", required_argument, 0, OPT_MEMBER},
+		{"check", no_argument, 0, OPT_CHECK},
+		{0, 0, 0, 0},
+	};
+	gio_opts o;
+	const char *member = NULL;
+	int check = 0, c;
+
+	tool_init("mtx2bin", argc, argv);
+	gio_opts_init(&o);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "F:w:t:B:", longopts, NULL)) != -1) {
+		if (tool_common_option(c, optarg, usage))
+			continue;
+		switch (c) {
+		case 'F':
+			o.format = gio_format_parse(optarg);
+			if (o.format < 0)
+				tool_usage_error("-F: unknown format '%s' (mtx, dimacs or edges)", optarg);
+			break;
+		case 'w':
+			if (!strcmp(optarg, "value"))
+				o.weights = GIO_VALUE;
+			else if (!strcmp(optarg, "abs"))
+				o.weights = GIO_ABS;
+			else if (!strcmp(optarg, "unit"))
+				o.weights = GIO_UNIT;
+			else
+				tool_usage_error("-w: unknown weight policy '%s' (value, abs or unit)", optarg);
+			break;
+		case 't':
+			if (!strcmp(optarg, "int32"))
+				o.type = ST_INT32;
+			else if (!strcmp(optarg, "float32"))
+				o.type = ST_FLOAT32;
+			else
+				tool_usage_error("-t: unknown type '%s' (int32 or float32)", optarg);
+			break;
+		case 'B':
+			o.pad = (uint64_t)tool_parse_ll("-B", optarg, 1, 1 << 20);
+			break;
+		case OPT_UNDIRECTED:
+			o.symmetry = GIO_UNDIRECTED;
+			break;
+		case OPT_DIRECTED:
+			o.symmetry = GIO_DIRECTED;
+			break;
+		case OPT_BASE:
+			o.base = (int)tool_parse_ll("--base", optarg, 0, 1);
+			break;
+		case OPT_MEMBER:
+			member = optarg;
+			break;
+		case OPT_CHECK:
+			check = 1;
+			break;
+		default:
+			tool_usage_error("unknown option");
+		}
+	}
+	if (argc - optind > 1)
+		tool_usage_error("one input file at most");
+	const char *path = optind < argc ? argv[optind] : NULL;
+	int out = -1;
+	if (!check)
+		out = tool_output_open(1); /* refuse a terminal before reading anything */
+
+	input in = {.fd = tool_open_input(path), .path = path && strcmp(path, "-") ? path : "-"};
+	char *label = base_name(in.path);
+	gio_graph g;
+	st_error err = {{0}};
+	int rc;
+	input_peek(&in);
+	switch (sniff(in.head, in.nhead)) {
+	case C_PLAIN:
+		rc = gio_read(in.path, read_plain, &in, &o, &g, &err);
+		break;
+#ifdef HAVE_LIBARCHIVE
+	default:
+		rc = read_graph_archive(&in, member, &o, &g, &label, &err);
+		break;
+#else
+	case C_GZIP: {
+		char *name = strdup(in.path);
+		if (!name)
+			tool_die("out of memory");
+		if (strlen(name) > 3 && !strcmp(name + strlen(name) - 3, ".gz"))
+			name[strlen(name) - 3] = '\0';
+		rc = read_graph_gzip(&in, name, &o, &g, &err);
+		free(name);
+		break;
+	}
+	default:
+		tool_die("%s: an archive or compressed file other than gzip: archives are "
+		         "unsupported in this build of mtx2bin (built without libarchive)", in.path);
+#endif
+	}
+	(void)read_graph_gzip;
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s\n", tool_name(), err.msg);
+		exit(EXIT_TROUBLE);
+	}
+
+	char summary[512];
+	snprintf(summary, sizeof summary, "%s: %llu vertices, %llu entries, %llu edges, %s, %s, %s%s",
+	         label, (unsigned long long)g.n, (unsigned long long)g.entries,
+	         (unsigned long long)g.edges, g.kind, g.type == ST_INT32 ? "int32" : "float32",
+	         g.flags & ST_DIRECTED ? "directed" : "undirected",
+	         g.flags & ST_NEGATIVE ? ", negative weights" : "");
+	if (check) {
+		printf("%s\n", summary);
+	} else {
+		tool_info("%s", summary);
+		if ((g.flags & (ST_DIRECTED | ST_NEGATIVE)) == ST_NEGATIVE && g.edges > 0)
+			tool_warn("%s: warning: an undirected graph with negative weights: each "
+			          "negative edge is a negative cycle (see --weights abs or unit)", label);
+		st_header h;
+		st_header_init(&h, g.n, o.pad, g.type);
+		if (h.npad != g.npad)
+			tool_die("internal error: padded size %llu, stream says %llu",
+			         (unsigned long long)g.npad, (unsigned long long)h.npad);
+		h.matrices = ST_WEIGHTS;
+		h.flags = g.flags;
+		tool_add_provenance(&h);
+		if (st_write_all(out, &h, g.w, NULL, NULL, tool_opts.level, tool_threads(), &err) != 0)
+			tool_die_st("write", &err);
+		st_header_free(&h);
+		tool_output_commit();
+	}
+	gio_graph_free(&g);
+	free(label);
+	free(in.head);
+	if (in.fd > 2)
+		close(in.fd);
+	return EXIT_OK;
+}
