@@ -1,0 +1,150 @@
+// fw_bench.cu - time the GPU engine alone, without streams or tools.
+//
+//   fw-kernel-bench -n 20000 -B 128 [-p] [-t float32] [-r REPS] [--check]
+//
+// Builds a random graph on the host (each ordered pair an edge with
+// probability -d percent, weights uniform in 1..100), runs fwg_solve REPS
+// times and prints kernel time (CUDA events, all phases of all rounds), n^3
+// relaxations per second and the share of the 16.6e12/s add-min ceiling the
+// H100 measured.  --check compares with a plain Floyd-Warshall on the host
+// (small n only) and walks every predecessor chain.
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+#include <algorithm>
+
+#include "fw_gpu.h"
+#include "stream.h"
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+template <typename T> static T inf_of();
+template <> int inf_of<int>() { return ST_INF_I32; }
+template <> float inf_of<float>() { return INFINITY; }
+
+template <typename T>
+static void make_graph(std::vector<T> &w, int n, double density, uint64_t seed)
+{
+	w.resize((size_t)n * n);
+#pragma omp parallel for schedule(static)
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			uint64_t r = mix(seed ^ mix(((uint64_t)i << 32) | (uint32_t)j));
+			bool edge = (r >> 11) * (1.0 / 9007199254740992.0) < density / 100.0;
+			w[(size_t)i * n + j] = i == j ? (T)0 : edge ? (T)(1 + (r & 0xffff) % 100) : inf_of<T>();
+		}
+}
+
+template <typename T>
+static int check(const std::vector<T> &w, const std::vector<T> &got, const std::vector<int32_t> &pred,
+                 int n, bool paths)
+{
+	std::vector<T> d(w);
+	for (int k = 0; k < n; k++)
+#pragma omp parallel for schedule(static)
+		for (int i = 0; i < n; i++) {
+			T a = d[(size_t)i * n + k];
+			if (a == inf_of<T>())
+				continue;
+			for (int j = 0; j < n; j++) {
+				T b = d[(size_t)k * n + j];
+				if (b != inf_of<T>() && a + b < d[(size_t)i * n + j])
+					d[(size_t)i * n + j] = a + b;
+			}
+		}
+	long bad = 0, badp = 0;
+	for (size_t e = 0; e < d.size(); e++)
+		if (d[e] != got[e] && !(sizeof(T) == 4 && (T)0.5 != 0 && fabs((double)d[e] - got[e]) < 1e-3))
+			bad++;
+	if (paths)
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++) {
+				if (got[(size_t)i * n + j] == inf_of<T>() || i == j) {
+					badp += pred[(size_t)i * n + j] != -1;
+					continue;
+				}
+				double len = 0;
+				int v = j, steps = 0;
+				while (v != i && steps++ <= n) {
+					int u = pred[(size_t)i * n + v];
+					if (u < 0 || u >= n || w[(size_t)u * n + v] == inf_of<T>())
+						break;
+					len += w[(size_t)u * n + v];
+					v = u;
+				}
+				if (v != i || fabs(len - (double)got[(size_t)i * n + j]) > 1e-3 * (1 + fabs(len)))
+					badp++;
+			}
+	printf("check: %ld wrong distances, %ld bad predecessor chains\n", bad, badp);
+	return bad || badp;
+}
+
+template <typename T>
+static int run(int n, int B, bool paths, int reps, double density, bool do_check)
+{
+	std::vector<T> w;
+	make_graph(w, n, density, 42);
+	std::vector<T> d((size_t)n * n);
+	std::vector<int32_t> p(paths ? (size_t)n * n : 1);
+	struct fwg_opts o = {0, B, sizeof(T) == 4 && (T)0.5 != 0 ? ST_FLOAT32 : ST_INT32, paths};
+	struct fwg_timing t;
+	char err[512];
+	std::vector<double> ms;
+	for (int r = 0; r < reps + 1; r++) {
+		d = w;
+		if (fwg_solve(&o, n, d.data(), paths ? p.data() : nullptr, &t, err, sizeof err) < 0) {
+			fprintf(stderr, "fw-kernel-bench: %s\n", err);
+			return 2;
+		}
+		if (r > 0 || reps == 0)
+			ms.push_back(t.kernel_ms);
+	}
+	std::sort(ms.begin(), ms.end());
+	double med = ms[ms.size() / 2], rate = (double)n * n * n / (med * 1e-3);
+	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %zu runs, min %.2f ms)\n", n, B,
+	       o.type == ST_INT32 ? "int32" : "float32", paths ? "paths" : "dist",
+	       t.packed ? "packed" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
+	       ms.size(), ms[0]);
+	return do_check ? check(w, d, p, n, paths) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int n = 4096, B = 128, reps = 3;
+	bool paths = false, is_float = false, do_check = false;
+	double density = 15;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc) n = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-B") && i + 1 < argc) B = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-r") && i + 1 < argc) reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-d") && i + 1 < argc) density = atof(argv[++i]);
+		else if (!strcmp(argv[i], "-p")) paths = true;
+		else if (!strcmp(argv[i], "-t") && i + 1 < argc) is_float = !strcmp(argv[++i], "float32");
+		else if (!strcmp(argv[i], "--check")) do_check = true;
+		else if (!strcmp(argv[i], "--header")) {
+			printf("%-8s %-4s %-8s %-6s %-7s %10s %12s %8s\n", "n", "B", "type", "mode", "form",
+			       "kernel_ms", "relax/s", "ceiling");
+			return 0;
+		} else {
+			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-t int32|float32] "
+			                "[-d DENSITY] [-r REPS] [--check] | --header\n");
+			return 2;
+		}
+	}
+	char err[256];
+	if (fwg_init(0, err, sizeof err) < 0) {
+		fprintf(stderr, "fw-kernel-bench: %s\n", err);
+		return 2;
+	}
+	return is_float ? run<float>(n, B, paths, reps, density, do_check)
+	                : run<int>(n, B, paths, reps, density, do_check);
+}

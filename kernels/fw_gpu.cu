@@ -1,0 +1,613 @@
+// fw_gpu.cu - blocked Floyd-Warshall kernels (Venkataraman, Sahni,
+// Mukhopadhyaya 2003) and the device-side driver behind fw_gpu.h.
+//
+// Round T of npad/B rounds:
+//   phase 1  one CTA runs Floyd-Warshall inside the pivot block (T,T);
+//   phase 2  one CTA per block of pivot row T and pivot column T, each from
+//            the finished pivot block; they also write the two panels phase 3
+//            reads: the pivot column transposed (colT[k][i] = d[i][T*B+k]) and
+//            the pivot row (rowP[k][j] = d[T*B+k][j]), both B x npad;
+//   phase 3  one CTA per remaining block (I,J): d = min(d, colT + rowP) over
+//            the B values of k.  Almost all the work; each thread keeps an
+//            R x R register tile, operands come through shared memory in
+//            16-byte loads, k-chunks are double-buffered with cp.async.
+//
+// Predecessors.  Phase 3 of a round changes d[i][j] to min_k(d[i][k]+d[k][j])
+// and the predecessor to pred[T*B+k*][j] for the first k* reaching a strictly
+// smaller value.  For int32 this is found with no extra instruction by
+// packing: colT holds d<<8, rowP holds (d<<8)|(k+1), the tile holds d<<8, so
+// one add-min per relaxation keeps both the distance and (in the low byte)
+// the winning k; ties keep the old value.  That needs every finite distance
+// below 2^22 (checked on the host); otherwise, and for float32, the kernel
+// tracks k explicitly.
+#include <cuda_runtime.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "fw_gpu.h"
+#include "stream.h"
+
+namespace {
+
+constexpr int INF_PACKED = (1 << 22) - 1; // INF while int32 paths are packed
+
+struct Err {
+	char *buf;
+	size_t len;
+};
+
+int fail(Err e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (e.buf && e.len)
+		vsnprintf(e.buf, e.len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#define CUDA_TRY(call)                                                        \
+	do {                                                                      \
+		cudaError_t rc_ = (call);                                             \
+		if (rc_ != cudaSuccess)                                               \
+			return fail(e, "%s: %s (%s:%d)", #call, cudaGetErrorString(rc_), \
+			            __FILE__, __LINE__);                                  \
+	} while (0)
+
+// ---- element traits -------------------------------------------------------
+
+template <typename T> struct Elem;
+template <> struct Elem<int> {
+	static __device__ __forceinline__ int relax(int a, int b, int c)
+	{
+		return __viaddmin_s32(a, b, c); // one VIADDMNMX on sm_90
+	}
+};
+template <> struct Elem<float> {
+	static __device__ __forceinline__ float relax(float a, float b, float c)
+	{
+		return fminf(a + b, c);
+	}
+};
+
+// ---- phase 1: the pivot block ---------------------------------------------
+
+// Threads own elements e = tid + m*threads of the B x B block.  Row k and
+// column k do not change during step k (d[k][k] = 0), so one barrier per k
+// suffices and updates go straight to shared memory.
+template <int B> __host__ __device__ constexpr int small_threads() { return B * B < 1024 ? B * B : 1024; }
+
+template <typename T, int B, bool PATHS>
+__global__ void __launch_bounds__(small_threads<B>())
+phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round)
+{
+	constexpr int LD = B + 1, threads = small_threads<B>();
+	extern __shared__ __align__(16) unsigned char smem[];
+	T *sd = (T *)smem;
+	int32_t *sp = (int32_t *)(sd + B * LD);
+	const int tid = threadIdx.x;
+	const size_t base = (size_t)round * B * npad + (size_t)round * B;
+
+	for (int e = tid; e < B * B; e += threads) {
+		int i = e / B, j = e % B;
+		sd[i * LD + j] = d[base + (size_t)i * npad + j];
+		if (PATHS)
+			sp[i * LD + j] = p[base + (size_t)i * npad + j];
+	}
+	__syncthreads();
+	for (int k = 0; k < B; k++) {
+		for (int e = tid; e < B * B; e += threads) {
+			int i = e / B, j = e % B;
+			T s = sd[i * LD + k] + sd[k * LD + j];
+			if (s < sd[i * LD + j]) {
+				sd[i * LD + j] = s;
+				if (PATHS)
+					sp[i * LD + j] = sp[k * LD + j];
+			}
+		}
+		__syncthreads();
+	}
+	for (int e = tid; e < B * B; e += threads) {
+		int i = e / B, j = e % B;
+		d[base + (size_t)i * npad + j] = sd[i * LD + j];
+		if (PATHS)
+			p[base + (size_t)i * npad + j] = sp[i * LD + j];
+	}
+}
+
+// ---- phase 2: pivot row and pivot column ------------------------------------
+
+// CTA b < nb updates block (T,b) of the pivot row, CTA nb+b block (b,T) of
+// the pivot column.  Shared memory: the pivot block, the current block and a
+// predecessor block (the current one for a row block, the pivot's for a
+// column block).  Then the panels for phase 3 are written.
+template <typename T, int B, bool PATHS, bool PACKED>
+__global__ void __launch_bounds__(small_threads<B>())
+phase2(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
+                       T *__restrict__ colT, T *__restrict__ rowP)
+{
+	constexpr int LD = B + 1, threads = small_threads<B>(), ELEMS = B * B / threads;
+	extern __shared__ __align__(16) unsigned char smem[];
+	T *piv = (T *)smem;
+	T *cur = piv + B * LD;
+	int32_t *sp = (int32_t *)(cur + B * LD);
+	const int nb = npad / B;
+	const bool is_row = blockIdx.x < (unsigned)nb;
+	const int other = is_row ? blockIdx.x : blockIdx.x - nb;
+	if (other == round)
+		return;
+	const int tid = threadIdx.x;
+	const size_t pbase = (size_t)round * B * npad + (size_t)round * B;
+	const size_t cbase = is_row ? (size_t)round * B * npad + (size_t)other * B
+	                            : (size_t)other * B * npad + (size_t)round * B;
+
+	for (int e = tid; e < B * B; e += threads) {
+		int i = e / B, j = e % B;
+		piv[i * LD + j] = d[pbase + (size_t)i * npad + j];
+		cur[i * LD + j] = d[cbase + (size_t)i * npad + j];
+		if (PATHS)
+			sp[i * LD + j] = p[(is_row ? cbase : pbase) + (size_t)i * npad + j];
+	}
+	// A column block keeps its own predecessors in registers (sp holds the
+	// pivot's); a row block keeps them in sp (row k is read by others).
+	int32_t own[PATHS ? ELEMS : 1];
+	(void)own;
+	if (PATHS && !is_row)
+#pragma unroll
+		for (int m = 0; m < ELEMS; m++) {
+			const int e = tid + m * threads;
+			own[m] = p[cbase + (size_t)(e / B) * npad + e % B];
+		}
+	__syncthreads();
+
+	for (int k = 0; k < B; k++) {
+#pragma unroll
+		for (int m = 0; m < ELEMS; m++) {
+			const int e = tid + m * threads, i = e / B, j = e % B;
+			T s = is_row ? piv[i * LD + k] + cur[k * LD + j]
+			             : cur[i * LD + k] + piv[k * LD + j];
+			if (s < cur[i * LD + j]) {
+				cur[i * LD + j] = s;
+				if (PATHS) {
+					if (is_row)
+						sp[i * LD + j] = sp[k * LD + j];
+					else
+						own[m] = sp[k * LD + j];
+				}
+			}
+		}
+		__syncthreads();
+	}
+
+#pragma unroll
+	for (int m = 0; m < ELEMS; m++) {
+		const int e = tid + m * threads, i = e / B, j = e % B;
+		d[cbase + (size_t)i * npad + j] = cur[i * LD + j];
+		if (PATHS)
+			p[cbase + (size_t)i * npad + j] = is_row ? sp[i * LD + j] : own[m];
+	}
+	// Panels: consecutive threads write consecutive addresses.
+	for (int e = tid; e < B * B; e += threads) {
+		int a = e / B, b = e % B;
+		if (is_row) { // rowP[k=a][other*B + b]
+			T v = cur[a * LD + b];
+			if constexpr (PACKED)
+				v = (T)(((int)v << 8) | (a + 1));
+			rowP[(size_t)a * npad + (size_t)other * B + b] = v;
+		} else { // colT[k=a][other*B + i=b] = d[i][k]
+			T v = cur[b * LD + a];
+			if constexpr (PACKED)
+				v = (T)((int)v << 8);
+			colT[(size_t)a * npad + (size_t)other * B + b] = v;
+		}
+	}
+}
+
+// ---- phase 3: every other block ---------------------------------------------
+
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
+{
+	unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+	asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Thread (ty,tx) owns rows/cols g*(B/G) + t*4 + c, g < G = R/4, c < 4, so a
+// warp's 16-byte loads of one k-row are contiguous (no bank conflicts).
+template <int B, int R> __host__ __device__ constexpr int tile_threads() { return (B / R) * (B / R); }
+template <int B, int R> __host__ __device__ constexpr int tile_min_blocks()
+{
+	return tile_threads<B, R>() >= 1024 ? 1 : tile_threads<B, R>() >= 256 ? 2 : 8;
+}
+template <typename T, int B> constexpr size_t tile_smem()
+{
+	return 2 * 2 * (size_t)(B < 32 ? B : 32) * B * sizeof(T);
+}
+
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
+phase3(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
+       const T *__restrict__ colT, const T *__restrict__ rowP)
+{
+	constexpr int TX = B / R, THREADS = TX * TX, G = R / 4, GS = B / G;
+	constexpr int KC = B < 32 ? B : 32, NCH = B / KC;
+	constexpr bool TRACK = PATHS && !PACKED;
+	const int I = blockIdx.y, J = blockIdx.x;
+	if (I == round || J == round)
+		return;
+	extern __shared__ __align__(16) unsigned char smem[];
+	T(*sa)[KC][B] = (T(*)[KC][B])smem;
+	T(*sb)[KC][B] = (T(*)[KC][B])(smem + 2 * KC * B * sizeof(T));
+	const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+	const T *ga = colT + (size_t)I * B;
+	const T *gb = rowP + (size_t)J * B;
+
+	auto load = [&](int chunk, int buf) {
+		for (int v = tid; v < KC * B / 4; v += THREADS) {
+			int kk = v / (B / 4), c4 = (v % (B / 4)) * 4;
+			size_t g = (size_t)(chunk * KC + kk) * npad + c4;
+			cp_async16(&sa[buf][kk][c4], ga + g);
+			cp_async16(&sb[buf][kk][c4], gb + g);
+		}
+		cp_async_commit();
+	};
+	load(0, 0);
+
+	T c[R][R];
+	int kbest[TRACK ? R : 1][TRACK ? R : 1];
+	T *dtile = d + (size_t)I * B * npad + (size_t)J * B;
+#pragma unroll
+	for (int r = 0; r < R; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < G; g++) {
+			const T *src = dtile + (size_t)row * npad + g * GS + tx * 4;
+			if (sizeof(T) == 4) {
+				int4 v = *(const int4 *)src;
+				T *cv = (T *)&v;
+#pragma unroll
+				for (int q = 0; q < 4; q++) {
+					if constexpr (PACKED)
+						c[r][g * 4 + q] = (T)((int)cv[q] << 8);
+					else
+						c[r][g * 4 + q] = cv[q];
+					if (TRACK)
+						kbest[r][g * 4 + q] = -1;
+				}
+			}
+		}
+	}
+
+	for (int ch = 0; ch < NCH; ch++) {
+		if (ch + 1 < NCH) {
+			load(ch + 1, (ch + 1) & 1);
+			cp_async_wait<1>();
+		} else {
+			cp_async_wait<0>();
+		}
+		__syncthreads();
+		const int buf = ch & 1;
+#pragma unroll 2
+		for (int kk = 0; kk < KC; kk++) {
+			T a[R], b[R];
+#pragma unroll
+			for (int g = 0; g < G; g++) {
+				*(int4 *)&a[g * 4] = *(const int4 *)&sa[buf][kk][g * GS + ty * 4];
+				*(int4 *)&b[g * 4] = *(const int4 *)&sb[buf][kk][g * GS + tx * 4];
+			}
+#pragma unroll
+			for (int r = 0; r < R; r++)
+#pragma unroll
+				for (int q = 0; q < R; q++) {
+					if (TRACK) {
+						T s = a[r] + b[q];
+						if (s < c[r][q]) {
+							c[r][q] = s;
+							kbest[r][q] = ch * KC + kk;
+						}
+					} else {
+						c[r][q] = Elem<T>::relax(a[r], b[q], c[r][q]);
+					}
+				}
+		}
+		__syncthreads();
+	}
+
+	const int32_t *ppanel = p + (size_t)round * B * npad + (size_t)J * B;
+	int32_t *ptile = p + (size_t)I * B * npad + (size_t)J * B;
+#pragma unroll
+	for (int r = 0; r < R; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < G; g++) {
+			const int col = g * GS + tx * 4;
+			T out[4];
+#pragma unroll
+			for (int q = 0; q < 4; q++) {
+				T v = c[r][g * 4 + q];
+				int k = -1;
+				if constexpr (PACKED) {
+					k = ((int)v & 0xff) - 1;
+					v = (T)((int)v >> 8);
+				} else if (TRACK) {
+					k = kbest[r][g * 4 + q];
+				}
+				if (PATHS && k >= 0)
+					ptile[(size_t)row * npad + col + q] = ppanel[(size_t)k * npad + col + q];
+				out[q] = v;
+			}
+			*(int4 *)(dtile + (size_t)row * npad + col) = *(int4 *)out;
+		}
+	}
+}
+
+// ---- set-up and finishing ----------------------------------------------------
+
+// Padding rows and columns: isolated vertices.  Predecessors start as i for
+// every finite off-diagonal entry.  With packed paths INF becomes INF_PACKED.
+template <typename T>
+__global__ void prepare(T *d, int32_t *p, int n, int npad, T inf, T inf_dev)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= (size_t)npad * npad)
+		return;
+	int i = (int)(e / npad), j = (int)(e % npad);
+	T v;
+	if (i >= n || j >= n)
+		v = i == j ? (T)0 : inf_dev;
+	else {
+		v = d[e];
+		if (v >= inf)
+			v = inf_dev;
+	}
+	d[e] = v;
+	if (p)
+		p[e] = (i != j && v < inf_dev) ? i : -1;
+}
+
+template <typename T>
+__global__ void finish(T *d, size_t count, T inf, T inf_dev)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count && d[e] >= inf_dev)
+		d[e] = inf;
+}
+
+int smem_limit(int device)
+{
+	int v = 0;
+	cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+	return v;
+}
+
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+int run_rounds(Err e, int device, T *d, int32_t *p, int npad, T *colT, T *rowP,
+               cudaStream_t s)
+{
+	const int nb = npad / B;
+	const int t1 = B * B < 1024 ? B * B : 1024;
+	const size_t s1 = (size_t)B * (B + 1) * (sizeof(T) + (PATHS ? 4 : 0));
+	const size_t s2 = (size_t)B * (B + 1) * (2 * sizeof(T) + (PATHS ? 4 : 0));
+	if ((int)s2 > smem_limit(device))
+		return fail(e, "blocking factor %d needs %zu bytes of shared memory per block; "
+		               "the device allows %d", B, s2, smem_limit(device));
+	CUDA_TRY(cudaFuncSetAttribute(phase1<T, B, PATHS>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
+	CUDA_TRY(cudaFuncSetAttribute(phase2<T, B, PATHS, PACKED>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s2));
+	const dim3 g3(nb, nb);
+	const int t3 = tile_threads<B, R>();
+	const size_t s3 = tile_smem<T, B>();
+	CUDA_TRY(cudaFuncSetAttribute(phase3<T, B, R, PATHS, PACKED>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	for (int round = 0; round < nb; round++) {
+		phase1<T, B, PATHS><<<1, t1, s1, s>>>(d, p, npad, round);
+		phase2<T, B, PATHS, PACKED><<<2 * nb, t1, s2, s>>>(d, p, npad, round, colT, rowP);
+		if (nb > 1)
+			phase3<T, B, R, PATHS, PACKED><<<g3, t3, s3, s>>>(d, p, npad, round, colT, rowP);
+		CUDA_TRY(cudaGetLastError());
+	}
+	return 0;
+}
+
+template <typename T, int B>
+int dispatch_modes(Err e, int device, bool paths, bool packed, T *d, int32_t *p,
+                   int npad, T *colT, T *rowP, cudaStream_t s)
+{
+	// Register tile: 8 x 8 where the block is large enough and the kernel
+	// keeps nothing but distances; 4 x 4 when it also tracks k explicitly.
+	constexpr int RD = B >= 64 ? 8 : 4;
+	if (!paths)
+		return run_rounds<T, B, RD, false, false>(e, device, d, p, npad, colT, rowP, s);
+	if constexpr (std::is_same<T, int>::value)
+		if (packed)
+			return run_rounds<T, B, RD, true, true>(e, device, d, p, npad, colT, rowP, s);
+	return run_rounds<T, B, 4, true, false>(e, device, d, p, npad, colT, rowP, s);
+}
+
+template <typename T>
+int dispatch(Err e, int device, int B, bool paths, bool packed, T *d, int32_t *p,
+             int npad, T *colT, T *rowP, cudaStream_t s)
+{
+	switch (B) {
+	case 16: return dispatch_modes<T, 16>(e, device, paths, packed, d, p, npad, colT, rowP, s);
+	case 32: return dispatch_modes<T, 32>(e, device, paths, packed, d, p, npad, colT, rowP, s);
+	case 64: return dispatch_modes<T, 64>(e, device, paths, packed, d, p, npad, colT, rowP, s);
+	case 128: return dispatch_modes<T, 128>(e, device, paths, packed, d, p, npad, colT, rowP, s);
+	}
+	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
+}
+
+// Sum over vertices of the largest finite outgoing weight: no simple path is
+// longer, so if it is below INF_PACKED the packed form cannot overflow.
+bool packable(const int32_t *w, uint64_t n)
+{
+	int64_t bound = 0;
+#pragma omp parallel for reduction(+ : bound) schedule(static)
+	for (int64_t i = 0; i < (int64_t)n; i++) {
+		int32_t m = 0;
+		const int32_t *row = w + (size_t)i * n;
+		for (uint64_t j = 0; j < n; j++)
+			if (row[j] < ST_INF_I32 && row[j] > m)
+				m = row[j];
+		bound += m;
+	}
+	return bound < INF_PACKED;
+}
+
+struct DeviceBuffers {
+	void *d = nullptr, *colT = nullptr, *rowP = nullptr;
+	int32_t *p = nullptr;
+	cudaStream_t s = nullptr;
+	cudaEvent_t ev[4] = {};
+	~DeviceBuffers()
+	{
+		cudaFree(d);
+		cudaFree(p);
+		cudaFree(colT);
+		cudaFree(rowP);
+		for (auto x : ev)
+			if (x)
+				cudaEventDestroy(x);
+		if (s)
+			cudaStreamDestroy(s);
+	}
+};
+
+} // namespace
+
+extern "C" int fwg_init(int device, char *errbuf, size_t errlen)
+{
+	Err e{errbuf, errlen};
+	int count = 0;
+	cudaError_t rc = cudaGetDeviceCount(&count);
+	if (rc != cudaSuccess)
+		return fail(e, "no usable CUDA driver or device: %s", cudaGetErrorString(rc));
+	if (count == 0)
+		return fail(e, "no CUDA device found");
+	if (device < 0 || device >= count)
+		return fail(e, "device %d does not exist (%d device%s found)", device, count,
+		            count == 1 ? "" : "s");
+	CUDA_TRY(cudaSetDevice(device));
+	CUDA_TRY(cudaFree(0)); // creates the context
+	return 0;
+}
+
+extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths)
+{
+	uint64_t npad = (n + block - 1) / block * block;
+	return npad * npad * 4 * (paths ? 2 : 1) + 2 * (uint64_t)block * npad * 4;
+}
+
+extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32_t *pred,
+                         struct fwg_timing *t, char *errbuf, size_t errlen)
+{
+	Err e{errbuf, errlen};
+	memset(t, 0, sizeof *t);
+	const int B = o->block;
+	if (B != 16 && B != 32 && B != 64 && B != 128)
+		return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
+	if (n == 0)
+		return 0;
+	const uint64_t npad = (n + B - 1) / B * B;
+	if (npad > (uint64_t)INT32_MAX / 2)
+		return fail(e, "%llu vertices is more than this engine handles", (unsigned long long)n);
+	const bool is_int = o->type == ST_INT32;
+	const bool paths = o->paths != 0;
+	const bool packed = paths && is_int && packable((const int32_t *)dist, n);
+	t->packed = packed;
+
+	CUDA_TRY(cudaSetDevice(o->device));
+	cudaDeviceProp prop;
+	CUDA_TRY(cudaGetDeviceProperties(&prop, o->device));
+	snprintf(t->device_name, sizeof t->device_name, "%s", prop.name);
+	size_t free_b = 0, total_b = 0;
+	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+	const uint64_t need = fwg_memory_needed(n, B, paths);
+	if (need > free_b)
+		return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB are free",
+		            (unsigned long long)n, need / 1048576.0,
+		            paths ? "distances and predecessors" : "distances",
+		            free_b / 1048576.0, total_b / 1048576.0);
+
+	DeviceBuffers db;
+	const size_t mbytes = (size_t)npad * npad * 4, pbytes = (size_t)B * npad * 4;
+	CUDA_TRY(cudaStreamCreateWithFlags(&db.s, cudaStreamNonBlocking));
+	for (auto &x : db.ev)
+		CUDA_TRY(cudaEventCreate(&x));
+	CUDA_TRY(cudaMalloc(&db.d, mbytes));
+	if (paths)
+		CUDA_TRY(cudaMalloc(&db.p, mbytes));
+	CUDA_TRY(cudaMalloc(&db.colT, pbytes));
+	CUDA_TRY(cudaMalloc(&db.rowP, pbytes));
+
+	CUDA_TRY(cudaEventRecord(db.ev[0], db.s));
+	CUDA_TRY(cudaMemcpy2DAsync(db.d, npad * 4, dist, n * 4, n * 4, n,
+	                           cudaMemcpyHostToDevice, db.s));
+	const size_t count = (size_t)npad * npad;
+	const unsigned grid = (unsigned)((count + 255) / 256);
+	if (is_int)
+		prepare<int><<<grid, 256, 0, db.s>>>((int *)db.d, db.p, (int)n, (int)npad, ST_INF_I32,
+		                                     packed ? INF_PACKED : ST_INF_I32);
+	else
+		prepare<float><<<grid, 256, 0, db.s>>>((float *)db.d, db.p, (int)n, (int)npad,
+		                                       __builtin_inff(), __builtin_inff());
+	CUDA_TRY(cudaGetLastError());
+	CUDA_TRY(cudaEventRecord(db.ev[1], db.s));
+
+	int rc = is_int ? dispatch<int>(e, o->device, B, paths, packed, (int *)db.d, db.p,
+	                                (int)npad, (int *)db.colT, (int *)db.rowP, db.s)
+	                : dispatch<float>(e, o->device, B, paths, packed, (float *)db.d, db.p,
+	                                  (int)npad, (float *)db.colT, (float *)db.rowP, db.s);
+	if (rc)
+		return rc;
+	CUDA_TRY(cudaEventRecord(db.ev[2], db.s));
+	if (packed)
+		finish<int><<<grid, 256, 0, db.s>>>((int *)db.d, count, ST_INF_I32, INF_PACKED);
+	CUDA_TRY(cudaGetLastError());
+	CUDA_TRY(cudaMemcpy2DAsync(dist, n * 4, db.d, npad * 4, n * 4, n,
+	                           cudaMemcpyDeviceToHost, db.s));
+	if (paths)
+		CUDA_TRY(cudaMemcpy2DAsync(pred, n * 4, db.p, npad * 4, n * 4, n,
+		                           cudaMemcpyDeviceToHost, db.s));
+	CUDA_TRY(cudaEventRecord(db.ev[3], db.s));
+	CUDA_TRY(cudaEventSynchronize(db.ev[3]));
+	float ms;
+	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[0], db.ev[1]));
+	t->upload_ms = ms;
+	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[1], db.ev[2]));
+	t->kernel_ms = ms;
+	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[2], db.ev[3]));
+	t->download_ms = ms;
+	return 0;
+}
+
+extern "C" void *fwg_host_alloc(size_t bytes, int *pinned)
+{
+	void *p = nullptr;
+	if (cudaMallocHost(&p, bytes) == cudaSuccess) {
+		*pinned = 1;
+		return p;
+	}
+	cudaGetLastError();
+	*pinned = 0;
+	return malloc(bytes);
+}
+
+extern "C" void fwg_host_free(void *p, int pinned)
+{
+	if (pinned)
+		cudaFreeHost(p);
+	else
+		free(p);
+}

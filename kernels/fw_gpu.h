@@ -1,0 +1,53 @@
+/* fw_gpu.h - blocked Floyd-Warshall on an NVIDIA GPU (prefix fwg_).
+ *
+ * The caller hands over n x n row-major matrices prepared by sv_prepare()
+ * (lib/solve.h: int32 values in [0, ST_INF_I32], float32 any sign or +inf, no
+ * negative cycle); the engine pads them to a multiple of the blocking factor
+ * on the device, runs the rounds, and copies distances (and predecessors)
+ * back.  Nothing here prints or exits: errors come back as -1 and a message.
+ */
+#ifndef APSP_FW_GPU_H
+#define APSP_FW_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fwg_opts {
+	int device;     /* CUDA device number */
+	int block;      /* blocking factor B: 16, 32, 64 or 128 */
+	int type;       /* enum st_type */
+	int paths;      /* also compute predecessors */
+};
+
+struct fwg_timing {
+	double upload_ms;   /* host to device, padding, initial predecessors */
+	double kernel_ms;   /* all rounds, all three phases (CUDA events) */
+	double download_ms; /* device to host */
+	int packed;         /* int32 paths used the packed (distance, k) form */
+	char device_name[128];
+};
+
+/* Create the CUDA context on the device (slow: call it early, e.g. in a
+ * thread while the input is being read).  0 or -1. */
+int fwg_init(int device, char *err, size_t errlen);
+
+/* Device memory the engine needs for n vertices, in bytes. */
+uint64_t fwg_memory_needed(uint64_t n, int block, int paths);
+
+/* Solve in place: dist (n x n) in, distances out; pred (n x n, may be NULL
+ * unless o->paths) receives the predecessor matrix.  0 or -1. */
+int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32_t *pred,
+              struct fwg_timing *t, char *err, size_t errlen);
+
+/* Page-locked host memory for faster copies; falls back to malloc. */
+void *fwg_host_alloc(size_t bytes, int *pinned);
+void fwg_host_free(void *p, int pinned);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

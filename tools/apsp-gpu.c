@@ -1,0 +1,166 @@
+/* apsp-gpu - all-pairs shortest paths on an NVIDIA GPU (blocked Floyd-Warshall).
+ *
+ * Reads a graph stream, computes distances and (unless --no-paths) the
+ * predecessor matrix, writes a result stream.  The CUDA context is created in
+ * a thread while the input is read and prepared, since both take a while. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fw_gpu.h"
+#include "solve.h"
+#include "stream.h"
+#include "tool.h"
+
+#define DEFAULT_BLOCK 128
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: %s [options] [GRAPH]\n"
+	        "All-pairs shortest paths of the graph stream GRAPH (default stdin) on an\n"
+	        "NVIDIA GPU; writes a stream of distances and predecessors.\n"
+	        "\n"
+	        "  -B, --block B       blocking factor: 16, 32, 64 or 128 (default %d)\n"
+	        "      --no-paths      distances only (no predecessor matrix), faster\n"
+	        "  -d, --device N      CUDA device number (default 0)\n"
+	        "\n",
+	        tool_name(), DEFAULT_BLOCK);
+	tool_common_help(f, 1);
+	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O, CUDA), 3 negative cycle.\n", f);
+}
+
+struct init_job {
+	int device, rc;
+	char err[256];
+};
+
+static void *init_device(void *arg)
+{
+	struct init_job *j = arg;
+	j->rc = fwg_init(j->device, j->err, sizeof j->err);
+	return NULL;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		{"block", required_argument, 0, 'B'},
+		{"no-paths", no_argument, 0, 'P'},
+		{"device", required_argument, 0, 'd'},
+		{0, 0, 0, 0},
+	};
+	struct fwg_opts o = {.device = 0, .block = DEFAULT_BLOCK, .paths = 1};
+	int c;
+
+	tool_init("apsp-gpu", argc, argv);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:d:", longopts, NULL)) != -1) {
+		if (tool_common_option(c, optarg, usage))
+			continue;
+		switch (c) {
+		case 'B':
+			o.block = (int)tool_parse_ll("-B", optarg, 1, 1 << 20);
+			if (o.block != 16 && o.block != 32 && o.block != 64 && o.block != 128)
+				tool_usage_error("-B %d: blocking factor must be 16, 32, 64 or 128", o.block);
+			break;
+		case 'P':
+			o.paths = 0;
+			break;
+		case 'd':
+			o.device = (int)tool_parse_ll("-d", optarg, 0, 1024);
+			break;
+		default:
+			tool_usage_error("unexpected option");
+		}
+	}
+	if (argc - optind > 1)
+		tool_usage_error("too many arguments");
+	const char *input = optind < argc ? argv[optind] : "-";
+	const int threads = tool_threads();
+	double t0 = seconds();
+
+	struct init_job job = {.device = o.device};
+	pthread_t init_thread;
+	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
+		tool_die("cannot start a thread:");
+
+	int fd = tool_open_input(input);
+	int out = tool_output_open(1);
+	st_error err;
+	st_matrices in;
+	if (st_read_all(fd, input, threads, &in, &err) < 0)
+		tool_die_st(input, &err);
+	if (in.h.flags & ST_NEGCYCLE)
+		tool_die_status(EXIT_NEGCYCLE, "%s: input records a negative cycle through vertex %lld",
+		                input, (long long)in.h.cycle_vertex);
+	if (!in.weights)
+		tool_die("%s: stream has no edge weights (is it already a result?)", input);
+	o.type = (int)in.h.type;
+	const uint64_t n = in.h.n;
+
+	void *dist = malloc(n * n * 4 + 1);
+	int32_t *pred = o.paths ? malloc(n * n * 4 + 1) : NULL;
+	if (!dist || (o.paths && !pred))
+		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
+		         (unsigned long long)n, (unsigned long long)n, n * n * 4 / 1048576.0);
+	sv_plan plan;
+	int rc = sv_prepare(&in.h, in.weights, dist, NULL, threads, &plan, &err);
+	free(in.weights);
+	in.weights = NULL;
+	if (rc < 0)
+		tool_die_st(input, &err);
+
+	st_header h;
+	if (sv_result_header(&in.h, o.paths, &h, &err) < 0)
+		tool_die_st("result", &err);
+	tool_add_provenance(&h);
+	if (rc == 1) {
+		h.matrices = 0;
+		h.flags |= ST_NEGCYCLE;
+		h.cycle_vertex = plan.cycle_vertex;
+		if (st_write_all(out, &h, NULL, NULL, NULL, tool_opts.level, threads, &err) < 0)
+			tool_die_st("write", &err);
+		tool_output_commit();
+		tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld",
+		                (long long)plan.cycle_vertex);
+	}
+
+	pthread_join(init_thread, NULL);
+	if (job.rc < 0)
+		tool_die("%s", job.err);
+	double t1 = seconds();
+	struct fwg_timing t;
+	char msg[512];
+	if (fwg_solve(&o, n, dist, pred, &t, msg, sizeof msg) < 0)
+		tool_die("%s", msg);
+	double t2 = seconds();
+	sv_finish(&plan, dist, threads);
+	sv_plan_free(&plan);
+
+	if (st_write_all(out, &h, NULL, dist, pred, tool_opts.level, threads, &err) < 0)
+		tool_die_st("write", &err);
+	tool_output_commit();
+	double t3 = seconds();
+	double relax = (double)n * n * n;
+	tool_info("%s: n %llu, B %d, %s%s, %s: kernels %.1f ms (%.3g relaxations/s), "
+	          "upload %.1f ms, download %.1f ms; read+prepare %.3f s, solve %.3f s, write %.3f s",
+	          t.device_name, (unsigned long long)n, o.block,
+	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
+	          t.packed ? "packed" : "plain", t.kernel_ms,
+	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
+	          t.download_ms, t1 - t0, t2 - t1, t3 - t2);
+	st_header_free(&h);
+	st_matrices_free(&in);
+	free(dist);
+	free(pred);
+	return EXIT_OK;
+}
