@@ -1,0 +1,43 @@
+/* fw.h - the CPU blocked Floyd-Warshall engine.
+ *
+ * The n x n matrix is cut into B x B blocks (padded internally to a multiple
+ * of B with isolated vertices).  Each of the npad / B rounds has three
+ * phases: the pivot block, then the pivot row and column, then every other
+ * block, each block relaxed through the round's pivot vertices.  OpenMP runs
+ * the blocks of a phase in parallel; the innermost loops use AVX-512, AVX2 or
+ * portable C, chosen at run time from what the processor supports.
+ *
+ * Input is what sv_prepare() leaves (see solve.h): int32 values in
+ * [0, ST_INF_I32], or float32 without a negative cycle.  Nothing here prints
+ * or exits.
+ */
+#ifndef APSP_FW_H
+#define APSP_FW_H
+
+#include <stdint.h>
+
+#include "stream.h"
+
+enum fw_simd { FW_SIMD_AUTO = 0, FW_SIMD_PORTABLE, FW_SIMD_AVX2, FW_SIMD_AVX512 };
+
+#define FW_BLOCK_DEFAULT 64
+
+typedef struct fw_opts {
+	int block;    /* blocking factor B: 8..512, a multiple of 16; 0 = default */
+	int threads;  /* <= 0: all cores */
+	int simd;     /* enum fw_simd; AUTO = the best this processor runs */
+} fw_opts;
+
+/* The best SIMD level this processor supports. */
+enum fw_simd fw_simd_detect(void);
+/* "avx512", "avx2", "portable". */
+const char *fw_simd_name(enum fw_simd s);
+
+/* All-pairs shortest paths in place: dist (and pred, when not NULL) are
+ * n x n, row-major, stride n.  type is an enum st_type.  Returns 0, or -1
+ * (bad block size, SIMD level the processor lacks, out of memory) with a
+ * message in err. */
+int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
+           int32_t *pred, st_error *err);
+
+#endif

@@ -1,0 +1,594 @@
+/* fw_cpu.c - blocked Floyd-Warshall on the CPU (see fw.h).
+ *
+ * The matrix is copied into a tiled layout, each B x B block contiguous, so
+ * that a block's rows do not fall into the same cache sets, and padded to a
+ * multiple of B with isolated vertices.
+ *
+ * Every block update has one form: C = min(C, A (+) Bk), where (+) is the
+ * min-plus product over the round's B pivot vertices.  In phase 3, A is the
+ * block in the pivot column and Bk the block in the pivot row, both final for
+ * the round.  In phase 2 one operand is the block itself: since the pivot
+ * block is already closed (phase 1), one pass over a copy of the block's old
+ * values gives the same result as the textbook order, so phase 2 reuses the
+ * phase 3 kernel.  A predecessor is replaced only on a strict improvement:
+ * updating on ties can close predecessor cycles through zero-weight cycles.
+ *
+ * The phase 3 kernel is a register tile: R rows x CW vectors of the output
+ * block stay in registers over all B pivots, each pivot costs one broadcast
+ * of A[i][k] per row, one load of row k of Bk per vector, and an add and a
+ * min per vector - the add-min ceiling, with loads to spare.
+ */
+#include <immintrin.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw.h"
+
+typedef void update_fn(void *c, int32_t *cp, const void *a, const void *bk,
+                       const int32_t *bp, int B);
+
+/* ---- portable ---- */
+
+#define PORTABLE_UPDATE(NAME, T)                                                \
+static void NAME(void *cv, int32_t *cp, const void *av, const void *bv,         \
+                 const int32_t *bp, int B)                                      \
+{                                                                               \
+	T *restrict c = cv;                                                     \
+	const T *restrict a = av, *restrict bk = bv;                            \
+	for (int i = 0; i < B; i++) {                                           \
+		T *restrict ci = c + (size_t)i * B;                             \
+		int32_t *restrict pi = cp ? cp + (size_t)i * B : NULL;          \
+		for (int k = 0; k < B; k++) {                                   \
+			T aik = a[(size_t)i * B + k];                           \
+			const T *restrict bkk = bk + (size_t)k * B;             \
+			if (!pi) {                                              \
+				for (int j = 0; j < B; j++) {                   \
+					T s = aik + bkk[j];                     \
+					ci[j] = s < ci[j] ? s : ci[j];          \
+				}                                               \
+				continue;                                       \
+			}                                                       \
+			const int32_t *restrict pk = bp + (size_t)k * B;        \
+			for (int j = 0; j < B; j++) {                           \
+				T s = aik + bkk[j];                             \
+				if (s < ci[j])                                  \
+					ci[j] = s, pi[j] = pk[j];               \
+			}                                                       \
+		}                                                               \
+	}                                                                       \
+}
+PORTABLE_UPDATE(update_i32_portable, int32_t)
+PORTABLE_UPDATE(update_f32_portable, float)
+
+/* Phase 1: the pivot block in place, the textbook order.  Row k and column
+ * k do not change at step k (the diagonal is 0), so in place is exact. */
+#define CLOSURE(NAME, T)                                                        \
+static void NAME(void *cv, int32_t *cp, int B)                                  \
+{                                                                               \
+	T *restrict c = cv;                                                     \
+	for (int k = 0; k < B; k++) {                                           \
+		const T *ck = c + (size_t)k * B;                                \
+		const int32_t *pk = cp ? cp + (size_t)k * B : NULL;             \
+		for (int i = 0; i < B; i++) {                                   \
+			T *ci = c + (size_t)i * B, aik = ci[k];                 \
+			if (i == k)                                             \
+				continue;                                       \
+			if (!cp) {                                              \
+				for (int j = 0; j < B; j++) {                   \
+					T s = aik + ck[j];                      \
+					ci[j] = s < ci[j] ? s : ci[j];          \
+				}                                               \
+				continue;                                       \
+			}                                                       \
+			int32_t *pi = cp + (size_t)i * B;                       \
+			for (int j = 0; j < B; j++) {                           \
+				T s = aik + ck[j];                              \
+				if (s < ci[j])                                  \
+					ci[j] = s, pi[j] = pk[j];               \
+			}                                                       \
+		}                                                               \
+	}                                                                       \
+}
+CLOSURE(closure_i32, int32_t)
+CLOSURE(closure_f32, float)
+
+/* ---- AVX-512 ---- */
+
+#define T512 __attribute__((target("avx512f")))
+#define INLINE512 static inline __attribute__((always_inline, target("avx512f")))
+
+/* R rows x CW vectors of 16, distances only. */
+#define AVX512_TILE(NAME, VT, LOAD, STORE, SET1, ADD, MIN, ET)                  \
+INLINE512 void NAME(ET *c, const ET *a, const ET *bk, int B, int i0, int j0,    \
+                    const int R, const int CW)                                  \
+{                                                                               \
+	VT acc[8][4];                                                           \
+	_Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                     \
+	_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++)                    \
+		acc[r][v] = LOAD(c + (size_t)(i0 + r) * B + j0 + 16 * v);       \
+	for (int k = 0; k < B; k++) {                                           \
+		VT b[4];                                                        \
+		_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++)            \
+			b[v] = LOAD(bk + (size_t)k * B + j0 + 16 * v);          \
+		_Pragma("GCC unroll 8") for (int r = 0; r < R; r++) {           \
+			VT x = SET1(a[(size_t)(i0 + r) * B + k]);               \
+			_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++)    \
+				acc[r][v] = MIN(acc[r][v], ADD(x, b[v]));       \
+		}                                                               \
+	}                                                                       \
+	_Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                     \
+	_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++)                    \
+		STORE(c + (size_t)(i0 + r) * B + j0 + 16 * v, acc[r][v]);       \
+}
+
+/* With predecessors: R rows x CW vectors, a mask picks strict improvements. */
+#define AVX512_TILE_PRED(NAME, VT, LOAD, STORE, SET1, ADD, LT, ET)              \
+INLINE512 void NAME(ET *c, int32_t *cp, const ET *a, const ET *bk,              \
+                    const int32_t *bp, int B, int i0, int j0,                   \
+                    const int R, const int CW)                                  \
+{                                                                               \
+	VT acc[4][4];                                                           \
+	__m512i pacc[4][4];                                                     \
+	_Pragma("GCC unroll 4") for (int r = 0; r < R; r++)                     \
+	_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++) {                  \
+		size_t o = (size_t)(i0 + r) * B + j0 + 16 * v;                  \
+		acc[r][v] = LOAD(c + o);                                        \
+		pacc[r][v] = _mm512_load_si512(cp + o);                         \
+	}                                                                       \
+	for (int k = 0; k < B; k++) {                                           \
+		VT b[4];                                                        \
+		__m512i q[4];                                                   \
+		_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++) {          \
+			b[v] = LOAD(bk + (size_t)k * B + j0 + 16 * v);          \
+			q[v] = _mm512_load_si512(bp + (size_t)k * B + j0 + 16 * v); \
+		}                                                               \
+		_Pragma("GCC unroll 4") for (int r = 0; r < R; r++) {           \
+			VT x = SET1(a[(size_t)(i0 + r) * B + k]);               \
+			_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++) {  \
+				VT s = ADD(x, b[v]);                            \
+				__mmask16 m = LT(s, acc[r][v]);                 \
+				acc[r][v] = MASKMOV(acc[r][v], m, s);           \
+				pacc[r][v] = _mm512_mask_mov_epi32(pacc[r][v], m, q[v]); \
+			}                                                       \
+		}                                                               \
+	}                                                                       \
+	_Pragma("GCC unroll 4") for (int r = 0; r < R; r++)                     \
+	_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++) {                  \
+		size_t o = (size_t)(i0 + r) * B + j0 + 16 * v;                  \
+		STORE(c + o, acc[r][v]);                                        \
+		_mm512_store_si512(cp + o, pacc[r][v]);                         \
+	}                                                                       \
+}
+
+#define LD_I512(p) _mm512_load_si512((const void *)(p))
+#define ST_I512(p, x) _mm512_store_si512((void *)(p), x)
+#define LT_I512(s, c) _mm512_cmplt_epi32_mask(s, c)
+#define LT_F512(s, c) _mm512_cmp_ps_mask(s, c, _CMP_LT_OQ)
+
+#define MASKMOV _mm512_mask_mov_epi32
+AVX512_TILE(tile_i32_512, __m512i, LD_I512, ST_I512, _mm512_set1_epi32,
+            _mm512_add_epi32, _mm512_min_epi32, int32_t)
+AVX512_TILE_PRED(tilep_i32_512, __m512i, LD_I512, ST_I512, _mm512_set1_epi32,
+                 _mm512_add_epi32, LT_I512, int32_t)
+#undef MASKMOV
+#define MASKMOV _mm512_mask_mov_ps
+AVX512_TILE(tile_f32_512, __m512, _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps,
+            _mm512_add_ps, _mm512_min_ps, float)
+AVX512_TILE_PRED(tilep_f32_512, __m512, _mm512_load_ps, _mm512_store_ps, _mm512_set1_ps,
+                 _mm512_add_ps, LT_F512, float)
+#undef MASKMOV
+
+/* Whole block: strips of 64 columns while they fit, then of 16. */
+#define AVX512_UPDATE(NAME, TILE, TILEP, ET)                                    \
+T512 static void NAME(void *cv, int32_t *cp, const void *av, const void *bv,    \
+                      const int32_t *bp, int B)                                 \
+{                                                                               \
+	ET *c = cv;                                                             \
+	const ET *a = av, *bk = bv;                                             \
+	int j0 = 0;                                                             \
+	if (!cp) {                                                              \
+		for (; j0 + 64 <= B; j0 += 64)                                  \
+			for (int i0 = 0; i0 < B; i0 += 4)                       \
+				TILE(c, a, bk, B, i0, j0, 4, 4);                \
+		for (; j0 < B; j0 += 16)                                        \
+			for (int i0 = 0; i0 < B; i0 += 8)                       \
+				TILE(c, a, bk, B, i0, j0, 8, 1);                \
+		return;                                                         \
+	}                                                                       \
+	for (; j0 + 64 <= B; j0 += 64)                                          \
+		for (int i0 = 0; i0 < B; i0 += 2)                               \
+			TILEP(c, cp, a, bk, bp, B, i0, j0, 2, 4);               \
+	for (; j0 < B; j0 += 16)                                                \
+		for (int i0 = 0; i0 < B; i0 += 4)                               \
+			TILEP(c, cp, a, bk, bp, B, i0, j0, 4, 1);               \
+}
+AVX512_UPDATE(update_i32_512, tile_i32_512, tilep_i32_512, int32_t)
+AVX512_UPDATE(update_f32_512, tile_f32_512, tilep_f32_512, float)
+
+/* ---- AVX2: 8 lanes, 16 registers ---- */
+
+#define T256 __attribute__((target("avx2")))
+#define INLINE256 static inline __attribute__((always_inline, target("avx2")))
+
+#define AVX2_TILE(NAME, VT, LOAD, STORE, SET1, ADD, MIN, ET)                    \
+INLINE256 void NAME(ET *c, const ET *a, const ET *bk, int B, int i0, int j0)    \
+{                                                                               \
+	VT acc[4][2];                                                           \
+	_Pragma("GCC unroll 4") for (int r = 0; r < 4; r++)                     \
+	_Pragma("GCC unroll 2") for (int v = 0; v < 2; v++)                     \
+		acc[r][v] = LOAD(c + (size_t)(i0 + r) * B + j0 + 8 * v);        \
+	for (int k = 0; k < B; k++) {                                           \
+		VT b0 = LOAD(bk + (size_t)k * B + j0);                          \
+		VT b1 = LOAD(bk + (size_t)k * B + j0 + 8);                      \
+		_Pragma("GCC unroll 4") for (int r = 0; r < 4; r++) {           \
+			VT x = SET1(a[(size_t)(i0 + r) * B + k]);               \
+			acc[r][0] = MIN(acc[r][0], ADD(x, b0));                 \
+			acc[r][1] = MIN(acc[r][1], ADD(x, b1));                 \
+		}                                                               \
+	}                                                                       \
+	_Pragma("GCC unroll 4") for (int r = 0; r < 4; r++)                     \
+	_Pragma("GCC unroll 2") for (int v = 0; v < 2; v++)                     \
+		STORE(c + (size_t)(i0 + r) * B + j0 + 8 * v, acc[r][v]);        \
+}
+
+/* With predecessors: 2 rows x 2 vectors; LTV gives an all-ones lane mask. */
+#define AVX2_TILE_PRED(NAME, VT, LOAD, STORE, SET1, ADD, LTV, BLEND, ET)        \
+INLINE256 void NAME(ET *c, int32_t *cp, const ET *a, const ET *bk,              \
+                    const int32_t *bp, int B, int i0, int j0)                   \
+{                                                                               \
+	VT acc[2][2];                                                           \
+	__m256i pacc[2][2];                                                     \
+	_Pragma("GCC unroll 2") for (int r = 0; r < 2; r++)                     \
+	_Pragma("GCC unroll 2") for (int v = 0; v < 2; v++) {                   \
+		size_t o = (size_t)(i0 + r) * B + j0 + 8 * v;                   \
+		acc[r][v] = LOAD(c + o);                                        \
+		pacc[r][v] = _mm256_load_si256((const __m256i *)(cp + o));      \
+	}                                                                       \
+	for (int k = 0; k < B; k++) {                                           \
+		VT b[2];                                                        \
+		__m256i q[2];                                                   \
+		_Pragma("GCC unroll 2") for (int v = 0; v < 2; v++) {           \
+			b[v] = LOAD(bk + (size_t)k * B + j0 + 8 * v);           \
+			q[v] = _mm256_load_si256((const __m256i *)(bp + (size_t)k * B + j0 + 8 * v)); \
+		}                                                               \
+		_Pragma("GCC unroll 2") for (int r = 0; r < 2; r++) {           \
+			VT x = SET1(a[(size_t)(i0 + r) * B + k]);               \
+			_Pragma("GCC unroll 2") for (int v = 0; v < 2; v++) {   \
+				VT s = ADD(x, b[v]);                            \
+				__m256i m = LTV(s, acc[r][v]);                  \
+				acc[r][v] = BLEND(acc[r][v], s, m);             \
+				pacc[r][v] = _mm256_blendv_epi8(pacc[r][v], q[v], m); \
+			}                                                       \
+		}                                                               \
+	}                                                                       \
+	_Pragma("GCC unroll 2") for (int r = 0; r < 2; r++)                     \
+	_Pragma("GCC unroll 2") for (int v = 0; v < 2; v++) {                   \
+		size_t o = (size_t)(i0 + r) * B + j0 + 8 * v;                   \
+		STORE(c + o, acc[r][v]);                                        \
+		_mm256_store_si256((__m256i *)(cp + o), pacc[r][v]);            \
+	}                                                                       \
+}
+
+#define LD_I256(p) _mm256_load_si256((const __m256i *)(p))
+#define ST_I256(p, x) _mm256_store_si256((__m256i *)(p), x)
+#define LT_I256(s, c) _mm256_cmpgt_epi32(c, s)
+#define LT_F256(s, c) _mm256_castps_si256(_mm256_cmp_ps(s, c, _CMP_LT_OQ))
+#define BLEND_I256(x, y, m) _mm256_blendv_epi8(x, y, m)
+#define BLEND_F256(x, y, m) _mm256_blendv_ps(x, y, _mm256_castsi256_ps(m))
+
+AVX2_TILE(tile_i32_256, __m256i, LD_I256, ST_I256, _mm256_set1_epi32,
+          _mm256_add_epi32, _mm256_min_epi32, int32_t)
+AVX2_TILE(tile_f32_256, __m256, _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps,
+          _mm256_add_ps, _mm256_min_ps, float)
+AVX2_TILE_PRED(tilep_i32_256, __m256i, LD_I256, ST_I256, _mm256_set1_epi32,
+               _mm256_add_epi32, LT_I256, BLEND_I256, int32_t)
+AVX2_TILE_PRED(tilep_f32_256, __m256, _mm256_load_ps, _mm256_store_ps, _mm256_set1_ps,
+               _mm256_add_ps, LT_F256, BLEND_F256, float)
+
+#define AVX2_UPDATE(NAME, TILE, TILEP, ET)                                      \
+T256 static void NAME(void *cv, int32_t *cp, const void *av, const void *bv,    \
+                      const int32_t *bp, int B)                                 \
+{                                                                               \
+	ET *c = cv;                                                             \
+	const ET *a = av, *bk = bv;                                             \
+	for (int j0 = 0; j0 < B; j0 += 16)                                      \
+		for (int i0 = 0; i0 < B; i0 += cp ? 2 : 4) {                    \
+			if (cp)                                                 \
+				TILEP(c, cp, a, bk, bp, B, i0, j0);             \
+			else                                                    \
+				TILE(c, a, bk, B, i0, j0);                      \
+		}                                                               \
+}
+AVX2_UPDATE(update_i32_256, tile_i32_256, tilep_i32_256, int32_t)
+AVX2_UPDATE(update_f32_256, tile_f32_256, tilep_f32_256, float)
+
+/* ---- dispatch ---- */
+
+enum fw_simd fw_simd_detect(void)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		return FW_SIMD_AVX512;
+	if (__builtin_cpu_supports("avx2"))
+		return FW_SIMD_AVX2;
+	return FW_SIMD_PORTABLE;
+}
+
+const char *fw_simd_name(enum fw_simd s)
+{
+	switch (s) {
+	case FW_SIMD_AVX512: return "avx512";
+	case FW_SIMD_AVX2: return "avx2";
+	case FW_SIMD_PORTABLE: return "portable";
+	default: return "auto";
+	}
+}
+
+static int fail(st_error *err, const char *msg)
+{
+	if (err)
+		snprintf(err->msg, sizeof err->msg, "%s", msg);
+	return -1;
+}
+
+/* Copy the n x n matrix (stride n) into tiles, padding with isolated
+ * vertices, or back. */
+static void to_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *pdst,
+                     uint64_t n, uint64_t nb, int B, uint32_t type, int threads)
+{
+	uint64_t npad = nb * (uint64_t)B;
+	int32_t inf = ST_INF_I32;
+	float finf = INFINITY;
+
+	#pragma omp parallel for schedule(static) num_threads(threads)
+	for (uint64_t r = 0; r < npad; r++) {
+		uint64_t I = r / B, i = r % B;
+		for (uint64_t J = 0; J < nb; J++) {
+			size_t off = ((I * nb + J) * B + i) * B;
+			uint64_t c0 = J * B, len = r < n && c0 < n ? (n - c0 < (uint64_t)B ? n - c0 : (uint64_t)B) : 0;
+			int32_t *d = (int32_t *)dst + off;
+			if (len)
+				memcpy(d, (const int32_t *)src + r * n + c0, len * 4);
+			for (uint64_t j = len; j < (uint64_t)B; j++) {
+				if (c0 + j == r)
+					d[j] = 0;
+				else if (type == ST_INT32)
+					d[j] = inf;
+				else
+					memcpy(&d[j], &finf, 4);
+			}
+			if (!pdst)
+				continue;
+			if (len)
+				memcpy(pdst + off, psrc + r * n + c0, len * 4);
+			for (uint64_t j = len; j < (uint64_t)B; j++)
+				pdst[off + j] = -1;
+		}
+	}
+}
+
+static void from_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *pdst,
+                       uint64_t n, uint64_t nb, int B, int threads)
+{
+	#pragma omp parallel for schedule(static) num_threads(threads)
+	for (uint64_t r = 0; r < n; r++) {
+		uint64_t I = r / B, i = r % B;
+		for (uint64_t J = 0; J * B < n; J++) {
+			size_t off = ((I * nb + J) * B + i) * B;
+			uint64_t c0 = J * B, len = n - c0 < (uint64_t)B ? n - c0 : (uint64_t)B;
+			memcpy((int32_t *)dst + r * n + c0, (const int32_t *)src + off, len * 4);
+			if (pdst)
+				memcpy(pdst + r * n + c0, psrc + off, len * 4);
+		}
+	}
+}
+
+/* Whether u -> t is on a shortest path from s: d[s][u] + w(u, t) = d[s][t]
+ * (float32: within rounding of a sum taken in another order). */
+static int tight(uint32_t type, const void *drow, const void *w, uint64_t n,
+                 uint64_t u, uint64_t t)
+{
+	if (type == ST_INT32) {
+		int32_t x = ((const int32_t *)w)[u * n + t];
+		int32_t du = ((const int32_t *)drow)[u], dt = ((const int32_t *)drow)[t];
+		return x < ST_INF_I32 && du < ST_INF_I32 && (int64_t)du + x == dt;
+	}
+	float x = ((const float *)w)[u * n + t];
+	float du = ((const float *)drow)[u], dt = ((const float *)drow)[t];
+	return x < INFINITY && du < INFINITY &&
+	       fabsf(du + x - dt) <= 1e-5f * (1 + fabsf(dt) + fabsf(du) + fabsf(x));
+}
+
+/* The blocked order relaxes a block through all of the round's pivots at
+ * once, so among paths of equal length it can pick predecessors that the
+ * textbook order would not: through a zero-weight cycle they can point at
+ * each other.  Distances are exact and every predecessor lies on a path of
+ * the right length, so only chains that never reach the source need care:
+ * find them (one walk per vertex, O(n) per source), then re-attach each to a
+ * tight edge from a vertex whose chain is good.  w is the weight matrix the
+ * kernel started from (stride n). */
+enum { CH_UNKNOWN, CH_GOOD, CH_BAD, CH_WALKING };
+
+static int unreachable(uint32_t type, const void *drow, uint64_t v)
+{
+	if (type == ST_INT32)
+		return ((const int32_t *)drow)[v] >= ST_INF_I32;
+	return ((const float *)drow)[v] == INFINITY;
+}
+
+static void repair_paths(const void *d, int32_t *p, const void *w, uint64_t n,
+                         uint64_t nb, int B, uint32_t type, int threads)
+{
+	#pragma omp parallel num_threads(threads)
+	{
+		int32_t *drow = malloc(n * 4), *prow = malloc(n * sizeof *prow);
+		uint64_t *stack = malloc(n * sizeof *stack);
+		unsigned char *state = malloc(n);
+		#pragma omp for schedule(dynamic, 16)
+		for (uint64_t s = 0; s < n; s++) {
+			if (!drow || !prow || !stack || !state)
+				continue;
+			uint64_t I = s / B, i = s % B, nbad = 0;
+			for (uint64_t J = 0; J * B < n; J++) {
+				size_t off = ((I * nb + J) * B + i) * B;
+				uint64_t len = n - J * B < (uint64_t)B ? n - J * B : (uint64_t)B;
+				memcpy(drow + J * B, (const int32_t *)d + off, len * 4);
+				memcpy(prow + J * B, p + off, len * 4);
+			}
+			memset(state, CH_UNKNOWN, n);
+			state[s] = CH_GOOD;
+			for (uint64_t t = 0; t < n; t++) {
+				uint64_t top = 0, v = t;
+				unsigned char end;
+				for (;;) {
+					if (state[v] != CH_UNKNOWN) {
+						end = state[v] == CH_GOOD ? CH_GOOD : CH_BAD;
+						break;
+					}
+					state[v] = CH_WALKING, stack[top++] = v;
+					if (prow[v] < 0) {
+						/* a dead end is right only where unreachable */
+						state[v] = unreachable(type, drow, v) ? CH_GOOD : CH_BAD;
+						nbad += state[v] == CH_BAD;
+						top--;
+						end = CH_BAD;
+						break;
+					}
+					v = (uint64_t)prow[v];
+				}
+				while (top > 0) {
+					uint64_t x = stack[--top];
+					state[x] = end;
+					nbad += end == CH_BAD;
+				}
+			}
+			for (int changed = 1; nbad > 0 && changed;) {
+				changed = 0;
+				for (uint64_t t = 0; t < n; t++) {
+					if (state[t] != CH_BAD)
+						continue;
+					int64_t u = prow[t];
+					if (unreachable(type, drow, t)) {
+						prow[t] = -1, state[t] = CH_GOOD;
+						nbad--, changed = 1;
+						continue;
+					}
+					if (u < 0 || state[u] != CH_GOOD) {
+						u = -1;
+						for (uint64_t x = 0; x < n && u < 0; x++)
+							if (x != t && state[x] == CH_GOOD &&
+							    tight(type, drow, w, n, x, t))
+								u = (int64_t)x;
+					}
+					if (u >= 0) {
+						prow[t] = (int32_t)u, state[t] = CH_GOOD;
+						nbad--, changed = 1;
+					}
+				}
+			}
+			for (uint64_t J = 0; J * B < n; J++) {
+				size_t off = ((I * nb + J) * B + i) * B;
+				uint64_t len = n - J * B < (uint64_t)B ? n - J * B : (uint64_t)B;
+				memcpy(p + off, prow + J * B, len * 4);
+			}
+		}
+		free(drow), free(prow), free(stack), free(state);
+	}
+}
+
+int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
+           int32_t *pred, st_error *err)
+{
+	int B = o->block ? o->block : FW_BLOCK_DEFAULT;
+	int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+	enum fw_simd simd = o->simd ? (enum fw_simd)o->simd : fw_simd_detect();
+	update_fn *update;
+	void (*closure)(void *, int32_t *, int);
+
+	if (B < 16 || B > 512 || B % 16)
+		return fail(err, "blocking factor must be a multiple of 16 from 16 to 512");
+	if (type != ST_INT32 && type != ST_FLOAT32)
+		return fail(err, "unknown element type");
+	if (simd > fw_simd_detect())
+		return fail(err, "this processor lacks the requested SIMD instructions");
+	if (n == 0)
+		return 0;
+	int f = type == ST_FLOAT32;
+	switch (simd) {
+	case FW_SIMD_AVX512: update = f ? update_f32_512 : update_i32_512; break;
+	case FW_SIMD_AVX2: update = f ? update_f32_256 : update_i32_256; break;
+	default: update = f ? update_f32_portable : update_i32_portable; break;
+	}
+	closure = f ? closure_f32 : closure_i32;
+
+	uint64_t nb = (n + B - 1) / B;
+	size_t bb = (size_t)B * B, total = nb * nb * bb;
+	void *d = aligned_alloc(64, total * 4);
+	int32_t *p = pred ? aligned_alloc(64, total * 4) : NULL;
+	if (!d || (pred && !p)) {
+		free(d), free(p);
+		return fail(err, "out of memory for the tiled matrix");
+	}
+	to_tiles(dist, pred, d, p, n, nb, B, type, threads);
+
+#define TILE_D(I, J) ((char *)d + ((I) * nb + (J)) * bb * 4)
+#define TILE_P(I, J) (p ? p + ((I) * nb + (J)) * bb : NULL)
+	int oom = 0;
+	#pragma omp parallel num_threads(threads)
+	{
+		/* a copy of the phase 2 block's old values */
+		void *old = aligned_alloc(64, bb * 4);
+		int32_t *pold = p ? aligned_alloc(64, bb * 4) : NULL;
+		if (!old || (p && !pold)) {
+			#pragma omp atomic write
+			oom = 1;
+		}
+		#pragma omp barrier
+		for (uint64_t K = 0; K < nb && !oom; K++) {
+			#pragma omp single
+			closure(TILE_D(K, K), TILE_P(K, K), B);
+
+			#pragma omp for schedule(dynamic, 1)
+			for (uint64_t x = 0; x < 2 * nb; x++) {
+				uint64_t o2 = x / 2;
+				if (o2 == K)
+					continue;
+				if (x % 2 == 0) {
+					/* pivot row block (K, o2): A = pivot block */
+					void *c = TILE_D(K, o2);
+					int32_t *cp = TILE_P(K, o2);
+					memcpy(old, c, bb * 4);
+					if (cp)
+						memcpy(pold, cp, bb * 4);
+					update(c, cp, TILE_D(K, K), old, pold, B);
+				} else {
+					/* pivot column block (o2, K): Bk = pivot block */
+					void *c = TILE_D(o2, K);
+					memcpy(old, c, bb * 4);
+					update(c, TILE_P(o2, K), old, TILE_D(K, K), TILE_P(K, K), B);
+				}
+			}
+
+			#pragma omp for schedule(static)
+			for (uint64_t x = 0; x < nb * nb; x++) {
+				uint64_t I = x / nb, J = x % nb;
+				if (I == K || J == K)
+					continue;
+				update(TILE_D(I, J), TILE_P(I, J), TILE_D(I, K),
+				       TILE_D(K, J), TILE_P(K, J), B);
+			}
+		}
+		free(old), free(pold);
+	}
+#undef TILE_D
+#undef TILE_P
+	if (!oom && p)
+		repair_paths(d, p, dist, n, nb, B, type, threads);
+	if (!oom)
+		from_tiles(d, p, dist, pred, n, nb, B, threads);
+	free(d), free(p);
+	return oom ? fail(err, "out of memory") : 0;
+}

@@ -1,0 +1,161 @@
+/* test_fw.c - the CPU blocked Floyd-Warshall engine against the textbook
+ * triple loop: every SIMD level this processor runs, both types, with and
+ * without predecessors, block sizes and n that do and do not divide. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw.h"
+#include "solve.h"
+#include "t.h"
+
+#define INF ST_INF_I32
+
+static void ref_i32(int32_t *d, int32_t *p, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				if (d[i * n + k] + d[k * n + j] < d[i * n + j]) {
+					d[i * n + j] = d[i * n + k] + d[k * n + j];
+					p[i * n + j] = p[k * n + j];
+				}
+}
+
+static void ref_f32(float *d, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				if (d[i * n + k] + d[k * n + j] < d[i * n + j])
+					d[i * n + j] = d[i * n + k] + d[k * n + j];
+}
+
+/* Every predecessor chain is a path of edges whose weights sum to the
+ * distance; unreachable pairs have -1. */
+static int chains_ok_i32(const int32_t *w, const int32_t *d, const int32_t *p, int n)
+{
+	for (int s = 0; s < n; s++)
+		for (int t = 0; t < n; t++) {
+			if (d[s * n + t] >= INF) {
+				if (p[s * n + t] != -1)
+					return 0;
+				continue;
+			}
+			if (s == t)
+				continue;
+			int64_t sum = 0;
+			int v = t, steps = 0;
+			while (v != s) {
+				int u = p[s * n + v];
+				if (u < 0 || ++steps > n || w[u * n + v] >= INF)
+					return 0;
+				sum += w[u * n + v];
+				v = u;
+			}
+			if (sum != d[s * n + t])
+				return 0;
+		}
+	return 1;
+}
+
+/* A graph with zero-weight edges and cycles, duplicate-free, two parts. */
+static void graph(int32_t *w, int n, unsigned *seed, int density)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			int32_t x = i == j ? 0 : INF;
+			int same_part = (i < n / 2) == (j < n / 2) || n < 6;
+			if (i != j && same_part && (int)(rand_r(seed) % 100) < density)
+				x = (int32_t)(rand_r(seed) % 10); /* 0 .. 9: zero-weight cycles */
+			w[i * n + j] = x;
+		}
+}
+
+static int run_i32(int n, int B, int simd, int paths, unsigned seed)
+{
+	int32_t *w = malloc(sizeof *w * n * n), *d = malloc(sizeof *d * n * n);
+	int32_t *r = malloc(sizeof *r * n * n), *p = malloc(sizeof *p * n * n);
+	int32_t *rp = malloc(sizeof *rp * n * n);
+	graph(w, n, &seed, 30);
+	st_header h;
+	memset(&h, 0, sizeof h);
+	h.n = h.npad = (uint64_t)n, h.type = ST_INT32;
+	sv_plan plan;
+	st_error err;
+	int ok = sv_prepare(&h, w, d, paths ? p : NULL, 2, &plan, &err) == 0;
+	memcpy(r, d, sizeof *r * n * n);
+	for (int i = 0; i < n * n; i++)
+		rp[i] = w[i] < INF && i / n != i % n ? i / n : -1;
+	ref_i32(r, rp, n);
+	fw_opts o = {B, 2, simd};
+	ok = ok && fw_cpu(&o, ST_INT32, (uint64_t)n, d, paths ? p : NULL, &err) == 0;
+	ok = ok && memcmp(d, r, sizeof *r * n * n) == 0;
+	if (paths)
+		ok = ok && chains_ok_i32(w, d, p, n);
+	free(w), free(d), free(r), free(p), free(rp);
+	return ok;
+}
+
+static int run_f32(int n, int B, int simd, int paths, unsigned seed)
+{
+	float *d = malloc(sizeof *d * n * n), *r = malloc(sizeof *r * n * n);
+	int32_t *p = malloc(sizeof *p * n * n);
+	float pot[64];
+	for (int v = 0; v < n && v < 64; v++)
+		pot[v] = (float)(rand_r(&seed) % 8);
+	/* negative edges from potentials: no negative cycle, exact in float */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			float x = i == j ? 0 : INFINITY;
+			if (i != j && rand_r(&seed) % 100 < 30)
+				x = (float)(rand_r(&seed) % 16) * 0.5f + (n <= 64 ? pot[i] - pot[j] : 0);
+			d[i * n + j] = x;
+			p[i * n + j] = x < INFINITY && i != j ? i : -1;
+		}
+	memcpy(r, d, sizeof *r * n * n);
+	ref_f32(r, n);
+	fw_opts o = {B, 2, simd};
+	st_error err;
+	int ok = fw_cpu(&o, ST_FLOAT32, (uint64_t)n, d, paths ? p : NULL, &err) == 0;
+	for (int i = 0; ok && i < n * n; i++)
+		ok = d[i] == r[i] || fabsf(d[i] - r[i]) <= 1e-4f * (1 + fabsf(r[i]));
+	free(d), free(r), free(p);
+	return ok;
+}
+
+int main(void)
+{
+	static const int sizes[] = {1, 2, 3, 17, 31, 64, 97, 130};
+	static const int blocks[] = {16, 32, 48, 64, 128};
+	char name[160];
+	int best = fw_simd_detect();
+
+	for (int simd = FW_SIMD_PORTABLE; simd <= FW_SIMD_AVX512; simd++) {
+		if (simd > best) {
+			printf("SKIP fw: %s (not on this processor)\n", fw_simd_name(simd));
+			continue;
+		}
+		for (int paths = 0; paths <= 1; paths++) {
+			int ok_i = 1, ok_f = 1;
+			for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+				for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+					unsigned seed = (unsigned)(sizes[s] * 131 + blocks[b]);
+					ok_i &= run_i32(sizes[s], blocks[b], simd, paths, seed);
+					ok_f &= run_f32(sizes[s], blocks[b], simd, paths, seed);
+				}
+			snprintf(name, sizeof name, "fw: %s int32 %s matches the textbook loop",
+			         fw_simd_name(simd), paths ? "with paths" : "distances");
+			T_CHECK(name, ok_i);
+			snprintf(name, sizeof name, "fw: %s float32 %s matches the textbook loop",
+			         fw_simd_name(simd), paths ? "with paths" : "distances");
+			T_CHECK(name, ok_f);
+		}
+	}
+	fw_opts bad = {24, 1, 0};
+	st_error err;
+	int32_t one = 0;
+	T_CHECK("fw: block size not a multiple of 16 refused",
+	        fw_cpu(&bad, ST_INT32, 1, &one, NULL, &err) == -1);
+	return T_DONE();
+}
