@@ -986,7 +986,7 @@ int gio_read(const char *name, gio_read_fn rd, void *ctx, const gio_opts *o,
 	parser P = {.name = name ? name : "-", .o = o, .g = g, .err = err, .line = 1,
 	            .format = o->format, .all_integral = 1};
 	size_t cap = CHUNK, have = 0;
-	int eof = 0, rc = -1;
+	int eof = 0, rc = -1, empty = 1;
 	char *buf = malloc(cap + 1);
 
 	memset(g, 0, sizeof *g);
@@ -1000,6 +1000,8 @@ int gio_read(const char *name, gio_read_fn rd, void *ctx, const gio_opts *o,
 			goto out;
 		if (r == 0)
 			eof = 1;
+		else
+			empty = 0;
 		have += (size_t)r;
 		if (P.format == GIO_AUTO) {
 			if (have < 4096 && !eof)
@@ -1031,6 +1033,10 @@ int gio_read(const char *name, gio_read_fn rd, void *ctx, const gio_opts *o,
 			goto out;
 		memmove(buf, buf + used, have - used);
 		have -= used;
+	}
+	if (empty) {
+		snprintf(err->msg, sizeof err->msg, "%s: empty input", P.name);
+		goto out;
 	}
 	if (P.line > 1)
 		P.line--; /* messages at the end name the last line */

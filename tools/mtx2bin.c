@@ -43,8 +43,14 @@ static void usage(FILE *f)
 	        "                        NAME being the archive's base name)\n"
 	        "      --check           parse only: print the summary line, write nothing\n");
 	tool_common_help(f, 1);
-	fprintf(f, "\nExit status: 0 ok, 2 usage, input or I/O error.\n"
-	           "See mtx2bin(1) for the formats and the policies.\n");
+	fprintf(f, "\nArchives (libarchive): %s.  Exit status: 0 ok, 2 usage, input or I/O error.\n"
+	           "See mtx2bin(1) for the formats and the policies.\n",
+#ifdef HAVE_LIBARCHIVE
+	        "yes"
+#else
+	        "no, only gzip"
+#endif
+	);
 }
 
 /* ---- input: a first chunk already read, then the rest of fd ---- */
