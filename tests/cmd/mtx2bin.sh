@@ -9,20 +9,33 @@ DT="$TDATA/mtx2bin"
 mm() { printf '%%%%MatrixMarket matrix %s\n' "$1"; shift; printf '%s\n' "$@"; }
 # entries of a stream as "i j w" lines, no header
 entries() { "$B2M" | grep -v '^%' | tail -n +2; }
+# Built with libarchive?  Without it, tarballs are unpacked here (tar) and
+# their primary member piped in, so the figures are checked all the same.
+ARCH=0
+"$M" --help | grep -qi "archives (libarchive): yes" && ARCH=1
+# imp FILE [OPTION]...: mtx2bin on a dataset file
+imp() {
+	f=$1; shift
+	case "$f" in
+	*.tar.gz) if [ $ARCH = 0 ]; then n=$(basename "$f" .tar.gz)
+		tar -xzOf "$f" "$n/$n.mtx" | "$M" "$@" | sed "s/^-:/$n:/"; return; fi ;;
+	esac
+	"$M" "$@" "$f"
+}
 
 # ---- the collection's figures ----
 expect_output "nos4 size" "nos4: 100 vertices, 594 entries, 494 edges" \
-	'"$M" --check "$D/nos4.tar.gz" | cut -d, -f1-3'
+	'imp "$D/nos4.tar.gz" --check | cut -d, -f1-3'
 expect_output "bcsstk08 size" "bcsstk08: 1074 vertices, 12960 entries, 11886 edges" \
-	'"$M" --check "$D/bcsstk08.tar.gz" | cut -d, -f1-3'
+	'imp "$D/bcsstk08.tar.gz" --check | cut -d, -f1-3'
 expect_output "spaceStation_10 size" "spaceStation_10: 1272 vertices, 17478 entries, 16764 edges" \
-	'"$M" --check "$D/spaceStation_10.tar.gz" | cut -d, -f1-3'
-expect_stderr "verbose summary" 0 "^mtx2bin: nos4: 100 vertices, 594 entries" \
-	'"$M" -v --weights abs "$D/nos4.tar.gz" >/dev/null'
+	'imp "$D/spaceStation_10.tar.gz" --check | cut -d, -f1-3'
+expect_stderr "verbose summary" 0 "^mtx2bin: karate: 34 vertices, 156 entries, 156 edges" \
+	'"$M" -v "$D/karate.mtx" >/dev/null'
 expect_output "bcsstk08 through bin2mtx" "1074 1074 12960" \
-	'"$M" --weights abs "$D/bcsstk08.tar.gz" | "$B2M" | grep -v "^%" | head -1'
+	'imp "$D/bcsstk08.tar.gz" --weights abs | "$B2M" | grep -v "^%" | head -1'
 expect_stderr "negative undirected warning" 0 "negative edge is a negative cycle" \
-	'"$M" "$D/nos4.tar.gz" >/dev/null'
+	'imp "$D/nos4.tar.gz" >/dev/null'
 
 # ---- round trips: mtx2bin x | bin2mtx holds exactly the graph the policies
 # give, computed here independently (awk), for every dataset and policy ----
@@ -68,14 +81,14 @@ for f in "$D"/*.mtx "$D"/*.mtx.gz "$D"/*.tar.gz; do
 	name=$(basename "$f")
 	for pol in value abs unit; do
 		text "$f" | expect_awk $pol >"$T/want"
-		if "$M" -q -w $pol "$f" | entries >"$T/got" && msg=$(same "$T/got" "$T/want"); then
+		if imp "$f" -q -w $pol | entries >"$T/got" && msg=$(same "$T/got" "$T/want"); then
 			pass "round trip $name -w $pol"
 		else
 			fail "round trip $name -w $pol" "$msg"
 		fi
 	done
 	# re-importing the export gives the same matrix
-	"$M" -q "$f" | "$B2M" >"$T/a.mtx"
+	imp "$f" -q | "$B2M" >"$T/a.mtx"
 	if "$M" -q "$T/a.mtx" | "$B2M" | grep -v '^%' >"$T/b" && grep -v '^%' "$T/a.mtx" | cmp -s - "$T/b"; then
 		pass "re-import $name"
 	else
@@ -154,8 +167,8 @@ expect_output "gzip file" "$want" '"$M" -q "$T/nos4.mtx.gz" | "$B2M" | grep -v "
 expect_output "gzip from stdin" "$want" '"$M" -q <"$T/nos4.mtx.gz" | "$B2M" | grep -v "^%"'
 expect_output "concatenated gzip members" "2 2 3" \
 	'{ printf "%%%%MatrixMarket matrix coordinate integer general\n2 2 1\n" | gzip; printf "1 2 7\n" | gzip; } | "$M" -q | "$B2M" | grep -v "^%" | head -1'
-expect_output "tarball from stdin" "$want" '"$M" -q <"$D/nos4.tar.gz" | "$B2M" | grep -v "^%"'
-if "$M" --help | grep -qi "archives (libarchive): yes"; then
+if [ $ARCH = 1 ]; then
+	expect_output "tarball from stdin" "$want" '"$M" -q <"$D/nos4.tar.gz" | "$B2M" | grep -v "^%"'
 	mkdir -p "$T/x/x" && cp "$T/nos4.mtx" "$T/x/x/x.mtx" && cp "$T/nos4.mtx" "$T/x/x/x_b.mtx"
 	(cd "$T/x" && tar -cf ../x.tar x)
 	expect_output "plain tar, _b member skipped" "$want" '"$M" -q "$T/x.tar" | "$B2M" | grep -v "^%"'
