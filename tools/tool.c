@@ -41,7 +41,9 @@ static int stdout_checked;       /* stdout flushed and closed, or not ours to ch
 
 /* Progress state. */
 static int progress_drawn;       /* characters on the progress line now */
-static double progress_last;     /* time of the last redraw (or of the first call) */
+static double progress_last;     /* time of the last redraw, or of the start */
+
+static double now(void);
 
 static void quiet_pipe_exit(void)
 {
@@ -96,6 +98,7 @@ void tool_init(const char *name, int argc, char **argv)
 	prog_argv = argv;
 	signal(SIGPIPE, SIG_DFL);
 	atexit(at_exit);
+	progress_last = now();
 }
 
 const char *tool_name(void)
@@ -446,11 +449,7 @@ void tool_progress(const char *what, uint64_t done, uint64_t total)
 	if (!enabled)
 		return;
 	double t = now();
-	if (progress_last == 0) {
-		progress_last = t; /* short jobs never draw */
-		return;
-	}
-	if (t - progress_last < 0.2)
+	if (t - progress_last < 0.2) /* also: nothing in the first 0.2 s of the run */
 		return;
 	progress_last = t;
 	char line[160];
@@ -479,7 +478,7 @@ void tool_progress_end(void)
 		fflush(stderr);
 		progress_drawn = 0;
 	}
-	progress_last = 0;
+	progress_last = now();
 }
 
 /* ---- the rest ---- */
