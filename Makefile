@@ -101,6 +101,10 @@ build/bench/%: bench/%.c build/libapsp.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -O3 -march=native $(LDFLAGS) -o $@ $< build/libapsp.a $(LDLIBS)
 
+# The README's first command: gengraph | apsp-gpu (or apsp-cpu) | apsp-path.
+demo: all
+	@sh tools/apsp-demo.sh
+
 check test: all $(UNITS)
 	@sh tests/run.sh
 
@@ -127,5 +131,5 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all check test bench datasets fuzz install uninstall clean
+.PHONY: all demo check test bench datasets fuzz install uninstall clean
 .SECONDARY:
