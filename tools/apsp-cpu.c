@@ -1,0 +1,157 @@
+/* apsp-cpu - all-pairs shortest paths on the CPU (blocked Floyd-Warshall).
+ *
+ * Reads a graph stream, computes distances and (unless --no-paths) the
+ * predecessor matrix, writes a result stream.  The reference engine: every
+ * other engine is compared with it. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fw.h"
+#include "solve.h"
+#include "stream.h"
+#include "tool.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: %s [options] [GRAPH]\n"
+	        "All-pairs shortest paths of the graph stream GRAPH (default stdin) on the\n"
+	        "CPU; writes a stream of distances and predecessors.\n"
+	        "\n"
+	        "  -B, --block B       blocking factor, a multiple of 16 from 16 to 512\n"
+	        "                      (default %d)\n"
+	        "      --no-paths      distances only (no predecessor matrix), faster\n"
+	        "      --simd LEVEL    avx512, avx2 or portable (default: the best this\n"
+	        "                      processor runs)\n"
+	        "\n",
+	        tool_name(), FW_BLOCK_DEFAULT);
+	tool_common_help(f, 1);
+	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O), 3 negative cycle.\n", f);
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_NO_PATHS = 0x2000, OPT_SIMD };
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		{"block", required_argument, 0, 'B'},
+		{"no-paths", no_argument, 0, OPT_NO_PATHS},
+		{"simd", required_argument, 0, OPT_SIMD},
+		{0, 0, 0, 0},
+	};
+	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO};
+	int paths = 1, c;
+
+	tool_init("apsp-cpu", argc, argv);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:", longopts, NULL)) != -1) {
+		if (tool_common_option(c, optarg, usage))
+			continue;
+		switch (c) {
+		case 'B':
+			o.block = (int)tool_parse_ll("-B", optarg, 16, 512);
+			if (o.block % 16)
+				tool_usage_error("-B: %d is not a multiple of 16", o.block);
+			break;
+		case OPT_NO_PATHS: paths = 0; break;
+		case OPT_SIMD:
+			if (strcmp(optarg, "avx512") == 0)
+				o.simd = FW_SIMD_AVX512;
+			else if (strcmp(optarg, "avx2") == 0)
+				o.simd = FW_SIMD_AVX2;
+			else if (strcmp(optarg, "portable") == 0)
+				o.simd = FW_SIMD_PORTABLE;
+			else if (strcmp(optarg, "auto") == 0)
+				o.simd = FW_SIMD_AUTO;
+			else
+				tool_usage_error("--simd: '%s' is not avx512, avx2, portable or auto", optarg);
+			break;
+		default: tool_usage_error("unexpected option");
+		}
+	}
+	if (argc - optind > 1)
+		tool_usage_error("one input at most ('%s' is extra)", argv[optind + 1]);
+	if (o.simd > (int)fw_simd_detect())
+		tool_die("--simd %s: this processor does not run it (best: %s)",
+		         fw_simd_name(o.simd), fw_simd_name(fw_simd_detect()));
+	const char *path = optind < argc ? argv[optind] : "-";
+	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+	int threads = tool_threads();
+	o.threads = threads;
+
+	double t0 = seconds();
+	int fd = tool_open_input(path);
+	int out = tool_output_open(1);
+	st_error err;
+	st_matrices in;
+	if (st_read_all(fd, name, threads, &in, &err) < 0)
+		tool_die_st(NULL, &err);
+	if (fd != 0)
+		close(fd);
+	if (in.h.flags & ST_NEGCYCLE)
+		tool_die_status(EXIT_NEGCYCLE, "%s: input records a negative cycle through vertex %lld",
+		                name, (long long)in.h.cycle_vertex);
+	if (!in.weights)
+		tool_die("%s: the stream holds no edge weights (is it already a result?)", name);
+	const uint64_t n = in.h.n;
+
+	void *dist = malloc(n * n * 4 + 1);
+	int32_t *pred = paths ? malloc(n * n * 4 + 1) : NULL;
+	if (!dist || (paths && !pred))
+		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
+		         (unsigned long long)n, (unsigned long long)n, (double)n * n * 4 / 1048576.0);
+	sv_plan plan;
+	int rc = sv_prepare(&in.h, in.weights, dist, pred, threads, &plan, &err);
+	free(in.weights);
+	in.weights = NULL;
+	if (rc < 0)
+		tool_die_st(name, &err);
+
+	st_header h;
+	if (sv_result_header(&in.h, paths, &h, &err) < 0)
+		tool_die_st("result", &err);
+	tool_add_provenance(&h);
+	if (rc == 1) {
+		/* A header-only result, so that a tool downstream can say why. */
+		h.matrices = 0;
+		h.flags |= ST_NEGCYCLE;
+		h.cycle_vertex = plan.cycle_vertex;
+		if (st_write_all(out, &h, NULL, NULL, NULL, tool_opts.level, threads, &err) < 0)
+			tool_die_st("write", &err);
+		tool_output_commit();
+		tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld",
+		                (long long)plan.cycle_vertex);
+	}
+
+	double t1 = seconds();
+	if (fw_cpu(&o, in.h.type, n, dist, pred, &err) < 0)
+		tool_die_st(NULL, &err);
+	double t2 = seconds();
+	sv_finish(&plan, dist, threads);
+	sv_plan_free(&plan);
+
+	if (st_write_all(out, &h, NULL, dist, pred, tool_opts.level, threads, &err) < 0)
+		tool_die_st("write", &err);
+	tool_output_commit();
+	double t3 = seconds();
+	double relax = (double)n * n * n;
+	tool_info("n %llu, B %d, %s%s, %s, %d threads: solve %.3f s (%.3g relaxations/s); "
+	          "read+prepare %.3f s, write %.3f s",
+	          (unsigned long long)n, o.block, in.h.type == ST_INT32 ? "int32" : "float32",
+	          paths ? ", paths" : "",
+	          fw_simd_name(o.simd ? (enum fw_simd)o.simd : fw_simd_detect()), threads,
+	          t2 - t1, t2 > t1 ? relax / (t2 - t1) : 0.0, t1 - t0, t3 - t2);
+	st_header_free(&h);
+	st_matrices_free(&in);
+	free(dist);
+	free(pred);
+	return EXIT_OK;
+}

@@ -1,0 +1,273 @@
+/* apsp-diff - compare the distances of two result streams, or check the
+ * predecessor matrices of results against the graph they came from.
+ *
+ *   apsp-diff A B              distances of A and B, like cmp(1)
+ *   apsp-diff --graph G A [B]  every predecessor chain of A (and B) is a path
+ *                              of G whose weights sum to the stored distance
+ *                              (and, with B, the distances agree too)
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stream.h"
+#include "tool.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: %s [options] A B\n"
+	        "       %s [options] --graph G A [B]\n"
+	        "Compare the distances of two result streams A and B (apsp-cpu, apsp-gpu),\n"
+	        "or check that every predecessor chain of A (and B) is a path of the graph\n"
+	        "stream G from source to destination whose weights sum to the distance.\n"
+	        "\n"
+	        "  -g, --graph G         check predecessors against the graph stream G\n"
+	        "  -n, --max-diffs N     print at most N differences (default 10)\n"
+	        "  -t, --tolerance X     float32: equal when |a - b| <= X * max(1, |a|, |b|)\n"
+	        "                        (default 1e-5); int32 distances must be equal\n"
+	        "  -T, --threads N       use N threads (default 0: all cores)\n"
+	        "  -q, --quiet           print nothing, only the exit status\n"
+	        "  -v, --verbose         say more\n"
+	        "  -h, --help            print this help and exit\n"
+	        "  -V, --version         print the version and exit\n"
+	        "\n"
+	        "Exit status: 0 equal (and every chain valid), 1 different (or a chain\n"
+	        "invalid), 2 trouble (usage, input, I/O, sizes that do not match).\n",
+	        tool_name(), tool_name());
+}
+
+struct result {
+	const char *name;
+	st_matrices m;
+};
+
+static void load(struct result *r, const char *path, int threads)
+{
+	st_error err;
+	int fd = tool_open_input(path);
+	r->name = strcmp(path, "-") == 0 ? "standard input" : path;
+	if (st_read_all(fd, r->name, threads, &r->m, &err) < 0)
+		tool_die_st(NULL, &err);
+	if (fd != 0)
+		close(fd);
+}
+
+/* Distance of entry k as a double; +inf when unreachable. */
+static double value(const st_header *h, const void *m, size_t k)
+{
+	if (h->type == ST_INT32) {
+		int32_t x = ((const int32_t *)m)[k];
+		return x >= ST_INF_I32 ? INFINITY : x <= -ST_INF_I32 ? -INFINITY : (double)x;
+	}
+	return ((const float *)m)[k];
+}
+
+static void print_value(FILE *f, double x)
+{
+	if (isinf(x))
+		fputs(x > 0 ? "inf" : "-inf", f);
+	else
+		fprintf(f, "%.9g", x);
+}
+
+static int compare(const struct result *a, const struct result *b, double tol, long maxdiffs)
+{
+	const st_header *ha = &a->m.h, *hb = &b->m.h;
+	uint64_t n = ha->n;
+	uint64_t pairs = 0, differ = 0, unreach = 0;
+	double maxabs = 0, maxrel = 0;
+	long shown = 0;
+	int exact = ha->type == ST_INT32 && hb->type == ST_INT32;
+
+	for (uint64_t i = 0; i < n; i++)
+		for (uint64_t j = 0; j < n; j++) {
+			double x = value(ha, a->m.dist, i * ha->npad + j);
+			double y = value(hb, b->m.dist, i * hb->npad + j);
+			int same;
+			pairs++;
+			if (isinf(x) || isinf(y)) {
+				same = x == y;
+				unreach += !same;
+			} else {
+				double d = fabs(x - y);
+				double scale = fmax(1.0, fmax(fabs(x), fabs(y)));
+				same = exact ? x == y : d <= tol * scale;
+				if (d > maxabs)
+					maxabs = d;
+				if (d / scale > maxrel)
+					maxrel = d / scale;
+			}
+			if (same)
+				continue;
+			differ++;
+			if (shown < maxdiffs && tool_opts.verbose > 0) {
+				printf("%llu %llu: ", (unsigned long long)i, (unsigned long long)j);
+				print_value(stdout, x);
+				fputs(" != ", stdout);
+				print_value(stdout, y);
+				fputc('\n', stdout);
+				shown++;
+			}
+		}
+	if (tool_opts.verbose > 0) {
+		printf("%llu pairs compared, %llu different (%llu reachable in one only); "
+		       "largest difference %.9g absolute, %.3g relative\n",
+		       (unsigned long long)pairs, (unsigned long long)differ,
+		       (unsigned long long)unreach, maxabs, maxrel);
+	}
+	return differ ? EXIT_DIFFERENT : EXIT_OK;
+}
+
+/* Weight of the edge u -> v in G, as a double; +inf when none. */
+static double edge(const st_header *g, const void *w, uint64_t u, uint64_t v)
+{
+	return value(g, w, u * g->npad + v);
+}
+
+/* Check every chain of result r against graph g.  Returns the number of bad
+ * pairs; prints the first few. */
+static uint64_t check_paths(const struct result *g, const struct result *r, double tol,
+                            long maxdiffs, int threads)
+{
+	const st_header *hg = &g->m.h, *hr = &r->m.h;
+	uint64_t n = hr->n, bad = 0;
+	long shown = 0;
+
+	#pragma omp parallel for schedule(dynamic, 16) reduction(+ : bad) \
+		num_threads(threads)
+	for (uint64_t s = 0; s < n; s++) {
+		const int32_t *prow = (const int32_t *)r->m.pred + s * hr->npad;
+		for (uint64_t t = 0; t < n; t++) {
+			double d = value(hr, r->m.dist, s * hr->npad + t);
+			const char *why = NULL;
+			if (s == t) {
+				if (d != 0)
+					why = "distance to itself is not 0";
+			} else if (isinf(d)) {
+				if (prow[t] != -1)
+					why = "unreachable but has a predecessor";
+			} else {
+				/* Walk back from t: at most n - 1 edges, each one of G. */
+				double sum = 0, sumabs = 0;
+				uint64_t v = t, steps = 0;
+				while (v != s && !why) {
+					int32_t u = prow[v];
+					if (u < 0 || (uint64_t)u >= n)
+						why = "chain stops before the source";
+					else if (++steps >= n)
+						why = "chain longer than n - 1 edges (a cycle)";
+					else if (isinf(edge(hg, g->m.weights, (uint64_t)u, v)))
+						why = "chain uses an edge the graph does not have";
+					else {
+						double w = edge(hg, g->m.weights, (uint64_t)u, v);
+						sum += w, sumabs += fabs(w), v = (uint64_t)u;
+					}
+				}
+				/* float32 sums were rounded in another order */
+				double scale = fmax(1.0, fmax(fabs(d), sumabs));
+				if (!why && (hr->type == ST_INT32 ? sum != d : fabs(sum - d) > tol * scale))
+					why = "path weight differs from the distance";
+			}
+			if (!why)
+				continue;
+			bad++;
+			#pragma omp critical
+			if (shown < maxdiffs && tool_opts.verbose > 0) {
+				printf("%s: %llu -> %llu: %s\n", r->name, (unsigned long long)s,
+				       (unsigned long long)t, why);
+				shown++;
+			}
+		}
+	}
+	if (tool_opts.verbose > 0)
+		printf("%s: %llu pairs checked against the graph, %llu bad\n", r->name,
+		       (unsigned long long)n * n, (unsigned long long)bad);
+	return bad;
+}
+
+static void check_result(const struct result *r)
+{
+	const st_header *h = &r->m.h;
+	if (h->flags & ST_NEGCYCLE)
+		tool_die_status(EXIT_NEGCYCLE, "%s: the graph has a negative cycle through vertex %lld",
+		                r->name, (long long)h->cycle_vertex);
+	if (!r->m.dist)
+		tool_die("%s: the stream holds no distances", r->name);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		{"graph", required_argument, 0, 'g'},
+		{"max-diffs", required_argument, 0, 'n'},
+		{"tolerance", required_argument, 0, 't'},
+		{0, 0, 0, 0},
+	};
+	const char *graph = NULL;
+	long maxdiffs = 10;
+	double tol = 1e-5;
+	int c;
+
+	tool_init("apsp-diff", argc, argv);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "g:n:t:", longopts, NULL)) != -1) {
+		if (tool_common_option(c, optarg, usage))
+			continue;
+		switch (c) {
+		case 'g': graph = optarg; break;
+		case 'n': maxdiffs = (long)tool_parse_ll("-n", optarg, 0, 1000000000); break;
+		case 't':
+			tol = tool_parse_double("--tolerance", optarg);
+			if (!(tol >= 0))
+				tool_usage_error("--tolerance: %s is not a number >= 0", optarg);
+			break;
+		default: tool_usage_error("unexpected option");
+		}
+	}
+	int nargs = argc - optind;
+	if (graph ? nargs < 1 || nargs > 2 : nargs != 2)
+		tool_usage_error(graph ? "give one or two results after --graph G"
+		                       : "give two results to compare, A B");
+	int threads = tool_threads();
+
+	struct result g = {0}, r[2] = {{0}};
+	for (int i = 0; i < nargs; i++) {
+		load(&r[i], argv[optind + i], threads);
+		check_result(&r[i]);
+	}
+	if (nargs == 2 && r[0].m.h.n != r[1].m.h.n)
+		tool_die("%s has %llu vertices, %s %llu", r[0].name,
+		         (unsigned long long)r[0].m.h.n, r[1].name, (unsigned long long)r[1].m.h.n);
+	if (nargs == 2 && r[0].m.h.type != r[1].m.h.type)
+		tool_warn("%s is %s, %s %s: compared within the tolerance", r[0].name,
+		          r[0].m.h.type == ST_INT32 ? "int32" : "float32", r[1].name,
+		          r[1].m.h.type == ST_INT32 ? "int32" : "float32");
+
+	int status = EXIT_OK;
+	if (graph) {
+		load(&g, graph, threads);
+		if (!g.m.weights)
+			tool_die("%s: the stream holds no edge weights", g.name);
+		for (int i = 0; i < nargs; i++) {
+			if (!r[i].m.pred)
+				tool_die("%s: the stream holds no predecessors (computed with --no-paths?)",
+				         r[i].name);
+			if (r[i].m.h.n != g.m.h.n)
+				tool_die("%s has %llu vertices, the graph %s %llu", r[i].name,
+				         (unsigned long long)r[i].m.h.n, g.name,
+				         (unsigned long long)g.m.h.n);
+			if (check_paths(&g, &r[i], tol, maxdiffs, threads))
+				status = EXIT_DIFFERENT;
+		}
+	}
+	if (nargs == 2 && compare(&r[0], &r[1], tol, maxdiffs) != EXIT_OK)
+		status = EXIT_DIFFERENT;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		tool_die("standard output:");
+	st_matrices_free(&g.m);
+	st_matrices_free(&r[0].m);
+	st_matrices_free(&r[1].m);
+	return status;
+}

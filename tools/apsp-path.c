@@ -1,0 +1,316 @@
+/* apsp-path - print shortest paths and their lengths from a result stream.
+ *
+ * Only the distance and predecessor rows of the queried sources are
+ * inflated; every other block of the stream is skipped, so a query on a
+ * huge result costs reading it, not decompressing it. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stream.h"
+#include "tool.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: %s [options] SRC DST [SRC DST ...]\n"
+	        "       %s [options] --from SRC\n"
+	        "       %s [options] -p PAIRS\n"
+	        "Print the shortest path from SRC to DST and its length, read from a result\n"
+	        "stream (apsp-cpu, apsp-gpu) on stdin or -i FILE.\n"
+	        "\n"
+	        "  -i, --input FILE    read the result stream from FILE (default stdin)\n"
+	        "      --from SRC      paths from SRC to every vertex\n"
+	        "  -p, --pairs FILE    read SRC DST pairs from FILE, one pair a line\n"
+	        "                      ('#' starts a comment; '-' is stdin when -i is given)\n"
+	        "      --tsv           tab-separated: SRC, DST, distance, vertices joined by ','\n"
+	        "                      (unreachable: distance 'inf', no vertices)\n"
+	        "      --base B        vertices are numbered from B, 0 or 1 (default 0)\n"
+	        "  -o, --output FILE   write to FILE (replaced only on success), not stdout\n"
+	        "  -T, --threads N     use N threads to inflate (default 0: all cores)\n"
+	        "  -q, --quiet         print no warnings\n"
+	        "  -h, --help          print this help and exit\n"
+	        "  -V, --version       print the version and exit\n"
+	        "\n"
+	        "Exit status: 0 every pair has a path, 1 some pair is unreachable,\n"
+	        "2 trouble (usage, input, a vertex out of range, no predecessors),\n"
+	        "3 the graph has a negative cycle.\n",
+	        tool_name(), tool_name(), tool_name());
+}
+
+struct pair {
+	uint64_t src, dst;
+};
+
+struct query {
+	struct pair *pairs;
+	size_t npairs, cap;
+};
+
+static void add_pair(struct query *q, uint64_t s, uint64_t d)
+{
+	if (q->npairs == q->cap) {
+		q->cap = q->cap ? 2 * q->cap : 64;
+		q->pairs = realloc(q->pairs, q->cap * sizeof *q->pairs);
+		if (!q->pairs)
+			tool_die("pairs:");
+	}
+	q->pairs[q->npairs].src = s;
+	q->pairs[q->npairs].dst = d;
+	q->npairs++;
+}
+
+/* A vertex number as given (before --base is applied). */
+static uint64_t parse_vertex(const char *what, const char *s)
+{
+	return (uint64_t)tool_parse_ll(what, s, 0, (long long)ST_MAX_N);
+}
+
+static void read_pairs(struct query *q, const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	char line[512];
+	unsigned long lineno = 0;
+
+	if (!f)
+		tool_die("%s:", path);
+	while (fgets(line, sizeof line, f)) {
+		char *p = line, *end;
+		unsigned long long v[2];
+		int k = 0;
+		lineno++;
+		for (; k < 2; k++) {
+			while (isspace((unsigned char)*p))
+				p++;
+			if (*p == '#' || *p == '\0')
+				break;
+			errno = 0;
+			v[k] = strtoull(p, &end, 10);
+			if (end == p || errno || !(isspace((unsigned char)*end) || *end == '\0' || *end == '#') ||
+			    *p == '-' || v[k] > ST_MAX_N)
+				tool_die("%s:%lu: not a vertex number", path, lineno);
+			p = end;
+		}
+		while (isspace((unsigned char)*p))
+			p++;
+		if (k == 0)
+			continue;
+		if (k == 1 || (*p != '\0' && *p != '#'))
+			tool_die("%s:%lu: expected two vertex numbers, SRC DST", path, lineno);
+		add_pair(q, v[0], v[1]);
+	}
+	if (ferror(f))
+		tool_die("%s:", path);
+	if (f != stdin)
+		fclose(f);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Index of v in the sorted array rows[0..n). */
+static size_t row_index(const uint64_t *rows, size_t n, uint64_t v)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rows[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void put_distance(FILE *out, const st_header *h, const void *drow, uint64_t v)
+{
+	if (h->type == ST_INT32) {
+		fprintf(out, "%ld", (long)((const int32_t *)drow)[v]);
+		return;
+	}
+	float x = ((const float *)drow)[v];
+	if (x == truncf(x) && fabsf(x) < 16777216.0f)
+		fprintf(out, "%.0f", (double)x);
+	else
+		fprintf(out, "%.9g", (double)x);
+}
+
+static int reachable(const st_header *h, const void *drow, uint64_t v)
+{
+	if (h->type == ST_INT32)
+		return ((const int32_t *)drow)[v] < ST_INF_I32;
+	return ((const float *)drow)[v] < INFINITY;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_FROM = 0x2000, OPT_TSV, OPT_BASE };
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		{"input", required_argument, 0, 'i'},
+		{"from", required_argument, 0, OPT_FROM},
+		{"pairs", required_argument, 0, 'p'},
+		{"tsv", no_argument, 0, OPT_TSV},
+		{"base", required_argument, 0, OPT_BASE},
+		{0, 0, 0, 0},
+	};
+	const char *input = "-", *pairs_file = NULL, *from = NULL;
+	int tsv = 0, c;
+	uint64_t base = 0;
+	struct query q = {0};
+
+	tool_init("apsp-path", argc, argv);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "i:p:", longopts, NULL)) != -1) {
+		if (tool_common_option(c, optarg, usage))
+			continue;
+		switch (c) {
+		case 'i': input = optarg; break;
+		case 'p': pairs_file = optarg; break;
+		case OPT_FROM: from = optarg; break;
+		case OPT_TSV: tsv = 1; break;
+		case OPT_BASE: base = (uint64_t)tool_parse_ll("--base", optarg, 0, 1); break;
+		default: tool_usage_error("unexpected option");
+		}
+	}
+	int nargs = argc - optind;
+	if (from && (nargs || pairs_file))
+		tool_usage_error("--from takes no other pairs");
+	if (pairs_file && nargs)
+		tool_usage_error("-p takes no pairs on the command line");
+	if (!from && !pairs_file && nargs == 0)
+		tool_usage_error("no SRC DST pair given");
+	if (nargs % 2)
+		tool_usage_error("'%s' has no destination: give SRC DST pairs", argv[argc - 1]);
+	if (pairs_file && strcmp(pairs_file, "-") == 0 && strcmp(input, "-") == 0)
+		tool_usage_error("-p - and the stream cannot both be stdin: give -i FILE");
+
+	for (int i = optind; i < argc; i += 2)
+		add_pair(&q, parse_vertex("SRC", argv[i]), parse_vertex("DST", argv[i + 1]));
+	if (pairs_file)
+		read_pairs(&q, pairs_file);
+
+	const char *name = strcmp(input, "-") == 0 ? "standard input" : input;
+	int threads = tool_threads();
+	int fd = tool_open_input(input);
+	st_header h;
+	st_error err;
+	st_reader *r = st_reader_open(fd, name, &h, threads, &err);
+	if (!r)
+		tool_die_st(NULL, &err);
+	if (h.flags & ST_NEGCYCLE)
+		tool_die_status(EXIT_NEGCYCLE,
+		                "%s: the graph has a negative cycle through vertex %lld: no shortest paths",
+		                name, (long long)h.cycle_vertex + (long long)base);
+	if (!(h.matrices & ST_DIST))
+		tool_die("%s: the stream holds no distances (run apsp-cpu or apsp-gpu first)", name);
+	if (!(h.matrices & ST_PRED))
+		tool_die("%s: the stream holds no predecessors (computed with --no-paths?)", name);
+
+	uint64_t n = h.n;
+	if (from) {
+		uint64_t s = parse_vertex("--from", from);
+		if (s < base || s - base >= n)
+			tool_die("--from %s: no such vertex (the graph has %llu, numbered from %llu)",
+			         from, (unsigned long long)n, (unsigned long long)base);
+		for (uint64_t d = 0; d < n; d++)
+			add_pair(&q, s, d + base);
+	}
+	for (size_t i = 0; i < q.npairs; i++) {
+		struct pair *p = &q.pairs[i];
+		for (int k = 0; k < 2; k++) {
+			uint64_t v = k ? p->dst : p->src;
+			if (v < base || v - base >= n)
+				tool_die("vertex %llu: no such vertex (the graph has %llu, numbered from %llu)",
+				         (unsigned long long)v, (unsigned long long)n,
+				         (unsigned long long)base);
+		}
+		p->src -= base, p->dst -= base;
+	}
+
+	/* The rows to inflate: each source once, ascending. */
+	uint64_t *rows = malloc((q.npairs ? q.npairs : 1) * sizeof *rows);
+	size_t nrows = 0;
+	if (!rows)
+		tool_die("rows:");
+	for (size_t i = 0; i < q.npairs; i++)
+		rows[i] = q.pairs[i].src;
+	qsort(rows, q.npairs, sizeof *rows, cmp_u64);
+	for (size_t i = 0; i < q.npairs; i++)
+		if (nrows == 0 || rows[nrows - 1] != rows[i])
+			rows[nrows++] = rows[i];
+
+	size_t rowbytes = h.npad * 4;
+	char *dist = malloc(nrows * rowbytes + 1), *pred = malloc(nrows * rowbytes + 1);
+	if (!dist || !pred)
+		tool_die("%zu rows of %llu:", nrows, (unsigned long long)h.npad);
+	for (uint32_t next; (next = st_next_matrix(r));) {
+		int rc = next == ST_DIST ? st_read_rows(r, rows, nrows, dist, &err)
+		       : next == ST_PRED ? st_read_rows(r, rows, nrows, pred, &err)
+		       : st_skip_matrix(r, &err);
+		if (rc < 0)
+			tool_die_st(NULL, &err);
+	}
+	if (st_reader_close(r, &err) < 0)
+		tool_die_st(NULL, &err);
+	if (fd != 0)
+		close(fd);
+
+	FILE *out = tool_output_fopen(0);
+	uint64_t *path = malloc((n + 1) * sizeof *path);
+	int status = EXIT_OK;
+	if (!path)
+		tool_die("path:");
+	for (size_t i = 0; i < q.npairs; i++) {
+		uint64_t s = q.pairs[i].src, t = q.pairs[i].dst;
+		size_t ri = row_index(rows, nrows, s);
+		const void *drow = dist + ri * rowbytes;
+		const int32_t *prow = (const int32_t *)(pred + ri * rowbytes);
+		if (!reachable(&h, drow, t)) {
+			status = EXIT_DIFFERENT;
+			if (tsv)
+				fprintf(out, "%llu\t%llu\tinf\t\n", (unsigned long long)(s + base),
+				        (unsigned long long)(t + base));
+			else
+				fprintf(out, "%llu -> %llu  unreachable\n", (unsigned long long)(s + base),
+				        (unsigned long long)(t + base));
+			continue;
+		}
+		/* Walk the predecessors back from t; a chain longer than n or
+		 * one that stops short of s is a damaged result. */
+		uint64_t len = 0, v = t;
+		path[len++] = v;
+		while (v != s) {
+			int32_t u = prow[v];
+			if (u < 0 || (uint64_t)u >= n || len > n)
+				tool_die("%s: broken predecessor chain from %llu to %llu", name,
+				         (unsigned long long)(s + base), (unsigned long long)(t + base));
+			v = (uint64_t)u;
+			path[len++] = v;
+		}
+		if (tsv) {
+			fprintf(out, "%llu\t%llu\t", (unsigned long long)(s + base),
+			        (unsigned long long)(t + base));
+			put_distance(out, &h, drow, t);
+			fputc('\t', out);
+			for (uint64_t k = len; k-- > 0;)
+				fprintf(out, "%llu%s", (unsigned long long)(path[k] + base), k ? "," : "");
+			fputc('\n', out);
+		} else {
+			for (uint64_t k = len; k-- > 0;)
+				fprintf(out, "%llu%s", (unsigned long long)(path[k] + base), k ? " -> " : "");
+			fputs("  distance ", out);
+			put_distance(out, &h, drow, t);
+			fputc('\n', out);
+		}
+	}
+	tool_output_commit();
+	free(path), free(rows), free(dist), free(pred), free(q.pairs);
+	st_header_free(&h);
+	return status;
+}
