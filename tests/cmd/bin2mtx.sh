@@ -8,21 +8,21 @@ nl='
 body() { grep -v '^%'; } # Matrix Market without its comment lines
 
 # Matrix Market: header, 1-based, finite entries only, real n (not npad).
-expect_output mtx-weights-padded "3 3 6${nl}1 1 0${nl}1 2 5${nl}2 2 0${nl}2 3 -2${nl}3 1 4${nl}3 3 0" '$b $D/weights3.apsp | body'
-expect_output mtx-header '%%MatrixMarket matrix coordinate integer general' '$b $D/weights3.apsp | head -n 1'
-expect_true mtx-provenance '$b $D/result3.apsp | grep -q "^% @PG	ID:handmade	VN:0	CL:handmade$"'
-expect_output mtx-default-dist "3 3 9${nl}1 1 0${nl}1 2 5${nl}1 3 3${nl}2 1 2${nl}2 2 0${nl}2 3 -2${nl}3 1 4${nl}3 2 9${nl}3 3 0" '$b $D/result3.apsp | body'
-expect_output mtx-choose-weights "3 3 6" '$b --weights $D/result3.apsp | body | head -n 1'
-expect_output mtx-pred-1based "3 3 6${nl}1 2 1${nl}1 3 2${nl}2 1 3${nl}2 3 2${nl}3 1 3${nl}3 2 1" '$b --pred $D/result3.apsp | body'
-expect_output mtx-real "2 2 3${nl}1 1 0${nl}1 2 0.100000001${nl}2 2 0" '$b $D/float2.apsp | body'
-expect_true mtx-real-header '$b $D/float2.apsp | head -n 1 | grep -q "coordinate real general"'
-expect_output stdin-dash "3 3 6" '$b - <$D/weights3.apsp | body | head -n 1'
-expect_output stdin-none "3 3 6" '$b <$D/weights3.apsp | body | head -n 1'
+expect_output mtx-weights-padded "3 3 6${nl}1 1 0${nl}1 2 5${nl}2 2 0${nl}2 3 -2${nl}3 1 4${nl}3 3 0" '$b $D/weights3.apm | body'
+expect_output mtx-header '%%MatrixMarket matrix coordinate integer general' '$b $D/weights3.apm | head -n 1'
+expect_true mtx-provenance '$b $D/result3.apm | grep -q "^% @PG	ID:handmade	VN:0	CL:handmade$"'
+expect_output mtx-default-dist "3 3 9${nl}1 1 0${nl}1 2 5${nl}1 3 3${nl}2 1 2${nl}2 2 0${nl}2 3 -2${nl}3 1 4${nl}3 2 9${nl}3 3 0" '$b $D/result3.apm | body'
+expect_output mtx-choose-weights "3 3 6" '$b --weights $D/result3.apm | body | head -n 1'
+expect_output mtx-pred-1based "3 3 6${nl}1 2 1${nl}1 3 2${nl}2 1 3${nl}2 3 2${nl}3 1 3${nl}3 2 1" '$b --pred $D/result3.apm | body'
+expect_output mtx-real "2 2 3${nl}1 1 0${nl}1 2 0.100000001${nl}2 2 0" '$b $D/float2.apm | body'
+expect_true mtx-real-header '$b $D/float2.apm | head -n 1 | grep -q "coordinate real general"'
+expect_output stdin-dash "3 3 6" '$b - <$D/weights3.apm | body | head -n 1'
+expect_output stdin-none "3 3 6" '$b <$D/weights3.apm | body | head -n 1'
 
 # Dense: inf for unreachable, predecessors 0-based with -1.
-expect_output dense-weights "0 5 inf${nl}inf 0 -2${nl}4 inf 0" '$b --dense $D/weights3.apsp'
-expect_output dense-pred "-1 0 1${nl}2 -1 1${nl}2 0 -1" '$b --dense --pred $D/result3.apsp'
-expect_output dense-float "0 0.100000001${nl}inf 0" '$b --dense $D/float2.apsp'
+expect_output dense-weights "0 5 inf${nl}inf 0 -2${nl}4 inf 0" '$b --dense $D/weights3.apm'
+expect_output dense-pred "-1 0 1${nl}2 -1 1${nl}2 0 -1" '$b --dense --pred $D/result3.apm'
+expect_output dense-float "0 0.100000001${nl}inf 0" '$b --dense $D/float2.apm'
 expect_true dense-matches-mtx '$g -n 40 -d 30 -B 8 -o $T/g && $b --dense $T/g >$T/d && $b $T/g | body | tail -n +2 >$T/m &&
 	awk "{for (j = 1; j <= NF; j++) if (\$j != \"inf\") print NR, j, \$j}" $T/d | cmp - $T/m'
 # %.9g reads back to the same float32: 0.1f is 0.100000001490116..., 9 digits keep it.
@@ -40,28 +40,28 @@ else
 fi
 
 # NumPy: magic, version 1.0, dict, 64-byte aligned data, C order, little-endian.
-expect_output npy-magic '934e554d505901007600' '$b --npy $D/weights3.apsp | head -c 10 | od -An -tx1 | tr -d " \n"'
-expect_true npy-dict '$b --npy $D/weights3.apsp | head -c 128 | grep -aq "{.descr.: .<i4., .fortran_order.: False, .shape.: (3, 3), }"'
-expect_output npy-size "$((128 + 9 * 4))" '$b --npy $D/weights3.apsp | wc -c | tr -d " "'
-expect_output npy-int32-inf '0 5 1073741823 1073741823 0 -2 4 1073741823 0' '$b --npy $D/weights3.apsp | tail -c 36 | od -An -v -td4 | tr -s " \n" " " | sed "s/^ //; s/ $//"'
-expect_output npy-pred '-1 0 1 2 -1 1 2 0 -1' '$b --npy --pred $D/result3.apsp | tail -c 36 | od -An -v -td4 | tr -s " \n" " " | sed "s/^ //; s/ $//"'
-expect_true npy-float '$b --npy $D/float2.apsp | head -c 128 | grep -aq "<f4" &&
-	[ "$($b --npy $D/float2.apsp | tail -c 16 | od -An -v -tx4 | tr -s " \n" " ")" = " 00000000 3dcccccd 7f800000 00000000 " ]'
+expect_output npy-magic '934e554d505901007600' '$b --npy $D/weights3.apm | head -c 10 | od -An -tx1 | tr -d " \n"'
+expect_true npy-dict '$b --npy $D/weights3.apm | head -c 128 | grep -aq "{.descr.: .<i4., .fortran_order.: False, .shape.: (3, 3), }"'
+expect_output npy-size "$((128 + 9 * 4))" '$b --npy $D/weights3.apm | wc -c | tr -d " "'
+expect_output npy-int32-inf '0 5 1073741823 1073741823 0 -2 4 1073741823 0' '$b --npy $D/weights3.apm | tail -c 36 | od -An -v -td4 | tr -s " \n" " " | sed "s/^ //; s/ $//"'
+expect_output npy-pred '-1 0 1 2 -1 1 2 0 -1' '$b --npy --pred $D/result3.apm | tail -c 36 | od -An -v -td4 | tr -s " \n" " " | sed "s/^ //; s/ $//"'
+expect_true npy-float '$b --npy $D/float2.apm | head -c 128 | grep -aq "<f4" &&
+	[ "$($b --npy $D/float2.apm | tail -c 16 | od -An -v -tx4 | tr -s " \n" " ")" = " 00000000 3dcccccd 7f800000 00000000 " ]'
 expect_output npy-big-shape 1 '$g -n 1000 -d 1 | $b --npy | head -c 128 | grep -ac "(1000, 1000)"'
 if python3 -c 'import numpy' 2>/dev/null; then
-	expect_output npy-numpy-load '(3, 3) int32 -2' '$b --npy -o $T/w.npy $D/weights3.apsp && python3 -c "import numpy; a = numpy.load(\"$T/w.npy\"); print(a.shape, a.dtype, a[1, 2])"'
+	expect_output npy-numpy-load '(3, 3) int32 -2' '$b --npy -o $T/w.npy $D/weights3.apm && python3 -c "import numpy; a = numpy.load(\"$T/w.npy\"); print(a.shape, a.dtype, a[1, 2])"'
 else
 	skip npy-numpy-load "no numpy"
 fi
 
 # Errors.
-expect_stderr negcycle 3 'negative cycle through vertex 2' '$b $D/negcycle.apsp'
-expect_stderr negcycle-dense 3 'negative cycle' '$b --dense $D/negcycle.apsp'
-expect_stderr no-dist 2 'holds no distances' '$b --dist $D/weights3.apsp'
-expect_stderr no-pred 2 'holds no predecessors' '$b --pred $D/float2.apsp'
+expect_stderr negcycle 3 'negative cycle through vertex 2' '$b $D/negcycle.apm'
+expect_stderr negcycle-dense 3 'negative cycle' '$b --dense $D/negcycle.apm'
+expect_stderr no-dist 2 'holds no distances' '$b --dist $D/weights3.apm'
+expect_stderr no-pred 2 'holds no predecessors' '$b --pred $D/float2.apm'
 expect_stderr missing-file 2 'nonexistent: No such file or directory' '$b $T/nonexistent'
 expect_stderr directory 2 'Is a directory' '$b $T'
-expect_stderr two-files 2 'one input' '$b $D/weights3.apsp $D/weights3.apsp'
+expect_stderr two-files 2 'one input' '$b $D/weights3.apm $D/weights3.apm'
 expect_status not-a-stream 2 'echo hello | $b'
 expect_status empty 2 '$b </dev/null'
 expect_true truncated-no-output '$g -n 200 -d 20 -o $T/full && head -c 2000 $T/full >$T/trunc &&

@@ -31,7 +31,7 @@ expect_stderr gengraph-dev-full 2 '^gengraph: .*write error: No space left on de
 expect_stderr gengraph-dev-full-o 2 'No space left on device' '$g -n 300 -d 20 -o /dev/full'
 expect_stderr bin2mtx-dev-full 2 '^bin2mtx: .*write error: No space left on device$' '$b $T/s >/dev/full'
 expect_stderr bin2mtx-dev-full-npy 2 'write error: No space left on device' '$b --npy $T/s >/dev/full'
-expect_stderr bin2mtx-dev-full-small 2 'write error: No space left on device' '$b --dense $TDATA/bin2mtx/float2.apsp >/dev/full'
+expect_stderr bin2mtx-dev-full-small 2 'write error: No space left on device' '$b --dense $TDATA/bin2mtx/float2.apm >/dev/full'
 expect_stderr gengraph-closed-stdout 2 'write error' '$g -n 300 -d 20 >&-'
 
 # -o: the file appears only when complete; a failure leaves an old file alone.
@@ -66,7 +66,7 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>
 	expect_true terminal-refused-status '! script -qec "$g -n 3 -d 10" /dev/null >/dev/null'
 	expect_true terminal-forced 'script -qec "$g -f -n 3 -d 10" /dev/null >$T/tty; ! grep -q refusing $T/tty'
 	expect_true terminal-npy-refused 'script -qec "$b --npy $T/s" /dev/null >$T/tty; grep -q "refusing" $T/tty'
-	expect_true terminal-text-ok 'script -qec "$b --dense $TDATA/bin2mtx/float2.apsp" /dev/null >$T/tty; grep -q "0.100000001" $T/tty'
+	expect_true terminal-text-ok 'script -qec "$b --dense $TDATA/bin2mtx/float2.apm" /dev/null >$T/tty; grep -q "0.100000001" $T/tty'
 	expect_true progress-on-terminal 'script -qec "$g -n 1500 -d 20 -z 6 -T 1 -o $T/pg" /dev/null >$T/tty; grep -q "rows" $T/tty'
 else
 	skip terminal "no working script(1)"

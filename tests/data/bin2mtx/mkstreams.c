@@ -19,19 +19,19 @@ int main(void) {
 	int32_t p[9] = {-1,0,1, 2,-1,1, 2,0,-1};
 	st_header h; st_header_init(&h, 3, 4, ST_INT32);
 	h.matrices = ST_WEIGHTS; h.flags = ST_DIRECTED|ST_NEGATIVE;
-	out("weights3.apsp", &h, w, 0, 0); st_header_free(&h);
+	out("weights3.apm", &h, w, 0, 0); st_header_free(&h);
 	st_header_init(&h, 3, 1, ST_INT32);
 	h.matrices = ST_WEIGHTS|ST_DIST|ST_PRED; h.flags = ST_DIRECTED|ST_NEGATIVE;
 	int32_t w3[9] = {0,5,I, I,0,-2, 4,I,0};
-	out("result3.apsp", &h, w3, d, p); st_header_free(&h);
+	out("result3.apm", &h, w3, d, p); st_header_free(&h);
 	float fi = INFINITY;
 	float fd[4] = {0, 0.1f, fi, 0};
 	float fw[4] = {0, 0.1f, fi, 0};
 	st_header_init(&h, 2, 1, ST_FLOAT32);
 	h.matrices = ST_WEIGHTS|ST_DIST; h.flags = ST_DIRECTED;
-	out("float2.apsp", &h, fw, fd, 0); st_header_free(&h);
+	out("float2.apm", &h, fw, fd, 0); st_header_free(&h);
 	st_header_init(&h, 3, 1, ST_INT32);
 	h.matrices = 0; h.flags = ST_DIRECTED|ST_NEGATIVE|ST_NEGCYCLE; h.cycle_vertex = 2;
-	out("negcycle.apsp", &h, 0, 0, 0); st_header_free(&h);
+	out("negcycle.apm", &h, 0, 0, 0); st_header_free(&h);
 	return 0;
 }
