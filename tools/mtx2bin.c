@@ -179,6 +179,24 @@ static ssize_t read_gzip(void *ctx, void *buf, size_t len, st_error *err)
 	return (ssize_t)n;
 }
 
+/* Does the gzip data starting in head unpack to a tar archive? */
+static int gzip_holds_tar(const unsigned char *head, size_t n)
+{
+	unsigned char out[512];
+	z_stream z = {0};
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return 0;
+	z.next_in = (unsigned char *)head;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = sizeof out;
+	while (z.avail_out > 0 && inflate(&z, Z_NO_FLUSH) == Z_OK)
+		;
+	size_t got = sizeof out - z.avail_out;
+	inflateEnd(&z);
+	return got >= 262 && memcmp(out + 257, "ustar", 5) == 0;
+}
+
 static int read_graph_gzip(input *in, const char *name, const gio_opts *o, gio_graph *g,
                            st_error *err)
 {
@@ -419,7 +437,7 @@ int main(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	gio_opts o;
-	const char *member = NULL;
+	const char *member = NULL; /* used with libarchive only */
 	int check = 0, c;
 
 	tool_init("mtx2bin", argc, argv);
@@ -465,6 +483,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MEMBER:
 			member = optarg;
+			(void)member;
 			break;
 		case OPT_CHECK:
 			check = 1;
@@ -486,16 +505,14 @@ int main(int argc, char **argv)
 	st_error err = {{0}};
 	int rc;
 	input_peek(&in);
-	switch (sniff(in.head, in.nhead)) {
+	enum container kind = sniff(in.head, in.nhead);
+	if (kind == C_GZIP && gzip_holds_tar(in.head, in.nhead))
+		kind = C_TAR;
+	switch (kind) {
 	case C_PLAIN:
 		rc = gio_read(in.path, read_plain, &in, &o, &g, &err);
 		break;
-#ifdef HAVE_LIBARCHIVE
-	default:
-		rc = read_graph_archive(&in, member, &o, &g, &label, &err);
-		break;
-#else
-	case C_GZIP: {
+	case C_GZIP: { /* zlib, streaming: faster than libarchive, and no copy in memory */
 		char *name = strdup(in.path);
 		if (!name)
 			tool_die("out of memory");
@@ -505,12 +522,17 @@ int main(int argc, char **argv)
 		free(name);
 		break;
 	}
+#ifdef HAVE_LIBARCHIVE
 	default:
-		tool_die("%s: an archive or compressed file other than gzip: archives are "
-		         "unsupported in this build of mtx2bin (built without libarchive)", in.path);
+		rc = read_graph_archive(&in, member, &o, &g, &label, &err);
+		break;
+#else
+	default:
+		tool_die("%s: %s: archives are unsupported in this build of mtx2bin (built "
+		         "without libarchive; gzip is read)", in.path,
+		         kind == C_TAR ? "a tar archive" : "an archive or a compression other than gzip");
 #endif
 	}
-	(void)read_graph_gzip;
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s\n", tool_name(), err.msg);
 		exit(EXIT_TROUBLE);
