@@ -135,7 +135,7 @@ static void put_distance(FILE *out, const st_header *h, const void *drow, uint64
 		return;
 	}
 	float x = ((const float *)drow)[v];
-	if (x == truncf(x) && fabsf(x) < 16777216.0f)
+	if (x == truncf(x) && fabsf(x) < 1e15f)
 		fprintf(out, "%.0f", (double)x);
 	else
 		fprintf(out, "%.9g", (double)x);
