@@ -116,7 +116,8 @@ static const char *token(parser *P, const char *p)
 	size_t n = 0;
 	while (!is_end(p[n]) && n < sizeof P->tok - 4)
 		n++;
-	memcpy(P->tok, p, n);
+	for (size_t k = 0; k < n; k++) /* no control bytes in messages */
+		P->tok[k] = (unsigned char)p[k] < 32 || (unsigned char)p[k] >= 127 ? '?' : p[k];
 	strcpy(P->tok + n, is_end(p[n]) ? "" : "...");
 	if (n == 0)
 		strcpy(P->tok, p[0] == '\n' || p[0] == '\0' ? "end of line" : "?");
