@@ -24,3 +24,15 @@ for mode in "" -p; do for t in int32 float32; do
 	$kb -n 20000 -B 128 $mode -t $t -r ${REPS:-3}
 done; done
 } 2>&1 | tee "$log"
+{
+echo "== end to end (wall seconds, whole pipeline; apsp-gpu -v reports its parts)"
+for n in 10000; do
+	for mode in "" --no-paths; do
+		s=$(date +%s.%N)
+		r=$(bin/gengraph -n $n -d 15 | bin/apsp-gpu -v $mode 2>"$out/e2e-$n.err" | bin/apsp-path 3 17 2>&1)
+		e=$(date +%s.%N)
+		printf "n=%s %-10s wall %s s  apsp-path: %s\n" $n "${mode:-paths}" "$(awk "BEGIN{printf \"%.3f\", $e - $s}")" "$r"
+		cat "$out/e2e-$n.err"
+	done
+done
+} 2>&1 | tee -a "$log"

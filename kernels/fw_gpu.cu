@@ -78,134 +78,124 @@ template <> struct Elem<float> {
 
 // ---- phase 1: the pivot block ---------------------------------------------
 
-// Threads own elements e = tid + m*threads of the B x B block.  Row k and
-// column k do not change during step k (d[k][k] = 0), so one barrier per k
-// suffices and updates go straight to shared memory.
-template <int B> __host__ __device__ constexpr int small_threads() { return B * B < 1024 ? B * B : 1024; }
+// Thread (ty,tx) of a TD x TD grid owns rows ty + TD*r and columns tx + TD*c
+// of the block and keeps them in registers.  Step k reads only row k and
+// column k (which step k leaves unchanged, d[k][k] being 0), so after each
+// step the owners publish row and column k+1 to shared memory: one barrier
+// and a few shared-memory accesses per step instead of a pass over the block.
+template <int B> __host__ __device__ constexpr int p1_dim() { return B < 32 ? B : 32; }
 
 template <typename T, int B, bool PATHS>
-__global__ void __launch_bounds__(small_threads<B>())
+__global__ void __launch_bounds__(p1_dim<B>() * p1_dim<B>())
 phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round)
 {
-	constexpr int LD = B + 1, threads = small_threads<B>();
+	constexpr int TD = p1_dim<B>(), RR = B / TD, LD = B + 1;
 	extern __shared__ __align__(16) unsigned char smem[];
 	T *sd = (T *)smem;
 	int32_t *sp = (int32_t *)(sd + B * LD);
-	const int tid = threadIdx.x;
+	const int tx = threadIdx.x % TD, ty = threadIdx.x / TD;
 	const size_t base = (size_t)round * B * npad + (size_t)round * B;
-
-	for (int e = tid; e < B * B; e += threads) {
-		int i = e / B, j = e % B;
-		sd[i * LD + j] = d[base + (size_t)i * npad + j];
-		if (PATHS)
-			sp[i * LD + j] = p[base + (size_t)i * npad + j];
-	}
-	__syncthreads();
-	for (int k = 0; k < B; k++) {
-		for (int e = tid; e < B * B; e += threads) {
-			int i = e / B, j = e % B;
-			T s = sd[i * LD + k] + sd[k * LD + j];
-			if (s < sd[i * LD + j]) {
-				sd[i * LD + j] = s;
-				if (PATHS)
-					sp[i * LD + j] = sp[k * LD + j];
+	T v[RR][RR];
+	int32_t pv[PATHS ? RR : 1][PATHS ? RR : 1];
+#pragma unroll
+	for (int r = 0; r < RR; r++)
+#pragma unroll
+		for (int c = 0; c < RR; c++) {
+			const int i = ty + TD * r, j = tx + TD * c;
+			v[r][c] = d[base + (size_t)i * npad + j];
+			sd[i * LD + j] = v[r][c];
+			if constexpr (PATHS) {
+				pv[r][c] = p[base + (size_t)i * npad + j];
+				sp[i * LD + j] = pv[r][c];
 			}
 		}
-		__syncthreads();
-	}
-	for (int e = tid; e < B * B; e += threads) {
-		int i = e / B, j = e % B;
-		d[base + (size_t)i * npad + j] = sd[i * LD + j];
-		if (PATHS)
-			p[base + (size_t)i * npad + j] = sp[i * LD + j];
-	}
-}
-
-// ---- phase 2: pivot row and pivot column ------------------------------------
-
-// CTA b < nb updates block (T,b) of the pivot row, CTA nb+b block (b,T) of
-// the pivot column.  Shared memory: the pivot block, the current block and a
-// predecessor block (the current one for a row block, the pivot's for a
-// column block).  Then the panels for phase 3 are written.
-template <typename T, int B, bool PATHS, bool PACKED>
-__global__ void __launch_bounds__(small_threads<B>())
-phase2(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
-                       T *__restrict__ colT, T *__restrict__ rowP)
-{
-	constexpr int LD = B + 1, threads = small_threads<B>(), ELEMS = B * B / threads;
-	extern __shared__ __align__(16) unsigned char smem[];
-	T *piv = (T *)smem;
-	T *cur = piv + B * LD;
-	int32_t *sp = (int32_t *)(cur + B * LD);
-	const int nb = npad / B;
-	const bool is_row = blockIdx.x < (unsigned)nb;
-	const int other = is_row ? blockIdx.x : blockIdx.x - nb;
-	if (other == round)
-		return;
-	const int tid = threadIdx.x;
-	const size_t pbase = (size_t)round * B * npad + (size_t)round * B;
-	const size_t cbase = is_row ? (size_t)round * B * npad + (size_t)other * B
-	                            : (size_t)other * B * npad + (size_t)round * B;
-
-	for (int e = tid; e < B * B; e += threads) {
-		int i = e / B, j = e % B;
-		piv[i * LD + j] = d[pbase + (size_t)i * npad + j];
-		cur[i * LD + j] = d[cbase + (size_t)i * npad + j];
-		if (PATHS)
-			sp[i * LD + j] = p[(is_row ? cbase : pbase) + (size_t)i * npad + j];
-	}
-	// A column block keeps its own predecessors in registers (sp holds the
-	// pivot's); a row block keeps them in sp (row k is read by others).
-	int32_t own[PATHS ? ELEMS : 1];
-	(void)own;
-	if (PATHS && !is_row)
-#pragma unroll
-		for (int m = 0; m < ELEMS; m++) {
-			const int e = tid + m * threads;
-			own[m] = p[cbase + (size_t)(e / B) * npad + e % B];
-		}
 	__syncthreads();
-
 	for (int k = 0; k < B; k++) {
+		T colk[RR], rowk[RR];
+		int32_t prow[PATHS ? RR : 1];
 #pragma unroll
-		for (int m = 0; m < ELEMS; m++) {
-			const int e = tid + m * threads, i = e / B, j = e % B;
-			T s = is_row ? piv[i * LD + k] + cur[k * LD + j]
-			             : cur[i * LD + k] + piv[k * LD + j];
-			if (s < cur[i * LD + j]) {
-				cur[i * LD + j] = s;
-				if (PATHS) {
-					if (is_row)
-						sp[i * LD + j] = sp[k * LD + j];
-					else
-						own[m] = sp[k * LD + j];
+		for (int r = 0; r < RR; r++)
+			colk[r] = sd[(ty + TD * r) * LD + k];
+#pragma unroll
+		for (int c = 0; c < RR; c++) {
+			rowk[c] = sd[k * LD + tx + TD * c];
+			if constexpr (PATHS)
+				prow[c] = sp[k * LD + tx + TD * c];
+		}
+#pragma unroll
+		for (int r = 0; r < RR; r++)
+#pragma unroll
+			for (int c = 0; c < RR; c++) {
+				if constexpr (PATHS) {
+					T s = colk[r] + rowk[c];
+					if (s < v[r][c]) {
+						v[r][c] = s;
+						pv[r][c] = prow[c];
+					}
+				} else {
+					v[r][c] = Elem<T>::relax(colk[r], rowk[c], v[r][c]);
 				}
 			}
-		}
+		const int next = k + 1;
+#pragma unroll
+		for (int r = 0; r < RR; r++)
+#pragma unroll
+			for (int c = 0; c < RR; c++) {
+				const int i = ty + TD * r, j = tx + TD * c;
+				if (i == next || j == next) {
+					sd[i * LD + j] = v[r][c];
+					if constexpr (PATHS)
+						sp[i * LD + j] = pv[r][c];
+				}
+			}
 		__syncthreads();
 	}
-
 #pragma unroll
-	for (int m = 0; m < ELEMS; m++) {
-		const int e = tid + m * threads, i = e / B, j = e % B;
-		d[cbase + (size_t)i * npad + j] = cur[i * LD + j];
-		if (PATHS)
-			p[cbase + (size_t)i * npad + j] = is_row ? sp[i * LD + j] : own[m];
-	}
-	// Panels: consecutive threads write consecutive addresses.
-	for (int e = tid; e < B * B; e += threads) {
-		int a = e / B, b = e % B;
-		if (is_row) { // rowP[k=a][other*B + b]
-			T v = cur[a * LD + b];
-			if constexpr (PACKED)
-				v = (T)(((int)v << 8) | (a + 1));
-			rowP[(size_t)a * npad + (size_t)other * B + b] = v;
-		} else { // colT[k=a][other*B + i=b] = d[i][k]
-			T v = cur[b * LD + a];
-			if constexpr (PACKED)
-				v = (T)((int)v << 8);
-			colT[(size_t)a * npad + (size_t)other * B + b] = v;
+	for (int r = 0; r < RR; r++)
+#pragma unroll
+		for (int c = 0; c < RR; c++) {
+			const size_t g = base + (size_t)(ty + TD * r) * npad + tx + TD * c;
+			d[g] = v[r][c];
+			if constexpr (PATHS)
+				p[g] = pv[r][c];
 		}
+}
+
+// ---- panels -------------------------------------------------------------------
+
+// After phase 1, the pivot block holds its closure P*.  Then a block of the
+// pivot row needs only one min-plus product, D_TJ = min(D_TJ, P* x D_TJ), and
+// a block of the pivot column D_IT = min(D_IT, D_IT x P*): phase 2 runs on the
+// same register-tiled kernel as phase 3, fed by these panels (B x npad each):
+//   colT[k][x] = d[x][T*B+k]      (pivot column, transposed; <<8 when packed)
+//   rowP[k][x] = d[T*B+k][x]      (pivot row; (d<<8)|(k+1) when packed)
+// They are taken before phase 2 (old values) and again after it (new values).
+template <typename T, int B, bool PACKED>
+__global__ void panels(const T *__restrict__ d, int npad, int round, T *__restrict__ colT,
+                       T *__restrict__ rowP)
+{
+	__shared__ T tile[32][33];
+	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+	const int lx = threadIdx.x, ly = threadIdx.y; // 32 x 8
+	for (int q = ly; q < 32; q += 8) {
+		const int k = k0 + q, x = x0 + lx;
+		if (k < B && x < npad) {
+			T v = d[(size_t)(round * B + k) * npad + x];
+			if constexpr (PACKED)
+				v = (T)(((int)v << 8) | (k + 1));
+			rowP[(size_t)k * npad + x] = v;
+		}
+		if (x0 + q < npad && k0 + lx < B)
+			tile[q][lx] = d[(size_t)(x0 + q) * npad + round * B + k0 + lx]; // [x][k]
+	}
+	__syncthreads();
+	for (int q = ly; q < 32; q += 8) {
+		if (x0 + lx >= npad || k0 + q >= B)
+			continue;
+		T v = tile[lx][q]; // x = x0+lx, k = k0+q
+		if constexpr (PACKED)
+			v = (T)((int)v << 8);
+		colT[(size_t)(k0 + q) * npad + x0 + lx] = v;
 	}
 }
 
@@ -234,17 +224,31 @@ template <typename T, int B> constexpr size_t tile_smem()
 	return 2 * 2 * (size_t)(B < 32 ? B : 32) * B * sizeof(T);
 }
 
-template <typename T, int B, int R, bool PATHS, bool PACKED>
+// KIND 2: phase 2, CTA b < nb takes block (T,b), CTA nb+b block (b,T).
+// KIND 3: phase 3, CTA (x,y) takes block (y,x) unless it is in row or column T.
+// Either way block (I,J) = min(block, colT[.][I] x rowP[.][J]) and an improved
+// entry takes its predecessor from row T*B+k of the predecessor matrix.
+template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
-phase3(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
-       const T *__restrict__ colT, const T *__restrict__ rowP)
+tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
+            const T *__restrict__ colT, const T *__restrict__ rowP)
 {
 	constexpr int TX = B / R, THREADS = TX * TX, G = R / 4, GS = B / G;
 	constexpr int KC = B < 32 ? B : 32, NCH = B / KC;
 	constexpr bool TRACK = PATHS && !PACKED;
-	const int I = blockIdx.y, J = blockIdx.x;
-	if (I == round || J == round)
-		return;
+	int I, J;
+	if constexpr (KIND == 3) {
+		I = blockIdx.y;
+		J = blockIdx.x;
+		if (I == round || J == round)
+			return;
+	} else {
+		const int nb = npad / B, b = blockIdx.x;
+		I = b < nb ? round : b - nb;
+		J = b < nb ? b : round;
+		if (b == round || b == nb + round)
+			return;
+	}
 	extern __shared__ __align__(16) unsigned char smem[];
 	T(*sa)[KC][B] = (T(*)[KC][B])smem;
 	T(*sb)[KC][B] = (T(*)[KC][B])(smem + 2 * KC * B * sizeof(T));
@@ -325,6 +329,29 @@ phase3(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
 
 	const int32_t *ppanel = p + (size_t)round * B * npad + (size_t)J * B;
 	int32_t *ptile = p + (size_t)I * B * npad + (size_t)J * B;
+	// New predecessors are staged in shared memory (free again after the k
+	// loop): a block of the pivot row reads its own old predecessors, so every
+	// read comes before any write.
+	int32_t *staged = (int32_t *)smem; // B x B
+	if constexpr (PATHS) {
+#pragma unroll
+		for (int r = 0; r < R; r++) {
+			const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+			for (int g = 0; g < G; g++)
+#pragma unroll
+				for (int q = 0; q < 4; q++) {
+					const int col = g * GS + tx * 4 + q;
+					int k;
+					if constexpr (PACKED)
+						k = ((int)c[r][g * 4 + q] & 0xff) - 1;
+					else
+						k = kbest[r][g * 4 + q];
+					staged[row * B + col] = k >= 0 ? ppanel[(size_t)k * npad + col] : -2;
+				}
+		}
+		__syncthreads();
+	}
 #pragma unroll
 	for (int r = 0; r < R; r++) {
 		const int row = (r / 4) * GS + ty * 4 + r % 4;
@@ -335,15 +362,11 @@ phase3(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
 #pragma unroll
 			for (int q = 0; q < 4; q++) {
 				T v = c[r][g * 4 + q];
-				int k = -1;
-				if constexpr (PACKED) {
-					k = ((int)v & 0xff) - 1;
+				if constexpr (PACKED)
 					v = (T)((int)v >> 8);
-				} else if (TRACK) {
-					k = kbest[r][g * 4 + q];
-				}
-				if (PATHS && k >= 0)
-					ptile[(size_t)row * npad + col + q] = ppanel[(size_t)k * npad + col + q];
+				if constexpr (PATHS)
+					if (staged[row * B + col + q] != -2)
+						ptile[(size_t)row * npad + col + q] = staged[row * B + col + q];
 				out[q] = v;
 			}
 			*(int4 *)(dtile + (size_t)row * npad + col) = *(int4 *)out;
@@ -395,26 +418,28 @@ int run_rounds(Err e, int device, T *d, int32_t *p, int npad, T *colT, T *rowP,
                cudaStream_t s)
 {
 	const int nb = npad / B;
-	const int t1 = B * B < 1024 ? B * B : 1024;
+	const int t1 = p1_dim<B>() * p1_dim<B>();
 	const size_t s1 = (size_t)B * (B + 1) * (sizeof(T) + (PATHS ? 4 : 0));
-	const size_t s2 = (size_t)B * (B + 1) * (2 * sizeof(T) + (PATHS ? 4 : 0));
-	if ((int)s2 > smem_limit(device))
-		return fail(e, "blocking factor %d needs %zu bytes of shared memory per block; "
-		               "the device allows %d", B, s2, smem_limit(device));
-	CUDA_TRY(cudaFuncSetAttribute(phase1<T, B, PATHS>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
-	CUDA_TRY(cudaFuncSetAttribute(phase2<T, B, PATHS, PACKED>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s2));
-	const dim3 g3(nb, nb);
 	const int t3 = tile_threads<B, R>();
 	const size_t s3 = tile_smem<T, B>();
-	CUDA_TRY(cudaFuncSetAttribute(phase3<T, B, R, PATHS, PACKED>,
+	if ((int)s1 > smem_limit(device) || (int)s3 > smem_limit(device))
+		return fail(e, "blocking factor %d needs %zu bytes of shared memory per block; "
+		               "the device allows %d", B, s1 > s3 ? s1 : s3, smem_limit(device));
+	CUDA_TRY(cudaFuncSetAttribute(phase1<T, B, PATHS>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
+	CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 2>,
 	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 	for (int round = 0; round < nb; round++) {
 		phase1<T, B, PATHS><<<1, t1, s1, s>>>(d, p, npad, round);
-		phase2<T, B, PATHS, PACKED><<<2 * nb, t1, s2, s>>>(d, p, npad, round, colT, rowP);
-		if (nb > 1)
-			phase3<T, B, R, PATHS, PACKED><<<g3, t3, s3, s>>>(d, p, npad, round, colT, rowP);
+		if (nb > 1) {
+			panels<T, B, PACKED><<<gp, tp, 0, s>>>(d, npad, round, colT, rowP);
+			tile_update<T, B, R, PATHS, PACKED, 2><<<2 * nb, t3, s3, s>>>(d, p, npad, round, colT, rowP);
+			panels<T, B, PACKED><<<gp, tp, 0, s>>>(d, npad, round, colT, rowP);
+			tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, nb), t3, s3, s>>>(d, p, npad, round, colT, rowP);
+		}
 		CUDA_TRY(cudaGetLastError());
 	}
 	return 0;
