@@ -386,20 +386,23 @@ static void from_tiles(const void *src, const int32_t *psrc, void *dst, int32_t 
 	}
 }
 
-/* Whether u -> t is on a shortest path from s: d[s][u] + w(u, t) = d[s][t]
- * (float32: within rounding of a sum taken in another order). */
-static int tight(uint32_t type, const void *drow, const void *w, uint64_t n,
-                 uint64_t u, uint64_t t)
+/* How far u -> t is from lying on a shortest path from s:
+ * |d[s][u] + w(u, t) - d[s][t]|, infinite when there is no such edge. */
+static double slack(uint32_t type, const void *drow, const void *w, uint64_t n,
+                    uint64_t u, uint64_t t)
 {
 	if (type == ST_INT32) {
 		int32_t x = ((const int32_t *)w)[u * n + t];
 		int32_t du = ((const int32_t *)drow)[u], dt = ((const int32_t *)drow)[t];
-		return x < ST_INF_I32 && du < ST_INF_I32 && (int64_t)du + x == dt;
+		if (x >= ST_INF_I32 || du >= ST_INF_I32)
+			return INFINITY;
+		return fabs((double)du + x - dt);
 	}
 	float x = ((const float *)w)[u * n + t];
 	float du = ((const float *)drow)[u], dt = ((const float *)drow)[t];
-	return x < INFINITY && du < INFINITY &&
-	       fabsf(du + x - dt) <= 1e-5f * (1 + fabsf(dt) + fabsf(du) + fabsf(x));
+	if (x == INFINITY || du == INFINITY)
+		return INFINITY;
+	return fabs((double)du + x - dt);
 }
 
 /* The blocked order relaxes a block through all of the round's pivots at
@@ -407,8 +410,8 @@ static int tight(uint32_t type, const void *drow, const void *w, uint64_t n,
  * textbook order would not: through a zero-weight cycle they can point at
  * each other.  Distances are exact and every predecessor lies on a path of
  * the right length, so only chains that never reach the source need care:
- * find them (one walk per vertex, O(n) per source), then re-attach each to a
- * tight edge from a vertex whose chain is good.  w is the weight matrix the
+ * find them (one walk per vertex, O(n) per source), then re-attach each to
+ * the tightest edge from a vertex whose chain is good.  w is the weight matrix the
  * kernel started from (stride n). */
 enum { CH_UNKNOWN, CH_GOOD, CH_BAD, CH_WALKING };
 
@@ -477,11 +480,19 @@ static void repair_paths(const void *d, int32_t *p, const void *w, uint64_t n,
 						continue;
 					}
 					if (u < 0 || state[u] != CH_GOOD) {
+						/* the tightest edge in from a good vertex;
+						 * float32 distances carry rounding */
+						double best = INFINITY, dt = type == ST_INT32
+							? ((const int32_t *)drow)[t] : ((const float *)drow)[t];
+						double limit = type == ST_INT32 ? 0 : 1e-5 * (1 + fabs(dt));
 						u = -1;
-						for (uint64_t x = 0; x < n && u < 0; x++)
-							if (x != t && state[x] == CH_GOOD &&
-							    tight(type, drow, w, n, x, t))
-								u = (int64_t)x;
+						for (uint64_t x = 0; x < n && best > 0; x++) {
+							if (x == t || state[x] != CH_GOOD)
+								continue;
+							double e = slack(type, drow, w, n, x, t);
+							if (e <= limit && e < best)
+								best = e, u = (int64_t)x;
+						}
 					}
 					if (u >= 0) {
 						prow[t] = (int32_t)u, state[t] = CH_GOOD;

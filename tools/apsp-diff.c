@@ -142,6 +142,7 @@ static uint64_t check_paths(const struct result *g, const struct result *r, doub
 		for (uint64_t t = 0; t < n; t++) {
 			double d = value(hr, r->m.dist, s * hr->npad + t);
 			const char *why = NULL;
+			double sum = 0, sumabs = 0;
 			if (s == t) {
 				if (d != 0)
 					why = "distance to itself is not 0";
@@ -150,7 +151,6 @@ static uint64_t check_paths(const struct result *g, const struct result *r, doub
 					why = "unreachable but has a predecessor";
 			} else {
 				/* Walk back from t: at most n - 1 edges, each one of G. */
-				double sum = 0, sumabs = 0;
 				uint64_t v = t, steps = 0;
 				while (v != s && !why) {
 					int32_t u = prow[v];
@@ -175,8 +175,11 @@ static uint64_t check_paths(const struct result *g, const struct result *r, doub
 			bad++;
 			#pragma omp critical
 			if (shown < maxdiffs && tool_opts.verbose > 0) {
-				printf("%s: %llu -> %llu: %s\n", r->name, (unsigned long long)s,
+				printf("%s: %llu -> %llu: %s", r->name, (unsigned long long)s,
 				       (unsigned long long)t, why);
+				if (why[0] == 'p')
+					printf(" (%.9g, distance %.9g)", sum, d);
+				putchar('\n');
 				shown++;
 			}
 		}

@@ -173,3 +173,25 @@ if command -v groff >/dev/null 2>&1; then
 fi
 expect_true "man page names every option" 'for o in $($c --help | grep -o -- "--[a-z][a-z0-9-]*" | sort -u); do
 	grep -q -- "$(printf "%s" "$o" | sed "s/-/\\\\\\\\-/g")" $TOP/man/apsp-cpu.1 || { echo "$o not in man page" >&2; exit 1; }; done'
+
+# Real graphs: nos4 and bcsstk08 (datasets/), as absolute values and as unit
+# weights, through mtx2bin | apsp-cpu | apsp-path; the oracle agrees, the
+# paths are valid.  With the stored (signed) values, an undirected negative
+# edge is a negative cycle.
+for ds in nos4 bcsstk08; do
+	f=$TOP/datasets/$ds.tar.gz
+	if [ ! -f "$f" ]; then
+		skip "$ds" "datasets/$ds.tar.gz missing"
+		continue
+	fi
+	for w in abs unit; do
+		"$BIN/mtx2bin" -q --weights $w "$f" >"$T/ds" 2>/dev/null || { fail "$ds --weights $w" "mtx2bin failed"; continue; }
+		tol=0
+		[ $w = abs ] && tol=1e-4
+		check "$ds --weights $w" "$T/ds" $tol
+		expect_true "$ds --weights $w: mtx2bin | apsp-cpu | apsp-path" '
+			"$BIN/mtx2bin" -q --weights $w "$f" | $c | "$BIN/apsp-path" --tsv 0 99 5 17 >$T/p &&
+			[ $(wc -l <$T/p) -eq 2 ] && grep -q "^0	99	[0-9.e+-]*	0,.*,99$" $T/p'
+	done
+	expect_stderr "$ds signed values: negative cycle" 3 'negative cycle' '"$BIN/mtx2bin" -q $f | $c | "$BIN/apsp-path" 0 1'
+done
