@@ -1,0 +1,92 @@
+# apsp-gpu against apsp-cpu (itself checked against an independent oracle in
+# tests/cmd/apsp-cpu.sh) on the same kinds of graphs: negative and zero
+# weights, zero-weight cycles, disconnected parts, n = 1, 2, primes, n not a
+# multiple of B, every B, int32 and float32, with and without paths; every
+# predecessor matrix must pass apsp-diff --graph.  Without a GPU these are
+# counted as skipped (and the tool must say clearly that there is none).
+. "$TOP/tests/lib.sh"
+gpu=$BIN/apsp-gpu
+c=$BIN/apsp-cpu
+g=$BIN/gengraph
+
+if [ ! -x "$gpu" ]; then
+	skip "apsp-gpu" "not built (no nvcc)"
+	exit 0
+fi
+expect_true "help" '$gpu --help | grep -q "^Usage: apsp-gpu"'
+expect_stderr "bad -B" 2 'must be 16, 32, 64 or 128' '$gpu -B 48 </dev/null'
+if ! has_gpu; then
+	$g -n 5 -d 50 -o "$T/g"
+	expect_stderr "no GPU: clear error, exit 2" 2 '^apsp-gpu: .*(CUDA|device|driver)' '$gpu $T/g >/dev/null'
+	skip "apsp-gpu against apsp-cpu" "no GPU on this machine"
+	skip "apsp-gpu negative cycles" "no GPU on this machine"
+	skip "apsp-gpu compute-sanitizer" "no GPU on this machine"
+	exit 0
+fi
+
+# check NAME GRAPH TOL [options]: same distances as apsp-cpu, valid paths.
+check() {
+	name=$1 graph=$2 tol=$3
+	shift 3
+	paths=--no-paths
+	case " $* " in *" --no-paths "*) ;; *) paths= ;; esac
+	if ! $c $paths "$graph" >"$T/want" 2>"$T/err"; then
+		fail "$name" "apsp-cpu failed: $(head -c 300 "$T/err")"; return
+	fi
+	if ! $gpu "$@" "$graph" >"$T/got" 2>"$T/err"; then
+		fail "$name" "apsp-gpu failed: $(head -c 300 "$T/err")"; return
+	fi
+	if ! "$BIN/apsp-diff" -q -t "$tol" "$T/want" "$T/got" 2>"$T/err"; then
+		fail "$name" "distances differ from apsp-cpu: $("$BIN/apsp-diff" -n 3 -t "$tol" "$T/want" "$T/got" 2>&1 | head -c 300)"; return
+	fi
+	if [ -z "$paths" ] && ! "$BIN/apsp-diff" -q --graph "$graph" "$T/got" 2>"$T/err"; then
+		fail "$name" "predecessors invalid: $("$BIN/apsp-diff" -n 3 --graph "$graph" "$T/got" 2>&1 | head -c 300)"; return
+	fi
+	pass "$name"
+}
+
+i=0
+for n in 1 2 3 17 97 131 300; do
+	for B in 16 32 64 128; do
+		i=$((i + 1))
+		$g -n $n -d 20 -s $i -o "$T/g"
+		check "int32 n=$n B=$B" "$T/g" 0 -B $B
+		check "int32 n=$n B=$B --no-paths" "$T/g" 0 -B $B --no-paths
+		$g -n $n -d 20 -s $i --negative -o "$T/g"
+		check "int32 negative n=$n B=$B" "$T/g" 0 -B $B
+		$g -n $n -d 30 -s $i -t float32 --negative -o "$T/g"
+		check "float32 negative n=$n B=$B" "$T/g" 1e-4 -B $B
+		check "float32 negative n=$n B=$B --no-paths" "$T/g" 1e-4 -B $B --no-paths
+	done
+	$g -n $n -d 25 -s $n -w 0:3 -o "$T/g"
+	check "int32 zero weights and zero cycles n=$n" "$T/g" 0
+	$g -n $n -d 3 -s $n -o "$T/g"
+	check "int32 sparse, disconnected n=$n" "$T/g" 0 -B 32
+done
+$g -n 200 -d 20 -s 5 -w 0:0 -o "$T/g"
+check "int32 every weight 0" "$T/g" 0 -B 64
+$g -n 70 -d 10 -s 9 -B 32 -o "$T/g"
+check "int32 padded input stream (npad > n)" "$T/g" 0
+# Weights too large for the packed (distance, k) form: the plain path.
+$g -n 200 -d 20 -s 7 -w 100000:1000000 -o "$T/g"
+check "int32 large weights (unpacked paths)" "$T/g" 0 -B 128
+$g -n 1500 -d 5 -s 8 --negative -o "$T/g"
+check "int32 negative n=1500 (many rounds)" "$T/g" 0
+
+printf '0 1 2\n1 2 -3\n2 0 0\n2 3 1\n' >"$T/neg.txt"
+"$BIN/mtx2bin" -F edges "$T/neg.txt" >"$T/neg"
+expect_stderr "negative cycle: exit 3" 3 '^apsp-gpu: negative cycle through vertex [0-2]$' '$gpu $T/neg >/dev/null'
+expect_stderr "device that does not exist" 2 'device 99 does not exist' '$gpu -d 99 $T/g >/dev/null'
+expect_true "provenance appended" '$gpu $T/g | "$BIN/bin2mtx" | grep -q "ID:apsp-gpu"'
+
+if command -v compute-sanitizer >/dev/null 2>&1; then
+	$g -n 150 -d 20 -s 3 --negative -o "$T/g"
+	for m in "" --no-paths; do
+		expect_true "compute-sanitizer memcheck clean ${m:-paths}" \
+			'compute-sanitizer --error-exitcode 9 --tool memcheck $gpu -B 64 $m $T/g >/dev/null'
+	done
+	expect_true "compute-sanitizer racecheck clean" \
+		'compute-sanitizer --error-exitcode 9 --tool racecheck $gpu -B 32 $T/g >/dev/null'
+else
+	skip "compute-sanitizer" "not installed"
+fi
