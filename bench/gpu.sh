@@ -25,14 +25,17 @@ for mode in "" -p; do for t in int32 float32; do
 done; done
 } 2>&1 | tee "$log"
 {
-echo "== end to end (wall seconds, whole pipeline; apsp-gpu -v reports its parts)"
-for n in 10000; do
-	for mode in "" --no-paths; do
-		s=$(date +%s.%N)
-		r=$(bin/gengraph -n $n -d 15 | bin/apsp-gpu -v $mode 2>"$out/e2e-$n.err" | bin/apsp-path 3 17 2>&1)
-		e=$(date +%s.%N)
-		printf "n=%s %-10s wall %s s  apsp-path: %s\n" $n "${mode:-paths}" "$(awk "BEGIN{printf \"%.3f\", $e - $s}")" "$r"
-		cat "$out/e2e-$n.err"
-	done
+echo "== end to end, n=10000 (wall seconds; apsp-gpu -v reports its parts)"
+t() { s=$(date +%s.%N); "$@"; e=$(date +%s.%N); awk "BEGIN{printf \"  %.3f s  \", $e - $s}"; echo "$*" | cut -c1-100; }
+t sh -c "bin/gengraph -n 10000 -d 15 >/dev/null"
+t sh -c "bin/gengraph -n 10000 -d 15 -o $out/g10k.apm"
+t sh -c "bin/apsp-gpu -v $out/g10k.apm >$out/r10k.apm"
+t sh -c "bin/apsp-gpu -v -z 0 $out/g10k.apm >/dev/null"
+t sh -c "bin/apsp-gpu -v --no-paths $out/g10k.apm >/dev/null"
+t sh -c "bin/apsp-path 3 17 <$out/r10k.apm"
+ls -l $out/g10k.apm $out/r10k.apm | awk '{print "  " $5 " bytes " $9}'
+for mode in "" --no-paths; do
+	t sh -c "bin/gengraph -n 10000 -d 15 | bin/apsp-gpu $mode | bin/apsp-path 3 17"
 done
+rm -f $out/g10k.apm $out/r10k.apm
 } 2>&1 | tee -a "$log"

@@ -31,8 +31,15 @@ static void usage(FILE *f)
 	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O, CUDA), 3 negative cycle.\n", f);
 }
 
+/* Context creation and page-locked result buffers, in a thread while the
+ * main thread reads the input. */
 struct init_job {
 	int device, rc;
+	uint64_t n;
+	int paths;
+	void *dist;
+	int32_t *pred;
+	int dist_pinned, pred_pinned;
 	char err[256];
 };
 
@@ -40,6 +47,17 @@ static void *init_device(void *arg)
 {
 	struct init_job *j = arg;
 	j->rc = fwg_init(j->device, j->err, sizeof j->err);
+	if (j->rc < 0)
+		return NULL;
+	size_t bytes = j->n * j->n * 4 + 4;
+	j->dist = fwg_host_alloc(bytes, &j->dist_pinned);
+	if (j->paths)
+		j->pred = fwg_host_alloc(bytes, &j->pred_pinned);
+	if (!j->dist || (j->paths && !j->pred)) {
+		snprintf(j->err, sizeof j->err, "out of memory for %llu x %llu matrices (%.1f MiB each)",
+		         (unsigned long long)j->n, (unsigned long long)j->n, bytes / 1048576.0);
+		j->rc = -1;
+	}
 	return NULL;
 }
 
@@ -88,39 +106,50 @@ int main(int argc, char **argv)
 	const int threads = tool_threads();
 	double t0 = seconds();
 
-	struct init_job job = {.device = o.device};
-	pthread_t init_thread;
-	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
-		tool_die("cannot start a thread:");
-
 	int fd = tool_open_input(input);
 	int out = tool_output_open(1);
 	st_error err;
-	st_matrices in;
-	if (st_read_all(fd, input, threads, &in, &err) < 0)
+	st_header in;
+	st_reader *r = st_reader_open(fd, input, &in, threads, &err);
+	if (!r)
 		tool_die_st(input, &err);
-	if (in.h.flags & ST_NEGCYCLE)
+	if (in.flags & ST_NEGCYCLE)
 		tool_die_status(EXIT_NEGCYCLE, "%s: input records a negative cycle through vertex %lld",
-		                input, (long long)in.h.cycle_vertex);
-	if (!in.weights)
+		                input, (long long)in.cycle_vertex);
+	if (st_next_matrix(r) != ST_WEIGHTS)
 		tool_die("%s: stream has no edge weights (is it already a result?)", input);
-	o.type = (int)in.h.type;
-	const uint64_t n = in.h.n;
+	o.type = (int)in.type;
+	const uint64_t n = in.n;
 
-	void *dist = malloc(n * n * 4 + 1);
-	int32_t *pred = o.paths ? malloc(n * n * 4 + 1) : NULL;
-	if (!dist || (o.paths && !pred))
-		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
-		         (unsigned long long)n, (unsigned long long)n, n * n * 4 / 1048576.0);
+	struct init_job job = {.device = o.device, .n = n, .paths = o.paths};
+	pthread_t init_thread;
+	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
+		tool_die("cannot start a thread:");
+	void *weights = malloc(st_matrix_bytes(&in) + 4);
+	if (!weights)
+		tool_die("out of memory for the %llu x %llu weight matrix",
+		         (unsigned long long)in.npad, (unsigned long long)in.npad);
+	if (st_read_matrix(r, weights, &err) < 0)
+		tool_die_st(input, &err);
+	while (st_next_matrix(r))
+		if (st_skip_matrix(r, &err) < 0)
+			tool_die_st(input, &err);
+	if (st_reader_close(r, &err) < 0)
+		tool_die_st(input, &err);
+
+	pthread_join(init_thread, NULL);
+	if (job.rc < 0)
+		tool_die("%s", job.err);
+	void *dist = job.dist;
+	int32_t *pred = job.pred;
 	sv_plan plan;
-	int rc = sv_prepare(&in.h, in.weights, dist, NULL, threads, &plan, &err);
-	free(in.weights);
-	in.weights = NULL;
+	int rc = sv_prepare(&in, weights, dist, NULL, threads, &plan, &err);
+	free(weights);
 	if (rc < 0)
 		tool_die_st(input, &err);
 
 	st_header h;
-	if (sv_result_header(&in.h, o.paths, &h, &err) < 0)
+	if (sv_result_header(&in, o.paths, &h, &err) < 0)
 		tool_die_st("result", &err);
 	tool_add_provenance(&h);
 	if (rc == 1) {
@@ -134,9 +163,6 @@ int main(int argc, char **argv)
 		                (long long)plan.cycle_vertex);
 	}
 
-	pthread_join(init_thread, NULL);
-	if (job.rc < 0)
-		tool_die("%s", job.err);
 	double t1 = seconds();
 	struct fwg_timing t;
 	char msg[512];
@@ -159,8 +185,9 @@ int main(int argc, char **argv)
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t1 - t0, t2 - t1, t3 - t2);
 	st_header_free(&h);
-	st_matrices_free(&in);
-	free(dist);
-	free(pred);
+	st_header_free(&in);
+	fwg_host_free(dist, job.dist_pinned);
+	if (pred)
+		fwg_host_free(pred, job.pred_pinned);
 	return EXIT_OK;
 }
