@@ -40,4 +40,17 @@ const char *fw_simd_name(enum fw_simd s);
 int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
            int32_t *pred, st_error *err);
 
+/* Make every predecessor chain reach its source.  Blocked orders (this
+ * engine's, a GPU's) relax a block through all of a round's pivots at once;
+ * among paths of equal length (zero-weight cycles, or float32 rounding) the
+ * predecessors they pick can then point at each other.  Distances are exact,
+ * so a bad chain is re-attached to the tightest edge u -> t
+ * (d[s][u] + w(u, t) = d[s][t]) from a vertex whose chain is good.  dist and
+ * pred are n x n (stride n); weights is the graph (stride wstride), either
+ * the stream's weights with true distances or the reweighted matrix with
+ * reweighted distances.  fw_cpu() calls it itself.  Returns the number of
+ * vertices re-attached, or -1 when out of memory. */
+int64_t fw_repair_paths(uint32_t type, uint64_t n, const void *weights, uint64_t wstride,
+                        const void *dist, int32_t *pred, int threads);
+
 #endif

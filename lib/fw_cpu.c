@@ -388,17 +388,17 @@ static void from_tiles(const void *src, const int32_t *psrc, void *dst, int32_t 
 
 /* How far u -> t is from lying on a shortest path from s:
  * |d[s][u] + w(u, t) - d[s][t]|, infinite when there is no such edge. */
-static double slack(uint32_t type, const void *drow, const void *w, uint64_t n,
+static double slack(uint32_t type, const void *drow, const void *w, uint64_t stride,
                     uint64_t u, uint64_t t)
 {
 	if (type == ST_INT32) {
-		int32_t x = ((const int32_t *)w)[u * n + t];
+		int32_t x = ((const int32_t *)w)[u * stride + t];
 		int32_t du = ((const int32_t *)drow)[u], dt = ((const int32_t *)drow)[t];
 		if (x >= ST_INF_I32 || du >= ST_INF_I32)
 			return INFINITY;
 		return fabs((double)du + x - dt);
 	}
-	float x = ((const float *)w)[u * n + t];
+	float x = ((const float *)w)[u * stride + t];
 	float du = ((const float *)drow)[u], dt = ((const float *)drow)[t];
 	if (x == INFINITY || du == INFINITY)
 		return INFINITY;
@@ -422,6 +422,77 @@ static int unreachable(uint32_t type, const void *drow, uint64_t v)
 	return ((const float *)drow)[v] == INFINITY;
 }
 
+/* Repair the predecessor row of source s in place; returns the number of
+ * vertices whose chain was bad.  w has row stride wstride. */
+static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const void *w,
+                           uint64_t wstride, uint64_t n, uint32_t type,
+                           uint64_t *stack, unsigned char *state)
+{
+	uint64_t nbad = 0, found;
+
+	memset(state, CH_UNKNOWN, n);
+	state[s] = CH_GOOD;
+	for (uint64_t t = 0; t < n; t++) {
+		uint64_t top = 0, v = t;
+		unsigned char end;
+		for (;;) {
+			if (state[v] != CH_UNKNOWN) {
+				end = state[v] == CH_GOOD ? CH_GOOD : CH_BAD;
+				break;
+			}
+			state[v] = CH_WALKING, stack[top++] = v;
+			if (prow[v] < 0) {
+				/* a dead end is right only where unreachable */
+				state[v] = unreachable(type, drow, v) ? CH_GOOD : CH_BAD;
+				nbad += state[v] == CH_BAD;
+				top--;
+				end = CH_BAD;
+				break;
+			}
+			v = (uint64_t)prow[v];
+		}
+		while (top > 0) {
+			uint64_t x = stack[--top];
+			state[x] = end;
+			nbad += end == CH_BAD;
+		}
+	}
+	found = nbad;
+	for (int changed = 1; nbad > 0 && changed;) {
+		changed = 0;
+		for (uint64_t t = 0; t < n; t++) {
+			if (state[t] != CH_BAD)
+				continue;
+			int64_t u = prow[t];
+			if (unreachable(type, drow, t)) {
+				prow[t] = -1, state[t] = CH_GOOD;
+				nbad--, changed = 1;
+				continue;
+			}
+			if (u < 0 || state[u] != CH_GOOD) {
+				/* the tightest edge in from a good vertex;
+				 * float32 distances carry rounding */
+				double best = INFINITY, dt = type == ST_INT32
+					? ((const int32_t *)drow)[t] : ((const float *)drow)[t];
+				double limit = type == ST_INT32 ? 0 : 1e-5 * (1 + fabs(dt));
+				u = -1;
+				for (uint64_t x = 0; x < n && best > 0; x++) {
+					if (x == t || state[x] != CH_GOOD)
+						continue;
+					double e = slack(type, drow, w, wstride, x, t);
+					if (e <= limit && e < best)
+						best = e, u = (int64_t)x;
+				}
+			}
+			if (u >= 0) {
+				prow[t] = (int32_t)u, state[t] = CH_GOOD;
+				nbad--, changed = 1;
+			}
+		}
+	}
+	return found;
+}
+
 static void repair_paths(const void *d, int32_t *p, const void *w, uint64_t n,
                          uint64_t nb, int B, uint32_t type, int threads)
 {
@@ -434,72 +505,15 @@ static void repair_paths(const void *d, int32_t *p, const void *w, uint64_t n,
 		for (uint64_t s = 0; s < n; s++) {
 			if (!drow || !prow || !stack || !state)
 				continue;
-			uint64_t I = s / B, i = s % B, nbad = 0;
+			uint64_t I = s / B, i = s % B;
 			for (uint64_t J = 0; J * B < n; J++) {
 				size_t off = ((I * nb + J) * B + i) * B;
 				uint64_t len = n - J * B < (uint64_t)B ? n - J * B : (uint64_t)B;
 				memcpy(drow + J * B, (const int32_t *)d + off, len * 4);
 				memcpy(prow + J * B, p + off, len * 4);
 			}
-			memset(state, CH_UNKNOWN, n);
-			state[s] = CH_GOOD;
-			for (uint64_t t = 0; t < n; t++) {
-				uint64_t top = 0, v = t;
-				unsigned char end;
-				for (;;) {
-					if (state[v] != CH_UNKNOWN) {
-						end = state[v] == CH_GOOD ? CH_GOOD : CH_BAD;
-						break;
-					}
-					state[v] = CH_WALKING, stack[top++] = v;
-					if (prow[v] < 0) {
-						/* a dead end is right only where unreachable */
-						state[v] = unreachable(type, drow, v) ? CH_GOOD : CH_BAD;
-						nbad += state[v] == CH_BAD;
-						top--;
-						end = CH_BAD;
-						break;
-					}
-					v = (uint64_t)prow[v];
-				}
-				while (top > 0) {
-					uint64_t x = stack[--top];
-					state[x] = end;
-					nbad += end == CH_BAD;
-				}
-			}
-			for (int changed = 1; nbad > 0 && changed;) {
-				changed = 0;
-				for (uint64_t t = 0; t < n; t++) {
-					if (state[t] != CH_BAD)
-						continue;
-					int64_t u = prow[t];
-					if (unreachable(type, drow, t)) {
-						prow[t] = -1, state[t] = CH_GOOD;
-						nbad--, changed = 1;
-						continue;
-					}
-					if (u < 0 || state[u] != CH_GOOD) {
-						/* the tightest edge in from a good vertex;
-						 * float32 distances carry rounding */
-						double best = INFINITY, dt = type == ST_INT32
-							? ((const int32_t *)drow)[t] : ((const float *)drow)[t];
-						double limit = type == ST_INT32 ? 0 : 1e-5 * (1 + fabs(dt));
-						u = -1;
-						for (uint64_t x = 0; x < n && best > 0; x++) {
-							if (x == t || state[x] != CH_GOOD)
-								continue;
-							double e = slack(type, drow, w, n, x, t);
-							if (e <= limit && e < best)
-								best = e, u = (int64_t)x;
-						}
-					}
-					if (u >= 0) {
-						prow[t] = (int32_t)u, state[t] = CH_GOOD;
-						nbad--, changed = 1;
-					}
-				}
-			}
+			if (!repair_row(s, drow, prow, w, n, n, type, stack, state))
+				continue;
 			for (uint64_t J = 0; J * B < n; J++) {
 				size_t off = ((I * nb + J) * B + i) * B;
 				uint64_t len = n - J * B < (uint64_t)B ? n - J * B : (uint64_t)B;
@@ -508,6 +522,33 @@ static void repair_paths(const void *d, int32_t *p, const void *w, uint64_t n,
 		}
 		free(drow), free(prow), free(stack), free(state);
 	}
+}
+
+int64_t fw_repair_paths(uint32_t type, uint64_t n, const void *weights, uint64_t wstride,
+                        const void *dist, int32_t *pred, int threads)
+{
+	int64_t total = 0;
+	int oom = 0;
+
+	if (threads <= 0)
+		threads = omp_get_max_threads();
+	#pragma omp parallel num_threads(threads) reduction(+ : total)
+	{
+		uint64_t *stack = malloc(n * sizeof *stack);
+		unsigned char *state = malloc(n);
+		if (!stack || !state) {
+			#pragma omp atomic write
+			oom = 1;
+		}
+		#pragma omp for schedule(dynamic, 16)
+		for (uint64_t s = 0; s < n; s++)
+			if (stack && state)
+				total += (int64_t)repair_row(s, (const char *)dist + s * n * 4,
+				                             pred + s * n, weights, wstride, n,
+				                             type, stack, state);
+		free(stack), free(state);
+	}
+	return oom ? -1 : total;
 }
 
 int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,

@@ -152,6 +152,23 @@ int main(void)
 			T_CHECK(name, ok_f);
 		}
 	}
+	/* fw_repair_paths on a row-major result whose chains were broken by hand:
+	 * 0 -> 1 -> 2 -> 3 with 1 <-> 2 a zero-weight cycle. */
+	{
+		int32_t w[16] = {0, 4, INF, INF, INF, 0, 0, INF, INF, 0, 0, 1, INF, INF, INF, 0};
+		int32_t d[16], p[16];
+		memcpy(d, w, sizeof d);
+		for (int i = 0; i < 16; i++)
+			p[i] = w[i] < INF && i / 4 != i % 4 ? i / 4 : -1;
+		ref_i32(d, p, 4);
+		p[0 * 4 + 1] = 2, p[0 * 4 + 2] = 1; /* a predecessor cycle */
+		p[1 * 4 + 3] = -1;                  /* a chain that stops short */
+		int64_t fixed = fw_repair_paths(ST_INT32, 4, w, 4, d, p, 1);
+		T_CHECK("fw: fw_repair_paths re-attaches broken chains",
+		        fixed >= 3 && chains_ok_i32(w, d, p, 4));
+		T_CHECK("fw: fw_repair_paths leaves good chains alone",
+		        fw_repair_paths(ST_INT32, 4, w, 4, d, p, 2) == 0);
+	}
 	fw_opts bad = {24, 1, 0};
 	st_error err;
 	int32_t one = 0;
