@@ -29,6 +29,9 @@ static const unsigned char st_magic[8] = {0x89, 'A', 'P', 'M', '\r', '\n', 0x1a,
 #define TAG_EOS 0x53444e45u       /* "ENDS": end of the stream */
 #define BATCH_PER_THREAD 4        /* blocks per thread per batch */
 #define BATCH_MAX_BYTES (256u << 20)
+#define BATCH_MIN_BYTES (4u << 20) /* small blocks: more of them per batch */
+#define BATCH_MAX_BLOCKS 4096
+#define PARALLEL_MIN_BYTES (64u << 10) /* less is not worth waking threads */
 
 enum { M_STORED = 0, M_DEFLATE = 1, M_SHUFFLE = 2 };
 
@@ -210,12 +213,17 @@ static void workers_free(struct worker *wk, int n, int deflating)
 	free(wk);
 }
 
-/* Blocks per batch: a few per thread, at most BATCH_MAX_BYTES, at most nblk. */
+/* Blocks per batch: a few per thread (more when blocks are small), at most
+ * BATCH_MAX_BYTES, at most nblk. */
 static size_t batch_blocks(int threads, uint32_t block, uint64_t nblk)
 {
 	size_t nb = (size_t)threads * BATCH_PER_THREAD;
 	size_t cap = BATCH_MAX_BYTES / block;
 
+	if (nb * block < BATCH_MIN_BYTES)
+		nb = BATCH_MIN_BYTES / block;
+	if (nb > BATCH_MAX_BLOCKS && (size_t)threads * BATCH_PER_THREAD <= BATCH_MAX_BLOCKS)
+		nb = BATCH_MAX_BLOCKS;
 	if (nb > cap)
 		nb = cap;
 	if (nb > nblk)
@@ -509,7 +517,7 @@ static int write_batch(st_writer *w, const unsigned char *src, size_t nbytes, st
 	int nomem = 0;
 
 #pragma omp parallel for num_threads(w->threads) schedule(dynamic, 1) \
-	if (cnt > 1 && w->threads > 1) reduction(|: nomem)
+	if (cnt > 1 && w->threads > 1 && nbytes >= PARALLEL_MIN_BYTES) reduction(|: nomem)
 	for (int j = 0; j < cnt; j++) {
 		size_t off = (size_t)j * w->block;
 		uint32_t raw = nbytes - off < w->block ? (uint32_t)(nbytes - off) : w->block;
@@ -924,7 +932,7 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 
 	for (uint64_t i = 0; i < r->nblk;) {
 		size_t cnt = r->nblk - i < r->nb ? (size_t)(r->nblk - i) : r->nb;
-		size_t inoff = 0;
+		size_t inoff = 0, workbytes = 0;
 		int work = 0;
 
 		for (size_t j = 0; j < cnt; j++) {
@@ -978,6 +986,7 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 			if ((size_t)got < b->stored)
 				goto truncated;
 			work += b->need;
+			workbytes += b->need ? b->raw : 0;
 			continue;
 		truncated:
 			seterr(err, "%s: truncated in block %llu of the %s", r->name,
@@ -990,7 +999,7 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 
 		if (work) {
 #pragma omp parallel for num_threads(r->threads) schedule(dynamic, 1) \
-	if (work > 1 && r->threads > 1)
+	if (work > 1 && r->threads > 1 && workbytes >= PARALLEL_MIN_BYTES)
 			for (size_t j = 0; j < cnt; j++)
 				if (r->blk[j].need)
 					decode_block(r, &r->wk[omp_get_thread_num()], &r->blk[j]);

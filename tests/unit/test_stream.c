@@ -1,0 +1,767 @@
+/* test_stream.c - unit tests of the binary matrix stream (lib/stream.c):
+ * round trips, identical bytes whatever the thread count, row reads and
+ * skips, and rejection of truncated, corrupted and hand-made bad streams. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "stream.h"
+#include "t.h"
+
+static char name[1024];
+/* T_CHECK with a formatted name; the condition is evaluated first, so the
+ * name may show the message it produced. */
+#define CHECKF(cond, ...) do { int ok_ = (cond); snprintf(name, sizeof name, __VA_ARGS__); \
+	T_CHECK(name, ok_); } while (0)
+
+/* ---- helpers ---- */
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 16);
+}
+
+/* An fd holding len bytes of buf, positioned at 0. */
+static int mem_fd(const void *buf, size_t len)
+{
+	int fd = memfd_create("stream", 0);
+	if (fd < 0 || (len && write(fd, buf, len) != (ssize_t)len)) {
+		perror("memfd");
+		exit(2);
+	}
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+/* The whole content of fd. */
+static unsigned char *fd_bytes(int fd, size_t *len)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	unsigned char *b = malloc(end > 0 ? (size_t)end : 1);
+	if (!b || pread(fd, b, (size_t)end, 0) != end) {
+		perror("pread");
+		exit(2);
+	}
+	*len = (size_t)end;
+	return b;
+}
+
+/* A plausible matrix of kind bit for h: distances and weights with INF,
+ * predecessors in -1..n-1, padded vertices isolated. */
+static void *make_matrix(const st_header *h, uint32_t bit)
+{
+	uint64_t np = h->npad;
+	void *m = malloc(st_matrix_bytes(h) ? st_matrix_bytes(h) : 1);
+	int32_t *mi = m;
+	float *mf = m;
+
+	for (uint64_t i = 0; i < np; i++)
+		for (uint64_t j = 0; j < np; j++) {
+			uint64_t k = i * np + j;
+			int real = i < h->n && j < h->n;
+			if (bit == ST_PRED) {
+				mi[k] = real && i != j && rnd() % 8 ? (int32_t)(rnd() % h->n) : -1;
+				continue;
+			}
+			int inf = i != j && (!real || rnd() % 10 == 0);
+			int32_t v = i == j ? 0 : (int32_t)(1 + (i + j) % 300 + rnd() % 50);
+			if (h->type == ST_INT32)
+				mi[k] = inf ? ST_INF_I32 : v;
+			else
+				mf[k] = inf ? INFINITY : (float)v + 0.25f * (float)(rnd() % 4);
+		}
+	return m;
+}
+
+struct mats {
+	void *m[3]; /* weights, dist, pred */
+};
+
+static void make_all(const st_header *h, struct mats *x)
+{
+	for (int k = 0; k < 3; k++)
+		x->m[k] = (h->matrices & (1u << k)) ? make_matrix(h, 1u << k) : NULL;
+}
+
+static void free_all(struct mats *x)
+{
+	for (int k = 0; k < 3; k++)
+		free(x->m[k]);
+}
+
+/* Write a stream of h and x in chunks of chunk bytes (0: whole matrices). */
+static unsigned char *write_stream(const st_header *h, const struct mats *x, int level,
+                                   int threads, size_t chunk, size_t *len, st_error *err)
+{
+	int fd = memfd_create("out", 0);
+	unsigned char *b = NULL;
+
+	if (chunk == 0) {
+		if (st_write_all(fd, h, x->m[0], x->m[1], x->m[2], level, threads, err) < 0)
+			goto out;
+	} else {
+		st_writer *w = st_writer_open(fd, h, level, threads, err);
+		if (!w)
+			goto out;
+		for (int k = 0; k < 3; k++) {
+			if (!x->m[k])
+				continue;
+			const unsigned char *p = x->m[k];
+			size_t left = st_matrix_bytes(h);
+			while (left) {
+				size_t c = left < chunk ? left : chunk;
+				if (st_write(w, p, c, err) < 0) {
+					st_writer_abort(w);
+					goto out;
+				}
+				p += c;
+				left -= c;
+			}
+			if (st_write_end_matrix(w, err) < 0) {
+				st_writer_abort(w);
+				goto out;
+			}
+		}
+		if (st_writer_close(w, err) < 0)
+			goto out;
+	}
+	b = fd_bytes(fd, len);
+out:
+	close(fd);
+	return b;
+}
+
+/* Read a stream from bytes with st_read_all; 1 if it gives h and x back. */
+static int read_equal(const unsigned char *b, size_t len, const st_header *h,
+                      const struct mats *x, int threads, st_error *err)
+{
+	int fd = mem_fd(b, len);
+	st_matrices m;
+	int ok = 0;
+
+	if (st_read_all(fd, "mem", threads, &m, err) == 0) {
+		uint64_t bytes = st_matrix_bytes(h);
+		void *got[3] = {m.weights, m.dist, m.pred};
+		ok = m.h.n == h->n && m.h.npad == h->npad && m.h.type == h->type
+		     && m.h.matrices == h->matrices && m.h.flags == h->flags
+		     && m.h.block == h->block && m.h.cycle_vertex == h->cycle_vertex
+		     && !strcmp(m.h.provenance, h->provenance ? h->provenance : "");
+		for (int k = 0; k < 3; k++)
+			ok = ok && (!x->m[k] ? !got[k] : got[k] && !memcmp(got[k], x->m[k], bytes));
+		st_matrices_free(&m);
+	}
+	close(fd);
+	return ok;
+}
+
+static const char *tname(uint32_t t)
+{
+	return t == ST_INT32 ? "int32" : "float32";
+}
+
+/* ---- round trips ---- */
+
+static void test_round_trips(void)
+{
+	static const struct { uint64_t n, pad; } sizes[] = {{0, 1}, {1, 1}, {1, 64}, {131, 1}, {131, 64}, {64, 64}, {128, 64}};
+	static const uint32_t blocks[] = {16, 1000, ST_BLOCK_DEFAULT};
+	static const int levels[] = {0, 1, 6};
+	st_error err;
+
+	for (uint32_t type = ST_INT32; type <= ST_FLOAT32; type++)
+		for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+			for (size_t bl = 0; bl < 3; bl++)
+				for (size_t lv = 0; lv < 3; lv++) {
+					st_header h;
+					struct mats x;
+					size_t len;
+					st_header_init(&h, sizes[s].n, sizes[s].pad, type);
+					h.matrices = ST_WEIGHTS | ST_DIST | ST_PRED;
+					h.block = blocks[bl];
+					h.flags = ST_DIRECTED;
+					make_all(&h, &x);
+					err.msg[0] = 0;
+					unsigned char *b = write_stream(&h, &x, levels[lv], 2, 0, &len, &err);
+					int ok = b && read_equal(b, len, &h, &x, 2, &err);
+					CHECKF(ok, "round trip %s n=%llu npad=%llu block=%u level=%d %s", tname(type),
+					       (unsigned long long)h.n, (unsigned long long)h.npad, h.block,
+					       levels[lv], ok ? "" : err.msg);
+					free(b);
+					free_all(&x);
+				}
+
+	/* Every combination of matrices, both types. */
+	for (uint32_t type = ST_INT32; type <= ST_FLOAT32; type++)
+		for (uint32_t mset = 0; mset < 8; mset++) {
+			st_header h;
+			struct mats x;
+			size_t len;
+			st_header_init(&h, 37, 8, type);
+			h.matrices = mset;
+			h.block = 256;
+			make_all(&h, &x);
+			unsigned char *b = write_stream(&h, &x, 1, 3, 0, &len, &err);
+			int ok = b && read_equal(b, len, &h, &x, 3, &err);
+			CHECKF(ok, "round trip %s matrices=%u %s", tname(type), mset, ok ? "" : err.msg);
+			free(b);
+			free_all(&x);
+		}
+}
+
+/* Writing in pieces of any size gives the same bytes as whole matrices. */
+static void test_chunked_writes(void)
+{
+	static const size_t chunks[] = {1, 4, 12, 100, 999, 4096, 65536};
+	st_header h;
+	struct mats x;
+	st_error err;
+	size_t len0, len;
+
+	st_header_init(&h, 131, 1, ST_INT32);
+	h.matrices = ST_WEIGHTS | ST_DIST;
+	h.block = 1000;
+	make_all(&h, &x);
+	unsigned char *ref = write_stream(&h, &x, 1, 2, 0, &len0, &err);
+	for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+		unsigned char *b = write_stream(&h, &x, 1, 2, chunks[c], &len, &err);
+		CHECKF(b && ref && len == len0 && !memcmp(b, ref, len),
+		       "writes of %zu bytes at a time give the same stream", chunks[c]);
+		free(b);
+	}
+	free(ref);
+	free_all(&x);
+}
+
+/* The bytes never depend on the thread count; reading on any count works. */
+static void test_threads(void)
+{
+	static const int threads[] = {1, 2, 3, 8, 0};
+	static const struct { uint64_t n; uint32_t block; int level; } cfg[] = {
+		{131, 256, 1}, {200, 4000, 3}, {700, ST_BLOCK_DEFAULT, 1}, {300, 1024, 0}};
+	st_error err;
+
+	for (size_t c = 0; c < sizeof cfg / sizeof *cfg; c++) {
+		st_header h;
+		struct mats x;
+		size_t len0 = 0, len;
+		st_header_init(&h, cfg[c].n, 1, ST_INT32);
+		h.matrices = ST_DIST | ST_PRED;
+		h.block = cfg[c].block;
+		make_all(&h, &x);
+		unsigned char *ref = write_stream(&h, &x, cfg[c].level, 1, 0, &len0, &err);
+		for (size_t t = 1; t < sizeof threads / sizeof *threads; t++) {
+			unsigned char *b = write_stream(&h, &x, cfg[c].level, threads[t], 0, &len, &err);
+			CHECKF(b && ref && len == len0 && !memcmp(b, ref, len),
+			       "n=%llu block=%u level=%d: %d threads write the bytes 1 thread writes",
+			       (unsigned long long)h.n, h.block, cfg[c].level, threads[t]);
+			free(b);
+		}
+		for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
+			CHECKF(ref && read_equal(ref, len0, &h, &x, threads[t], &err),
+			       "n=%llu block=%u: read back on %d threads", (unsigned long long)h.n,
+			       h.block, threads[t]);
+		free(ref);
+		free_all(&x);
+	}
+}
+
+/* ---- rows and skips ---- */
+
+static int rows_equal(const unsigned char *b, size_t len, const st_header *h,
+                      const struct mats *x, const uint64_t *rows, size_t nrows, st_error *err)
+{
+	int fd = mem_fd(b, len);
+	st_header g;
+	uint64_t rb = h->npad * 4;
+	int ok = 0;
+	st_reader *r = st_reader_open(fd, "mem", &g, 2, err);
+	unsigned char *dst = malloc(nrows * rb + 1);
+
+	if (r && st_next_matrix(r) == ST_WEIGHTS && st_skip_matrix(r, err) == 0
+	    && st_next_matrix(r) == ST_DIST && st_read_rows(r, rows, nrows, dst, err) == 0) {
+		ok = 1;
+		for (size_t k = 0; k < nrows; k++)
+			ok = ok && !memcmp(dst + k * rb, (unsigned char *)x->m[1] + rows[k] * rb, rb);
+		/* the stream goes on correctly after the rows */
+		unsigned char *pred = malloc(st_matrix_bytes(h));
+		ok = ok && st_next_matrix(r) == ST_PRED && st_read_matrix(r, pred, err) == 0
+		     && !memcmp(pred, x->m[2], st_matrix_bytes(h)) && st_next_matrix(r) == 0;
+		free(pred);
+		ok = ok && st_reader_close(r, err) == 0;
+		r = NULL;
+	}
+	st_reader_free(r);
+	st_header_free(&g);
+	free(dst);
+	close(fd);
+	return ok;
+}
+
+static void test_rows(void)
+{
+	st_header h;
+	struct mats x;
+	st_error err;
+	size_t len;
+
+	st_header_init(&h, 131, 1, ST_INT32);
+	h.matrices = ST_WEIGHTS | ST_DIST | ST_PRED;
+	h.block = 200; /* rows of 524 bytes span blocks */
+	make_all(&h, &x);
+	unsigned char *b = write_stream(&h, &x, 1, 2, 0, &len, &err);
+
+	uint64_t all[131];
+	for (int i = 0; i < 131; i++)
+		all[i] = (uint64_t)i;
+	static const uint64_t some[] = {0, 5, 6, 50, 50, 99, 130};
+	static const uint64_t first[] = {0}, last[] = {130}, mid[] = {64};
+	CHECKF(rows_equal(b, len, &h, &x, all, 131, &err), "read_rows: every row %s", err.msg);
+	CHECKF(rows_equal(b, len, &h, &x, some, 7, &err), "read_rows: some rows, one twice");
+	CHECKF(rows_equal(b, len, &h, &x, first, 1, &err), "read_rows: first row");
+	CHECKF(rows_equal(b, len, &h, &x, last, 1, &err), "read_rows: last row");
+	CHECKF(rows_equal(b, len, &h, &x, mid, 1, &err), "read_rows: one middle row");
+	CHECKF(rows_equal(b, len, &h, &x, NULL, 0, &err), "read_rows: no row");
+
+	/* Wrong rows are refused. */
+	static const uint64_t bad1[] = {3, 2}, bad2[] = {131};
+	const uint64_t *bad[] = {bad1, bad2};
+	for (int k = 0; k < 2; k++) {
+		int fd = mem_fd(b, len);
+		st_header g;
+		st_reader *r = st_reader_open(fd, "mem", &g, 1, &err);
+		unsigned char dst[2 * 524];
+		int rc = r ? st_skip_matrix(r, &err) : -1;
+		rc = rc ? rc : st_read_rows(r, bad[k], k ? 1 : 2, dst, &err);
+		CHECKF(rc < 0 && strstr(err.msg, k ? "out of range" : "out of order"),
+		       "read_rows refuses rows %s: %s", k ? "out of range" : "out of order", err.msg);
+		st_reader_free(r);
+		st_header_free(&g);
+		close(fd);
+	}
+
+	/* Blocks holding no wanted row are not inflated: break the payload of a
+	 * distance block far from row 0 and read row 0 only, then that block. */
+	{
+		int fd = mem_fd(b, len);
+		st_header g;
+		st_reader *r = st_reader_open(fd, "mem", &g, 1, &err);
+		st_skip_matrix(r, &err);
+		off_t pos = lseek(fd, 0, SEEK_CUR);
+		st_reader_free(r);
+		st_header_free(&g);
+		close(fd);
+		/* walk to block 40 of the distance matrix */
+		size_t p = (size_t)pos;
+		for (int k = 0; k < 40; k++)
+			p += 16 + (b[p + 4] | b[p + 5] << 8 | b[p + 6] << 16 | (size_t)b[p + 7] << 24);
+		unsigned char *c = malloc(len);
+		memcpy(c, b, len);
+		for (int k = 0; k < 4; k++)
+			c[p + 16 + k] ^= 0x5a;
+		uint64_t row0 = 0, row40 = 40 * 200 / 524;
+		CHECKF(rows_equal(c, len, &h, &x, &row0, 1, &err), "read_rows skips a broken block it does not need");
+		CHECKF(!rows_equal(c, len, &h, &x, &row40, 1, &err)
+		       && strstr(err.msg, "block 40 of the distance matrix"),
+		       "read_rows reports the broken block it needs: %s", err.msg);
+		free(c);
+	}
+
+	/* st_reader_close skips what was not read and checks the end marker. */
+	{
+		int fd = mem_fd(b, len);
+		st_header g;
+		st_reader *r = st_reader_open(fd, "mem", &g, 1, &err);
+		CHECKF(r && st_reader_close(r, &err) == 0 && lseek(fd, 0, SEEK_CUR) == (off_t)len,
+		       "close skips unread matrices to the end marker");
+		st_header_free(&g);
+		close(fd);
+	}
+	free(b);
+	free_all(&x);
+}
+
+/* ---- damaged streams ---- */
+
+static int read_status(const unsigned char *b, size_t len, const st_header *h,
+                       const struct mats *x, st_error *err)
+{
+	/* 1 identical, 0 rejected with a message, -1 accepted but different */
+	err->msg[0] = 0;
+	if (read_equal(b, len, h, x, 2, err))
+		return 1;
+	return err->msg[0] ? 0 : -1;
+}
+
+static void test_damage(void)
+{
+	st_header h;
+	struct mats x;
+	st_error err;
+	size_t len;
+	char *av[] = {"gengraph", "-n", "5"};
+
+	st_header_init(&h, 5, 1, ST_INT32);
+	h.matrices = ST_WEIGHTS | ST_DIST;
+	h.block = 32;
+	st_header_add_pg(&h, "gengraph", "0.1.0", 3, av, &err);
+	make_all(&h, &x);
+	unsigned char *b = write_stream(&h, &x, 1, 2, 0, &len, &err);
+	unsigned char *c = malloc(len);
+
+	/* Truncated at every byte. */
+	int bad = 0, first_bad = -1, unnamed = 0;
+	for (size_t cut = 0; cut < len; cut++) {
+		int s = read_status(b, cut, &h, &x, &err);
+		if (s != 0 || (!strstr(err.msg, "truncated") && !strstr(err.msg, "empty input"))) {
+			bad++;
+			if (first_bad < 0)
+				first_bad = (int)cut;
+		}
+		if (strncmp(err.msg, "mem: ", 5))
+			unnamed++;
+	}
+	CHECKF(bad == 0, "truncation at each of %zu offsets is reported as truncation (first bad: %d: %s)",
+	       len, first_bad, first_bad >= 0 ? (read_status(b, (size_t)first_bad, &h, &x, &err), err.msg) : "");
+	CHECKF(unnamed == 0, "truncation messages name the input");
+	{
+		read_status(b, len - 40, &h, &x, &err);
+		CHECKF(strstr(err.msg, "of the distance matrix") != NULL,
+		       "truncation message says where: %s", err.msg);
+	}
+
+	/* Every bit of every byte flipped: rejected, or (a bit that carries no
+	 * information, e.g. deflate's final padding) the same matrices. */
+	int wrong = 0, same = 0, rejected = 0;
+	size_t first_wrong = 0;
+	for (size_t i = 0; i < len; i++)
+		for (int bit = 0; bit < 8; bit++) {
+			memcpy(c, b, len);
+			c[i] ^= (unsigned char)(1u << bit);
+			int s = read_status(c, len, &h, &x, &err);
+			if (s < 0 && !wrong++)
+				first_wrong = i;
+			same += s == 1;
+			rejected += s == 0;
+		}
+	CHECKF(wrong == 0, "each of %zu single-bit flips is rejected or harmless (%d rejected, %d harmless, %d wrong, first at byte %zu)",
+	       len * 8, rejected, same, wrong, first_wrong);
+
+	/* Trailing matrices missing: cut right after the weight matrix. */
+
+	/* Wrong magic, version, header CRC. */
+	memcpy(c, b, len);
+	c[1] = 'X';
+	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "mem: not an apsp matrix stream (bad magic"),
+	       "wrong magic: %s", err.msg);
+	memcpy(c, b, len);
+	c[4] = '\n'; /* \r\n -> \n\n as a text-mode transfer would */
+	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "text-mode"),
+	       "mangled magic: %s", err.msg);
+	memcpy(c, b, len);
+	c[8] = 2;
+	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "unsupported stream version 2"),
+	       "wrong version: %s", err.msg);
+	memcpy(c, b, len);
+	c[20] ^= 1;
+	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "CRC mismatch in the stream header"),
+	       "header CRC: %s", err.msg);
+	{
+		const char *mm = "%%MatrixMarket matrix coordinate real general\n3 3 0\n" "......................";
+		CHECKF(read_status((const unsigned char *)mm, strlen(mm), &h, &x, &err) == 0
+		       && strstr(err.msg, "mtx2bin"), "Matrix Market text: %s", err.msg);
+		CHECKF(read_status(b, 0, &h, &x, &err) == 0 && strstr(err.msg, "empty input"),
+		       "empty input: %s", err.msg);
+	}
+
+	/* A block CRC: flip a raw byte in a stored (level 0) stream. */
+	{
+		size_t l0;
+		unsigned char *s0 = write_stream(&h, &x, 0, 1, 0, &l0, &err);
+		size_t hl = s0[12] | s0[13] << 8 | s0[14] << 16 | (size_t)s0[15] << 24;
+		s0[hl + 16 + 32 + 16 + 3] ^= 0x10; /* block 1 of the weight matrix */
+		CHECKF(read_status(s0, l0, &h, &x, &err) == 0
+		       && strstr(err.msg, "mem: CRC mismatch in block 1 of the weight matrix"),
+		       "block CRC: %s", err.msg);
+		free(s0);
+	}
+
+	/* Data after the last matrix's marker but before the end marker. */
+	{
+		st_header h1 = h;
+		h1.matrices = ST_WEIGHTS;
+		h1.provenance = NULL;
+		size_t l1, l2;
+		unsigned char *s1 = write_stream(&h1, &x, 1, 1, 0, &l1, &err);
+		unsigned char *s2 = malloc(l1 + 16);
+		/* a stream announcing one matrix with two matrices' markers */
+		memcpy(s2, s1, l1 - 16);
+		memcpy(s2 + l1 - 16, s1 + l1 - 32, 16);
+		memcpy(s2 + l1, s1 + l1 - 16, 16);
+		l2 = l1 + 16;
+		int fd = mem_fd(s2, l2);
+		st_matrices m;
+		CHECKF(st_read_all(fd, "-", 1, &m, &err) < 0 && strstr(err.msg, "stdin: bad end-of-stream marker"),
+		       "extra marker before the end: %s", err.msg);
+		close(fd);
+		free(s1);
+		free(s2);
+	}
+	free(c);
+	free(b);
+	free_all(&x);
+	st_header_free(&h);
+}
+
+/* Headers with a valid CRC but impossible fields are refused by name. */
+static void put32(unsigned char *p, uint32_t v) { p[0] = v; p[1] = v >> 8; p[2] = v >> 16; p[3] = v >> 24; }
+static void put64(unsigned char *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
+
+static void test_bad_headers(void)
+{
+	st_header h;
+	struct mats x;
+	st_error err;
+	size_t len;
+
+	st_header_init(&h, 4, 1, ST_INT32);
+	h.matrices = ST_DIST;
+	h.block = 16;
+	make_all(&h, &x);
+	unsigned char *b = write_stream(&h, &x, 0, 1, 0, &len, &err);
+	static const struct { int off, width; uint64_t v; const char *why; } cases[] = {
+		{24, 8, 3, "smaller than n"},
+		{24, 8, (uint64_t)1 << 31, "limit"},
+		{16, 8, 0, "n is 0"},
+		{32, 4, 7, "element type"},
+		{36, 4, 9, "matrix bits"},
+		{40, 4, 64, "flag bits"},
+		{44, 4, 6, "block size"},
+		{44, 4, 0, "block size"},
+		{44, 4, (128u << 20), "block size"},
+		{48, 4, 12345, "INF convention"},
+		{52, 8, 4, "negative-cycle vertex"},
+		{52, 8, (uint64_t)-2, "negative-cycle vertex"},
+	};
+	unsigned char *c = malloc(len);
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		memcpy(c, b, len);
+		if (cases[k].width == 8)
+			put64(c + cases[k].off, cases[k].v);
+		else
+			put32(c + cases[k].off, (uint32_t)cases[k].v);
+		put32(c + 64, (uint32_t)crc32(0, c, 64)); /* no provenance: CRC at 64 */
+		int s = read_status(c, len, &h, &x, &err);
+		CHECKF(s == 0 && strstr(err.msg, "bad stream header") && strstr(err.msg, cases[k].why),
+		       "header field at %d = %llu refused: %s", cases[k].off,
+		       (unsigned long long)cases[k].v, err.msg);
+	}
+	/* provenance length and header length */
+	memcpy(c, b, len);
+	put32(c + 60, 2u << 20);
+	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "provenance"), "huge provenance refused: %s", err.msg);
+	memcpy(c, b, len);
+	put32(c + 12, 1000);
+	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "header length"), "header length refused: %s", err.msg);
+
+	/* st_read_all refuses a matrix larger than memory before allocating. */
+	memcpy(c, b, len);
+	put64(c + 16, 0x7fffffff);
+	put64(c + 24, 0x7fffffff);
+	put32(c + 64, (uint32_t)crc32(0, c, 64));
+	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "more than this machine's memory"),
+	       "absurd size refused before allocating: %s", err.msg);
+	free(c);
+	free(b);
+	free_all(&x);
+}
+
+/* ---- writer misuse and write errors ---- */
+
+static void test_writer_errors(void)
+{
+	st_header h;
+	st_error err;
+	int32_t m[16] = {0};
+
+	st_header_init(&h, 4, 1, ST_INT32);
+	h.matrices = ST_DIST | ST_PRED;
+	h.block = 16;
+	int fd = memfd_create("w", 0);
+
+	st_header bad = h;
+	bad.block = 10;
+	CHECKF(!st_writer_open(fd, &bad, 1, 1, &err) && strstr(err.msg, "block size"), "writer refuses a bad header: %s", err.msg);
+	CHECKF(!st_writer_open(fd, &h, 10, 1, &err) && strstr(err.msg, "level"), "writer refuses level 10: %s", err.msg);
+
+	st_writer *w = st_writer_open(fd, &h, 1, 1, &err);
+	CHECKF(w && st_write(w, m, 65, &err) < 0 && strstr(err.msg, "holds only 64"), "too many bytes refused: %s", err.msg);
+	st_writer_abort(w);
+	w = st_writer_open(fd, &h, 1, 1, &err);
+	CHECKF(w && st_write(w, m, 60, &err) == 0 && st_write_end_matrix(w, &err) < 0
+	       && strstr(err.msg, "ended after 60 of its 64 bytes"), "short matrix refused: %s", err.msg);
+	st_writer_abort(w);
+	w = st_writer_open(fd, &h, 1, 1, &err);
+	CHECKF(w && st_write_matrix(w, m, &err) == 0 && st_writer_close(w, &err) < 0
+	       && strstr(err.msg, "1 of its 2 matrices"), "missing matrix refused at close: %s", err.msg);
+	w = st_writer_open(fd, &h, 1, 1, &err);
+	CHECKF(w && st_write_matrix(w, m, &err) == 0 && st_write_matrix(w, m, &err) == 0
+	       && st_write(w, m, 4, &err) < 0 && strstr(err.msg, "more data than"), "extra matrix refused: %s", err.msg);
+	st_writer_abort(w);
+	close(fd);
+
+	/* A full disk. */
+	int full = open("/dev/full", 1);
+	if (full >= 0) {
+		int32_t *big = calloc(300 * 300, 4);
+		st_header hb;
+		st_header_init(&hb, 300, 1, ST_INT32);
+		hb.matrices = ST_DIST;
+		int rc = st_write_all(full, &hb, NULL, big, NULL, 1, 2, &err);
+		CHECKF(rc < 0 && strstr(err.msg, "write error: No space left on device"), "full disk: %s", err.msg);
+		free(big);
+		close(full);
+	} else {
+		printf("SKIP full disk: no /dev/full\n");
+	}
+
+	/* A closed pipe: EPIPE comes back as an error (SIGPIPE ignored here). */
+	int p[2];
+	if (pipe(p) == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		close(p[0]);
+		st_header hb;
+		st_header_init(&hb, 64, 1, ST_INT32);
+		hb.matrices = ST_DIST;
+		int32_t *big = calloc(64 * 64, 4);
+		int rc = st_write_all(p[1], &hb, NULL, big, NULL, 1, 1, &err);
+		CHECKF(rc < 0 && strstr(err.msg, "Broken pipe"), "closed pipe: %s", err.msg);
+		close(p[1]);
+		free(big);
+	}
+}
+
+/* ---- through a real pipe, written by another thread ---- */
+
+struct pipe_job {
+	int fd;
+	const st_header *h;
+	const struct mats *x;
+	int rc;
+	st_error err;
+};
+
+static void *pipe_writer(void *arg)
+{
+	struct pipe_job *j = arg;
+	j->rc = st_write_all(j->fd, j->h, j->x->m[0], j->x->m[1], j->x->m[2], 1, 2, &j->err);
+	close(j->fd);
+	return NULL;
+}
+
+static void test_pipe(void)
+{
+	st_header h;
+	struct mats x;
+	st_error err;
+	int p[2];
+	pthread_t t;
+
+	st_header_init(&h, 700, 64, ST_FLOAT32);
+	h.matrices = ST_WEIGHTS | ST_DIST | ST_PRED;
+	h.block = 65536;
+	make_all(&h, &x);
+	if (pipe(p) < 0)
+		return;
+	struct pipe_job job = {p[1], &h, &x, 0, {{0}}};
+	pthread_create(&t, NULL, pipe_writer, &job);
+	st_matrices m;
+	int ok = st_read_all(p[0], "-", 2, &m, &err) == 0;
+	pthread_join(t, NULL);
+	uint64_t bytes = st_matrix_bytes(&h);
+	ok = ok && job.rc == 0 && !memcmp(m.weights, x.m[0], bytes)
+	     && !memcmp(m.dist, x.m[1], bytes) && !memcmp(m.pred, x.m[2], bytes);
+	CHECKF(ok, "float32 n=700 through a pipe from another thread %s", ok ? "" : err.msg);
+	if (ok)
+		st_matrices_free(&m);
+	close(p[0]);
+	free_all(&x);
+}
+
+/* ---- provenance ---- */
+
+static void test_provenance(void)
+{
+	st_header h;
+	st_error err;
+	struct mats x;
+	size_t len;
+	char *a1[] = {"gengraph", "-n", "10", "-d", "15"};
+	char *a2[] = {"apsp-cpu", "with\ttab", "new\nline", "bell\a"};
+
+	st_header_init(&h, 10, 1, ST_INT32);
+	h.matrices = ST_DIST;
+	CHECKF(st_header_add_pg(&h, "gengraph", "0.1.0", 5, a1, &err) == 0
+	       && st_header_add_pg(&h, "apsp-cpu", "0.1.0", 4, a2, &err) == 0, "add_pg");
+	const char *want = "@PG\tID:gengraph\tVN:0.1.0\tCL:gengraph -n 10 -d 15\n"
+	                   "@PG\tID:apsp-cpu\tVN:0.1.0\tCL:apsp-cpu with\\ttab new\\nline bell\\x07\n";
+	CHECKF(h.provenance && !strcmp(h.provenance, want), "provenance lines, tabs and control characters escaped");
+	make_all(&h, &x);
+	unsigned char *b = write_stream(&h, &x, 1, 1, 0, &len, &err);
+	CHECKF(b && read_equal(b, len, &h, &x, 1, &err), "provenance survives a round trip");
+	free(b);
+	free_all(&x);
+
+	char *big = malloc(600000);
+	memset(big, 'a', 599999);
+	big[599999] = 0;
+	char *a3[] = {big};
+	int rc1 = st_header_add_pg(&h, "x", "1", 1, a3, &err);
+	int rc2 = st_header_add_pg(&h, "x", "1", 1, a3, &err);
+	CHECKF(rc1 == 0 && rc2 < 0 && strstr(err.msg, "provenance would exceed"), "provenance is bounded: %s", err.msg);
+	free(big);
+	st_header_free(&h);
+	CHECKF(h.provenance == NULL, "header_free clears provenance");
+}
+
+static void test_header_basics(void)
+{
+	st_header h;
+
+	st_header_init(&h, 131, 64, ST_INT32);
+	CHECKF(h.npad == 192 && h.block == ST_BLOCK_DEFAULT && h.inf_i32 == ST_INF_I32
+	       && h.cycle_vertex == -1 && !h.provenance, "header_init pads 131 to 192");
+	h.matrices = ST_DIST | ST_PRED;
+	CHECKF(st_matrix_count(&h) == 2 && st_matrix_bytes(&h) == 192ull * 192 * 4, "matrix count and bytes");
+	st_header_init(&h, 0, 64, ST_FLOAT32);
+	CHECKF(h.npad == 0, "header_init of n = 0");
+	st_header_init(&h, 128, 64, ST_FLOAT32);
+	CHECKF(h.npad == 128, "header_init of a multiple of the padding");
+}
+
+int main(void)
+{
+	test_header_basics();
+	test_round_trips();
+	test_chunked_writes();
+	test_threads();
+	test_rows();
+	test_provenance();
+	test_damage();
+	test_bad_headers();
+	test_writer_errors();
+	test_pipe();
+	return T_DONE();
+}
