@@ -37,6 +37,16 @@ namespace {
 
 constexpr int INF_PACKED = (1 << 22) - 1; // INF while int32 paths are packed
 
+// Tuning knobs of the tile kernel (bench/gpu.md records what was measured):
+// k values per shared-memory chunk, and unrolling of the k loop.
+#ifndef FW_KC
+#define FW_KC 32
+#endif
+#ifndef FW_UNROLL
+#define FW_UNROLL 2
+#endif
+constexpr int k_unroll = FW_UNROLL;
+
 struct Err {
 	char *buf;
 	size_t len;
@@ -142,7 +152,9 @@ phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round)
 #pragma unroll
 			for (int c = 0; c < RR; c++) {
 				const int i = ty + TD * r, j = tx + TD * c;
-				if (i == next || j == next) {
+				// (next,k) and (k,next) are being read this step and did
+				// not change in it: their copies are already current.
+				if ((i == next && j != k) || (j == next && i != k)) {
 					sd[i * LD + j] = v[r][c];
 					if constexpr (PATHS)
 						sp[i * LD + j] = pv[r][c];
@@ -221,7 +233,7 @@ template <int B, int R> __host__ __device__ constexpr int tile_min_blocks()
 }
 template <typename T, int B> constexpr size_t tile_smem()
 {
-	return 2 * 2 * (size_t)(B < 32 ? B : 32) * B * sizeof(T);
+	return 2 * 2 * (size_t)(B < FW_KC ? B : FW_KC) * B * sizeof(T);
 }
 
 // KIND 2: phase 2, CTA b < nb takes block (T,b), CTA nb+b block (b,T).
@@ -234,7 +246,7 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
             const T *__restrict__ colT, const T *__restrict__ rowP)
 {
 	constexpr int TX = B / R, THREADS = TX * TX, G = R / 4, GS = B / G;
-	constexpr int KC = B < 32 ? B : 32, NCH = B / KC;
+	constexpr int KC = B < FW_KC ? B : FW_KC, NCH = B / KC;
 	constexpr bool TRACK = PATHS && !PACKED;
 	int I, J;
 	if constexpr (KIND == 3) {
@@ -301,7 +313,7 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
 		}
 		__syncthreads();
 		const int buf = ch & 1;
-#pragma unroll 2
+#pragma unroll k_unroll
 		for (int kk = 0; kk < KC; kk++) {
 			T a[R], b[R];
 #pragma unroll
