@@ -1,0 +1,292 @@
+# Reliability: damaged and truncated streams, hostile headers, faults (full
+# disk, -o, closed pipes, resource limits), deterministic output whatever the
+# thread count, and the man pages' EXIT STATUS sections against what the
+# tools do.  RELIABILITY_N mutations per stream (default 60), RELIABILITY_SEED
+# (default 1) picks them; a failure names the seed and the bytes changed.
+. "$TOP/tests/lib.sh"
+N=${RELIABILITY_N:-60}
+SEED=${RELIABILITY_SEED:-1}
+to=
+command -v timeout >/dev/null 2>&1 && to="timeout 60"
+
+# ---- helpers ----
+
+# le BYTES VALUE: VALUE as BYTES little-endian bytes.
+le() {
+	_n=$1 _v=$2 _s=
+	while [ "$_n" -gt 0 ]; do
+		_s="$_s\\$(printf %03o $((_v & 255)))"
+		_v=$((_v >> 8)); _n=$((_n - 1))
+	done
+	printf "$_s"
+}
+# mkheader N NPAD TYPE MATRICES FLAGS BLOCK INF CYCLE [PLEN [PROVENANCE]]:
+# a stream header (man/apspmat.5) with a correct CRC (gzip's trailer holds
+# the CRC-32 of its input, the same CRC zlib computes).
+mkheader() {
+	_prov=${10:-}
+	_plen=$(printf %s "$_prov" | wc -c)
+	{
+		printf '\211APM\r\n\032\n'; le 4 1; le 4 $((64 + _plen + 4))
+		le 8 "$1"; le 8 "$2"; le 4 "$3"; le 4 "$4"; le 4 "$5"; le 4 "$6"; le 4 "$7"
+		le 8 "$8"; le 4 "${9:-$_plen}"
+		printf %s "$_prov"
+	} >"$T/hdr.tmp"
+	cat "$T/hdr.tmp"
+	gzip -c <"$T/hdr.tmp" | tail -c 8 | head -c 4
+}
+# marker COUNT TAG: an end-of-matrix (ENDM) or end-of-stream (ENDS) marker.
+marker() { le 4 0; le 4 0; le 4 "$1"; printf %s "$2"; }
+
+# One clear message: exactly one line, "tool: ...", no sanitizer report.
+clear_message() { # TOOL FILE
+	[ "$(wc -l <"$2")" -eq 1 ] && grep -q "^$1: ." "$2" && ! grep -qi 'sanitizer\|runtime error' "$2"
+}
+
+# decode KIND FILE OUT: every matrix of FILE as .npy, concatenated, in OUT.
+# Each bin2mtx run checks the blocks of its matrix; together they check all.
+decode() {
+	case $1 in
+	graph) set -- "$2" "$3" weights ;;
+	result) set -- "$2" "$3" dist pred ;;
+	esac
+	_f=$1 _o=$2; shift 2
+	: >"$_o"
+	for _m; do
+		$to "$BIN/bin2mtx" -T 2 --npy --$_m "$_f" >>"$_o" 2>"$T/derr" || return $?
+	done
+}
+
+# The byte offsets that carry structure: the fixed header, every block
+# header and every marker (man/apspmat.5), one per line.
+structure() {
+	od -An -v -tu1 "$1" | awk '
+	{ for (i = 1; i <= NF; i++) b[n++] = $i }
+	function get32(p) { return b[p] + 256 * (b[p+1] + 256 * (b[p+2] + 256 * b[p+3])) }
+	END {
+		hlen = get32(12)
+		for (p = 0; p < 64 && p < n; p++) print p
+		for (p = hlen - 4; p < hlen; p++) print p
+		pos = hlen
+		while (pos + 16 <= n) {
+			for (p = pos; p < pos + 16; p++) print p
+			raw = get32(pos); stored = get32(pos + 4); tag = get32(pos + 12)
+			if (raw == 0 && stored == 0) {
+				pos += 16
+				if (tag == 1396985413) break   # "ENDS"
+			} else {
+				pos += 16 + stored
+			}
+		}
+	}'
+}
+
+# mutations FILE COUNT SEED: COUNT lines "OFFSET VALUE ...", each a damage of
+# one to three bytes: a flipped bit or a random new value, at a random place
+# or (half the time) on a structural byte.
+mutations() {
+	structure "$1" >"$T/struct"
+	{ cat "$T/struct"; echo --; od -An -v -tu1 "$1"; } | awk -v count="$2" -v seed="$3" '
+	$1 == "--" { body = 1; next }
+	!body { s[ns++] = $1; next }
+	{ for (i = 1; i <= NF; i++) b[n++] = $i }
+	END {
+		srand(seed)
+		for (m = 0; m < count; m++) {
+			k = rand() < 0.7 ? 1 : 2 + int(rand() * 2)
+			line = ""
+			for (j = 0; j < k; j++) {
+				off = rand() < 0.5 ? s[int(rand() * ns)] : int(rand() * n)
+				old = b[off]
+				if (rand() < 0.5) {
+					bit = 2 ^ int(rand() * 8)
+					v = int(old / bit) % 2 ? old - bit : old + bit
+				} else {
+					v = (old + 1 + int(rand() * 255)) % 256
+				}
+				line = line " " off " " v
+			}
+			print substr(line, 2)
+		}
+	}'
+}
+
+# apply ORIG OUT "OFFSET VALUE ...": OUT is ORIG with those bytes replaced.
+apply() {
+	cp "$1" "$2"
+	set -- "$2" $3
+	_f=$1; shift
+	while [ $# -ge 2 ]; do
+		printf "\\$(printf %03o "$2")" | dd of="$_f" bs=1 seek="$1" conv=notrunc 2>/dev/null
+		shift 2
+	done
+}
+
+# ---- streams to damage ----
+# Several blocks per matrix (n = 520: 1.08 MB a matrix, 1 MiB blocks),
+# deflated and stored, int32 and float32, graphs and results.
+$BIN/gengraph -n 520 -d 8 -s 11 -o "$T/g-int" &&
+$BIN/gengraph -n 520 -d 8 -s 12 -t float32 --negative -z 0 -o "$T/g-float0" &&
+$BIN/gengraph -n 150 -d 10 -s 13 -o "$T/g150" &&
+$BIN/apsp-cpu -T 2 "$T/g150" -o "$T/r-int" &&
+$BIN/gengraph -n 520 -d 3 -s 14 -t float32 -o "$T/g-f520" &&
+$BIN/apsp-cpu -T 2 -z 9 "$T/g-f520" -o "$T/r-float9" ||
+	fail setup "could not make the streams to damage"
+
+sweep() { # NAME KIND FILE SEED
+	name=$1 kind=$2 src=$3
+	decode "$kind" "$src" "$T/want" || { fail "$name" "the undamaged stream does not decode"; return; }
+	mutations "$src" "$N" "$4" >"$T/muts"
+	rejected=0 harmless=0 bad=
+	while read -r m; do
+		apply "$src" "$T/mut" "$m"
+		decode "$kind" "$T/mut" "$T/got"; rc=$?
+		if [ $rc -eq 0 ] && cmp -s "$T/got" "$T/want"; then
+			harmless=$((harmless + 1))
+		elif [ $rc -eq 2 ] && clear_message bin2mtx "$T/derr"; then
+			rejected=$((rejected + 1))
+		else
+			[ $rc -eq 0 ] && why="a different matrix without an error" || why="exit $rc: $(head -c 200 "$T/derr")"
+			bad="bytes (offset value) $m: $why"
+			mkdir -p "$TOP/build" && cp "$T/mut" "$TOP/build/reliability-$name.apm"
+			break
+		fi
+	done <"$T/muts"
+	if [ -z "$bad" ]; then
+		pass "$name: $N damaged streams: $rejected rejected with a message, $harmless decode to the same matrices"
+	else
+		fail "$name" "seed $4, $bad (kept in build/reliability-$name.apm)"
+	fi
+}
+sweep "damage int32 graph, deflated" graph "$T/g-int" "$SEED"
+sweep "damage float32 graph, stored" graph "$T/g-float0" $((SEED + 1))
+sweep "damage int32 result" result "$T/r-int" $((SEED + 2))
+sweep "damage float32 result, level 9" result "$T/r-float9" $((SEED + 3))
+
+# Whole-stream readers (st_read_all) on damaged results: apsp-diff and
+# apsp-path reject or agree, never crash.
+mutations "$T/r-int" 25 $((SEED + 4)) >"$T/muts"
+bad=
+while read -r m; do
+	apply "$T/r-int" "$T/mut" "$m"
+	$to $BIN/apsp-diff -q "$T/r-int" "$T/mut" 2>"$T/err"; rc=$?
+	if [ $rc -ne 0 ] && ! { [ $rc -eq 2 ] && clear_message apsp-diff "$T/err"; }; then
+		bad="apsp-diff, bytes $m: exit $rc $(head -c 200 "$T/err")"; break
+	fi
+	$to $BIN/apsp-path -i "$T/mut" --tsv 3 140 140 3 >"$T/out" 2>"$T/err"; rc=$?
+	if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then
+		$BIN/apsp-path -i "$T/r-int" --tsv 3 140 140 3 2>/dev/null | cmp -s - "$T/out" ||
+			{ bad="apsp-path, bytes $m: exit $rc with a different answer"; break; }
+	elif [ $rc -ne 2 ] || ! clear_message apsp-path "$T/err"; then
+		bad="apsp-path, bytes $m: exit $rc $(head -c 200 "$T/err")"; break
+	fi
+done <"$T/muts"
+[ -z "$bad" ] && pass "damaged results through apsp-diff and apsp-path" || fail "damaged results through apsp-diff and apsp-path" "$bad"
+
+# ---- truncation ----
+# Cut anywhere, every reader says the stream is truncated (exit 2).
+truncations() { # FILE COUNT SEED: fixed and random cut points
+	_s=$(wc -c <"$1")
+	_h=$(structure "$1" | sed -n 65p)
+	{
+		printf '%s\n' 0 1 7 8 12 63 64 $((_h - 1)) $((_h + 3)) $((_h + 4)) $((_h + 20)) \
+			$((_s - 17)) $((_s - 16)) $((_s - 15)) $((_s - 1))
+		awk -v s="$_s" -v c="$2" -v seed="$3" 'BEGIN { srand(seed); for (i = 0; i < c; i++) print int(rand() * s) }'
+	} | awk -v s="$_s" '$1 >= 0 && $1 < s'
+}
+for src in g-int r-float9; do
+	bad=
+	cnt=0
+	for k in $(truncations "$T/$src" 25 "$SEED"); do
+		head -c "$k" "$T/$src" >"$T/cut"
+		for t in bin2mtx apsp-diff apsp-cpu; do
+			case $t in
+			apsp-diff) [ $src = r-float9 ] || continue; set -- "$T/$src" "$T/cut" ;;
+			apsp-cpu) [ $src = g-int ] || continue; set -- "$T/cut" ;;
+			*) set -- "$T/cut" ;;
+			esac
+			$to $BIN/$t "$@" >/dev/null 2>"$T/err"; rc=$?
+			if [ $rc -ne 2 ] || ! clear_message $t "$T/err" || ! grep -q 'truncated\|empty input' "$T/err"; then
+				bad="$t, cut at byte $k: exit $rc, $(head -c 200 "$T/err")"; break 2
+			fi
+			cnt=$((cnt + 1))
+		done
+	done
+	[ -z "$bad" ] && pass "truncated $src: $cnt cuts reported as truncation" || fail "truncated $src" "$bad"
+done
+head -c 4000 "$T/r-int" >"$T/cut"
+expect_stderr "truncated result through apsp-path" 2 '^apsp-path: .*truncated' '$BIN/apsp-path <$T/cut 0 1'
+expect_stderr "truncated stdin names stdin" 2 '^bin2mtx: (stdin|standard input): truncated' '$BIN/bin2mtx <$T/cut'
+
+# ---- hostile headers ----
+# Sizes that would need absurd memory are refused before anything is
+# allocated, with a message naming the size; malformed fields are named too.
+# Each header has a correct CRC, so only its values can be refused.
+mem_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo 2>/dev/null)
+hostile() { # NAME REGEX HEADER-ARGS...: every reader refuses it with a matching message
+	_name=$1 _re=$2; shift 2
+	mkheader "$@" >"$T/hostile"
+	marker 0 ENDM >>"$T/hostile"
+	_bad=
+	for _t in bin2mtx apsp-cpu apsp-diff apsp-path; do
+		case $_t in
+		apsp-diff) set -- "$T/hostile" "$T/hostile" ;;
+		apsp-path) set -- -i "$T/hostile" 0 1 ;;
+		*) set -- "$T/hostile" ;;
+		esac
+		# A refused header is refused at once: a few seconds is plenty.
+		$to $BIN/$_t "$@" >/dev/null 2>"$T/err"; _rc=$?
+		# apsp-path reads rows, not matrices: any clear refusal will do.
+		[ $_t = apsp-path ] && _r=. || _r=$_re
+		if [ $_rc -ne 2 ] || ! clear_message $_t "$T/err" || ! grep -Eq "$_r" "$T/err"; then
+			_bad="$_bad; $_t: exit $_rc, $(head -c 200 "$T/err")"
+		fi
+	done
+	[ -z "$_bad" ] && pass "hostile header: $_name" || fail "hostile header: $_name" "wanted /$_re/${_bad}"
+}
+INF=1073741823
+hostile "n = 2^31 - 1" '2147483647' 2147483647 2147483647 1 7 1 1048576 $INF -1
+hostile "n = 2^31 (over the format's limit)" '2147483648' 2147483648 2147483648 1 1 1 1048576 $INF -1
+hostile "n = 2^63 - 1" '9223372036854775807' 9223372036854775807 9223372036854775807 1 1 1 1048576 $INF -1
+hostile "n = 1000000 (4 TB a matrix)" '1000000' 1000000 1000000 1 1 1 1048576 $INF -1
+hostile "padded size below n" 'padded size 10 .*n = 20' 20 10 1 1 1 1048576 $INF -1
+hostile "n = 0 with padding" 'n is 0' 0 16 1 1 1 1048576 $INF -1
+hostile "block size 0" 'block size 0' 20 20 1 1 1 0 $INF -1
+hostile "block size 6" 'block size 6' 20 20 1 1 1 6 $INF -1
+hostile "block size 4 GiB - 4" 'block size 4294967292' 20 20 1 1 1 4294967292 $INF -1
+hostile "element type 7" 'element type 7' 20 20 7 1 1 1048576 $INF -1
+hostile "unknown matrix bits" 'matrix bits 0x9' 20 20 1 9 1 1048576 $INF -1
+hostile "unknown flags" 'flag bits 0x81' 20 20 1 1 129 1048576 $INF -1
+hostile "another INF convention" 'INF convention' 20 20 1 1 1 1048576 2147483647 -1
+hostile "cycle vertex out of range" 'negative-cycle vertex 20' 20 20 1 1 5 1048576 $INF 20
+hostile "provenance length 4 GiB - 1" 'provenance of 4294967295 bytes' 20 20 1 1 1 1048576 $INF -1 4294967295
+hostile "provenance length past the header" 'header length' 20 20 1 1 1 1048576 $INF -1 1000
+# A graph bigger than this machine's memory but within the format: refused
+# with the size, before any matrix is allocated (ulimit -v would catch an
+# attempt, but sanitizers need their address space, so the check is on the
+# message).
+if [ -n "$mem_kb" ]; then
+	# 4 n^2 bytes = 1.5 x the memory: one matrix does not fit.
+	nbig=$(awk -v k="$mem_kb" 'BEGIN { printf "%d", sqrt(k * 1024 * 1.5 / 4) }')
+	hostile "one matrix beyond memory (n = $nbig)" "$nbig|memory" $nbig $nbig 1 1 1 1048576 $INF -1
+	# 4 n^2 bytes = 0.4 x the memory: the graph fits, its three result
+	# matrices (weights, distances, predecessors) do not.
+	nmid=$(awk -v k="$mem_kb" 'BEGIN { printf "%d", sqrt(k * 1024 * 0.4 / 4) }')
+	mkheader $nmid $nmid 1 1 1 1048576 $INF -1 >"$T/hostile"
+	expect_stderr "apsp-cpu: graph fits, result does not (n = $nmid)" 2 "^apsp-cpu: .*($nmid|memory)" '$to $BIN/apsp-cpu $T/hostile >/dev/null'
+else
+	skip "memory-sized hostile headers" "no /proc/meminfo"
+fi
+# A version from the future and a bad header CRC.
+{ mkheader 20 20 1 1 1 1048576 $INF -1 | head -c 8; le 4 2; } >"$T/v2"
+expect_stderr "stream version 2" 2 '^bin2mtx: .*version 2' '$BIN/bin2mtx $T/v2'
+mkheader 20 20 1 1 1 1048576 $INF -1 >"$T/crc"
+printf '\025' | dd of="$T/crc" bs=1 seek=16 conv=notrunc 2>/dev/null
+expect_stderr "header CRC" 2 '^bin2mtx: .*CRC mismatch in the stream header' '$BIN/bin2mtx $T/crc'
+# Block headers that announce absurd sizes: refused, not allocated or waited for.
+{ mkheader 20 20 1 1 1 1048576 $INF -1; le 4 1600; le 4 4294967295; le 4 0; le 4 1; } >"$T/blk"
+expect_stderr "block stored size 4 GiB" 2 '^bin2mtx: .*bad header of block 0' '$to $BIN/bin2mtx $T/blk'
+{ mkheader 20 20 1 1 1 1048576 $INF -1; le 4 4294967295; le 4 100; le 4 0; le 4 1; } >"$T/blk"
+expect_stderr "block raw size 4 GiB" 2 '^bin2mtx: .*bad header of block 0' '$to $BIN/bin2mtx $T/blk'
+{ mkheader 20 20 1 1 1 1048576 $INF -1; le 4 1600; le 4 100; le 4 0; le 4 77; } >"$T/blk"
+expect_stderr "block method 77" 2 '^bin2mtx: .*bad header of block 0' '$to $BIN/bin2mtx $T/blk'
