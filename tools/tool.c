@@ -97,6 +97,10 @@ void tool_init(const char *name, int argc, char **argv)
 	prog_argc = argc;
 	prog_argv = argv;
 	signal(SIGPIPE, SIG_DFL);
+	/* A file-size limit (ulimit -f) is a full disk: write() fails with EFBIG,
+	 * the tool says so and removes its temporary file, instead of dying of
+	 * SIGXFSZ with half a file left behind. */
+	signal(SIGXFSZ, SIG_IGN);
 	atexit(at_exit);
 	progress_last = now();
 }
