@@ -218,8 +218,52 @@ static void test_random(void)
 	T_CHECK("solve: random graphs with negative edges match Bellman-Ford", ok);
 }
 
+/* Random graphs with a planted negative cycle: the vertex reported lies on
+ * a negative cycle (a walk from it back to itself has negative weight). */
+static void test_random_cycles(void)
+{
+	int ok = 1;
+	unsigned seed = 777;
+	for (int trial = 0; trial < 40 && ok; trial++) {
+		int n = 3 + trial % 20;
+		int32_t *w = malloc(sizeof *w * n * n), *d = malloc(sizeof *d * n * n);
+		for (int i = 0; i < n * n; i++)
+			w[i] = i / n == i % n ? 0 : rand_r(&seed) % 100 < 20 ? (int32_t)(rand_r(&seed) % 30) : INF;
+		int a = (int)(rand_r(&seed) % n), b = (a + 1 + (int)(rand_r(&seed) % (n - 1))) % n;
+		w[a * n + b] = 5, w[b * n + a] = -6; /* the cycle a -> b -> a weighs -1 */
+		st_header h = header((uint64_t)n, (uint64_t)n, ST_INT32);
+		sv_plan plan;
+		st_error err;
+		int rc = sv_prepare(&h, w, d, NULL, trial % 2 + 1, &plan, &err);
+		ok &= rc == 1 && plan.cycle_vertex >= 0 && plan.cycle_vertex < n;
+		if (ok) {
+			/* Bellman-Ford from v over n rounds, edges counted: the
+			 * best closed walk back to v must be negative. */
+			int v = (int)plan.cycle_vertex;
+			int64_t *dd = malloc(sizeof *dd * n);
+			const int64_t big = INT64_MAX / 4;
+			for (int x = 0; x < n; x++)
+				dd[x] = big;
+			for (int x = 0; x < n; x++)
+				if (x != v && w[v * n + x] < INF)
+					dd[x] = w[v * n + x];
+			for (int r = 0; r < n; r++)
+				for (int u = 0; u < n; u++)
+					for (int x = 0; x < n; x++)
+						if (u != x && dd[u] < big && w[u * n + x] < INF &&
+						    dd[u] + w[u * n + x] < dd[x])
+							dd[x] = dd[u] + w[u * n + x];
+			ok &= dd[v] < 0;
+			free(dd);
+		}
+		free(w), free(d);
+	}
+	T_CHECK("solve: random planted negative cycles, the vertex lies on one", ok);
+}
+
 int main(void)
 {
+	test_random_cycles();
 	test_basic();
 	test_cycles();
 	test_overflow();
