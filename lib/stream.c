@@ -190,11 +190,14 @@ static void unshuffle4(unsigned char *restrict dst, const unsigned char *restric
 	}
 }
 
-/* Per-thread codec state, set up by the thread that first needs it. */
+/* Per-thread codec state and buffers, set up by the thread that first
+ * needs them: each thread holds one block in flight. */
 struct worker {
 	z_stream z;
 	int zinit;
 	unsigned char *scratch; /* one block, for (un)shuffling */
+	unsigned char *buf;     /* writer: block header + stored bytes; reader: stored bytes */
+	unsigned char *raw;     /* reader, rows mode: the raw block */
 };
 
 static void workers_free(struct worker *wk, int n, int deflating)
@@ -209,12 +212,14 @@ static void workers_free(struct worker *wk, int n, int deflating)
 				inflateEnd(&wk[i].z);
 		}
 		free(wk[i].scratch);
+		free(wk[i].buf);
+		free(wk[i].raw);
 	}
 	free(wk);
 }
 
-/* Blocks per batch: a few per thread (more when blocks are small), at most
- * BATCH_MAX_BYTES, at most nblk. */
+/* Blocks a writer stages when it is handed less than a block at a time: a
+ * few per thread (more when blocks are small), at most BATCH_MAX_BYTES. */
 static size_t batch_blocks(int threads, uint32_t block, uint64_t nblk)
 {
 	size_t nb = (size_t)threads * BATCH_PER_THREAD;
@@ -371,12 +376,9 @@ struct st_writer {
 	uint32_t cur;           /* the matrix being written, 0 when none is left */
 	int nmat;               /* matrices announced */
 	uint64_t done;          /* raw bytes of cur taken so far (staged included) */
-	uint64_t blkno;         /* blocks of cur written */
-	size_t nb, slot;        /* blocks per batch, bytes per block buffer */
-	unsigned char *stage;   /* raw bytes of a partial batch */
+	size_t nb, slot;        /* blocks staged at most, bytes per block buffer */
+	unsigned char *stage;   /* raw bytes of whole blocks not yet compressed */
 	size_t staged;
-	unsigned char *out;     /* nb slots of BLK_HDR + slot bytes */
-	struct wblk *blk;
 	struct worker *wk;
 	st_error err;           /* the first failure, repeated afterwards */
 };
@@ -419,12 +421,9 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	w->nmat = st_matrix_count(h);
 	w->nb = batch_blocks(w->threads, w->block, w->nblk);
 	w->slot = w->mbytes < w->block ? (size_t)w->mbytes : w->block;
-	w->out = malloc(w->nb * (BLK_HDR + w->slot));
-	w->blk = calloc(w->nb, sizeof *w->blk);
 	w->wk = calloc((size_t)w->threads, sizeof *w->wk);
-	if (!w->out || !w->blk || !w->wk) {
-		seterr(err, "out of memory for %zu compression buffers of %zu bytes",
-		       w->nb, BLK_HDR + w->slot);
+	if (!w->wk) {
+		seterr(err, "out of memory");
 		st_writer_abort(w);
 		return NULL;
 	}
@@ -467,23 +466,20 @@ void st_writer_abort(st_writer *w)
 		return;
 	workers_free(w->wk, w->threads, 1);
 	free(w->stage);
-	free(w->out);
-	free(w->blk);
 	free(w);
 }
 
-/* Compress one block of raw bytes p into slot j.  0, or -1 out of memory. */
-static int compress_block(st_writer *w, struct worker *wk, int j,
-                          const unsigned char *p, uint32_t raw)
+/* Compress one block of raw bytes p into wk->buf.  0, or -1 out of memory. */
+static int compress_block(st_writer *w, struct worker *wk, const unsigned char *p,
+                          uint32_t raw, struct wblk *b)
 {
-	struct wblk *b = &w->blk[j];
-	unsigned char *dst = w->out + (size_t)j * (BLK_HDR + w->slot) + BLK_HDR;
-
 	b->raw = raw;
 	b->crc = crc_of(p, raw);
 	b->method = M_STORED;
 	b->stored = raw;
 	b->payload = p;
+	if (!wk->buf && !(wk->buf = malloc(BLK_HDR + w->slot)))
+		return -1;
 	if (w->level == 0 || raw < 8)
 		return 0;
 	if (!wk->zinit) {
@@ -497,62 +493,66 @@ static int compress_block(st_writer *w, struct worker *wk, int j,
 	shuffle4(wk->scratch, p, raw / 4);
 	wk->z.next_in = wk->scratch;
 	wk->z.avail_in = raw;
-	wk->z.next_out = dst;
+	wk->z.next_out = wk->buf + BLK_HDR;
 	wk->z.avail_out = raw - 1; /* no gain: store instead */
 	int zr = deflate(&wk->z, Z_FINISH);
 	if (zr == Z_STREAM_END) {
 		b->method = M_SHUFFLE;
 		b->stored = (uint32_t)wk->z.total_out;
-		b->payload = dst;
+		b->payload = wk->buf + BLK_HDR;
 	}
 	deflateReset(&wk->z);
 	return 0;
 }
 
-/* Compress the blocks of src (nbytes, at most nb blocks, starting on a block
- * boundary of the current matrix) in parallel, then write them in order. */
-static int write_batch(st_writer *w, const unsigned char *src, size_t nbytes, st_error *err)
+/* Compress the blocks of src (nbytes, starting on a block boundary of the
+ * current matrix) on all threads and write them in order: each thread
+ * compresses its next block, then waits its turn to write it, so writing
+ * overlaps compression and each thread holds one block. */
+static int write_blocks(st_writer *w, const unsigned char *src, size_t nbytes, st_error *err)
 {
-	int cnt = (int)((nbytes + w->block - 1) / w->block);
-	int nomem = 0;
+	uint64_t cnt = (nbytes + w->block - 1) / w->block;
+	int nt = cnt > 1 && nbytes >= PARALLEL_MIN_BYTES ? w->threads : 1;
+	int nomem = 0, werrno = 0;
 
-#pragma omp parallel for num_threads(w->threads) schedule(dynamic, 1) \
-	if (cnt > 1 && w->threads > 1 && nbytes >= PARALLEL_MIN_BYTES) reduction(|: nomem)
-	for (int j = 0; j < cnt; j++) {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) ordered
+	for (uint64_t j = 0; j < cnt; j++) {
+		struct worker *wk = &w->wk[omp_get_thread_num()];
 		size_t off = (size_t)j * w->block;
 		uint32_t raw = nbytes - off < w->block ? (uint32_t)(nbytes - off) : w->block;
-		if (compress_block(w, &w->wk[omp_get_thread_num()], j, src + off, raw) < 0)
-			nomem = 1;
+		struct wblk b;
+		int bad = __atomic_load_n(&werrno, __ATOMIC_RELAXED) || __atomic_load_n(&nomem, __ATOMIC_RELAXED)
+			? 2 : compress_block(w, wk, src + off, raw, &b) < 0;
+#pragma omp ordered
+		{
+			if (bad == 1)
+				__atomic_store_n(&nomem, 1, __ATOMIC_RELAXED);
+			if (!bad && !nomem && !werrno) {
+				struct iovec iov[2];
+				unsigned char *hd = wk->buf;
+				put32(hd, b.raw);
+				put32(hd + 4, b.stored);
+				put32(hd + 8, b.crc);
+				put32(hd + 12, b.method);
+				int k = 1;
+				iov[0] = (struct iovec){hd, BLK_HDR};
+				if (b.payload == hd + BLK_HDR)
+					iov[0].iov_len += b.stored;
+				else
+					iov[k++] = (struct iovec){(void *)b.payload, b.stored};
+				if (writev_full(w->fd, iov, k) < 0)
+					__atomic_store_n(&werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
+			}
+		}
 	}
-	if (nomem) {
-		seterr(&w->err, "out of memory for deflate state");
+	if (werrno) {
+		seterr(&w->err, "write error: %s", strerror(werrno));
 		return wfail(w, err);
 	}
-
-	struct iovec iov[128];
-	int k = 0;
-	for (int j = 0; j < cnt; j++) {
-		struct wblk *b = &w->blk[j];
-		unsigned char *hd = w->out + (size_t)j * (BLK_HDR + w->slot);
-		put32(hd, b->raw);
-		put32(hd + 4, b->stored);
-		put32(hd + 8, b->crc);
-		put32(hd + 12, b->method);
-		if (b->payload == hd + BLK_HDR) {
-			iov[k++] = (struct iovec){hd, BLK_HDR + b->stored};
-		} else {
-			iov[k++] = (struct iovec){hd, BLK_HDR};
-			iov[k++] = (struct iovec){(void *)b->payload, b->stored};
-		}
-		if (k >= 126 || j == cnt - 1) {
-			if (writev_full(w->fd, iov, k) < 0) {
-				seterr(&w->err, "write error: %s", strerror(errno));
-				return wfail(w, err);
-			}
-			k = 0;
-		}
+	if (nomem) {
+		seterr(&w->err, "out of memory for deflate state and buffers");
+		return wfail(w, err);
 	}
-	w->blkno += (uint64_t)cnt;
 	return 0;
 }
 
@@ -576,10 +576,10 @@ int st_write(st_writer *w, const void *buf, size_t len, st_error *err)
 	}
 	while (len) {
 		if (w->staged == 0) {
-			/* Whole batches, and the matrix's tail, straight from buf. */
-			size_t k = len >= batch ? batch : len == w->mbytes - w->done ? len : 0;
+			/* Whole blocks, and the matrix's tail, straight from buf. */
+			size_t k = len == w->mbytes - w->done ? len : len / w->block * w->block;
 			if (k) {
-				if (write_batch(w, p, k, err) < 0)
+				if (write_blocks(w, p, k, err) < 0)
 					return -1;
 				w->done += k;
 				p += k;
@@ -600,7 +600,7 @@ int st_write(st_writer *w, const void *buf, size_t len, st_error *err)
 		p += k;
 		len -= k;
 		if (w->staged == batch || w->done == w->mbytes) {
-			if (write_batch(w, w->stage, w->staged, err) < 0)
+			if (write_blocks(w, w->stage, w->staged, err) < 0)
 				return -1;
 			w->staged = 0;
 		}
@@ -641,7 +641,6 @@ int st_write_end_matrix(st_writer *w, st_error *err)
 	w->todo &= ~w->cur;
 	w->cur = first_bit(w->todo);
 	w->done = 0;
-	w->blkno = 0;
 	return 0;
 }
 
@@ -678,7 +677,6 @@ struct rblk {
 	unsigned char *payload;     /* stored bytes as read */
 	unsigned char *dest;        /* where the raw bytes go */
 	size_t first_row;           /* rows mode: first wanted row that may overlap */
-	int status;                 /* 0 ok, 1 corrupt data, 2 CRC, 3 no memory */
 };
 
 struct st_reader {
@@ -688,10 +686,7 @@ struct st_reader {
 	uint64_t npad, mbytes, nblk;
 	uint32_t todo;              /* matrix bits not yet read */
 	int nmat;
-	size_t nb, slot;
-	unsigned char *in;          /* nb slots of stored bytes */
-	unsigned char *raw;         /* nb slots of raw bytes (rows mode) */
-	struct rblk *blk;
+	size_t slot;                /* bytes per block buffer */
 	struct worker *wk;
 	int failed;
 };
@@ -819,13 +814,10 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 	r->nblk = (r->mbytes + t.block - 1) / t.block;
 	r->todo = t.matrices;
 	r->nmat = st_matrix_count(&t);
-	r->nb = batch_blocks(r->threads, r->block, r->nblk);
 	r->slot = r->mbytes < r->block ? (size_t)r->mbytes : r->block;
-	r->in = malloc(r->nb * r->slot + 1);
-	r->blk = calloc(r->nb, sizeof *r->blk);
 	r->wk = calloc((size_t)r->threads, sizeof *r->wk);
-	if (!r->in || !r->blk || !r->wk) {
-		seterr(err, "%s: out of memory for %zu read buffers of %zu bytes", nm, r->nb, r->slot);
+	if (!r->wk) {
+		seterr(err, "%s: out of memory", nm);
 		free(t.provenance);
 		st_reader_free(r);
 		return NULL;
@@ -839,9 +831,6 @@ void st_reader_free(st_reader *r)
 	if (!r)
 		return;
 	workers_free(r->wk, r->threads, 0);
-	free(r->in);
-	free(r->raw);
-	free(r->blk);
 	free(r->name);
 	free(r);
 }
@@ -851,25 +840,26 @@ uint32_t st_next_matrix(st_reader *r)
 	return first_bit(r->todo);
 }
 
-/* Inflate and check one block into b->dest. */
-static void decode_block(st_reader *r, struct worker *wk, struct rblk *b)
+enum { READ_ALL, READ_ROWS, READ_SKIP };
+
+/* What went wrong with a block; the first by block number is reported. */
+enum { B_OK, B_READ, B_TRUNC, B_EARLY, B_HEADER, B_CORRUPT, B_CRC, B_NOMEM };
+
+/* Inflate and check one block into b->dest.  B_OK or what went wrong. */
+static int decode_block(st_reader *r, struct worker *wk, struct rblk *b)
 {
 	unsigned char *to = b->dest;
 
 	if (b->method != M_STORED) {
 		if (!wk->zinit) {
 			memset(&wk->z, 0, sizeof wk->z);
-			if (inflateInit2(&wk->z, -15) != Z_OK) {
-				b->status = 3;
-				return;
-			}
+			if (inflateInit2(&wk->z, -15) != Z_OK)
+				return B_NOMEM;
 			wk->zinit = 1;
 		}
 		if (b->method == M_SHUFFLE) {
-			if (!wk->scratch && !(wk->scratch = malloc(r->slot))) {
-				b->status = 3;
-				return;
-			}
+			if (!wk->scratch && !(wk->scratch = malloc(r->slot)))
+				return B_NOMEM;
 			to = wk->scratch;
 		}
 		wk->z.next_in = b->payload;
@@ -879,19 +869,84 @@ static void decode_block(st_reader *r, struct worker *wk, struct rblk *b)
 		int zr = inflate(&wk->z, Z_FINISH);
 		int ok = zr == Z_STREAM_END && wk->z.avail_in == 0 && wk->z.avail_out == 0;
 		inflateReset(&wk->z);
-		if (!ok) {
-			b->status = 1;
-			return;
-		}
+		if (!ok)
+			return B_CORRUPT;
 		if (b->method == M_SHUFFLE)
 			unshuffle4(b->dest, to, b->raw / 4);
 	} else if (b->payload != b->dest) {
 		memcpy(b->dest, b->payload, b->raw);
 	}
-	b->status = crc_of(b->dest, b->raw) != b->crc ? 2 : 0;
+	return crc_of(b->dest, b->raw) != b->crc ? B_CRC : B_OK;
 }
 
-enum { READ_ALL, READ_ROWS, READ_SKIP };
+/* Read block i's header and stored bytes (in stream order, one thread at a
+ * time).  Decides whether the block is needed; *ri is the rows cursor. */
+static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
+                      const uint64_t *rows, size_t nrows, size_t *ri,
+                      unsigned char *dst, struct rblk *b, int *errnum)
+{
+	unsigned char hd[BLK_HDR];
+	uint64_t start = i * r->block, rowbytes = r->npad * 4;
+	uint32_t expect = i == r->nblk - 1 ? (uint32_t)(r->mbytes - start) : r->block;
+	ssize_t got = read_full(r->fd, hd, sizeof hd);
+
+	b->index = i;
+	b->need = 0;
+	if (got < 0) {
+		*errnum = errno;
+		return B_READ;
+	}
+	if ((size_t)got < sizeof hd)
+		return B_TRUNC;
+	b->raw = get32(hd);
+	b->stored = get32(hd + 4);
+	b->crc = get32(hd + 8);
+	b->method = get32(hd + 12);
+	if (b->raw == 0 && b->stored == 0 && b->method == TAG_EOM)
+		return B_EARLY;
+	if (b->raw != expect || b->method > M_SHUFFLE
+	    || (b->method == M_STORED ? b->stored != b->raw : b->stored == 0 || b->stored > b->raw))
+		return B_HEADER;
+	if (mode == READ_ALL) {
+		b->need = 1;
+	} else if (mode == READ_ROWS) {
+		while (*ri < nrows && (rows[*ri] + 1) * rowbytes <= start)
+			++*ri;
+		b->first_row = *ri;
+		b->need = *ri < nrows && rows[*ri] * rowbytes < start + b->raw;
+	}
+	if (!wk->buf && !(wk->buf = malloc(r->slot ? r->slot : 1)))
+		return B_NOMEM;
+	if (mode == READ_ROWS && b->need && !wk->raw && !(wk->raw = malloc(r->slot)))
+		return B_NOMEM;
+	b->payload = wk->buf; /* skipped blocks are read here and dropped */
+	if (b->need) {
+		b->dest = mode == READ_ALL ? dst + start : wk->raw;
+		if (mode == READ_ALL && b->method == M_STORED)
+			b->payload = b->dest;
+	}
+	got = read_full(r->fd, b->payload, b->stored);
+	if (got < 0) {
+		*errnum = errno;
+		return B_READ;
+	}
+	return (size_t)got < b->stored ? B_TRUNC : B_OK;
+}
+
+/* Rows mode: copy the wanted rows' parts of block b into dst. */
+static void copy_rows(const st_reader *r, const struct rblk *b, const uint64_t *rows,
+                      size_t nrows, unsigned char *dst)
+{
+	uint64_t rowbytes = r->npad * 4;
+	uint64_t bstart = b->index * r->block, bend = bstart + b->raw;
+
+	for (size_t k = b->first_row; k < nrows && rows[k] * rowbytes < bend; k++) {
+		uint64_t rs = rows[k] * rowbytes, re = rs + rowbytes;
+		uint64_t s = rs > bstart ? rs : bstart, e = re < bend ? re : bend;
+		if (s < e)
+			memcpy(dst + k * rowbytes + (s - rs), b->dest + (s - bstart), e - s);
+	}
+}
 
 static int rfail(st_reader *r)
 {
@@ -899,14 +954,18 @@ static int rfail(st_reader *r)
 	return -1;
 }
 
+/* Read the next matrix: all of it, some rows, or none.  Each thread reads
+ * its next block's stored bytes when its turn comes (stream order), then
+ * inflates and checks it while the others read theirs. */
 static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
                      unsigned char *dst, st_error *err)
 {
 	uint32_t bit = first_bit(r->todo);
 	const char *mname = matrix_name(bit);
-	uint64_t rowbytes = r->npad * 4;
-	size_t ri = 0;
 	unsigned char hd[BLK_HDR];
+	struct { uint64_t index; int what, errnum; struct rblk b; } fail = {UINT64_MAX, 0, 0, {0}};
+	int stop = 0;
+	size_t ri = 0;
 
 	if (r->failed) {
 		seterr(err, "%s: cannot read on after an error", r->name);
@@ -924,110 +983,63 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 				return -1;
 			}
 		}
-		if (nrows && !r->raw && !(r->raw = malloc(r->nb * r->slot))) {
-			seterr(err, "%s: out of memory for %zu buffers of %zu bytes", r->name, r->nb, r->slot);
-			return -1;
+	}
+
+	int nt = mode != READ_SKIP && r->nblk > 1 && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) ordered
+	for (uint64_t i = 0; i < r->nblk; i++) {
+		struct worker *wk = &r->wk[omp_get_thread_num()];
+		struct rblk b = {0};
+		int what = B_OK, errnum = 0;
+#pragma omp ordered
+		{
+			if (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+				what = read_block(r, wk, mode, i, rows, nrows, &ri, dst, &b, &errnum);
+				if (what)
+					__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+			}
+		}
+		if (!what && b.need && !(what = decode_block(r, wk, &b)) && mode == READ_ROWS)
+			copy_rows(r, &b, rows, nrows, dst);
+		if (what) {
+			__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+#pragma omp critical(st_read_fail)
+			if (i < fail.index) {
+				fail.index = i;
+				fail.what = what;
+				fail.errnum = errnum;
+				fail.b = b;
+			}
 		}
 	}
 
-	for (uint64_t i = 0; i < r->nblk;) {
-		size_t cnt = r->nblk - i < r->nb ? (size_t)(r->nblk - i) : r->nb;
-		size_t inoff = 0, workbytes = 0;
-		int work = 0;
-
-		for (size_t j = 0; j < cnt; j++) {
-			struct rblk *b = &r->blk[j];
-			uint64_t idx = i + j, start = idx * r->block;
-			uint32_t expect = idx == r->nblk - 1 ? (uint32_t)(r->mbytes - start) : r->block;
-			ssize_t got = read_full(r->fd, hd, sizeof hd);
-			if (got < 0)
-				goto read_error;
-			if ((size_t)got < sizeof hd)
-				goto truncated;
-			b->index = idx;
-			b->raw = get32(hd);
-			b->stored = get32(hd + 4);
-			b->crc = get32(hd + 8);
-			b->method = get32(hd + 12);
-			b->status = 0;
-			if (b->raw == 0 && b->stored == 0 && b->method == TAG_EOM) {
-				seterr(err, "%s: the %s ends after %llu of its %llu blocks", r->name, mname,
-				       (unsigned long long)idx, (unsigned long long)r->nblk);
-				return rfail(r);
-			}
-			if (b->raw != expect || b->method > M_SHUFFLE
-			    || (b->method == M_STORED ? b->stored != b->raw : b->stored == 0 || b->stored > b->raw)) {
-				seterr(err, "%s: bad header of block %llu of the %s (raw %u, stored %u, method %u)",
-				       r->name, (unsigned long long)idx, mname, b->raw, b->stored, b->method);
-				return rfail(r);
-			}
-			if (mode == READ_ALL) {
-				b->need = 1;
-			} else if (mode == READ_ROWS) {
-				while (ri < nrows && (rows[ri] + 1) * rowbytes <= start)
-					ri++;
-				b->first_row = ri;
-				b->need = ri < nrows && rows[ri] * rowbytes < start + b->raw;
-			} else {
-				b->need = 0;
-			}
-			if (!b->need) {
-				b->payload = r->in + inoff; /* read and dropped */
-			} else if (mode == READ_ALL && b->method == M_STORED) {
-				b->payload = b->dest = dst + start;
-			} else {
-				b->payload = r->in + inoff;
-				b->dest = mode == READ_ALL ? dst + start : r->raw + j * r->slot;
-				inoff += b->stored;
-			}
-			got = read_full(r->fd, b->payload, b->stored);
-			if (got < 0)
-				goto read_error;
-			if ((size_t)got < b->stored)
-				goto truncated;
-			work += b->need;
-			workbytes += b->need ? b->raw : 0;
-			continue;
-		truncated:
-			seterr(err, "%s: truncated in block %llu of the %s", r->name,
-			       (unsigned long long)idx, mname);
-			return rfail(r);
-		read_error:
-			seterr(err, "%s: read error: %s", r->name, strerror(errno));
-			return rfail(r);
+	if (fail.what) {
+		unsigned long long k = (unsigned long long)fail.index;
+		switch (fail.what) {
+		case B_READ:
+			seterr(err, "%s: read error: %s", r->name, strerror(fail.errnum));
+			break;
+		case B_TRUNC:
+			seterr(err, "%s: truncated in block %llu of the %s", r->name, k, mname);
+			break;
+		case B_EARLY:
+			seterr(err, "%s: the %s ends after %llu of its %llu blocks", r->name, mname, k,
+			       (unsigned long long)r->nblk);
+			break;
+		case B_HEADER:
+			seterr(err, "%s: bad header of block %llu of the %s (raw %u, stored %u, method %u)",
+			       r->name, k, mname, fail.b.raw, fail.b.stored, fail.b.method);
+			break;
+		case B_CORRUPT:
+			seterr(err, "%s: corrupt compressed data in block %llu of the %s", r->name, k, mname);
+			break;
+		case B_CRC:
+			seterr(err, "%s: CRC mismatch in block %llu of the %s", r->name, k, mname);
+			break;
+		default:
+			seterr(err, "%s: out of memory for buffers of %zu bytes", r->name, r->slot);
 		}
-
-		if (work) {
-#pragma omp parallel for num_threads(r->threads) schedule(dynamic, 1) \
-	if (work > 1 && r->threads > 1 && workbytes >= PARALLEL_MIN_BYTES)
-			for (size_t j = 0; j < cnt; j++)
-				if (r->blk[j].need)
-					decode_block(r, &r->wk[omp_get_thread_num()], &r->blk[j]);
-		}
-		for (size_t j = 0; j < cnt; j++) {
-			struct rblk *b = &r->blk[j];
-			if (!b->need)
-				continue;
-			if (b->status) {
-				if (b->status == 3)
-					seterr(err, "%s: out of memory for inflate state", r->name);
-				else
-					seterr(err, "%s: %s in block %llu of the %s", r->name,
-					       b->status == 2 ? "CRC mismatch" : "corrupt compressed data",
-					       (unsigned long long)b->index, mname);
-				return rfail(r);
-			}
-			if (mode != READ_ROWS)
-				continue;
-			uint64_t bstart = b->index * r->block, bend = bstart + b->raw;
-			for (size_t k = b->first_row; k < nrows && rows[k] * rowbytes < bend; k++) {
-				uint64_t rs = rows[k] * rowbytes, re = rs + rowbytes;
-				uint64_t s = rs > bstart ? rs : bstart, e = re < bend ? re : bend;
-				if (s < e)
-					memcpy(dst + k * rowbytes + (s - rs), b->dest + (s - bstart), e - s);
-			}
-		}
-		i += cnt;
+		return rfail(r);
 	}
 
 	ssize_t got = read_full(r->fd, hd, sizeof hd);
