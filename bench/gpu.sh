@@ -11,7 +11,7 @@ kb=bin/fw-kernel-bench
 {
 echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
 echo "== correctness (host reference, every predecessor chain walked)"
-for t in int32 float32; do for B in 16 32 64 128; do for p in "" -p; do
+for t in int32 float32; do for B in 16 32 64 128; do for p in "" -p --no-16bit; do
 	for n in 1 37 300; do
 		r=$($kb -n $n -B $B $p -t $t -r 0 --check 2>&1 | tail -n 1)
 		case "$r" in *" 0 wrong distances, 0 bad"*) ;; *) echo "FAIL n=$n B=$B $t $p: $r";; esac
@@ -20,9 +20,11 @@ done; done; done
 echo "(no FAIL line above: all correct)"
 $kb --header
 for B in 64 128; do $kb -n 4096 -B $B -r 3; done
-for mode in "" -p; do for t in int32 float32; do
+for mode in "" --no-16bit -p; do for t in int32 float32; do
+	[ "$mode$t" = "--no-16bitfloat32" ] && continue
 	$kb -n 20000 -B 128 $mode -t $t -r ${REPS:-3}
 done; done
+$kb -n 20000 -B 64 -r ${REPS:-3}
 } 2>&1 | tee "$log"
 {
 echo "== end to end, n=10000 (wall seconds; apsp-gpu -v reports its parts)"

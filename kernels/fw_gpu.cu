@@ -231,9 +231,12 @@ template <int B, int R> __host__ __device__ constexpr int tile_min_blocks()
 {
 	return tile_threads<B, R>() >= 1024 ? 1 : tile_threads<B, R>() >= 256 ? 2 : 8;
 }
+// Two stages of A and B chunks; afterwards the same memory stages the new
+// predecessors (B x B int32), so it is at least that large.
 template <typename T, int B> constexpr size_t tile_smem()
 {
-	return 2 * 2 * (size_t)(B < FW_KC ? B : FW_KC) * B * sizeof(T);
+	size_t chunks = 2 * 2 * (size_t)(B < FW_KC ? B : FW_KC) * B * sizeof(T);
+	return chunks > (size_t)B * B * 4 ? chunks : (size_t)B * B * 4;
 }
 
 // KIND 2: phase 2, CTA b < nb takes block (T,b), CTA nb+b block (b,T).
@@ -384,6 +387,240 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
 			*(int4 *)(dtile + (size_t)row * npad + col) = *(int4 *)out;
 		}
 	}
+}
+
+// ---- 16-bit lanes: distances only, small int32 distances --------------------
+//
+// VIADDMNMX.S16x2 does two relaxations per instruction.  When only distances
+// are asked for, the run can be made on 16-bit entries provided no finite
+// distance reaches INF16.  That is not known beforehand, but it is checked
+// afterwards: a finite distance that reached INF16 would have a shortest path
+// whose last vertex k still below INF16 gives d[i][k] + w(k,j) >= INF16; so if
+// the largest finite result plus the largest edge weight stays below INF16,
+// nothing was cut off.  Otherwise the run is repeated on 32 bits.
+constexpr int INF16 = 16383; // the sum of two stays within int16
+
+template <> struct Elem<short> {
+	static __device__ __forceinline__ short relax(short a, short b, short c)
+	{
+		int s = a + b;
+		return (short)(s < c ? s : c);
+	}
+};
+
+// Panels as above: colT2[k][x] = d[x][T*B+k] in both halves of a word,
+// rowP[k][x] = d[T*B+k][x].
+template <int B>
+__global__ void panels16(const short *__restrict__ d, int npad, int round,
+                         uint32_t *__restrict__ colT2, short *__restrict__ rowP)
+{
+	__shared__ short tile[32][33];
+	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+	const int lx = threadIdx.x, ly = threadIdx.y;
+	for (int q = ly; q < 32; q += 8) {
+		const int k = k0 + q, x = x0 + lx;
+		if (k < B && x < npad)
+			rowP[(size_t)k * npad + x] = d[(size_t)(round * B + k) * npad + x];
+		if (x0 + q < npad && k0 + lx < B)
+			tile[q][lx] = d[(size_t)(x0 + q) * npad + round * B + k0 + lx];
+	}
+	__syncthreads();
+	for (int q = ly; q < 32; q += 8)
+		if (x0 + lx < npad && k0 + q < B)
+			colT2[(size_t)(k0 + q) * npad + x0 + lx] = (uint16_t)tile[lx][q] * 0x10001u;
+}
+
+// Thread (ty,tx) owns 8 rows (as tile_update with R = 8) and 16 columns as
+// 8 pairs: g*(B/2) + tx*8 + 0..7 for g < 2.
+template <int B> __host__ __device__ constexpr int tile16_threads() { return (B / 8) * (B / 16); }
+template <int B> constexpr size_t tile16_smem() { return 2 * 32 * (size_t)B * (4 + 2); }
+
+template <int B, int KIND>
+__global__ void __launch_bounds__(tile16_threads<B>(), 4)
+tile_update16(short *__restrict__ d, int npad, int round, const uint32_t *__restrict__ colT2,
+              const short *__restrict__ rowP)
+{
+	constexpr int TX = B / 16, THREADS = tile16_threads<B>(), GS = B / 2;
+	constexpr int KC = 32, NCH = B / KC;
+	int I, J;
+	if constexpr (KIND == 3) {
+		I = blockIdx.y;
+		J = blockIdx.x;
+		if (I == round || J == round)
+			return;
+	} else {
+		const int nb = npad / B, b = blockIdx.x;
+		I = b < nb ? round : b - nb;
+		J = b < nb ? b : round;
+		if (b == round || b == nb + round)
+			return;
+	}
+	extern __shared__ __align__(16) unsigned char smem[];
+	uint32_t(*sa)[KC][B] = (uint32_t(*)[KC][B])smem;
+	short(*sb)[KC][B] = (short(*)[KC][B])(smem + 2 * KC * B * 4);
+	const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+	const uint32_t *ga = colT2 + (size_t)I * B;
+	const short *gb = rowP + (size_t)J * B;
+	auto load = [&](int chunk, int buf) {
+		for (int v = tid; v < KC * B / 4; v += THREADS) {
+			int kk = v / (B / 4), c4 = (v % (B / 4)) * 4;
+			cp_async16(&sa[buf][kk][c4], ga + (size_t)(chunk * KC + kk) * npad + c4);
+		}
+		for (int v = tid; v < KC * B / 8; v += THREADS) {
+			int kk = v / (B / 8), c8 = (v % (B / 8)) * 8;
+			cp_async16(&sb[buf][kk][c8], gb + (size_t)(chunk * KC + kk) * npad + c8);
+		}
+		cp_async_commit();
+	};
+	load(0, 0);
+
+	uint32_t c[8][8];
+	short *dtile = d + (size_t)I * B * npad + (size_t)J * B;
+#pragma unroll
+	for (int r = 0; r < 8; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < 2; g++)
+			*(uint4 *)&c[r][g * 4] = *(const uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8);
+	}
+	for (int ch = 0; ch < NCH; ch++) {
+		if (ch + 1 < NCH) {
+			load(ch + 1, (ch + 1) & 1);
+			cp_async_wait<1>();
+		} else {
+			cp_async_wait<0>();
+		}
+		__syncthreads();
+		const int buf = ch & 1;
+#pragma unroll k_unroll
+		for (int kk = 0; kk < KC; kk++) {
+			uint32_t a[8], b[8];
+#pragma unroll
+			for (int g = 0; g < 2; g++) {
+				*(uint4 *)&a[g * 4] = *(const uint4 *)&sa[buf][kk][g * GS + ty * 4];
+				*(uint4 *)&b[g * 4] = *(const uint4 *)&sb[buf][kk][g * GS + tx * 8];
+			}
+#pragma unroll
+			for (int r = 0; r < 8; r++)
+#pragma unroll
+				for (int q = 0; q < 8; q++)
+					c[r][q] = __viaddmin_s16x2(a[r], b[q], c[r][q]);
+		}
+		__syncthreads();
+	}
+#pragma unroll
+	for (int r = 0; r < 8; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < 2; g++)
+			*(uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8) = *(const uint4 *)&c[r][g * 4];
+	}
+}
+
+__global__ void to16(const int *__restrict__ d, short *__restrict__ d16, size_t count)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count)
+		d16[e] = (short)(d[e] >= INF16 ? INF16 : d[e]);
+}
+
+__global__ void from16(const short *__restrict__ d16, int *__restrict__ d, size_t count)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count)
+		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
+}
+
+// Largest entry below limit (out starts at 0; entries are >= 0 here).
+template <typename T>
+__global__ void max_below(const T *__restrict__ d, size_t count, int limit, int *out)
+{
+	int m = 0;
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
+	     e += (size_t)gridDim.x * blockDim.x)
+		if (d[e] < limit && d[e] > m)
+			m = d[e];
+	m = __reduce_max_sync(0xffffffffu, m);
+	if ((threadIdx.x & 31) == 0)
+		atomicMax(out, m);
+}
+
+template <int B>
+int run_rounds16(Err e, short *d, int npad, uint32_t *colT2, short *rowP, cudaStream_t s)
+{
+	const int nb = npad / B;
+	const int t1 = p1_dim<B>() * p1_dim<B>();
+	const size_t s1 = (size_t)B * (B + 1) * sizeof(short);
+	const size_t s3 = tile16_smem<B>();
+	CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 2>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 3>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
+	for (int round = 0; round < nb; round++) {
+		phase1<short, B, false><<<1, t1, s1, s>>>(d, nullptr, npad, round);
+		if (nb > 1) {
+			panels16<B><<<gp, tp, 0, s>>>(d, npad, round, colT2, rowP);
+			tile_update16<B, 2><<<2 * nb, tile16_threads<B>(), s3, s>>>(d, npad, round, colT2, rowP);
+			panels16<B><<<gp, tp, 0, s>>>(d, npad, round, colT2, rowP);
+			tile_update16<B, 3><<<dim3(nb, nb), tile16_threads<B>(), s3, s>>>(d, npad, round, colT2, rowP);
+		}
+		CUDA_TRY(cudaGetLastError());
+	}
+	return 0;
+}
+
+// Try the 16-bit run.  *done: 1 its result stands (d holds it), -1 it was
+// run and rejected, 0 it was not tried.
+int try16(Err e, int B, int *d, int npad, void *colT, void *rowP, cudaStream_t s, int *done)
+{
+	*done = 0;
+	if (B != 64 && B != 128)
+		return 0;
+	const size_t count = (size_t)npad * npad;
+	size_t free_b = 0, total_b = 0;
+	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+	if (count * 2 + (64 << 20) > free_b)
+		return 0;
+	int *dmax = nullptr, h[2];
+	short *d16 = nullptr;
+	CUDA_TRY(cudaMalloc(&dmax, 2 * sizeof(int)));
+	CUDA_TRY(cudaMemsetAsync(dmax, 0, 2 * sizeof(int), s));
+	const unsigned grid = (unsigned)((count + 255) / 256);
+	max_below<int><<<1024, 256, 0, s>>>(d, count, ST_INF_I32, dmax); // largest weight
+	CUDA_TRY(cudaMemcpyAsync(h, dmax, sizeof(int), cudaMemcpyDeviceToHost, s));
+	CUDA_TRY(cudaStreamSynchronize(s));
+	const int wmax = h[0];
+	int rc = 0;
+	if (wmax < INF16 / 4) {
+		if ((rc = cudaMalloc(&d16, count * 2)) != cudaSuccess) {
+			cudaGetLastError(); // no room: the 32-bit run it is
+			cudaFree(dmax);
+			return 0;
+		}
+		to16<<<grid, 256, 0, s>>>(d, d16, count);
+		rc = B == 64 ? run_rounds16<64>(e, d16, npad, (uint32_t *)colT, (short *)rowP, s)
+		             : run_rounds16<128>(e, d16, npad, (uint32_t *)colT, (short *)rowP, s);
+		if (rc == 0) {
+			max_below<short><<<1024, 256, 0, s>>>(d16, count, INF16, dmax + 1);
+			cudaMemcpyAsync(h, dmax, 2 * sizeof(int), cudaMemcpyDeviceToHost, s);
+			cudaError_t st = cudaStreamSynchronize(s);
+			if (st != cudaSuccess)
+				rc = fail(e, "16-bit run: %s", cudaGetErrorString(st));
+			else if (h[1] + wmax < INF16) {
+				from16<<<grid, 256, 0, s>>>(d16, d, count);
+				*done = 1;
+			} else {
+				*done = -1;
+			}
+		}
+	}
+	cudaStreamSynchronize(s);
+	cudaFree(d16);
+	cudaFree(dmax);
+	if (rc == 0 && (rc = (int)cudaGetLastError()) != 0)
+		rc = fail(e, "16-bit run: %s", cudaGetErrorString((cudaError_t)rc));
+	return rc;
 }
 
 // ---- set-up and finishing ----------------------------------------------------
@@ -567,7 +804,7 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32
 	CUDA_TRY(cudaSetDevice(o->device));
 	cudaDeviceProp prop;
 	CUDA_TRY(cudaGetDeviceProperties(&prop, o->device));
-	snprintf(t->device_name, sizeof t->device_name, "%s", prop.name);
+	snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1, prop.name);
 	size_t free_b = 0, total_b = 0;
 	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
 	const uint64_t need = fwg_memory_needed(n, B, paths);
@@ -602,10 +839,16 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(db.ev[1], db.s));
 
-	int rc = is_int ? dispatch<int>(e, o->device, B, paths, packed, (int *)db.d, db.p,
-	                                (int)npad, (int *)db.colT, (int *)db.rowP, db.s)
-	                : dispatch<float>(e, o->device, B, paths, packed, (float *)db.d, db.p,
-	                                  (int)npad, (float *)db.colT, (float *)db.rowP, db.s);
+	int done = 0;
+	int rc = 0;
+	if (is_int && !paths && !o->no_lanes16)
+		rc = try16(e, B, (int *)db.d, (int)npad, db.colT, db.rowP, db.s, &done);
+	t->lanes16 = done;
+	if (rc == 0 && done != 1)
+		rc = is_int ? dispatch<int>(e, o->device, B, paths, packed, (int *)db.d, db.p,
+		                            (int)npad, (int *)db.colT, (int *)db.rowP, db.s)
+		            : dispatch<float>(e, o->device, B, paths, packed, (float *)db.d, db.p,
+		                              (int)npad, (float *)db.colT, (float *)db.rowP, db.s);
 	if (rc)
 		return rc;
 	CUDA_TRY(cudaEventRecord(db.ev[2], db.s));

@@ -21,6 +21,7 @@ struct fwg_opts {
 	int block;      /* blocking factor B: 16, 32, 64 or 128 */
 	int type;       /* enum st_type */
 	int paths;      /* also compute predecessors */
+	int no_lanes16; /* never try 16-bit lanes (distances only, int32) */
 };
 
 struct fwg_timing {
@@ -28,6 +29,9 @@ struct fwg_timing {
 	double kernel_ms;   /* all rounds, all three phases (CUDA events) */
 	double download_ms; /* device to host */
 	int packed;         /* int32 paths used the packed (distance, k) form */
+	int lanes16;        /* 1: int32 distances computed in 16-bit lanes;
+	                       -1: tried, a distance came too close to the
+	                       16-bit limit, computed again on 32 bits */
 	char device_name[128];
 };
 

@@ -25,6 +25,7 @@ static void usage(FILE *f)
 	        "  -B, --block B       blocking factor: 16, 32, 64 or 128 (default %d)\n"
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"
 	        "  -d, --device N      CUDA device number (default 0)\n"
+	        "      --no-16bit      never compute int32 distances in 16-bit lanes\n"
 	        "\n",
 	        tool_name(), DEFAULT_BLOCK);
 	tool_common_help(f, 1);
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
 		{"block", required_argument, 0, 'B'},
 		{"no-paths", no_argument, 0, 'P'},
 		{"device", required_argument, 0, 'd'},
+		{"no-16bit", no_argument, 0, 'S'},
 		{0, 0, 0, 0},
 	};
 	struct fwg_opts o = {.device = 0, .block = DEFAULT_BLOCK, .paths = 1};
@@ -92,6 +94,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			o.paths = 0;
+			break;
+		case 'S':
+			o.no_lanes16 = 1;
 			break;
 		case 'd':
 			o.device = (int)tool_parse_ll("-d", optarg, 0, 1024);
@@ -181,7 +186,8 @@ int main(int argc, char **argv)
 	          "upload %.1f ms, download %.1f ms; read+prepare %.3f s, solve %.3f s, write %.3f s",
 	          t.device_name, (unsigned long long)n, o.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
-	          t.packed ? "packed" : "plain", t.kernel_ms,
+	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
+	          : t.packed ? "packed" : "plain", t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t1 - t0, t2 - t1, t3 - t2);
 	st_header_free(&h);
