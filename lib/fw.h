@@ -26,6 +26,9 @@ typedef struct fw_opts {
 	int block;    /* blocking factor B: 8..512, a multiple of 16; 0 = default */
 	int threads;  /* <= 0: all cores */
 	int simd;     /* enum fw_simd; AUTO = the best this processor runs */
+	/* Called by one thread at the start of each round (may be NULL). */
+	void (*progress)(void *ctx, uint64_t round, uint64_t rounds);
+	void *ctx;
 } fw_opts;
 
 /* The best SIMD level this processor supports. */

@@ -602,7 +602,11 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		#pragma omp barrier
 		for (uint64_t K = 0; K < nb && !oom; K++) {
 			#pragma omp single
-			closure(TILE_D(K, K), TILE_P(K, K), B);
+			{
+				if (o->progress)
+					o->progress(o->ctx, K, nb);
+				closure(TILE_D(K, K), TILE_P(K, K), B);
+			}
 
 			#pragma omp for schedule(dynamic, 1)
 			for (uint64_t x = 0; x < 2 * nb; x++) {

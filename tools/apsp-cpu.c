@@ -31,6 +31,12 @@ static void usage(FILE *f)
 	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O), 3 negative cycle.\n", f);
 }
 
+static void progress(void *ctx, uint64_t round, uint64_t rounds)
+{
+	(void)ctx;
+	tool_progress("rounds", round, rounds);
+}
+
 static double seconds(void)
 {
 	struct timespec ts;
@@ -48,7 +54,7 @@ int main(int argc, char **argv)
 		{"simd", required_argument, 0, OPT_SIMD},
 		{0, 0, 0, 0},
 	};
-	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO};
+	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL};
 	int paths = 1, c;
 
 	tool_init("apsp-cpu", argc, argv);
@@ -134,6 +140,7 @@ int main(int argc, char **argv)
 	double t1 = seconds();
 	if (fw_cpu(&o, in.h.type, n, dist, pred, &err) < 0)
 		tool_die_st(NULL, &err);
+	tool_progress_end();
 	double t2 = seconds();
 	sv_finish(&plan, dist, threads);
 	sv_plan_free(&plan);

@@ -88,7 +88,7 @@ static int run_i32(int n, int B, int simd, int paths, unsigned seed)
 	for (int i = 0; i < n * n; i++)
 		rp[i] = w[i] < INF && i / n != i % n ? i / n : -1;
 	ref_i32(r, rp, n);
-	fw_opts o = {B, 2, simd};
+	fw_opts o = {.block = B, .threads = 2, .simd = simd};
 	ok = ok && fw_cpu(&o, ST_INT32, (uint64_t)n, d, paths ? p : NULL, &err) == 0;
 	ok = ok && memcmp(d, r, sizeof *r * n * n) == 0;
 	if (paths)
@@ -115,7 +115,7 @@ static int run_f32(int n, int B, int simd, int paths, unsigned seed)
 		}
 	memcpy(r, d, sizeof *r * n * n);
 	ref_f32(r, n);
-	fw_opts o = {B, 2, simd};
+	fw_opts o = {.block = B, .threads = 2, .simd = simd};
 	st_error err;
 	int ok = fw_cpu(&o, ST_FLOAT32, (uint64_t)n, d, paths ? p : NULL, &err) == 0;
 	for (int i = 0; ok && i < n * n; i++)
@@ -169,7 +169,7 @@ int main(void)
 		T_CHECK("fw: fw_repair_paths leaves good chains alone",
 		        fw_repair_paths(ST_INT32, 4, w, 4, d, p, 2) == 0);
 	}
-	fw_opts bad = {24, 1, 0};
+	fw_opts bad = {.block = 24, .threads = 1};
 	st_error err;
 	int32_t one = 0;
 	T_CHECK("fw: block size not a multiple of 16 refused",
