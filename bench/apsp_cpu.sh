@@ -42,7 +42,7 @@ solve "auto default paths"
 t0=$(date +%s.%N)
 "$bin/apsp-cpu" --no-paths "$dir/g" >/dev/null
 t1=$(date +%s.%N)
-echo "end-to-end apsp-cpu --no-paths (read, solve, write): $(echo "$t1 - $t0" | bc) s"
+echo "end-to-end apsp-cpu --no-paths (read, solve, write): $(awk -v a="$t0" -v b="$t1" "BEGIN { printf \"%.3f\", b - a }") s"
 ours=$("$bin/apsp-cpu" -v --no-paths "$dir/g" 2>&1 >/dev/null | sed -n 's/.*solve \([0-9.]*\) s.*/\1/p')
 if /usr/bin/python3 -c 'import numpy, scipy.sparse.csgraph' 2>/dev/null; then
 	"$bin/bin2mtx" --npy --weights "$dir/g" >"$dir/g.npy"
