@@ -7,7 +7,8 @@
 N=${RELIABILITY_N:-60}
 SEED=${RELIABILITY_SEED:-1}
 to=
-command -v timeout >/dev/null 2>&1 && to="timeout 60"
+to10=
+command -v timeout >/dev/null 2>&1 && to="timeout 60" to10="timeout 10"
 
 # ---- helpers ----
 
@@ -234,8 +235,8 @@ hostile() { # NAME REGEX HEADER-ARGS...: every reader refuses it with a matching
 		apsp-path) set -- -i "$T/hostile" 0 1 ;;
 		*) set -- "$T/hostile" ;;
 		esac
-		# A refused header is refused at once: a few seconds is plenty.
-		$to $BIN/$_t "$@" >/dev/null 2>"$T/err"; _rc=$?
+		# A refused header is refused at once: 10 s is plenty (124: a hang).
+		$to10 $BIN/$_t "$@" >/dev/null 2>"$T/err"; _rc=$?
 		# apsp-path reads rows, not matrices: any clear refusal will do.
 		[ $_t = apsp-path ] && _r=. || _r=$_re
 		if [ $_rc -ne 2 ] || ! clear_message $_t "$T/err" || ! grep -Eq "$_r" "$T/err"; then
@@ -290,3 +291,113 @@ expect_stderr "block stored size 4 GiB" 2 '^bin2mtx: .*bad header of block 0' '$
 expect_stderr "block raw size 4 GiB" 2 '^bin2mtx: .*bad header of block 0' '$to $BIN/bin2mtx $T/blk'
 { mkheader 20 20 1 1 1 1048576 $INF -1; le 4 1600; le 4 100; le 4 0; le 4 77; } >"$T/blk"
 expect_stderr "block method 77" 2 '^bin2mtx: .*bad header of block 0' '$to $BIN/bin2mtx $T/blk'
+
+# ---- faults ----
+# Small inputs for every tool.
+$BIN/gengraph -n 60 -d 20 -s 5 -o "$T/g60" && $BIN/apsp-cpu "$T/g60" -o "$T/r60" &&
+$BIN/bin2mtx --weights "$T/g60" >"$T/g60.mtx" || fail setup "small streams"
+# Every tool that writes, with its arguments (stdout is the output).
+writers() {
+	cat <<EOT
+gengraph -n 300 -d 20
+mtx2bin $T/g60.mtx
+mtx2bin --check $T/g60.mtx
+apsp-cpu $T/g60
+bin2mtx $T/r60
+bin2mtx --npy $T/r60
+apsp-path -i $T/r60 0 1
+apsp-path -i $T/r60 --from 0
+apsp-diff $T/r60 $T/r60
+apsp-diff --graph $T/g60 $T/r60
+EOT
+}
+# A full disk: exit 2 with the system's reason, whatever the tool.
+bad=
+while read -r t args; do
+	$to $BIN/$t $args >/dev/full 2>"$T/err"; rc=$?
+	if [ $rc -ne 2 ] || ! clear_message $t "$T/err" || ! grep -q 'No space left on device' "$T/err"; then
+		bad="$bad; $t $args: exit $rc, $(head -c 200 "$T/err")"
+	fi
+done <<EOT
+$(writers)
+EOT
+[ -z "$bad" ] && pass "/dev/full: every tool exits 2 with 'No space left on device'" || fail "/dev/full" "${bad#; }"
+# The same through -o (a device, not replaced: written directly).
+bad=
+while read -r t args; do
+	case $t in apsp-diff|*--check*) continue ;; esac
+	case "$args" in *--check*) continue ;; esac
+	$to $BIN/$t -o /dev/full $args >/dev/null 2>"$T/err"; rc=$?
+	if [ $rc -ne 2 ] || ! clear_message $t "$T/err" || ! grep -q 'No space left on device' "$T/err"; then
+		bad="$bad; $t -o /dev/full $args: exit $rc, $(head -c 200 "$T/err")"
+	fi
+done <<EOT
+$(writers)
+EOT
+[ -z "$bad" ] && pass "-o /dev/full: exit 2 with 'No space left on device'" || fail "-o /dev/full" "${bad#; }"
+
+# A file-size limit (ulimit -f, a disk quota alike): exit 2, the old file
+# stays as it was, no temporary file is left beside it.
+mkdir "$T/lim"
+bad=
+for cmd in "gengraph -n 2000 -d 50" "apsp-cpu -z 0 $T/g-f520" "bin2mtx --npy $T/g-int" "mtx2bin -z 0 $T/big.mtx"; do
+	[ -f "$T/big.mtx" ] || $BIN/bin2mtx --weights "$T/g-int" >"$T/big.mtx"
+	echo precious >"$T/lim/out"
+	( ulimit -f 64; exec $BIN/$cmd -o "$T/lim/out" 2>"$T/err" ) 2>/dev/null; rc=$?
+	t=${cmd%% *}
+	if [ $rc -ne 2 ] || ! clear_message $t "$T/err" || [ "$(cat "$T/lim/out")" != precious ] || [ "$(ls -A "$T/lim")" != out ]; then
+		bad="$bad; $cmd: exit $rc, $(head -c 200 "$T/err"), left: $(ls -A "$T/lim" | tr '\n' ' ')"
+		rm -f "$T/lim"/.out*
+	fi
+done
+[ -z "$bad" ] && pass "ulimit -f: exit 2, the old file kept, no temporary file" || fail "ulimit -f" "${bad#; }"
+
+# -o FILE: a failure part-way (damaged input found after the output was
+# opened) leaves an existing FILE alone and creates none.
+head -c 30000 "$T/g-int" >"$T/cut-g"
+head -c 2000 "$T/r60" >"$T/cut-r"
+head -n 150 "$T/big.mtx" >"$T/cut.mtx" && echo "1 1 x" >>"$T/cut.mtx"
+mkdir "$T/o"
+bad=
+while read -r t args; do
+	echo precious >"$T/o/keep"
+	$to $BIN/$t $args -o "$T/o/keep" >/dev/null 2>"$T/err"; rc=$?
+	$to $BIN/$t $args -o "$T/o/new" >/dev/null 2>>"$T/err"; rc2=$?
+	if [ $rc -ne 2 ] || [ $rc2 -ne 2 ] || [ "$(cat "$T/o/keep")" != precious ] || [ "$(ls -A "$T/o")" != keep ]; then
+		bad="$bad; $t $args: exit $rc/$rc2, left: $(ls -A "$T/o" | tr '\n' ' ') $(head -c 200 "$T/err")"
+		rm -f "$T/o/new" "$T/o"/.*keep* "$T/o"/.*new* 2>/dev/null
+	fi
+done <<EOT
+mtx2bin $T/cut.mtx
+apsp-cpu $T/cut-g
+bin2mtx $T/cut-r
+bin2mtx --npy $T/cut-r
+apsp-path -i $T/cut-r 0 1
+apsp-path -i $T/r60 0 1 0 999
+EOT
+[ -z "$bad" ] && pass "-o FILE: a failure keeps the old file and creates none" || fail "-o FILE on failure" "${bad#; }"
+# Killed part-way: the same.
+echo precious >"$T/o/keep"
+$BIN/gengraph -n 1500 -d 40 -s 3 -o "$T/g1500"
+$BIN/apsp-cpu -T 1 "$T/g1500" -o "$T/o/keep" 2>/dev/null & pid=$!
+sleep 0.3; kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null; rc=$?
+expect_true "apsp-cpu killed: the old file kept, no temporary file (status $rc)" '[ "$(cat $T/o/keep)" = precious ] && [ "$(ls -A $T/o)" = keep ]'
+
+# A downstream tool that stops reading ends the upstream ones quietly: no
+# message; killed by SIGPIPE or exit 0, never exit 2.
+quiet_pipe() { # NAME 'upstream' 'downstream'
+	( eval "$2" 2>"$T/up.err"; echo $? >"$T/up.rc" ) | ( eval "$3" ) >/dev/null 2>"$T/down.err"
+	rc=$(cat "$T/up.rc")
+	if [ -s "$T/up.err" ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 141 ]; }; then
+		fail "$1" "upstream exit $rc, said '$(head -c 200 "$T/up.err")'"
+	else
+		pass "$1"
+	fi
+}
+quiet_pipe "apsp-cpu | apsp-path: quiet when apsp-path has its rows" '$BIN/apsp-cpu -z 0 $T/g1500' '$BIN/apsp-path 0 1'
+quiet_pipe "gengraph | apsp-cpu | apsp-path: quiet" '$BIN/gengraph -n 1200 -d 30 | $BIN/apsp-cpu -z 0 2>$T/mid.err; [ ! -s $T/mid.err ] || { cat $T/mid.err >&2; exit 2; }' '$BIN/apsp-path 3 17'
+quiet_pipe "mtx2bin | head -c: quiet" '$BIN/mtx2bin -z 0 $T/big.mtx' 'head -c 100'
+quiet_pipe "apsp-cpu | head -c: quiet" '$BIN/apsp-cpu -z 0 $T/g-int' 'head -c 100'
+quiet_pipe "bin2mtx --dense | head -n 1: quiet" '$BIN/bin2mtx --dense $T/g1500' 'head -n 1'
+quiet_pipe "apsp-path --from | head -n 1: quiet" '$BIN/apsp-cpu $T/g1500 -o $T/r1500 && $BIN/apsp-path -i $T/r1500 --from 0 && $BIN/apsp-path -i $T/r1500 --from 1' 'head -n 1'
+quiet_pipe "apsp-diff | head -c 1: quiet" '$BIN/apsp-diff -n 100000 $T/r1500 $T/r-float9 2>/dev/null; true' 'head -c 1'
