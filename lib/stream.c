@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +217,80 @@ static void workers_free(struct worker *wk, int n, int deflating)
 		free(wk[i].raw);
 	}
 	free(wk);
+}
+
+/* An ordered pipeline on nt threads: body(ctx, t, i, p) runs for every i
+ * in 0..cnt-1, on thread t (0..nt-1, the caller is 0), and brackets the
+ * part that must run in index order (the I/O) with pool_enter/pool_leave,
+ * exactly once per i.  Waiting threads sleep on a condition variable rather
+ * than spin: in a pipeline of tools every stage runs on all cores, and a
+ * spinning waiter would steal the core of the thread it waits for. */
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t next, turn, cnt;
+	void (*body)(void *ctx, int t, uint64_t i, struct pool *p);
+	void *ctx;
+};
+
+struct pool_arg {
+	struct pool *p;
+	int t;
+};
+
+static void *pool_thread(void *arg)
+{
+	struct pool_arg *a = arg;
+	struct pool *p = a->p;
+	uint64_t i;
+
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->cnt)
+		p->body(p->ctx, a->t, i, p);
+	return NULL;
+}
+
+static void pool_enter(struct pool *p, uint64_t i)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->turn != i)
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void pool_leave(struct pool *p, uint64_t i)
+{
+	pthread_mutex_lock(&p->mu);
+	p->turn = i + 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void pool_run(int nt, uint64_t cnt, void (*body)(void *, int, uint64_t, struct pool *),
+                     void *ctx)
+{
+	struct pool p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, cnt, body, ctx};
+	int started = 0;
+
+	if ((uint64_t)nt > cnt)
+		nt = (int)cnt;
+	if (nt < 1)
+		nt = 1;
+	pthread_t *tid = nt > 1 ? malloc((size_t)nt * sizeof *tid) : NULL;
+	struct pool_arg *args = nt > 1 ? malloc((size_t)nt * sizeof *args) : NULL;
+	for (int t = 1; t < nt && tid && args; t++) {
+		args[t] = (struct pool_arg){&p, t};
+		if (pthread_create(&tid[t], NULL, pool_thread, &args[t]) != 0)
+			break; /* fewer threads, same result */
+		started = t;
+	}
+	struct pool_arg self = {&p, 0};
+	pool_thread(&self);
+	for (int t = 1; t <= started; t++)
+		pthread_join(tid[t], NULL);
+	free(tid);
+	free(args);
+	pthread_mutex_destroy(&p.mu);
+	pthread_cond_destroy(&p.cv);
 }
 
 /* Blocks a writer stages when it is handed less than a block at a time: a
@@ -505,6 +580,47 @@ static int compress_block(st_writer *w, struct worker *wk, const unsigned char *
 	return 0;
 }
 
+struct wjob {
+	st_writer *w;
+	const unsigned char *src;
+	size_t nbytes;
+	int nomem, werrno;
+};
+
+static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
+{
+	struct wjob *job = ctx;
+	st_writer *w = job->w;
+	struct worker *wk = &w->wk[t];
+	size_t off = (size_t)j * w->block;
+	uint32_t raw = job->nbytes - off < w->block ? (uint32_t)(job->nbytes - off) : w->block;
+	struct wblk b = {0};
+	int bad = __atomic_load_n(&job->werrno, __ATOMIC_RELAXED)
+	          || __atomic_load_n(&job->nomem, __ATOMIC_RELAXED)
+		? 2 : compress_block(w, wk, job->src + off, raw, &b) < 0;
+
+	pool_enter(p, j);
+	if (bad == 1)
+		__atomic_store_n(&job->nomem, 1, __ATOMIC_RELAXED);
+	if (!bad && !job->nomem && !job->werrno) {
+		struct iovec iov[2];
+		unsigned char *hd = wk->buf;
+		int k = 1;
+		put32(hd, b.raw);
+		put32(hd + 4, b.stored);
+		put32(hd + 8, b.crc);
+		put32(hd + 12, b.method);
+		iov[0] = (struct iovec){hd, BLK_HDR};
+		if (b.payload == hd + BLK_HDR)
+			iov[0].iov_len += b.stored;
+		else
+			iov[k++] = (struct iovec){(void *)b.payload, b.stored};
+		if (writev_full(w->fd, iov, k) < 0)
+			__atomic_store_n(&job->werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
+	}
+	pool_leave(p, j);
+}
+
 /* Compress the blocks of src (nbytes, starting on a block boundary of the
  * current matrix) on all threads and write them in order: each thread
  * compresses its next block, then waits its turn to write it, so writing
@@ -512,44 +628,14 @@ static int compress_block(st_writer *w, struct worker *wk, const unsigned char *
 static int write_blocks(st_writer *w, const unsigned char *src, size_t nbytes, st_error *err)
 {
 	uint64_t cnt = (nbytes + w->block - 1) / w->block;
-	int nt = cnt > 1 && nbytes >= PARALLEL_MIN_BYTES ? w->threads : 1;
-	int nomem = 0, werrno = 0;
+	struct wjob job = {w, src, nbytes, 0, 0};
 
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) ordered
-	for (uint64_t j = 0; j < cnt; j++) {
-		struct worker *wk = &w->wk[omp_get_thread_num()];
-		size_t off = (size_t)j * w->block;
-		uint32_t raw = nbytes - off < w->block ? (uint32_t)(nbytes - off) : w->block;
-		struct wblk b;
-		int bad = __atomic_load_n(&werrno, __ATOMIC_RELAXED) || __atomic_load_n(&nomem, __ATOMIC_RELAXED)
-			? 2 : compress_block(w, wk, src + off, raw, &b) < 0;
-#pragma omp ordered
-		{
-			if (bad == 1)
-				__atomic_store_n(&nomem, 1, __ATOMIC_RELAXED);
-			if (!bad && !nomem && !werrno) {
-				struct iovec iov[2];
-				unsigned char *hd = wk->buf;
-				put32(hd, b.raw);
-				put32(hd + 4, b.stored);
-				put32(hd + 8, b.crc);
-				put32(hd + 12, b.method);
-				int k = 1;
-				iov[0] = (struct iovec){hd, BLK_HDR};
-				if (b.payload == hd + BLK_HDR)
-					iov[0].iov_len += b.stored;
-				else
-					iov[k++] = (struct iovec){(void *)b.payload, b.stored};
-				if (writev_full(w->fd, iov, k) < 0)
-					__atomic_store_n(&werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
-			}
-		}
-	}
-	if (werrno) {
-		seterr(&w->err, "write error: %s", strerror(werrno));
+	pool_run(nbytes >= PARALLEL_MIN_BYTES ? w->threads : 1, cnt, write_one, &job);
+	if (job.werrno) {
+		seterr(&w->err, "write error: %s", strerror(job.werrno));
 		return wfail(w, err);
 	}
-	if (nomem) {
+	if (job.nomem) {
 		seterr(&w->err, "out of memory for deflate state and buffers");
 		return wfail(w, err);
 	}
@@ -954,6 +1040,51 @@ static int rfail(st_reader *r)
 	return -1;
 }
 
+struct rfail {
+	uint64_t index;
+	int what, errnum;
+	struct rblk b;
+};
+
+struct rjob {
+	st_reader *r;
+	int mode;
+	const uint64_t *rows;
+	size_t nrows;
+	unsigned char *dst;
+	size_t ri;                  /* rows cursor, moved in stream order */
+	int stop;                   /* a block failed: read no further */
+	pthread_mutex_t mu;
+	struct rfail fail;          /* the failing block with the lowest number */
+};
+
+static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
+{
+	struct rjob *job = ctx;
+	st_reader *r = job->r;
+	struct worker *wk = &r->wk[t];
+	struct rblk b = {0};
+	int what = B_OK, errnum = 0;
+
+	pool_enter(p, i);
+	if (!__atomic_load_n(&job->stop, __ATOMIC_RELAXED)) {
+		what = read_block(r, wk, job->mode, i, job->rows, job->nrows, &job->ri, job->dst,
+		                  &b, &errnum);
+		if (what)
+			__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
+	}
+	pool_leave(p, i);
+	if (!what && b.need && !(what = decode_block(r, wk, &b)) && job->mode == READ_ROWS)
+		copy_rows(r, &b, job->rows, job->nrows, job->dst);
+	if (what) {
+		__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
+		pthread_mutex_lock(&job->mu);
+		if (i < job->fail.index)
+			job->fail = (struct rfail){i, what, errnum, b};
+		pthread_mutex_unlock(&job->mu);
+	}
+}
+
 /* Read the next matrix: all of it, some rows, or none.  Each thread reads
  * its next block's stored bytes when its turn comes (stream order), then
  * inflates and checks it while the others read theirs. */
@@ -963,9 +1094,6 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 	uint32_t bit = first_bit(r->todo);
 	const char *mname = matrix_name(bit);
 	unsigned char hd[BLK_HDR];
-	struct { uint64_t index; int what, errnum; struct rblk b; } fail = {UINT64_MAX, 0, 0, {0}};
-	int stop = 0;
-	size_t ri = 0;
 
 	if (r->failed) {
 		seterr(err, "%s: cannot read on after an error", r->name);
@@ -985,33 +1113,12 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 		}
 	}
 
-	int nt = mode != READ_SKIP && r->nblk > 1 && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) ordered
-	for (uint64_t i = 0; i < r->nblk; i++) {
-		struct worker *wk = &r->wk[omp_get_thread_num()];
-		struct rblk b = {0};
-		int what = B_OK, errnum = 0;
-#pragma omp ordered
-		{
-			if (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-				what = read_block(r, wk, mode, i, rows, nrows, &ri, dst, &b, &errnum);
-				if (what)
-					__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-			}
-		}
-		if (!what && b.need && !(what = decode_block(r, wk, &b)) && mode == READ_ROWS)
-			copy_rows(r, &b, rows, nrows, dst);
-		if (what) {
-			__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-#pragma omp critical(st_read_fail)
-			if (i < fail.index) {
-				fail.index = i;
-				fail.what = what;
-				fail.errnum = errnum;
-				fail.b = b;
-			}
-		}
-	}
+	struct rjob job = {r, mode, rows, nrows, dst, 0, 0, PTHREAD_MUTEX_INITIALIZER,
+	                   {UINT64_MAX, 0, 0, {0}}};
+	int nt = mode != READ_SKIP && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
+	pool_run(nt, r->nblk, read_one, &job);
+	pthread_mutex_destroy(&job.mu);
+	struct rfail fail = job.fail;
 
 	if (fail.what) {
 		unsigned long long k = (unsigned long long)fail.index;
