@@ -743,7 +743,7 @@ struct DeviceBuffers {
 	void *d = nullptr, *colT = nullptr, *rowP = nullptr;
 	int32_t *p = nullptr;
 	cudaStream_t s = nullptr;
-	cudaEvent_t ev[4] = {};
+	cudaEvent_t ev[5] = {};
 	~DeviceBuffers()
 	{
 		cudaFree(d);
@@ -757,6 +757,64 @@ struct DeviceBuffers {
 			cudaStreamDestroy(s);
 	}
 };
+
+// Host <-> device copies go through two page-locked staging buffers, so
+// the caller's matrices need not be page-locked (pinning hundreds of MB costs
+// more than it saves); rows are copied in and out of staging on all cores
+// while the other buffer is in flight.
+struct Staging {
+	void *buf[2] = {nullptr, nullptr};
+	cudaEvent_t done[2] = {nullptr, nullptr};
+	size_t bytes = 0;
+} staging;
+
+constexpr size_t STAGING_BYTES = 32u << 20;
+
+int copy_rows(Err e, bool to_device, void *host, void *dev, uint64_t n, uint64_t npad,
+              cudaStream_t s)
+{
+	const size_t row = n * 4;
+	uint64_t rows = staging.bytes / row;
+	if (rows == 0) { // a row larger than the staging buffer: plain copy
+		if (to_device)
+			CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, host, row, row, n, cudaMemcpyHostToDevice, s));
+		else
+			CUDA_TRY(cudaMemcpy2DAsync(host, row, dev, npad * 4, row, n, cudaMemcpyDeviceToHost, s));
+		return 0;
+	}
+	int b = 0;
+	uint64_t prev0 = 0, prevk = 0;
+	bool pending = false; // a download waiting to be copied out of staging[b^1]
+	for (uint64_t r0 = 0; r0 < n || pending; r0 += rows, b ^= 1) {
+		const uint64_t k = r0 < n ? (n - r0 < rows ? n - r0 : rows) : 0;
+		char *st = (char *)staging.buf[b];
+		if (k) {
+			CUDA_TRY(cudaEventSynchronize(staging.done[b]));
+			if (to_device) {
+#pragma omp parallel for schedule(static)
+				for (int64_t i = 0; i < (int64_t)k; i++)
+					memcpy(st + i * row, (char *)host + (r0 + i) * row, row);
+				CUDA_TRY(cudaMemcpy2DAsync((char *)dev + r0 * npad * 4, npad * 4, st, row, row, k,
+				                           cudaMemcpyHostToDevice, s));
+			} else {
+				CUDA_TRY(cudaMemcpy2DAsync(st, row, (char *)dev + r0 * npad * 4, npad * 4, row, k,
+				                           cudaMemcpyDeviceToHost, s));
+			}
+			CUDA_TRY(cudaEventRecord(staging.done[b], s));
+		}
+		if (!to_device && pending) { // copy out the previous chunk meanwhile
+			CUDA_TRY(cudaEventSynchronize(staging.done[b ^ 1]));
+			const char *src = (const char *)staging.buf[b ^ 1];
+#pragma omp parallel for schedule(static)
+			for (int64_t i = 0; i < (int64_t)prevk; i++)
+				memcpy((char *)host + (prev0 + i) * row, src + i * row, row);
+		}
+		pending = !to_device && k;
+		prev0 = r0, prevk = k;
+	}
+	CUDA_TRY(cudaStreamSynchronize(s));
+	return 0;
+}
 
 } // namespace
 
@@ -774,6 +832,14 @@ extern "C" int fwg_init(int device, char *errbuf, size_t errlen)
 		            count == 1 ? "" : "s");
 	CUDA_TRY(cudaSetDevice(device));
 	CUDA_TRY(cudaFree(0)); // creates the context
+	if (!staging.buf[0]) {
+		for (int i = 0; i < 2; i++) {
+			CUDA_TRY(cudaMallocHost(&staging.buf[i], STAGING_BYTES));
+			CUDA_TRY(cudaEventCreateWithFlags(&staging.done[i], cudaEventDisableTiming));
+			CUDA_TRY(cudaEventRecord(staging.done[i], 0));
+		}
+		staging.bytes = STAGING_BYTES;
+	}
 	return 0;
 }
 
@@ -826,8 +892,8 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32
 	CUDA_TRY(cudaMalloc(&db.rowP, pbytes));
 
 	CUDA_TRY(cudaEventRecord(db.ev[0], db.s));
-	CUDA_TRY(cudaMemcpy2DAsync(db.d, npad * 4, dist, n * 4, n * 4, n,
-	                           cudaMemcpyHostToDevice, db.s));
+	if (copy_rows(e, true, dist, db.d, n, npad, db.s))
+		return -1;
 	const size_t count = (size_t)npad * npad;
 	const unsigned grid = (unsigned)((count + 255) / 256);
 	if (is_int)
@@ -855,39 +921,19 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32
 	if (packed)
 		finish<int><<<grid, 256, 0, db.s>>>((int *)db.d, count, ST_INF_I32, INF_PACKED);
 	CUDA_TRY(cudaGetLastError());
-	CUDA_TRY(cudaMemcpy2DAsync(dist, n * 4, db.d, npad * 4, n * 4, n,
-	                           cudaMemcpyDeviceToHost, db.s));
-	if (paths)
-		CUDA_TRY(cudaMemcpy2DAsync(pred, n * 4, db.p, npad * 4, n * 4, n,
-		                           cudaMemcpyDeviceToHost, db.s));
 	CUDA_TRY(cudaEventRecord(db.ev[3], db.s));
-	CUDA_TRY(cudaEventSynchronize(db.ev[3]));
+	if (copy_rows(e, false, dist, db.d, n, npad, db.s))
+		return -1;
+	if (paths && copy_rows(e, false, pred, db.p, n, npad, db.s))
+		return -1;
+	CUDA_TRY(cudaEventRecord(db.ev[4], db.s));
+	CUDA_TRY(cudaEventSynchronize(db.ev[4]));
 	float ms;
 	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[0], db.ev[1]));
 	t->upload_ms = ms;
 	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[1], db.ev[2]));
 	t->kernel_ms = ms;
-	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[2], db.ev[3]));
+	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[3], db.ev[4]));
 	t->download_ms = ms;
 	return 0;
-}
-
-extern "C" void *fwg_host_alloc(size_t bytes, int *pinned)
-{
-	void *p = nullptr;
-	if (cudaMallocHost(&p, bytes) == cudaSuccess) {
-		*pinned = 1;
-		return p;
-	}
-	cudaGetLastError();
-	*pinned = 0;
-	return malloc(bytes);
-}
-
-extern "C" void fwg_host_free(void *p, int pinned)
-{
-	if (pinned)
-		cudaFreeHost(p);
-	else
-		free(p);
 }

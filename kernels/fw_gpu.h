@@ -47,10 +47,6 @@ uint64_t fwg_memory_needed(uint64_t n, int block, int paths);
 int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32_t *pred,
               struct fwg_timing *t, char *err, size_t errlen);
 
-/* Page-locked host memory for faster copies; falls back to malloc. */
-void *fwg_host_alloc(size_t bytes, int *pinned);
-void fwg_host_free(void *p, int pinned);
-
 #ifdef __cplusplus
 }
 #endif

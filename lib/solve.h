@@ -33,7 +33,8 @@ typedef struct sv_plan {
 /* From the stream's weight matrix (h->npad stride) fill dist (n x n) and, if
  * pred is not NULL, pred (n x n).  Returns 0 ready for the kernel, 1 when a
  * negative cycle exists (p->cycle_vertex set; dist and pred undefined), -1 on
- * error (int32 distances could overflow, out of memory; message in err). */
+ * error (int32 distances could overflow, out of memory; message in err).
+ * When h->npad == h->n, dist may be the weight matrix itself (in place). */
 int sv_prepare(const st_header *h, const void *weights, void *dist,
                int32_t *pred, int threads, sv_plan *p, st_error *err);
 
