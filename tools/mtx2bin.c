@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #ifdef HAVE_LIBARCHIVE
@@ -61,6 +62,7 @@ typedef struct input {
 	unsigned char *head; /* bytes read to recognize the container */
 	size_t nhead, pos;
 	int eof;
+	uint64_t done, total; /* bytes read, file size (0: unknown), for progress */
 } input;
 
 static ssize_t read_fd(int fd, void *buf, size_t len)
@@ -87,6 +89,10 @@ static ssize_t input_read(input *in, void *buf, size_t len, st_error *err)
 		snprintf(err->msg, sizeof err->msg, "%s: read error: %s", in->path, strerror(errno));
 	if (r == 0)
 		in->eof = 1;
+	if (r > 0) {
+		in->done += (uint64_t)r;
+		tool_progress("MB read", (in->nhead + in->done) >> 20, in->total >> 20);
+	}
 	return r;
 }
 
@@ -504,6 +510,9 @@ int main(int argc, char **argv)
 	gio_graph g;
 	st_error err = {{0}};
 	int rc;
+	struct stat st;
+	if (fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode))
+		in.total = (uint64_t)st.st_size;
 	input_peek(&in);
 	enum container kind = sniff(in.head, in.nhead);
 	if (kind == C_GZIP && gzip_holds_tar(in.head, in.nhead))
@@ -533,6 +542,7 @@ int main(int argc, char **argv)
 		         kind == C_TAR ? "a tar archive" : "an archive or a compression other than gzip");
 #endif
 	}
+	tool_progress_end();
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s\n", tool_name(), err.msg);
 		exit(EXIT_TROUBLE);
