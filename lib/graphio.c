@@ -722,7 +722,7 @@ static int edge_vertex(parser *P, const char **pp, uint64_t *out)
 	if (v - base >= ST_MAX_N)
 		return fail(P, "vertex %s is too large", token(P, p));
 	if (P->have_size && v - base >= P->size_n)
-		return fail(P, "vertex %s is out of range %llu..%llu", token(P, p),
+		return fail(P, "vertex %s is out of range %llu..%llu (see --base)", token(P, p),
 		            (unsigned long long)base, (unsigned long long)(P->size_n + base - 1));
 	*out = v - base;
 	return 0;
