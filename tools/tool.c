@@ -96,6 +96,9 @@ void tool_init(const char *name, int argc, char **argv)
 	prog = name;
 	prog_argc = argc;
 	prog_argv = argv;
+	/* getopt's messages and the provenance name the tool, not its path. */
+	if (argc > 0)
+		argv[0] = (char *)name;
 	signal(SIGPIPE, SIG_DFL);
 	/* A file-size limit (ulimit -f) is a full disk: write() fails with EFBIG,
 	 * the tool says so and removes its temporary file, instead of dying of
