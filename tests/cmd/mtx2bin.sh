@@ -200,3 +200,11 @@ expect_stderr "failed import leaves no output file" 2 "truncated" \
 	'"$M" -o "$T/o.apm" "$TDATA/mm/synthetic/truncated.mtx"; [ ! -e "$T/o.apm" ] && exit 2'
 expect_true "empty input is an error, not a crash" '! "$M" </dev/null >/dev/null 2>&1'
 expect_stderr "binary garbage" 2 "^mtx2bin: " 'head -c 3000 "$M" | "$M" -F mtx'
+
+# ---- datasets/convert.sh ----
+mkdir -p "$T/ds" && cp "$D/karate.mtx" "$D/zenios.mtx.gz" "$T/ds/"
+[ $ARCH = 1 ] && cp "$D/nos4.tar.gz" "$T/ds/"
+expect_true "convert.sh writes NAME.apm for each graph" \
+	'MTX2BIN="$M" sh "$D/convert.sh" "$T/ds" 2>/dev/null && "$B2M" "$T/ds/karate.apm" | grep -q "^34 34 190$" &&
+	 "$B2M" "$T/ds/zenios.apm" | grep -q "^2873 2873 " && { [ $ARCH = 0 ] || "$B2M" "$T/ds/nos4.apm" | grep -q "^100 100 594$"; }'
+expect_status "convert.sh without DIR" 2 'sh "$D/convert.sh"'
