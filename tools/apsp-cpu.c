@@ -3,6 +3,7 @@
  * Reads a graph stream, computes distances and (unless --no-paths) the
  * predecessor matrix, writes a result stream.  The reference engine: every
  * other engine is compared with it. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -97,17 +98,36 @@ int main(int argc, char **argv)
 	int fd = tool_open_input(path);
 	int out = tool_output_open(1);
 	st_error err;
-	st_matrices in;
-	if (st_read_all(fd, name, threads, &in, &err) < 0)
+	st_header in;
+	st_reader *r = st_reader_open(fd, name, &in, threads, &err);
+	if (!r)
+		tool_die_st(NULL, &err);
+	if (in.flags & ST_NEGCYCLE)
+		tool_die_status(EXIT_NEGCYCLE, "%s: input records a negative cycle through vertex %lld",
+		                name, (long long)in.cycle_vertex);
+	if (!(in.matrices & ST_WEIGHTS))
+		tool_die("%s: the stream holds no edge weights (is it already a result?)", name);
+	const uint64_t n = in.n;
+
+	/* Refuse what cannot fit before allocating anything: the weights,
+	 * then distances and predecessors beside their tiled copies. */
+	double mat = 4.0 * (double)n * (double)n, npadb = (double)((n + o.block - 1) / o.block * o.block);
+	double need = mat * (1 + paths) + fmax(4.0 * (double)in.npad * (double)in.npad,
+	                                      4.0 * npadb * npadb * (1 + paths));
+	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	if (have > 0 && need > have)
+		tool_die("%s: n = %llu needs %.1f GiB of memory, this machine has %.1f GiB",
+		         name, (unsigned long long)n, need / 1073741824.0, have / 1073741824.0);
+	void *weights = malloc(st_matrix_bytes(&in) + 1);
+	if (!weights)
+		tool_die("%s: n = %llu: out of memory for the weights", name, (unsigned long long)n);
+	for (uint32_t next; (next = st_next_matrix(r));)
+		if ((next == ST_WEIGHTS ? st_read_matrix(r, weights, &err) : st_skip_matrix(r, &err)) < 0)
+			tool_die_st(NULL, &err);
+	if (st_reader_close(r, &err) < 0)
 		tool_die_st(NULL, &err);
 	if (fd != 0)
 		close(fd);
-	if (in.h.flags & ST_NEGCYCLE)
-		tool_die_status(EXIT_NEGCYCLE, "%s: input records a negative cycle through vertex %lld",
-		                name, (long long)in.h.cycle_vertex);
-	if (!in.weights)
-		tool_die("%s: the stream holds no edge weights (is it already a result?)", name);
-	const uint64_t n = in.h.n;
 
 	void *dist = malloc(n * n * 4 + 1);
 	int32_t *pred = paths ? malloc(n * n * 4 + 1) : NULL;
@@ -115,14 +135,13 @@ int main(int argc, char **argv)
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, (double)n * n * 4 / 1048576.0);
 	sv_plan plan;
-	int rc = sv_prepare(&in.h, in.weights, dist, pred, threads, &plan, &err);
-	free(in.weights);
-	in.weights = NULL;
+	int rc = sv_prepare(&in, weights, dist, pred, threads, &plan, &err);
+	free(weights);
 	if (rc < 0)
 		tool_die_st(name, &err);
 
 	st_header h;
-	if (sv_result_header(&in.h, paths, &h, &err) < 0)
+	if (sv_result_header(&in, paths, &h, &err) < 0)
 		tool_die_st("result", &err);
 	tool_add_provenance(&h);
 	if (rc == 1) {
@@ -138,7 +157,7 @@ int main(int argc, char **argv)
 	}
 
 	double t1 = seconds();
-	if (fw_cpu(&o, in.h.type, n, dist, pred, &err) < 0)
+	if (fw_cpu(&o, in.type, n, dist, pred, &err) < 0)
 		tool_die_st(NULL, &err);
 	tool_progress_end();
 	double t2 = seconds();
@@ -152,12 +171,12 @@ int main(int argc, char **argv)
 	double relax = (double)n * n * n;
 	tool_info("n %llu, B %d, %s%s, %s, %d threads: solve %.3f s (%.3g relaxations/s); "
 	          "read+prepare %.3f s, write %.3f s",
-	          (unsigned long long)n, o.block, in.h.type == ST_INT32 ? "int32" : "float32",
+	          (unsigned long long)n, o.block, in.type == ST_INT32 ? "int32" : "float32",
 	          paths ? ", paths" : "",
 	          fw_simd_name(o.simd ? (enum fw_simd)o.simd : fw_simd_detect()), threads,
 	          t2 - t1, t2 > t1 ? relax / (t2 - t1) : 0.0, t1 - t0, t3 - t2);
 	st_header_free(&h);
-	st_matrices_free(&in);
+	st_header_free(&in);
 	free(dist);
 	free(pred);
 	return EXIT_OK;

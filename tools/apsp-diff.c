@@ -34,7 +34,8 @@ static void usage(FILE *f)
 	        "  -V, --version         print the version and exit\n"
 	        "\n"
 	        "Exit status: 0 equal (and every chain valid), 1 different (or a chain\n"
-	        "invalid), 2 trouble (usage, input, I/O, sizes that do not match).\n",
+	        "invalid), 2 trouble (usage, input, I/O, sizes that do not match),\n"
+	        "3 a result records a negative cycle.\n",
 	        tool_name(), tool_name());
 }
 
