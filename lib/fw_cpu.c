@@ -12,6 +12,9 @@
  * values gives the same result as the textbook order, so phase 2 reuses the
  * phase 3 kernel.  A predecessor is replaced only on a strict improvement:
  * updating on ties can close predecessor cycles through zero-weight cycles.
+ * Even so, relaxing a block through all pivots at once can pick, among equal
+ * paths, predecessors the textbook order would not, so a last pass
+ * (fw_repair_paths) re-attaches the few chains that miss their source.
  *
  * The phase 3 kernel is a register tile: R rows x CW vectors of the output
  * block stay in registers over all B pivots, each pivot costs one broadcast
