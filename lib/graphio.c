@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "graphio.h"
 
@@ -326,6 +327,14 @@ static int alloc_dense(parser *P, uint64_t n)
 	if (npad && npad > SIZE_MAX / 4 / npad)
 		return fail(P, "a %llu x %llu matrix does not fit in memory",
 		            (unsigned long long)npad, (unsigned long long)npad);
+	/* Refuse before allocating what the machine cannot hold: a malloc that
+	 * overcommit lets through would die later, in the fill. */
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && psize > 0 && npad * npad * 4 > (uint64_t)pages * (uint64_t)psize)
+		return fail(P, "a %llu x %llu matrix needs %.1f GiB, more than the %.1f GiB of "
+		            "memory here", (unsigned long long)npad, (unsigned long long)npad,
+		            (double)npad * npad * 4 / 1073741824.0,
+		            (double)pages * psize / 1073741824.0);
 	g->w = malloc(npad * npad * 4 + 4);
 	if (!g->w)
 		return fail(P, "a %llu x %llu matrix (%.1f MiB): out of memory",

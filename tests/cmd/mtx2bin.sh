@@ -208,3 +208,5 @@ expect_true "convert.sh writes NAME.apm for each graph" \
 	'MTX2BIN="$M" sh "$D/convert.sh" "$T/ds" 2>/dev/null && "$B2M" "$T/ds/karate.apm" | grep -q "^34 34 190$" &&
 	 "$B2M" "$T/ds/zenios.apm" | grep -q "^2873 2873 " && { [ $ARCH = 0 ] || "$B2M" "$T/ds/nos4.apm" | grep -q "^100 100 594$"; }'
 expect_status "convert.sh without DIR" 2 'sh "$D/convert.sh"'
+expect_stderr "absurd size refused before allocating" 2 ":2: a 1000000 x 1000000 matrix needs 3725.3 GiB" \
+	'printf "%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n" | "$M" --check'
