@@ -58,39 +58,36 @@ decode() {
 	done
 }
 
-# The byte offsets that carry structure: the fixed header, every block
-# header and every marker (man/apspmat.5), one per line.
+# u32 FILE OFFSET COUNT: COUNT little-endian 32-bit numbers at OFFSET.
+u32() { od -An -tu4 -j "$2" -N $((4 * $3)) "$1" | tr -s ' \n' '  ' | sed 's/^ //; s/ $//'; }
+
+# The byte offsets that carry structure: the fixed header, the header CRC,
+# every block header and every marker (man/apspmat.5), one per line.
 structure() {
-	od -An -v -tu1 "$1" | awk '
-	{ for (i = 1; i <= NF; i++) b[n++] = $i }
-	function get32(p) { return b[p] + 256 * (b[p+1] + 256 * (b[p+2] + 256 * b[p+3])) }
-	END {
-		hlen = get32(12)
-		for (p = 0; p < 64 && p < n; p++) print p
-		for (p = hlen - 4; p < hlen; p++) print p
-		pos = hlen
-		while (pos + 16 <= n) {
-			for (p = pos; p < pos + 16; p++) print p
-			raw = get32(pos); stored = get32(pos + 4); tag = get32(pos + 12)
-			if (raw == 0 && stored == 0) {
-				pos += 16
-				if (tag == 1396985413) break   # "ENDS"
-			} else {
-				pos += 16 + stored
-			}
-		}
-	}'
+	_size=$(wc -c <"$1")
+	_pos=$(u32 "$1" 12 1)
+	seq 0 63
+	seq $((_pos - 4)) $((_pos - 1))
+	while [ $((_pos + 16)) -le "$_size" ]; do
+		seq "$_pos" $((_pos + 15))
+		set -- "$1" $(u32 "$1" "$_pos" 4)
+		if [ "$2" -eq 0 ] && [ "$3" -eq 0 ]; then
+			_pos=$((_pos + 16))
+			[ "$5" -eq 1396985413 ] && break # "ENDS"
+		else
+			_pos=$((_pos + 16 + $3))
+		fi
+	done
 }
 
 # mutations FILE COUNT SEED: COUNT lines "OFFSET VALUE ...", each a damage of
 # one to three bytes: a flipped bit or a random new value, at a random place
 # or (half the time) on a structural byte.
 mutations() {
+	_file=$1
 	structure "$1" >"$T/struct"
-	{ cat "$T/struct"; echo --; od -An -v -tu1 "$1"; } | awk -v count="$2" -v seed="$3" '
-	$1 == "--" { body = 1; next }
-	!body { s[ns++] = $1; next }
-	{ for (i = 1; i <= NF; i++) b[n++] = $i }
+	awk -v count="$2" -v seed="$3" -v n="$(wc -c <"$1")" '
+	{ s[ns++] = $1 }
 	END {
 		srand(seed)
 		for (m = 0; m < count; m++) {
@@ -98,18 +95,23 @@ mutations() {
 			line = ""
 			for (j = 0; j < k; j++) {
 				off = rand() < 0.5 ? s[int(rand() * ns)] : int(rand() * n)
-				old = b[off]
-				if (rand() < 0.5) {
-					bit = 2 ^ int(rand() * 8)
-					v = int(old / bit) % 2 ? old - bit : old + bit
-				} else {
-					v = (old + 1 + int(rand() * 255)) % 256
-				}
-				line = line " " off " " v
+				# a bit to flip (0..7), or a value to add (8 + 1..255)
+				how = rand() < 0.5 ? int(rand() * 8) : 8 + 1 + int(rand() * 255)
+				line = line " " off " " how
 			}
 			print substr(line, 2)
 		}
-	}'
+	}' "$T/struct" | while read -r _l; do
+		set -- $_l
+		_o=
+		while [ $# -ge 2 ]; do
+			_old=$(od -An -tu1 -j "$1" -N 1 "$_file" | tr -d ' ')
+			if [ "$2" -lt 8 ]; then _v=$((_old ^ (1 << $2))); else _v=$(((_old + $2 - 8) % 256)); fi
+			_o="$_o $1 $_v"
+			shift 2
+		done
+		echo "${_o# }"
+	done
 }
 
 # apply ORIG OUT "OFFSET VALUE ...": OUT is ORIG with those bytes replaced.
@@ -188,7 +190,7 @@ done <"$T/muts"
 # Cut anywhere, every reader says the stream is truncated (exit 2).
 truncations() { # FILE COUNT SEED: fixed and random cut points
 	_s=$(wc -c <"$1")
-	_h=$(structure "$1" | sed -n 65p)
+	_h=$(u32 "$1" 12 1)
 	{
 		printf '%s\n' 0 1 7 8 12 63 64 $((_h - 1)) $((_h + 3)) $((_h + 4)) $((_h + 20)) \
 			$((_s - 17)) $((_s - 16)) $((_s - 15)) $((_s - 1))
@@ -198,7 +200,7 @@ truncations() { # FILE COUNT SEED: fixed and random cut points
 for src in g-int r-float9; do
 	bad=
 	cnt=0
-	for k in $(truncations "$T/$src" 25 "$SEED"); do
+	for k in $(truncations "$T/$src" 15 "$SEED"); do
 		head -c "$k" "$T/$src" >"$T/cut"
 		for t in bin2mtx apsp-diff apsp-cpu; do
 			case $t in
@@ -401,3 +403,118 @@ quiet_pipe "apsp-cpu | head -c: quiet" '$BIN/apsp-cpu -z 0 $T/g-int' 'head -c 10
 quiet_pipe "bin2mtx --dense | head -n 1: quiet" '$BIN/bin2mtx --dense $T/g1500' 'head -n 1'
 quiet_pipe "apsp-path --from | head -n 1: quiet" '$BIN/apsp-cpu $T/g1500 -o $T/r1500 && $BIN/apsp-path -i $T/r1500 --from 0 && $BIN/apsp-path -i $T/r1500 --from 1' 'head -n 1'
 quiet_pipe "apsp-diff | head -c 1: quiet" '$BIN/apsp-diff -n 100000 $T/r1500 $T/r-float9 2>/dev/null; true' 'head -c 1'
+
+# ---- deterministic output ----
+# The same input and options give the same bytes for any thread count; only
+# the provenance line (which records -T) may differ.  body FILE: the bytes
+# after the provenance, and the header's fixed fields.
+body() {
+	_h=$(od -An -tu4 -j 12 -N 4 "$1" | tr -d ' ')
+	head -c 60 "$1" | tail -c 44
+	tail -c +$((_h + 1)) "$1"
+}
+same_bytes() { # NAME 'command writing to $OUT' KIND: KIND bytes or stream
+	_bad=
+	for _t in 1 2 4; do
+		OUT=$T/det.$_t
+		( TH=$_t; eval "$2" ) 2>"$T/err" || { _bad="-T $_t failed: $(head -c 200 "$T/err")"; break; }
+	done
+	if [ -z "$_bad" ]; then
+		for _t in 2 4; do
+			if [ "$3" = stream ]; then
+				body "$T/det.1" >"$T/det.a"; body "$T/det.$_t" >"$T/det.b"
+			else
+				cp "$T/det.1" "$T/det.a"; cp "$T/det.$_t" "$T/det.b"
+			fi
+			cmp -s "$T/det.a" "$T/det.b" || { _bad="-T 1 and -T $_t differ"; break; }
+		done
+	fi
+	[ -z "$_bad" ] && pass "same output for -T 1, 2, 4: $1" || fail "same output for -T 1, 2, 4: $1" "$_bad"
+}
+same_bytes "gengraph int32, several blocks" '$BIN/gengraph -T $TH -n 700 -d 20 -s 9 -o $OUT' stream
+same_bytes "gengraph float32 --negative" '$BIN/gengraph -T $TH -n 700 -d 20 -s 9 -t float32 --negative -o $OUT' stream
+same_bytes "gengraph --undirected" '$BIN/gengraph -T $TH -n 700 -d 20 -s 9 --undirected -o $OUT' stream
+same_bytes "mtx2bin" '$BIN/mtx2bin -T $TH $T/big.mtx -o $OUT' stream
+# Ties everywhere (weights 0..2) test that predecessors do not depend on
+# which thread relaxes first; float32 sums must not depend on the order.
+$BIN/gengraph -n 700 -d 15 -w 0:2 -s 21 -o "$T/ties"
+$BIN/gengraph -n 700 -d 15 -t float32 --negative -s 22 -o "$T/fneg"
+same_bytes "apsp-cpu int32 with ties" '$BIN/apsp-cpu -T $TH $T/ties -o $OUT' stream
+same_bytes "apsp-cpu float32 negative, -B 32" '$BIN/apsp-cpu -T $TH -B 32 $T/fneg -o $OUT' stream
+same_bytes "apsp-cpu -z 0 --no-paths" '$BIN/apsp-cpu -T $TH -z 0 --no-paths $T/ties -o $OUT' stream
+$BIN/apsp-cpu "$T/fneg" -o "$T/rfneg" 2>/dev/null
+same_bytes "bin2mtx --dense" '$BIN/bin2mtx -T $TH --dense $T/rfneg >$OUT' bytes
+same_bytes "bin2mtx --npy --pred" '$BIN/bin2mtx -T $TH --npy --pred $T/rfneg >$OUT' bytes
+same_bytes "bin2mtx Matrix Market" '$BIN/bin2mtx -T $TH --weights $T/fneg | grep -v "^%" >$OUT' bytes
+same_bytes "apsp-path --from" '$BIN/apsp-path -T $TH -i $T/rfneg --tsv --from 5 >$OUT; [ $? -le 1 ]' bytes
+same_bytes "apsp-diff report" '$BIN/apsp-diff -T $TH -n 5 $T/rfneg $T/rfneg >$OUT' bytes
+# And the deflate level changes the bytes but never the matrices.
+expect_true "apsp-cpu -z 0, 1, 9: the same matrices" '
+	for z in 0 1 9; do $BIN/apsp-cpu -z $z $T/ties -o $T/z$z || exit 1
+		$BIN/bin2mtx --npy --dist $T/z$z >$T/z$z.d; $BIN/bin2mtx --npy --pred $T/z$z >$T/z$z.p; done
+	cmp $T/z0.d $T/z1.d && cmp $T/z0.d $T/z9.d && cmp $T/z0.p $T/z1.p && cmp $T/z0.p $T/z9.p'
+
+# ---- EXIT STATUS ----
+# Each tool's man page lists its statuses; each one is produced here, and no
+# status is produced that the page does not list.
+printf '0 1 -1\n1 0 0\n' >"$T/neg.txt"
+$BIN/mtx2bin -F edges "$T/neg.txt" -o "$T/neg" &&
+{ $BIN/apsp-cpu "$T/neg" -o "$T/negr" 2>/dev/null; [ $? -eq 3 ]; } || fail setup "negative-cycle stream"
+printf '0 1 2\n2 3 1\n' >"$T/two.txt"
+$BIN/mtx2bin -F edges "$T/two.txt" | $BIN/apsp-cpu -o "$T/rtwo"
+$BIN/gengraph -n 60 -d 20 -s 6 | $BIN/apsp-cpu -o "$T/r60b"
+exits() {
+	cat <<EOT
+gengraph 0 \$BIN/gengraph -n 5 -d 10
+gengraph 2 \$BIN/gengraph -n 0 -d 10
+mtx2bin 0 \$BIN/mtx2bin \$T/g60.mtx
+mtx2bin 2 \$BIN/mtx2bin \$T/cut.mtx
+apsp-cpu 0 \$BIN/apsp-cpu \$T/g60
+apsp-cpu 2 \$BIN/apsp-cpu \$T/cut-g
+apsp-cpu 3 \$BIN/apsp-cpu \$T/neg
+apsp-path 0 \$BIN/apsp-path -i \$T/r60 0 1
+apsp-path 1 \$BIN/apsp-path -i \$T/rtwo 0 3
+apsp-path 2 \$BIN/apsp-path -i \$T/r60 0 60
+apsp-path 3 \$BIN/apsp-path -i \$T/negr 0 1
+apsp-diff 0 \$BIN/apsp-diff \$T/r60 \$T/r60
+apsp-diff 1 \$BIN/apsp-diff \$T/r60 \$T/r60b
+apsp-diff 2 \$BIN/apsp-diff \$T/r60 \$T/cut-r
+apsp-diff 3 \$BIN/apsp-diff \$T/negr \$T/negr
+bin2mtx 0 \$BIN/bin2mtx \$T/r60
+bin2mtx 2 \$BIN/bin2mtx \$T/cut-r
+bin2mtx 3 \$BIN/bin2mtx \$T/negr
+apsp-gpu 0 \$BIN/apsp-gpu \$T/g60
+apsp-gpu 2 \$BIN/apsp-gpu \$T/cut-g
+apsp-gpu 3 \$BIN/apsp-gpu \$T/neg
+EOT
+}
+exits >"$T/exits"
+for man in "$TOP"/man/*.1; do
+	t=$(basename "$man" .1)
+	doc=$(awk '/^\.SH "?EXIT STATUS/ { p = 1; next } /^\.SH/ { p = 0 } p && prev == ".TP" && /^[0-9]+$/ { print } { prev = $0 }' "$man" | sort -n | tr '\n' ' ')
+	tested=$(awk -v t="$t" '$1 == t { print $2 }' "$T/exits" | sort -n | tr '\n' ' ')
+	if [ -z "$doc" ]; then
+		fail "$t: EXIT STATUS" "man/$t.1 has no EXIT STATUS section listing statuses"
+		continue
+	fi
+	[ "$doc" = "$tested" ] && pass "$t: man page statuses ($doc) are the tested ones" ||
+		fail "$t: EXIT STATUS" "man page lists '$doc', tests check '$tested'"
+	if [ ! -x "$BIN/$t" ]; then
+		skip "$t: exit statuses" "not built"
+		continue
+	fi
+	awk -v t="$t" '$1 == t { $1 = ""; print }' "$T/exits" | while read -r want cmd; do
+		if [ $t = apsp-gpu ] && [ "$want" != 2 ] && ! has_gpu; then
+			skip "$t: exit $want" "no GPU"
+			continue
+		fi
+		( eval "$to $cmd" ) >/dev/null 2>"$T/err"; rc=$?
+		[ $rc -eq "$want" ] && pass "$t: exit $want ($cmd)" ||
+			fail "$t: exit $want" "$cmd: exit $rc, $(head -c 200 "$T/err")"
+	done
+	# The summary in --help agrees with the page.
+	h=$($BIN/$t --help 2>/dev/null | tr '\n' ' ' | sed -n 's/.*[Ee]xit status:\([^.]*\)\..*/\1/p' |
+		grep -o '\b[0-9]\b' | sort -nu | tr '\n' ' ')
+	[ -z "$h" ] || [ "$h" = "$doc" ] && pass "$t: --help exit statuses agree with the man page" ||
+		fail "$t: --help exit statuses" "--help lists '$h', the man page '$doc'"
+done
