@@ -28,6 +28,13 @@ expect_true dense-matches-mtx '$g -n 40 -d 30 -B 8 -o $T/g && $b --dense $T/g >$
 # %.9g reads back to the same float32: 0.1f is 0.100000001490116..., 9 digits keep it.
 expect_true float-9-digits '$g -n 60 -d 40 -t float32 -w 0.001:1 | $b --dense | tr " " "\n" |
 	awk "/[0-9]/ {s = \$1; sub(/^-/, \"\", s); sub(/e.*/, \"\", s); gsub(/[.]/, \"\", s); sub(/^0+/, \"\", s); if (length(s) > 9) exit 1}"'
+# Floats are written exactly as printf's %.9g writes them, tiny and huge ones too.
+expect_true float-like-printf '{ $g -n 100 -d 60 -t float32 -w 0.00001:0.0002 | $b --dense; $g -n 100 -d 60 -t float32 -w 1e9:3e10 | $b --dense;
+	$g -n 100 -d 60 -t float32 -w 0.5:1000 | $b --dense; } | tr " " "\n" | grep -v inf >$T/fl &&
+	awk "{printf \"%.9g\\n\", \$1}" $T/fl | cmp - $T/fl && grep -q "e-05" $T/fl && grep -q "e+10" $T/fl && grep -q "^0.000" $T/fl'
+expect_true float-negative-like-printf '$g -n 120 -d 60 -t float32 -w 0.001:0.01 --negative=0.2 | $b --dense | tr " " "\n" | grep -v inf >$T/fl &&
+	awk "{printf \"%.9g\\n\", \$1}" $T/fl | cmp - $T/fl && grep -q "^-0.0" $T/fl'
+
 # Round trips through mtx2bin: the text holds every bit of the matrix.
 if [ -x "$BIN/mtx2bin" ]; then
 	expect_true float-round-trip '$g -n 50 -d 40 -t float32 -w 0.001:1 -o $T/f && $b --npy $T/f >$T/f.npy &&
