@@ -366,14 +366,19 @@ int main(int argc, char **argv)
 	st_reader *r = st_reader_open(fd, name, &h, threads, &err);
 	if (!r)
 		tool_die_st(NULL, &err);
-	if (h.flags & ST_NEGCYCLE)
-		tool_die_status(EXIT_NEGCYCLE, "%s: the graph has a negative cycle through vertex %lld",
-		                name, (long long)h.cycle_vertex);
 	if (!want)
 		want = (h.matrices & ST_DIST) ? ST_DIST
 		     : (h.matrices & ST_WEIGHTS) ? ST_WEIGHTS : ST_PRED;
-	if (!(h.matrices & want))
+	if ((h.flags & ST_NEGCYCLE) || !(h.matrices & want)) {
+		long long cycle = (long long)h.cycle_vertex;
+		int negcycle = (h.flags & ST_NEGCYCLE) != 0;
+		st_reader_free(r);
+		st_header_free(&h);
+		if (negcycle)
+			tool_die_status(EXIT_NEGCYCLE, "%s: the graph has a negative cycle through vertex %lld",
+			                name, cycle);
 		tool_die("%s: the stream holds no %s", name, matrix_name(want));
+	}
 
 	void *m = malloc(st_matrix_bytes(&h) ? st_matrix_bytes(&h) : 1);
 	if (!m)
