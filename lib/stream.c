@@ -231,6 +231,7 @@ struct pool {
 	uint64_t next, turn, cnt;
 	void (*body)(void *ctx, int t, uint64_t i, struct pool *p);
 	void *ctx;
+	int halt;   /* pool_halt(): take no further index */
 };
 
 struct pool_arg {
@@ -244,9 +245,17 @@ static void *pool_thread(void *arg)
 	struct pool *p = a->p;
 	uint64_t i;
 
-	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->cnt)
+	while (!__atomic_load_n(&p->halt, __ATOMIC_RELAXED)
+	       && (i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->cnt)
 		p->body(p->ctx, a->t, i, p);
 	return NULL;
+}
+
+/* After a failure: the indices already taken still run (their turns keep the
+ * order), no new one starts, so a hostile block count ends at once. */
+static void pool_halt(struct pool *p)
+{
+	__atomic_store_n(&p->halt, 1, __ATOMIC_RELAXED);
 }
 
 static void pool_enter(struct pool *p, uint64_t i)
@@ -268,7 +277,7 @@ static void pool_leave(struct pool *p, uint64_t i)
 static void pool_run(int nt, uint64_t cnt, void (*body)(void *, int, uint64_t, struct pool *),
                      void *ctx)
 {
-	struct pool p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, cnt, body, ctx};
+	struct pool p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, cnt, body, ctx, 0};
 	int started = 0;
 
 	if ((uint64_t)nt > cnt)
@@ -1078,6 +1087,7 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 		copy_rows(r, &b, job->rows, job->nrows, job->dst);
 	if (what) {
 		__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
+		pool_halt(p);
 		pthread_mutex_lock(&job->mu);
 		if (i < job->fail.index)
 			job->fail = (struct rfail){i, what, errnum, b};
