@@ -59,6 +59,7 @@ typedef struct parser {
 	int pattern;
 	int32_t *wi;
 	float *wf;
+	size_t capedge;      /* edges_only: room in g->edge */
 
 	/* Edge lists and DIMACS. */
 	raw_edge *raw;
@@ -383,13 +384,13 @@ static int check_value(parser *P, double w)
 static int push_edge(parser *P, uint64_t i, uint64_t j, double w)
 {
 	gio_graph *g = P->g;
-	if (g->nedge == P->capraw) {
-		size_t cap = P->capraw ? P->capraw * 2 : 1024;
+	if (g->nedge == P->capedge) {
+		size_t cap = P->capedge ? P->capedge * 2 : 1024;
 		gio_edge *e = realloc(g->edge, cap * sizeof *e);
 		if (!e)
 			return fail(P, "out of memory");
 		g->edge = e;
-		P->capraw = cap;
+		P->capedge = cap;
 	}
 	g->edge[g->nedge++] = (gio_edge){(uint32_t)i, (uint32_t)j, w};
 	return 0;
@@ -512,15 +513,15 @@ static int mm_banner(parser *P, const char *p)
 	if (word_is(w[0], len[0], "vector"))
 		return fail(P, "a vector is not a graph: only 'matrix' objects can be read");
 	if (!word_is(w[0], len[0], "matrix"))
-		return fail(P, "unknown object '%.*s' (expected 'matrix')", (int)len[0], w[0]);
+		return fail(P, "unknown object '%s' (expected 'matrix')", token(P, w[0]));
 
 	if (word_is(w[1], len[1], "coordinate"))
 		P->array = 0;
 	else if (word_is(w[1], len[1], "array"))
 		P->array = 1;
 	else
-		return fail(P, "unknown format '%.*s' (expected 'coordinate' or 'array')",
-		            (int)len[1], w[1]);
+		return fail(P, "unknown format '%s' (expected 'coordinate' or 'array')",
+		            token(P, w[1]));
 
 	if (word_is(w[2], len[2], "real") || word_is(w[2], len[2], "double"))
 		P->field = F_REAL;
@@ -532,8 +533,8 @@ static int mm_banner(parser *P, const char *p)
 		return fail(P, "complex matrices are not supported: a complex weight has "
 		            "no order (convert the matrix to real first)");
 	else
-		return fail(P, "unknown field '%.*s' (expected real, integer or pattern)",
-		            (int)len[2], w[2]);
+		return fail(P, "unknown field '%s' (expected real, integer or pattern)",
+		            token(P, w[2]));
 
 	if (word_is(w[3], len[3], "general"))
 		P->sym = S_GENERAL;
@@ -545,8 +546,8 @@ static int mm_banner(parser *P, const char *p)
 		return fail(P, "hermitian matrices are not supported (hermitian means "
 		            "complex values; a real one is 'symmetric')");
 	else
-		return fail(P, "unknown symmetry '%.*s' (expected general, symmetric or "
-		            "skew-symmetric)", (int)len[3], w[3]);
+		return fail(P, "unknown symmetry '%s' (expected general, symmetric or "
+		            "skew-symmetric)", token(P, w[3]));
 
 	if (P->field == F_PATTERN && P->array)
 		return fail(P, "'array pattern' is not a valid combination");
@@ -965,7 +966,7 @@ static void summarize(gio_graph *g)
 {
 	uint64_t edges = 0, npad = g->npad;
 	int neg = 0;
-	if (g->edge) {
+	if (!g->w) { /* edges_only: the list, possibly empty */
 		for (size_t k = 0; k < g->nedge; k++) {
 			edges += g->edge[k].u != g->edge[k].v;
 			neg |= g->edge[k].w < 0;
