@@ -55,6 +55,12 @@ expect_stderr negative-undirected 2 'directed' '$g -n 10 -d 10 --negative --undi
 if [ -x "$BIN/apsp-cpu" ]; then
 	expect_status negative-no-cycle 0 '$g -n 120 -d 10 --negative | $BIN/apsp-cpu >/dev/null'
 	expect_status pipeline 0 '$g -n 200 -d 15 | $BIN/apsp-cpu | $BIN/apsp-path 3 17'
+	if [ -x "$BIN/apsp-diff" ]; then
+		expect_true negative-paths-valid '$g -n 150 -d 8 --negative -B 16 -o $T/ng && $BIN/apsp-cpu $T/ng -o $T/nd &&
+			$BIN/apsp-diff -q --graph $T/ng $T/nd && $b2m $T/nd | awk "!/^%/ && NF==3 && \$3<0 {n++} END {exit !(n > 0)}"'
+		expect_true float-negative-paths-valid '$g -n 150 -d 8 --negative -t float32 -w 1:2 -o $T/fg && $BIN/apsp-cpu $T/fg -o $T/fd &&
+			$BIN/apsp-diff -q --graph $T/fg $T/fd'
+	fi
 else
 	skip negative-no-cycle "no apsp-cpu"
 	skip pipeline "no apsp-cpu"
