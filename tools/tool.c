@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -39,7 +40,9 @@ static FILE *out_file;
 static int out_committed;
 static int stdout_checked;       /* stdout flushed and closed, or not ours to check */
 
-/* Progress state. */
+/* Progress state, guarded by progress_lock: engines may report from any
+ * thread.  A thread that finds it taken skips its redraw. */
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 static int progress_drawn;       /* characters on the progress line now */
 static double progress_last;     /* time of the last redraw, or of the start */
 
@@ -451,13 +454,16 @@ static double now(void)
 void tool_progress(const char *what, uint64_t done, uint64_t total)
 {
 	static int enabled = -1;
+	if (enabled == 0 || pthread_mutex_trylock(&progress_lock) != 0)
+		return;
 	if (enabled < 0)
 		enabled = progress_on();
-	if (!enabled)
-		return;
 	double t = now();
-	if (t - progress_last < 0.2) /* also: nothing in the first 0.2 s of the run */
+	/* At most 5 redraws a second, and nothing in the first 0.2 s of the run. */
+	if (!enabled || t - progress_last < 0.2) {
+		pthread_mutex_unlock(&progress_lock);
 		return;
+	}
 	progress_last = t;
 	char line[160];
 	int len;
@@ -476,16 +482,20 @@ void tool_progress(const char *what, uint64_t done, uint64_t total)
 		fprintf(stderr, "\r%s", line);
 	fflush(stderr);
 	progress_drawn = len;
+	pthread_mutex_unlock(&progress_lock);
 }
 
 void tool_progress_end(void)
 {
+	if (pthread_mutex_trylock(&progress_lock) != 0)
+		return;
 	if (progress_drawn) {
 		fprintf(stderr, "\r%*s\r", progress_drawn, "");
 		fflush(stderr);
 		progress_drawn = 0;
 	}
 	progress_last = now();
+	pthread_mutex_unlock(&progress_lock);
 }
 
 /* ---- the rest ---- */
