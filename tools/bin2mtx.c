@@ -30,7 +30,9 @@ static void usage(FILE *f)
 	      "                  (default: distances if present, else weights)\n"
 	      "\n", f);
 	tool_common_help(f, 0);
-	fputs("  -f, --force         write --npy data even to a terminal\n", f);
+	fputs("  -f, --force         write --npy data even to a terminal\n"
+	      "\nExit status: 0 success, 2 trouble (usage, input, output),\n"
+	      "3 the stream records a negative cycle.\n", f);
 }
 
 /* ---- number formatting: each returns the bytes written ---- */

@@ -17,6 +17,7 @@
 #define GOLDEN 0x9e3779b97f4a7c15ull
 #define CHUNK_BYTES (16u << 20) /* raw bytes generated per st_write() */
 #define MAX_BYTES ((uint64_t)1 << 48) /* refuse matrices beyond 256 TiB */
+#define MAX_N ((uint64_t)1 << 23)        /* so 4 n^2 <= MAX_BYTES */
 
 static void usage(FILE *f)
 {
@@ -25,7 +26,7 @@ static void usage(FILE *f)
 	        "Write a random graph on N vertices as a binary matrix stream: each ordered\n"
 	        "pair i != j is an edge with probability DENSITY percent.\n"
 	        "\n"
-	        "  -n, --vertices N     number of vertices (1..%llu)\n"
+	        "  -n, --vertices N     number of vertices (1..%llu: at most 256 TiB stored)\n"
 	        "  -d, --density PCT    edge probability in percent (0..100)\n"
 	        "  -w, --weights MIN:MAX  edge weights uniform in [MIN, MAX] (default 1:100)\n"
 	        "  -s, --seed S         random seed (default 1); same seed, same bytes\n"
@@ -34,9 +35,11 @@ static void usage(FILE *f)
 	        "      --undirected     edge (i,j) implies (j,i) with the same weight\n"
 	        "      --negative[=P]   add p[u] - p[v] to every edge u->v, p[v] uniform\n"
 	        "                       in [0, P] (default P = MAX): negative edges, no\n"
-	        "                       negative cycle (directed graphs only)\n",
-	        (unsigned long long)ST_MAX_N);
+	        "                       negative cycle (directed graphs only)\n"
+	        "\n",
+	        (unsigned long long)MAX_N);
 	tool_common_help(f, 1);
+	fputs("\nExit status: 0 success, 2 trouble (usage, output).\n", f);
 }
 
 /* The splitmix64 output function: a bijection that mixes all bits. */
@@ -255,7 +258,7 @@ int main(int argc, char **argv)
 		tool_usage_error("-n and -d are required");
 
 	/* Check everything before a byte is written. */
-	g.n = (uint64_t)tool_parse_ll("-n", n_arg, 1, (long long)ST_MAX_N);
+	g.n = (uint64_t)tool_parse_ll("-n", n_arg, 1, (long long)MAX_N);
 	g.npad = (g.n + pad - 1) / pad * pad;
 	if (g.npad > ST_MAX_N || g.npad > MAX_BYTES / 4 / g.npad)
 		tool_usage_error("-n: %llu vertices padded to %llu make a matrix too large to write",
