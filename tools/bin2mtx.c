@@ -362,6 +362,8 @@ int main(int argc, char **argv)
 	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
 	int threads = tool_threads();
 
+	if (strcmp(path, "-") == 0 && isatty(STDIN_FILENO))
+		tool_usage_error("refusing to read binary data from a terminal; give a FILE or a pipe");
 	int fd = tool_open_input(path);
 	st_header h;
 	st_error err;
