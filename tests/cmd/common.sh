@@ -46,8 +46,9 @@ expect_status o-no-file-on-failure 2 '$b -o $T/absent $T/trunc'
 expect_true o-absent '[ ! -e $T/absent ]'
 # Killed halfway: the target is untouched and the temporary file is gone.
 expect_true o-killed 'mkdir $T/k && echo precious >$T/k/g && { $g -n 6000 -d 50 -z 9 -T 1 -o $T/k/g & p=$!; } &&
-	sleep 0.5 && [ -n "$(ls -A $T/k | grep -v "^g$")" ] && kill -TERM $p; wait $p;
-	[ "$(cat $T/k/g)" = precious ] && [ "$(ls -A $T/k)" = g ]'
+	i=0; while [ $i -lt 100 ] && [ -z "$(ls -A $T/k | grep -v "^g$")" ]; do sleep 0.1; i=$((i + 1)); done;
+	ls -A $T/k | grep -q "^\.g\." ; seen=$?; kill -TERM $p; wait $p;
+	[ $seen -eq 0 ] && [ "$(cat $T/k/g)" = precious ] && [ "$(ls -A $T/k)" = g ]'
 expect_true o-replaces 'echo old >$T/r && $g -n 20 -d 30 -o $T/r && $b $T/r >/dev/null'
 expect_true o-keeps-mode 'echo old >$T/m && chmod 640 $T/m && $g -n 5 -d 30 -o $T/m && [ "$(stat -c %a $T/m)" = 640 ]'
 expect_true o-no-temp-left '[ -z "$(ls -A $T | grep "^\.")" ]'
