@@ -133,3 +133,17 @@ clean:
 
 .PHONY: all demo check test bench datasets fuzz install uninstall clean
 .SECONDARY:
+
+# Fuzz targets replayed without libFuzzer on their seed corpora and on
+# tests/data/fuzz-regress (tests/cmd/fuzz-regress.sh), in every build, with
+# the sanitizers under SANITIZE=1.  The library's allocations go through the
+# targets' capped wrappers (tests/fuzz/fuzz.h).
+FUZZ_SRC    := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=build/fuzz-replay/%)
+FUZZ_WRAP   := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
+
+build/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) build/libapsp.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) $(LDFLAGS) $(FUZZ_WRAP) -o $@ $< tests/fuzz/replay.c build/libapsp.a $(LDLIBS)
+
+check test: $(FUZZ_REPLAY)

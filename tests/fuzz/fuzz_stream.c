@@ -1,0 +1,156 @@
+/* fuzz_stream.c - the stream reader on arbitrary bytes: header, blocks,
+ * markers, through every way of reading (whole stream, whole matrices, rows,
+ * skips), with one or two threads.  Whatever the bytes, it must not crash,
+ * hang or leak, and every refusal must come with a message.  Where both
+ * st_read_all and the matrix-by-matrix reader accept a matrix, they must
+ * return the same bytes.
+ *
+ * Checksums would stop a fuzzer at the first changed byte, so each input is
+ * read twice: as it is (the checksums must catch the damage), and with its
+ * header CRC and block CRCs recomputed (the reader's checks of sizes,
+ * methods, markers and the inflater must catch it). */
+#include <zlib.h>
+
+#include "fuzz.h"
+
+static uint32_t get32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+
+/* Recompute the CRCs of the header and of every block that decodes, in
+ * place (layout: man/apspmat.5).  Blocks that do not decode keep theirs. */
+static void repair_crcs(uint8_t *d, size_t size)
+{
+	if (size < 64)
+		return;
+	uint64_t hlen = get32(d + 12);
+	if (hlen < 68 || hlen > size)
+		return;
+	put32(d + hlen - 4, (uint32_t)crc32(0, d, (uInt)(hlen - 4)));
+	static uint8_t raw[1 << 16], tmp[1 << 16];
+	for (uint64_t pos = hlen; pos + 16 <= size;) {
+		uint32_t nraw = get32(d + pos), stored = get32(d + pos + 4), method = get32(d + pos + 12);
+		if (nraw == 0 && stored == 0) { /* a marker */
+			pos += 16;
+			continue;
+		}
+		if (stored > size - pos - 16)
+			return;
+		const uint8_t *payload = d + pos + 16;
+		int ok = 0;
+		if (method == 0 && stored == nraw) {
+			put32(d + pos + 8, (uint32_t)crc32(0, payload, stored));
+		} else if ((method == 1 || method == 2) && nraw <= sizeof raw) {
+			z_stream z;
+			memset(&z, 0, sizeof z);
+			if (inflateInit2(&z, -15) == Z_OK) {
+				z.next_in = (Bytef *)payload;
+				z.avail_in = stored;
+				z.next_out = method == 2 ? tmp : raw;
+				z.avail_out = nraw;
+				ok = inflate(&z, Z_FINISH) == Z_STREAM_END && z.avail_out == 0;
+				inflateEnd(&z);
+			}
+			if (ok && method == 2) {
+				size_t n4 = nraw / 4;
+				for (size_t i = 0; i < n4; i++)
+					for (int b = 0; b < 4; b++)
+						raw[4 * i + b] = tmp[b * n4 + i];
+				memcpy(raw + 4 * n4, tmp + 4 * n4, nraw - 4 * n4);
+			}
+			if (ok)
+				put32(d + pos + 8, (uint32_t)crc32(0, raw, nraw));
+		}
+		pos += 16 + (uint64_t)stored;
+	}
+}
+
+static void read_stream(const uint8_t *data, size_t size)
+{
+	int threads = 1 + (size & 1);
+	st_error err = {{0}};
+	st_matrices all;
+
+	/* The whole stream at once. */
+	int fd = fuzz_fd(data, size);
+	int all_ok = st_read_all(fd, "fuzz", threads, &all, &err) == 0;
+	if (!all_ok)
+		fuzz_check_message("st_read_all", &err);
+	close(fd);
+
+	/* Matrix by matrix, each read whole, by rows or skipped. */
+	fd = fuzz_fd(data, size);
+	st_header h;
+	err.msg[0] = '\0';
+	st_reader *r = st_reader_open(fd, "fuzz", &h, threads, &err);
+	if (!r) {
+		fuzz_check_message("st_reader_open", &err);
+		FUZZ_ASSERT(!all_ok);
+		close(fd);
+		if (all_ok)
+			st_matrices_free(&all);
+		return;
+	}
+	uint64_t bytes = st_matrix_bytes(&h), npad = h.npad;
+	int ok = 1, k = 0;
+	void *m = bytes <= FUZZ_ALLOC_MAX ? malloc(bytes ? bytes : 1) : NULL;
+	for (uint32_t bit; ok && (bit = st_next_matrix(r)); k++) {
+		int mode = m ? (int)((size >> (2 * k)) % 3) : 2;
+		const void *want = !all_ok ? NULL : bit == ST_WEIGHTS ? all.weights
+		                 : bit == ST_DIST ? all.dist : all.pred;
+		err.msg[0] = '\0';
+		if (mode == 0) {
+			ok = st_read_matrix(r, m, &err) == 0;
+			if (ok && want)
+				FUZZ_ASSERT(memcmp(m, want, bytes) == 0);
+		} else if (mode == 1) {
+			uint64_t rows[3] = {0, npad / 2, npad ? npad - 1 : 0};
+			size_t nrows = npad ? 3 : 0;
+			if (npad < 3)
+				nrows = npad;
+			ok = st_read_rows(r, rows, nrows, m, &err) == 0;
+			if (ok && want)
+				for (size_t i = 0; i < nrows; i++)
+					FUZZ_ASSERT(memcmp((char *)m + i * npad * 4,
+					                   (const char *)want + rows[i] * npad * 4,
+					                   npad * 4) == 0);
+		} else {
+			ok = st_skip_matrix(r, &err) == 0;
+		}
+		if (!ok)
+			fuzz_check_message("reading a matrix", &err);
+	}
+	err.msg[0] = '\0';
+	int closed = st_reader_close(r, &err) == 0;
+	if (!closed)
+		fuzz_check_message("st_reader_close", &err);
+	/* Accepted whole, the stream is accepted piecewise (a skip checks less,
+	 * so the converse need not hold). */
+	if (all_ok && m)
+		FUZZ_ASSERT(ok && closed);
+	free(m);
+	st_header_free(&h);
+	close(fd);
+	if (all_ok)
+		st_matrices_free(&all);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	read_stream(data, size);
+	uint8_t *copy = malloc(size ? size : 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	repair_crcs(copy, size);
+	if (memcmp(copy, data, size) != 0)
+		read_stream(copy, size);
+	free(copy);
+	return 0;
+}
