@@ -736,6 +736,46 @@ static void test_provenance(void)
 	CHECKF(h.provenance == NULL, "header_free clears provenance");
 }
 
+/* The writer picks the byte layout per block: plain for a weight matrix
+ * that is mostly INF, shuffled for distances (small numbers). */
+static void test_methods(void)
+{
+	st_header h;
+	st_error err;
+	size_t len;
+
+	st_header_init(&h, 512, 1, ST_INT32);
+	h.matrices = ST_WEIGHTS | ST_DIST;
+	h.block = 65536;
+	uint64_t nn = h.npad * h.npad;
+	int32_t *wt = malloc(nn * 4), *d = malloc(nn * 4);
+	for (uint64_t k = 0; k < nn; k++) {
+		uint32_t r = rnd();
+		wt[k] = k % (h.npad + 1) == 0 ? 0 : r % 100 < 15 ? (int32_t)(1 + r / 100 % 100) : ST_INF_I32;
+		d[k] = k % (h.npad + 1) == 0 ? 0 : (int32_t)(3 + r % 5);
+	}
+	struct mats x = {{wt, d, NULL}};
+	unsigned char *b = write_stream(&h, &x, 1, 2, 0, &len, &err);
+	size_t hl = b[12] | b[13] << 8, p = hl, nblk = nn * 4 / h.block;
+	int plain = 0, shuffled = 0;
+	for (size_t k = 0; k < 2 * nblk; k++) {
+		uint32_t stored = b[p + 4] | b[p + 5] << 8 | b[p + 6] << 16 | (uint32_t)b[p + 7] << 24;
+		uint32_t method = b[p + 12];
+		if (k < nblk)
+			plain += method == 1;
+		else
+			shuffled += method == 2;
+		p += 16 + stored + (k == nblk - 1 ? 16 : 0); /* end-of-matrix marker */
+	}
+	CHECKF(plain == (int)nblk && shuffled == (int)nblk,
+	       "layout per block: %d of %zu weight blocks plain, %d of %zu distance blocks shuffled",
+	       plain, nblk, shuffled, nblk);
+	CHECKF(read_equal(b, len, &h, &x, 2, &err), "plain and shuffled blocks read back");
+	free(b);
+	free(wt);
+	free(d);
+}
+
 static void test_header_basics(void)
 {
 	st_header h;
@@ -756,6 +796,7 @@ int main(void)
 	test_header_basics();
 	test_round_trips();
 	test_chunked_writes();
+	test_methods();
 	test_threads();
 	test_rows();
 	test_provenance();
