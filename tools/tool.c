@@ -332,7 +332,12 @@ int tool_output_open(int binary)
 		refuse_terminal(out_fd, binary);
 		return out_fd;
 	}
-	/* A regular file (or none yet): a temporary file beside it. */
+	/* A regular file (or none yet): a temporary file beside it.  Through a
+	 * symbolic link, beside the file it names, so the link stays a link. */
+	struct stat lst;
+	static char resolved[PATH_MAX];
+	if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, resolved))
+		path = resolved;
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
 	const char *base = slash ? slash + 1 : path;

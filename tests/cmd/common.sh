@@ -51,6 +51,8 @@ expect_true o-killed 'mkdir $T/k && echo precious >$T/k/g && { $g -n 6000 -d 50 
 	[ $seen -eq 0 ] && [ "$(cat $T/k/g)" = precious ] && [ "$(ls -A $T/k)" = g ]'
 expect_true o-replaces 'echo old >$T/r && $g -n 20 -d 30 -o $T/r && $b $T/r >/dev/null'
 expect_true o-keeps-mode 'echo old >$T/m && chmod 640 $T/m && $g -n 5 -d 30 -o $T/m && [ "$(stat -c %a $T/m)" = 640 ]'
+expect_true o-through-symlink 'mkdir $T/l && echo old >$T/l/real && ln -s real $T/l/link && $g -n 5 -d 30 -o $T/l/link &&
+	[ -L $T/l/link ] && $b $T/l/real >/dev/null && [ "$(ls -A $T/l | tr "\n" " ")" = "link real " ]'
 expect_true o-no-temp-left '[ -z "$(ls -A $T | grep "^\.")" ]'
 expect_stderr o-directory 2 'Is a directory' '$g -n 5 -d 30 -o $T'
 expect_stderr o-no-dir 2 'No such file or directory' '$g -n 5 -d 30 -o $T/none/x'
