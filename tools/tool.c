@@ -330,6 +330,7 @@ int tool_output_open(int binary)
 		if (out_fd < 0)
 			tool_die("%s:", path);
 		refuse_terminal(out_fd, binary);
+		target_path = (char *)path;
 		return out_fd;
 	}
 	/* A regular file (or none yet): a temporary file beside it.  Through a
@@ -414,7 +415,7 @@ void tool_output_commit(void)
 		if (e == EPIPE)
 			quiet_pipe_exit();
 		errno = e;
-		tool_die("write error: %s:", name);
+		tool_die("%s: write error:", name);
 	}
 	if (tmp_path[0]) {
 		if (rename(tmp_path, target_path) != 0)
