@@ -94,6 +94,10 @@ int main(int argc, char **argv)
 	const int threads = tool_threads();
 	double t0 = seconds();
 
+	struct init_job job = {.device = o.device};
+	pthread_t init_thread;
+	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
+		tool_die("cannot start a thread:");
 	int fd = tool_open_input(input);
 	int out = tool_output_open(1);
 	st_error err;
@@ -109,10 +113,6 @@ int main(int argc, char **argv)
 	o.type = (int)in.type;
 	const uint64_t n = in.n;
 
-	struct init_job job = {.device = o.device};
-	pthread_t init_thread;
-	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
-		tool_die("cannot start a thread:");
 	/* Without padding the weights are read straight into the distance
 	 * matrix, which sv_prepare() then fills in place. */
 	const size_t mbytes = n * n * 4 + 4;
