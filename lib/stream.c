@@ -2,10 +2,11 @@
  * independently deflated blocks with sizes and a CRC32, then markers.
  *
  * The byte layout is in man/apspmat.5.  Blocks are compressed and inflated on
- * many threads a batch at a time; the batch is written or read in order on
- * the calling thread, so the bytes never depend on the thread count and the
- * memory held is a few blocks per thread.  Nothing here seeks, prints or
- * exits.
+ * many threads as an ordered pipeline: each thread takes the next block,
+ * compresses it (or reads its stored bytes when its turn comes), and waits
+ * its turn to write it (or inflates it while the others read on).  So I/O
+ * overlaps the codec, the bytes never depend on the thread count, and each
+ * thread holds a block or two.  Nothing here seeks, prints or exits.
  */
 #include "stream.h"
 
@@ -28,9 +29,10 @@ static const unsigned char st_magic[8] = {0x89, 'A', 'P', 'M', '\r', '\n', 0x1a,
 #define BLK_HDR 16                /* raw, stored, crc, method */
 #define TAG_EOM 0x4d444e45u       /* "ENDM": end of one matrix */
 #define TAG_EOS 0x53444e45u       /* "ENDS": end of the stream */
-#define BATCH_PER_THREAD 4        /* blocks per thread per batch */
+/* A writer given less than a block at a time stages whole blocks: */
+#define BATCH_PER_THREAD 4        /* blocks per thread */
 #define BATCH_MAX_BYTES (256u << 20)
-#define BATCH_MIN_BYTES (4u << 20) /* small blocks: more of them per batch */
+#define BATCH_MIN_BYTES (4u << 20) /* small blocks: more of them */
 #define BATCH_MAX_BLOCKS 4096
 #define PARALLEL_MIN_BYTES (64u << 10) /* less is not worth waking threads */
 #define SAMPLE_BYTES (32u << 10)       /* tried shuffled and plain per block */
@@ -583,9 +585,10 @@ static size_t deflate_into(z_stream *z, const unsigned char *in, size_t len,
  * better plain, because there a run of INF is one long repeat, while the
  * shuffle repeats the edge pattern in each of four byte planes.  So both are
  * tried on a sample at the head of the block, and the smaller wins: about
- * 6% more work, and still a function of the data alone.  At level 1 the
- * shuffled planes are deflated with Z_RLE, which is as fast as level 1 and
- * smaller on these matrices (bench/stream.md). */
+ * 6% more work, and still a function of the data alone.  Shuffled planes
+ * are deflated with Z_RLE at every level: on these matrices it was both
+ * faster and smaller than zlib's match search at levels 1, 3 and 6
+ * (bench/stream.md), so the level only matters for plain blocks. */
 static int compress_block(st_writer *w, struct worker *wk, const unsigned char *p,
                           uint32_t raw, struct wblk *b)
 {
@@ -601,8 +604,7 @@ static int compress_block(st_writer *w, struct worker *wk, const unsigned char *
 	if (!wk->zinit) {
 		memset(&wk->z, 0, sizeof wk->z);
 		memset(&wk->zp, 0, sizeof wk->zp);
-		if (deflateInit2(&wk->z, w->level, Z_DEFLATED, -15, 8,
-		                 w->level == 1 ? Z_RLE : Z_DEFAULT_STRATEGY) != Z_OK)
+		if (deflateInit2(&wk->z, w->level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK)
 			return -1;
 		if (deflateInit2(&wk->zp, w->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 			deflateEnd(&wk->z);
