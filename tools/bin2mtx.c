@@ -384,6 +384,13 @@ int main(int argc, char **argv)
 		tool_die("%s: the stream holds no %s", name, matrix_name(want));
 	}
 
+	/* Refuse what cannot fit before allocating it (a hostile header). */
+	double need = (double)st_matrix_bytes(&h);
+	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	if (have > 0 && need > have)
+		tool_die("%s: a %llu x %llu matrix needs %.1f GiB of memory, this machine has %.1f GiB",
+		         name, (unsigned long long)h.npad, (unsigned long long)h.npad,
+		         need / 1073741824.0, have / 1073741824.0);
 	void *m = malloc(st_matrix_bytes(&h) ? st_matrix_bytes(&h) : 1);
 	if (!m)
 		tool_die("%s: %llu x %llu matrix:", name, (unsigned long long)h.npad,
