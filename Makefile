@@ -147,3 +147,9 @@ build/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fu
 	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) $(LDFLAGS) $(FUZZ_WRAP) -o $@ $< tests/fuzz/replay.c build/libapsp.a $(LDLIBS)
 
 check test: $(FUZZ_REPLAY)
+
+# SANITIZE=1: apsp-gpu's C objects carry the sanitizers; nvcc links it, so
+# name their runtimes (first, as ASan wants).
+ifeq ($(SANITIZE),1)
+bin/apsp-gpu: NVCCFLAGS += -Xlinker -lasan -Xlinker -lubsan
+endif
