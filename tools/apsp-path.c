@@ -203,14 +203,23 @@ int main(int argc, char **argv)
 	st_reader *r = st_reader_open(fd, name, &h, threads, &err);
 	if (!r)
 		tool_die_st(NULL, &err);
-	if (h.flags & ST_NEGCYCLE)
+	/* Free the reader before these deaths: clean under LeakSanitizer. */
+	if (h.flags & ST_NEGCYCLE) {
+		long long v = (long long)h.cycle_vertex + (long long)base;
+		st_reader_free(r);
+		st_header_free(&h);
 		tool_die_status(EXIT_NEGCYCLE,
 		                "%s: the graph has a negative cycle through vertex %lld: no shortest paths",
-		                name, (long long)h.cycle_vertex + (long long)base);
-	if (!(h.matrices & ST_DIST))
-		tool_die("%s: the stream holds no distances (run apsp-cpu or apsp-gpu first)", name);
-	if (!(h.matrices & ST_PRED))
+		                name, v);
+	}
+	if (!(h.matrices & ST_DIST) || !(h.matrices & ST_PRED)) {
+		int nodist = !(h.matrices & ST_DIST);
+		st_reader_free(r);
+		st_header_free(&h);
+		if (nodist)
+			tool_die("%s: the stream holds no distances (run apsp-cpu or apsp-gpu first)", name);
 		tool_die("%s: the stream holds no predecessors (computed with --no-paths?)", name);
+	}
 
 	uint64_t n = h.n;
 	if (from) {
