@@ -39,7 +39,7 @@ CUDA_LIBDIR ?= $(dir $(NVCC))../lib64
 LIB_SRC   := $(wildcard lib/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
 TOOL_OBJ  := build/tools/tool.o
-TOOL_SRC  := $(filter-out tools/tool.c tools/apsp-gpu.c,$(wildcard tools/*.c))
+TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/apsp-gpu.c,$(wildcard tools/*.c))
 TOOLS     := $(TOOL_SRC:tools/%.c=bin/%)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
@@ -69,6 +69,9 @@ build/%.o: %.c $(wildcard lib/*.h tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# The two engines share the reading and negative-cycle handling.
+bin/apsp-cpu: build/tools/engine.o
+
 build/tools/mtx2bin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
 bin/mtx2bin: LDLIBS += $(ARCHIVE_LIBS)
 
@@ -81,7 +84,7 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-bin/apsp-gpu: build/tools/apsp-gpu.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
+bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine.h"
 #include "fw_gpu.h"
 #include "solve.h"
 #include "stream.h"
@@ -98,40 +99,26 @@ int main(int argc, char **argv)
 	pthread_t init_thread;
 	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
 		tool_die("cannot start a thread:");
-	int fd = tool_open_input(input);
 	int out = tool_output_open(1);
-	st_error err;
 	st_header in;
-	st_reader *r = st_reader_open(fd, input, &in, threads, &err);
-	if (!r)
-		tool_die_st(input, &err);
-	if (in.flags & ST_NEGCYCLE)
-		tool_die_status(EXIT_NEGCYCLE, "%s: input records a negative cycle through vertex %lld",
-		                input, (long long)in.cycle_vertex);
-	if (st_next_matrix(r) != ST_WEIGHTS)
-		tool_die("%s: stream has no edge weights (is it already a result?)", input);
+	st_reader *r = engine_open(input, threads, &in);
 	o.type = (int)in.type;
 	const uint64_t n = in.n;
-
 	/* Without padding the weights are read straight into the distance
 	 * matrix, which sv_prepare() then fills in place. */
-	const size_t mbytes = n * n * 4 + 4;
-	void *dist = malloc(mbytes);
-	void *weights = in.npad == n ? dist : malloc(st_matrix_bytes(&in) + 4);
-	int32_t *pred = o.paths ? malloc(mbytes) : NULL;
+	const int in_place = in.npad == n;
+	const double mat = 4.0 * (double)n * (double)n;
+	engine_check_memory(input, &in, (double)st_matrix_bytes(&in) * !in_place + mat * (1 + o.paths));
+	void *dist = malloc((size_t)mat + 4);
+	void *weights = in_place ? dist : malloc(st_matrix_bytes(&in) + 4);
+	int32_t *pred = o.paths ? malloc((size_t)mat + 4) : NULL;
 	if (!dist || !weights || (o.paths && !pred))
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)in.npad, (unsigned long long)in.npad,
 		         st_matrix_bytes(&in) / 1048576.0);
-	if (st_read_matrix(r, weights, &err) < 0)
-		tool_die_st(input, &err);
-	while (st_next_matrix(r))
-		if (st_skip_matrix(r, &err) < 0)
-			tool_die_st(input, &err);
-	if (st_reader_close(r, &err) < 0)
-		tool_die_st(input, &err);
-
+	engine_read_weights(r, input, weights);
 	double t_read = seconds();
+	st_error err;
 	sv_plan plan;
 	int rc = sv_prepare(&in, weights, dist, NULL, threads, &plan, &err);
 	if (weights != dist)
@@ -143,16 +130,8 @@ int main(int argc, char **argv)
 	if (sv_result_header(&in, o.paths, &h, &err) < 0)
 		tool_die_st("result", &err);
 	tool_add_provenance(&h);
-	if (rc == 1) {
-		h.matrices = 0;
-		h.flags |= ST_NEGCYCLE;
-		h.cycle_vertex = plan.cycle_vertex;
-		if (st_write_all(out, &h, NULL, NULL, NULL, tool_opts.level, threads, &err) < 0)
-			tool_die_st("write", &err);
-		tool_output_commit();
-		tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld",
-		                (long long)plan.cycle_vertex);
-	}
+	if (rc == 1)
+		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
 
 	double t_prep = seconds();
 	pthread_join(init_thread, NULL);

@@ -1,0 +1,50 @@
+/* engine.c - see engine.h. */
+#include <unistd.h>
+
+#include "engine.h"
+#include "tool.h"
+
+st_reader *engine_open(const char *name, int threads, st_header *h)
+{
+	st_error err;
+	int fd = tool_open_input(name);
+	st_reader *r = st_reader_open(fd, name, h, threads, &err);
+	if (!r)
+		tool_die_st(NULL, &err);
+	if (h->flags & ST_NEGCYCLE)
+		tool_die_status(EXIT_NEGCYCLE, "%s: input records a negative cycle through vertex %lld",
+		                name, (long long)h->cycle_vertex);
+	if (!(h->matrices & ST_WEIGHTS))
+		tool_die("%s: the stream holds no edge weights (is it already a result?)", name);
+	return r;
+}
+
+void engine_check_memory(const char *name, const st_header *h, double bytes)
+{
+	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	if (have > 0 && bytes > have)
+		tool_die("%s: n = %llu needs %.1f GiB of memory, this machine has %.1f GiB", name,
+		         (unsigned long long)h->n, bytes / 1073741824.0, have / 1073741824.0);
+}
+
+void engine_read_weights(st_reader *r, const char *name, void *dst)
+{
+	st_error err;
+	for (uint32_t next; (next = st_next_matrix(r));)
+		if ((next == ST_WEIGHTS ? st_read_matrix(r, dst, &err) : st_skip_matrix(r, &err)) < 0)
+			tool_die_st(NULL, &err);
+	if (st_reader_close(r, &err) < 0)
+		tool_die_st(NULL, &err);
+}
+
+_Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int threads)
+{
+	st_error err;
+	result->matrices = 0;
+	result->flags |= ST_NEGCYCLE;
+	result->cycle_vertex = v;
+	if (st_write_all(out, result, NULL, NULL, NULL, tool_opts.level, threads, &err) < 0)
+		tool_die_st("write", &err);
+	tool_output_commit();
+	tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld", (long long)v);
+}

@@ -1,0 +1,25 @@
+/* engine.h - what the two engines, apsp-cpu and apsp-gpu, share around their
+ * solvers: opening the graph stream, refusing what cannot fit in memory before
+ * allocating, reading the weights, and the result of a negative cycle. */
+#ifndef APSP_ENGINE_H
+#define APSP_ENGINE_H
+
+#include "stream.h"
+
+/* Open the graph stream name ("-" = stdin) and read its header into h.  Dies
+ * (exit 3) when the stream records a negative cycle, (exit 2) when it holds
+ * no weights. */
+st_reader *engine_open(const char *name, int threads, st_header *h);
+
+/* Die (exit 2), before anything is allocated, when bytes exceed physical memory. */
+void engine_check_memory(const char *name, const st_header *h, double bytes);
+
+/* Read the weight matrix into dst (st_matrix_bytes(h) bytes), skip the rest
+ * of the stream and close it.  Dies on any error. */
+void engine_read_weights(st_reader *r, const char *name, void *dst);
+
+/* Write a result with no matrices whose header records the negative cycle
+ * through vertex v (so a tool downstream can say why), then exit 3. */
+_Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int threads);
+
+#endif
