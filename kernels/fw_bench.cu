@@ -100,8 +100,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	char err[512];
 	std::vector<double> ms;
 	for (int r = 0; r < reps + 1; r++) {
-		d = w;
-		if (fwg_solve(&o, n, d.data(), paths ? p.data() : nullptr, &t, err, sizeof err) < 0) {
+		if (fwg_solve(&o, n, w.data(), d.data(), paths ? p.data() : nullptr, &t, err, sizeof err) < 0) {
 			fprintf(stderr, "fw-kernel-bench: %s\n", err);
 			return 2;
 		}

@@ -849,8 +849,8 @@ extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths)
 	return npad * npad * 4 * (paths ? 2 : 1) + 2 * (uint64_t)block * npad * 4;
 }
 
-extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32_t *pred,
-                         struct fwg_timing *t, char *errbuf, size_t errlen)
+extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dist,
+                         int32_t *pred, struct fwg_timing *t, char *errbuf, size_t errlen)
 {
 	Err e{errbuf, errlen};
 	memset(t, 0, sizeof *t);
@@ -864,7 +864,7 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32
 		return fail(e, "%llu vertices is more than this engine handles", (unsigned long long)n);
 	const bool is_int = o->type == ST_INT32;
 	const bool paths = o->paths != 0;
-	const bool packed = paths && is_int && packable((const int32_t *)dist, n);
+	const bool packed = paths && is_int && packable((const int32_t *)graph, n);
 	t->packed = packed;
 
 	CUDA_TRY(cudaSetDevice(o->device));
@@ -892,7 +892,7 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32
 	CUDA_TRY(cudaMalloc(&db.rowP, pbytes));
 
 	CUDA_TRY(cudaEventRecord(db.ev[0], db.s));
-	if (copy_rows(e, true, dist, db.d, n, npad, db.s))
+	if (copy_rows(e, true, const_cast<void *>(graph), db.d, n, npad, db.s))
 		return -1;
 	const size_t count = (size_t)npad * npad;
 	const unsigned grid = (unsigned)((count + 255) / 256);

@@ -42,10 +42,11 @@ int fwg_init(int device, char *err, size_t errlen);
 /* Device memory the engine needs for n vertices, in bytes. */
 uint64_t fwg_memory_needed(uint64_t n, int block, int paths);
 
-/* Solve in place: dist (n x n) in, distances out; pred (n x n, may be NULL
- * unless o->paths) receives the predecessor matrix.  0 or -1. */
-int fwg_solve(const struct fwg_opts *o, uint64_t n, void *dist, int32_t *pred,
-              struct fwg_timing *t, char *err, size_t errlen);
+/* Solve: graph (n x n) in, distances out into dist (which may be graph
+ * itself); pred (n x n, may be NULL unless o->paths) receives the
+ * predecessor matrix.  0 or -1. */
+int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dist,
+              int32_t *pred, struct fwg_timing *t, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "fw.h"
 #include "fw_gpu.h"
 #include "solve.h"
 #include "stream.h"
@@ -104,15 +105,17 @@ int main(int argc, char **argv)
 	st_reader *r = engine_open(input, threads, &in);
 	o.type = (int)in.type;
 	const uint64_t n = in.n;
-	/* Without padding the weights are read straight into the distance
-	 * matrix, which sv_prepare() then fills in place. */
+	/* Without padding the weights are read straight into the matrix that
+	 * sv_prepare() fills in place.  With paths, the results come back into
+	 * a second matrix: the repair of predecessor chains needs the graph. */
 	const int in_place = in.npad == n;
 	const double mat = 4.0 * (double)n * (double)n;
-	engine_check_memory(input, &in, (double)st_matrix_bytes(&in) * !in_place + mat * (1 + o.paths));
-	void *dist = malloc((size_t)mat + 4);
-	void *weights = in_place ? dist : malloc(st_matrix_bytes(&in) + 4);
+	engine_check_memory(input, &in, (double)st_matrix_bytes(&in) * !in_place + mat * (1 + 2 * o.paths));
+	void *graph = malloc((size_t)mat + 4);
+	void *weights = in_place ? graph : malloc(st_matrix_bytes(&in) + 4);
+	void *dist = o.paths ? malloc((size_t)mat + 4) : graph;
 	int32_t *pred = o.paths ? malloc((size_t)mat + 4) : NULL;
-	if (!dist || !weights || (o.paths && !pred))
+	if (!graph || !weights || !dist || (o.paths && !pred))
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)in.npad, (unsigned long long)in.npad,
 		         st_matrix_bytes(&in) / 1048576.0);
@@ -120,8 +123,8 @@ int main(int argc, char **argv)
 	double t_read = seconds();
 	st_error err;
 	sv_plan plan;
-	int rc = sv_prepare(&in, weights, dist, NULL, threads, &plan, &err);
-	if (weights != dist)
+	int rc = sv_prepare(&in, weights, graph, NULL, threads, &plan, &err);
+	if (weights != graph)
 		free(weights);
 	if (rc < 0)
 		tool_die_st(input, &err);
@@ -140,8 +143,11 @@ int main(int argc, char **argv)
 	double t1 = seconds();
 	struct fwg_timing t;
 	char msg[512];
-	if (fwg_solve(&o, n, dist, pred, &t, msg, sizeof msg) < 0)
+	if (fwg_solve(&o, n, graph, dist, pred, &t, msg, sizeof msg) < 0)
 		tool_die("%s", msg);
+	int64_t repaired = 0;
+	if (o.paths && (repaired = fw_repair_paths(in.type, n, graph, n, dist, pred, threads)) < 0)
+		tool_die("out of memory checking the predecessor chains");
 	double t2 = seconds();
 	sv_finish(&plan, dist, threads);
 	sv_plan_free(&plan);
@@ -153,16 +159,18 @@ int main(int argc, char **argv)
 	double relax = (double)n * n * n;
 	tool_info("%s: n %llu, B %d, %s%s, %s: kernels %.1f ms (%.3g relaxations/s), "
 	          "upload %.1f ms, download %.1f ms; read %.3f s, prepare %.3f s, device wait %.3f s, "
-	          "solve %.3f s, write %.3f s",
+	          "solve %.3f s (%lld predecessor chains re-attached), write %.3f s",
 	          t.device_name, (unsigned long long)n, o.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
 	          : t.packed ? "packed" : "plain", t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
-	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1, t3 - t2);
+	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1, (long long)repaired, t3 - t2);
 	st_header_free(&h);
 	st_header_free(&in);
-	free(dist);
+	if (dist != graph)
+		free(dist);
+	free(graph);
 	free(pred);
 	return EXIT_OK;
 }

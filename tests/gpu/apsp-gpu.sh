@@ -63,6 +63,17 @@ for n in 1 2 3 17 97 131 300; do
 	$g -n $n -d 3 -s $n -o "$T/g"
 	check "int32 sparse, disconnected n=$n" "$T/g" 0 -B 32
 done
+# Ties everywhere (zero-weight cycles, few distinct weights): the blocked
+# order may pick predecessors that point at each other; the chains that
+# come back must still all reach their sources.
+for s in 1 2 3 4 5 6; do
+	for B in 16 64; do
+		$g -n 97 -d 30 -s $s -w 0:9 -o "$T/g"
+		check "int32 ties, weights 0..9, seed $s, B=$B" "$T/g" 0 -B $B
+	done
+	$g -n 120 -d 30 -s $s -t float32 --negative -w 0:2 -o "$T/g"
+	check "float32 ties, seed $s" "$T/g" 1e-4 -B 32
+done
 $g -n 200 -d 20 -s 5 -w 0:0 -o "$T/g"
 check "int32 every weight 0" "$T/g" 0 -B 64
 $g -n 70 -d 10 -s 9 -B 32 -o "$T/g"
