@@ -525,6 +525,42 @@ static void test_damage(void)
 	st_header_free(&h);
 }
 
+/* A valid header followed by random bytes: refused with a message, never a
+ * crash (run under make SANITIZE=1 check to see it). */
+static void test_garbage(void)
+{
+	st_header h;
+	struct mats x;
+	st_error err;
+	size_t len;
+
+	st_header_init(&h, 20, 1, ST_INT32);
+	h.matrices = ST_DIST | ST_PRED;
+	h.block = 64;
+	make_all(&h, &x);
+	unsigned char *b = write_stream(&h, &x, 1, 1, 0, &len, &err);
+	size_t hl = b[12] | b[13] << 8;
+	unsigned char *c = malloc(hl + 8192);
+	int bad = 0;
+	for (int k = 0; k < 300; k++) {
+		size_t n = rnd() % 8192;
+		memcpy(c, b, hl);
+		for (size_t i = 0; i < n; i++)
+			c[hl + i] = (unsigned char)rnd();
+		if (k % 3 == 0 && n >= 16) { /* a plausible block header */
+			c[hl] = 64, c[hl + 1] = c[hl + 2] = c[hl + 3] = 0;
+			c[hl + 4] = (unsigned char)(rnd() % 64), c[hl + 5] = c[hl + 6] = c[hl + 7] = 0;
+			c[hl + 12] = (unsigned char)(rnd() % 3), c[hl + 13] = c[hl + 14] = c[hl + 15] = 0;
+		}
+		if (read_status(c, hl + n, &h, &x, &err) != 0 || strncmp(err.msg, "mem: ", 5))
+			bad++;
+	}
+	CHECKF(bad == 0, "300 streams of random bytes after a valid header are refused with a message (%d not)", bad);
+	free(c);
+	free(b);
+	free_all(&x);
+}
+
 /* Headers with a valid CRC but impossible fields are refused by name. */
 static void put32(unsigned char *p, uint32_t v) { p[0] = v; p[1] = v >> 8; p[2] = v >> 16; p[3] = v >> 24; }
 static void put64(unsigned char *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
@@ -801,6 +837,7 @@ int main(void)
 	test_rows();
 	test_provenance();
 	test_damage();
+	test_garbage();
 	test_bad_headers();
 	test_writer_errors();
 	test_pipe();
