@@ -678,6 +678,8 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 		if (writev_full(w->fd, iov, k) < 0)
 			__atomic_store_n(&job->werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
 	}
+	if (bad || job->nomem || job->werrno)
+		pool_halt(p);
 	pool_leave(p, j);
 }
 
