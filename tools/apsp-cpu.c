@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "fw.h"
 #include "solve.h"
 #include "stream.h"
@@ -95,39 +96,21 @@ int main(int argc, char **argv)
 	o.threads = threads;
 
 	double t0 = seconds();
-	int fd = tool_open_input(path);
 	int out = tool_output_open(1);
 	st_error err;
 	st_header in;
-	st_reader *r = st_reader_open(fd, name, &in, threads, &err);
-	if (!r)
-		tool_die_st(NULL, &err);
-	if (in.flags & ST_NEGCYCLE)
-		tool_die_status(EXIT_NEGCYCLE, "%s: input records a negative cycle through vertex %lld",
-		                name, (long long)in.cycle_vertex);
-	if (!(in.matrices & ST_WEIGHTS))
-		tool_die("%s: the stream holds no edge weights (is it already a result?)", name);
+	st_reader *r = engine_open(path, threads, &in);
 	const uint64_t n = in.n;
 
 	/* Refuse what cannot fit before allocating anything: the weights,
 	 * then distances and predecessors beside their tiled copies. */
 	double mat = 4.0 * (double)n * (double)n, npadb = (double)((n + o.block - 1) / o.block * o.block);
-	double need = mat * (1 + paths) + fmax(4.0 * (double)in.npad * (double)in.npad,
-	                                      4.0 * npadb * npadb * (1 + paths));
-	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-	if (have > 0 && need > have)
-		tool_die("%s: n = %llu needs %.1f GiB of memory, this machine has %.1f GiB",
-		         name, (unsigned long long)n, need / 1073741824.0, have / 1073741824.0);
+	engine_check_memory(name, &in, mat * (1 + paths) + fmax(4.0 * (double)in.npad * (double)in.npad,
+	                                                        4.0 * npadb * npadb * (1 + paths)));
 	void *weights = malloc(st_matrix_bytes(&in) + 1);
 	if (!weights)
 		tool_die("%s: n = %llu: out of memory for the weights", name, (unsigned long long)n);
-	for (uint32_t next; (next = st_next_matrix(r));)
-		if ((next == ST_WEIGHTS ? st_read_matrix(r, weights, &err) : st_skip_matrix(r, &err)) < 0)
-			tool_die_st(NULL, &err);
-	if (st_reader_close(r, &err) < 0)
-		tool_die_st(NULL, &err);
-	if (fd != 0)
-		close(fd);
+	engine_read_weights(r, weights);
 
 	void *dist = malloc(n * n * 4 + 1);
 	int32_t *pred = paths ? malloc(n * n * 4 + 1) : NULL;
@@ -144,17 +127,8 @@ int main(int argc, char **argv)
 	if (sv_result_header(&in, paths, &h, &err) < 0)
 		tool_die_st("result", &err);
 	tool_add_provenance(&h);
-	if (rc == 1) {
-		/* A header-only result, so that a tool downstream can say why. */
-		h.matrices = 0;
-		h.flags |= ST_NEGCYCLE;
-		h.cycle_vertex = plan.cycle_vertex;
-		if (st_write_all(out, &h, NULL, NULL, NULL, tool_opts.level, threads, &err) < 0)
-			tool_die_st("write", &err);
-		tool_output_commit();
-		tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld",
-		                (long long)plan.cycle_vertex);
-	}
+	if (rc == 1)
+		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
 
 	double t1 = seconds();
 	if (fw_cpu(&o, in.type, n, dist, pred, &err) < 0)

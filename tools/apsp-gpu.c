@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)in.npad, (unsigned long long)in.npad,
 		         st_matrix_bytes(&in) / 1048576.0);
-	engine_read_weights(r, input, weights);
+	engine_read_weights(r, weights);
 	double t_read = seconds();
 	st_error err;
 	sv_plan plan;

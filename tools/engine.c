@@ -1,14 +1,16 @@
 /* engine.c - see engine.h. */
+#include <string.h>
 #include <unistd.h>
 
 #include "engine.h"
 #include "tool.h"
 
-st_reader *engine_open(const char *name, int threads, st_header *h)
+st_reader *engine_open(const char *path, int threads, st_header *h)
 {
 	st_error err;
-	int fd = tool_open_input(name);
-	st_reader *r = st_reader_open(fd, name, h, threads, &err);
+	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+	int fd = tool_open_input(path);
+	st_reader *r = st_reader_open(fd, path, h, threads, &err);
 	if (!r)
 		tool_die_st(NULL, &err);
 	if (h->flags & ST_NEGCYCLE)
@@ -27,7 +29,7 @@ void engine_check_memory(const char *name, const st_header *h, double bytes)
 		         (unsigned long long)h->n, bytes / 1073741824.0, have / 1073741824.0);
 }
 
-void engine_read_weights(st_reader *r, const char *name, void *dst)
+void engine_read_weights(st_reader *r, void *dst)
 {
 	st_error err;
 	for (uint32_t next; (next = st_next_matrix(r));)

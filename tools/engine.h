@@ -6,17 +6,17 @@
 
 #include "stream.h"
 
-/* Open the graph stream name ("-" = stdin) and read its header into h.  Dies
+/* Open the graph stream path ("-" = stdin) and read its header into h.  Dies
  * (exit 3) when the stream records a negative cycle, (exit 2) when it holds
  * no weights. */
-st_reader *engine_open(const char *name, int threads, st_header *h);
+st_reader *engine_open(const char *path, int threads, st_header *h);
 
 /* Die (exit 2), before anything is allocated, when bytes exceed physical memory. */
 void engine_check_memory(const char *name, const st_header *h, double bytes);
 
 /* Read the weight matrix into dst (st_matrix_bytes(h) bytes), skip the rest
  * of the stream and close it.  Dies on any error. */
-void engine_read_weights(st_reader *r, const char *name, void *dst);
+void engine_read_weights(st_reader *r, void *dst);
 
 /* Write a result with no matrices whose header records the negative cycle
  * through vertex v (so a tool downstream can say why), then exit 3. */
