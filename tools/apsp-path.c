@@ -257,10 +257,14 @@ int main(int argc, char **argv)
 	/* Two rows (distances, predecessors) per source, and the path. */
 	double need = 8.0 * (double)h.npad * (double)nrows + 8.0 * (double)n;
 	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-	if (have > 0 && need > have)
+	if (have > 0 && need > have) {
+		uint64_t npad = h.npad;
+		st_reader_free(r);
+		st_header_free(&h);
 		tool_die("%s: %zu rows of n = %llu need %.1f GiB of memory, this machine has %.1f GiB",
-		         name, nrows, (unsigned long long)h.npad, need / 1073741824.0,
+		         name, nrows, (unsigned long long)npad, need / 1073741824.0,
 		         have / 1073741824.0);
+	}
 	size_t rowbytes = h.npad * 4;
 	char *dist = malloc(nrows * rowbytes + 1), *pred = malloc(nrows * rowbytes + 1);
 	if (!dist || !pred)
