@@ -239,6 +239,23 @@ template <typename T, int B> constexpr size_t tile_smem()
 	return chunks > (size_t)B * B * 4 ? chunks : (size_t)B * B * 4;
 }
 
+// Which block (I,J) this CTA updates in round T, if any.
+// KIND 2: phase 2, CTA b < nb takes block (T,b), CTA nb+b block (b,T).
+// KIND 3: phase 3, CTA (x,y) takes block (y,x) unless it is in row or column T.
+template <int KIND> __device__ __forceinline__ bool tile_of(int nb, int round, int *I, int *J)
+{
+	if constexpr (KIND == 3) {
+		*I = blockIdx.y;
+		*J = blockIdx.x;
+		return *I != round && *J != round;
+	} else {
+		const int b = blockIdx.x;
+		*I = b < nb ? round : b - nb;
+		*J = b < nb ? b : round;
+		return b != round && b != nb + round;
+	}
+}
+
 // KIND 2: phase 2, CTA b < nb takes block (T,b), CTA nb+b block (b,T).
 // KIND 3: phase 3, CTA (x,y) takes block (y,x) unless it is in row or column T.
 // Either way block (I,J) = min(block, colT[.][I] x rowP[.][J]) and an improved
@@ -252,18 +269,8 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
 	constexpr int KC = B < FW_KC ? B : FW_KC, NCH = B / KC;
 	constexpr bool TRACK = PATHS && !PACKED;
 	int I, J;
-	if constexpr (KIND == 3) {
-		I = blockIdx.y;
-		J = blockIdx.x;
-		if (I == round || J == round)
-			return;
-	} else {
-		const int nb = npad / B, b = blockIdx.x;
-		I = b < nb ? round : b - nb;
-		J = b < nb ? b : round;
-		if (b == round || b == nb + round)
-			return;
-	}
+	if (!tile_of<KIND>(npad / B, round, &I, &J))
+		return;
 	extern __shared__ __align__(16) unsigned char smem[];
 	T(*sa)[KC][B] = (T(*)[KC][B])smem;
 	T(*sb)[KC][B] = (T(*)[KC][B])(smem + 2 * KC * B * sizeof(T));
@@ -443,18 +450,8 @@ tile_update16(short *__restrict__ d, int npad, int round, const uint32_t *__rest
 	constexpr int TX = B / 16, THREADS = tile16_threads<B>(), GS = B / 2;
 	constexpr int KC = 32, NCH = B / KC;
 	int I, J;
-	if constexpr (KIND == 3) {
-		I = blockIdx.y;
-		J = blockIdx.x;
-		if (I == round || J == round)
-			return;
-	} else {
-		const int nb = npad / B, b = blockIdx.x;
-		I = b < nb ? round : b - nb;
-		J = b < nb ? b : round;
-		if (b == round || b == nb + round)
-			return;
-	}
+	if (!tile_of<KIND>(npad / B, round, &I, &J))
+		return;
 	extern __shared__ __align__(16) unsigned char smem[];
 	uint32_t(*sa)[KC][B] = (uint32_t(*)[KC][B])smem;
 	short(*sb)[KC][B] = (short(*)[KC][B])(smem + 2 * KC * B * 4);

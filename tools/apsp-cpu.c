@@ -135,12 +135,7 @@ int main(int argc, char **argv)
 		tool_die_st(NULL, &err);
 	tool_progress_end();
 	double t2 = seconds();
-	sv_finish(&plan, dist, threads);
-	sv_plan_free(&plan);
-
-	if (st_write_all(out, &h, NULL, dist, pred, tool_opts.level, threads, &err) < 0)
-		tool_die_st("write", &err);
-	tool_output_commit();
+	engine_write_result(out, &h, &plan, dist, pred, threads);
 	double t3 = seconds();
 	double relax = (double)n * n * n;
 	tool_info("n %llu, B %d, %s%s, %s, %d threads: solve %.3f s (%.3g relaxations/s); "

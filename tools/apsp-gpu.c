@@ -149,12 +149,7 @@ int main(int argc, char **argv)
 	if (o.paths && (repaired = fw_repair_paths(in.type, n, graph, n, dist, pred, threads)) < 0)
 		tool_die("out of memory checking the predecessor chains");
 	double t2 = seconds();
-	sv_finish(&plan, dist, threads);
-	sv_plan_free(&plan);
-
-	if (st_write_all(out, &h, NULL, dist, pred, tool_opts.level, threads, &err) < 0)
-		tool_die_st("write", &err);
-	tool_output_commit();
+	engine_write_result(out, &h, &plan, dist, pred, threads);
 	double t3 = seconds();
 	double relax = (double)n * n * n;
 	tool_info("%s: n %llu, B %d, %s%s, %s: kernels %.1f ms (%.3g relaxations/s), "

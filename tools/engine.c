@@ -58,3 +58,14 @@ _Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int 
 	tool_output_commit();
 	tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld", (long long)v);
 }
+
+void engine_write_result(int out, const st_header *result, sv_plan *plan, void *dist,
+                         const int32_t *pred, int threads)
+{
+	st_error err;
+	sv_finish(plan, dist, threads);
+	sv_plan_free(plan);
+	if (st_write_all(out, result, NULL, dist, pred, tool_opts.level, threads, &err) < 0)
+		tool_die_st("write", &err);
+	tool_output_commit();
+}

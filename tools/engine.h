@@ -4,6 +4,7 @@
 #ifndef APSP_ENGINE_H
 #define APSP_ENGINE_H
 
+#include "solve.h"
 #include "stream.h"
 
 /* Open the graph stream path ("-" = stdin) and read its header into h.  Dies
@@ -21,5 +22,10 @@ void engine_read_weights(st_reader *r, void *dst);
 /* Write a result with no matrices whose header records the negative cycle
  * through vertex v (so a tool downstream can say why), then exit 3. */
 _Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int threads);
+
+/* Undo the plan's reweighting, write the result stream (distances, and
+ * predecessors when pred is not NULL) and commit the output; dies on error. */
+void engine_write_result(int out, const st_header *result, sv_plan *plan, void *dist,
+                         const int32_t *pred, int threads);
 
 #endif
