@@ -256,9 +256,7 @@ template <int KIND> __device__ __forceinline__ bool tile_of(int nb, int round, i
 	}
 }
 
-// KIND 2: phase 2, CTA b < nb takes block (T,b), CTA nb+b block (b,T).
-// KIND 3: phase 3, CTA (x,y) takes block (y,x) unless it is in row or column T.
-// Either way block (I,J) = min(block, colT[.][I] x rowP[.][J]) and an improved
+// Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says: block (I,J) = min(block, colT[.][I] x rowP[.][J]) and an improved
 // entry takes its predecessor from row T*B+k of the predecessor matrix.
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
