@@ -7,6 +7,7 @@
  * smaller than the matrix it becomes) so that its members can be listed
  * before the chosen one is parsed, whatever their order. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -309,6 +310,43 @@ static int auxiliary(const char *path)
 	return strncmp(dir, slash + 1, d) == 0 && slash[1 + d] == '_';
 }
 
+/* libarchive does not check a gzip trailer: a damaged .tar.gz whose deflate
+ * data still inflates would import as a different graph without a word.  So
+ * check every gzip member's CRC and length here first. */
+static void check_gzip(const unsigned char *data, size_t len, const char *path)
+{
+	if (len < 2 || data[0] != 0x1f || data[1] != 0x8b)
+		return;
+	static unsigned char sink[1 << 16];
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		tool_die("out of memory");
+	z.next_in = (unsigned char *)data;
+	z.avail_in = (uInt)(len < UINT_MAX ? len : UINT_MAX);
+	size_t left = len - z.avail_in;
+	for (;;) {
+		z.next_out = sink;
+		z.avail_out = sizeof sink;
+		int zr = inflate(&z, Z_NO_FLUSH);
+		if (z.avail_in == 0 && left) {
+			uInt k = (uInt)(left < UINT_MAX ? left : UINT_MAX);
+			z.avail_in = k;
+			left -= k;
+		}
+		if (zr == Z_STREAM_END) {
+			if (z.avail_in == 0)
+				break;
+			inflateReset(&z); /* another member */
+		} else if (zr == Z_BUF_ERROR || (zr == Z_OK && z.avail_in == 0 && z.avail_out)) {
+			tool_die("%s: truncated gzip data", path);
+		} else if (zr != Z_OK) {
+			tool_die("%s: bad gzip data: %s", path, z.msg ? z.msg : "corrupt");
+		}
+	}
+	inflateEnd(&z);
+}
+
 /* Read the whole input and pick the member; parse it into g. */
 static int read_graph_archive(input *in, const char *member, const gio_opts *o, gio_graph *g,
                               char **label, st_error *err)
@@ -333,6 +371,8 @@ static int read_graph_archive(input *in, const char *member, const gio_opts *o, 
 			in->eof = 1;
 		len += (size_t)r;
 	}
+
+	check_gzip(data, len, in->path);
 
 	/* Pass 1: list the regular members and choose one. */
 	struct archive *a = arc_open(data, len, in->path);
