@@ -85,7 +85,11 @@ structure() {
 # or (half the time) on a structural byte.
 mutations() {
 	_file=$1
-	structure "$1" >"$T/struct"
+	if [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' ')" = 89415044 ]; then
+		structure "$1" >"$T/struct"
+	else # not a stream: the first bytes (a gzip or tar header) are the structure
+		seq 0 $(($(wc -c <"$1") < 64 ? $(wc -c <"$1") - 1 : 63)) >"$T/struct"
+	fi
 	awk -v count="$2" -v seed="$3" -v n="$(wc -c <"$1")" '
 	{ s[ns++] = $1 }
 	END {
@@ -298,6 +302,35 @@ expect_stderr "block method 77" 2 '^bin2mtx: .*bad header of block 0' '$to $BIN/
 # Small inputs for every tool.
 $BIN/gengraph -n 60 -d 20 -s 5 -o "$T/g60" && $BIN/apsp-cpu "$T/g60" -o "$T/r60" &&
 $BIN/bin2mtx --weights "$T/g60" >"$T/g60.mtx" || fail setup "small streams"
+
+# Compressed text input (mtx2bin through zlib and libarchive): damaged
+# anywhere, rejected with a message or read as the same graph.
+# (Fixed times and names, so that a seed names the same damage on every run.)
+gzip -nc "$T/g60.mtx" >"$T/g60.mtx.gz"
+mkdir -p "$T/tar/g60" && cp "$T/g60.mtx" "$T/tar/g60/" && touch -t 202001010000 "$T/tar/g60/g60.mtx" "$T/tar/g60" &&
+	(cd "$T/tar" && tar cf - g60 | gzip -n >../g60.tar.gz)
+for src in g60.mtx.gz g60.tar.gz; do
+	$BIN/mtx2bin "$T/$src" | $BIN/bin2mtx --npy >"$T/want" || fail "mtx2bin $src" "does not import"
+	mutations "$T/$src" 30 "$SEED" >"$T/muts"
+	bad= rejected=0 same=0
+	while read -r m; do
+		apply "$T/$src" "$T/mut.${src#g60.}" "$m"
+		$to $BIN/mtx2bin -o "$T/mut.apm" "$T/mut.${src#g60.}" 2>"$T/err"; rc=$?
+		if [ $rc -eq 0 ] && $BIN/bin2mtx --npy "$T/mut.apm" | cmp -s - "$T/want"; then
+			same=$((same + 1))
+		elif [ $rc -eq 2 ] && clear_message mtx2bin "$T/err"; then
+			rejected=$((rejected + 1))
+		else
+			bad="bytes $m: exit $rc $(head -c 200 "$T/err")"; break
+		fi
+	done <"$T/muts"
+	[ -z "$bad" ] && pass "damaged $src: $rejected rejected, $same read as the same graph" ||
+		fail "damaged $src" "seed $SEED, $bad"
+	s=$(wc -c <"$T/$src")
+	expect_stderr "truncated $src" 2 '^mtx2bin: .*(truncated|unexpected end|bad gzip)' 'head -c $((s / 2)) $T/$src >$T/cut.${src#g60.} && $BIN/mtx2bin $T/cut.${src#g60.}'
+done
+expect_stderr "gzip with trailing garbage" 2 '^mtx2bin: .*gzip' '{ cat $T/g60.mtx.gz; echo junk; } >$T/junk.mtx.gz && $BIN/mtx2bin $T/junk.mtx.gz'
+
 # Every tool that writes, with its arguments (stdout is the output).
 writers() {
 	cat <<EOT
