@@ -98,6 +98,17 @@ static int default_threads(int threads)
 	return threads > 0 ? threads : 1;
 }
 
+/* The CRC field of block i of a matrix holds the CRC of its raw bytes XOR
+ * this tag, so a block that turns up in another place (blocks swapped or
+ * repeated, a block of another matrix) fails its check. */
+static uint32_t block_tag(uint32_t matrix_bit, uint64_t index)
+{
+	uint64_t x = ((uint64_t)matrix_bit << 48) ^ index;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)(x ^ (x >> 31));
+}
+
 /* crc32() takes a uInt length: feed it in pieces. */
 static uint32_t crc_of(const unsigned char *p, size_t len)
 {
@@ -466,6 +477,7 @@ struct st_writer {
 	uint64_t mbytes, nblk;  /* bytes and blocks of one matrix */
 	uint32_t todo;          /* matrix bits not yet ended */
 	uint32_t cur;           /* the matrix being written, 0 when none is left */
+	uint64_t blocks_out;    /* blocks of cur written so far */
 	int nmat;               /* matrices announced */
 	uint64_t done;          /* raw bytes of cur taken so far (staged included) */
 	size_t nb, slot;        /* blocks staged at most, bytes per block buffer */
@@ -645,6 +657,7 @@ struct wjob {
 	const unsigned char *src;
 	size_t nbytes;
 	int nomem, werrno;
+	uint64_t first; /* index of the first block in its matrix */
 };
 
 static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
@@ -668,7 +681,7 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 		int k = 1;
 		put32(hd, b.raw);
 		put32(hd + 4, b.stored);
-		put32(hd + 8, b.crc);
+		put32(hd + 8, b.crc ^ block_tag(w->cur, job->first + j));
 		put32(hd + 12, b.method);
 		iov[0] = (struct iovec){hd, BLK_HDR};
 		if (b.payload == hd + BLK_HDR)
@@ -690,9 +703,10 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 static int write_blocks(st_writer *w, const unsigned char *src, size_t nbytes, st_error *err)
 {
 	uint64_t cnt = (nbytes + w->block - 1) / w->block;
-	struct wjob job = {w, src, nbytes, 0, 0};
+	struct wjob job = {w, src, nbytes, 0, 0, w->blocks_out};
 
 	pool_run(nbytes >= PARALLEL_MIN_BYTES ? w->threads : 1, cnt, write_one, &job);
+	w->blocks_out += cnt;
 	if (job.werrno) {
 		seterr(&w->err, "write error: %s", strerror(job.werrno));
 		return wfail(w, err);
@@ -788,6 +802,7 @@ int st_write_end_matrix(st_writer *w, st_error *err)
 		return -1;
 	w->todo &= ~w->cur;
 	w->cur = first_bit(w->todo);
+	w->blocks_out = 0;
 	w->done = 0;
 	return 0;
 }
@@ -1048,7 +1063,7 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 		return B_TRUNC;
 	b->raw = get32(hd);
 	b->stored = get32(hd + 4);
-	b->crc = get32(hd + 8);
+	b->crc = get32(hd + 8) ^ block_tag(first_bit(r->todo), i);
 	b->method = get32(hd + 12);
 	if (b->raw == 0 && b->stored == 0 && b->method == TAG_EOM)
 		return B_EARLY;
@@ -1272,6 +1287,13 @@ int st_reader_close(st_reader *r, st_error *err)
 	           || get32(m + 8) != (uint32_t)r->nmat) {
 		seterr(err, "%s: bad end-of-stream marker (more matrices than the header announces?)",
 		       r->name);
+		rc = -1;
+	} else if ((got = read_full(r->fd, m, 1)) != 0) {
+		/* Two streams concatenated, or junk appended: not one stream. */
+		if (got < 0)
+			seterr(err, "%s: read error: %s", r->name, strerror(errno));
+		else
+			seterr(err, "%s: data after the end-of-stream marker", r->name);
 		rc = -1;
 	}
 	st_reader_free(r);
