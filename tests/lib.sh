@@ -27,3 +27,5 @@ expect_true() {
 	if ( eval "$2" ) >"$T/out" 2>"$T/err"; then pass "$1"; else fail "$1" "$(head -c 300 "$T/err")"; fi
 }
 has_gpu() { [ -x "$BIN/apsp-gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
+# mtx2bin built with libarchive (it reads .tar.gz, .zip)?
+has_archives() { "$BIN/mtx2bin" --help | grep -qi "archives (libarchive): yes"; }

@@ -309,7 +309,9 @@ $BIN/bin2mtx --weights "$T/g60" >"$T/g60.mtx" || fail setup "small streams"
 gzip -nc "$T/g60.mtx" >"$T/g60.mtx.gz"
 mkdir -p "$T/tar/g60" && cp "$T/g60.mtx" "$T/tar/g60/" && touch -t 202001010000 "$T/tar/g60/g60.mtx" "$T/tar/g60" &&
 	(cd "$T/tar" && tar cf - g60 | gzip -n >../g60.tar.gz)
-for src in g60.mtx.gz g60.tar.gz; do
+archived=g60.tar.gz
+has_archives || { archived=; skip "damaged g60.tar.gz" "mtx2bin built without libarchive"; }
+for src in g60.mtx.gz $archived; do
 	$BIN/mtx2bin "$T/$src" | $BIN/bin2mtx --npy >"$T/want" || fail "mtx2bin $src" "does not import"
 	mutations "$T/$src" 30 "$SEED" >"$T/muts"
 	bad= rejected=0 same=0
