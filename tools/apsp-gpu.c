@@ -47,6 +47,18 @@ static void *init_device(void *arg)
 	return NULL;
 }
 
+/* exit() tears the CUDA runtime down: never while the thread is inside it. */
+static pthread_t init_thread;
+static int init_running;
+
+static void join_init(void)
+{
+	if (init_running) {
+		init_running = 0;
+		pthread_join(init_thread, NULL);
+	}
+}
+
 static double seconds(void)
 {
 	struct timespec ts;
@@ -96,10 +108,12 @@ int main(int argc, char **argv)
 	const int threads = tool_threads();
 	double t0 = seconds();
 
-	struct init_job job = {.device = o.device};
-	pthread_t init_thread;
+	static struct init_job job;
+	job.device = o.device;
 	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
 		tool_die("cannot start a thread:");
+	init_running = 1;
+	tool_before_death(join_init);
 	int out = tool_output_open(1);
 	st_header in;
 	st_reader *r = engine_open(input, threads, &in);
@@ -137,7 +151,7 @@ int main(int argc, char **argv)
 		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
 
 	double t_prep = seconds();
-	pthread_join(init_thread, NULL);
+	join_init();
 	if (job.rc < 0)
 		tool_die("%s", job.err);
 	double t1 = seconds();

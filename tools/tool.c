@@ -150,9 +150,21 @@ void tool_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+static void (*before_death)(void);
+
+void tool_before_death(void (*fn)(void))
+{
+	before_death = fn;
+}
+
 _Noreturn static void die_now(int status)
 {
 	dying = 1;
+	if (before_death) {
+		void (*fn)(void) = before_death;
+		before_death = NULL;
+		fn();
+	}
 	remove_tmp();
 	exit(status);
 }

@@ -61,6 +61,10 @@ void tool_info(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* o
 _Noreturn void tool_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void tool_die_status(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* fn runs once before a tool dies (after its message, before exit()), for
+ * work that must end first, such as a thread inside a library that exit()
+ * tears down. */
+void tool_before_death(void (*fn)(void));
 /* Usage error: message, a hint to try --help, exit 2. */
 _Noreturn void tool_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
