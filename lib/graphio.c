@@ -320,6 +320,10 @@ static int alloc_dense(parser *P, uint64_t n)
 	if (n > ST_MAX_N)
 		return fail(P, "%llu vertices: more than the %llu a stream can hold",
 		            (unsigned long long)n, (unsigned long long)ST_MAX_N);
+	if ((n + pad - 1) / pad * pad >= ST_MAX_N) /* the stream's own limit */
+		return fail(P, "%llu vertices padded to a multiple of %llu: a stream holds fewer than %llu",
+		            (unsigned long long)n, (unsigned long long)pad,
+		            (unsigned long long)ST_MAX_N);
 	g->n = n;
 	g->npad = (n + pad - 1) / pad * pad;
 	if (P->o->edges_only)

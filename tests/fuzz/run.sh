@@ -8,6 +8,8 @@
 #   FUZZ_TARGETS="stream mtx"       only these targets
 #   FUZZ_JOBS=2                     libFuzzer workers per target (default 1)
 #   FUZZ_MERGE=1                    merge what the runs found into the seed corpora
+#   FUZZ_SEED=1 FUZZ_RUNS=20000     a fixed seed and at most that many inputs: the same
+#                                   inputs on every run (CI: a failure is the change's own)
 #   CLANG=clang-14                  the compiler (default: clang)
 # A crash leaves its input in build/fuzz/artifacts/TARGET/; copy it to
 # tests/data/fuzz-regress/TARGET/ with the fix, so make check replays it.
@@ -72,9 +74,12 @@ for t in $targets; do
 	else
 		par=
 	fi
+	fixed=
+	[ -n "${FUZZ_SEED:-}" ] && fixed="-seed=$FUZZ_SEED"
+	[ -n "${FUZZ_RUNS:-}" ] && fixed="$fixed -runs=$FUZZ_RUNS"
 	# shellcheck disable=SC2086
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	"$bin" -max_total_time="$secs" $fixed -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$art/" $dict $par "$work" >"$log" 2>&1
 	rc=$?
 	[ -n "$par" ] && cat fuzz-*.log >>"$log" 2>/dev/null && rm -f fuzz-*.log
