@@ -131,8 +131,7 @@ int main(int argc, char **argv)
 	int32_t *pred = o.paths ? malloc((size_t)mat + 4) : NULL;
 	if (!graph || !weights || !dist || (o.paths && !pred))
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
-		         (unsigned long long)in.npad, (unsigned long long)in.npad,
-		         st_matrix_bytes(&in) / 1048576.0);
+		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);
 	engine_read_weights(r, weights);
 	double t_read = seconds();
 	st_error err;
