@@ -5,10 +5,16 @@
 #include "engine.h"
 #include "tool.h"
 
+/* How messages name the input. */
+static const char *display(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
 st_reader *engine_open(const char *path, int threads, st_header *h)
 {
 	st_error err;
-	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+	const char *name = display(path);
 	int fd = tool_open_input(path);
 	st_reader *r = st_reader_open(fd, path, h, threads, &err);
 	if (!r)
@@ -29,8 +35,9 @@ st_reader *engine_open(const char *path, int threads, st_header *h)
 	return r;
 }
 
-void engine_check_memory(const char *name, const st_header *h, double bytes)
+void engine_check_memory(const char *path, const st_header *h, double bytes)
 {
+	const char *name = display(path);
 	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 	if (have > 0 && bytes > have)
 		tool_die("%s: n = %llu needs %.1f GiB of memory, this machine has %.1f GiB", name,

@@ -13,7 +13,7 @@
 st_reader *engine_open(const char *path, int threads, st_header *h);
 
 /* Die (exit 2), before anything is allocated, when bytes exceed physical memory. */
-void engine_check_memory(const char *name, const st_header *h, double bytes);
+void engine_check_memory(const char *path, const st_header *h, double bytes);
 
 /* Read the weight matrix into dst (st_matrix_bytes(h) bytes), skip the rest
  * of the stream and close it.  Dies on any error. */
