@@ -4,6 +4,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=1 check   the same under AddressSanitizer + UBSan
 #   make CUDA_ARCH="-gencode=..."  other GPU targets
+#   make ISAL=0     the stream's deflate engine from zlib even where ISA-L is
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -27,6 +28,17 @@ HAVE_LIBARCHIVE := $(shell echo 'int main(void){return 0;}' | \
 ifeq ($(HAVE_LIBARCHIVE),1)
 ARCHIVE_CPPFLAGS = -DHAVE_LIBARCHIVE
 ARCHIVE_LIBS = -larchive
+endif
+
+# ISA-L is the stream's deflate engine and CRC (lib/blockcodec.c); without
+# it (or with ISAL=0) zlib does the same job, slower, in the same format.
+ifneq ($(ISAL),0)
+HAVE_ISAL := $(shell echo 'int main(void){return 0;}' | \
+	$(CC) -include isa-l/igzip_lib.h -x c - -lisal -o /dev/null 2>/dev/null && echo 1)
+endif
+ifeq ($(HAVE_ISAL),1)
+build/lib/blockcodec.o: CPPFLAGS += -DHAVE_ISAL
+LDLIBS   += -lisal
 endif
 
 # CUDA is optional: without nvcc the GPU tool is skipped.
@@ -57,6 +69,9 @@ all: $(TOOLS) $(GPU_TOOLS)
 ifeq ($(NVCC),)
 	@echo "nvcc not found: GPU tools (apsp-gpu) skipped"
 endif
+ifneq ($(HAVE_ISAL),1)
+	@echo "ISA-L not found: streams deflated with zlib (same format, several times slower)"
+endif
 ifneq ($(HAVE_LIBARCHIVE),1)
 	@echo "libarchive not found: mtx2bin built without archive (.tar.gz, .zip) support"
 endif
@@ -86,7 +101,7 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
 
 bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp
+	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal)
 
 build/tools/apsp-gpu.o: tools/apsp-gpu.c $(wildcard lib/*.h tools/*.h kernels/*.h)
 	@mkdir -p $(@D)
@@ -108,7 +123,20 @@ build/bench/%: bench/%.c build/libapsp.a
 demo: all
 	@sh tools/apsp-demo.sh
 
-check test: all $(UNITS)
+# The stream read and written by the other engine too: restream linked with
+# this build's library, and with one whose block codec is zlib's.
+COMPAT := build/tests/restream build/tests/restream-zlib
+build/zlib/blockcodec.o: lib/blockcodec.c lib/blockcodec.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+build/zlib/libapsp.a: $(filter-out build/lib/blockcodec.o,$(LIB_OBJ)) build/zlib/blockcodec.o
+	$(AR) rcs $@ $^
+build/tests/restream: tests/compat/restream.c build/libapsp.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libapsp.a $(LDLIBS)
+build/tests/restream-zlib: tests/compat/restream.c build/zlib/libapsp.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/zlib/libapsp.a $(filter-out -lisal,$(LDLIBS))
+
+check test: all $(UNITS) $(COMPAT)
 	@sh tests/run.sh
 
 bench: all $(BENCHES)

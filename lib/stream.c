@@ -9,6 +9,7 @@
  * thread holds a block or two.  Nothing here seeks, prints or exits.
  */
 #include "stream.h"
+#include "blockcodec.h"
 
 #include <errno.h>
 #include <omp.h>
@@ -19,7 +20,6 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include <zlib.h>
 
 static const unsigned char st_magic[8] = {0x89, 'A', 'P', 'M', '\r', '\n', 0x1a, '\n'};
 
@@ -35,9 +35,8 @@ static const unsigned char st_magic[8] = {0x89, 'A', 'P', 'M', '\r', '\n', 0x1a,
 #define BATCH_MIN_BYTES (4u << 20) /* small blocks: more of them */
 #define BATCH_MAX_BLOCKS 4096
 #define PARALLEL_MIN_BYTES (64u << 10) /* less is not worth waking threads */
-#define SAMPLE_BYTES (32u << 10)       /* tried shuffled and plain per block */
 
-enum { M_STORED = 0, M_DEFLATE = 1, M_SHUFFLE = 2 };
+enum { M_STORED = BC_STORED, M_DEFLATE = BC_DEFLATE, M_SHUFFLE = BC_SHUFFLE };
 
 /* ---- small helpers ---- */
 
@@ -109,20 +108,6 @@ static uint32_t block_tag(uint32_t matrix_bit, uint64_t index)
 	return (uint32_t)(x ^ (x >> 31));
 }
 
-/* crc32() takes a uInt length: feed it in pieces. */
-static uint32_t crc_of(const unsigned char *p, size_t len)
-{
-	uLong c = crc32(0L, Z_NULL, 0);
-
-	while (len) {
-		uInt k = len > (1u << 30) ? (1u << 30) : (uInt)len;
-		c = crc32(c, p, k);
-		p += k;
-		len -= k;
-	}
-	return (uint32_t)c;
-}
-
 /* Read up to len bytes; fewer only at end of input.  -1 on error (errno). */
 static ssize_t read_full(int fd, void *buf, size_t len)
 {
@@ -179,59 +164,20 @@ static int write_full(int fd, const void *buf, size_t len)
 	return len ? writev_full(fd, &iov, 1) : 0;
 }
 
-/* Byte shuffle of 4-byte elements: all first bytes, then all second bytes,
- * ...  Distances are small numbers, so the high bytes become long runs. */
-static void shuffle4(unsigned char *restrict dst, const unsigned char *restrict src, size_t n4)
-{
-	unsigned char *d0 = dst, *d1 = dst + n4, *d2 = dst + 2 * n4, *d3 = dst + 3 * n4;
-
-	for (size_t i = 0; i < n4; i++) {
-		d0[i] = src[4 * i];
-		d1[i] = src[4 * i + 1];
-		d2[i] = src[4 * i + 2];
-		d3[i] = src[4 * i + 3];
-	}
-}
-
-static void unshuffle4(unsigned char *restrict dst, const unsigned char *restrict src, size_t n4)
-{
-	const unsigned char *s0 = src, *s1 = src + n4, *s2 = src + 2 * n4, *s3 = src + 3 * n4;
-
-	for (size_t i = 0; i < n4; i++) {
-		dst[4 * i] = s0[i];
-		dst[4 * i + 1] = s1[i];
-		dst[4 * i + 2] = s2[i];
-		dst[4 * i + 3] = s3[i];
-	}
-}
-
 /* Per-thread codec state and buffers, set up by the thread that first
  * needs them: each thread holds one block in flight. */
 struct worker {
-	z_stream z;             /* reader: inflate; writer: deflate of shuffled blocks */
-	z_stream zp;            /* writer: deflate of plain (unshuffled) blocks */
-	int zinit;
-	unsigned char *scratch; /* one block, for (un)shuffling */
-	unsigned char *sample;  /* writer: a shuffled sample */
+	bc_coder *c;            /* the block codec (lib/blockcodec.h) */
 	unsigned char *buf;     /* writer: block header + stored bytes; reader: stored bytes */
 	unsigned char *raw;     /* reader, rows mode: the raw block */
 };
 
-static void workers_free(struct worker *wk, int n, int deflating)
+static void workers_free(struct worker *wk, int n)
 {
 	if (!wk)
 		return;
 	for (int i = 0; i < n; i++) {
-		if (wk[i].zinit) {
-			if (deflating) {
-				deflateEnd(&wk[i].z);
-				deflateEnd(&wk[i].zp);
-			} else {
-				inflateEnd(&wk[i].z);
-			}
-		}
-		free(wk[i].scratch);
-		free(wk[i].sample);
+		bc_coder_free(wk[i].c);
 		free(wk[i].buf);
 		free(wk[i].raw);
 	}
@@ -553,7 +499,7 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	put32(b + 60, (uint32_t)plen);
 	if (plen)
 		memcpy(b + HDR_FIXED, h->provenance, plen);
-	put32(b + HDR_FIXED + plen, crc_of(b, HDR_FIXED + plen));
+	put32(b + HDR_FIXED + plen, bc_crc32(b, HDR_FIXED + plen));
 	int rc = write_full(fd, b, hlen);
 	free(b);
 	if (rc < 0) {
@@ -568,96 +514,45 @@ void st_writer_abort(st_writer *w)
 {
 	if (!w)
 		return;
-	workers_free(w->wk, w->threads, 1);
+	workers_free(w->wk, w->threads);
 	free(w->stage);
 	free(w);
 }
 
-/* Deflate len bytes of in with z into out (cap bytes).  The stored size, or
- * 0 when it does not fit. */
-static size_t deflate_into(z_stream *z, const unsigned char *in, size_t len,
-                           unsigned char *out, size_t cap)
-{
-	size_t got = 0;
-
-	z->next_in = (unsigned char *)in;
-	z->avail_in = (uInt)len;
-	z->next_out = out;
-	z->avail_out = (uInt)cap;
-	if (deflate(z, Z_FINISH) == Z_STREAM_END)
-		got = z->total_out;
-	deflateReset(z);
-	return got;
-}
-
-/* Compress one block of raw bytes p into wk->buf.  0, or -1 out of memory.
- *
- * Shuffled or plain?  Distances and predecessors (small numbers) shrink
- * far better with their bytes shuffled; weight matrices, mostly INF, shrink
- * better plain, because there a run of INF is one long repeat, while the
- * shuffle repeats the edge pattern in each of four byte planes.  So both are
- * tried on a sample at the head of the block, and the smaller wins: about
- * 6% more work, and still a function of the data alone.  Shuffled planes
- * are deflated with Z_RLE at every level: on these matrices it was both
- * faster and smaller than zlib's match search at levels 1, 3 and 6
- * (bench/stream.md), so the level only matters for plain blocks. */
+/* Compress one block of raw bytes p into wk->buf (lib/blockcodec.h
+ * chooses the method).  0, or -1 out of memory. */
 static int compress_block(st_writer *w, struct worker *wk, const unsigned char *p,
                           uint32_t raw, struct wblk *b)
 {
 	b->raw = raw;
-	b->crc = crc_of(p, raw);
+	b->crc = bc_crc32(p, raw);
 	b->method = M_STORED;
 	b->stored = raw;
 	b->payload = p;
 	if (!wk->buf && !(wk->buf = malloc(BLK_HDR + w->slot)))
 		return -1;
-	if (w->level == 0 || raw < 8)
-		return 0;
-	if (!wk->zinit) {
-		memset(&wk->z, 0, sizeof wk->z);
-		memset(&wk->zp, 0, sizeof wk->zp);
-		if (deflateInit2(&wk->z, w->level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK)
-			return -1;
-		if (deflateInit2(&wk->zp, w->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-			deflateEnd(&wk->z);
-			return -1;
-		}
-		wk->zinit = 1;
-	}
-	if (!wk->scratch && !(wk->scratch = malloc(w->slot)))
+	if (!wk->c && !(wk->c = bc_coder_new(w->level, w->block)))
 		return -1;
-	if (!wk->sample && !(wk->sample = malloc(SAMPLE_BYTES)))
+	uint32_t method;
+	int64_t got = bc_encode(wk->c, p, raw, wk->buf + BLK_HDR, &method);
+	if (got < 0)
 		return -1;
-
-	uint32_t sample = raw < SAMPLE_BYTES ? raw : SAMPLE_BYTES;
-	unsigned char *out = wk->buf + BLK_HDR;
-	shuffle4(wk->sample, p, sample / 4);
-	size_t cs = deflate_into(&wk->z, wk->sample, sample, out, w->slot);
-	size_t cp = deflate_into(&wk->zp, p, sample, out, w->slot);
-	int shuffled = cs && (!cp || cs <= cp);
-	if (!cs && !cp)
-		return 0; /* the sample does not shrink: store */
-
-	const unsigned char *in = p;
-	if (shuffled) {
-		shuffle4(wk->scratch, p, raw / 4);
-		in = wk->scratch;
-	}
-	size_t got = deflate_into(shuffled ? &wk->z : &wk->zp, in, raw, out, raw - 1);
-	if (got) { /* else no gain: stored */
-		b->method = shuffled ? M_SHUFFLE : M_DEFLATE;
+	if (method != M_STORED) {
+		b->method = method;
 		b->stored = (uint32_t)got;
-		b->payload = out;
+		b->payload = wk->buf + BLK_HDR;
 	}
 	return 0;
 }
 
 struct wjob {
 	st_writer *w;
-	const unsigned char *src;
+	const unsigned char *src;   /* the raw bytes, or NULL: fill() makes them */
 	size_t nbytes;
-	int nomem, werrno;
+	int nomem, werrno, nofill;
 	uint64_t first; /* index of the first block in its matrix */
+	st_fill_fn *fill;
+	void *ctx;
 };
 
 static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
@@ -670,12 +565,25 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 	struct wblk b = {0};
 	int bad = __atomic_load_n(&job->werrno, __ATOMIC_RELAXED)
 	          || __atomic_load_n(&job->nomem, __ATOMIC_RELAXED)
-		? 2 : compress_block(w, wk, job->src + off, raw, &b) < 0;
+	          || __atomic_load_n(&job->nofill, __ATOMIC_RELAXED) ? 2 : 0;
+	const unsigned char *src = job->src + off;
+	if (!bad && !job->src) {
+		/* the block's raw bytes are made here, on this thread */
+		if (!wk->raw && !(wk->raw = malloc(w->slot)))
+			bad = 1;
+		else if (job->fill(job->ctx, (job->first + j) * w->block, wk->raw, raw) != 0)
+			bad = 3;
+		src = wk->raw;
+	}
+	if (!bad)
+		bad = compress_block(w, wk, src, raw, &b) < 0;
 
 	pool_enter(p, j);
 	if (bad == 1)
 		__atomic_store_n(&job->nomem, 1, __ATOMIC_RELAXED);
-	if (!bad && !job->nomem && !job->werrno) {
+	if (bad == 3)
+		__atomic_store_n(&job->nofill, 1, __ATOMIC_RELAXED);
+	if (!bad && !job->nomem && !job->werrno && !job->nofill) {
 		struct iovec iov[2];
 		unsigned char *hd = wk->buf;
 		int k = 1;
@@ -691,7 +599,7 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 		if (writev_full(w->fd, iov, k) < 0)
 			__atomic_store_n(&job->werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
 	}
-	if (bad || job->nomem || job->werrno)
+	if (bad || job->nomem || job->werrno || job->nofill)
 		pool_halt(p);
 	pool_leave(p, j);
 }
@@ -700,10 +608,11 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
  * current matrix) on all threads and write them in order: each thread
  * compresses its next block, then waits its turn to write it, so writing
  * overlaps compression and each thread holds one block. */
-static int write_blocks(st_writer *w, const unsigned char *src, size_t nbytes, st_error *err)
+static int write_blocks(st_writer *w, const unsigned char *src, size_t nbytes,
+                        st_fill_fn *fill, void *ctx, st_error *err)
 {
 	uint64_t cnt = (nbytes + w->block - 1) / w->block;
-	struct wjob job = {w, src, nbytes, 0, 0, w->blocks_out};
+	struct wjob job = {w, src, nbytes, 0, 0, 0, w->blocks_out, fill, ctx};
 
 	pool_run(nbytes >= PARALLEL_MIN_BYTES ? w->threads : 1, cnt, write_one, &job);
 	w->blocks_out += cnt;
@@ -715,14 +624,16 @@ static int write_blocks(st_writer *w, const unsigned char *src, size_t nbytes, s
 		seterr(&w->err, "out of memory for deflate state and buffers");
 		return wfail(w, err);
 	}
+	if (job.nofill) {
+		seterr(&w->err, "the source of the %s's data failed", matrix_name(w->cur));
+		return wfail(w, err);
+	}
 	return 0;
 }
 
-int st_write(st_writer *w, const void *buf, size_t len, st_error *err)
+/* Can the writer take len more bytes of the current matrix?  0 or -1. */
+static int write_check(st_writer *w, uint64_t len, st_error *err)
 {
-	const unsigned char *p = buf;
-	size_t batch = w->nb * (size_t)w->block;
-
 	if (w->failed)
 		return wfail(w, err);
 	if (!len)
@@ -732,16 +643,45 @@ int st_write(st_writer *w, const void *buf, size_t len, st_error *err)
 		return wfail(w, err);
 	}
 	if (len > w->mbytes - w->done) {
-		seterr(&w->err, "%zu bytes more for the %s, which holds only %llu more",
-		       len, matrix_name(w->cur), (unsigned long long)(w->mbytes - w->done));
+		seterr(&w->err, "%llu bytes more for the %s, which holds only %llu more",
+		       (unsigned long long)len, matrix_name(w->cur),
+		       (unsigned long long)(w->mbytes - w->done));
 		return wfail(w, err);
 	}
+	return 0;
+}
+
+static int flush_stage(st_writer *w, st_error *err)
+{
+	if (write_blocks(w, w->stage, w->staged, NULL, NULL, err) < 0)
+		return -1;
+	w->staged = 0;
+	return 0;
+}
+
+/* Whole blocks go from buf to the codec; what is left of a block waits in
+ * the stage.  A caller that hands over pieces of a block at a time has
+ * them gathered into a batch of blocks first; one that hands over large
+ * pieces not cut at block boundaries (row panels) has only the block that
+ * straddles two pieces copied. */
+int st_write(st_writer *w, const void *buf, size_t len, st_error *err)
+{
+	const unsigned char *p = buf;
+	size_t batch = w->nb * (size_t)w->block;
+
+	if (write_check(w, len, err) < 0)
+		return -1;
 	while (len) {
+		if (w->staged && w->staged % w->block == 0 && len >= w->block) {
+			if (flush_stage(w, err) < 0)
+				return -1;
+			continue;
+		}
 		if (w->staged == 0) {
 			/* Whole blocks, and the matrix's tail, straight from buf. */
 			size_t k = len == w->mbytes - w->done ? len : len / w->block * w->block;
 			if (k) {
-				if (write_blocks(w, p, k, err) < 0)
+				if (write_blocks(w, p, k, NULL, NULL, err) < 0)
 					return -1;
 				w->done += k;
 				p += k;
@@ -755,18 +695,35 @@ int st_write(st_writer *w, const void *buf, size_t len, st_error *err)
 		}
 		size_t room = (w->mbytes - w->done < batch - w->staged)
 			? (size_t)(w->mbytes - w->done) : batch - w->staged;
+		if (len >= w->block && room > w->block - w->staged % w->block)
+			room = w->block - w->staged % w->block; /* complete this block only */
 		size_t k = len < room ? len : room;
 		memcpy(w->stage + w->staged, p, k);
 		w->staged += k;
 		w->done += k;
 		p += k;
 		len -= k;
-		if (w->staged == batch || w->done == w->mbytes) {
-			if (write_blocks(w, w->stage, w->staged, err) < 0)
-				return -1;
-			w->staged = 0;
-		}
+		if ((w->staged == batch || w->done == w->mbytes) && flush_stage(w, err) < 0)
+			return -1;
 	}
+	return 0;
+}
+
+int st_write_fill(st_writer *w, uint64_t len, st_fill_fn *fill, void *ctx, st_error *err)
+{
+	if (write_check(w, len, err) < 0)
+		return -1;
+	if (!len)
+		return 0;
+	if (w->staged || w->done % w->block
+	    || (len % w->block && len != w->mbytes - w->done)) {
+		seterr(&w->err, "st_write_fill: %llu bytes at offset %llu of the %s are not whole blocks",
+		       (unsigned long long)len, (unsigned long long)w->done, matrix_name(w->cur));
+		return wfail(w, err);
+	}
+	if (write_blocks(w, NULL, (size_t)len, fill, ctx, err) < 0)
+		return -1;
+	w->done += len;
 	return 0;
 }
 
@@ -929,7 +886,7 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 		free(all);
 		return NULL;
 	}
-	if (get32(all + HDR_FIXED + plen) != crc_of(all, HDR_FIXED + plen)) {
+	if (get32(all + HDR_FIXED + plen) != bc_crc32(all, HDR_FIXED + plen)) {
 		seterr(err, "%s: CRC mismatch in the stream header", nm);
 		free(all);
 		return NULL;
@@ -993,7 +950,7 @@ void st_reader_free(st_reader *r)
 {
 	if (!r)
 		return;
-	workers_free(r->wk, r->threads, 0);
+	workers_free(r->wk, r->threads);
 	free(r->name);
 	free(r);
 }
@@ -1011,35 +968,16 @@ enum { B_OK, B_READ, B_TRUNC, B_EARLY, B_HEADER, B_CORRUPT, B_CRC, B_NOMEM };
 /* Inflate and check one block into b->dest.  B_OK or what went wrong. */
 static int decode_block(st_reader *r, struct worker *wk, struct rblk *b)
 {
-	unsigned char *to = b->dest;
-
 	if (b->method != M_STORED) {
-		if (!wk->zinit) {
-			memset(&wk->z, 0, sizeof wk->z);
-			if (inflateInit2(&wk->z, -15) != Z_OK)
-				return B_NOMEM;
-			wk->zinit = 1;
-		}
-		if (b->method == M_SHUFFLE) {
-			if (!wk->scratch && !(wk->scratch = malloc(r->slot)))
-				return B_NOMEM;
-			to = wk->scratch;
-		}
-		wk->z.next_in = b->payload;
-		wk->z.avail_in = b->stored;
-		wk->z.next_out = to;
-		wk->z.avail_out = b->raw;
-		int zr = inflate(&wk->z, Z_FINISH);
-		int ok = zr == Z_STREAM_END && wk->z.avail_in == 0 && wk->z.avail_out == 0;
-		inflateReset(&wk->z);
-		if (!ok)
-			return B_CORRUPT;
-		if (b->method == M_SHUFFLE)
-			unshuffle4(b->dest, to, b->raw / 4);
+		if (!wk->c && !(wk->c = bc_coder_new(0, (uint32_t)r->slot)))
+			return B_NOMEM;
+		int rc = bc_decode(wk->c, b->method, b->payload, b->stored, b->dest, b->raw);
+		if (rc != BC_OK)
+			return rc == BC_NOMEM ? B_NOMEM : B_CORRUPT;
 	} else if (b->payload != b->dest) {
 		memcpy(b->dest, b->payload, b->raw);
 	}
-	return crc_of(b->dest, b->raw) != b->crc ? B_CRC : B_OK;
+	return bc_crc32(b->dest, b->raw) != b->crc ? B_CRC : B_OK;
 }
 
 /* Read block i's header and stored bytes (in stream order, one thread at a
@@ -1373,4 +1311,9 @@ int st_write_all(int fd, const st_header *h, const void *weights,
 		}
 	}
 	return st_writer_close(w, err);
+}
+
+const char *st_engine(void)
+{
+	return bc_engine();
 }

@@ -35,6 +35,9 @@ enum st_flag {
 
 #define ST_BLOCK_DEFAULT (1u << 20) /* raw bytes per block */
 #define ST_LEVEL_DEFAULT 1          /* deflate level: see bench/stream.md */
+/* The deflate engine the library was built with: "ISA-L" or "zlib".  Either
+ * reads what the other writes. */
+const char *st_engine(void);
 #define ST_MAX_N ((uint64_t)1 << 31) /* vertices; sizes beyond are refused */
 
 typedef struct st_error {
@@ -75,6 +78,15 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 /* Append len raw bytes of the current matrix (any length; blocks are cut at
  * h->block bytes).  Returns 0 or -1. */
 int st_write(st_writer *w, const void *buf, size_t len, st_error *err);
+/* Append len raw bytes of the current matrix that fill makes: the writer's
+ * threads each call fill(ctx, offset, dst, n) for one block at a time (offset
+ * in bytes from the start of the matrix, n bytes into dst), compress it and
+ * write it in order, so producing the data runs on all cores with the codec
+ * and no matrix is held in memory.  fill returns 0, or non-zero to fail the
+ * write.  The matrix written so far and len must be whole blocks (len may
+ * end the matrix).  Returns 0 or -1. */
+typedef int st_fill_fn(void *ctx, uint64_t offset, void *dst, size_t n);
+int st_write_fill(st_writer *w, uint64_t len, st_fill_fn *fill, void *ctx, st_error *err);
 /* End the current matrix (its byte count must equal st_matrix_bytes()). */
 int st_write_end_matrix(st_writer *w, st_error *err);
 /* Write the end-of-stream marker and free w (also on error).  Does not close fd. */

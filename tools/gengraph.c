@@ -15,7 +15,6 @@
 #include "tool.h"
 
 #define GOLDEN 0x9e3779b97f4a7c15ull
-#define CHUNK_BYTES (16u << 20) /* raw bytes generated per st_write() */
 #define MAX_BYTES ((uint64_t)1 << 48) /* refuse matrices beyond 256 TiB */
 #define MAX_N ((uint64_t)1 << 23)        /* so 4 n^2 <= MAX_BYTES */
 
@@ -115,43 +114,64 @@ static void make_potentials(struct gen *g)
 	}
 }
 
-/* Row i of the stored matrix (npad entries) into out. */
-static void make_row(const struct gen *g, uint64_t i, void *out)
+/* Entries j0..j1-1 of row i of the stored matrix into out. */
+static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, void *out)
 {
-	uint64_t h;
+	uint64_t h, jn = j1 < g->n ? j1 : g->n, j = j0;
 	if (g->type == ST_INT32) {
-		int32_t *r = out;
-		uint64_t j = 0;
+		int32_t *r = (int32_t *)out - j0;
 		if (i < g->n && !g->undirected && !g->negative)
 			/* The common case without branches: a random edge test
 			 * mispredicts, computing every weight does not. */
-			for (; j < g->n; j++) {
+			for (; j < jn; j++) {
 				h = pair_hash(g->edge_key, i, j);
 				int32_t w = (int32_t)int_weight(g, h, i, j);
 				r[j] = (h >> 11) < g->threshold ? w : ST_INF_I32;
 			}
 		else if (i < g->n)
-			for (; j < g->n; j++)
+			for (; j < jn; j++)
 				r[j] = is_edge(g, i, j, &h) ? (int32_t)int_weight(g, h, i, j) : ST_INF_I32;
-		for (; j < g->npad; j++)
+		for (j = j > jn ? j : jn; j < j1; j++)
 			r[j] = ST_INF_I32;
-		r[i] = 0;
+		if (i >= j0 && i < j1)
+			r[i] = 0;
 	} else {
-		float *r = out;
-		uint64_t j = 0;
+		float *r = (float *)out - j0;
 		if (i < g->n && !g->undirected && !g->negative)
-			for (; j < g->n; j++) {
+			for (; j < jn; j++) {
 				h = pair_hash(g->edge_key, i, j);
 				float w = (float)float_weight(g, h, i, j);
 				r[j] = (h >> 11) < g->threshold ? w : INFINITY;
 			}
 		else if (i < g->n)
-			for (; j < g->n; j++)
+			for (; j < jn; j++)
 				r[j] = is_edge(g, i, j, &h) ? (float)float_weight(g, h, i, j) : INFINITY;
-		for (; j < g->npad; j++)
+		for (j = j > jn ? j : jn; j < j1; j++)
 			r[j] = INFINITY;
-		r[i] = 0;
+		if (i >= j0 && i < j1)
+			r[i] = 0;
 	}
+}
+
+/* One block of the stream: the stream's threads call this for each block
+ * (st_write_fill), so making the graph runs on all cores beside the codec. */
+static uint64_t bytes_done;
+
+static int make_block(void *ctx, uint64_t offset, void *dst, size_t len)
+{
+	const struct gen *g = ctx;
+	uint64_t e = offset / 4, end = e + len / 4;
+	char *out = dst;
+	while (e < end) {
+		uint64_t i = e / g->npad, j0 = e % g->npad;
+		uint64_t j1 = end - i * g->npad < g->npad ? end - i * g->npad : g->npad;
+		make_row(g, i, j0, j1, out);
+		out += (j1 - j0) * 4;
+		e += j1 - j0;
+	}
+	uint64_t done = __atomic_add_fetch(&bytes_done, len, __ATOMIC_RELAXED);
+	tool_progress("rows", done / 4 / g->npad, g->npad);
+	return 0;
 }
 
 /* Whether any edge weight is negative: decides the header's ST_NEGATIVE flag
@@ -307,29 +327,12 @@ int main(int argc, char **argv)
 	if (!w)
 		tool_die_st(outname, &err);
 
-	size_t row_bytes = (size_t)g.npad * 4;
-	uint64_t chunk_rows = CHUNK_BYTES / row_bytes;
-	if (chunk_rows < (uint64_t)threads)
-		chunk_rows = (uint64_t)threads;
-	if (chunk_rows > g.npad)
-		chunk_rows = g.npad;
-	char *chunk = malloc(chunk_rows * row_bytes);
-	if (!chunk)
-		tool_die("%llu rows:", (unsigned long long)chunk_rows);
-	for (uint64_t r0 = 0; r0 < g.npad; r0 += chunk_rows) {
-		uint64_t rows = g.npad - r0 < chunk_rows ? g.npad - r0 : chunk_rows;
-		#pragma omp parallel for schedule(static)
-		for (uint64_t k = 0; k < rows; k++)
-			make_row(&g, r0 + k, chunk + k * row_bytes);
-		if (st_write(w, chunk, rows * row_bytes, &err) < 0)
-			tool_die_st(outname, &err);
-		tool_progress("rows", r0 + rows, g.npad);
-	}
+	if (st_write_fill(w, st_matrix_bytes(&h), make_block, &g, &err) < 0)
+		tool_die_st(outname, &err);
 	if (st_write_end_matrix(w, &err) < 0 || st_writer_close(w, &err) < 0)
 		tool_die_st(outname, &err);
 	tool_output_commit();
 
-	free(chunk);
 	free(g.potential);
 	st_header_free(&h);
 	return EXIT_OK;

@@ -415,7 +415,7 @@ EOT
 [ -z "$bad" ] && pass "-o FILE: a failure keeps the old file and creates none" || fail "-o FILE on failure" "${bad#; }"
 # Killed part-way: the same.
 echo precious >"$T/o/keep"
-$BIN/gengraph -n 1500 -d 40 -s 3 -o "$T/g1500"
+$BIN/gengraph -n 3000 -d 40 -s 3 -o "$T/g1500"
 $BIN/apsp-cpu -T 1 "$T/g1500" -o "$T/o/keep" 2>/dev/null & pid=$!
 sleep 0.3; kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null; rc=$?
 expect_true "apsp-cpu killed: the old file kept, no temporary file (status $rc)" '[ "$(cat $T/o/keep)" = precious ] && [ "$(ls -A $T/o)" = keep ]'

@@ -1,0 +1,401 @@
+/* blockcodec.c - one stream block's codec: deflate engine, CRC32, shuffle.
+ * See blockcodec.h.  Built with ISA-L (HAVE_ISAL) or with zlib alone. */
+#include "blockcodec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#ifdef HAVE_ISAL
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HAVE_X86 1
+#endif
+
+#define SAMPLE_BYTES (32u << 10) /* tried shuffled and plain per block */
+
+struct bc_coder {
+	int level;
+	uint32_t block;
+	unsigned char *scratch; /* one block, for (un)shuffling */
+	unsigned char *sample;  /* a shuffled sample */
+#ifdef HAVE_ISAL
+	struct isal_zstream *zs;
+	unsigned char *level_buf;
+	uint32_t level_buf_size;
+	struct inflate_state *is;
+#else
+	z_stream z;             /* deflate of shuffled blocks, or inflate */
+	z_stream zp;            /* deflate of plain blocks */
+	int zdef, zinf;
+#endif
+};
+
+/* ---- shuffle ---- */
+
+static void shuffle4_scalar(unsigned char *restrict dst, const unsigned char *restrict src,
+                            size_t n4, size_t from)
+{
+	unsigned char *d0 = dst, *d1 = dst + n4, *d2 = dst + 2 * n4, *d3 = dst + 3 * n4;
+
+	for (size_t i = from; i < n4; i++) {
+		d0[i] = src[4 * i];
+		d1[i] = src[4 * i + 1];
+		d2[i] = src[4 * i + 2];
+		d3[i] = src[4 * i + 3];
+	}
+}
+
+static void unshuffle4_scalar(unsigned char *restrict dst, const unsigned char *restrict src,
+                              size_t n4, size_t from)
+{
+	const unsigned char *s0 = src, *s1 = src + n4, *s2 = src + 2 * n4, *s3 = src + 3 * n4;
+
+	for (size_t i = from; i < n4; i++) {
+		dst[4 * i] = s0[i];
+		dst[4 * i + 1] = s1[i];
+		dst[4 * i + 2] = s2[i];
+		dst[4 * i + 3] = s3[i];
+	}
+}
+
+#ifdef HAVE_X86
+/* 16 elements at a time: within each 16-byte vector gather the bytes of
+ * each plane (pshufb), then a 4 x 4 transpose of 32-bit words puts each
+ * plane's 16 bytes in one vector.  Both steps are their own inverse, so
+ * unshuffling runs the same two steps the other way round. */
+#define TRANSPOSE4(a, b, c, d)                                               \
+	do {                                                                 \
+		__m128i t0 = _mm_unpacklo_epi32(a, b), t1 = _mm_unpackhi_epi32(a, b); \
+		__m128i t2 = _mm_unpacklo_epi32(c, d), t3 = _mm_unpackhi_epi32(c, d); \
+		a = _mm_unpacklo_epi64(t0, t2);                              \
+		b = _mm_unpackhi_epi64(t0, t2);                              \
+		c = _mm_unpacklo_epi64(t1, t3);                              \
+		d = _mm_unpackhi_epi64(t1, t3);                              \
+	} while (0)
+
+__attribute__((target("ssse3"))) static size_t shuffle4_ssse3(unsigned char *restrict dst,
+                                                              const unsigned char *restrict src,
+                                                              size_t n4)
+{
+	const __m128i m = _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	size_t i = 0;
+
+	for (; i + 16 <= n4; i += 16) {
+		const __m128i *s = (const __m128i *)(src + 4 * i);
+		__m128i a = _mm_shuffle_epi8(_mm_loadu_si128(s), m);
+		__m128i b = _mm_shuffle_epi8(_mm_loadu_si128(s + 1), m);
+		__m128i c = _mm_shuffle_epi8(_mm_loadu_si128(s + 2), m);
+		__m128i d = _mm_shuffle_epi8(_mm_loadu_si128(s + 3), m);
+		TRANSPOSE4(a, b, c, d);
+		_mm_storeu_si128((__m128i *)(dst + i), a);
+		_mm_storeu_si128((__m128i *)(dst + n4 + i), b);
+		_mm_storeu_si128((__m128i *)(dst + 2 * n4 + i), c);
+		_mm_storeu_si128((__m128i *)(dst + 3 * n4 + i), d);
+	}
+	return i;
+}
+
+__attribute__((target("ssse3"))) static size_t unshuffle4_ssse3(unsigned char *restrict dst,
+                                                                const unsigned char *restrict src,
+                                                                size_t n4)
+{
+	const __m128i m = _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	size_t i = 0;
+
+	for (; i + 16 <= n4; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(src + n4 + i));
+		__m128i c = _mm_loadu_si128((const __m128i *)(src + 2 * n4 + i));
+		__m128i d = _mm_loadu_si128((const __m128i *)(src + 3 * n4 + i));
+		TRANSPOSE4(a, b, c, d);
+		__m128i *o = (__m128i *)(dst + 4 * i);
+		_mm_storeu_si128(o, _mm_shuffle_epi8(a, m));
+		_mm_storeu_si128(o + 1, _mm_shuffle_epi8(b, m));
+		_mm_storeu_si128(o + 2, _mm_shuffle_epi8(c, m));
+		_mm_storeu_si128(o + 3, _mm_shuffle_epi8(d, m));
+	}
+	return i;
+}
+
+static int have_ssse3(void)
+{
+	static int known = -1;
+	if (known < 0)
+		known = __builtin_cpu_supports("ssse3") ? 1 : 0;
+	return known;
+}
+#endif
+
+void bc_shuffle4(unsigned char *restrict dst, const unsigned char *restrict src, size_t n4)
+{
+	size_t done = 0;
+#ifdef HAVE_X86
+	if (have_ssse3())
+		done = shuffle4_ssse3(dst, src, n4);
+#endif
+	shuffle4_scalar(dst, src, n4, done);
+}
+
+void bc_unshuffle4(unsigned char *restrict dst, const unsigned char *restrict src, size_t n4)
+{
+	size_t done = 0;
+#ifdef HAVE_X86
+	if (have_ssse3())
+		done = unshuffle4_ssse3(dst, src, n4);
+#endif
+	unshuffle4_scalar(dst, src, n4, done);
+}
+
+/* ---- CRC ---- */
+
+uint32_t bc_crc32(const void *p, size_t len)
+{
+#ifdef HAVE_ISAL
+	return crc32_gzip_refl(0, p, len);
+#else
+	/* crc32() takes a uInt length: feed it in pieces. */
+	const unsigned char *b = p;
+	uLong c = crc32(0L, Z_NULL, 0);
+	while (len) {
+		uInt k = len > (1u << 30) ? (1u << 30) : (uInt)len;
+		c = crc32(c, b, k);
+		b += k;
+		len -= k;
+	}
+	return (uint32_t)c;
+#endif
+}
+
+/* ---- the deflate engine ---- */
+
+#ifdef HAVE_ISAL
+const char *bc_engine(void)
+{
+	return "ISA-L";
+}
+
+/* Levels 1..9 onto ISA-L's 1..3 (bench/stream.md: 1 is the default, and
+ * the largest level buys little on these matrices). */
+static int isal_level(int level)
+{
+	return level <= 1 ? 1 : level == 2 ? 2 : 3;
+}
+
+static uint32_t isal_level_buf(int l)
+{
+	return l == 1 ? ISAL_DEF_LVL1_DEFAULT : l == 2 ? ISAL_DEF_LVL2_DEFAULT : ISAL_DEF_LVL3_DEFAULT;
+}
+
+static int engine_init_deflate(bc_coder *c)
+{
+	if (c->zs)
+		return 0;
+	int l = isal_level(c->level);
+	c->zs = malloc(sizeof *c->zs);
+	c->level_buf_size = isal_level_buf(l);
+	c->level_buf = malloc(c->level_buf_size);
+	return c->zs && c->level_buf ? 0 : -1;
+}
+
+/* Deflate len bytes into out (cap bytes): the stored size, or 0 when it
+ * does not fit. */
+static size_t engine_deflate(bc_coder *c, int shuffled, const unsigned char *in, size_t len,
+                             unsigned char *out, size_t cap)
+{
+	struct isal_zstream *z = c->zs;
+	(void)shuffled;
+	isal_deflate_stateless_init(z);
+	z->level = (uint32_t)isal_level(c->level);
+	z->level_buf = c->level_buf;
+	z->level_buf_size = c->level_buf_size;
+	z->gzip_flag = IGZIP_DEFLATE;
+	z->end_of_stream = 1;
+	z->flush = NO_FLUSH;
+	z->next_in = (uint8_t *)in;
+	z->avail_in = (uint32_t)len;
+	z->next_out = out;
+	z->avail_out = (uint32_t)cap;
+	return isal_deflate_stateless(z) == COMP_OK && z->avail_in == 0 ? z->total_out : 0;
+}
+
+static int engine_inflate(bc_coder *c, const unsigned char *in, uint32_t len,
+                          unsigned char *out, uint32_t raw)
+{
+	if (!c->is && !(c->is = malloc(sizeof *c->is)))
+		return BC_NOMEM;
+	struct inflate_state *s = c->is;
+	isal_inflate_init(s);
+	s->next_in = (uint8_t *)in;
+	s->avail_in = len;
+	s->next_out = out;
+	s->avail_out = raw;
+	s->crc_flag = ISAL_DEFLATE;
+	int rc = isal_inflate_stateless(s);
+	/* Exactly raw bytes from exactly len bytes: ISA-L reads ahead in whole
+	 * words, so what it left unread is avail_in plus the whole bytes still
+	 * in its bit buffer. */
+	uint32_t left = s->avail_in + s->read_in_length / 8;
+	return rc == ISAL_DECOMP_OK && s->avail_out == 0 && left == 0 ? BC_OK : BC_CORRUPT;
+}
+
+static void engine_free(bc_coder *c)
+{
+	free(c->zs);
+	free(c->level_buf);
+	free(c->is);
+}
+#else
+const char *bc_engine(void)
+{
+	return "zlib";
+}
+
+/* Shuffled planes are deflated with Z_RLE at every level: on these
+ * matrices it was both faster and smaller than zlib's match search
+ * (bench/stream.md), so the level matters for plain blocks. */
+static int engine_init_deflate(bc_coder *c)
+{
+	if (c->zdef)
+		return 0;
+	if (deflateInit2(&c->z, c->level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK)
+		return -1;
+	if (deflateInit2(&c->zp, c->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		deflateEnd(&c->z);
+		return -1;
+	}
+	c->zdef = 1;
+	return 0;
+}
+
+static size_t engine_deflate(bc_coder *c, int shuffled, const unsigned char *in, size_t len,
+                             unsigned char *out, size_t cap)
+{
+	z_stream *z = shuffled ? &c->z : &c->zp;
+	size_t got = 0;
+
+	z->next_in = (unsigned char *)in;
+	z->avail_in = (uInt)len;
+	z->next_out = out;
+	z->avail_out = (uInt)cap;
+	if (deflate(z, Z_FINISH) == Z_STREAM_END)
+		got = z->total_out;
+	deflateReset(z);
+	return got;
+}
+
+static int engine_inflate(bc_coder *c, const unsigned char *in, uint32_t len,
+                          unsigned char *out, uint32_t raw)
+{
+	if (!c->zinf) {
+		if (inflateInit2(&c->z, -15) != Z_OK)
+			return BC_NOMEM;
+		c->zinf = 1;
+	}
+	c->z.next_in = (unsigned char *)in;
+	c->z.avail_in = len;
+	c->z.next_out = out;
+	c->z.avail_out = raw;
+	int zr = inflate(&c->z, Z_FINISH);
+	int ok = zr == Z_STREAM_END && c->z.avail_in == 0 && c->z.avail_out == 0;
+	inflateReset(&c->z);
+	return ok ? BC_OK : BC_CORRUPT;
+}
+
+static void engine_free(bc_coder *c)
+{
+	if (c->zdef) {
+		deflateEnd(&c->z);
+		deflateEnd(&c->zp);
+	}
+	if (c->zinf)
+		inflateEnd(&c->z);
+}
+#endif
+
+/* ---- coder ---- */
+
+bc_coder *bc_coder_new(int level, uint32_t block)
+{
+	bc_coder *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->level = level;
+	c->block = block;
+	return c;
+}
+
+void bc_coder_free(bc_coder *c)
+{
+	if (!c)
+		return;
+	engine_free(c);
+	free(c->scratch);
+	free(c->sample);
+	free(c);
+}
+
+/* Shuffled or plain?  Distances and predecessors (small numbers) shrink far
+ * better with their bytes shuffled; weight matrices, mostly INF, shrink
+ * better plain, because there a run of INF is one long repeat, while the
+ * shuffle repeats the edge pattern in each of four byte planes.  So both are
+ * tried on a sample at the head of the block and the smaller wins: a few
+ * percent more work, and still a function of the data alone. */
+int64_t bc_encode(bc_coder *c, const unsigned char *raw, uint32_t len, unsigned char *out,
+                  uint32_t *method)
+{
+	*method = BC_STORED;
+	if (c->level == 0 || len < 8)
+		return len;
+	if (engine_init_deflate(c) < 0)
+		return -1;
+	if (!c->scratch && !(c->scratch = malloc(c->block)))
+		return -1;
+	if (!c->sample && !(c->sample = malloc(SAMPLE_BYTES)))
+		return -1;
+
+	uint32_t sample = len < SAMPLE_BYTES ? len : SAMPLE_BYTES;
+	bc_shuffle4(c->sample, raw, sample / 4);
+	size_t cs = engine_deflate(c, 1, c->sample, sample, out, len - 1);
+	size_t cp = engine_deflate(c, 0, raw, sample, out, len - 1);
+	if (!cs && !cp)
+		return len; /* the sample does not shrink: store */
+	int shuffled = cs && (!cp || cs <= cp);
+
+	const unsigned char *in = raw;
+	if (shuffled) {
+		bc_shuffle4(c->scratch, raw, len / 4);
+		/* a length that is not a multiple of 4 keeps its tail in place */
+		memcpy(c->scratch + len / 4 * 4, raw + len / 4 * 4, len % 4);
+		in = c->scratch;
+	}
+	size_t got = engine_deflate(c, shuffled, in, len, out, len - 1);
+	if (!got)
+		return len; /* no gain: stored */
+	*method = shuffled ? BC_SHUFFLE : BC_DEFLATE;
+	return (int64_t)got;
+}
+
+int bc_decode(bc_coder *c, uint32_t method, const unsigned char *payload, uint32_t stored,
+              unsigned char *dst, uint32_t raw)
+{
+	unsigned char *to = dst;
+
+	if (method == BC_SHUFFLE) {
+		if (!c->scratch && !(c->scratch = malloc(c->block ? c->block : 1)))
+			return BC_NOMEM;
+		to = c->scratch;
+	}
+	int rc = engine_inflate(c, payload, stored, to, raw);
+	if (rc != BC_OK)
+		return rc;
+	if (method == BC_SHUFFLE) {
+		bc_unshuffle4(dst, to, raw / 4);
+		memcpy(dst + raw / 4 * 4, to + raw / 4 * 4, raw % 4);
+	}
+	return BC_OK;
+}
