@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 		}
 	}
 	char err[256];
-	if (fwg_init(0, err, sizeof err) < 0) {
+	if (fwg_init(0, 0, err, sizeof err) < 0) {
 		fprintf(stderr, "fw-kernel-bench: %s\n", err);
 		return 2;
 	}

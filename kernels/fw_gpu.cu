@@ -29,6 +29,8 @@
 #include <string.h>
 
 #include <type_traits>
+#include <vector>
+#include <chrono>
 
 #include "fw_gpu.h"
 #include "stream.h"
@@ -755,8 +757,10 @@ struct DeviceBuffers {
 
 // Host <-> device copies go through two page-locked staging buffers, so
 // the caller's matrices need not be page-locked (pinning hundreds of MB costs
-// more than it saves); rows are copied in and out of staging on all cores
-// while the other buffer is in flight.
+// more than it saves).  Uploads: rows are copied into one buffer on all cores
+// while the other is in flight.  Downloads: row panels of the distances (and
+// predecessors) come back into one buffer while the caller's sink consumes
+// the panel in the other, so compressing the result overlaps the copy.
 struct Staging {
 	void *buf[2] = {nullptr, nullptr};
 	cudaEvent_t done[2] = {nullptr, nullptr};
@@ -765,55 +769,94 @@ struct Staging {
 
 constexpr size_t STAGING_BYTES = 32u << 20;
 
-int copy_rows(Err e, bool to_device, void *host, void *dev, uint64_t n, uint64_t npad,
-              cudaStream_t s)
+int upload_rows(Err e, const void *host, void *dev, uint64_t n, uint64_t npad, cudaStream_t s)
 {
 	const size_t row = n * 4;
 	uint64_t rows = staging.bytes / row;
 	if (rows == 0) { // a row larger than the staging buffer: plain copy
-		if (to_device)
-			CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, host, row, row, n, cudaMemcpyHostToDevice, s));
-		else
-			CUDA_TRY(cudaMemcpy2DAsync(host, row, dev, npad * 4, row, n, cudaMemcpyDeviceToHost, s));
+		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, host, row, row, n, cudaMemcpyHostToDevice, s));
 		return 0;
 	}
 	int b = 0;
-	uint64_t prev0 = 0, prevk = 0;
-	bool pending = false; // a download waiting to be copied out of staging[b^1]
-	for (uint64_t r0 = 0; r0 < n || pending; r0 += rows, b ^= 1) {
-		const uint64_t k = r0 < n ? (n - r0 < rows ? n - r0 : rows) : 0;
+	for (uint64_t r0 = 0; r0 < n; r0 += rows, b ^= 1) {
+		const uint64_t k = n - r0 < rows ? n - r0 : rows;
 		char *st = (char *)staging.buf[b];
-		if (k) {
-			CUDA_TRY(cudaEventSynchronize(staging.done[b]));
-			if (to_device) {
+		CUDA_TRY(cudaEventSynchronize(staging.done[b]));
 #pragma omp parallel for schedule(static)
-				for (int64_t i = 0; i < (int64_t)k; i++)
-					memcpy(st + i * row, (char *)host + (r0 + i) * row, row);
-				CUDA_TRY(cudaMemcpy2DAsync((char *)dev + r0 * npad * 4, npad * 4, st, row, row, k,
-				                           cudaMemcpyHostToDevice, s));
-			} else {
-				CUDA_TRY(cudaMemcpy2DAsync(st, row, (char *)dev + r0 * npad * 4, npad * 4, row, k,
+		for (int64_t i = 0; i < (int64_t)k; i++)
+			memcpy(st + i * row, (const char *)host + (r0 + i) * row, row);
+		CUDA_TRY(cudaMemcpy2DAsync((char *)dev + r0 * npad * 4, npad * 4, st, row, row, k,
+		                           cudaMemcpyHostToDevice, s));
+		CUDA_TRY(cudaEventRecord(staging.done[b], s));
+	}
+	return 0;
+}
+
+// Row panels of d (and p) to the sink, in order; panel k + 1 is copied
+// while the sink runs on panel k.  A staging buffer holds a panel's distance
+// rows, then its predecessor rows.
+int download_panels(Err e, const void *d, const int32_t *p, uint64_t n, uint64_t npad,
+                    cudaStream_t s, fwg_sink *sink, void *ctx)
+{
+	const size_t row = n * 4;
+	uint64_t rows = staging.bytes / (row * (p ? 2 : 1));
+	std::vector<char> big;
+	void *buf[2] = {staging.buf[0], staging.buf[1]};
+	if (rows == 0) { // rows larger than staging: one row at a time, pageable
+		rows = 1;
+		big.resize(2 * row * (p ? 2 : 1));
+		buf[0] = big.data();
+		buf[1] = big.data() + row * (p ? 2 : 1);
+	}
+	int b = 0;
+	uint64_t prev0 = 0, prevk = 0;
+	for (uint64_t r0 = 0; r0 < n || prevk; r0 += rows, b ^= 1) {
+		const uint64_t k = r0 < n ? (n - r0 < rows ? n - r0 : rows) : 0;
+		char *st = (char *)buf[b];
+		if (k) {
+			CUDA_TRY(cudaMemcpy2DAsync(st, row, (const char *)d + r0 * npad * 4, npad * 4, row, k,
+			                           cudaMemcpyDeviceToHost, s));
+			if (p)
+				CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, p + r0 * npad, npad * 4, row, k,
 				                           cudaMemcpyDeviceToHost, s));
-			}
 			CUDA_TRY(cudaEventRecord(staging.done[b], s));
 		}
-		if (!to_device && pending) { // copy out the previous chunk meanwhile
+		if (prevk) { // the previous panel to the sink meanwhile
 			CUDA_TRY(cudaEventSynchronize(staging.done[b ^ 1]));
-			const char *src = (const char *)staging.buf[b ^ 1];
-#pragma omp parallel for schedule(static)
-			for (int64_t i = 0; i < (int64_t)prevk; i++)
-				memcpy((char *)host + (prev0 + i) * row, src + i * row, row);
+			char *prev = (char *)buf[b ^ 1];
+			if (sink(ctx, prev0, prevk, prev, p ? (int32_t *)(prev + prevk * row) : nullptr))
+				return fail(e, "the result could not be taken (rows %llu..%llu)",
+				            (unsigned long long)prev0, (unsigned long long)(prev0 + prevk - 1));
 		}
-		pending = !to_device && k;
 		prev0 = r0, prevk = k;
 	}
 	CUDA_TRY(cudaStreamSynchronize(s));
 	return 0;
 }
 
+// fwg_solve()'s sink: panels into the caller's n x n matrices.
+struct Into {
+	void *dist;
+	int32_t *pred;
+	uint64_t n;
+};
+
+int copy_into(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
+{
+	Into *m = (Into *)ctx;
+	const size_t row = m->n * 4;
+#pragma omp parallel for schedule(static)
+	for (int64_t i = 0; i < (int64_t)rows; i++) {
+		memcpy((char *)m->dist + (r0 + i) * row, (const char *)dist + i * row, row);
+		if (pred)
+			memcpy(m->pred + (r0 + i) * m->n, pred + i * m->n, row);
+	}
+	return 0;
+}
+
 } // namespace
 
-extern "C" int fwg_init(int device, char *errbuf, size_t errlen)
+extern "C" int fwg_init(int device, uint64_t staging_bytes, char *errbuf, size_t errlen)
 {
 	Err e{errbuf, errlen};
 	int count = 0;
@@ -828,12 +871,14 @@ extern "C" int fwg_init(int device, char *errbuf, size_t errlen)
 	CUDA_TRY(cudaSetDevice(device));
 	CUDA_TRY(cudaFree(0)); // creates the context
 	if (!staging.buf[0]) {
+		// Pinning costs about 0.4 ms a MiB: no more than a small run needs.
+		size_t bytes = staging_bytes && staging_bytes < STAGING_BYTES ? staging_bytes : STAGING_BYTES;
 		for (int i = 0; i < 2; i++) {
-			CUDA_TRY(cudaMallocHost(&staging.buf[i], STAGING_BYTES));
+			CUDA_TRY(cudaMallocHost(&staging.buf[i], bytes));
 			CUDA_TRY(cudaEventCreateWithFlags(&staging.done[i], cudaEventDisableTiming));
 			CUDA_TRY(cudaEventRecord(staging.done[i], 0));
 		}
-		staging.bytes = STAGING_BYTES;
+		staging.bytes = bytes;
 	}
 	return 0;
 }
@@ -846,6 +891,14 @@ extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths)
 
 extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dist,
                          int32_t *pred, struct fwg_timing *t, char *errbuf, size_t errlen)
+{
+	Into into{dist, pred, n};
+	return fwg_solve_panels(o, n, graph, copy_into, &into, t, errbuf, errlen);
+}
+
+extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void *graph,
+                                fwg_sink *sink, void *ctx, struct fwg_timing *t, char *errbuf,
+                                size_t errlen)
 {
 	Err e{errbuf, errlen};
 	memset(t, 0, sizeof *t);
@@ -887,7 +940,7 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph
 	CUDA_TRY(cudaMalloc(&db.rowP, pbytes));
 
 	CUDA_TRY(cudaEventRecord(db.ev[0], db.s));
-	if (copy_rows(e, true, const_cast<void *>(graph), db.d, n, npad, db.s))
+	if (upload_rows(e, graph, db.d, n, npad, db.s))
 		return -1;
 	const size_t count = (size_t)npad * npad;
 	const unsigned grid = (unsigned)((count + 255) / 256);
@@ -917,18 +970,15 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph
 		finish<int><<<grid, 256, 0, db.s>>>((int *)db.d, count, ST_INF_I32, INF_PACKED);
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(db.ev[3], db.s));
-	if (copy_rows(e, false, dist, db.d, n, npad, db.s))
+	CUDA_TRY(cudaEventSynchronize(db.ev[3]));
+	auto t_down = std::chrono::steady_clock::now();
+	if (download_panels(e, db.d, paths ? db.p : nullptr, n, npad, db.s, sink, ctx))
 		return -1;
-	if (paths && copy_rows(e, false, pred, db.p, n, npad, db.s))
-		return -1;
-	CUDA_TRY(cudaEventRecord(db.ev[4], db.s));
-	CUDA_TRY(cudaEventSynchronize(db.ev[4]));
+	t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
 	float ms;
 	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[0], db.ev[1]));
 	t->upload_ms = ms;
 	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[1], db.ev[2]));
 	t->kernel_ms = ms;
-	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[3], db.ev[4]));
-	t->download_ms = ms;
 	return 0;
 }

@@ -27,7 +27,7 @@ struct fwg_opts {
 struct fwg_timing {
 	double upload_ms;   /* host to device, padding, initial predecessors */
 	double kernel_ms;   /* all rounds, all three phases (CUDA events) */
-	double download_ms; /* device to host */
+	double download_ms; /* device to host, with the sink's work on each panel */
 	int packed;         /* int32 paths used the packed (distance, k) form */
 	int lanes16;        /* 1: int32 distances computed in 16-bit lanes;
 	                       -1: tried, a distance came too close to the
@@ -35,9 +35,11 @@ struct fwg_timing {
 	char device_name[128];
 };
 
-/* Create the CUDA context on the device (slow: call it early, e.g. in a
- * thread while the input is being read).  0 or -1. */
-int fwg_init(int device, char *err, size_t errlen);
+/* Create the CUDA context on the device and the page-locked staging buffers
+ * (two of staging_bytes, at most 32 MiB each; 0 = the most) through which
+ * matrices move.  Slow: call it early, e.g. in a thread while the input is
+ * being read.  0 or -1. */
+int fwg_init(int device, uint64_t staging_bytes, char *err, size_t errlen);
 
 /* Device memory the engine needs for n vertices, in bytes. */
 uint64_t fwg_memory_needed(uint64_t n, int block, int paths);
@@ -47,6 +49,18 @@ uint64_t fwg_memory_needed(uint64_t n, int block, int paths);
  * predecessor matrix.  0 or -1. */
 int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dist,
               int32_t *pred, struct fwg_timing *t, char *err, size_t errlen);
+
+/* Results come back in row panels, in row order: sink(ctx, r0, rows, dist,
+ * pred) gets rows r0 .. r0 + rows - 1 of the distances and, with paths, of
+ * the predecessors (row-major, stride n) in page-locked buffers that stay
+ * valid until it returns, while the next panel is being copied from the
+ * device.  The sink may change them in place.  Non-zero from the sink stops
+ * the solve with an error. */
+typedef int fwg_sink(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred);
+
+/* Solve as fwg_solve(), handing the results to sink panel by panel. */
+int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void *graph, fwg_sink *sink,
+                     void *ctx, struct fwg_timing *t, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

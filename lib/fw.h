@@ -55,5 +55,10 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
  * vertices re-attached, or -1 when out of memory. */
 int64_t fw_repair_paths(uint32_t type, uint64_t n, const void *weights, uint64_t wstride,
                         const void *dist, int32_t *pred, int threads);
+/* The same for rows first .. first + rows - 1 alone: dist and pred point at
+ * row first (stride n), weights is the whole graph. */
+int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t wstride,
+                       uint64_t first, uint64_t rows, const void *dist, int32_t *pred,
+                       int threads);
 
 #endif

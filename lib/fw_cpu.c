@@ -531,6 +531,13 @@ static void repair_paths(const void *d, int32_t *p, const void *w, uint64_t n,
 int64_t fw_repair_paths(uint32_t type, uint64_t n, const void *weights, uint64_t wstride,
                         const void *dist, int32_t *pred, int threads)
 {
+	return fw_repair_rows(type, n, weights, wstride, 0, n, dist, pred, threads);
+}
+
+int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t wstride,
+                       uint64_t first, uint64_t rows, const void *dist, int32_t *pred,
+                       int threads)
+{
 	int64_t total = 0;
 	int oom = 0;
 
@@ -545,10 +552,10 @@ int64_t fw_repair_paths(uint32_t type, uint64_t n, const void *weights, uint64_t
 			oom = 1;
 		}
 		#pragma omp for schedule(dynamic, 16)
-		for (uint64_t s = 0; s < n; s++)
+		for (uint64_t k = 0; k < rows; k++)
 			if (stack && state)
-				total += (int64_t)repair_row(s, (const char *)dist + s * n * 4,
-				                             pred + s * n, weights, wstride, n,
+				total += (int64_t)repair_row(first + k, (const char *)dist + k * n * 4,
+				                             pred + k * n, weights, wstride, n,
 				                             type, stack, state);
 		free(stack), free(state);
 	}

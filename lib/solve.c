@@ -338,14 +338,19 @@ out:
 
 void sv_finish(sv_plan *p, void *dist, int threads)
 {
+	sv_finish_rows(p, dist, 0, p->n, threads);
+}
+
+void sv_finish_rows(sv_plan *p, void *dist, uint64_t first, uint64_t rows, int threads)
+{
 	uint64_t n = p->n;
 	const int64_t *pot = p->potential;
 
 	if (p->type != ST_INT32 || !pot)
 		return;
 	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
-	for (uint64_t u = 0; u < n; u++) {
-		int32_t *d = (int32_t *)dist + u * n;
+	for (uint64_t u = first; u < first + rows; u++) {
+		int32_t *d = (int32_t *)dist + (u - first) * n;
 		for (uint64_t v = 0; v < n; v++)
 			if (d[v] < ST_INF_I32)
 				d[v] = (int32_t)(d[v] + pot[v] - pot[u]);

@@ -40,6 +40,8 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 
 /* After the kernel: undo reweighting so dist holds true distances. */
 void sv_finish(sv_plan *p, void *dist, int threads);
+/* The same for rows first .. first + rows - 1 alone; dist points at row first. */
+void sv_finish_rows(sv_plan *p, void *dist, uint64_t first, uint64_t rows, int threads);
 
 void sv_plan_free(sv_plan *p);
 

@@ -37,13 +37,14 @@ static void usage(FILE *f)
 /* The CUDA context is created in a thread while the input is read. */
 struct init_job {
 	int device, rc;
+	uint64_t staging;
 	char err[256];
 };
 
 static void *init_device(void *arg)
 {
 	struct init_job *j = arg;
-	j->rc = fwg_init(j->device, j->err, sizeof j->err);
+	j->rc = fwg_init(j->device, j->staging, j->err, sizeof j->err);
 	return NULL;
 }
 
@@ -64,6 +65,51 @@ static double seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Each row panel of the result as it comes back from the device: its
+ * predecessor chains checked against the graph and kept, its distances
+ * freed of the reweighting and compressed into the stream while the device
+ * copies the next panel. */
+struct result {
+	uint64_t n;
+	uint32_t type;
+	int threads;
+	const void *graph;
+	sv_plan *plan;
+	st_writer *w;
+	int32_t *pred;          /* the whole predecessor matrix, written last */
+	int64_t repaired;
+	double write_s;         /* in st_write */
+	st_error err;
+	int failed;             /* 1: out of memory; 2: write error in err */
+};
+
+static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
+{
+	struct result *res = ctx;
+	uint64_t n = res->n;
+	if (pred) {
+		int64_t k = fw_repair_rows(res->type, n, res->graph, n, r0, rows, dist, pred,
+		                           res->threads);
+		if (k < 0) {
+			res->failed = 1;
+			return -1;
+		}
+		res->repaired += k;
+		#pragma omp parallel for schedule(static) num_threads(res->threads)
+		for (uint64_t i = 0; i < rows; i++)
+			memcpy(res->pred + (r0 + i) * n, pred + i * n, n * 4);
+	}
+	sv_finish_rows(res->plan, dist, r0, rows, res->threads);
+	double t = seconds();
+	if (st_write(res->w, dist, rows * n * 4, &res->err) < 0) {
+		res->failed = 2;
+		return -1;
+	}
+	res->write_s += seconds() - t;
+	tool_progress("rows", r0 + rows, n);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -106,30 +152,35 @@ int main(int argc, char **argv)
 		tool_usage_error("too many arguments");
 	const char *input = optind < argc ? argv[optind] : "-";
 	const int threads = tool_threads();
+	/* Nothing after the result is committed (the CUDA context's teardown,
+	 * unmapping gigabytes) holds up whoever waits for this process. */
+	tool_detach_teardown();
 	double t0 = seconds();
 
-	static struct init_job job;
-	job.device = o.device;
-	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
-		tool_die("cannot start a thread:");
-	init_running = 1;
-	tool_before_death(join_init);
 	int out = tool_output_open(1);
 	st_header in;
 	st_reader *r = engine_open(input, threads, &in);
 	o.type = (int)in.type;
 	const uint64_t n = in.n;
+	static struct init_job job;
+	job.device = o.device;
+	job.staging = n ? n * n * 4 * (1 + o.paths) : 4096;
+	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
+		tool_die("cannot start a thread:");
+	init_running = 1;
+	tool_before_death(join_init);
 	/* Without padding the weights are read straight into the matrix that
-	 * sv_prepare() fills in place.  With paths, the results come back into
-	 * a second matrix: the repair of predecessor chains needs the graph. */
+	 * sv_prepare() fills in place.  The graph stays on the host for the
+	 * repair of predecessor chains; with paths the predecessor matrix is
+	 * kept to be written after the distances, which go out panel by panel. */
 	const int in_place = in.npad == n;
-	const double mat = 4.0 * (double)n * (double)n;
-	engine_check_memory(input, &in, (double)st_matrix_bytes(&in) * !in_place + mat * (1 + 2 * o.paths));
-	void *graph = malloc((size_t)mat + 4);
-	void *weights = in_place ? graph : malloc(st_matrix_bytes(&in) + 4);
-	void *dist = o.paths ? malloc((size_t)mat + 4) : graph;
-	int32_t *pred = o.paths ? malloc((size_t)mat + 4) : NULL;
-	if (!graph || !weights || !dist || (o.paths && !pred))
+	const size_t mat = (size_t)(4.0 * (double)n * (double)n);
+	const size_t wbytes = in_place ? mat : (size_t)st_matrix_bytes(&in);
+	engine_check_memory(input, &in, (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths));
+	void *graph = tool_matrix_alloc(mat + 4, threads);
+	void *weights = in_place ? graph : tool_matrix_alloc(wbytes + 4, threads);
+	int32_t *pred = o.paths ? tool_matrix_alloc(mat + 4, threads) : NULL;
+	if (!graph || !weights || (o.paths && !pred))
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);
 	engine_read_weights(r, weights);
@@ -138,7 +189,7 @@ int main(int argc, char **argv)
 	sv_plan plan;
 	int rc = sv_prepare(&in, weights, graph, NULL, threads, &plan, &err);
 	if (weights != graph)
-		free(weights);
+		tool_matrix_free(weights, wbytes + 4);
 	if (rc < 0)
 		tool_die_st(input, &err);
 
@@ -154,31 +205,41 @@ int main(int argc, char **argv)
 	if (job.rc < 0)
 		tool_die("%s", job.err);
 	double t1 = seconds();
+	struct result res = {n, in.type, threads, graph, &plan, NULL, pred, 0, 0, {{0}}, 0};
+	if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err)))
+		tool_die_st("write", &err);
 	struct fwg_timing t;
 	char msg[512];
-	if (fwg_solve(&o, n, graph, dist, pred, &t, msg, sizeof msg) < 0)
+	if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0) {
+		if (res.failed == 1)
+			tool_die("out of memory checking the predecessor chains");
+		if (res.failed == 2)
+			tool_die_st("write", &res.err);
 		tool_die("%s", msg);
-	int64_t repaired = 0;
-	if (o.paths && (repaired = fw_repair_paths(in.type, n, graph, n, dist, pred, threads)) < 0)
-		tool_die("out of memory checking the predecessor chains");
+	}
 	double t2 = seconds();
-	engine_write_result(out, &h, &plan, dist, pred, threads);
+	if (st_write_end_matrix(res.w, &err) < 0 || (o.paths && st_write_matrix(res.w, pred, &err) < 0)
+	    || st_writer_close(res.w, &err) < 0)
+		tool_die_st("write", &err);
+	sv_plan_free(&plan);
+	tool_output_commit();
 	double t3 = seconds();
 	double relax = (double)n * n * n;
-	tool_info("%s: n %llu, B %d, %s%s, %s: kernels %.1f ms (%.3g relaxations/s), "
-	          "upload %.1f ms, download %.1f ms; read %.3f s, prepare %.3f s, device wait %.3f s, "
-	          "solve %.3f s (%lld predecessor chains re-attached), write %.3f s",
+	tool_info("%s: n %llu, B %d, %s%s, %s, deflate %s: kernels %.1f ms (%.3g relaxations/s), "
+	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
+	          "device wait %.3f s, solve %.3f s (%lld predecessor chains re-attached), "
+	          "distances compressed in %.3f s, rest written %.3f s",
 	          t.device_name, (unsigned long long)n, o.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
-	          : t.packed ? "packed" : "plain", t.kernel_ms,
+	          : t.packed ? "packed" : "plain", st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
-	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1, (long long)repaired, t3 - t2);
+	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
+	          (long long)res.repaired, res.write_s, t3 - t2);
+	tool_done(EXIT_OK);
 	st_header_free(&h);
 	st_header_free(&in);
-	if (dist != graph)
-		free(dist);
-	free(graph);
-	free(pred);
+	tool_matrix_free(graph, mat + 4);
+	tool_matrix_free(pred, mat + 4);
 	return EXIT_OK;
 }

@@ -16,7 +16,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -544,4 +547,117 @@ int tool_threads(void)
 		return tool_opts.threads;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (int)n : 1;
+}
+
+/* ---- handing the teardown away ---- */
+
+static int done_fd = -1;      /* the child's end of the status pipe */
+static pid_t worker_pid;       /* the parent's child */
+
+static void forward_signal(int sig)
+{
+	if (worker_pid > 0)
+		kill(worker_pid, sig);
+}
+
+void tool_detach_teardown(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return; /* the leak check runs at exit: its verdict must be the status */
+#endif
+	const char *env = getenv("APSP_DETACH");
+	if (env && !strcmp(env, "0"))
+		return; /* for tools that follow one process (compute-sanitizer) */
+	int p[2];
+	if (pipe(p) != 0)
+		return; /* then the process tears itself down, as any other */
+	fflush(stdout);
+	fflush(stderr);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		/* The child does the work.  It dies with its parent, so a parent
+		 * killed outright leaves nothing running on. */
+		close(p[0]);
+		done_fd = p[1];
+		fcntl(done_fd, F_SETFD, FD_CLOEXEC);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(EXIT_TROUBLE);
+		return;
+	}
+	/* The parent holds no input, no output and no device: it waits for the
+	 * child's word that the result is committed, and ends with its status. */
+	worker_pid = pid;
+	close(p[1]);
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		signal(sigs[i], forward_signal);
+	unsigned char status;
+	ssize_t r;
+	while ((r = read(p[0], &status, 1)) < 0 && errno == EINTR)
+		;
+	if (r == 1)
+		_exit(status);
+	/* The child ended without that word (an error, a signal): end as it did. */
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			_exit(EXIT_TROUBLE);
+	if (WIFSIGNALED(ws)) {
+		signal(WTERMSIG(ws), SIG_DFL);
+		raise(WTERMSIG(ws));
+		_exit(128 + WTERMSIG(ws));
+	}
+	_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : EXIT_TROUBLE);
+}
+
+void tool_done(int status)
+{
+	if (done_fd < 0)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	unsigned char b = (unsigned char)status;
+	while (write(done_fd, &b, 1) < 0 && errno == EINTR)
+		;
+	close(done_fd);
+	done_fd = -1;
+}
+
+/* ---- large matrices ---- */
+
+void *tool_matrix_alloc(size_t bytes, int threads)
+{
+	if (bytes < (64u << 20))
+		return malloc(bytes ? bytes : 1);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+	/* First touch on all cores: the kernel zeroes the pages in parallel. */
+	const size_t step = 4096;
+	#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : tool_threads())
+	for (size_t off = 0; off < bytes; off += step)
+		((volatile char *)p)[off] = 0;
+	return p;
+}
+
+void tool_matrix_free(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	if (bytes < (64u << 20))
+		free(p);
+	else
+		munmap(p, bytes);
 }

@@ -104,4 +104,22 @@ void tool_add_provenance(st_header *h);
 /* Number of threads to use (tool_opts.threads or all cores). */
 int tool_threads(void);
 
+/* A tool whose process is slow to end (a CUDA context, gigabytes mapped)
+ * calls tool_detach_teardown() once, after its options and before any
+ * thread or device: the process forks, the child does the work and the
+ * parent waits.  After the result is committed the child calls
+ * tool_done(status): the parent, which is what the shell waits for, exits
+ * with that status at once, while the child's exit (device teardown,
+ * unmapping) goes on unwatched.  Signals to the parent reach the child; a
+ * child that dies without tool_done() passes on its status or signal.  A
+ * no-op where fork fails, and under AddressSanitizer. */
+void tool_detach_teardown(void);
+void tool_done(int status);
+
+/* Memory for an n x n matrix: above 64 MiB mapped with transparent huge
+ * pages and first touched on all cores, since faulting gigabytes in one
+ * page at a time on one core takes seconds.  Free with tool_matrix_free(). */
+void *tool_matrix_alloc(size_t bytes, int threads);
+void tool_matrix_free(void *p, size_t bytes);
+
 #endif

@@ -2,7 +2,7 @@
  * LEVEL (default 1), through whichever deflate engine this copy was linked
  * with.  Built twice (ISA-L and zlib) so tests/cmd/codec.sh can pass
  * streams from one engine to the other.  Prints the engine with -e.
- *   restream [-e] [LEVEL] <in >out */
+ *   restream [-e] [LEVEL [THREADS]] <in >out */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +19,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	int level = argc > 1 ? atoi(argv[1]) : 1;
+	int threads = argc > 2 ? atoi(argv[2]) : 0;
 	if (st_read_all(0, "-", 0, &m, &err) < 0) {
 		fprintf(stderr, "restream: %s\n", err.msg);
 		return 2;
 	}
-	int rc = st_write_all(1, &m.h, m.weights, m.dist, m.pred, level, 0, &err);
+	int rc = st_write_all(1, &m.h, m.weights, m.dist, m.pred, level, threads, &err);
 	if (rc < 0)
 		fprintf(stderr, "restream: %s\n", err.msg);
 	st_matrices_free(&m);

@@ -100,16 +100,25 @@ printf '0 1 2\n1 2 -3\n2 0 0\n2 3 1\n' >"$T/neg.txt"
 "$BIN/mtx2bin" -F edges "$T/neg.txt" >"$T/neg"
 expect_stderr "negative cycle: exit 3" 3 '^apsp-gpu: negative cycle through vertex [0-2]$' '$gpu $T/neg >/dev/null'
 expect_stderr "device that does not exist" 2 'device 99 does not exist' '$gpu -d 99 $T/g >/dev/null'
+# The process the shell waits for ends when the result is committed; the
+# device's teardown goes on in a child that nobody waits for.
+expect_true "detached: the result is whole when the command returns" \
+	'$gpu -o $T/det $T/g && "$BIN/apsp-diff" -q --graph $T/g $T/det && $gpu $T/g | cmp - $T/det'
+expect_true "APSP_DETACH=0: the same bytes from one process" 'APSP_DETACH=0 $gpu $T/g | cmp - $T/det'
+expect_true "killed part-way: no output file, no temporary file, no process left" \
+	'mkdir $T/kill && $g -n 6000 -d 10 -s 3 -o $T/kill/big && { $gpu -T 1 -z 9 $T/kill/big -o $T/kill/r & p=$!; } &&
+	sleep 0.5; kill -TERM $p; wait $p; rc=$?; sleep 0.3; [ $rc -ne 0 ] && [ "$(ls -A $T/kill)" = big ] &&
+	! pgrep -f "apsp-gpu -T 1 -z 9 $T/kill/big" >/dev/null'
 expect_true "provenance appended" '$gpu $T/g | "$BIN/bin2mtx" | grep -q "ID:apsp-gpu"'
 
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	$g -n 150 -d 20 -s 3 --negative -o "$T/g"
 	for m in "" --no-paths; do
 		expect_true "compute-sanitizer memcheck clean ${m:-paths}" \
-			'compute-sanitizer --error-exitcode 9 --tool memcheck $gpu -B 64 $m $T/g >/dev/null'
+			'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool memcheck $gpu -B 64 $m $T/g >/dev/null'
 	done
 	expect_true "compute-sanitizer racecheck clean" \
-		'compute-sanitizer --error-exitcode 9 --tool racecheck $gpu -B 32 $T/g >/dev/null'
+		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool racecheck $gpu -B 32 $T/g >/dev/null'
 else
 	skip "compute-sanitizer" "not installed"
 fi
