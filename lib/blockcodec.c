@@ -16,7 +16,7 @@
 #define HAVE_X86 1
 #endif
 
-#define SAMPLE_BYTES (32u << 10) /* tried shuffled and plain per block */
+#define SAMPLE_BYTES (8u << 10)  /* tried shuffled and plain per block */
 
 struct bc_coder {
 	int level;
