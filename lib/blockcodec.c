@@ -209,6 +209,11 @@ static size_t engine_deflate(bc_coder *c, int shuffled, const unsigned char *in,
 {
 	struct isal_zstream *z = c->zs;
 	(void)shuffled;
+	/* ISA-L keeps its match-finder's hash table in level_buf from one
+	 * stateless call to the next: stale entries never make wrong output,
+	 * but different output, depending on which blocks this thread did
+	 * before.  Cleared, the bytes depend on the block alone. */
+	memset(c->level_buf, 0, c->level_buf_size);
 	isal_deflate_stateless_init(z);
 	z->level = (uint32_t)isal_level(c->level);
 	z->level_buf = c->level_buf;

@@ -85,30 +85,52 @@ struct result {
 	int failed;             /* 1: out of memory; 2: write error in err */
 };
 
+/* One thread's share of a panel: rows begin..end-1 of it. */
+struct panel {
+	struct result *res;
+	uint64_t r0;
+	void *dist;
+	int32_t *pred;
+	int64_t repaired;
+	int oom;
+};
+
+static void panel_rows(void *ctx, uint64_t begin, uint64_t end)
+{
+	struct panel *pn = ctx;
+	struct result *res = pn->res;
+	uint64_t n = res->n;
+	char *dist = (char *)pn->dist + begin * n * 4;
+	if (pn->pred) {
+		int32_t *pred = pn->pred + begin * n;
+		int64_t k = fw_repair_rows(res->type, n, res->graph, n, pn->r0 + begin, end - begin,
+		                           dist, pred, 1);
+		if (k < 0)
+			__atomic_store_n(&pn->oom, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_add_fetch(&pn->repaired, k, __ATOMIC_RELAXED);
+		memcpy(res->pred + (pn->r0 + begin) * n, pred, (end - begin) * n * 4);
+	}
+	sv_finish_rows(res->plan, dist, pn->r0 + begin, end - begin, 1);
+}
+
 static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
 {
 	struct result *res = ctx;
-	uint64_t n = res->n;
-	if (pred) {
-		int64_t k = fw_repair_rows(res->type, n, res->graph, n, r0, rows, dist, pred,
-		                           res->threads);
-		if (k < 0) {
-			res->failed = 1;
-			return -1;
-		}
-		res->repaired += k;
-		#pragma omp parallel for schedule(static) num_threads(res->threads)
-		for (uint64_t i = 0; i < rows; i++)
-			memcpy(res->pred + (r0 + i) * n, pred + i * n, n * 4);
+	struct panel pn = {res, r0, dist, pred, 0, 0};
+	tool_parallel(res->threads, rows, panel_rows, &pn);
+	if (pn.oom) {
+		res->failed = 1;
+		return -1;
 	}
-	sv_finish_rows(res->plan, dist, r0, rows, res->threads);
+	res->repaired += pn.repaired;
 	double t = seconds();
-	if (st_write(res->w, dist, rows * n * 4, &res->err) < 0) {
+	if (st_write(res->w, dist, rows * res->n * 4, &res->err) < 0) {
 		res->failed = 2;
 		return -1;
 	}
 	res->write_s += seconds() - t;
-	tool_progress("rows", r0 + rows, n);
+	tool_progress("rows", r0 + rows, res->n);
 	return 0;
 }
 
@@ -177,9 +199,9 @@ int main(int argc, char **argv)
 	const size_t mat = (size_t)(4.0 * (double)n * (double)n);
 	const size_t wbytes = in_place ? mat : (size_t)st_matrix_bytes(&in);
 	engine_check_memory(input, &in, (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths));
-	void *graph = tool_matrix_alloc(mat + 4, threads);
-	void *weights = in_place ? graph : tool_matrix_alloc(wbytes + 4, threads);
-	int32_t *pred = o.paths ? tool_matrix_alloc(mat + 4, threads) : NULL;
+	void *graph = tool_matrix_alloc(mat + 4);
+	void *weights = in_place ? graph : tool_matrix_alloc(wbytes + 4);
+	int32_t *pred = o.paths ? tool_matrix_alloc(mat + 4) : NULL;
 	if (!graph || !weights || (o.paths && !pred))
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);

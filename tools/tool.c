@@ -634,7 +634,7 @@ void tool_done(int status)
 
 /* ---- large matrices ---- */
 
-void *tool_matrix_alloc(size_t bytes, int threads)
+void *tool_matrix_alloc(size_t bytes)
 {
 	if (bytes < (64u << 20))
 		return malloc(bytes ? bytes : 1);
@@ -644,11 +644,6 @@ void *tool_matrix_alloc(size_t bytes, int threads)
 #ifdef MADV_HUGEPAGE
 	madvise(p, bytes, MADV_HUGEPAGE);
 #endif
-	/* First touch on all cores: the kernel zeroes the pages in parallel. */
-	const size_t step = 4096;
-	#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : tool_threads())
-	for (size_t off = 0; off < bytes; off += step)
-		((volatile char *)p)[off] = 0;
 	return p;
 }
 
@@ -660,4 +655,47 @@ void tool_matrix_free(void *p, size_t bytes)
 		free(p);
 	else
 		munmap(p, bytes);
+}
+
+/* ---- a parallel loop on threads of its own ---- */
+
+struct par_arg {
+	void (*fn)(void *ctx, uint64_t begin, uint64_t end);
+	void *ctx;
+	uint64_t begin, end;
+};
+
+static void *par_thread(void *arg)
+{
+	struct par_arg *a = arg;
+	a->fn(a->ctx, a->begin, a->end);
+	return NULL;
+}
+
+void tool_parallel(int threads, uint64_t n, void (*fn)(void *ctx, uint64_t begin, uint64_t end),
+                   void *ctx)
+{
+	if (threads <= 0)
+		threads = tool_threads();
+	if ((uint64_t)threads > n)
+		threads = n ? (int)n : 1;
+	struct par_arg a[256];
+	pthread_t tid[256];
+	if (threads > 256)
+		threads = 256;
+	int started = 0;
+	for (int t = 0; t < threads; t++)
+		a[t] = (struct par_arg){fn, ctx, n * (uint64_t)t / (uint64_t)threads,
+		                        n * (uint64_t)(t + 1) / (uint64_t)threads};
+	for (int t = 1; t < threads; t++) {
+		if (pthread_create(&tid[t], NULL, par_thread, &a[t]) != 0)
+			break;
+		started = t;
+	}
+	/* chunks whose thread did not start run here */
+	for (int t = started + 1; t < threads; t++)
+		fn(ctx, a[t].begin, a[t].end);
+	fn(ctx, a[0].begin, a[0].end);
+	for (int t = 1; t <= started; t++)
+		pthread_join(tid[t], NULL);
 }

@@ -117,9 +117,17 @@ void tool_detach_teardown(void);
 void tool_done(int status);
 
 /* Memory for an n x n matrix: above 64 MiB mapped with transparent huge
- * pages and first touched on all cores, since faulting gigabytes in one
- * page at a time on one core takes seconds.  Free with tool_matrix_free(). */
-void *tool_matrix_alloc(size_t bytes, int threads);
+ * pages (a 2 MiB fault instead of 512 small ones).  Its first writer should
+ * run on all cores (the stream's reader does), since faulting gigabytes in
+ * on one core takes seconds.  Free with tool_matrix_free(). */
+void *tool_matrix_alloc(size_t bytes);
 void tool_matrix_free(void *p, size_t bytes);
+
+/* fn(ctx, begin, end) over contiguous parts of 0..n-1 on threads of its
+ * own (threads <= 0: all cores).  For work next to the stream's codec:
+ * OpenMP's idle threads spin for a while after each loop and would take
+ * the codec's cores. */
+void tool_parallel(int threads, uint64_t n, void (*fn)(void *ctx, uint64_t begin, uint64_t end),
+                   void *ctx);
 
 #endif
