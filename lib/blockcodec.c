@@ -179,26 +179,26 @@ const char *bc_engine(void)
 	return "ISA-L";
 }
 
-/* Levels 1..9 onto ISA-L's 1..3 (bench/stream.md: 1 is the default, and
- * the largest level buys little on these matrices). */
-static int isal_level(int level)
+/* Which of ISA-L's levels (0..3).  Its levels 1 and 2 are never used: on
+ * one kind of virtual machine their output for the same block varied with
+ * thread scheduling (valid deflate, different bytes; bench/stream.md), and
+ * the bytes a writer produces must be a function of the data.  Its levels 0
+ * and 3 gave the same bytes every time.  At level 1, plain blocks (weight
+ * matrices, mostly INF) take ISA-L's fastest level, 0; shuffled blocks
+ * (distances, predecessors) its level 3, whose output is a third smaller
+ * there.  Higher levels take level 3 for both. */
+static int isal_level(int level, int shuffled)
 {
-	return level <= 1 ? 1 : level == 2 ? 2 : 3;
-}
-
-static uint32_t isal_level_buf(int l)
-{
-	return l == 1 ? ISAL_DEF_LVL1_DEFAULT : l == 2 ? ISAL_DEF_LVL2_DEFAULT : ISAL_DEF_LVL3_DEFAULT;
+	return level <= 1 && !shuffled ? 0 : 3;
 }
 
 static int engine_init_deflate(bc_coder *c)
 {
 	if (c->zs)
 		return 0;
-	int l = isal_level(c->level);
-	c->zs = malloc(sizeof *c->zs);
-	c->level_buf_size = isal_level_buf(l);
-	c->level_buf = malloc(c->level_buf_size);
+	c->zs = calloc(1, sizeof *c->zs);
+	c->level_buf_size = ISAL_DEF_LVL3_DEFAULT;
+	c->level_buf = calloc(1, c->level_buf_size);
 	return c->zs && c->level_buf ? 0 : -1;
 }
 
@@ -208,16 +208,17 @@ static size_t engine_deflate(bc_coder *c, int shuffled, const unsigned char *in,
                              unsigned char *out, size_t cap)
 {
 	struct isal_zstream *z = c->zs;
-	(void)shuffled;
-	/* ISA-L keeps its match-finder's hash table in level_buf from one
-	 * stateless call to the next: stale entries never make wrong output,
-	 * but different output, depending on which blocks this thread did
-	 * before.  Cleared, the bytes depend on the block alone. */
-	memset(c->level_buf, 0, c->level_buf_size);
+	int l = isal_level(c->level, shuffled);
+	/* Nothing carried over from the last block: the whole state and the
+	 * match finder's tables (level_buf) start afresh. */
+	memset(z, 0, sizeof *z);
 	isal_deflate_stateless_init(z);
-	z->level = (uint32_t)isal_level(c->level);
-	z->level_buf = c->level_buf;
-	z->level_buf_size = c->level_buf_size;
+	z->level = (uint32_t)l;
+	if (l > 0) {
+		memset(c->level_buf, 0, c->level_buf_size);
+		z->level_buf = c->level_buf;
+		z->level_buf_size = c->level_buf_size;
+	}
 	z->gzip_flag = IGZIP_DEFLATE;
 	z->end_of_stream = 1;
 	z->flush = NO_FLUSH;

@@ -247,6 +247,10 @@ static void pool_run(int nt, uint64_t cnt, void (*body)(void *, int, uint64_t, s
 
 	if ((uint64_t)nt > cnt)
 		nt = (int)cnt;
+	/* More threads than cores only take turns on them. */
+	int cores = omp_get_num_procs();
+	if (cores > 0 && nt > cores)
+		nt = cores;
 	if (nt < 1)
 		nt = 1;
 	/* Threads of its own, not OpenMP's team: with the team, writing a
