@@ -6,7 +6,9 @@
  * compresses it (or reads its stored bytes when its turn comes), and waits
  * its turn to write it (or inflates it while the others read on).  So I/O
  * overlaps the codec, the bytes never depend on the thread count, and each
- * thread holds a block or two.  Nothing here seeks, prints or exits.
+ * thread holds a block or two.  How one block is coded (deflate engine,
+ * CRC32, byte shuffle) is lib/blockcodec.c's.  Nothing here seeks, prints
+ * or exits.
  */
 #include "stream.h"
 #include "blockcodec.h"
