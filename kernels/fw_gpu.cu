@@ -740,7 +740,7 @@ struct DeviceBuffers {
 	void *d = nullptr, *colT = nullptr, *rowP = nullptr;
 	int32_t *p = nullptr;
 	cudaStream_t s = nullptr;
-	cudaEvent_t ev[5] = {};
+	cudaEvent_t ev[4] = {};
 	~DeviceBuffers()
 	{
 		cudaFree(d);

@@ -180,9 +180,10 @@ const char *bc_engine(void)
 }
 
 /* Which of ISA-L's levels (0..3).  Its levels 1 and 2 are never used: on
- * one kind of virtual machine their output for the same block varied with
- * thread scheduling (valid deflate, different bytes; bench/stream.md), and
- * the bytes a writer produces must be a function of the data.  Its levels 0
+ * the development and the H100 machines alike their output for the same
+ * block varied with thread scheduling (valid deflate, different bytes;
+ * bench/stream.md), and the bytes a writer produces must be a function of
+ * the data.  Its levels 0
  * and 3 gave the same bytes every time.  At level 1, plain blocks (weight
  * matrices, mostly INF) take ISA-L's fastest level, 0; shuffled blocks
  * (distances, predecessors) its level 3, whose output is a third smaller
