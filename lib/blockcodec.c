@@ -2,6 +2,7 @@
  * See blockcodec.h.  Built with ISA-L (HAVE_ISAL) or with zlib alone. */
 #include "blockcodec.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -27,6 +28,8 @@ struct bc_coder {
 	struct isal_zstream *zs;
 	unsigned char *level_buf;
 	uint32_t level_buf_size;
+	struct isal_hufftables *tables;     /* fitted to the block at hand */
+	struct isal_huff_histogram *hist;
 	struct inflate_state *is;
 #else
 	z_stream z;             /* deflate of shuffled blocks, or inflate */
@@ -179,38 +182,44 @@ const char *bc_engine(void)
 	return "ISA-L";
 }
 
-/* Which of ISA-L's levels (0..3).  Its levels 1 and 2 are never used: on
- * the development and the H100 machines alike their output for the same
- * block varied with thread scheduling (valid deflate, different bytes;
- * bench/stream.md), and the bytes a writer produces must be a function of
- * the data.  Its levels 0
- * and 3 gave the same bytes every time.  At level 1, plain blocks (weight
- * matrices, mostly INF) take ISA-L's fastest level, 0; shuffled blocks
- * (distances, predecessors) its level 3, whose output is a third smaller
- * there.  Higher levels take level 3 for both. */
-static int isal_level(int level, int shuffled)
-{
-	return level <= 1 && !shuffled ? 0 : 3;
-}
+/* ISA-L's levels 1 and 2 are never used: on the development and the H100
+ * machines alike their output for the same block varied with thread
+ * scheduling (valid deflate, different bytes; bench/stream.md), and the
+ * bytes a writer produces must be a function of the data.  Its levels 0 and
+ * 3 gave the same bytes every time.
+ *
+ * At our level 1 (the default) every block is deflated by ISA-L's level 0,
+ * the fastest, with Huffman tables fitted to a sample of the data rather
+ * than its built-in ones: a plain block (weights) is one deflate block; a
+ * shuffled block (distances, predecessors) is one deflate block per byte
+ * plane, each with its own tables, and a plane that would not shrink (the
+ * low bytes of predecessors) is stored as it is.  Our levels 2 and above
+ * take ISA-L's level 3 over the whole block. */
+#define FIT_SLICES 8 /* a sample is this many slices spread over the data */
 
 static int engine_init_deflate(bc_coder *c)
 {
 	if (c->zs)
 		return 0;
 	c->zs = calloc(1, sizeof *c->zs);
-	c->level_buf_size = ISAL_DEF_LVL3_DEFAULT;
-	c->level_buf = calloc(1, c->level_buf_size);
-	return c->zs && c->level_buf ? 0 : -1;
+	c->tables = calloc(1, sizeof *c->tables);
+	c->hist = calloc(1, sizeof *c->hist);
+	if (c->level >= 2) {
+		c->level_buf_size = ISAL_DEF_LVL3_DEFAULT;
+		c->level_buf = calloc(1, c->level_buf_size);
+	}
+	return c->zs && c->tables && c->hist && (c->level < 2 || c->level_buf) ? 0 : -1;
 }
 
-/* Deflate len bytes into out (cap bytes): the stored size, or 0 when it
- * does not fit. */
-static size_t engine_deflate(bc_coder *c, int shuffled, const unsigned char *in, size_t len,
-                             unsigned char *out, size_t cap)
+/* One stateless ISA-L call over in: level l, the coder's fitted tables when
+ * fitted (else ISA-L's own), the end of the deflate stream when last, else a
+ * full flush (byte-aligned, so more blocks may follow).  Bytes written, or 0
+ * when they do not fit in cap. */
+static size_t isal_run(bc_coder *c, int l, int fitted, int last, const unsigned char *in,
+                       size_t len, unsigned char *out, size_t cap)
 {
 	struct isal_zstream *z = c->zs;
-	int l = isal_level(c->level, shuffled);
-	/* Nothing carried over from the last block: the whole state and the
+	/* Nothing carried over from the last call: the whole state and the
 	 * match finder's tables (level_buf) start afresh. */
 	memset(z, 0, sizeof *z);
 	isal_deflate_stateless_init(z);
@@ -220,14 +229,117 @@ static size_t engine_deflate(bc_coder *c, int shuffled, const unsigned char *in,
 		z->level_buf = c->level_buf;
 		z->level_buf_size = c->level_buf_size;
 	}
+	if (fitted)
+		z->hufftables = c->tables;
 	z->gzip_flag = IGZIP_DEFLATE;
-	z->end_of_stream = 1;
-	z->flush = NO_FLUSH;
+	z->end_of_stream = last;
+	z->flush = last ? NO_FLUSH : FULL_FLUSH;
 	z->next_in = (uint8_t *)in;
 	z->avail_in = (uint32_t)len;
 	z->next_out = out;
-	z->avail_out = (uint32_t)cap;
+	z->avail_out = (uint32_t)(cap < UINT32_MAX ? cap : UINT32_MAX);
 	return isal_deflate_stateless(z) == COMP_OK && z->avail_in == 0 ? z->total_out : 0;
+}
+
+/* Fit the coder's Huffman tables to one part in frac of in (FIT_SLICES
+ * slices spread over it).  Returns the sample's literal entropy in bits per
+ * byte sampled: near 8, the data would not shrink. */
+static double fit_tables(bc_coder *c, const unsigned char *in, size_t len, size_t frac)
+{
+	struct isal_huff_histogram *h = c->hist;
+	size_t stride = len / FIT_SLICES, slice = len / frac / FIT_SLICES, sampled = 0;
+
+	memset(h, 0, sizeof *h);
+	if (slice < 256 || stride == 0) {
+		isal_update_histogram((uint8_t *)in, (int)len, h);
+		sampled = len;
+	} else {
+		for (size_t k = 0; k < FIT_SLICES; k++)
+			isal_update_histogram((uint8_t *)in + k * stride, (int)slice, h);
+		sampled = FIT_SLICES * slice;
+	}
+	/* Every literal, length and distance gets a code, so data the sample
+	 * missed still encodes. */
+	isal_create_hufftables(c->tables, h);
+
+	double total = 0, bits = 0;
+	for (int i = 0; i < ISAL_DEF_LIT_LEN_SYMBOLS; i++)
+		total += (double)h->lit_len_histogram[i];
+	for (int i = 0; i < ISAL_DEF_LIT_LEN_SYMBOLS; i++)
+		if (h->lit_len_histogram[i])
+			bits += (double)h->lit_len_histogram[i]
+			        * log2(total / (double)h->lit_len_histogram[i]);
+	return sampled ? bits / (double)sampled : 0;
+}
+
+/* in as stored deflate blocks (at most 65535 bytes each), the last one
+ * final when last.  Bytes written, or 0 when they do not fit in cap. */
+static size_t put_stored(const unsigned char *in, size_t len, int last, unsigned char *out,
+                         size_t cap)
+{
+	size_t o = 0;
+	do {
+		size_t k = len > 65535 ? 65535 : len;
+		if (o + 5 + k > cap)
+			return 0;
+		len -= k;
+		out[o] = last && len == 0; /* BFINAL, BTYPE 00 */
+		out[o + 1] = (unsigned char)k, out[o + 2] = (unsigned char)(k >> 8);
+		out[o + 3] = (unsigned char)~k, out[o + 4] = (unsigned char)(~k >> 8);
+		memcpy(out + o + 5, in, k);
+		o += 5 + k, in += k;
+	} while (len);
+	return o;
+}
+
+/* A shuffled block, plane by plane (the last plane takes the tail of a
+ * length that is not a multiple of 4). */
+static size_t deflate_planes(bc_coder *c, const unsigned char *in, size_t len,
+                             unsigned char *out, size_t cap)
+{
+	size_t plane = len / 4, o = 0;
+
+	for (int p = 0; p < 4; p++) {
+		const unsigned char *pin = in + p * plane;
+		size_t plen = p < 3 ? plane : len - 3 * plane, got = 0;
+		int last = p == 3;
+		/* A quarter of each plane is sampled: an eighth made predecessors'
+		 * planes 4% larger, the whole plane cost a third more time
+		 * (bench/stream.md). */
+		if (fit_tables(c, pin, plen, 4) < 0.97 * 8)
+			got = isal_run(c, 0, 1, last, pin, plen, out + o, cap - o);
+		/* What would not shrink is stored: a 5-byte header per 64 KiB. */
+		if (got == 0 || got > plen + 5 * (plen / 65535 + 1))
+			got = put_stored(pin, plen, last, out + o, cap - o);
+		if (got == 0)
+			return 0;
+		o += got;
+	}
+	return o;
+}
+
+/* Deflate len bytes into out (cap bytes): the stored size, or 0 when it
+ * does not fit. */
+static size_t engine_deflate(bc_coder *c, int shuffled, const unsigned char *in, size_t len,
+                             unsigned char *out, size_t cap)
+{
+	if (c->level >= 2)
+		return isal_run(c, 3, 0, 1, in, len, out, cap);
+	if (shuffled)
+		return deflate_planes(c, in, len, out, cap);
+	/* An eighth of a plain block is sampled: 0.2% larger than the whole
+	 * block's tables at less than half the cost. */
+	fit_tables(c, in, len, 8);
+	return isal_run(c, 0, 1, 1, in, len, out, cap);
+}
+
+/* The size the layout choice compares: ISA-L's level 0 with its own tables,
+ * the cheapest measure that still ranks the two layouts. */
+static size_t engine_sample(bc_coder *c, int shuffled, const unsigned char *in, size_t len,
+                            unsigned char *out, size_t cap)
+{
+	(void)shuffled;
+	return isal_run(c, 0, 0, 1, in, len, out, cap);
 }
 
 static int engine_inflate(bc_coder *c, const unsigned char *in, uint32_t len,
@@ -254,6 +366,8 @@ static void engine_free(bc_coder *c)
 {
 	free(c->zs);
 	free(c->level_buf);
+	free(c->tables);
+	free(c->hist);
 	free(c->is);
 }
 #else
@@ -293,6 +407,13 @@ static size_t engine_deflate(bc_coder *c, int shuffled, const unsigned char *in,
 		got = z->total_out;
 	deflateReset(z);
 	return got;
+}
+
+/* The layout choice compares the sizes zlib will write. */
+static size_t engine_sample(bc_coder *c, int shuffled, const unsigned char *in, size_t len,
+                            unsigned char *out, size_t cap)
+{
+	return engine_deflate(c, shuffled, in, len, out, cap);
 }
 
 static int engine_inflate(bc_coder *c, const unsigned char *in, uint32_t len,
@@ -367,8 +488,8 @@ int64_t bc_encode(bc_coder *c, const unsigned char *raw, uint32_t len, unsigned 
 
 	uint32_t sample = len < SAMPLE_BYTES ? len : SAMPLE_BYTES;
 	bc_shuffle4(c->sample, raw, sample / 4);
-	size_t cs = engine_deflate(c, 1, c->sample, sample, out, len - 1);
-	size_t cp = engine_deflate(c, 0, raw, sample, out, len - 1);
+	size_t cs = engine_sample(c, 1, c->sample, sample, out, len - 1);
+	size_t cp = engine_sample(c, 0, raw, sample, out, len - 1);
 	if (!cs && !cp)
 		return len; /* the sample does not shrink: store */
 	int shuffled = cs && (!cp || cs <= cp);
