@@ -1,6 +1,7 @@
 // fw_bench.cu - time the GPU engine alone, without streams or tools.
 //
-//   fw-kernel-bench -n 20000 -B 128 [-p] [-t float32] [-r REPS] [--check]
+//   fw-kernel-bench -n 20000 [-B 128] [-p] [-t float32] [-r REPS] [--check]
+//   (without -B, or -B 0: the engine chooses the blocking factor)
 //
 // Builds a random graph on the host (each ordered pair an edge with
 // probability -d percent, weights uniform in 1..100), runs fwg_solve REPS
@@ -89,13 +90,13 @@ static int check(const std::vector<T> &w, const std::vector<T> &got, const std::
 }
 
 template <typename T>
-static int run(int n, int B, bool paths, int reps, double density, bool do_check, bool no16)
+static int run(int n, int B, bool paths, int reps, double density, bool do_check, int lanes)
 {
 	std::vector<T> w;
 	make_graph(w, n, density, 42);
 	std::vector<T> d((size_t)n * n);
 	std::vector<int32_t> p(paths ? (size_t)n * n : 1);
-	struct fwg_opts o = {0, B, sizeof(T) == 4 && (T)0.5 != 0 ? ST_FLOAT32 : ST_INT32, paths, no16};
+	struct fwg_opts o = {0, B, sizeof(T) == 4 && (T)0.5 != 0 ? ST_FLOAT32 : ST_INT32, paths, lanes};
 	struct fwg_timing t;
 	char err[512];
 	std::vector<double> ms;
@@ -109,7 +110,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	}
 	std::sort(ms.begin(), ms.end());
 	double med = ms[ms.size() / 2], rate = (double)n * n * n / (med * 1e-3);
-	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %zu runs, min %.2f ms)\n", n, B,
+	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %zu runs, min %.2f ms)\n", n, t.block,
 	       o.type == ST_INT32 ? "int32" : "float32", paths ? "paths" : "dist",
 	       t.lanes16 == 1 ? "16bit" : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
 	       ms.size(), ms[0]);
@@ -118,8 +119,9 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 
 int main(int argc, char **argv)
 {
-	int n = 4096, B = 128, reps = 3;
-	bool paths = false, is_float = false, do_check = false, no16 = false;
+	int n = 4096, B = 0, reps = 3;
+	bool paths = false, is_float = false, do_check = false;
+	int lanes = FWG_LANES16_AUTO;
 	double density = 15;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc) n = atoi(argv[++i]);
@@ -129,14 +131,15 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-p")) paths = true;
 		else if (!strcmp(argv[i], "-t") && i + 1 < argc) is_float = !strcmp(argv[++i], "float32");
 		else if (!strcmp(argv[i], "--check")) do_check = true;
-		else if (!strcmp(argv[i], "--no-16bit")) no16 = true;
+		else if (!strcmp(argv[i], "--no-16bit")) lanes = FWG_LANES16_NEVER;
+		else if (!strcmp(argv[i], "--16bit")) lanes = FWG_LANES16_ALWAYS;
 		else if (!strcmp(argv[i], "--header")) {
 			printf("%-8s %-4s %-8s %-6s %-7s %10s %12s %8s\n", "n", "B", "type", "mode", "form",
 			       "kernel_ms", "relax/s", "ceiling");
 			return 0;
 		} else {
 			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-t int32|float32] "
-			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit] | --header\n");
+			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit] | --header\n");
 			return 2;
 		}
 	}
@@ -145,6 +148,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fw-kernel-bench: %s\n", err);
 		return 2;
 	}
-	return is_float ? run<float>(n, B, paths, reps, density, do_check, no16)
-	                : run<int>(n, B, paths, reps, density, do_check, no16);
+	return is_float ? run<float>(n, B, paths, reps, density, do_check, lanes)
+	                : run<int>(n, B, paths, reps, density, do_check, lanes);
 }

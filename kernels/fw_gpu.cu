@@ -883,8 +883,37 @@ extern "C" int fwg_init(int device, uint64_t staging_bytes, char *errbuf, size_t
 	return 0;
 }
 
+// Whether int32 distances are tried in 16-bit lanes.  By default not for
+// n <= 2048: at n = 1000 the 16-bit run took 1.07 ms against 0.66 for 32
+// bits (the conversions, the check and their allocations); at 2000 they were
+// equal, at 3000 16-bit lanes were 15% faster (H100, bench/gpu.md).
+static bool use_lanes16(uint64_t n, int lanes16)
+{
+	return lanes16 == FWG_LANES16_ALWAYS || (lanes16 == FWG_LANES16_AUTO && n > 2048);
+}
+
+// Measured on the H100 (bench/gpu.md, kernel times at n = 1000 .. 20000,
+// B = 32, 64, 128): per round, B = 64 pays less for phases 1 and 2 than
+// B = 128, which wins only where phase 3 dominates and its larger tiles
+// reuse more: 16-bit lanes above n = 16000 (20000: 324 against 334 ms), int32
+// paths above about 11000 (12000: 165 against 169; 8000: 60 against 55) and
+// float32 paths above 16000 (a tie there).  32-bit distances, int32 and
+// float32, were fastest at B = 64 at every n from 1000 to 20000; int32 paths
+// at B = 32 up to n = 2048 (2000: 2.38 against 2.56 ms).
+extern "C" int fwg_choose_block(uint64_t n, int type, int paths, int lanes16)
+{
+	const bool is_int = type == ST_INT32;
+	if (paths)
+		return is_int ? (n <= 2048 ? 32 : n <= 11000 ? 64 : 128) : (n <= 16000 ? 64 : 128);
+	if (is_int && use_lanes16(n, lanes16))
+		return n <= 16000 ? 64 : 128;
+	return 64;
+}
+
 extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths)
 {
+	if (block == 0)
+		block = 128; /* the most that any choice pads and stages */
 	uint64_t npad = (n + block - 1) / block * block;
 	return npad * npad * 4 * (paths ? 2 : 1) + 2 * (uint64_t)block * npad * 4;
 }
@@ -902,7 +931,8 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 {
 	Err e{errbuf, errlen};
 	memset(t, 0, sizeof *t);
-	const int B = o->block;
+	const int B = o->block ? o->block : fwg_choose_block(n, o->type, o->paths, o->lanes16);
+	t->block = B;
 	if (B != 16 && B != 32 && B != 64 && B != 128)
 		return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
 	if (n == 0)
@@ -955,7 +985,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 
 	int done = 0;
 	int rc = 0;
-	if (is_int && !paths && !o->no_lanes16)
+	if (is_int && !paths && use_lanes16(n, o->lanes16))
 		rc = try16(e, B, (int *)db.d, (int)npad, db.colT, db.rowP, db.s, &done);
 	t->lanes16 = done;
 	if (rc == 0 && done != 1)

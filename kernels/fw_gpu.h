@@ -16,18 +16,24 @@
 extern "C" {
 #endif
 
+enum { FWG_LANES16_AUTO = 0, FWG_LANES16_NEVER = 1, FWG_LANES16_ALWAYS = 2 };
+
 struct fwg_opts {
 	int device;     /* CUDA device number */
-	int block;      /* blocking factor B: 16, 32, 64 or 128 */
+	int block;      /* blocking factor B: 16, 32, 64 or 128; 0: the engine's
+	                   choice for n (fwg_choose_block) */
 	int type;       /* enum st_type */
 	int paths;      /* also compute predecessors */
-	int no_lanes16; /* never try 16-bit lanes (distances only, int32) */
+	int lanes16;    /* int32 distances in 16-bit lanes (distances only):
+	                   FWG_LANES16_AUTO tries them where n is large enough
+	                   for them to pay, _NEVER never, _ALWAYS at every n */
 };
 
 struct fwg_timing {
 	double upload_ms;   /* host to device, padding, initial predecessors */
 	double kernel_ms;   /* all rounds, all three phases (CUDA events) */
 	double download_ms; /* device to host, with the sink's work on each panel */
+	int block;          /* the blocking factor used */
 	int packed;         /* int32 paths used the packed (distance, k) form */
 	int lanes16;        /* 1: int32 distances computed in 16-bit lanes;
 	                       -1: tried, a distance came too close to the
@@ -41,7 +47,12 @@ struct fwg_timing {
  * being read.  0 or -1. */
 int fwg_init(int device, uint64_t staging_bytes, char *err, size_t errlen);
 
-/* Device memory the engine needs for n vertices, in bytes. */
+/* The blocking factor the engine uses for n vertices when o->block is 0:
+ * the fastest measured on an H100 for that kind of run (bench/gpu.md). */
+int fwg_choose_block(uint64_t n, int type, int paths, int lanes16);
+
+/* Device memory the engine needs for n vertices, in bytes (block 0: the
+ * most that any choice needs). */
 uint64_t fwg_memory_needed(uint64_t n, int block, int paths);
 
 /* Solve: graph (n x n) in, distances out into dist (which may be graph

@@ -15,7 +15,6 @@
 #include "stream.h"
 #include "tool.h"
 
-#define DEFAULT_BLOCK 128
 
 static void usage(FILE *f)
 {
@@ -24,12 +23,13 @@ static void usage(FILE *f)
 	        "All-pairs shortest paths of the graph stream GRAPH (default stdin) on an\n"
 	        "NVIDIA GPU; writes a stream of distances and predecessors.\n"
 	        "\n"
-	        "  -B, --block B       blocking factor: 16, 32, 64 or 128 (default %d)\n"
+	        "  -B, --block B       blocking factor: 16, 32, 64 or 128 (default: chosen by n)\n"
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"
 	        "  -d, --device N      CUDA device number (default 0)\n"
 	        "      --no-16bit      never compute int32 distances in 16-bit lanes\n"
+	        "      --16bit         try 16-bit lanes at every n (default: above n = 2048)\n"
 	        "\n",
-	        tool_name(), DEFAULT_BLOCK);
+	        tool_name());
 	tool_common_help(f, 1);
 	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O, CUDA), 3 negative cycle.\n", f);
 }
@@ -142,9 +142,10 @@ int main(int argc, char **argv)
 		{"no-paths", no_argument, 0, 'P'},
 		{"device", required_argument, 0, 'd'},
 		{"no-16bit", no_argument, 0, 'S'},
+		{"16bit", no_argument, 0, 'L'},
 		{0, 0, 0, 0},
 	};
-	struct fwg_opts o = {.device = 0, .block = DEFAULT_BLOCK, .paths = 1};
+	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
 	int c;
 
 	tool_init("apsp-gpu", argc, argv);
@@ -161,7 +162,10 @@ int main(int argc, char **argv)
 			o.paths = 0;
 			break;
 		case 'S':
-			o.no_lanes16 = 1;
+			o.lanes16 = FWG_LANES16_NEVER;
+			break;
+		case 'L':
+			o.lanes16 = FWG_LANES16_ALWAYS;
 			break;
 		case 'd':
 			o.device = (int)tool_parse_ll("-d", optarg, 0, 1024);
@@ -251,7 +255,7 @@ int main(int argc, char **argv)
 	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
 	          "device wait %.3f s, solve %.3f s (%lld predecessor chains re-attached), "
 	          "distances compressed in %.3f s, rest written %.3f s",
-	          t.device_name, (unsigned long long)n, o.block,
+	          t.device_name, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
 	          : t.packed ? "packed" : "plain", st_engine(), t.kernel_ms,

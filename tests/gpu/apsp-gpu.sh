@@ -87,14 +87,20 @@ check "int32 negative n=1500 (many rounds)" "$T/g" 0
 # Distances only: 16-bit lanes when the distances are small, and a rerun on
 # 32 bits when a distance comes too close to the 16-bit limit.
 $g -n 500 -d 10 -s 11 -o "$T/g"
-check "int32 --no-paths, 16-bit lanes" "$T/g" 0 --no-paths -B 128
-expect_stderr "small distances use 16-bit lanes" 0 '16-bit lanes' '$gpu -v --no-paths $T/g >/dev/null'
+check "int32 --no-paths, 16-bit lanes" "$T/g" 0 --no-paths -B 128 --16bit
+expect_stderr "small distances use 16-bit lanes (--16bit)" 0 '16-bit lanes' '$gpu -v --16bit --no-paths $T/g >/dev/null'
+expect_stderr "n = 500: 32 bits and B = 64 chosen" 0 'n 500, B 64, int32, plain' '$gpu -v --no-paths $T/g >/dev/null'
+expect_stderr "n = 500 with paths: B = 32 chosen" 0 'n 500, B 32, int32, paths, packed' '$gpu -v $T/g >/dev/null'
+expect_stderr "-B overrides the choice" 0 'n 500, B 128, int32, paths' '$gpu -v -B 128 $T/g >/dev/null'
+$g -n 2100 -d 10 -s 14 -o "$T/g2100"
+expect_stderr "n = 2100: 16-bit lanes and B = 64 chosen" 0 'n 2100, B 64, int32, 16-bit lanes' '$gpu -v --no-paths $T/g2100 >/dev/null'
+check "int32 n = 2100 --no-paths, chosen lanes and blocking factor" "$T/g2100" 0 --no-paths
 check "int32 --no-paths --no-16bit" "$T/g" 0 --no-paths --no-16bit -B 64
 $g -n 400 -d 1 -s 12 -w 2000:4000 -o "$T/g"
-check "int32 --no-paths, distances past the 16-bit limit" "$T/g" 0 --no-paths -B 64
-expect_stderr "past the 16-bit limit: 16-bit result rejected" 0 'rejected' '$gpu -v -B 64 --no-paths $T/g >/dev/null'
+check "int32 --no-paths, distances past the 16-bit limit" "$T/g" 0 --no-paths -B 64 --16bit
+expect_stderr "past the 16-bit limit: 16-bit result rejected" 0 'rejected' '$gpu -v -B 64 --16bit --no-paths $T/g >/dev/null'
 $g -n 300 -d 15 -s 13 --negative -o "$T/g"
-check "int32 negative --no-paths (16-bit lanes after reweighting)" "$T/g" 0 --no-paths
+check "int32 negative --no-paths (16-bit lanes after reweighting)" "$T/g" 0 --no-paths --16bit
 
 printf '0 1 2\n1 2 -3\n2 0 0\n2 3 1\n' >"$T/neg.txt"
 "$BIN/mtx2bin" -F edges "$T/neg.txt" >"$T/neg"
