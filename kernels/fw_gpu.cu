@@ -183,7 +183,8 @@ phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round)
 // same register-tiled kernel as phase 3, fed by these panels (B x npad each):
 //   colT[k][x] = d[x][T*B+k]      (pivot column, transposed; <<8 when packed)
 //   rowP[k][x] = d[T*B+k][x]      (pivot row; (d<<8)|(k+1) when packed)
-// They are taken before phase 2 (old values) and again after it (new values).
+// They are taken before phase 2 (old values); each block of phase 2 then writes
+// its new values into them, which is what phase 3 reads.
 template <typename T, int B, bool PACKED>
 __global__ void panels(const T *__restrict__ d, int npad, int round, T *__restrict__ colT,
                        T *__restrict__ rowP)
@@ -263,7 +264,7 @@ template <int KIND> __device__ __forceinline__ bool tile_of(int nb, int round, i
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
 tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
-            const T *__restrict__ colT, const T *__restrict__ rowP)
+            T *__restrict__ colT, T *__restrict__ rowP)
 {
 	constexpr int TX = B / R, THREADS = TX * TX, G = R / 4, GS = B / G;
 	constexpr int KC = B < FW_KC ? B : FW_KC, NCH = B / KC;
@@ -390,8 +391,25 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
 					if (staged[row * B + col + q] != -2)
 						ptile[(size_t)row * npad + col + q] = staged[row * B + col + q];
 				out[q] = v;
+				// Phase 2 leaves the new pivot column in colT itself, for
+				// phase 3 (the block read its own part of it, all of it
+				// before this point, and no other block reads that part).
+				if constexpr (KIND == 2)
+					if (J == round)
+						colT[(size_t)(col + q) * npad + (size_t)I * B + row] =
+						        PACKED ? (T)((int)v << 8) : v;
 			}
 			*(int4 *)(dtile + (size_t)row * npad + col) = *(int4 *)out;
+			// ... and the new pivot row in rowP (packed: with k + 1).
+			if constexpr (KIND == 2) {
+				if (I == round) {
+					if constexpr (PACKED)
+#pragma unroll
+						for (int q = 0; q < 4; q++)
+							out[q] = (T)(((int)out[q] << 8) | (row + 1));
+					*(int4 *)(rowP + (size_t)row * npad + (size_t)J * B + col) = *(int4 *)out;
+				}
+			}
 		}
 	}
 }
@@ -444,8 +462,8 @@ template <int B> constexpr size_t tile16_smem() { return 2 * 32 * (size_t)B * (4
 
 template <int B, int KIND>
 __global__ void __launch_bounds__(tile16_threads<B>(), 4)
-tile_update16(short *__restrict__ d, int npad, int round, const uint32_t *__restrict__ colT2,
-              const short *__restrict__ rowP)
+tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
+              short *__restrict__ rowP)
 {
 	constexpr int TX = B / 16, THREADS = tile16_threads<B>(), GS = B / 2;
 	constexpr int KC = 32, NCH = B / KC;
@@ -509,8 +527,23 @@ tile_update16(short *__restrict__ d, int npad, int round, const uint32_t *__rest
 	for (int r = 0; r < 8; r++) {
 		const int row = (r / 4) * GS + ty * 4 + r % 4;
 #pragma unroll
-		for (int g = 0; g < 2; g++)
+		for (int g = 0; g < 2; g++) {
 			*(uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8) = *(const uint4 *)&c[r][g * 4];
+			// Phase 2 leaves the new pivot row and column in the panels
+			// for phase 3, as tile_update does.
+			if constexpr (KIND == 2) {
+				if (I == round)
+					*(uint4 *)(rowP + (size_t)row * npad + (size_t)J * B + g * GS + tx * 8) =
+					        *(const uint4 *)&c[r][g * 4];
+				if (J == round)
+#pragma unroll
+					for (int w = 0; w < 8; w++) {
+						const uint32_t h = (c[r][g * 4 + w / 2] >> (16 * (w % 2))) & 0xffffu;
+						colT2[(size_t)(g * GS + tx * 8 + w) * npad + (size_t)I * B + row] =
+						        h * 0x10001u;
+					}
+			}
+		}
 	}
 }
 
@@ -559,7 +592,6 @@ int run_rounds16(Err e, short *d, int npad, uint32_t *colT2, short *rowP, cudaSt
 		if (nb > 1) {
 			panels16<B><<<gp, tp, 0, s>>>(d, npad, round, colT2, rowP);
 			tile_update16<B, 2><<<2 * nb, tile16_threads<B>(), s3, s>>>(d, npad, round, colT2, rowP);
-			panels16<B><<<gp, tp, 0, s>>>(d, npad, round, colT2, rowP);
 			tile_update16<B, 3><<<dim3(nb, nb), tile16_threads<B>(), s3, s>>>(d, npad, round, colT2, rowP);
 		}
 		CUDA_TRY(cudaGetLastError());
@@ -683,7 +715,6 @@ int run_rounds(Err e, int device, T *d, int32_t *p, int npad, T *colT, T *rowP,
 		if (nb > 1) {
 			panels<T, B, PACKED><<<gp, tp, 0, s>>>(d, npad, round, colT, rowP);
 			tile_update<T, B, R, PATHS, PACKED, 2><<<2 * nb, t3, s3, s>>>(d, p, npad, round, colT, rowP);
-			panels<T, B, PACKED><<<gp, tp, 0, s>>>(d, npad, round, colT, rowP);
 			tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, nb), t3, s3, s>>>(d, p, npad, round, colT, rowP);
 		}
 		CUDA_TRY(cudaGetLastError());
