@@ -1,0 +1,337 @@
+"""Read and write the apsp toolkit's binary matrix stream from Python.
+
+The stream (man/apspmat.5) is a header, then up to three square matrices
+(edge weights, distances, predecessors), each cut into deflated blocks with
+their sizes and a CRC32, then an end marker.  This module needs numpy and the
+standard library's zlib only.
+
+    >>> import apspmat
+    >>> s = apspmat.load("result.apm")          # or a binary file object
+    >>> s.n, s.type, s.provenance
+    >>> s.dist[3, 17], s.pred[3, 17]            # n x n numpy arrays
+
+Every check the C reader makes is made here too (magic, header fields and
+CRC, each block's size, method and CRC with its place tag, end markers,
+nothing after the end); a stream that fails one raises StreamError, naming
+the input and the reason.  ``save`` writes a stream the tools read.
+
+Unreachable int32 entries hold INF_I32 (1073741823), float32 ones +inf;
+predecessors are int32 vertex numbers, -1 where there is none.
+"""
+
+import io
+import struct
+import zlib
+
+import numpy as np
+
+__all__ = ["Stream", "StreamError", "load", "save", "INF_I32", "MAGIC"]
+
+MAGIC = b"\x89APM\r\n\x1a\n"
+VERSION = 1
+INF_I32 = 1073741823
+INT32, FLOAT32 = 1, 2
+WEIGHTS, DIST, PRED = 1, 2, 4
+DIRECTED, NEGATIVE, NEGCYCLE = 1, 2, 4
+BLOCK_DEFAULT = 1 << 20
+MAX_PROVENANCE = 1 << 20
+MAX_BLOCK = 64 << 20
+TAG_EOM = 0x4D444E45  # "ENDM"
+TAG_EOS = 0x53444E45  # "ENDS"
+METHOD_STORED, METHOD_DEFLATE, METHOD_SHUFFLE = 0, 1, 2
+_NAMES = {WEIGHTS: "weights", DIST: "distances", PRED: "predecessors"}
+_M64 = (1 << 64) - 1
+
+
+class StreamError(ValueError):
+    """A stream that is not a valid apsp matrix stream."""
+
+
+class Stream:
+    """A stream's header and its matrices (n x n numpy arrays, or None).
+
+    n, npad: real and stored vertex counts; type: "int32" or "float32";
+    flags: the header's flag bits (directed, negative, negcycle give them by
+    name); block: raw bytes per block; cycle_vertex: a vertex on a negative
+    cycle or -1; provenance: the @PG lines, oldest first.
+    """
+
+    def __init__(self, n, type="int32", weights=None, dist=None, pred=None, flags=DIRECTED,
+                 provenance=(), cycle_vertex=-1, npad=None, block=BLOCK_DEFAULT):
+        self.n = n
+        self.npad = n if npad is None else npad
+        self.type = type
+        self.flags = flags
+        self.block = block
+        self.cycle_vertex = cycle_vertex
+        self.provenance = list(provenance)
+        self.weights, self.dist, self.pred = weights, dist, pred
+
+    directed = property(lambda self: bool(self.flags & DIRECTED))
+    negative = property(lambda self: bool(self.flags & NEGATIVE))
+    negcycle = property(lambda self: bool(self.flags & NEGCYCLE))
+
+    def __repr__(self):
+        have = [name for name in ("weights", "dist", "pred") if getattr(self, name) is not None]
+        return "Stream(n=%d, type=%s, matrices=%s, flags=%d)" % (self.n, self.type, have,
+                                                                  self.flags)
+
+
+def place_tag(matrix_bit, k):
+    """The tag XORed into block k's CRC in the matrix with that bit."""
+    x = ((matrix_bit << 48) ^ k) & _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return (x ^ (x >> 31)) & 0xFFFFFFFF
+
+
+def _shuffle(raw):
+    n4 = len(raw) // 4
+    planes = np.frombuffer(raw, np.uint8, n4 * 4).reshape(n4, 4).T.tobytes()
+    return planes + raw[n4 * 4:]
+
+
+def _unshuffle(data):
+    n4 = len(data) // 4
+    elems = np.frombuffer(data, np.uint8, n4 * 4).reshape(4, n4).T.tobytes()
+    return elems + data[n4 * 4:]
+
+
+class _Input:
+    def __init__(self, f, name):
+        self.f, self.name = f, name
+
+    def read(self, size):
+        chunks, left = [], size
+        while left:
+            b = self.f.read(left)
+            if not b:
+                break
+            chunks.append(b)
+            left -= len(b)
+        return b"".join(chunks)
+
+    def fail(self, reason):
+        raise StreamError("%s: %s" % (self.name, reason))
+
+
+def _read_header(inp):
+    fixed = inp.read(64)
+    if len(fixed) < 8 or fixed[:8] != MAGIC:
+        inp.fail("not an apsp matrix stream (bad magic)")
+    if len(fixed) < 64:
+        inp.fail("truncated in the header")
+    (version, hlen, n, npad, typ, mats, flags, block, inf, cycle,
+     plen) = struct.unpack_from("<IIQQIIIIiqI", fixed, 8)
+    if version != VERSION:
+        inp.fail("stream version %d, this reader knows %d" % (version, VERSION))
+    if plen > MAX_PROVENANCE or hlen != 68 + plen:
+        inp.fail("bad header length %d (provenance %d bytes)" % (hlen, plen))
+    rest = inp.read(plen + 4)
+    if len(rest) < plen + 4:
+        inp.fail("truncated in the header")
+    (crc,) = struct.unpack_from("<I", rest, plen)
+    if zlib.crc32(fixed + rest[:plen]) != crc:
+        inp.fail("header CRC mismatch")
+    prov = rest[:plen]
+    if b"\0" in prov:
+        inp.fail("NUL byte in the provenance")
+    if npad < n:
+        inp.fail("npad %d below n %d" % (npad, n))
+    if npad >= 1 << 31:
+        inp.fail("npad %d is too large (predecessors are int32)" % npad)
+    if n == 0 and npad > 0:
+        inp.fail("n is 0 but npad is %d" % npad)
+    if typ not in (INT32, FLOAT32):
+        inp.fail("unknown element type %d" % typ)
+    if mats & ~(WEIGHTS | DIST | PRED):
+        inp.fail("unknown matrix bits 0x%x" % mats)
+    if flags & ~(DIRECTED | NEGATIVE | NEGCYCLE):
+        inp.fail("unknown flag bits 0x%x" % flags)
+    if block == 0 or block % 4 or block > MAX_BLOCK:
+        inp.fail("bad block size %d" % block)
+    if inf != INF_I32:
+        inp.fail("INF field is %d, not %d" % (inf, INF_I32))
+    if cycle != -1 and not 0 <= cycle < n:
+        inp.fail("negative-cycle vertex %d out of range" % cycle)
+    lines = prov.decode("utf-8", "replace").splitlines()
+    s = Stream(n, "int32" if typ == INT32 else "float32", flags=flags, provenance=lines,
+               cycle_vertex=cycle, npad=npad, block=block)
+    return s, mats
+
+
+def _read_matrix(inp, s, bit):
+    name = _NAMES[bit]
+    total = s.npad * s.npad * 4
+    nblk = (total + s.block - 1) // s.block
+    out = bytearray(total)
+    for k in range(nblk):
+        hd = inp.read(16)
+        if len(hd) < 16:
+            inp.fail("truncated in block %d of the %s" % (k, name))
+        raw, stored, crc, method = struct.unpack("<IIII", hd)
+        if raw == 0 and stored == 0 and method == TAG_EOM:
+            inp.fail("the %s ends after %d of its %d blocks" % (name, k, nblk))
+        start = k * s.block
+        expect = min(s.block, total - start)
+        if (raw != expect or method > METHOD_SHUFFLE
+                or (stored != raw if method == METHOD_STORED else not 0 < stored <= raw)):
+            inp.fail("bad header of block %d of the %s (raw %d, stored %d, method %d)"
+                     % (k, name, raw, stored, method))
+        payload = inp.read(stored)
+        if len(payload) < stored:
+            inp.fail("truncated in block %d of the %s" % (k, name))
+        if method == METHOD_STORED:
+            data = payload
+        else:
+            d = zlib.decompressobj(-15)
+            try:
+                data = d.decompress(payload, raw)
+                # exactly raw bytes, from exactly the stored bytes, and the
+                # deflate stream ends there
+                if (len(data) != raw or d.unconsumed_tail or not d.eof
+                        or d.unused_data):
+                    raise zlib.error("size")
+            except zlib.error:
+                inp.fail("corrupt compressed data in block %d of the %s" % (k, name))
+            if method == METHOD_SHUFFLE:
+                data = _unshuffle(data)
+        if zlib.crc32(data) ^ place_tag(bit, k) != crc:
+            inp.fail("CRC mismatch in block %d of the %s" % (k, name))
+        out[start:start + raw] = data
+    hd = inp.read(16)
+    if len(hd) < 16:
+        inp.fail("truncated at the end of the %s" % name)
+    a, b, c, tag = struct.unpack("<IIII", hd)
+    if a or b or tag != TAG_EOM or c != nblk & 0xFFFFFFFF:
+        inp.fail("bad end-of-matrix marker after the %s (more blocks than %d?)" % (name, nblk))
+    dtype = "<i4" if bit == PRED or s.type == "int32" else "<f4"
+    m = np.frombuffer(out, dtype).reshape(s.npad, s.npad)
+    return m[:s.n, :s.n].astype(dtype[1:], copy=True)
+
+
+def load(source):
+    """Read a whole stream from a path or a binary file object.
+
+    Returns a Stream whose weights, dist and pred are n x n numpy arrays
+    (int32 or float32; predecessors int32) or None for absent matrices.
+    Raises StreamError for anything the C reader would refuse, OSError for
+    what the system refuses.
+    """
+    if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
+        with open(source, "rb") as f:
+            return _load(_Input(f, str(source)))
+    return _load(_Input(source, getattr(source, "name", "stream")))
+
+
+def _load(inp):
+    s, mats = _read_header(inp)
+    nmat = 0
+    for bit in (WEIGHTS, DIST, PRED):
+        if mats & bit:
+            setattr(s, {WEIGHTS: "weights", DIST: "dist", PRED: "pred"}[bit],
+                    _read_matrix(inp, s, bit))
+            nmat += 1
+    hd = inp.read(16)
+    if len(hd) < 16:
+        inp.fail("truncated before the end-of-stream marker")
+    a, b, c, tag = struct.unpack("<IIII", hd)
+    if a or b or tag != TAG_EOS or c != nmat:
+        inp.fail("bad end-of-stream marker (more matrices than the header announces?)")
+    if inp.read(1):
+        inp.fail("data after the end-of-stream marker")
+    return s
+
+
+def _padded(m, n, npad, dtype, fill_off, fill_diag):
+    a = np.asarray(m)
+    if a.shape != (n, n):
+        raise ValueError("matrix of shape %s, expected (%d, %d)" % (a.shape, n, n))
+    out = np.full((npad, npad), fill_off, dtype=dtype)
+    out[:n, :n] = a
+    idx = np.arange(n, npad)
+    out[idx, idx] = fill_diag
+    return out
+
+
+def save(target, s, level=1, tool="apspmat.py", command=None):
+    """Write Stream s to a path or a binary file object.
+
+    Matrices that are None are left out.  The provenance gets one more @PG
+    line naming this module (and command, if given).  Blocks are deflated at
+    zlib's level (0 stores them), distances and predecessors byte-shuffled.
+    """
+    typ = {"int32": INT32, "float32": FLOAT32}[s.type]
+    n = int(s.n)
+    npad = n if s.npad is None else int(s.npad)
+    if npad < n:
+        raise ValueError("npad below n")
+    block = int(s.block or BLOCK_DEFAULT)
+    if block <= 0 or block % 4 or block > MAX_BLOCK:
+        raise ValueError("bad block size %d" % block)
+    mats = [(bit, m) for bit, m in ((WEIGHTS, s.weights), (DIST, s.dist), (PRED, s.pred))
+            if m is not None]
+    lines = list(s.provenance)
+    lines.append("@PG\tID:%s\tVN:0.1.0\tCL:%s" % (tool, command if command else tool))
+    prov = "".join(line.rstrip("\n") + "\n" for line in lines).encode()
+    bits = sum(bit for bit, _ in mats)
+    head = MAGIC + struct.pack("<IIQQIIIIiqI", VERSION, 68 + len(prov), n, npad, typ, bits,
+                               int(s.flags), block, INF_I32, int(s.cycle_vertex), len(prov))
+    head += prov
+    head += struct.pack("<I", zlib.crc32(head))
+
+    def write(f):
+        f.write(head)
+        for bit, m in mats:
+            if bit == PRED:
+                a = _padded(m, n, npad, "<i4", -1, -1)
+            elif typ == INT32:
+                a = _padded(m, n, npad, "<i4", INF_I32, 0)
+            else:
+                a = _padded(m, n, npad, "<f4", np.inf, 0)
+            raw_all = a.tobytes()
+            nblk = (len(raw_all) + block - 1) // block
+            for k in range(nblk):
+                raw = raw_all[k * block:(k + 1) * block]
+                method, payload = METHOD_STORED, raw
+                if level > 0:
+                    shuffled = bit != WEIGHTS
+                    src = _shuffle(raw) if shuffled else raw
+                    c = zlib.compressobj(level, zlib.DEFLATED, -15)
+                    z = c.compress(src) + c.flush()
+                    if len(z) < len(raw):
+                        method = METHOD_SHUFFLE if shuffled else METHOD_DEFLATE
+                        payload = z
+                crc = zlib.crc32(raw) ^ place_tag(bit, k)
+                f.write(struct.pack("<IIII", len(raw), len(payload), crc, method))
+                f.write(payload)
+            f.write(struct.pack("<IIII", 0, 0, nblk & 0xFFFFFFFF, TAG_EOM))
+        f.write(struct.pack("<IIII", 0, 0, len(mats), TAG_EOS))
+
+    if isinstance(target, (str, bytes)) or hasattr(target, "__fspath__"):
+        with open(target, "wb") as f:
+            write(f)
+    else:
+        write(target)
+
+
+def _main(argv):
+    import sys
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print("usage: python3 apspmat.py STREAM   (prints what the stream holds)",
+              file=sys.stderr)
+        return 2
+    try:
+        s = load(sys.stdin.buffer if argv[1] == "-" else argv[1])
+    except (StreamError, OSError) as e:
+        print("apspmat.py: %s" % e, file=sys.stderr)
+        return 2
+    print(repr(s))
+    for line in s.provenance:
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(_main(sys.argv))
