@@ -969,7 +969,7 @@ uint32_t st_next_matrix(st_reader *r)
 	return first_bit(r->todo);
 }
 
-enum { READ_ALL, READ_ROWS, READ_SKIP };
+enum { READ_ALL, READ_ROWS, READ_SKIP, READ_SCAN, READ_VERIFY };
 
 /* What went wrong with a block; the first by block number is reported. */
 enum { B_OK, B_READ, B_TRUNC, B_EARLY, B_HEADER, B_CORRUPT, B_CRC, B_NOMEM };
@@ -1024,10 +1024,13 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 			++*ri;
 		b->first_row = *ri;
 		b->need = *ri < nrows && rows[*ri] * rowbytes < start + b->raw;
+	} else if (mode == READ_VERIFY) {
+		b->need = 1; /* inflated and checked, then dropped */
 	}
 	if (!wk->buf && !(wk->buf = malloc(r->slot ? r->slot : 1)))
 		return B_NOMEM;
-	if (mode == READ_ROWS && b->need && !wk->raw && !(wk->raw = malloc(r->slot)))
+	if ((mode == READ_ROWS || mode == READ_VERIFY) && b->need && !wk->raw
+	    && !(wk->raw = malloc(r->slot)))
 		return B_NOMEM;
 	b->payload = wk->buf; /* skipped blocks are read here and dropped */
 	if (b->need) {
@@ -1077,6 +1080,7 @@ struct rjob {
 	size_t nrows;
 	unsigned char *dst;
 	size_t ri;                  /* rows cursor, moved in stream order */
+	st_matrix_info *info;       /* scan and verify modes: what the blocks hold */
 	int stop;                   /* a block failed: read no further */
 	pthread_mutex_t mu;
 	struct rfail fail;          /* the failing block with the lowest number */
@@ -1096,6 +1100,11 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 		                  &b, &errnum);
 		if (what)
 			__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
+		else if (job->info) { /* in stream order: one thread at a time */
+			job->info->blocks++;
+			job->info->stored_bytes += BLK_HDR + b.stored;
+			job->info->by_method[b.method]++;
+		}
 	}
 	pool_leave(p, i);
 	if (!what && b.need && !(what = decode_block(r, wk, &b)) && job->mode == READ_ROWS)
@@ -1114,7 +1123,7 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
  * its next block's stored bytes when its turn comes (stream order), then
  * inflates and checks it while the others read theirs. */
 static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
-                     unsigned char *dst, st_error *err)
+                     unsigned char *dst, st_matrix_info *info, st_error *err)
 {
 	uint32_t bit = first_bit(r->todo);
 	const char *mname = matrix_name(bit);
@@ -1138,9 +1147,14 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 		}
 	}
 
-	struct rjob job = {r, mode, rows, nrows, dst, 0, 0, PTHREAD_MUTEX_INITIALIZER,
+	struct rjob job = {r, mode, rows, nrows, dst, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
 	                   {UINT64_MAX, 0, 0, {0}}};
-	int nt = mode != READ_SKIP && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
+	if (info) {
+		memset(info, 0, sizeof *info);
+		info->raw_bytes = r->mbytes;
+	}
+	int nt = mode != READ_SKIP && mode != READ_SCAN && r->mbytes >= PARALLEL_MIN_BYTES
+	         ? r->threads : 1;
 	pool_run(nt, r->nblk, read_one, &job);
 	pthread_mutex_destroy(&job.mu);
 	struct rfail fail = job.fail;
@@ -1189,24 +1203,33 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 		       r->name, mname, (unsigned long long)r->nblk);
 		return rfail(r);
 	}
+	if (info)
+		info->stored_bytes += BLK_HDR; /* the end-of-matrix marker */
 	r->todo &= ~bit;
 	return 0;
 }
 
 int st_read_matrix(st_reader *r, void *dst, st_error *err)
 {
-	return read_body(r, READ_ALL, NULL, 0, dst, err);
+	return read_body(r, READ_ALL, NULL, 0, dst, NULL, err);
 }
 
 int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
                  st_error *err)
 {
-	return read_body(r, READ_ROWS, rows, nrows, dst, err);
+	return read_body(r, READ_ROWS, rows, nrows, dst, NULL, err);
 }
 
 int st_skip_matrix(st_reader *r, st_error *err)
 {
-	return read_body(r, READ_SKIP, NULL, 0, NULL, err);
+	return read_body(r, READ_SKIP, NULL, 0, NULL, NULL, err);
+}
+
+int st_scan_matrix(st_reader *r, int verify, st_matrix_info *info, st_error *err)
+{
+	st_matrix_info mine;
+	return read_body(r, verify ? READ_VERIFY : READ_SCAN, NULL, 0, NULL, info ? info : &mine,
+	                 err);
 }
 
 int st_reader_close(st_reader *r, st_error *err)

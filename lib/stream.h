@@ -114,6 +114,18 @@ int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
                  st_error *err);
 /* Skip the next matrix without inflating it. */
 int st_skip_matrix(st_reader *r, st_error *err);
+/* What a matrix holds, from its block headers. */
+typedef struct st_matrix_info {
+	uint64_t blocks;       /* blocks read */
+	uint64_t raw_bytes;    /* npad * npad * 4 */
+	uint64_t stored_bytes; /* in the stream: blocks with their headers, and the end marker */
+	uint64_t by_method[3]; /* blocks stored (0), deflated (1), shuffled and deflated (2) */
+} st_matrix_info;
+/* Read past the next matrix, filling info (may be NULL).  Without verify,
+ * as st_skip_matrix: block headers and sizes are checked, nothing is
+ * inflated; with verify, every block is also inflated and its CRC checked
+ * (on the reader's threads). */
+int st_scan_matrix(st_reader *r, int verify, st_matrix_info *info, st_error *err);
 /* Check the end-of-stream marker (call after the last matrix) and free r. */
 int st_reader_close(st_reader *r, st_error *err);
 void st_reader_free(st_reader *r);

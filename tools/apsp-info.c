@@ -1,0 +1,232 @@
+/* apsp-info - what a matrix stream holds, without decoding it: the header,
+ * and for each matrix its blocks, stored size and ratio; --check also
+ * inflates every block and checks its CRC; --json for scripts.
+ *
+ * Only block headers are read (the stored bytes are read and dropped), so
+ * it is quick on any stream, and a pipe can be described on its way. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stream.h"
+#include "tool.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: %s [options] [FILE...]\n"
+	        "What each matrix stream FILE (default stdin) holds: vertices, padding, type,\n"
+	        "flags, block size, each matrix's blocks, stored size and ratio, the\n"
+	        "negative-cycle vertex and the provenance, read from the headers alone.\n"
+	        "\n"
+	        "  -c, --check         also inflate every block and check its CRC\n"
+	        "      --json          one JSON object per FILE, one per line\n"
+	        "\n",
+	        tool_name());
+	tool_common_help(f, 0);
+	fputs("\nExit status: 0 success, 2 trouble (usage, a damaged or unreadable FILE).\n", f);
+}
+
+static const char *matrix_key(uint32_t bit)
+{
+	return bit == ST_WEIGHTS ? "weights" : bit == ST_DIST ? "distances" : "predecessors";
+}
+
+/* s as a JSON string. */
+static void json_string(FILE *out, const char *s, size_t len)
+{
+	fputc('"', out);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+struct desc {
+	st_header h;
+	int nmat;
+	uint32_t bits[3];
+	st_matrix_info info[3];
+	uint64_t header_bytes;
+};
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_text(FILE *out, const char *name, const struct desc *d, int checked)
+{
+	const st_header *h = &d->h;
+	uint64_t raw = 0, stored = d->header_bytes + 16; /* the end-of-stream marker */
+	fprintf(out, "%s:\n", name);
+	fprintf(out, "  vertices      %llu", (unsigned long long)h->n);
+	if (h->npad != h->n)
+		fprintf(out, " (stored padded to %llu)", (unsigned long long)h->npad);
+	fprintf(out, "\n  type          %s\n", h->type == ST_INT32 ? "int32" : "float32");
+	fprintf(out, "  flags         %s%s%s\n", h->flags & ST_DIRECTED ? "directed" : "undirected",
+	        h->flags & ST_NEGATIVE ? ", negative weights" : "",
+	        h->flags & ST_NEGCYCLE ? ", negative cycle" : "");
+	fprintf(out, "  block         %u bytes\n", h->block);
+	if (h->cycle_vertex >= 0)
+		fprintf(out, "  cycle vertex  %lld\n", (long long)h->cycle_vertex);
+	for (int k = 0; k < d->nmat; k++) {
+		const st_matrix_info *m = &d->info[k];
+		raw += m->raw_bytes;
+		stored += m->stored_bytes;
+		fprintf(out, "  %-13s %llu blocks, %llu bytes raw, %llu stored (%.2f%%); "
+		        "stored %llu, deflate %llu, shuffle %llu\n",
+		        matrix_key(d->bits[k]), (unsigned long long)m->blocks,
+		        (unsigned long long)m->raw_bytes, (unsigned long long)m->stored_bytes,
+		        pct(m->stored_bytes, m->raw_bytes), (unsigned long long)m->by_method[0],
+		        (unsigned long long)m->by_method[1], (unsigned long long)m->by_method[2]);
+	}
+	if (d->nmat == 0)
+		fprintf(out, "  matrices      none\n");
+	fprintf(out, "  stream        %llu bytes (%.2f%% of %llu raw)\n", (unsigned long long)stored,
+	        pct(stored, raw), (unsigned long long)raw);
+	if (checked)
+		fprintf(out, "  check         every block's CRC matches\n");
+	const char *p = h->provenance;
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		fprintf(out, "  provenance    %.*s\n", (int)len, p);
+		p += len + (e != NULL);
+	}
+}
+
+static void print_json(FILE *out, const char *name, const struct desc *d, int checked)
+{
+	const st_header *h = &d->h;
+	uint64_t raw = 0, stored = d->header_bytes + 16;
+	fputs("{\"file\":", out);
+	json_string(out, name, strlen(name));
+	fprintf(out, ",\"n\":%llu,\"npad\":%llu,\"type\":\"%s\",\"directed\":%s,\"negative\":%s,"
+	        "\"negative_cycle\":%s,\"cycle_vertex\":%lld,\"block\":%u,\"matrices\":{",
+	        (unsigned long long)h->n, (unsigned long long)h->npad,
+	        h->type == ST_INT32 ? "int32" : "float32", h->flags & ST_DIRECTED ? "true" : "false",
+	        h->flags & ST_NEGATIVE ? "true" : "false", h->flags & ST_NEGCYCLE ? "true" : "false",
+	        (long long)h->cycle_vertex, h->block);
+	for (int k = 0; k < d->nmat; k++) {
+		const st_matrix_info *m = &d->info[k];
+		raw += m->raw_bytes;
+		stored += m->stored_bytes;
+		fprintf(out, "%s\"%s\":{\"blocks\":%llu,\"raw_bytes\":%llu,\"stored_bytes\":%llu,"
+		        "\"ratio\":%.6f,\"methods\":{\"stored\":%llu,\"deflate\":%llu,\"shuffle\":%llu}}",
+		        k ? "," : "", matrix_key(d->bits[k]), (unsigned long long)m->blocks,
+		        (unsigned long long)m->raw_bytes, (unsigned long long)m->stored_bytes,
+		        m->raw_bytes ? (double)m->stored_bytes / (double)m->raw_bytes : 0.0,
+		        (unsigned long long)m->by_method[0], (unsigned long long)m->by_method[1],
+		        (unsigned long long)m->by_method[2]);
+	}
+	fprintf(out, "},\"stream_bytes\":%llu,\"raw_bytes\":%llu,\"checked\":%s,\"provenance\":[",
+	        (unsigned long long)stored, (unsigned long long)raw, checked ? "true" : "false");
+	const char *p = h->provenance;
+	int first = 1;
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (!first)
+			fputc(',', out);
+		json_string(out, p, len);
+		first = 0;
+		p += len + (e != NULL);
+	}
+	fputs("]}\n", out);
+}
+
+/* Describe one stream; 0, or -1 after a message. */
+static int describe(FILE *out, const char *path, int check, int json, int threads)
+{
+	int is_stdin = strcmp(path, "-") == 0;
+	const char *name = is_stdin ? "standard input" : path;
+	int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tool_warn("%s:", path);
+		return -1;
+	}
+	if (is_stdin && isatty(fd)) {
+		tool_warn("refusing to read binary data from a terminal");
+		return -1;
+	}
+	struct desc d;
+	memset(&d, 0, sizeof d);
+	st_error err;
+	int rc = 0;
+	st_reader *r = st_reader_open(fd, name, &d.h, threads, &err);
+	if (!r) {
+		tool_warn("%s", err.msg);
+		rc = -1;
+		goto done;
+	}
+	d.header_bytes = 68 + (d.h.provenance ? strlen(d.h.provenance) : 0);
+	for (uint32_t bit; (bit = st_next_matrix(r)) != 0; d.nmat++) {
+		d.bits[d.nmat] = bit;
+		if (st_scan_matrix(r, check, &d.info[d.nmat], &err) < 0) {
+			tool_warn("%s", err.msg);
+			st_reader_free(r);
+			rc = -1;
+			goto done;
+		}
+	}
+	if (st_reader_close(r, &err) < 0) {
+		tool_warn("%s", err.msg);
+		rc = -1;
+		goto done;
+	}
+	if (json)
+		print_json(out, name, &d, check);
+	else
+		print_text(out, name, &d, check);
+done:
+	st_header_free(&d.h);
+	if (!is_stdin)
+		close(fd);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_JSON = 0x2000 };
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		{"check", no_argument, 0, 'c'},
+		{"json", no_argument, 0, OPT_JSON},
+		{0, 0, 0, 0},
+	};
+	int check = 0, json = 0, c;
+
+	tool_init("apsp-info", argc, argv);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "c", longopts, NULL)) != -1) {
+		if (tool_common_option(c, optarg, usage))
+			continue;
+		switch (c) {
+		case 'c': check = 1; break;
+		case OPT_JSON: json = 1; break;
+		default: tool_usage_error("unexpected option");
+		}
+	}
+	int threads = tool_threads();
+	FILE *out = tool_output_fopen(0);
+	int bad = 0;
+	if (optind == argc)
+		bad |= describe(out, "-", check, json, threads) < 0;
+	for (int i = optind; i < argc; i++)
+		bad |= describe(out, argv[i], check, json, threads) < 0;
+	tool_output_commit();
+	return bad ? EXIT_TROUBLE : EXIT_OK;
+}
