@@ -1,7 +1,8 @@
 # apsp toolkit - one GNU Make entry point.
 #   make            build every tool into bin/
 #   make check      build, then run unit, command and (with a GPU) GPU tests
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR=  (tools, manual pages, and the
+#                   library: libapsp.a, libapsp.so, include/apsp/, apsp.pc)
 #   make SANITIZE=1 check   the same under AddressSanitizer + UBSan
 #   make CUDA_ARCH="-gencode=..."  other GPU targets
 #   make ISAL=0     the stream's deflate engine from zlib even where ISA-L is
@@ -9,7 +10,17 @@
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR ?=
+
+# The library's version; its shared object is libapsp.so.$(SOMAJOR).
+LIB_VERSION := 0.1.0
+SOMAJOR     := 0
+# The headers other programs include as <apsp/NAME.h>; lib/blockcodec.h is
+# internal.
+PUBLIC_H    := lib/stream.h lib/graphio.h lib/solve.h lib/fw.h
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -37,7 +48,7 @@ HAVE_ISAL := $(shell echo 'int main(void){return 0;}' | \
 	$(CC) -include isa-l/igzip_lib.h -x c - -lisal -o /dev/null 2>/dev/null && echo 1)
 endif
 ifeq ($(HAVE_ISAL),1)
-build/lib/blockcodec.o: CPPFLAGS += -DHAVE_ISAL
+build/lib/blockcodec.o build/pic/lib/blockcodec.o: CPPFLAGS += -DHAVE_ISAL
 LDLIBS   += -lisal
 endif
 
@@ -79,6 +90,26 @@ endif
 build/libapsp.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
+
+# The shared library: position-independent objects, only the public
+# prefixes exported (lib/libapsp.map).
+LIB_PIC := $(LIB_SRC:%.c=build/pic/%.o)
+build/pic/%.o: %.c $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+build/libapsp.so.$(LIB_VERSION): $(LIB_PIC) lib/libapsp.map
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libapsp.so.$(SOMAJOR) -Wl,--version-script,lib/libapsp.map \
+		-o $@ $(LIB_PIC) $(LDLIBS)
+build/apsp.pc: Makefile
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+		'Name: apsp' \
+		'Description: matrix streams, graph readers and Floyd-Warshall of the apsp toolkit' \
+		'Version: $(LIB_VERSION)' \
+		'Libs: -L$${libdir} -lapsp' \
+		'Libs.private: $(LDLIBS)' \
+		'Cflags: -I$${includedir}' >$@
+.PHONY: build/apsp.pc
 
 build/%.o: %.c $(wildcard lib/*.h tools/*.h)
 	@mkdir -p $(@D)
@@ -136,7 +167,7 @@ build/tests/restream: tests/compat/restream.c build/libapsp.a
 build/tests/restream-zlib: tests/compat/restream.c build/zlib/libapsp.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/zlib/libapsp.a $(filter-out -lisal,$(LDLIBS))
 
-check test: all $(UNITS) $(COMPAT)
+check test: all $(UNITS) $(COMPAT) stage
 	@sh tests/run.sh
 
 bench: all $(BENCHES)
@@ -148,21 +179,38 @@ datasets: bin/mtx2bin
 fuzz:
 	@sh tests/fuzz/run.sh
 
-install: all
+lib: build/libapsp.a build/libapsp.so.$(LIB_VERSION) build/apsp.pc
+
+install: all lib
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	cp $(TOOLS) $(wildcard $(GPU_TOOLS)) $(DESTDIR)$(BINDIR)/
 	cp $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	cp $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/apsp $(DESTDIR)$(PKGCONFIGDIR)
+	cp build/libapsp.a build/libapsp.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libapsp.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/libapsp.so.$(SOMAJOR)
+	ln -sf libapsp.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libapsp.so
+	cp $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/apsp/
+	cp build/apsp.pc $(DESTDIR)$(PKGCONFIGDIR)/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS) $(GPU_TOOLS)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libapsp.a libapsp.so.$(LIB_VERSION) libapsp.so.$(SOMAJOR) libapsp.so)
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/apsp/,$(notdir $(PUBLIC_H))) $(DESTDIR)$(PKGCONFIGDIR)/apsp.pc
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/apsp 2>/dev/null
+
+# What make install leaves, staged under build/stage (DESTDIR, PREFIX=/usr),
+# for tests/cmd/install.sh to build examples/ against.
+stage: all lib
+	rm -rf build/stage
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/build/stage PREFIX=/usr >/dev/null
 
 clean:
 	rm -rf build bin
 
-.PHONY: all demo check test bench datasets fuzz install uninstall clean
+.PHONY: all lib demo check test bench datasets fuzz install uninstall stage clean
 .SECONDARY:
 
 # Fuzz targets replayed without libFuzzer on their seed corpora and on

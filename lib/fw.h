@@ -1,4 +1,5 @@
 /* fw.h - the CPU blocked Floyd-Warshall engine.
+ * Public: installed as <apsp/fw.h> with libapsp (make install; pkg-config apsp).
  *
  * The n x n matrix is cut into B x B blocks (padded internally to a multiple
  * of B with isolated vertices).  Each of the npad / B rounds has three

@@ -1,4 +1,5 @@
 /* graphio.h - read graphs from text: Matrix Market, DIMACS .gr, edge lists.
+ * Public: installed as <apsp/graphio.h> with libapsp (make install; pkg-config apsp).
  *
  * The parsers read plain text, from a buffer or from a reader callback (the
  * caller unwraps gzip and archives), and fill either a dense npad x npad

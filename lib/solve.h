@@ -1,4 +1,5 @@
 /* solve.h - what every APSP engine shares around its Floyd-Warshall kernel.
+ * Public: installed as <apsp/solve.h> with libapsp (make install; pkg-config apsp).
  *
  * Before the kernel: build the n x n distance (and predecessor) matrices from
  * a weight matrix, find negative cycles, and for int32 graphs with negative

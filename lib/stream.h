@@ -1,4 +1,5 @@
 /* stream.h - the binary matrix stream every apsp tool reads and writes.
+ * Public: installed as <apsp/stream.h> with libapsp (make install; pkg-config apsp).
  *
  * A stream is a header followed by zero or more square matrices (edge weights,
  * distances, predecessors, in that order), each a sequence of independently

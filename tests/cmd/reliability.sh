@@ -180,6 +180,10 @@ while read -r m; do
 	if [ $rc -ne 0 ] && ! { [ $rc -eq 2 ] && clear_message apsp-diff "$T/err"; }; then
 		bad="apsp-diff, bytes $m: exit $rc $(head -c 200 "$T/err")"; break
 	fi
+	$to $BIN/apsp-info --check "$T/mut" >/dev/null 2>"$T/err"; rc=$?
+	if [ $rc -ne 0 ] && ! { [ $rc -eq 2 ] && clear_message apsp-info "$T/err"; }; then
+		bad="apsp-info --check, bytes $m: exit $rc $(head -c 200 "$T/err")"; break
+	fi
 	$to $BIN/apsp-path -i "$T/mut" --tsv 3 140 140 3 >"$T/out" 2>"$T/err"; rc=$?
 	if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then
 		$BIN/apsp-path -i "$T/r-int" --tsv 3 140 140 3 2>/dev/null | cmp -s - "$T/out" ||
@@ -188,7 +192,7 @@ while read -r m; do
 		bad="apsp-path, bytes $m: exit $rc $(head -c 200 "$T/err")"; break
 	fi
 done <"$T/muts"
-[ -z "$bad" ] && pass "damaged results through apsp-diff and apsp-path" || fail "damaged results through apsp-diff and apsp-path" "$bad"
+[ -z "$bad" ] && pass "damaged results through apsp-diff, apsp-info --check and apsp-path" || fail "damaged results through apsp-diff, apsp-info --check and apsp-path" "$bad"
 
 # ---- truncation ----
 # Cut anywhere, every reader says the stream is truncated (exit 2).
@@ -206,7 +210,7 @@ for src in g-int r-float9; do
 	cnt=0
 	for k in $(truncations "$T/$src" 15 "$SEED"); do
 		head -c "$k" "$T/$src" >"$T/cut"
-		for t in bin2mtx apsp-diff apsp-cpu; do
+		for t in bin2mtx apsp-diff apsp-cpu apsp-info; do
 			case $t in
 			apsp-diff) [ $src = r-float9 ] || continue; set -- "$T/$src" "$T/cut" ;;
 			apsp-cpu) [ $src = g-int ] || continue; set -- "$T/cut" ;;
@@ -518,6 +522,8 @@ apsp-diff 3 \$BIN/apsp-diff \$T/negr \$T/negr
 bin2mtx 0 \$BIN/bin2mtx \$T/r60
 bin2mtx 2 \$BIN/bin2mtx \$T/cut-r
 bin2mtx 3 \$BIN/bin2mtx \$T/negr
+apsp-info 0 \$BIN/apsp-info \$T/r60 \$T/negr
+apsp-info 2 \$BIN/apsp-info \$T/cut-r
 apsp-gpu 0 \$BIN/apsp-gpu \$T/g60
 apsp-gpu 2 \$BIN/apsp-gpu \$T/cut-g
 apsp-gpu 3 \$BIN/apsp-gpu \$T/neg
