@@ -47,20 +47,23 @@ int main(int argc, char **argv)
 		return fail(argv[1], "no distances and predecessors, or a vertex out of range");
 	}
 	int32_t *drow = malloc(h.npad * 4), *prow = malloc(h.npad * 4);
-	if (!drow || !prow)
-		return fail(NULL, "out of memory");
-	uint32_t bit;
-	while ((bit = st_next_matrix(r)) != 0) {
-		int rc = bit == ST_DIST ? st_read_rows(r, &src, 1, drow, &err)
-		       : bit == ST_PRED ? st_read_rows(r, &src, 1, prow, &err)
-		       : st_skip_matrix(r, &err);
-		if (rc < 0) {
-			st_reader_free(r);
-			return fail(NULL, err.msg);
-		}
-	}
-	if (st_reader_close(r, &err) < 0)
+	int rc = drow && prow ? 0 : -1;
+	if (rc < 0)
+		snprintf(err.msg, sizeof err.msg, "out of memory");
+	for (uint32_t bit; rc == 0 && (bit = st_next_matrix(r)) != 0;)
+		rc = bit == ST_DIST ? st_read_rows(r, &src, 1, drow, &err)
+		   : bit == ST_PRED ? st_read_rows(r, &src, 1, prow, &err)
+		   : st_skip_matrix(r, &err);
+	if (rc == 0)
+		rc = st_reader_close(r, &err); /* checks the end and frees r */
+	else
+		st_reader_free(r);
+	if (rc < 0) {
+		free(drow);
+		free(prow);
+		st_header_free(&h);
 		return fail(NULL, err.msg);
+	}
 
 	int is_int = h.type == ST_INT32;
 	const float *frow = (const float *)drow;
@@ -79,15 +82,17 @@ int main(int argc, char **argv)
 	} else {
 		/* The path backwards through the predecessors of row src. */
 		uint64_t *path = malloc((h.n + 1) * sizeof *path), len = 0;
-		if (!path)
-			return fail(NULL, "out of memory");
-		for (uint64_t v = dst; len <= h.n; v = (uint64_t)prow[v]) {
+		for (uint64_t v = dst; path && len <= h.n; v = (uint64_t)prow[v]) {
 			path[len++] = v;
 			if (v == src || prow[v] < 0)
 				break;
 		}
-		if (path[len - 1] != src)
-			return fail(argv[1], "a predecessor chain does not reach the source");
+		if (!path || path[len - 1] != src) {
+			free(path), free(drow), free(prow);
+			st_header_free(&h);
+			return fail(argv[1], path ? "a predecessor chain does not reach the source"
+			                          : "out of memory");
+		}
 		for (uint64_t k = len; k-- > 0;)
 			printf("%llu%s", (unsigned long long)path[k], k ? " -> " : "");
 		if (is_int)
