@@ -70,6 +70,7 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCHES   := $(BENCH_SRC:bench/%.c=build/bench/%)
 KERNEL_SRC := $(wildcard kernels/*.cu)
 MAN1      := $(wildcard man/*.1)
+MAN3      := $(wildcard man/*.3)
 MAN5      := $(wildcard man/*.5)
 
 ifneq ($(NVCC),)
@@ -182,9 +183,10 @@ fuzz:
 lib: build/libapsp.a build/libapsp.so.$(LIB_VERSION) build/apsp.pc
 
 install: all lib
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
 	cp $(TOOLS) $(wildcard $(GPU_TOOLS)) $(DESTDIR)$(BINDIR)/
 	cp $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	cp $(MAN3) $(DESTDIR)$(MANDIR)/man3/
 	cp $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/apsp $(DESTDIR)$(PKGCONFIGDIR)
 	cp build/libapsp.a build/libapsp.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/
@@ -196,6 +198,7 @@ install: all lib
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS) $(GPU_TOOLS)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libapsp.a libapsp.so.$(LIB_VERSION) libapsp.so.$(SOMAJOR) libapsp.so)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/apsp/,$(notdir $(PUBLIC_H))) $(DESTDIR)$(PKGCONFIGDIR)/apsp.pc
