@@ -1,5 +1,8 @@
 /* gengraph - write a random weighted graph as a binary matrix stream.
  *
+ * Three shapes: each ordered pair an edge with a given probability (the
+ * default), a rows x cols grid (4 neighbours), or a random geometric graph
+ * (points in the unit square, an edge between points closer than a radius).
  * Every choice is a pure function of (seed, i, j): edge (i, j) exists and
  * has its weight according to a splitmix64 hash of the pair, so rows can be
  * made in any order on any number of threads and the output bytes depend on
@@ -22,11 +25,18 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "Usage: gengraph -n N -d DENSITY [options]\n"
+	        "       gengraph --grid ROWSxCOLS [options]\n"
+	        "       gengraph -n N --geometric RADIUS [options]\n"
 	        "Write a random graph on N vertices as a binary matrix stream: each ordered\n"
-	        "pair i != j is an edge with probability DENSITY percent.\n"
+	        "pair i != j is an edge with probability DENSITY percent; or a grid, each\n"
+	        "vertex joined both ways to its 4 neighbours (vertex r*COLS+c at row r,\n"
+	        "column c); or N random points in the unit square, joined both ways when\n"
+	        "closer than RADIUS.  Weights are random in every shape.\n"
 	        "\n"
 	        "  -n, --vertices N     number of vertices (1..%llu: at most 256 TiB stored)\n"
 	        "  -d, --density PCT    edge probability in percent (0..100)\n"
+	        "      --grid RxC       a grid of R rows and C columns (N = R*C)\n"
+	        "      --geometric R    a random geometric graph with radius R (0..2)\n"
 	        "  -w, --weights MIN:MAX  edge weights uniform in [MIN, MAX] (default 1:100)\n"
 	        "  -s, --seed S         random seed (default 1); same seed, same bytes\n"
 	        "  -t, --type TYPE      int32 (default) or float32\n"
@@ -49,9 +59,15 @@ static inline __attribute__((always_inline)) uint64_t mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
+enum shape { SHAPE_RANDOM, SHAPE_GRID, SHAPE_GEOMETRIC };
+
 struct gen {
 	uint64_t n, npad;
 	int type;
+	int shape;           /* enum shape */
+	uint64_t cols;       /* grid: vertex v is at row v / cols, column v % cols */
+	double radius2;      /* geometric: squared radius */
+	float *xy;           /* geometric: the points, x and y of vertex v at 2v, 2v+1 */
 	int undirected;
 	uint64_t edge_key, weight_key, potential_key; /* per-seed stream keys */
 	uint64_t threshold;  /* edge when (hash >> 11) < threshold (53-bit scale) */
@@ -68,6 +84,18 @@ static inline uint64_t pair_hash(uint64_t key, uint64_t i, uint64_t j)
 	return mix64(key + ((i << 32) | j) * GOLDEN);
 }
 
+/* Whether i and j are neighbours in the grid or close in the square. */
+static inline int shape_edge(const struct gen *g, uint64_t i, uint64_t j)
+{
+	if (g->shape == SHAPE_GRID) {
+		uint64_t ri = i / g->cols, ci = i % g->cols, rj = j / g->cols, cj = j % g->cols;
+		return (ri == rj && (ci == cj + 1 || cj == ci + 1))
+		       || (ci == cj && (ri == rj + 1 || rj == ri + 1));
+	}
+	double dx = (double)g->xy[2 * i] - g->xy[2 * j], dy = (double)g->xy[2 * i + 1] - g->xy[2 * j + 1];
+	return i != j && dx * dx + dy * dy < g->radius2;
+}
+
 static inline int is_edge(const struct gen *g, uint64_t i, uint64_t j, uint64_t *h)
 {
 	if (g->undirected && i > j) {
@@ -76,7 +104,21 @@ static inline int is_edge(const struct gen *g, uint64_t i, uint64_t j, uint64_t 
 		j = t;
 	}
 	*h = pair_hash(g->edge_key, i, j);
+	if (g->shape != SHAPE_RANDOM)
+		return shape_edge(g, i, j);
 	return (*h >> 11) < g->threshold;
+}
+
+/* Geometric: the points, from the seed alone. */
+static void make_points(struct gen *g, uint64_t key)
+{
+	if (g->shape != SHAPE_GEOMETRIC)
+		return;
+	g->xy = malloc(g->n * 2 * sizeof *g->xy);
+	if (!g->xy)
+		tool_die("points:");
+	for (uint64_t v = 0; v < 2 * g->n; v++)
+		g->xy[v] = (float)((double)(mix64(key + v * GOLDEN) >> 11) * 0x1p-53);
 }
 
 static inline int64_t int_weight(const struct gen *g, uint64_t h, uint64_t i, uint64_t j)
@@ -123,9 +165,40 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), opt
 static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, void *out)
 {
 	uint64_t h, jn = j1 < g->n ? j1 : g->n, j = j0;
+	if (g->shape == SHAPE_GRID) {
+		/* At most 4 edges a row: INF everywhere, then the neighbours. */
+		for (j = j0; j < j1; j++) {
+			if (g->type == ST_INT32)
+				((int32_t *)out)[j - j0] = i == j ? 0 : ST_INF_I32;
+			else
+				((float *)out)[j - j0] = i == j ? 0.0f : INFINITY;
+		}
+		if (i >= g->n)
+			return;
+		uint64_t nb[4], k = 0;
+		if (i >= g->cols)
+			nb[k++] = i - g->cols;
+		if (i % g->cols)
+			nb[k++] = i - 1;
+		if ((i + 1) % g->cols)
+			nb[k++] = i + 1;
+		if (i + g->cols < g->n)
+			nb[k++] = i + g->cols;
+		for (uint64_t q = 0; q < k; q++) {
+			j = nb[q];
+			if (j < j0 || j >= j1 || !is_edge(g, i, j, &h))
+				continue;
+			if (g->type == ST_INT32)
+				((int32_t *)out)[j - j0] = (int32_t)int_weight(g, h, i, j);
+			else
+				((float *)out)[j - j0] = (float)float_weight(g, h, i, j);
+		}
+		return;
+	}
+	const int plain = g->shape == SHAPE_RANDOM && !g->undirected && !g->negative;
 	if (g->type == ST_INT32) {
 		int32_t *r = (int32_t *)out - j0;
-		if (i < g->n && !g->undirected && !g->negative)
+		if (i < g->n && plain)
 			/* The common case without branches: a random edge test
 			 * mispredicts, computing every weight does not. */
 			{
@@ -149,7 +222,7 @@ static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, 
 			r[i] = 0;
 	} else {
 		float *r = (float *)out - j0;
-		if (i < g->n && !g->undirected && !g->negative)
+		if (i < g->n && plain)
 			for (; j < jn; j++) {
 				h = pair_hash(g->edge_key, i, j);
 				float w = (float)float_weight(g, h, i, j);
@@ -242,7 +315,7 @@ static void parse_range(const char *s, int type, struct gen *g)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_UNDIRECTED = 0x2000, OPT_NEGATIVE };
+	enum { OPT_UNDIRECTED = 0x2000, OPT_NEGATIVE, OPT_GRID, OPT_GEOMETRIC };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
 		{"vertices", required_argument, 0, 'n'},
@@ -253,9 +326,12 @@ int main(int argc, char **argv)
 		{"pad", required_argument, 0, 'B'},
 		{"undirected", no_argument, 0, OPT_UNDIRECTED},
 		{"negative", optional_argument, 0, OPT_NEGATIVE},
+		{"grid", required_argument, 0, OPT_GRID},
+		{"geometric", required_argument, 0, OPT_GEOMETRIC},
 		{0, 0, 0, 0},
 	};
 	const char *n_arg = NULL, *d_arg = NULL, *w_arg = "1:100", *p_arg = NULL;
+	const char *grid_arg = NULL, *geo_arg = NULL;
 	uint64_t seed = 1, pad = 1;
 	struct gen g = {.type = ST_INT32};
 	int c;
@@ -272,6 +348,8 @@ int main(int argc, char **argv)
 		case 'B': pad = (uint64_t)tool_parse_ll("-B", optarg, 1, 1 << 16); break;
 		case OPT_UNDIRECTED: g.undirected = 1; break;
 		case OPT_NEGATIVE: g.negative = 1; p_arg = optarg; break;
+		case OPT_GRID: grid_arg = optarg; break;
+		case OPT_GEOMETRIC: geo_arg = optarg; break;
 		case 't':
 			if (strcmp(optarg, "int32") == 0)
 				g.type = ST_INT32;
@@ -286,19 +364,54 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		tool_usage_error("unexpected argument '%s'", argv[optind]);
-	if (!n_arg || !d_arg)
-		tool_usage_error("-n and -d are required");
+	if (grid_arg && geo_arg)
+		tool_usage_error("--grid and --geometric are two shapes: give one");
+	if ((grid_arg || geo_arg) && d_arg)
+		tool_usage_error("-d is the random shape's density: not with --%s",
+		                 grid_arg ? "grid" : "geometric");
+	if (grid_arg && n_arg)
+		tool_usage_error("--grid gives the number of vertices: no -n");
+	if (!grid_arg && !n_arg)
+		tool_usage_error("-n is required");
+	if (!grid_arg && !geo_arg && !d_arg)
+		tool_usage_error("-d is required (or --grid, --geometric)");
 
 	/* Check everything before a byte is written. */
-	g.n = (uint64_t)tool_parse_ll("-n", n_arg, 1, (long long)MAX_N);
+	if (grid_arg) {
+		char *x = strchr(grid_arg, 'x');
+		char rows[32];
+		if (!x || (size_t)(x - grid_arg) >= sizeof rows)
+			tool_usage_error("--grid: '%s' is not ROWSxCOLS", grid_arg);
+		memcpy(rows, grid_arg, (size_t)(x - grid_arg));
+		rows[x - grid_arg] = '\0';
+		uint64_t r = (uint64_t)tool_parse_ll("--grid", rows, 1, (long long)MAX_N);
+		g.cols = (uint64_t)tool_parse_ll("--grid", x + 1, 1, (long long)MAX_N);
+		if (r * g.cols > MAX_N)
+			tool_usage_error("--grid: %llu x %llu vertices is more than %llu",
+			                 (unsigned long long)r, (unsigned long long)g.cols,
+			                 (unsigned long long)MAX_N);
+		g.shape = SHAPE_GRID;
+		g.n = r * g.cols;
+	} else {
+		g.n = (uint64_t)tool_parse_ll("-n", n_arg, 1, (long long)MAX_N);
+	}
+	if (geo_arg) {
+		double radius = tool_parse_double("--geometric", geo_arg);
+		if (!(radius >= 0 && radius <= 2))
+			tool_usage_error("--geometric: radius %s is out of range (0..2)", geo_arg);
+		g.shape = SHAPE_GEOMETRIC;
+		g.radius2 = radius * radius;
+	}
 	g.npad = (g.n + pad - 1) / pad * pad;
 	if (g.npad > ST_MAX_N || g.npad > MAX_BYTES / 4 / g.npad)
 		tool_usage_error("-n: %llu vertices padded to %llu make a matrix too large to write",
 		                 (unsigned long long)g.n, (unsigned long long)g.npad);
-	double density = tool_parse_double("-d", d_arg);
-	if (density < 0 || density > 100)
-		tool_usage_error("-d: %s is out of range (0..100)", d_arg);
-	g.threshold = (uint64_t)(density / 100 * 0x1p53);
+	if (d_arg) {
+		double density = tool_parse_double("-d", d_arg);
+		if (density < 0 || density > 100)
+			tool_usage_error("-d: %s is out of range (0..100)", d_arg);
+		g.threshold = (uint64_t)(density / 100 * 0x1p53);
+	}
 	parse_range(w_arg, g.type, &g);
 	if (g.negative) {
 		if (g.undirected)
@@ -325,6 +438,7 @@ int main(int argc, char **argv)
 	int threads = tool_threads();
 	omp_set_num_threads(threads);
 	make_potentials(&g);
+	make_points(&g, mix64(seed * 4 + 4));
 
 	st_header h;
 	st_header_init(&h, g.n, pad, g.type);
@@ -346,6 +460,7 @@ int main(int argc, char **argv)
 	tool_output_commit();
 
 	free(g.potential);
+	free(g.xy);
 	st_header_free(&h);
 	return EXIT_OK;
 }

@@ -88,3 +88,47 @@ expect_stderr extra-arg 2 'unexpected argument' '$g -n 10 -d 10 foo'
 expect_stderr T-negative 2 'T: -1 is out of range' '$g -n 10 -d 10 -T -1'
 expect_stderr z-range 2 'z: 10 is out of range' '$g -n 10 -d 10 -z 10'
 expect_true level-0-same-graph '$g -n 100 -d 20 -z 0 | $b2m --npy >$T/z0 && $g -n 100 -d 20 -z 9 | $b2m --npy | cmp - $T/z0'
+
+# ---- shapes: grids and random geometric graphs ----
+g=$BIN/gengraph
+b=$BIN/bin2mtx
+# finite off-diagonal entries of a stream's dense matrix
+edges() { $b --dense "$1" | awk '{ for (j = 1; j <= NF; j++) if (j != NR && $j != "inf") e++ } END { print e + 0 }'; }
+# 1 when the finite pattern (with weights: exact values) is symmetric
+symmetric() { $b --dense "$1" | awk -v w="$2" '{ for (j = 1; j <= NF; j++) m[NR, j] = (w ? $j : ($j != "inf")) }
+	END { for (i = 1; i <= NR; i++) for (j = 1; j <= NR; j++) if (m[i, j] != m[j, i]) { print 0; exit } print 1 }'; }
+$g --grid 3x4 -w 1:1 -o $T/grid
+expect_output grid-edges 34 'edges $T/grid'
+expect_output grid-n '12' '$BIN/apsp-info --json $T/grid | sed "s/.*\"n\":\([0-9]*\),.*/\1/"'
+expect_true grid-neighbours '$b --dense $T/grid | awk "NR == 1 { exit !(\$2 == 1 && \$5 == 1 && \$3 == \"inf\" && \$6 == \"inf\") }" &&
+	$b --dense $T/grid | awk "NR == 6 { exit !(\$2 == 1 && \$5 == 1 && \$7 == 1 && \$10 == 1 && \$1 == \"inf\") }"'
+expect_true grid-corner-to-corner '$BIN/apsp-cpu $T/grid | $BIN/apsp-path 0 11 | grep -q "distance 5$"'
+expect_output grid-row-ends-not-joined 'inf inf' '$b --dense $T/grid | awk "NR == 4 { print \$5 } NR == 5 { print \$4 }" | tr "\n" " " | sed "s/ $//"'
+$g --grid 20x30 -s 4 -o $T/g1 -T 1
+$g --grid 20x30 -s 4 -o $T/g2 -T 2
+$g --grid 20x30 -s 5 -o $T/g3
+expect_true grid-deterministic '$b --npy $T/g1 >$T/n1 && $b --npy $T/g2 | cmp - $T/n1 && ! $b --npy $T/g3 | cmp -s - $T/n1'
+expect_output grid-directed-weights-differ 0 'symmetric $T/g1 1'
+expect_output grid-pattern-symmetric 1 'symmetric $T/g1 0'
+$g --grid 20x30 -s 4 --undirected -o $T/gu
+expect_output grid-undirected-symmetric 1 'symmetric $T/gu 1'
+$g --grid 16x16 -s 6 --negative -o $T/gn
+expect_true grid-negative-solves '$BIN/apsp-cpu $T/gn | $BIN/apsp-diff -q --graph $T/gn -'
+$g --grid 1x1 -o $T/g11
+expect_output grid-one-vertex 0 'edges $T/g11'
+$g -n 20 --geometric 2 -o $T/geo
+expect_output geometric-radius-2-complete 380 'edges $T/geo'
+$g -n 20 --geometric 0 -o $T/geo0
+expect_output geometric-radius-0-empty 0 'edges $T/geo0'
+$g -n 300 --geometric 0.1 -s 7 -T 1 -o $T/geo1
+$g -n 300 --geometric 0.1 -s 7 -T 2 -o $T/geo2
+expect_true geometric-deterministic '$b --npy $T/geo1 >$T/n1 && $b --npy $T/geo2 | cmp - $T/n1'
+expect_output geometric-pattern-symmetric 1 'symmetric $T/geo1 0'
+expect_true geometric-sparse 'e=$(edges $T/geo1) && [ $e -gt 300 ] && [ $e -lt 15000 ]'
+expect_stderr grid-with-n 2 'no -n' '$g --grid 3x4 -n 12'
+expect_stderr grid-with-d 2 'not with --grid' '$g --grid 3x4 -d 10'
+expect_stderr grid-bad 2 "is not ROWSxCOLS" '$g --grid 12'
+expect_stderr grid-zero 2 'grid' '$g --grid 0x4'
+expect_stderr two-shapes 2 'give one' '$g --grid 3x4 --geometric 0.2'
+expect_stderr geometric-range 2 'out of range' '$g -n 10 --geometric 3'
+expect_stderr geometric-needs-n 2 'n is required' '$g --geometric 0.3'
