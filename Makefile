@@ -52,6 +52,17 @@ build/lib/blockcodec.o build/pic/lib/blockcodec.o: CPPFLAGS += -DHAVE_ISAL
 LDLIBS   += -lisal
 endif
 
+# METIS gives sparse graphs their nested-dissection order (lib/order.c);
+# without it (or with METIS=0) the engines run in the natural order.
+ifneq ($(METIS),0)
+HAVE_METIS := $(shell echo 'int main(void){return 0;}' | \
+	$(CC) -include metis.h -x c - -lmetis -o /dev/null 2>/dev/null && echo 1)
+endif
+ifeq ($(HAVE_METIS),1)
+build/lib/order.o build/pic/lib/order.o: CPPFLAGS += -DHAVE_METIS
+LDLIBS   += -lmetis
+endif
+
 # CUDA is optional: without nvcc the GPU tool is skipped.
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA_ARCH ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90
@@ -86,6 +97,9 @@ ifneq ($(HAVE_ISAL),1)
 endif
 ifneq ($(HAVE_LIBARCHIVE),1)
 	@echo "libarchive not found: mtx2bin built without archive (.tar.gz, .zip) support"
+endif
+ifneq ($(HAVE_METIS),1)
+	@echo "METIS not found: no nested-dissection order for sparse graphs (natural order, tiles still skipped)"
 endif
 
 build/libapsp.a: $(LIB_OBJ)
@@ -124,7 +138,7 @@ bin/mtx2bin: LDLIBS += $(ARCHIVE_LIBS)
 
 bin/%: build/tools/%.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 # GPU: kernels apart from the host driver; the driver is C++ only where CUDA needs it.
 build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
@@ -133,7 +147,7 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
 
 bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal)
+	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis)
 
 build/tools/apsp-gpu.o: tools/apsp-gpu.c $(wildcard lib/*.h tools/*.h kernels/*.h)
 	@mkdir -p $(@D)

@@ -23,6 +23,7 @@
  */
 #include <immintrin.h>
 #include <math.h>
+#include <sys/mman.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,8 +341,12 @@ static int fail(st_error *err, const char *msg)
 
 /* Copy the n x n matrix (stride n) into tiles, padding with isolated
  * vertices, or back. */
+/* Copy the n x n matrices into tiles (padding: isolated vertices).  With
+ * order, position r holds vertex order[r]; pos is its inverse, for the
+ * predecessors' values. */
 static void to_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *pdst,
-                     uint64_t n, uint64_t nb, int B, uint32_t type, int threads)
+                     uint64_t n, uint64_t nb, int B, uint32_t type, const int32_t *order,
+                     const int32_t *pos, int threads)
 {
 	uint64_t npad = nb * (uint64_t)B;
 	int32_t inf = ST_INF_I32;
@@ -350,12 +355,17 @@ static void to_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *p
 	#pragma omp parallel for schedule(static) num_threads(threads)
 	for (uint64_t r = 0; r < npad; r++) {
 		uint64_t I = r / B, i = r % B;
+		uint64_t sr = order && r < n ? (uint64_t)order[r] : r;
 		for (uint64_t J = 0; J < nb; J++) {
 			size_t off = ((I * nb + J) * B + i) * B;
 			uint64_t c0 = J * B, len = r < n && c0 < n ? (n - c0 < (uint64_t)B ? n - c0 : (uint64_t)B) : 0;
 			int32_t *d = (int32_t *)dst + off;
-			if (len)
-				memcpy(d, (const int32_t *)src + r * n + c0, len * 4);
+			const int32_t *srow = (const int32_t *)src + sr * n;
+			if (len && order)
+				for (uint64_t j = 0; j < len; j++)
+					d[j] = srow[order[c0 + j]];
+			else if (len)
+				memcpy(d, srow + c0, len * 4);
 			for (uint64_t j = len; j < (uint64_t)B; j++) {
 				if (c0 + j == r)
 					d[j] = 0;
@@ -366,26 +376,46 @@ static void to_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *p
 			}
 			if (!pdst)
 				continue;
-			if (len)
-				memcpy(pdst + off, psrc + r * n + c0, len * 4);
+			const int32_t *prow = psrc + sr * n;
+			if (len && order)
+				for (uint64_t j = 0; j < len; j++) {
+					int32_t v = prow[order[c0 + j]];
+					pdst[off + j] = v >= 0 ? pos[v] : v;
+				}
+			else if (len)
+				memcpy(pdst + off, prow + c0, len * 4);
 			for (uint64_t j = len; j < (uint64_t)B; j++)
 				pdst[off + j] = -1;
 		}
 	}
 }
 
+/* Back from tiles, to the given numbering when there is an order. */
 static void from_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *pdst,
-                       uint64_t n, uint64_t nb, int B, int threads)
+                       uint64_t n, uint64_t nb, int B, const int32_t *order, int threads)
 {
 	#pragma omp parallel for schedule(static) num_threads(threads)
 	for (uint64_t r = 0; r < n; r++) {
 		uint64_t I = r / B, i = r % B;
+		uint64_t dr = order ? (uint64_t)order[r] : r;
+		int32_t *drow = (int32_t *)dst + dr * n, *prow = pdst ? pdst + dr * n : NULL;
 		for (uint64_t J = 0; J * B < n; J++) {
 			size_t off = ((I * nb + J) * B + i) * B;
 			uint64_t c0 = J * B, len = n - c0 < (uint64_t)B ? n - c0 : (uint64_t)B;
-			memcpy((int32_t *)dst + r * n + c0, (const int32_t *)src + off, len * 4);
-			if (pdst)
-				memcpy(pdst + r * n + c0, psrc + off, len * 4);
+			const int32_t *s = (const int32_t *)src + off;
+			if (order) {
+				for (uint64_t j = 0; j < len; j++)
+					drow[order[c0 + j]] = s[j];
+				if (prow)
+					for (uint64_t j = 0; j < len; j++) {
+						int32_t v = psrc[off + j];
+						prow[order[c0 + j]] = v >= 0 ? order[v] : v;
+					}
+			} else {
+				memcpy(drow + c0, s, len * 4);
+				if (prow)
+					memcpy(prow + c0, psrc + off, len * 4);
+			}
 		}
 	}
 }
@@ -393,16 +423,18 @@ static void from_tiles(const void *src, const int32_t *psrc, void *dst, int32_t 
 /* How far u -> t is from lying on a shortest path from s:
  * |d[s][u] + w(u, t) - d[s][t]|, infinite when there is no such edge. */
 static double slack(uint32_t type, const void *drow, const void *w, uint64_t stride,
-                    uint64_t u, uint64_t t)
+                    const int32_t *order, uint64_t u, uint64_t t)
 {
+	/* w is in the given numbering, u and t are positions */
+	uint64_t e = order ? (uint64_t)order[u] * stride + (uint64_t)order[t] : u * stride + t;
 	if (type == ST_INT32) {
-		int32_t x = ((const int32_t *)w)[u * stride + t];
+		int32_t x = ((const int32_t *)w)[e];
 		int32_t du = ((const int32_t *)drow)[u], dt = ((const int32_t *)drow)[t];
 		if (x >= ST_INF_I32 || du >= ST_INF_I32)
 			return INFINITY;
 		return fabs((double)du + x - dt);
 	}
-	float x = ((const float *)w)[u * stride + t];
+	float x = ((const float *)w)[e];
 	float du = ((const float *)drow)[u], dt = ((const float *)drow)[t];
 	if (x == INFINITY || du == INFINITY)
 		return INFINITY;
@@ -429,7 +461,7 @@ static int unreachable(uint32_t type, const void *drow, uint64_t v)
 /* Repair the predecessor row of source s in place; returns the number of
  * vertices whose chain was bad.  w has row stride wstride. */
 static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const void *w,
-                           uint64_t wstride, uint64_t n, uint32_t type,
+                           uint64_t wstride, const int32_t *order, uint64_t n, uint32_t type,
                            uint64_t *stack, unsigned char *state)
 {
 	uint64_t nbad = 0, found;
@@ -483,7 +515,7 @@ static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const vo
 				for (uint64_t x = 0; x < n && best > 0; x++) {
 					if (x == t || state[x] != CH_GOOD)
 						continue;
-					double e = slack(type, drow, w, wstride, x, t);
+					double e = slack(type, drow, w, wstride, order, x, t);
 					if (e <= limit && e < best)
 						best = e, u = (int64_t)x;
 				}
@@ -497,8 +529,8 @@ static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const vo
 	return found;
 }
 
-static void repair_paths(const void *d, int32_t *p, const void *w, uint64_t n,
-                         uint64_t nb, int B, uint32_t type, int threads)
+static void repair_paths(const void *d, int32_t *p, const void *w, const int32_t *order,
+                         uint64_t n, uint64_t nb, int B, uint32_t type, int threads)
 {
 	#pragma omp parallel num_threads(threads)
 	{
@@ -516,7 +548,7 @@ static void repair_paths(const void *d, int32_t *p, const void *w, uint64_t n,
 				memcpy(drow + J * B, (const int32_t *)d + off, len * 4);
 				memcpy(prow + J * B, p + off, len * 4);
 			}
-			if (!repair_row(s, drow, prow, w, n, n, type, stack, state))
+			if (!repair_row(s, drow, prow, w, n, order, n, type, stack, state))
 				continue;
 			for (uint64_t J = 0; J * B < n; J++) {
 				size_t off = ((I * nb + J) * B + i) * B;
@@ -555,11 +587,43 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
 		for (uint64_t k = 0; k < rows; k++)
 			if (stack && state)
 				total += (int64_t)repair_row(first + k, (const char *)dist + k * n * 4,
-				                             pred + k * n, weights, wstride, n,
+				                             pred + k * n, weights, wstride, NULL, n,
 				                             type, stack, state);
 		free(stack), free(state);
 	}
 	return oom ? -1 : total;
+}
+
+/* Memory for tiles: large ones on 2 MiB boundaries with transparent huge
+ * pages asked for, so that the first touch faults 512 times less often. */
+static void *tile_alloc(size_t bytes)
+{
+	if (bytes < (8u << 20))
+		return aligned_alloc(64, (bytes + 63) / 64 * 64);
+	size_t huge = 2u << 20;
+	void *m = aligned_alloc(huge, (bytes + huge - 1) / huge * huge);
+#ifdef MADV_HUGEPAGE
+	if (m)
+		madvise(m, bytes, MADV_HUGEPAGE);
+#endif
+	return m;
+}
+
+/* Whether a tile of bb entries holds a finite one. */
+static unsigned char tile_live(const void *t, size_t bb, uint32_t type)
+{
+	if (type == ST_INT32) {
+		const int32_t *v = t;
+		for (size_t k = 0; k < bb; k++)
+			if (v[k] < ST_INF_I32)
+				return 1;
+	} else {
+		const float *v = t;
+		for (size_t k = 0; k < bb; k++)
+			if (v[k] < INFINITY)
+				return 1;
+	}
+	return 0;
 }
 
 int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
@@ -589,18 +653,44 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 
 	uint64_t nb = (n + B - 1) / B;
 	size_t bb = (size_t)B * B, total = nb * nb * bb;
-	void *d = aligned_alloc(64, total * 4);
-	int32_t *p = pred ? aligned_alloc(64, total * 4) : NULL;
+	void *d = tile_alloc(total * 4);
+	int32_t *p = pred ? tile_alloc(total * 4) : NULL;
 	if (!d || (pred && !p)) {
 		free(d), free(p);
 		return fail(err, "out of memory for the tiled matrix");
 	}
-	to_tiles(dist, pred, d, p, n, nb, B, type, threads);
+	const int32_t *order = o->order;
+	int32_t *pos = NULL;
+	if (order) {
+		pos = malloc(n * sizeof *pos);
+		if (!pos) {
+			free(d), free(p);
+			return fail(err, "out of memory for the vertex order");
+		}
+		for (uint64_t k = 0; k < n; k++)
+			pos[order[k]] = (int32_t)k;
+	}
+	to_tiles(dist, pred, d, p, n, nb, B, type, order, pos, threads);
+	free(pos);
+	/* live[I * nb + J]: tile (I, J) holds a finite entry.  A tile whose
+	 * operands in a round are not both live cannot change in it, and a
+	 * tile only turns live, never back (entries only decrease).  Sparse
+	 * graphs, above all in a nested-dissection order, keep most tiles
+	 * dead until the last rounds. */
+	unsigned char *live = malloc(nb * nb);
+	if (!live) {
+		free(d), free(p);
+		return fail(err, "out of memory for the tile map");
+	}
+	#pragma omp parallel for schedule(static) num_threads(threads)
+	for (uint64_t x = 0; x < nb * nb; x++)
+		live[x] = tile_live((char *)d + x * bb * 4, bb, type);
+	uint64_t skipped = 0;
 
 #define TILE_D(I, J) ((char *)d + ((I) * nb + (J)) * bb * 4)
 #define TILE_P(I, J) (p ? p + ((I) * nb + (J)) * bb : NULL)
 	int oom = 0;
-	#pragma omp parallel num_threads(threads)
+	#pragma omp parallel num_threads(threads) reduction(+ : skipped)
 	{
 		/* a copy of the phase 2 block's old values */
 		void *old = aligned_alloc(64, bb * 4);
@@ -623,6 +713,12 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 				uint64_t o2 = x / 2;
 				if (o2 == K)
 					continue;
+				/* the pivot block is live (its diagonal is 0): the
+				 * tile's own liveness decides */
+				if (!live[x % 2 == 0 ? K * nb + o2 : o2 * nb + K]) {
+					skipped++;
+					continue;
+				}
 				if (x % 2 == 0) {
 					/* pivot row block (K, o2): A = pivot block */
 					void *c = TILE_D(K, o2);
@@ -644,18 +740,29 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 				uint64_t I = x / nb, J = x % nb;
 				if (I == K || J == K)
 					continue;
+				if (!live[I * nb + K] || !live[K * nb + J]) {
+					skipped++;
+					continue;
+				}
 				update(TILE_D(I, J), TILE_P(I, J), TILE_D(I, K),
 				       TILE_D(K, J), TILE_P(K, J), B);
+				if (!live[x])
+					live[x] = tile_live(TILE_D(I, J), bb, type);
 			}
 		}
 		free(old), free(pold);
 	}
 #undef TILE_D
 #undef TILE_P
+	free(live);
+	if (o->stats) {
+		o->stats->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
+		o->stats->tiles_skipped = skipped;
+	}
 	if (!oom && p)
-		repair_paths(d, p, dist, n, nb, B, type, threads);
+		repair_paths(d, p, dist, order, n, nb, B, type, threads);
 	if (!oom)
-		from_tiles(d, p, dist, pred, n, nb, B, threads);
+		from_tiles(d, p, dist, pred, n, nb, B, order, threads);
 	free(d), free(p);
 	return oom ? fail(err, "out of memory") : 0;
 }

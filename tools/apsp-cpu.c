@@ -27,6 +27,8 @@ static void usage(FILE *f)
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"
 	        "      --simd LEVEL    avx512, avx2 or portable (default: the best this\n"
 	        "                      processor runs)\n"
+	        "      --order ORDER   nd (nested dissection), natural or auto (default:\n"
+	        "                      nd for a sparse graph when built with METIS)\n"
 	        "\n",
 	        tool_name(), FW_BLOCK_DEFAULT);
 	tool_common_help(f, 1);
@@ -48,16 +50,18 @@ static double seconds(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NO_PATHS = 0x2000, OPT_SIMD };
+	enum { OPT_NO_PATHS = 0x2000, OPT_SIMD, OPT_ORDER };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
 		{"block", required_argument, 0, 'B'},
 		{"no-paths", no_argument, 0, OPT_NO_PATHS},
 		{"simd", required_argument, 0, OPT_SIMD},
+		{"order", required_argument, 0, OPT_ORDER},
 		{0, 0, 0, 0},
 	};
-	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL};
-	int paths = 1, c;
+	fw_stats stats = {0, 0};
+	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL, &stats, NULL};
+	int paths = 1, c, order = ORDER_AUTO;
 
 	tool_init("apsp-cpu", argc, argv);
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:", longopts, NULL)) != -1) {
@@ -70,6 +74,7 @@ int main(int argc, char **argv)
 				tool_usage_error("-B: %d is not a multiple of 16", o.block);
 			break;
 		case OPT_NO_PATHS: paths = 0; break;
+		case OPT_ORDER: order = engine_parse_order(optarg); break;
 		case OPT_SIMD:
 			if (strcmp(optarg, "avx512") == 0)
 				o.simd = FW_SIMD_AVX512;
@@ -112,8 +117,8 @@ int main(int argc, char **argv)
 		tool_die("%s: n = %llu: out of memory for the weights", name, (unsigned long long)n);
 	engine_read_weights(r, weights);
 
-	void *dist = malloc(n * n * 4 + 1);
-	int32_t *pred = paths ? malloc(n * n * 4 + 1) : NULL;
+	void *dist = tool_matrix_alloc(n * n * 4 + 1);
+	int32_t *pred = paths ? tool_matrix_alloc(n * n * 4 + 1) : NULL;
 	if (!dist || (paths && !pred))
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, (double)n * n * 4 / 1048576.0);
@@ -131,22 +136,28 @@ int main(int argc, char **argv)
 		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
 
 	double t1 = seconds();
+	char why[160];
+	int32_t *perm = engine_order(order, n, in.type, dist, threads, why, sizeof why);
+	o.order = perm; /* the engine reads and writes through it */
 	if (fw_cpu(&o, in.type, n, dist, pred, &err) < 0)
 		tool_die_st(NULL, &err);
+	free(perm);
 	tool_progress_end();
 	double t2 = seconds();
 	engine_write_result(out, &h, &plan, dist, pred, threads);
 	double t3 = seconds();
 	double relax = (double)n * n * n;
-	tool_info("n %llu, B %d, %s%s, %s, %d threads: solve %.3f s (%.3g relaxations/s); "
-	          "read+prepare %.3f s, write %.3f s",
+	tool_info("n %llu, B %d, %s%s, %s, %d threads, %s, %llu of %llu tiles skipped (%.1f%%): "
+	          "solve %.3f s (%.3g dense relaxations/s); read+prepare %.3f s, write %.3f s",
 	          (unsigned long long)n, o.block, in.type == ST_INT32 ? "int32" : "float32",
 	          paths ? ", paths" : "",
-	          fw_simd_name(o.simd ? (enum fw_simd)o.simd : fw_simd_detect()), threads,
+	          fw_simd_name(o.simd ? (enum fw_simd)o.simd : fw_simd_detect()), threads, why,
+	          (unsigned long long)stats.tiles_skipped, (unsigned long long)stats.tiles,
+	          stats.tiles ? 100.0 * (double)stats.tiles_skipped / (double)stats.tiles : 0.0,
 	          t2 - t1, t2 > t1 ? relax / (t2 - t1) : 0.0, t1 - t0, t3 - t2);
 	st_header_free(&h);
 	st_header_free(&in);
-	free(dist);
-	free(pred);
+	tool_matrix_free(dist, n * n * 4 + 1);
+	tool_matrix_free(pred, n * n * 4 + 1);
 	return EXIT_OK;
 }

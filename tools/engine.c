@@ -1,9 +1,18 @@
 /* engine.c - see engine.h. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine.h"
+#include "order.h"
 #include "tool.h"
+
+/* auto: nested dissection when the average out-degree is at most this and
+ * n is at least ND_MIN_N (below, there are too few tiles to skip). */
+#define ND_MAX_DEGREE 32
+#define ND_MIN_N 256
 
 /* How messages name the input. */
 static const char *display(const char *path)
@@ -75,4 +84,59 @@ void engine_write_result(int out, const st_header *result, sv_plan *plan, void *
 	if (st_write_all(out, result, NULL, dist, pred, tool_opts.level, threads, &err) < 0)
 		tool_die_st("write", &err);
 	tool_output_commit();
+}
+
+int engine_parse_order(const char *arg)
+{
+	if (strcmp(arg, "auto") == 0)
+		return ORDER_AUTO;
+	if (strcmp(arg, "natural") == 0)
+		return ORDER_NATURAL;
+	if (strcmp(arg, "nd") == 0) {
+		if (!ord_available())
+			tool_usage_error("--order nd: this build has no METIS (nested dissection); "
+			                 "install libmetis-dev and rebuild");
+		return ORDER_ND;
+	}
+	tool_usage_error("--order: '%s' is not nd, natural or auto", arg);
+}
+
+int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int threads,
+                      char *why, size_t len)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (mode == ORDER_NATURAL) {
+		snprintf(why, len, "natural order (--order natural)");
+		return NULL;
+	}
+	if (mode == ORDER_AUTO) {
+		if (!ord_available()) {
+			snprintf(why, len, "natural order (built without METIS)");
+			return NULL;
+		}
+		if (n < ND_MIN_N) {
+			snprintf(why, len, "natural order (n < %d)", ND_MIN_N);
+			return NULL;
+		}
+		uint64_t edges = ord_count_edges(n, type, w, threads);
+		if (edges > (uint64_t)ND_MAX_DEGREE * n) {
+			snprintf(why, len, "natural order (dense: %.1f edges a vertex)",
+			         (double)edges / (double)n);
+			return NULL;
+		}
+	}
+	int32_t *perm = malloc((n ? n : 1) * sizeof *perm);
+	if (!perm)
+		tool_die("out of memory for the vertex order");
+	st_error err;
+	if (ord_nested_dissection(n, type, w, perm, threads, &err) < 0) {
+		free(perm);
+		tool_die("nested dissection: %s", err.msg);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	snprintf(why, len, "nested-dissection order (%s, METIS %.3f s)",
+	         mode == ORDER_ND ? "--order nd" : "sparse", (double)(b.tv_sec - a.tv_sec)
+	         + (double)(b.tv_nsec - a.tv_nsec) * 1e-9);
+	return perm;
 }

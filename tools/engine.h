@@ -23,6 +23,16 @@ void engine_read_weights(st_reader *r, void *dst);
  * through vertex v (so a tool downstream can say why), then exit 3. */
 _Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int threads);
 
+/* Vertex orders (--order): natural, nested dissection, or chosen by the
+ * graph (auto: nested dissection for a sparse graph when METIS is built in). */
+enum { ORDER_AUTO, ORDER_NATURAL, ORDER_ND };
+int engine_parse_order(const char *arg); /* dies with a usage error */
+/* The order to solve the n x n matrix w in: NULL for the natural one, else a
+ * malloc'd perm (position -> vertex).  why gets a few words for -v (what was
+ * chosen and why, and how long ordering took).  Dies on error. */
+int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int threads,
+                      char *why, size_t len);
+
 /* Undo the plan's reweighting, write the result stream (distances, and
  * predecessors when pred is not NULL) and commit the output; dies on error. */
 void engine_write_result(int out, const st_header *result, sv_plan *plan, void *dist,

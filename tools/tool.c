@@ -636,7 +636,7 @@ void tool_done(int status)
 
 void *tool_matrix_alloc(size_t bytes)
 {
-	if (bytes < (64u << 20))
+	if (bytes < (8u << 20))
 		return malloc(bytes ? bytes : 1);
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -651,7 +651,7 @@ void tool_matrix_free(void *p, size_t bytes)
 {
 	if (!p)
 		return;
-	if (bytes < (64u << 20))
+	if (bytes < (8u << 20))
 		free(p);
 	else
 		munmap(p, bytes);

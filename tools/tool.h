@@ -116,7 +116,7 @@ int tool_threads(void);
 void tool_detach_teardown(void);
 void tool_done(int status);
 
-/* Memory for an n x n matrix: above 64 MiB mapped with transparent huge
+/* Memory for an n x n matrix: from 8 MiB on mapped with transparent huge
  * pages (a 2 MiB fault instead of 512 small ones).  Its first writer should
  * run on all cores (the stream's reader does), since faulting gigabytes in
  * on one core takes seconds.  Free with tool_matrix_free(). */

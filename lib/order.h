@@ -1,0 +1,40 @@
+/* order.h - vertex orders for sparse graphs (prefix ord_).
+ *
+ * Blocked Floyd-Warshall on a sparse, nearly planar graph (a road network, a
+ * mesh) numbered by nested dissection fills its matrix late: the blocks of
+ * two halves the last separator splits stay all INF until the separator's
+ * rounds, and the engines skip a tile whose operands are all INF.  This
+ * module finds that order (METIS's nested dissection of the graph with its
+ * directions dropped) and moves matrices into it and back.  Internal to the
+ * toolkit for now (not installed).  Nothing here prints or exits.
+ */
+#ifndef APSP_ORDER_H
+#define APSP_ORDER_H
+
+#include <stdint.h>
+
+#include "stream.h"
+
+/* 1 when the library was built with METIS (nested dissection available). */
+int ord_available(void);
+
+/* Finite off-diagonal entries of the n x n matrix w (stride n). */
+uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, int threads);
+
+/* Nested-dissection order of the graph of w (n x n, stride n; an edge where
+ * w[i][j] or w[j][i] is finite): perm[k] is the vertex placed at position
+ * k.  The same graph gives the same order.  0, or -1 with a message (no
+ * METIS, too many edges for it, out of memory). */
+int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm,
+                          int threads, st_error *err);
+
+/* dst[k][l] = src[perm[k]][perm[l]], n x n of 4-byte entries.  With is_pred
+ * the entries are vertex numbers: each v >= 0 becomes v's position. */
+int ord_permute(uint64_t n, const int32_t *perm, const void *src, void *dst, int is_pred,
+                int threads);
+/* The inverse: dst[perm[k]][perm[l]] = src[k][l]; with is_pred each
+ * position p >= 0 becomes the vertex perm[p]. */
+void ord_unpermute(uint64_t n, const int32_t *perm, const void *src, void *dst, int is_pred,
+                   int threads);
+
+#endif
