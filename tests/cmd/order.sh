@@ -50,6 +50,7 @@ $g -n 300 -d 30 -s 9 -o $T/dense
 same "dense random graph, forced nd" $T/dense 0 --order nd
 expect_true auto-chooses-nd '$c -v -o /dev/null $T/grid 2>&1 | grep -q "nested-dissection order (sparse"'
 expect_true auto-keeps-dense-natural '$c -v -o /dev/null $T/dense 2>&1 | grep -q "natural order (dense"'
+expect_true auto-float32-natural '$c -v -o /dev/null $T/gf 2>&1 | grep -q "natural order (float32"'
 expect_true auto-small-natural '$g --grid 10x10 | $c -v -o /dev/null 2>&1 | grep -q "natural order (n < 256)"'
 expect_true skipped-tiles-reported '$c -v -o /dev/null $T/grid 2>&1 | grep -Eq "[1-9][0-9]* of [0-9]+ tiles skipped"'
 expect_true nd-skips-more-than-natural 'a=$($c -v --order natural -o /dev/null $T/grid 2>&1 | sed -n "s/.*, \([0-9]*\) of .*/\1/p") &&
