@@ -112,19 +112,23 @@ int main(int argc, char **argv)
 	double mat = 4.0 * (double)n * (double)n, npadb = (double)((n + o.block - 1) / o.block * o.block);
 	engine_check_memory(name, &in, mat * (1 + paths) + fmax(4.0 * (double)in.npad * (double)in.npad,
 	                                                        4.0 * npadb * npadb * (1 + paths)));
-	void *weights = malloc(st_matrix_bytes(&in) + 1);
-	if (!weights)
-		tool_die("%s: n = %llu: out of memory for the weights", name, (unsigned long long)n);
-	engine_read_weights(r, weights);
-
 	void *dist = tool_matrix_alloc(n * n * 4 + 1);
 	int32_t *pred = paths ? tool_matrix_alloc(n * n * 4 + 1) : NULL;
 	if (!dist || (paths && !pred))
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, (double)n * n * 4 / 1048576.0);
+	/* Without padding the weights are read straight into the distance
+	 * matrix, which sv_prepare() fills in place: one matrix less to fault
+	 * in and copy. */
+	const int in_place = in.npad == n;
+	void *weights = in_place ? dist : malloc(st_matrix_bytes(&in) + 1);
+	if (!weights)
+		tool_die("%s: n = %llu: out of memory for the weights", name, (unsigned long long)n);
+	engine_read_weights(r, weights);
 	sv_plan plan;
 	int rc = sv_prepare(&in, weights, dist, pred, threads, &plan, &err);
-	free(weights);
+	if (!in_place)
+		free(weights);
 	if (rc < 0)
 		tool_die_st(name, &err);
 
