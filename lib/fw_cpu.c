@@ -339,8 +339,6 @@ static int fail(st_error *err, const char *msg)
 	return -1;
 }
 
-/* Copy the n x n matrix (stride n) into tiles, padding with isolated
- * vertices, or back. */
 /* Copy the n x n matrices into tiles (padding: isolated vertices).  With
  * order, position r holds vertex order[r]; pos is its inverse, for the
  * predecessors' values. */

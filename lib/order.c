@@ -1,5 +1,4 @@
-/* order.c - nested-dissection orders through METIS, and permutations of
- * matrices.  See order.h. */
+/* order.c - nested-dissection orders through METIS.  See order.h. */
 #include "order.h"
 
 #include <math.h>
@@ -41,13 +40,21 @@ static inline int finite_at(uint32_t type, const void *w, uint64_t e)
 	                        : ((const float *)w)[e] < INFINITY;
 }
 
+/* Finite off-diagonal entries of row i. */
+static uint64_t row_edges(uint64_t n, uint32_t type, const void *w, uint64_t i)
+{
+	uint64_t c = 0;
+	for (uint64_t j = 0; j < n; j++)
+		c += j != i && finite_at(type, w, i * n + j);
+	return c;
+}
+
 uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, int threads)
 {
 	uint64_t edges = 0;
 	#pragma omp parallel for schedule(static) reduction(+ : edges) OMP_THREADS(threads)
 	for (uint64_t i = 0; i < n; i++)
-		for (uint64_t j = 0; j < n; j++)
-			edges += j != i && finite_at(type, w, i * n + j);
+		edges += row_edges(n, type, w, i);
 	return edges;
 }
 
@@ -72,12 +79,8 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	if (!deg)
 		return fail(err, "out of memory for the graph's adjacency");
 	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t c = 0;
-		for (uint64_t j = 0; j < n; j++)
-			c += j != i && finite_at(type, w, i * n + j);
-		deg[i + 1] = c;
-	}
+	for (uint64_t i = 0; i < n; i++)
+		deg[i + 1] = row_edges(n, type, w, i);
 	for (uint64_t i = 0; i < n; i++)
 		deg[i + 1] += deg[i];
 	uint64_t m = deg[n];
@@ -153,46 +156,4 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	free(p);
 	return 0;
 #endif
-}
-
-int ord_permute(uint64_t n, const int32_t *perm, const void *src, void *dst, int is_pred,
-                int threads)
-{
-	int32_t *pos = NULL;
-	if (is_pred) {
-		pos = malloc((n ? n : 1) * sizeof *pos);
-		if (!pos)
-			return -1;
-		for (uint64_t k = 0; k < n; k++)
-			pos[perm[k]] = (int32_t)k;
-	}
-	const int32_t *s = src;
-	int32_t *d = dst;
-	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
-	for (uint64_t k = 0; k < n; k++) {
-		const int32_t *row = s + (uint64_t)perm[k] * n;
-		int32_t *to = d + k * n;
-		for (uint64_t l = 0; l < n; l++) {
-			int32_t v = row[perm[l]];
-			to[l] = is_pred && v >= 0 ? pos[v] : v;
-		}
-	}
-	free(pos);
-	return 0;
-}
-
-void ord_unpermute(uint64_t n, const int32_t *perm, const void *src, void *dst, int is_pred,
-                   int threads)
-{
-	const int32_t *s = src;
-	int32_t *d = dst;
-	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
-	for (uint64_t k = 0; k < n; k++) {
-		const int32_t *row = s + k * n;
-		int32_t *to = d + (uint64_t)perm[k] * n;
-		for (uint64_t l = 0; l < n; l++) {
-			int32_t v = row[l];
-			to[perm[l]] = is_pred && v >= 0 ? perm[v] : v;
-		}
-	}
 }

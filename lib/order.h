@@ -5,7 +5,7 @@
  * two halves the last separator splits stay all INF until the separator's
  * rounds, and the engines skip a tile whose operands are all INF.  This
  * module finds that order (METIS's nested dissection of the graph with its
- * directions dropped) and moves matrices into it and back.  Internal to the
+ * directions dropped); fw_opts.order (fw.h) solves in it.  Internal to the
  * toolkit for now (not installed).  Nothing here prints or exits.
  */
 #ifndef APSP_ORDER_H
@@ -27,14 +27,5 @@ uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, int threads);
  * METIS, too many edges for it, out of memory). */
 int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm,
                           int threads, st_error *err);
-
-/* dst[k][l] = src[perm[k]][perm[l]], n x n of 4-byte entries.  With is_pred
- * the entries are vertex numbers: each v >= 0 becomes v's position. */
-int ord_permute(uint64_t n, const int32_t *perm, const void *src, void *dst, int is_pred,
-                int threads);
-/* The inverse: dst[perm[k]][perm[l]] = src[k][l]; with is_pred each
- * position p >= 0 becomes the vertex perm[p]. */
-void ord_unpermute(uint64_t n, const int32_t *perm, const void *src, void *dst, int is_pred,
-                   int threads);
 
 #endif

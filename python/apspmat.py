@@ -19,8 +19,8 @@ Unreachable int32 entries hold INF_I32 (1073741823), float32 ones +inf;
 predecessors are int32 vertex numbers, -1 where there is none.
 """
 
-import io
 import struct
+import sys
 import zlib
 
 import numpy as np
@@ -316,7 +316,6 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
 
 
 def _main(argv):
-    import sys
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
         print("usage: python3 apspmat.py STREAM   (prints what the stream holds)",
               file=sys.stderr)
@@ -333,5 +332,4 @@ def _main(argv):
 
 
 if __name__ == "__main__":
-    import sys
     sys.exit(_main(sys.argv))

@@ -60,8 +60,22 @@ struct desc {
 	int nmat;
 	uint32_t bits[3];
 	st_matrix_info info[3];
-	uint64_t header_bytes;
+	uint64_t raw_bytes;    /* of all matrices */
+	uint64_t stream_bytes; /* header, blocks, markers: the file's size */
 };
+
+/* The next provenance line of *p (without its newline) in *line, *len; 0 at
+ * the end. */
+static int next_line(const char **p, const char **line, size_t *len)
+{
+	if (!*p || !**p)
+		return 0;
+	const char *e = strchr(*p, '\n');
+	*line = *p;
+	*len = e ? (size_t)(e - *p) : strlen(*p);
+	*p += *len + (e != NULL);
+	return 1;
+}
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -71,7 +85,6 @@ static double pct(uint64_t part, uint64_t whole)
 static void print_text(FILE *out, const char *name, const struct desc *d, int checked)
 {
 	const st_header *h = &d->h;
-	uint64_t raw = 0, stored = d->header_bytes + 16; /* the end-of-stream marker */
 	fprintf(out, "%s:\n", name);
 	fprintf(out, "  vertices      %llu", (unsigned long long)h->n);
 	if (h->npad != h->n)
@@ -85,8 +98,6 @@ static void print_text(FILE *out, const char *name, const struct desc *d, int ch
 		fprintf(out, "  cycle vertex  %lld\n", (long long)h->cycle_vertex);
 	for (int k = 0; k < d->nmat; k++) {
 		const st_matrix_info *m = &d->info[k];
-		raw += m->raw_bytes;
-		stored += m->stored_bytes;
 		fprintf(out, "  %-13s %llu blocks, %llu bytes raw, %llu stored (%.2f%%); "
 		        "stored %llu, deflate %llu, shuffle %llu\n",
 		        matrix_key(d->bits[k]), (unsigned long long)m->blocks,
@@ -96,23 +107,20 @@ static void print_text(FILE *out, const char *name, const struct desc *d, int ch
 	}
 	if (d->nmat == 0)
 		fprintf(out, "  matrices      none\n");
-	fprintf(out, "  stream        %llu bytes (%.2f%% of %llu raw)\n", (unsigned long long)stored,
-	        pct(stored, raw), (unsigned long long)raw);
+	fprintf(out, "  stream        %llu bytes (%.2f%% of %llu raw)\n",
+	        (unsigned long long)d->stream_bytes, pct(d->stream_bytes, d->raw_bytes),
+	        (unsigned long long)d->raw_bytes);
 	if (checked)
 		fprintf(out, "  check         every block's CRC matches\n");
-	const char *p = h->provenance;
-	while (p && *p) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		fprintf(out, "  provenance    %.*s\n", (int)len, p);
-		p += len + (e != NULL);
-	}
+	const char *p = h->provenance, *line;
+	size_t len;
+	while (next_line(&p, &line, &len))
+		fprintf(out, "  provenance    %.*s\n", (int)len, line);
 }
 
 static void print_json(FILE *out, const char *name, const struct desc *d, int checked)
 {
 	const st_header *h = &d->h;
-	uint64_t raw = 0, stored = d->header_bytes + 16;
 	fputs("{\"file\":", out);
 	json_string(out, name, strlen(name));
 	fprintf(out, ",\"n\":%llu,\"npad\":%llu,\"type\":\"%s\",\"directed\":%s,\"negative\":%s,"
@@ -123,8 +131,6 @@ static void print_json(FILE *out, const char *name, const struct desc *d, int ch
 	        (long long)h->cycle_vertex, h->block);
 	for (int k = 0; k < d->nmat; k++) {
 		const st_matrix_info *m = &d->info[k];
-		raw += m->raw_bytes;
-		stored += m->stored_bytes;
 		fprintf(out, "%s\"%s\":{\"blocks\":%llu,\"raw_bytes\":%llu,\"stored_bytes\":%llu,"
 		        "\"ratio\":%.6f,\"methods\":{\"stored\":%llu,\"deflate\":%llu,\"shuffle\":%llu}}",
 		        k ? "," : "", matrix_key(d->bits[k]), (unsigned long long)m->blocks,
@@ -134,17 +140,14 @@ static void print_json(FILE *out, const char *name, const struct desc *d, int ch
 		        (unsigned long long)m->by_method[2]);
 	}
 	fprintf(out, "},\"stream_bytes\":%llu,\"raw_bytes\":%llu,\"checked\":%s,\"provenance\":[",
-	        (unsigned long long)stored, (unsigned long long)raw, checked ? "true" : "false");
-	const char *p = h->provenance;
-	int first = 1;
-	while (p && *p) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
+	        (unsigned long long)d->stream_bytes, (unsigned long long)d->raw_bytes,
+	        checked ? "true" : "false");
+	const char *p = h->provenance, *line;
+	size_t len;
+	for (int first = 1; next_line(&p, &line, &len); first = 0) {
 		if (!first)
 			fputc(',', out);
-		json_string(out, p, len);
-		first = 0;
-		p += len + (e != NULL);
+		json_string(out, line, len);
 	}
 	fputs("]}\n", out);
 }
@@ -173,7 +176,8 @@ static int describe(FILE *out, const char *path, int check, int json, int thread
 		rc = -1;
 		goto done;
 	}
-	d.header_bytes = 68 + (d.h.provenance ? strlen(d.h.provenance) : 0);
+	/* the header (68 bytes and the provenance) and the end-of-stream marker */
+	d.stream_bytes = 68 + (d.h.provenance ? strlen(d.h.provenance) : 0) + 16;
 	for (uint32_t bit; (bit = st_next_matrix(r)) != 0; d.nmat++) {
 		d.bits[d.nmat] = bit;
 		if (st_scan_matrix(r, check, &d.info[d.nmat], &err) < 0) {
@@ -182,6 +186,8 @@ static int describe(FILE *out, const char *path, int check, int json, int thread
 			rc = -1;
 			goto done;
 		}
+		d.raw_bytes += d.info[d.nmat].raw_bytes;
+		d.stream_bytes += d.info[d.nmat].stored_bytes;
 	}
 	if (st_reader_close(r, &err) < 0) {
 		tool_warn("%s", err.msg);
