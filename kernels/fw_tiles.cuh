@@ -1,0 +1,584 @@
+// fw_tiles.cuh - the tile kernels of blocked Floyd-Warshall (Venkataraman,
+// Sahni, Mukhopadhyaya 2003), included by the round scheduler in fw_gpu.cu.
+// Nothing here allocates, launches or decides: each kernel updates the
+// blocks it is given.
+//
+// Round T of npad/B rounds:
+//   phase 1  one CTA runs Floyd-Warshall inside the pivot block (T,T);
+//   phase 2  one CTA per block of pivot row T and pivot column T, each from
+//            the finished pivot block; they also write the two panels phase 3
+//            reads: the pivot column transposed (colT[k][i] = d[i][T*B+k]) and
+//            the pivot row (rowP[k][j] = d[T*B+k][j]), both B x npad;
+//   phase 3  one CTA per remaining block (I,J): d = min(d, colT + rowP) over
+//            the B values of k.  Almost all the work; each thread keeps an
+//            R x R register tile, operands come through shared memory in
+//            16-byte loads, k-chunks are double-buffered with cp.async.
+//
+// Predecessors.  Phase 3 of a round changes d[i][j] to min_k(d[i][k]+d[k][j])
+// and the predecessor to pred[T*B+k*][j] for the first k* reaching a strictly
+// smaller value.  For int32 this is found with no extra instruction by
+// packing: colT holds d<<8, rowP holds (d<<8)|(k+1), the tile holds d<<8, so
+// one add-min per relaxation keeps both the distance and (in the low byte)
+// the winning k; ties keep the old value.  That needs every finite distance
+// below 2^22 (checked on the host); otherwise, and for float32, the kernel
+// tracks k explicitly.
+#ifndef APSP_FW_TILES_CUH
+#define APSP_FW_TILES_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "stream.h"
+
+namespace {
+
+constexpr int INF_PACKED = (1 << 22) - 1; // INF while int32 paths are packed
+
+// Tuning knobs of the tile kernel (bench/gpu.md records what was measured):
+// k values per shared-memory chunk, and unrolling of the k loop.
+#ifndef FW_KC
+#define FW_KC 32
+#endif
+#ifndef FW_UNROLL
+#define FW_UNROLL 2
+#endif
+constexpr int k_unroll = FW_UNROLL;
+
+
+// ---- element traits -------------------------------------------------------
+
+template <typename T> struct Elem;
+template <> struct Elem<int> {
+	static __device__ __forceinline__ int relax(int a, int b, int c)
+	{
+		return __viaddmin_s32(a, b, c); // one VIADDMNMX on sm_90
+	}
+};
+template <> struct Elem<float> {
+	static __device__ __forceinline__ float relax(float a, float b, float c)
+	{
+		return fminf(a + b, c);
+	}
+};
+
+// ---- phase 1: the pivot block ---------------------------------------------
+
+// Thread (ty,tx) of a TD x TD grid owns rows ty + TD*r and columns tx + TD*c
+// of the block and keeps them in registers.  Step k reads only row k and
+// column k (which step k leaves unchanged, d[k][k] being 0), so after each
+// step the owners publish row and column k+1 to shared memory: one barrier
+// and a few shared-memory accesses per step instead of a pass over the block.
+template <int B> __host__ __device__ constexpr int p1_dim() { return B < 32 ? B : 32; }
+
+template <typename T, int B, bool PATHS>
+__global__ void __launch_bounds__(p1_dim<B>() * p1_dim<B>())
+phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round)
+{
+	constexpr int TD = p1_dim<B>(), RR = B / TD, LD = B + 1;
+	extern __shared__ __align__(16) unsigned char smem[];
+	T *sd = (T *)smem;
+	int32_t *sp = (int32_t *)(sd + B * LD);
+	const int tx = threadIdx.x % TD, ty = threadIdx.x / TD;
+	const size_t base = (size_t)round * B * npad + (size_t)round * B;
+	T v[RR][RR];
+	int32_t pv[PATHS ? RR : 1][PATHS ? RR : 1];
+#pragma unroll
+	for (int r = 0; r < RR; r++)
+#pragma unroll
+		for (int c = 0; c < RR; c++) {
+			const int i = ty + TD * r, j = tx + TD * c;
+			v[r][c] = d[base + (size_t)i * npad + j];
+			sd[i * LD + j] = v[r][c];
+			if constexpr (PATHS) {
+				pv[r][c] = p[base + (size_t)i * npad + j];
+				sp[i * LD + j] = pv[r][c];
+			}
+		}
+	__syncthreads();
+	for (int k = 0; k < B; k++) {
+		T colk[RR], rowk[RR];
+		int32_t prow[PATHS ? RR : 1];
+#pragma unroll
+		for (int r = 0; r < RR; r++)
+			colk[r] = sd[(ty + TD * r) * LD + k];
+#pragma unroll
+		for (int c = 0; c < RR; c++) {
+			rowk[c] = sd[k * LD + tx + TD * c];
+			if constexpr (PATHS)
+				prow[c] = sp[k * LD + tx + TD * c];
+		}
+#pragma unroll
+		for (int r = 0; r < RR; r++)
+#pragma unroll
+			for (int c = 0; c < RR; c++) {
+				if constexpr (PATHS) {
+					T s = colk[r] + rowk[c];
+					if (s < v[r][c]) {
+						v[r][c] = s;
+						pv[r][c] = prow[c];
+					}
+				} else {
+					v[r][c] = Elem<T>::relax(colk[r], rowk[c], v[r][c]);
+				}
+			}
+		const int next = k + 1;
+#pragma unroll
+		for (int r = 0; r < RR; r++)
+#pragma unroll
+			for (int c = 0; c < RR; c++) {
+				const int i = ty + TD * r, j = tx + TD * c;
+				// (next,k) and (k,next) are being read this step and did
+				// not change in it: their copies are already current.
+				if ((i == next && j != k) || (j == next && i != k)) {
+					sd[i * LD + j] = v[r][c];
+					if constexpr (PATHS)
+						sp[i * LD + j] = pv[r][c];
+				}
+			}
+		__syncthreads();
+	}
+#pragma unroll
+	for (int r = 0; r < RR; r++)
+#pragma unroll
+		for (int c = 0; c < RR; c++) {
+			const size_t g = base + (size_t)(ty + TD * r) * npad + tx + TD * c;
+			d[g] = v[r][c];
+			if constexpr (PATHS)
+				p[g] = pv[r][c];
+		}
+}
+
+// ---- panels -------------------------------------------------------------------
+
+// After phase 1, the pivot block holds its closure P*.  Then a block of the
+// pivot row needs only one min-plus product, D_TJ = min(D_TJ, P* x D_TJ), and
+// a block of the pivot column D_IT = min(D_IT, D_IT x P*): phase 2 runs on the
+// same register-tiled kernel as phase 3, fed by these panels (B x npad each):
+//   colT[k][x] = d[x][T*B+k]      (pivot column, transposed; <<8 when packed)
+//   rowP[k][x] = d[T*B+k][x]      (pivot row; (d<<8)|(k+1) when packed)
+// They are taken before phase 2 (old values); each block of phase 2 then writes
+// its new values into them, which is what phase 3 reads.
+template <typename T, int B, bool PACKED>
+__global__ void panels(const T *__restrict__ d, int npad, int round, T *__restrict__ colT,
+                       T *__restrict__ rowP)
+{
+	__shared__ T tile[32][33];
+	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+	const int lx = threadIdx.x, ly = threadIdx.y; // 32 x 8
+	for (int q = ly; q < 32; q += 8) {
+		const int k = k0 + q, x = x0 + lx;
+		if (k < B && x < npad) {
+			T v = d[(size_t)(round * B + k) * npad + x];
+			if constexpr (PACKED)
+				v = (T)(((int)v << 8) | (k + 1));
+			rowP[(size_t)k * npad + x] = v;
+		}
+		if (x0 + q < npad && k0 + lx < B)
+			tile[q][lx] = d[(size_t)(x0 + q) * npad + round * B + k0 + lx]; // [x][k]
+	}
+	__syncthreads();
+	for (int q = ly; q < 32; q += 8) {
+		if (x0 + lx >= npad || k0 + q >= B)
+			continue;
+		T v = tile[lx][q]; // x = x0+lx, k = k0+q
+		if constexpr (PACKED)
+			v = (T)((int)v << 8);
+		colT[(size_t)(k0 + q) * npad + x0 + lx] = v;
+	}
+}
+
+// ---- phase 3: every other block ---------------------------------------------
+
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
+{
+	unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+	asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Thread (ty,tx) owns rows/cols g*(B/G) + t*4 + c, g < G = R/4, c < 4, so a
+// warp's 16-byte loads of one k-row are contiguous (no bank conflicts).
+template <int B, int R> __host__ __device__ constexpr int tile_threads() { return (B / R) * (B / R); }
+template <int B, int R> __host__ __device__ constexpr int tile_min_blocks()
+{
+	return tile_threads<B, R>() >= 1024 ? 1 : tile_threads<B, R>() >= 256 ? 2 : 8;
+}
+// Two stages of A and B chunks; afterwards the same memory stages the new
+// predecessors (B x B int32), so it is at least that large.
+template <typename T, int B> constexpr size_t tile_smem()
+{
+	size_t chunks = 2 * 2 * (size_t)(B < FW_KC ? B : FW_KC) * B * sizeof(T);
+	return chunks > (size_t)B * B * 4 ? chunks : (size_t)B * B * 4;
+}
+
+// Which block (I,J) this CTA updates in round T, if any.
+// KIND 2: phase 2, CTA b < nb takes block (T,b), CTA nb+b block (b,T).
+// KIND 3: phase 3, CTA (x,y) takes block (y,x) unless it is in row or column T.
+template <int KIND> __device__ __forceinline__ bool tile_of(int nb, int round, int *I, int *J)
+{
+	if constexpr (KIND == 3) {
+		*I = blockIdx.y;
+		*J = blockIdx.x;
+		return *I != round && *J != round;
+	} else {
+		const int b = blockIdx.x;
+		*I = b < nb ? round : b - nb;
+		*J = b < nb ? b : round;
+		return b != round && b != nb + round;
+	}
+}
+
+// Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says: block (I,J) = min(block, colT[.][I] x rowP[.][J]) and an improved
+// entry takes its predecessor from row T*B+k of the predecessor matrix.
+template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
+__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
+tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
+            T *__restrict__ colT, T *__restrict__ rowP)
+{
+	constexpr int TX = B / R, THREADS = TX * TX, G = R / 4, GS = B / G;
+	constexpr int KC = B < FW_KC ? B : FW_KC, NCH = B / KC;
+	constexpr bool TRACK = PATHS && !PACKED;
+	int I, J;
+	if (!tile_of<KIND>(npad / B, round, &I, &J))
+		return;
+	extern __shared__ __align__(16) unsigned char smem[];
+	T(*sa)[KC][B] = (T(*)[KC][B])smem;
+	T(*sb)[KC][B] = (T(*)[KC][B])(smem + 2 * KC * B * sizeof(T));
+	const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+	const T *ga = colT + (size_t)I * B;
+	const T *gb = rowP + (size_t)J * B;
+
+	auto load = [&](int chunk, int buf) {
+		for (int v = tid; v < KC * B / 4; v += THREADS) {
+			int kk = v / (B / 4), c4 = (v % (B / 4)) * 4;
+			size_t g = (size_t)(chunk * KC + kk) * npad + c4;
+			cp_async16(&sa[buf][kk][c4], ga + g);
+			cp_async16(&sb[buf][kk][c4], gb + g);
+		}
+		cp_async_commit();
+	};
+	load(0, 0);
+
+	T c[R][R];
+	int kbest[TRACK ? R : 1][TRACK ? R : 1];
+	T *dtile = d + (size_t)I * B * npad + (size_t)J * B;
+#pragma unroll
+	for (int r = 0; r < R; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < G; g++) {
+			const T *src = dtile + (size_t)row * npad + g * GS + tx * 4;
+			if (sizeof(T) == 4) {
+				int4 v = *(const int4 *)src;
+				T *cv = (T *)&v;
+#pragma unroll
+				for (int q = 0; q < 4; q++) {
+					if constexpr (PACKED)
+						c[r][g * 4 + q] = (T)((int)cv[q] << 8);
+					else
+						c[r][g * 4 + q] = cv[q];
+					if (TRACK)
+						kbest[r][g * 4 + q] = -1;
+				}
+			}
+		}
+	}
+
+	for (int ch = 0; ch < NCH; ch++) {
+		if (ch + 1 < NCH) {
+			load(ch + 1, (ch + 1) & 1);
+			cp_async_wait<1>();
+		} else {
+			cp_async_wait<0>();
+		}
+		__syncthreads();
+		const int buf = ch & 1;
+#pragma unroll k_unroll
+		for (int kk = 0; kk < KC; kk++) {
+			T a[R], b[R];
+#pragma unroll
+			for (int g = 0; g < G; g++) {
+				*(int4 *)&a[g * 4] = *(const int4 *)&sa[buf][kk][g * GS + ty * 4];
+				*(int4 *)&b[g * 4] = *(const int4 *)&sb[buf][kk][g * GS + tx * 4];
+			}
+#pragma unroll
+			for (int r = 0; r < R; r++)
+#pragma unroll
+				for (int q = 0; q < R; q++) {
+					if (TRACK) {
+						T s = a[r] + b[q];
+						if (s < c[r][q]) {
+							c[r][q] = s;
+							kbest[r][q] = ch * KC + kk;
+						}
+					} else {
+						c[r][q] = Elem<T>::relax(a[r], b[q], c[r][q]);
+					}
+				}
+		}
+		__syncthreads();
+	}
+
+	const int32_t *ppanel = p + (size_t)round * B * npad + (size_t)J * B;
+	int32_t *ptile = p + (size_t)I * B * npad + (size_t)J * B;
+	// New predecessors are staged in shared memory (free again after the k
+	// loop): a block of the pivot row reads its own old predecessors, so every
+	// read comes before any write.
+	int32_t *staged = (int32_t *)smem; // B x B
+	if constexpr (PATHS) {
+#pragma unroll
+		for (int r = 0; r < R; r++) {
+			const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+			for (int g = 0; g < G; g++)
+#pragma unroll
+				for (int q = 0; q < 4; q++) {
+					const int col = g * GS + tx * 4 + q;
+					int k;
+					if constexpr (PACKED)
+						k = ((int)c[r][g * 4 + q] & 0xff) - 1;
+					else
+						k = kbest[r][g * 4 + q];
+					staged[row * B + col] = k >= 0 ? ppanel[(size_t)k * npad + col] : -2;
+				}
+		}
+		__syncthreads();
+	}
+#pragma unroll
+	for (int r = 0; r < R; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < G; g++) {
+			const int col = g * GS + tx * 4;
+			T out[4];
+#pragma unroll
+			for (int q = 0; q < 4; q++) {
+				T v = c[r][g * 4 + q];
+				if constexpr (PACKED)
+					v = (T)((int)v >> 8);
+				if constexpr (PATHS)
+					if (staged[row * B + col + q] != -2)
+						ptile[(size_t)row * npad + col + q] = staged[row * B + col + q];
+				out[q] = v;
+				// Phase 2 leaves the new pivot column in colT itself, for
+				// phase 3 (the block read its own part of it, all of it
+				// before this point, and no other block reads that part).
+				if constexpr (KIND == 2)
+					if (J == round)
+						colT[(size_t)(col + q) * npad + (size_t)I * B + row] =
+						        PACKED ? (T)((int)v << 8) : v;
+			}
+			*(int4 *)(dtile + (size_t)row * npad + col) = *(int4 *)out;
+			// ... and the new pivot row in rowP (packed: with k + 1).
+			if constexpr (KIND == 2) {
+				if (I == round) {
+					if constexpr (PACKED)
+#pragma unroll
+						for (int q = 0; q < 4; q++)
+							out[q] = (T)(((int)out[q] << 8) | (row + 1));
+					*(int4 *)(rowP + (size_t)row * npad + (size_t)J * B + col) = *(int4 *)out;
+				}
+			}
+		}
+	}
+}
+
+// ---- 16-bit lanes: distances only, small int32 distances --------------------
+//
+// VIADDMNMX.S16x2 does two relaxations per instruction.  When only distances
+// are asked for, the run can be made on 16-bit entries provided no finite
+// distance reaches INF16.  That is not known beforehand, but it is checked
+// afterwards: a finite distance that reached INF16 would have a shortest path
+// whose last vertex k still below INF16 gives d[i][k] + w(k,j) >= INF16; so if
+// the largest finite result plus the largest edge weight stays below INF16,
+// nothing was cut off.  Otherwise the run is repeated on 32 bits.
+constexpr int INF16 = 16383; // the sum of two stays within int16
+
+template <> struct Elem<short> {
+	static __device__ __forceinline__ short relax(short a, short b, short c)
+	{
+		int s = a + b;
+		return (short)(s < c ? s : c);
+	}
+};
+
+// Panels as above: colT2[k][x] = d[x][T*B+k] in both halves of a word,
+// rowP[k][x] = d[T*B+k][x].
+template <int B>
+__global__ void panels16(const short *__restrict__ d, int npad, int round,
+                         uint32_t *__restrict__ colT2, short *__restrict__ rowP)
+{
+	__shared__ short tile[32][33];
+	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+	const int lx = threadIdx.x, ly = threadIdx.y;
+	for (int q = ly; q < 32; q += 8) {
+		const int k = k0 + q, x = x0 + lx;
+		if (k < B && x < npad)
+			rowP[(size_t)k * npad + x] = d[(size_t)(round * B + k) * npad + x];
+		if (x0 + q < npad && k0 + lx < B)
+			tile[q][lx] = d[(size_t)(x0 + q) * npad + round * B + k0 + lx];
+	}
+	__syncthreads();
+	for (int q = ly; q < 32; q += 8)
+		if (x0 + lx < npad && k0 + q < B)
+			colT2[(size_t)(k0 + q) * npad + x0 + lx] = (uint16_t)tile[lx][q] * 0x10001u;
+}
+
+// Thread (ty,tx) owns 8 rows (as tile_update with R = 8) and 16 columns as
+// 8 pairs: g*(B/2) + tx*8 + 0..7 for g < 2.
+template <int B> __host__ __device__ constexpr int tile16_threads() { return (B / 8) * (B / 16); }
+template <int B> constexpr size_t tile16_smem() { return 2 * 32 * (size_t)B * (4 + 2); }
+
+template <int B, int KIND>
+__global__ void __launch_bounds__(tile16_threads<B>(), 4)
+tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
+              short *__restrict__ rowP)
+{
+	constexpr int TX = B / 16, THREADS = tile16_threads<B>(), GS = B / 2;
+	constexpr int KC = 32, NCH = B / KC;
+	int I, J;
+	if (!tile_of<KIND>(npad / B, round, &I, &J))
+		return;
+	extern __shared__ __align__(16) unsigned char smem[];
+	uint32_t(*sa)[KC][B] = (uint32_t(*)[KC][B])smem;
+	short(*sb)[KC][B] = (short(*)[KC][B])(smem + 2 * KC * B * 4);
+	const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+	const uint32_t *ga = colT2 + (size_t)I * B;
+	const short *gb = rowP + (size_t)J * B;
+	auto load = [&](int chunk, int buf) {
+		for (int v = tid; v < KC * B / 4; v += THREADS) {
+			int kk = v / (B / 4), c4 = (v % (B / 4)) * 4;
+			cp_async16(&sa[buf][kk][c4], ga + (size_t)(chunk * KC + kk) * npad + c4);
+		}
+		for (int v = tid; v < KC * B / 8; v += THREADS) {
+			int kk = v / (B / 8), c8 = (v % (B / 8)) * 8;
+			cp_async16(&sb[buf][kk][c8], gb + (size_t)(chunk * KC + kk) * npad + c8);
+		}
+		cp_async_commit();
+	};
+	load(0, 0);
+
+	uint32_t c[8][8];
+	short *dtile = d + (size_t)I * B * npad + (size_t)J * B;
+#pragma unroll
+	for (int r = 0; r < 8; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < 2; g++)
+			*(uint4 *)&c[r][g * 4] = *(const uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8);
+	}
+	for (int ch = 0; ch < NCH; ch++) {
+		if (ch + 1 < NCH) {
+			load(ch + 1, (ch + 1) & 1);
+			cp_async_wait<1>();
+		} else {
+			cp_async_wait<0>();
+		}
+		__syncthreads();
+		const int buf = ch & 1;
+#pragma unroll k_unroll
+		for (int kk = 0; kk < KC; kk++) {
+			uint32_t a[8], b[8];
+#pragma unroll
+			for (int g = 0; g < 2; g++) {
+				*(uint4 *)&a[g * 4] = *(const uint4 *)&sa[buf][kk][g * GS + ty * 4];
+				*(uint4 *)&b[g * 4] = *(const uint4 *)&sb[buf][kk][g * GS + tx * 8];
+			}
+#pragma unroll
+			for (int r = 0; r < 8; r++)
+#pragma unroll
+				for (int q = 0; q < 8; q++)
+					c[r][q] = __viaddmin_s16x2(a[r], b[q], c[r][q]);
+		}
+		__syncthreads();
+	}
+#pragma unroll
+	for (int r = 0; r < 8; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < 2; g++) {
+			*(uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8) = *(const uint4 *)&c[r][g * 4];
+			// Phase 2 leaves the new pivot row and column in the panels
+			// for phase 3, as tile_update does.
+			if constexpr (KIND == 2) {
+				if (I == round)
+					*(uint4 *)(rowP + (size_t)row * npad + (size_t)J * B + g * GS + tx * 8) =
+					        *(const uint4 *)&c[r][g * 4];
+				if (J == round)
+#pragma unroll
+					for (int w = 0; w < 8; w++) {
+						const uint32_t h = (c[r][g * 4 + w / 2] >> (16 * (w % 2))) & 0xffffu;
+						colT2[(size_t)(g * GS + tx * 8 + w) * npad + (size_t)I * B + row] =
+						        h * 0x10001u;
+					}
+			}
+		}
+	}
+}
+
+__global__ void to16(const int *__restrict__ d, short *__restrict__ d16, size_t count)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count)
+		d16[e] = (short)(d[e] >= INF16 ? INF16 : d[e]);
+}
+
+__global__ void from16(const short *__restrict__ d16, int *__restrict__ d, size_t count)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count)
+		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
+}
+
+// Largest entry below limit (out starts at 0; entries are >= 0 here).
+template <typename T>
+__global__ void max_below(const T *__restrict__ d, size_t count, int limit, int *out)
+{
+	int m = 0;
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
+	     e += (size_t)gridDim.x * blockDim.x)
+		if (d[e] < limit && d[e] > m)
+			m = d[e];
+	m = __reduce_max_sync(0xffffffffu, m);
+	if ((threadIdx.x & 31) == 0)
+		atomicMax(out, m);
+}
+
+// ---- set-up and finishing ----------------------------------------------------
+
+// Padding rows and columns: isolated vertices.  Predecessors start as i for
+// every finite off-diagonal entry.  With packed paths INF becomes INF_PACKED.
+template <typename T>
+__global__ void prepare(T *d, int32_t *p, int n, int npad, T inf, T inf_dev)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= (size_t)npad * npad)
+		return;
+	int i = (int)(e / npad), j = (int)(e % npad);
+	T v;
+	if (i >= n || j >= n)
+		v = i == j ? (T)0 : inf_dev;
+	else {
+		v = d[e];
+		if (v >= inf)
+			v = inf_dev;
+	}
+	d[e] = v;
+	if (p)
+		p[e] = (i != j && v < inf_dev) ? i : -1;
+}
+
+template <typename T>
+__global__ void finish(T *d, size_t count, T inf, T inf_dev)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count && d[e] >= inf_dev)
+		d[e] = inf;
+}
+
+} // namespace
+#endif
