@@ -42,8 +42,29 @@ int fail(Err e, const char *fmt, ...)
 			            __FILE__, __LINE__);                                  \
 	} while (0)
 
+// A sparse run's state on the device: which blocks are live (hold a finite
+// entry), the current round's lists of blocks that can change, and the count
+// of block updates made.  Phase 3 then runs on a grid sized to fill the
+// device, each CTA taking listed blocks in turn.
+struct Sparse {
+	uint8_t *live = nullptr;
+	int *lists = nullptr; // 2 + 2 nb: counts, rows, columns
+	unsigned long long *updates = nullptr;
+	int sms = 0;
+};
+
+// CTAs of kernel f that fill the device.
+template <typename F> int fill_grid(F f, int threads, size_t smem, int sms)
+{
+	int per_sm = 0;
+	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, threads, smem) != cudaSuccess)
+		per_sm = 1;
+	return per_sm > 0 ? per_sm * sms : sms;
+}
+
 template <int B>
-int run_rounds16(Err e, short *d, int npad, uint32_t *colT2, short *rowP, cudaStream_t s)
+int run_rounds16(Err e, short *d, int npad, uint32_t *colT2, short *rowP, cudaStream_t s,
+                 const Sparse *sp)
 {
 	const int nb = npad / B;
 	const int t1 = p1_dim<B>() * p1_dim<B>();
@@ -53,13 +74,25 @@ int run_rounds16(Err e, short *d, int npad, uint32_t *colT2, short *rowP, cudaSt
 	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 	CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 3>,
 	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	CUDA_TRY(cudaFuncSetAttribute(tile_update16_listed<B>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	const int t3 = tile16_threads<B>();
+	const int g3 = sp ? fill_grid(tile_update16_listed<B>, t3, s3, sp->sms) : 0;
+	const uint8_t *live = sp ? sp->live : nullptr;
 	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 	for (int round = 0; round < nb; round++) {
 		phase1<short, B, false><<<1, t1, s1, s>>>(d, nullptr, npad, round);
 		if (nb > 1) {
 			panels16<B><<<gp, tp, 0, s>>>(d, npad, round, colT2, rowP);
-			tile_update16<B, 2><<<2 * nb, tile16_threads<B>(), s3, s>>>(d, npad, round, colT2, rowP);
-			tile_update16<B, 3><<<dim3(nb, nb), tile16_threads<B>(), s3, s>>>(d, npad, round, colT2, rowP);
+			if (sp)
+				round_lists<<<1, 1024, 0, s>>>(sp->live, nb, round, sp->lists, sp->updates);
+			tile_update16<B, 2><<<2 * nb, t3, s3, s>>>(d, npad, round, colT2, rowP, live);
+			if (sp)
+				tile_update16_listed<B><<<g3, t3, s3, s>>>(d, npad, round, colT2, rowP,
+				                                           sp->lists, sp->live);
+			else
+				tile_update16<B, 3><<<dim3(nb, nb), t3, s3, s>>>(d, npad, round, colT2, rowP,
+				                                                 nullptr);
 		}
 		CUDA_TRY(cudaGetLastError());
 	}
@@ -68,7 +101,8 @@ int run_rounds16(Err e, short *d, int npad, uint32_t *colT2, short *rowP, cudaSt
 
 // Try the 16-bit run.  *done: 1 its result stands (d holds it), -1 it was
 // run and rejected, 0 it was not tried.
-int try16(Err e, int B, int *d, int npad, void *colT, void *rowP, cudaStream_t s, int *done)
+int try16(Err e, int B, int *d, int npad, void *colT, void *rowP, cudaStream_t s,
+          const Sparse *sp, int *done)
 {
 	*done = 0;
 	if (B != 64 && B != 128)
@@ -95,8 +129,8 @@ int try16(Err e, int B, int *d, int npad, void *colT, void *rowP, cudaStream_t s
 			return 0;
 		}
 		to16<<<grid, 256, 0, s>>>(d, d16, count);
-		rc = B == 64 ? run_rounds16<64>(e, d16, npad, (uint32_t *)colT, (short *)rowP, s)
-		             : run_rounds16<128>(e, d16, npad, (uint32_t *)colT, (short *)rowP, s);
+		rc = B == 64 ? run_rounds16<64>(e, d16, npad, (uint32_t *)colT, (short *)rowP, s, sp)
+		             : run_rounds16<128>(e, d16, npad, (uint32_t *)colT, (short *)rowP, s, sp);
 		if (rc == 0) {
 			max_below<short><<<1024, 256, 0, s>>>(d16, count, INF16, dmax + 1);
 			cudaMemcpyAsync(h, dmax, 2 * sizeof(int), cudaMemcpyDeviceToHost, s);
@@ -128,7 +162,7 @@ int smem_limit(int device)
 
 template <typename T, int B, int R, bool PATHS, bool PACKED>
 int run_rounds(Err e, int device, T *d, int32_t *p, int npad, T *colT, T *rowP,
-               cudaStream_t s)
+               cudaStream_t s, const Sparse *sp)
 {
 	const int nb = npad / B;
 	const int t1 = p1_dim<B>() * p1_dim<B>();
@@ -144,13 +178,25 @@ int run_rounds(Err e, int device, T *d, int32_t *p, int npad, T *colT, T *rowP,
 	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 	CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3>,
 	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	CUDA_TRY(cudaFuncSetAttribute(tile_update_listed<T, B, R, PATHS, PACKED>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	const int g3 = sp ? fill_grid(tile_update_listed<T, B, R, PATHS, PACKED>, t3, s3, sp->sms) : 0;
+	const uint8_t *live = sp ? sp->live : nullptr;
 	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 	for (int round = 0; round < nb; round++) {
 		phase1<T, B, PATHS><<<1, t1, s1, s>>>(d, p, npad, round);
 		if (nb > 1) {
 			panels<T, B, PACKED><<<gp, tp, 0, s>>>(d, npad, round, colT, rowP);
-			tile_update<T, B, R, PATHS, PACKED, 2><<<2 * nb, t3, s3, s>>>(d, p, npad, round, colT, rowP);
-			tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, nb), t3, s3, s>>>(d, p, npad, round, colT, rowP);
+			if (sp)
+				round_lists<<<1, 1024, 0, s>>>(sp->live, nb, round, sp->lists, sp->updates);
+			tile_update<T, B, R, PATHS, PACKED, 2><<<2 * nb, t3, s3, s>>>(d, p, npad, round, colT,
+			                                                             rowP, live);
+			if (sp)
+				tile_update_listed<T, B, R, PATHS, PACKED><<<g3, t3, s3, s>>>(
+				        d, p, npad, round, colT, rowP, sp->lists, sp->live);
+			else
+				tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, nb), t3, s3, s>>>(
+				        d, p, npad, round, colT, rowP, nullptr);
 		}
 		CUDA_TRY(cudaGetLastError());
 	}
@@ -159,28 +205,28 @@ int run_rounds(Err e, int device, T *d, int32_t *p, int npad, T *colT, T *rowP,
 
 template <typename T, int B>
 int dispatch_modes(Err e, int device, bool paths, bool packed, T *d, int32_t *p,
-                   int npad, T *colT, T *rowP, cudaStream_t s)
+                   int npad, T *colT, T *rowP, cudaStream_t s, const Sparse *sp)
 {
 	// Register tile: 8 x 8 where the block is large enough and the kernel
 	// keeps nothing but distances; 4 x 4 when it also tracks k explicitly.
 	constexpr int RD = B >= 64 ? 8 : 4;
 	if (!paths)
-		return run_rounds<T, B, RD, false, false>(e, device, d, p, npad, colT, rowP, s);
+		return run_rounds<T, B, RD, false, false>(e, device, d, p, npad, colT, rowP, s, sp);
 	if constexpr (std::is_same<T, int>::value)
 		if (packed)
-			return run_rounds<T, B, RD, true, true>(e, device, d, p, npad, colT, rowP, s);
-	return run_rounds<T, B, 4, true, false>(e, device, d, p, npad, colT, rowP, s);
+			return run_rounds<T, B, RD, true, true>(e, device, d, p, npad, colT, rowP, s, sp);
+	return run_rounds<T, B, 4, true, false>(e, device, d, p, npad, colT, rowP, s, sp);
 }
 
 template <typename T>
 int dispatch(Err e, int device, int B, bool paths, bool packed, T *d, int32_t *p,
-             int npad, T *colT, T *rowP, cudaStream_t s)
+             int npad, T *colT, T *rowP, cudaStream_t s, const Sparse *sp)
 {
 	switch (B) {
-	case 16: return dispatch_modes<T, 16>(e, device, paths, packed, d, p, npad, colT, rowP, s);
-	case 32: return dispatch_modes<T, 32>(e, device, paths, packed, d, p, npad, colT, rowP, s);
-	case 64: return dispatch_modes<T, 64>(e, device, paths, packed, d, p, npad, colT, rowP, s);
-	case 128: return dispatch_modes<T, 128>(e, device, paths, packed, d, p, npad, colT, rowP, s);
+	case 16: return dispatch_modes<T, 16>(e, device, paths, packed, d, p, npad, colT, rowP, s, sp);
+	case 32: return dispatch_modes<T, 32>(e, device, paths, packed, d, p, npad, colT, rowP, s, sp);
+	case 64: return dispatch_modes<T, 64>(e, device, paths, packed, d, p, npad, colT, rowP, s, sp);
+	case 128: return dispatch_modes<T, 128>(e, device, paths, packed, d, p, npad, colT, rowP, s, sp);
 	}
 	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
 }
@@ -205,10 +251,14 @@ bool packable(const int32_t *w, uint64_t n)
 struct DeviceBuffers {
 	void *d = nullptr, *colT = nullptr, *rowP = nullptr;
 	int32_t *p = nullptr;
+	Sparse sparse;
 	cudaStream_t s = nullptr;
 	cudaEvent_t ev[4] = {};
 	~DeviceBuffers()
 	{
+		cudaFree(sparse.live);
+		cudaFree(sparse.lists);
+		cudaFree(sparse.updates);
 		cudaFree(d);
 		cudaFree(p);
 		cudaFree(colT);
@@ -235,11 +285,32 @@ struct Staging {
 
 constexpr size_t STAGING_BYTES = 32u << 20;
 
-int upload_rows(Err e, const void *host, void *dev, uint64_t n, uint64_t npad, cudaStream_t s)
+// A run in another vertex order (fwg_opts.order): the order and its inverse
+// on the device, and two device buffers of the staging size through which
+// rows are renumbered on their way in and out.
+struct Reorder {
+	const int32_t *host = nullptr; // order[k]: the vertex at position k
+	int32_t *order = nullptr, *pos = nullptr;
+	void *tmp[2] = {nullptr, nullptr};
+	~Reorder()
+	{
+		cudaFree(order);
+		cudaFree(pos);
+		cudaFree(tmp[0]);
+		cudaFree(tmp[1]);
+	}
+};
+
+constexpr unsigned GATHER_GRID = 4096;
+
+int upload_rows(Err e, const void *host, void *dev, uint64_t n, uint64_t npad, cudaStream_t s,
+                const Reorder *ro)
 {
 	const size_t row = n * 4;
 	uint64_t rows = staging.bytes / row;
 	if (rows == 0) { // a row larger than the staging buffer: plain copy
+		if (ro)
+			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
 		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, host, row, row, n, cudaMemcpyHostToDevice, s));
 		return 0;
 	}
@@ -249,10 +320,19 @@ int upload_rows(Err e, const void *host, void *dev, uint64_t n, uint64_t npad, c
 		char *st = (char *)staging.buf[b];
 		CUDA_TRY(cudaEventSynchronize(staging.done[b]));
 #pragma omp parallel for schedule(static)
-		for (int64_t i = 0; i < (int64_t)k; i++)
-			memcpy(st + i * row, (const char *)host + (r0 + i) * row, row);
-		CUDA_TRY(cudaMemcpy2DAsync((char *)dev + r0 * npad * 4, npad * 4, st, row, row, k,
-		                           cudaMemcpyHostToDevice, s));
+		for (int64_t i = 0; i < (int64_t)k; i++) {
+			const uint64_t from = ro ? (uint64_t)ro->host[r0 + i] : r0 + i;
+			memcpy(st + i * row, (const char *)host + from * row, row);
+		}
+		if (ro) { // in as they are, then their columns renumbered into place
+			CUDA_TRY(cudaMemcpyAsync(ro->tmp[b], st, k * row, cudaMemcpyHostToDevice, s));
+			take_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)ro->tmp[b], n, k,
+			                                      (uint32_t *)dev, (int)npad, r0, ro->order);
+			CUDA_TRY(cudaGetLastError());
+		} else {
+			CUDA_TRY(cudaMemcpy2DAsync((char *)dev + r0 * npad * 4, npad * 4, st, row, row, k,
+			                           cudaMemcpyHostToDevice, s));
+		}
 		CUDA_TRY(cudaEventRecord(staging.done[b], s));
 	}
 	return 0;
@@ -262,13 +342,15 @@ int upload_rows(Err e, const void *host, void *dev, uint64_t n, uint64_t npad, c
 // while the sink runs on panel k.  A staging buffer holds a panel's distance
 // rows, then its predecessor rows.
 int download_panels(Err e, const void *d, const int32_t *p, uint64_t n, uint64_t npad,
-                    cudaStream_t s, fwg_sink *sink, void *ctx)
+                    cudaStream_t s, const Reorder *ro, fwg_sink *sink, void *ctx)
 {
 	const size_t row = n * 4;
 	uint64_t rows = staging.bytes / (row * (p ? 2 : 1));
 	std::vector<char> big;
 	void *buf[2] = {staging.buf[0], staging.buf[1]};
 	if (rows == 0) { // rows larger than staging: one row at a time, pageable
+		if (ro)
+			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
 		rows = 1;
 		big.resize(2 * row * (p ? 2 : 1));
 		buf[0] = big.data();
@@ -279,7 +361,15 @@ int download_panels(Err e, const void *d, const int32_t *p, uint64_t n, uint64_t
 	for (uint64_t r0 = 0; r0 < n || prevk; r0 += rows, b ^= 1) {
 		const uint64_t k = r0 < n ? (n - r0 < rows ? n - r0 : rows) : 0;
 		char *st = (char *)buf[b];
-		if (k) {
+		if (k && ro) { // the caller's rows, renumbered, gathered on the device
+			char *tmp = (char *)ro->tmp[b];
+			give_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)d, p, (int)npad, n, r0, k,
+			                                      ro->order, ro->pos, (uint32_t *)tmp,
+			                                      p ? (int32_t *)(tmp + k * row) : nullptr);
+			CUDA_TRY(cudaGetLastError());
+			CUDA_TRY(cudaMemcpyAsync(st, tmp, k * row * (p ? 2 : 1), cudaMemcpyDeviceToHost, s));
+			CUDA_TRY(cudaEventRecord(staging.done[b], s));
+		} else if (k) {
 			CUDA_TRY(cudaMemcpy2DAsync(st, row, (const char *)d + r0 * npad * 4, npad * 4, row, k,
 			                           cudaMemcpyDeviceToHost, s));
 			if (p)
@@ -417,7 +507,11 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1, prop.name);
 	size_t free_b = 0, total_b = 0;
 	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-	const uint64_t need = fwg_memory_needed(n, B, paths);
+	uint64_t need = fwg_memory_needed(n, B, paths);
+	if (o->order) // renumbering: the order both ways, two staging-sized buffers
+		need += 8 * n + 2 * staging.bytes;
+	if (o->skip) // the map of live blocks and a round's lists
+		need += (npad / B) * (npad / B) + 8 * (npad / B) + 64;
 	if (need > free_b)
 		return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB are free",
 		            (unsigned long long)n, need / 1048576.0,
@@ -435,8 +529,32 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	CUDA_TRY(cudaMalloc(&db.colT, pbytes));
 	CUDA_TRY(cudaMalloc(&db.rowP, pbytes));
 
+	const uint64_t nb = npad / B;
+	Reorder reorder, *ro = nullptr;
+	if (o->order) {
+		ro = &reorder;
+		ro->host = o->order;
+		std::vector<int32_t> pos(n);
+		for (uint64_t k = 0; k < n; k++)
+			pos[o->order[k]] = (int32_t)k;
+		CUDA_TRY(cudaMalloc(&ro->order, n * 4));
+		CUDA_TRY(cudaMalloc(&ro->pos, n * 4));
+		CUDA_TRY(cudaMemcpy(ro->order, o->order, n * 4, cudaMemcpyHostToDevice));
+		CUDA_TRY(cudaMemcpy(ro->pos, pos.data(), n * 4, cudaMemcpyHostToDevice));
+		for (auto &x : ro->tmp)
+			CUDA_TRY(cudaMalloc(&x, staging.bytes));
+	}
+	Sparse *sp = nullptr;
+	if (o->skip && nb > 1) {
+		sp = &db.sparse;
+		CUDA_TRY(cudaMalloc(&sp->live, nb * nb));
+		CUDA_TRY(cudaMalloc(&sp->lists, (2 + 2 * nb) * sizeof(int)));
+		CUDA_TRY(cudaMalloc(&sp->updates, sizeof *sp->updates));
+		sp->sms = prop.multiProcessorCount;
+	}
+
 	CUDA_TRY(cudaEventRecord(db.ev[0], db.s));
-	if (upload_rows(e, graph, db.d, n, npad, db.s))
+	if (upload_rows(e, graph, db.d, n, npad, db.s, ro))
 		return -1;
 	const size_t count = (size_t)npad * npad;
 	const unsigned grid = (unsigned)((count + 255) / 256);
@@ -449,16 +567,34 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(db.ev[1], db.s));
 
+	// A sparse run starts from the blocks that hold a finite entry (again
+	// before a 32-bit run that follows a rejected 16-bit one).
+	auto sparse_start = [&]() -> int {
+		if (!sp)
+			return 0;
+		CUDA_TRY(cudaMemsetAsync(sp->updates, 0, sizeof *sp->updates, db.s));
+		const dim3 g((unsigned)nb, (unsigned)nb);
+		if (is_int)
+			live_init<int><<<g, 256, 0, db.s>>>((const int *)db.d, (int)npad, B,
+			                                    packed ? INF_PACKED : ST_INF_I32, sp->live);
+		else
+			live_init<float><<<g, 256, 0, db.s>>>((const float *)db.d, (int)npad, B,
+			                                      __builtin_inff(), sp->live);
+		CUDA_TRY(cudaGetLastError());
+		return 0;
+	};
 	int done = 0;
-	int rc = 0;
-	if (is_int && !paths && use_lanes16(n, o->lanes16))
-		rc = try16(e, B, (int *)db.d, (int)npad, db.colT, db.rowP, db.s, &done);
+	int rc = sparse_start();
+	if (rc == 0 && is_int && !paths && use_lanes16(n, o->lanes16))
+		rc = try16(e, B, (int *)db.d, (int)npad, db.colT, db.rowP, db.s, sp, &done);
 	t->lanes16 = done;
+	if (rc == 0 && done == -1)
+		rc = sparse_start();
 	if (rc == 0 && done != 1)
 		rc = is_int ? dispatch<int>(e, o->device, B, paths, packed, (int *)db.d, db.p,
-		                            (int)npad, (int *)db.colT, (int *)db.rowP, db.s)
+		                            (int)npad, (int *)db.colT, (int *)db.rowP, db.s, sp)
 		            : dispatch<float>(e, o->device, B, paths, packed, (float *)db.d, db.p,
-		                              (int)npad, (float *)db.colT, (float *)db.rowP, db.s);
+		                              (int)npad, (float *)db.colT, (float *)db.rowP, db.s, sp);
 	if (rc)
 		return rc;
 	CUDA_TRY(cudaEventRecord(db.ev[2], db.s));
@@ -468,7 +604,13 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	CUDA_TRY(cudaEventRecord(db.ev[3], db.s));
 	CUDA_TRY(cudaEventSynchronize(db.ev[3]));
 	auto t_down = std::chrono::steady_clock::now();
-	if (download_panels(e, db.d, paths ? db.p : nullptr, n, npad, db.s, sink, ctx))
+	t->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
+	if (sp) {
+		unsigned long long updates = 0;
+		CUDA_TRY(cudaMemcpy(&updates, sp->updates, sizeof updates, cudaMemcpyDeviceToHost));
+		t->tiles_skipped = t->tiles - updates;
+	}
+	if (download_panels(e, db.d, paths ? db.p : nullptr, n, npad, db.s, ro, sink, ctx))
 		return -1;
 	t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
 	float ms;

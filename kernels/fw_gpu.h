@@ -27,6 +27,14 @@ struct fwg_opts {
 	int lanes16;    /* int32 distances in 16-bit lanes (distances only):
 	                   FWG_LANES16_AUTO tries them where n is large enough
 	                   for them to pay, _NEVER never, _ALWAYS at every n */
+	/* Solve with vertex order[k] at position k (a permutation of 0..n-1,
+	 * e.g. a nested-dissection order); NULL: as numbered.  Results come
+	 * back in the caller's numbering either way; the renumbering is done
+	 * on the device while rows go up and come back. */
+	const int32_t *order;
+	int skip;       /* keep a map of the blocks that hold a finite entry and
+	                   update only blocks whose operands both do (sparse
+	                   graphs); 0: every block every round */
 };
 
 struct fwg_timing {
@@ -38,6 +46,8 @@ struct fwg_timing {
 	int lanes16;        /* 1: int32 distances computed in 16-bit lanes;
 	                       -1: tried, a distance came too close to the
 	                       16-bit limit, computed again on 32 bits */
+	uint64_t tiles;         /* block updates of phases 2 and 3 a dense run makes */
+	uint64_t tiles_skipped; /* of those, skipped (with skip) */
 	char device_name[128];
 };
 

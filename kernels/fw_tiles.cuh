@@ -53,12 +53,14 @@ template <> struct Elem<int> {
 	{
 		return __viaddmin_s32(a, b, c); // one VIADDMNMX on sm_90
 	}
+	static __device__ __forceinline__ int inf(bool packed) { return packed ? INF_PACKED : ST_INF_I32; }
 };
 template <> struct Elem<float> {
 	static __device__ __forceinline__ float relax(float a, float b, float c)
 	{
 		return fminf(a + b, c);
 	}
+	static __device__ __forceinline__ float inf(bool) { return __int_as_float(0x7f800000); }
 };
 
 // ---- phase 1: the pivot block ---------------------------------------------
@@ -234,17 +236,18 @@ template <int KIND> __device__ __forceinline__ bool tile_of(int nb, int round, i
 
 // Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says: block (I,J) = min(block, colT[.][I] x rowP[.][J]) and an improved
 // entry takes its predecessor from row T*B+k of the predecessor matrix.
+// Returns whether this thread's entries of the block hold a finite value
+// afterwards (for the map of live blocks of a sparse run).
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
-__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
-tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
-            T *__restrict__ colT, T *__restrict__ rowP)
+__device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restrict__ p,
+                                             int npad, int round, T *__restrict__ colT,
+                                             T *__restrict__ rowP, int I, int J)
 {
 	constexpr int TX = B / R, THREADS = TX * TX, G = R / 4, GS = B / G;
 	constexpr int KC = B < FW_KC ? B : FW_KC, NCH = B / KC;
 	constexpr bool TRACK = PATHS && !PACKED;
-	int I, J;
-	if (!tile_of<KIND>(npad / B, round, &I, &J))
-		return;
+	const T inf = Elem<T>::inf(PACKED);
+	bool finite = false;
 	extern __shared__ __align__(16) unsigned char smem[];
 	T(*sa)[KC][B] = (T(*)[KC][B])smem;
 	T(*sb)[KC][B] = (T(*)[KC][B])(smem + 2 * KC * B * sizeof(T));
@@ -363,6 +366,7 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
 				if constexpr (PATHS)
 					if (staged[row * B + col + q] != -2)
 						ptile[(size_t)row * npad + col + q] = staged[row * B + col + q];
+				finite |= v < inf;
 				out[q] = v;
 				// Phase 2 leaves the new pivot column in colT itself, for
 				// phase 3 (the block read its own part of it, all of it
@@ -384,6 +388,44 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
 				}
 			}
 		}
+	}
+	return finite;
+}
+
+// Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says.  With a
+// map of live blocks (a sparse run's phase 2), a block that holds no finite
+// entry is left alone: P* x INF is all INF.
+template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
+__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
+tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
+            T *__restrict__ colT, T *__restrict__ rowP, const uint8_t *__restrict__ live)
+{
+	int I, J;
+	if (!tile_of<KIND>(npad / B, round, &I, &J))
+		return;
+	if (live && !live[(size_t)I * (npad / B) + J])
+		return;
+	update_block<T, B, R, PATHS, PACKED, KIND>(d, p, npad, round, colT, rowP, I, J);
+}
+
+// Phase 3 of a sparse round: only blocks (I, J) with I in rows and J in cols
+// (round_lists: the live blocks of pivot column and pivot row), spread over
+// a grid sized to fill the device; a block that gains a finite entry becomes
+// live.
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
+tile_update_listed(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
+                   T *__restrict__ colT, T *__restrict__ rowP, const int *__restrict__ lists,
+                   uint8_t *__restrict__ live)
+{
+	const int nb = npad / B, ci = lists[0], cj = lists[1];
+	const int *rows = lists + 2, *cols = lists + 2 + nb;
+	for (int64_t w = blockIdx.x; w < (int64_t)ci * cj; w += gridDim.x) {
+		const int I = rows[w / cj], J = cols[w % cj];
+		const bool f = update_block<T, B, R, PATHS, PACKED, 3>(d, p, npad, round, colT, rowP, I, J);
+		// also the barrier before the next block reuses shared memory
+		if (__syncthreads_or(f) && threadIdx.x == 0 && !live[(size_t)I * nb + J])
+			live[(size_t)I * nb + J] = 1;
 	}
 }
 
@@ -434,15 +476,13 @@ template <int B> __host__ __device__ constexpr int tile16_threads() { return (B 
 template <int B> constexpr size_t tile16_smem() { return 2 * 32 * (size_t)B * (4 + 2); }
 
 template <int B, int KIND>
-__global__ void __launch_bounds__(tile16_threads<B>(), 4)
-tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
-              short *__restrict__ rowP)
+__device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, int round,
+                                               uint32_t *__restrict__ colT2,
+                                               short *__restrict__ rowP, int I, int J)
 {
 	constexpr int TX = B / 16, THREADS = tile16_threads<B>(), GS = B / 2;
 	constexpr int KC = 32, NCH = B / KC;
-	int I, J;
-	if (!tile_of<KIND>(npad / B, round, &I, &J))
-		return;
+	bool finite = false;
 	extern __shared__ __align__(16) unsigned char smem[];
 	uint32_t(*sa)[KC][B] = (uint32_t(*)[KC][B])smem;
 	short(*sb)[KC][B] = (short(*)[KC][B])(smem + 2 * KC * B * 4);
@@ -502,6 +542,10 @@ tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__
 #pragma unroll
 		for (int g = 0; g < 2; g++) {
 			*(uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8) = *(const uint4 *)&c[r][g * 4];
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				finite |= (c[r][g * 4 + q] & 0xffffu) < (uint32_t)INF16 ||
+				          (c[r][g * 4 + q] >> 16) < (uint32_t)INF16;
 			// Phase 2 leaves the new pivot row and column in the panels
 			// for phase 3, as tile_update does.
 			if constexpr (KIND == 2) {
@@ -517,6 +561,37 @@ tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__
 					}
 			}
 		}
+	}
+	return finite;
+}
+
+template <int B, int KIND>
+__global__ void __launch_bounds__(tile16_threads<B>(), 4)
+tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
+              short *__restrict__ rowP, const uint8_t *__restrict__ live)
+{
+	int I, J;
+	if (!tile_of<KIND>(npad / B, round, &I, &J))
+		return;
+	if (live && !live[(size_t)I * (npad / B) + J])
+		return;
+	update_block16<B, KIND>(d, npad, round, colT2, rowP, I, J);
+}
+
+// Phase 3 of a sparse round in 16-bit lanes, as tile_update_listed.
+template <int B>
+__global__ void __launch_bounds__(tile16_threads<B>(), 4)
+tile_update16_listed(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
+                     short *__restrict__ rowP, const int *__restrict__ lists,
+                     uint8_t *__restrict__ live)
+{
+	const int nb = npad / B, ci = lists[0], cj = lists[1];
+	const int *rows = lists + 2, *cols = lists + 2 + nb;
+	for (int64_t w = blockIdx.x; w < (int64_t)ci * cj; w += gridDim.x) {
+		const int I = rows[w / cj], J = cols[w % cj];
+		const bool f = update_block16<B, 3>(d, npad, round, colT2, rowP, I, J);
+		if (__syncthreads_or(f) && threadIdx.x == 0 && !live[(size_t)I * nb + J])
+			live[(size_t)I * nb + J] = 1;
 	}
 }
 
@@ -578,6 +653,105 @@ __global__ void finish(T *d, size_t count, T inf, T inf_dev)
 	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (e < count && d[e] >= inf_dev)
 		d[e] = inf;
+}
+
+// ---- sparse runs: live blocks, round lists, vertex orders ---------------------
+
+// live[I * nb + J] = whether block (I, J) holds an entry below inf.
+template <typename T>
+__global__ void live_init(const T *__restrict__ d, int npad, int B, T inf, uint8_t *__restrict__ live)
+{
+	const int I = blockIdx.y, J = blockIdx.x;
+	bool f = false;
+	for (int e = threadIdx.x; e < B * B; e += blockDim.x)
+		f |= d[(size_t)(I * B + e / B) * npad + (size_t)J * B + e % B] < inf;
+	f = __syncthreads_or(f);
+	if (threadIdx.x == 0)
+		live[(size_t)I * gridDim.x + J] = f ? 1 : 0;
+}
+
+// One CTA of 1024 threads lists, in increasing order, the blocks of a round
+// that can change in phase 3: lists[2 ..] the rows I != round whose block
+// (I, round) is live, lists[2 + nb ..] the columns J != round whose block
+// (round, J) is live; lists[0] and lists[1] their counts.  *updates counts
+// the block updates of phases 2 and 3 that follow.
+__global__ void __launch_bounds__(1024)
+round_lists(const uint8_t *__restrict__ live, int nb, int round, int *__restrict__ lists,
+            unsigned long long *updates)
+{
+	__shared__ int sums[2][32], base[2];
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	int *rows = lists + 2, *cols = lists + 2 + nb;
+	if (threadIdx.x == 0)
+		base[0] = base[1] = 0;
+	__syncthreads();
+	for (int x0 = 0; x0 < nb; x0 += 1024) {
+		const int x = x0 + threadIdx.x;
+		const bool fr = x < nb && x != round && live[(size_t)x * nb + round];
+		const bool fc = x < nb && x != round && live[(size_t)round * nb + x];
+		const unsigned br = __ballot_sync(~0u, fr), bc = __ballot_sync(~0u, fc);
+		if (lane == 0) {
+			sums[0][warp] = __popc(br);
+			sums[1][warp] = __popc(bc);
+		}
+		__syncthreads();
+		int orow = base[0], ocol = base[1];
+		for (int w = 0; w < warp; w++) {
+			orow += sums[0][w];
+			ocol += sums[1][w];
+		}
+		const unsigned below = (1u << lane) - 1;
+		if (fr)
+			rows[orow + __popc(br & below)] = x;
+		if (fc)
+			cols[ocol + __popc(bc & below)] = x;
+		__syncthreads();
+		if (threadIdx.x == 0)
+			for (int w = 0; w < 32; w++) {
+				base[0] += sums[0][w];
+				base[1] += sums[1][w];
+			}
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		lists[0] = base[0];
+		lists[1] = base[1];
+		*updates += (unsigned long long)base[0] + base[1] + (unsigned long long)base[0] * base[1];
+	}
+}
+
+// Upload in an order: src holds k of the caller's rows (k x n), those of
+// vertices order[r0 .. r0 + k - 1]; row r0 + q of the device matrix gets
+// src row q with its columns in the same order.
+__global__ void take_rows(const uint32_t *__restrict__ src, uint64_t n, uint64_t k,
+                          uint32_t *__restrict__ d, int npad, uint64_t r0,
+                          const int32_t *__restrict__ order)
+{
+	for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < k * n;
+	     e += (uint64_t)gridDim.x * blockDim.x) {
+		const uint64_t q = e / n, j = e % n;
+		d[(r0 + q) * npad + j] = src[q * n + order[j]];
+	}
+}
+
+// Download in an order: rows r0 .. r0 + k - 1 of the result in the caller's
+// numbering into dst (k x n); pos is order's inverse.  Predecessors are
+// positions on the device and become vertices again.
+__global__ void give_rows(const uint32_t *__restrict__ d, const int32_t *__restrict__ p, int npad,
+                          uint64_t n, uint64_t r0, uint64_t k, const int32_t *__restrict__ order,
+                          const int32_t *__restrict__ pos, uint32_t *__restrict__ dst,
+                          int32_t *__restrict__ pdst)
+{
+	for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < k * n;
+	     e += (uint64_t)gridDim.x * blockDim.x) {
+		const uint64_t q = e / n, c = e % n;
+		const size_t g = (size_t)pos[r0 + q] * npad + pos[c];
+		dst[e] = d[g];
+		if (p) {
+			const int32_t v = p[g];
+			pdst[e] = v >= 0 ? order[v] : v;
+		}
+	}
 }
 
 } // namespace

@@ -49,12 +49,16 @@ static uint64_t row_edges(uint64_t n, uint32_t type, const void *w, uint64_t i)
 	return c;
 }
 
-uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, int threads)
+uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, uint64_t limit, int threads)
 {
+	/* Rows in a spread order, so a dense graph is known for one after a few. */
 	uint64_t edges = 0;
-	#pragma omp parallel for schedule(static) reduction(+ : edges) OMP_THREADS(threads)
-	for (uint64_t i = 0; i < n; i++)
-		edges += row_edges(n, type, w, i);
+	#pragma omp parallel for schedule(static, 1) OMP_THREADS(threads)
+	for (uint64_t i = 0; i < n; i++) {
+		if (__atomic_load_n(&edges, __ATOMIC_RELAXED) > limit)
+			continue;
+		__atomic_add_fetch(&edges, row_edges(n, type, w, i), __ATOMIC_RELAXED);
+	}
 	return edges;
 }
 

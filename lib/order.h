@@ -18,8 +18,9 @@
 /* 1 when the library was built with METIS (nested dissection available). */
 int ord_available(void);
 
-/* Finite off-diagonal entries of the n x n matrix w (stride n). */
-uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, int threads);
+/* Finite off-diagonal entries of the n x n matrix w (stride n), counted
+ * until more than limit are found (then some number above limit). */
+uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, uint64_t limit, int threads);
 
 /* Nested-dissection order of the graph of w (n x n, stride n; an edge where
  * w[i][j] or w[j][i] is finite): perm[k] is the vertex placed at position

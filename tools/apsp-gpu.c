@@ -28,6 +28,9 @@ static void usage(FILE *f)
 	        "  -d, --device N      CUDA device number (default 0)\n"
 	        "      --no-16bit      never compute int32 distances in 16-bit lanes\n"
 	        "      --16bit         try 16-bit lanes at every n (default: above n = 2048)\n"
+	        "      --order ORDER   nd (nested dissection), natural or auto (default:\n"
+	        "                      nd for sparse int32 graphs when built with METIS);\n"
+	        "                      sparse graphs and nd skip blocks that cannot change\n"
 	        "\n",
 	        tool_name());
 	tool_common_help(f, 1);
@@ -143,10 +146,11 @@ int main(int argc, char **argv)
 		{"device", required_argument, 0, 'd'},
 		{"no-16bit", no_argument, 0, 'S'},
 		{"16bit", no_argument, 0, 'L'},
+		{"order", required_argument, 0, 'O'},
 		{0, 0, 0, 0},
 	};
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
-	int c;
+	int c, order = ORDER_AUTO;
 
 	tool_init("apsp-gpu", argc, argv);
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:d:", longopts, NULL)) != -1) {
@@ -166,6 +170,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			o.lanes16 = FWG_LANES16_ALWAYS;
+			break;
+		case 'O':
+			order = engine_parse_order(optarg);
 			break;
 		case 'd':
 			o.device = (int)tool_parse_ll("-d", optarg, 0, 1024);
@@ -225,6 +232,12 @@ int main(int argc, char **argv)
 	tool_add_provenance(&h);
 	if (rc == 1)
 		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
+	/* While the device is still starting: the order, and whether to skip. */
+	char why[160];
+	int sparse = 0;
+	int32_t *perm = engine_order(order, n, in.type, graph, threads, &sparse, why, sizeof why);
+	o.order = perm;
+	o.skip = sparse || perm;
 
 	double t_prep = seconds();
 	join_init();
@@ -244,6 +257,7 @@ int main(int argc, char **argv)
 		tool_die("%s", msg);
 	}
 	double t2 = seconds();
+	free(perm);
 	if (st_write_end_matrix(res.w, &err) < 0 || (o.paths && st_write_matrix(res.w, pred, &err) < 0)
 	    || st_writer_close(res.w, &err) < 0)
 		tool_die_st("write", &err);
@@ -251,14 +265,20 @@ int main(int argc, char **argv)
 	tool_output_commit();
 	double t3 = seconds();
 	double relax = (double)n * n * n;
-	tool_info("%s: n %llu, B %d, %s%s, %s, deflate %s: kernels %.1f ms (%.3g relaxations/s), "
+	char skipped[96] = "every block updated";
+	if (o.skip)
+		snprintf(skipped, sizeof skipped, "%llu of %llu block updates skipped (%.1f%%)",
+		         (unsigned long long)t.tiles_skipped, (unsigned long long)t.tiles,
+		         t.tiles ? 100.0 * (double)t.tiles_skipped / (double)t.tiles : 0.0);
+	tool_info("%s: n %llu, B %d, %s%s, %s, %s, %s, deflate %s: kernels %.1f ms "
+	          "(%.3g dense relaxations/s), "
 	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
 	          "device wait %.3f s, solve %.3f s (%lld predecessor chains re-attached), "
 	          "distances compressed in %.3f s, rest written %.3f s",
 	          t.device_name, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
-	          : t.packed ? "packed" : "plain", st_engine(), t.kernel_ms,
+	          : t.packed ? "packed" : "plain", why, skipped, st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
 	          (long long)res.repaired, res.write_s, t3 - t2);

@@ -101,11 +101,30 @@ int engine_parse_order(const char *arg)
 	tool_usage_error("--order: '%s' is not nd, natural or auto", arg);
 }
 
+/* Whether the graph is sparse by the auto rule: at most ND_MAX_DEGREE edges
+ * a vertex on average (counting stops once past that). */
+static int graph_sparse(uint64_t n, uint32_t type, const void *w, int threads, double *degree)
+{
+	const uint64_t limit = (uint64_t)ND_MAX_DEGREE * n;
+	uint64_t edges = ord_count_edges(n, type, w, limit, threads);
+	*degree = n ? (double)edges / (double)n : 0.0;
+	return edges <= limit;
+}
+
 int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int threads,
-                      char *why, size_t len)
+                      int *sparse, char *why, size_t len)
 {
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
+	double degree = 0;
+	/* Counted once, for the auto rule and the caller's question. */
+	int counted = 0, is_sparse = 0;
+	if (sparse || (mode == ORDER_AUTO && ord_available() && type == ST_INT32 && n >= ND_MIN_N)) {
+		is_sparse = graph_sparse(n, type, w, threads, &degree);
+		counted = 1;
+	}
+	if (sparse)
+		*sparse = is_sparse;
 	if (mode == ORDER_NATURAL) {
 		snprintf(why, len, "natural order (--order natural)");
 		return NULL;
@@ -126,10 +145,8 @@ int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int th
 			snprintf(why, len, "natural order (n < %d)", ND_MIN_N);
 			return NULL;
 		}
-		uint64_t edges = ord_count_edges(n, type, w, threads);
-		if (edges > (uint64_t)ND_MAX_DEGREE * n) {
-			snprintf(why, len, "natural order (dense: %.1f edges a vertex)",
-			         (double)edges / (double)n);
+		if (counted && !is_sparse) {
+			snprintf(why, len, "natural order (dense: over %d edges a vertex)", ND_MAX_DEGREE);
 			return NULL;
 		}
 	}

@@ -28,10 +28,12 @@ _Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int 
 enum { ORDER_AUTO, ORDER_NATURAL, ORDER_ND };
 int engine_parse_order(const char *arg); /* dies with a usage error */
 /* The order to solve the n x n matrix w in: NULL for the natural one, else a
- * malloc'd perm (position -> vertex).  why gets a few words for -v (what was
- * chosen and why, and how long ordering took).  Dies on error. */
+ * malloc'd perm (position -> vertex).  *sparse (when not NULL) is set to
+ * whether w is sparse by the auto rule (at most 32 edges a vertex).  why gets a few words
+ * for -v (what was chosen and why, and how long ordering took).  Dies on
+ * error. */
 int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int threads,
-                      char *why, size_t len);
+                      int *sparse, char *why, size_t len);
 
 /* Undo the plan's reweighting, write the result stream (distances, and
  * predecessors when pred is not NULL) and commit the output; dies on error. */
