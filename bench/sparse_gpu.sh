@@ -8,7 +8,8 @@
 # folder, whose runs are the "dense" ones (the build from before tile
 # skipping); without it the dense runs are this build's --order natural on
 # a graph it sees as dense (none: then only this build's lines are printed).
-# Each line: graph, n, run, kernel ms, the -v summary of order and skipping.
+# NATURAL=0 leaves out the --order natural runs.  Each line: graph, the
+# options, kernel ms, the -v summary of order and skipping.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/bin
@@ -32,7 +33,7 @@ for k in $grids; do
 	for p in --no-paths ""; do
 		[ -n "$base" ] && run "grid ${k}x$k (before)" "$g" "$base/apsp-gpu" $p
 		run "grid ${k}x$k" "$g" "$bin/apsp-gpu" $p
-		run "grid ${k}x$k" "$g" "$bin/apsp-gpu" --order natural $p
+		[ "${NATURAL:-1}" = 0 ] || run "grid ${k}x$k" "$g" "$bin/apsp-gpu" --order natural $p
 	done
 	rm -f "$g"
 done
@@ -43,7 +44,7 @@ for m in "$@"; do
 	for p in --no-paths ""; do
 		[ -n "$base" ] && run "$name (before)" "$g" "$base/apsp-gpu" $p
 		run "$name" "$g" "$bin/apsp-gpu" $p
-		run "$name" "$g" "$bin/apsp-gpu" --order natural $p
+		[ "${NATURAL:-1}" = 0 ] || run "$name" "$g" "$bin/apsp-gpu" --order natural $p
 		run "$name" "$g" "$bin/apsp-gpu" --order nd $p
 	done
 done

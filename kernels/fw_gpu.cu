@@ -456,9 +456,17 @@ static bool use_lanes16(uint64_t n, int lanes16)
 // float32 paths above 16000 (a tie there).  32-bit distances, int32 and
 // float32, were fastest at B = 64 at every n from 1000 to 20000; int32 paths
 // at B = 32 up to n = 2048 (2000: 2.38 against 2.56 ms).
-extern "C" int fwg_choose_block(uint64_t n, int type, int paths, int lanes16)
+//
+// A run that skips blocks (fwg_opts.skip) never takes 128: coarser blocks
+// skip less and cost more per round.  Grids, H100: n = 65536, 16-bit lanes,
+// 231 ms at B = 64 against 292 at 32 (32-bit) and 278 at 128; with paths
+// 502 at 64, 540 at 32, 652 at 128; n = 16384 with paths 23.4 ms at 64,
+// 23.8 at 32, 51.5 at 128 (bench/sparse-gpu.md).
+extern "C" int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, int skip)
 {
 	const bool is_int = type == ST_INT32;
+	if (skip)
+		return paths && is_int && n <= 2048 ? 32 : 64;
 	if (paths)
 		return is_int ? (n <= 2048 ? 32 : n <= 11000 ? 64 : 128) : (n <= 16000 ? 64 : 128);
 	if (is_int && use_lanes16(n, lanes16))
@@ -487,7 +495,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 {
 	Err e{errbuf, errlen};
 	memset(t, 0, sizeof *t);
-	const int B = o->block ? o->block : fwg_choose_block(n, o->type, o->paths, o->lanes16);
+	const int B = o->block ? o->block : fwg_choose_block(n, o->type, o->paths, o->lanes16, o->skip);
 	t->block = B;
 	if (B != 16 && B != 32 && B != 64 && B != 128)
 		return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);

@@ -58,8 +58,9 @@ struct fwg_timing {
 int fwg_init(int device, uint64_t staging_bytes, char *err, size_t errlen);
 
 /* The blocking factor the engine uses for n vertices when o->block is 0:
- * the fastest measured on an H100 for that kind of run (bench/gpu.md). */
-int fwg_choose_block(uint64_t n, int type, int paths, int lanes16);
+ * the fastest measured on an H100 for that kind of run (bench/gpu.md,
+ * bench/sparse-gpu.md). */
+int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, int skip);
 
 /* Device memory the engine needs for n vertices, in bytes (block 0: the
  * most that any choice needs). */
