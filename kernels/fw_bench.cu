@@ -112,7 +112,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	double med = ms[ms.size() / 2], rate = (double)n * n * n / (med * 1e-3);
 	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %zu runs, min %.2f ms)\n", n, t.block,
 	       o.type == ST_INT32 ? "int32" : "float32", paths ? "paths" : "dist",
-	       t.lanes16 == 1 ? "16bit" : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
+	       t.lanes16 == 1 ? (t.derived ? "16bit+derive" : "16bit") : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
 	       ms.size(), ms[0]);
 	return do_check ? check(w, d, p, n, paths) : 0;
 }

@@ -13,6 +13,9 @@
 #include <type_traits>
 #include <vector>
 
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
 #include "fw_gpu.h"
 #include "fw_tiles.cuh"
 #include "stream.h"
@@ -41,6 +44,13 @@ int fail(Err e, const char *fmt, ...)
 			return fail(e, "%s: %s (%s:%d)", #call, cudaGetErrorString(rc_), \
 			            __FILE__, __LINE__);                                  \
 	} while (0)
+
+int smem_limit(int device)
+{
+	int v = 0;
+	cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+	return v;
+}
 
 // A sparse run's state on the device: which blocks are live (hold a finite
 // entry), the current round's lists of blocks that can change, and the count
@@ -99,10 +109,83 @@ int run_rounds16(Err e, short *d, int npad, uint32_t *colT2, short *rowP, cudaSt
 	return 0;
 }
 
+// The edges into each vertex, by increasing weight (fw_tiles.cuh: derived
+// predecessors): off[j] .. off[j + 1] - 1 index keys (w << 32 | u).
+struct InEdges {
+	unsigned long long *off = nullptr, *keys = nullptr;
+	~InEdges()
+	{
+		cudaFree(off);
+		cudaFree(keys);
+	}
+};
+
+// Lists the edges of the weight matrix w (entries below inf) into ie, or
+// sets *ok = 0 where device memory or shared memory is short for it.
+int list_in_edges(Err e, const int *w, int n, int npad, int inf, cudaStream_t s, int device,
+                  InEdges *ie, int *ok)
+{
+	*ok = 0;
+	if ((size_t)n * 2 > (size_t)smem_limit(device))
+		return 0;
+	unsigned long long *fill = nullptr, *keys = nullptr, total = 0;
+	void *tmp = nullptr;
+	size_t tmp_bytes = 0, free_b = 0, total_b = 0;
+	const dim3 g((n + 31) / 32, (n + 31) / 32);
+	int rc = 0;
+	CUDA_TRY(cudaMalloc(&ie->off, (n + 1) * sizeof *ie->off));
+	CUDA_TRY(cudaMalloc(&fill, (n + 1) * sizeof *fill));
+	CUDA_TRY(cudaMemsetAsync(fill, 0, (n + 1) * sizeof *fill, s));
+	in_degree<<<g, 32, 0, s>>>(w, npad, n, inf, fill);
+	CUDA_TRY(cudaGetLastError());
+	CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, tmp_bytes, fill, ie->off, n + 1, s));
+	CUDA_TRY(cudaMalloc(&tmp, tmp_bytes));
+	CUDA_TRY(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, fill, ie->off, n + 1, s));
+	CUDA_TRY(cudaMemcpyAsync(&total, ie->off + n, sizeof total, cudaMemcpyDeviceToHost, s));
+	CUDA_TRY(cudaStreamSynchronize(s));
+	cudaFree(tmp);
+	tmp = nullptr;
+	// keys twice (the sort's input and output) and the sort's scratch, with
+	// room left for the 16-bit matrix
+	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+	if (total * 8 * 3 + (size_t)npad * npad * 2 + (256u << 20) > free_b) {
+		cudaFree(fill);
+		return 0;
+	}
+	CUDA_TRY(cudaMalloc(&keys, (total ? total : 1) * 8));
+	CUDA_TRY(cudaMalloc(&ie->keys, (total ? total : 1) * 8));
+	CUDA_TRY(cudaMemsetAsync(fill, 0, (n + 1) * sizeof *fill, s));
+	in_edges<<<g, 32, 0, s>>>(w, npad, n, inf, ie->off, fill, keys);
+	CUDA_TRY(cudaGetLastError());
+	if (total) {
+		tmp_bytes = 0;
+		CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(nullptr, tmp_bytes, keys, ie->keys,
+		                                             (int64_t)total, n, ie->off, ie->off + 1, s));
+		if (cudaMalloc(&tmp, tmp_bytes) != cudaSuccess) {
+			cudaGetLastError();
+			rc = 1;
+		} else if (cub::DeviceSegmentedSort::SortKeys(tmp, tmp_bytes, keys, ie->keys,
+		                                               (int64_t)total, n, ie->off, ie->off + 1,
+		                                               s) != cudaSuccess) {
+			rc = fail(e, "sorting the edges into each vertex: %s",
+			          cudaGetErrorString(cudaGetLastError()));
+		}
+	}
+	CUDA_TRY(cudaStreamSynchronize(s));
+	cudaFree(tmp);
+	cudaFree(keys);
+	cudaFree(fill);
+	if (rc < 0)
+		return rc;
+	*ok = rc == 0;
+	return 0;
+}
+
 // Try the 16-bit run.  *done: 1 its result stands (d holds it), -1 it was
-// run and rejected, 0 it was not tried.
-int try16(Err e, int B, int *d, int npad, void *colT, void *rowP, cudaStream_t s,
-          const Sparse *sp, int *done)
+// run and rejected, 0 it was not tried.  inf: d's INF.  With ie, a result
+// that stands also gets its predecessors, derived into p.
+int try16(Err e, int B, int *d, int n, int npad, int inf, void *colT, void *rowP,
+          cudaStream_t s, const Sparse *sp, const InEdges *ie, int32_t *p, int *done)
 {
 	*done = 0;
 	if (B != 64 && B != 128)
@@ -117,7 +200,7 @@ int try16(Err e, int B, int *d, int npad, void *colT, void *rowP, cudaStream_t s
 	CUDA_TRY(cudaMalloc(&dmax, 2 * sizeof(int)));
 	CUDA_TRY(cudaMemsetAsync(dmax, 0, 2 * sizeof(int), s));
 	const unsigned grid = (unsigned)((count + 255) / 256);
-	max_below<int><<<1024, 256, 0, s>>>(d, count, ST_INF_I32, dmax); // largest weight
+	max_below<int><<<1024, 256, 0, s>>>(d, count, inf, dmax); // largest weight
 	CUDA_TRY(cudaMemcpyAsync(h, dmax, sizeof(int), cudaMemcpyDeviceToHost, s));
 	CUDA_TRY(cudaStreamSynchronize(s));
 	const int wmax = h[0];
@@ -138,6 +221,15 @@ int try16(Err e, int B, int *d, int npad, void *colT, void *rowP, cudaStream_t s
 			if (st != cudaSuccess)
 				rc = fail(e, "16-bit run: %s", cudaGetErrorString(st));
 			else if (h[1] + wmax < INF16) {
+				if (ie) {
+					const size_t sm = (size_t)n * 2;
+					if ((st = cudaFuncSetAttribute(derive_preds,
+					                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+					                               (int)sm)) != cudaSuccess)
+						rc = fail(e, "derived predecessors: %s", cudaGetErrorString(st));
+					derive_preds<<<n < 16384 ? n : 16384, 512, sm, s>>>(d16, npad, n, ie->off,
+					                                                     ie->keys, p);
+				}
 				from16<<<grid, 256, 0, s>>>(d16, d, count);
 				*done = 1;
 			} else {
@@ -153,12 +245,6 @@ int try16(Err e, int B, int *d, int npad, void *colT, void *rowP, cudaStream_t s
 	return rc;
 }
 
-int smem_limit(int device)
-{
-	int v = 0;
-	cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-	return v;
-}
 
 template <typename T, int B, int R, bool PATHS, bool PACKED>
 int run_rounds(Err e, int device, T *d, int32_t *p, int npad, T *colT, T *rowP,
@@ -466,11 +552,11 @@ extern "C" int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, in
 {
 	const bool is_int = type == ST_INT32;
 	if (skip)
-		return paths && is_int && n <= 2048 ? 32 : 64;
+		return paths && is_int && n <= 2048 && !use_lanes16(n, lanes16) ? 32 : 64;
+	if (is_int && use_lanes16(n, lanes16)) // paths derived from 16-bit distances too
+		return n <= 16000 ? 64 : 128;
 	if (paths)
 		return is_int ? (n <= 2048 ? 32 : n <= 11000 ? 64 : 128) : (n <= 16000 ? 64 : 128);
-	if (is_int && use_lanes16(n, lanes16))
-		return n <= 16000 ? 64 : 128;
 	return 64;
 }
 
@@ -593,9 +679,19 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	};
 	int done = 0;
 	int rc = sparse_start();
-	if (rc == 0 && is_int && !paths && use_lanes16(n, o->lanes16))
-		rc = try16(e, B, (int *)db.d, (int)npad, db.colT, db.rowP, db.s, sp, &done);
+	// int32 paths where 16-bit lanes are tried: distances in them, then
+	// predecessors derived from the distances and the edges into each vertex.
+	const int inf_dev = packed ? INF_PACKED : ST_INF_I32;
+	InEdges in_edges_list;
+	int derive = 0;
+	if (rc == 0 && is_int && paths && use_lanes16(n, o->lanes16) && (B == 64 || B == 128))
+		rc = list_in_edges(e, (const int *)db.d, (int)n, (int)npad, inf_dev, db.s, o->device,
+		                   &in_edges_list, &derive);
+	if (rc == 0 && is_int && (!paths || derive) && use_lanes16(n, o->lanes16))
+		rc = try16(e, B, (int *)db.d, (int)n, (int)npad, inf_dev, db.colT, db.rowP, db.s, sp,
+		           derive ? &in_edges_list : nullptr, db.p, &done);
 	t->lanes16 = done;
+	t->derived = derive && done == 1;
 	if (rc == 0 && done == -1)
 		rc = sparse_start();
 	if (rc == 0 && done != 1)

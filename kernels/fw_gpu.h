@@ -24,7 +24,8 @@ struct fwg_opts {
 	                   choice for n (fwg_choose_block) */
 	int type;       /* enum st_type */
 	int paths;      /* also compute predecessors */
-	int lanes16;    /* int32 distances in 16-bit lanes (distances only):
+	int lanes16;    /* int32 distances in 16-bit lanes, with predecessors
+	                   (if asked for) derived from them afterwards:
 	                   FWG_LANES16_AUTO tries them where n is large enough
 	                   for them to pay, _NEVER never, _ALWAYS at every n */
 	/* Solve with vertex order[k] at position k (a permutation of 0..n-1,
@@ -46,6 +47,8 @@ struct fwg_timing {
 	int lanes16;        /* 1: int32 distances computed in 16-bit lanes;
 	                       -1: tried, a distance came too close to the
 	                       16-bit limit, computed again on 32 bits */
+	int derived;        /* 1: predecessors derived from the 16-bit
+	                       distances and the edges into each vertex */
 	uint64_t tiles;         /* block updates of phases 2 and 3 a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped (with skip) */
 	char device_name[128];

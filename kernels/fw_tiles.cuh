@@ -754,5 +754,77 @@ __global__ void give_rows(const uint32_t *__restrict__ d, const int32_t *__restr
 	}
 }
 
+// ---- predecessors derived from distances ------------------------------------
+//
+// With the final distances known, a predecessor of j on a shortest path from
+// i is any u with d[i][u] + w(u, j) = d[i][j].  The edges into each vertex are
+// listed by increasing weight (key: w << 32 | u), so the search stops at the
+// first weight above d[i][j] and usually finds a u among the first few.
+// Where zero-weight cycles make such u point at each other, the host's
+// repair of predecessor chains re-attaches them, as after any blocked run.
+
+// in[j] += edges u -> j (u != j, w[u][j] < inf); rows of a 32 x 32 tile.
+__global__ void in_degree(const int *__restrict__ w, int npad, int n, int inf,
+                          unsigned long long *__restrict__ in)
+{
+	const int j = blockIdx.x * 32 + threadIdx.x;
+	if (j >= n)
+		return;
+	unsigned c = 0;
+	for (int u = blockIdx.y * 32; u < n && u < blockIdx.y * 32 + 32; u++)
+		c += u != j && w[(size_t)u * npad + j] < inf;
+	if (c)
+		atomicAdd(&in[j], (unsigned long long)c);
+}
+
+// Keys of the edges into j at off[j] .. off[j + 1] - 1, in no set order
+// (sorted afterwards); fill[j] counts those placed.
+__global__ void in_edges(const int *__restrict__ w, int npad, int n, int inf,
+                         const unsigned long long *__restrict__ off,
+                         unsigned long long *__restrict__ fill,
+                         unsigned long long *__restrict__ keys)
+{
+	const int j = blockIdx.x * 32 + threadIdx.x;
+	if (j >= n)
+		return;
+	for (int u = blockIdx.y * 32; u < n && u < blockIdx.y * 32 + 32; u++) {
+		const int v = w[(size_t)u * npad + j];
+		if (u != j && v < inf)
+			keys[off[j] + atomicAdd(&fill[j], 1ull)] =
+			        (unsigned long long)(unsigned)v << 32 | (unsigned)u;
+	}
+}
+
+// Row i of the 16-bit distances in shared memory; p[i][j] = the first u of
+// j's list with d[i][u] + w = d[i][j], or -1 (j = i, unreachable, none).
+__global__ void derive_preds(const short *__restrict__ d16, int npad, int n,
+                             const unsigned long long *__restrict__ off,
+                             const unsigned long long *__restrict__ keys, int32_t *__restrict__ p)
+{
+	extern __shared__ short row[];
+	for (int i = blockIdx.x; i < n; i += gridDim.x) {
+		for (int j = threadIdx.x; j < n; j += blockDim.x)
+			row[j] = d16[(size_t)i * npad + j];
+		__syncthreads();
+		for (int j = threadIdx.x; j < n; j += blockDim.x) {
+			const int dij = row[j];
+			int32_t pred = -1;
+			if (j != i && dij < INF16)
+				for (unsigned long long e = off[j], end = off[j + 1]; e < end; e++) {
+					const unsigned long long k = keys[e];
+					const int wt = (int)(k >> 32), u = (int)(unsigned)k;
+					if (wt > dij)
+						break;
+					if (row[u] + wt == dij) {
+						pred = u;
+						break;
+					}
+				}
+			p[(size_t)i * npad + j] = pred;
+		}
+		__syncthreads();
+	}
+}
+
 } // namespace
 #endif

@@ -27,7 +27,8 @@ static void usage(FILE *f)
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"
 	        "  -d, --device N      CUDA device number (default 0)\n"
 	        "      --no-16bit      never compute int32 distances in 16-bit lanes\n"
-	        "      --16bit         try 16-bit lanes at every n (default: above n = 2048)\n"
+	        "      --16bit         try 16-bit lanes at every n (default: above n = 2048);\n"
+	        "                      with paths, predecessors are then derived from them\n"
 	        "      --order ORDER   nd (nested dissection), natural or auto (default:\n"
 	        "                      nd for sparse int32 graphs when built with METIS);\n"
 	        "                      sparse graphs and nd skip blocks that cannot change\n"
@@ -277,7 +278,8 @@ int main(int argc, char **argv)
 	          "distances compressed in %.3f s, rest written %.3f s",
 	          t.device_name, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
-	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
+	          t.lanes16 == 1 ? (t.derived ? "16-bit lanes, predecessors derived" : "16-bit lanes")
+	          : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
 	          : t.packed ? "packed" : "plain", why, skipped, st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,

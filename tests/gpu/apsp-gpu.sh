@@ -76,6 +76,25 @@ for s in 1 2 3 4 5 6; do
 done
 $g -n 200 -d 20 -s 5 -w 0:0 -o "$T/g"
 check "int32 every weight 0" "$T/g" 0 -B 64
+check "int32 every weight 0, predecessors derived" "$T/g" 0 --16bit
+
+# Paths from 16-bit distances: predecessors derived from the distances and
+# the edges into each vertex (--16bit forces it below n = 2048), then the
+# chains re-attached where zero-weight cycles tie them in loops.
+for s in 1 2 3; do
+	$g -n 97 -d 30 -s $s -w 0:9 -o "$T/g"
+	check "derived predecessors, ties, weights 0..9, seed $s" "$T/g" 0 --16bit -B 64
+	$g -n 300 -d 15 -s $s --negative -o "$T/g"
+	check "derived predecessors, negative edges, seed $s" "$T/g" 0 --16bit -B 128
+	$g -n 131 -d 3 -s $s -w 0:3 -o "$T/g"
+	check "derived predecessors, sparse, zero weights, seed $s" "$T/g" 0 --16bit
+done
+$g -n 400 -d 1 -s 12 -w 2000:4000 -o "$T/g"
+check "derived predecessors rejected with the 16-bit distances" "$T/g" 0 -B 64 --16bit
+$g -n 2100 -d 10 -s 14 -w 1:100 -o "$T/g"
+expect_stderr "n = 2100 with paths: predecessors derived" 0 'n 2100, B 64, int32, paths, 16-bit lanes, predecessors derived' \
+	'$gpu -v $T/g >/dev/null'
+check "int32 n = 2100 with paths, derived" "$T/g" 0
 $g -n 70 -d 10 -s 9 -B 32 -o "$T/g"
 check "int32 padded input stream (npad > n)" "$T/g" 0
 # Weights too large for the packed (distance, k) form: the plain path.
@@ -124,6 +143,8 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 		expect_true "compute-sanitizer memcheck clean ${m:-paths}" \
 			'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool memcheck $gpu -B 64 $m $T/g >/dev/null'
 	done
+	expect_true "compute-sanitizer memcheck clean, predecessors derived" \
+		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool memcheck $gpu --16bit $T/g >/dev/null'
 	expect_true "compute-sanitizer racecheck clean" \
 		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool racecheck $gpu -B 32 $T/g >/dev/null'
 else

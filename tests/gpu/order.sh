@@ -75,6 +75,9 @@ for o in $orders; do
 	check "large weights, unpacked paths $o" "$T/gbig" 0 --order $o -B 64
 	check "grid 40x40 $o, 50 rounds" "$T/g1600" 0 --order $o -B 32
 	check "grid 40x40 $o --no-paths --16bit" "$T/g1600" 0 --order $o --no-paths --16bit
+	check "grid 40x40 $o, predecessors derived" "$T/g1600" 0 --order $o --16bit
+	check "grid with zero weights $o, predecessors derived" "$T/gzero" 0 --order $o --16bit
+	check "grid with negative edges $o, predecessors derived" "$T/gneg" 0 --order $o --16bit
 done
 # 16-bit lanes rejected (distances past the limit): the 32-bit run starts
 # again from the live blocks of the graph.
