@@ -20,6 +20,8 @@
 #include "fw_gpu.h"
 #include "stream.h"
 
+static int derive_mode = FWG_DERIVE_AUTO;
+
 static uint64_t mix(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;
@@ -97,6 +99,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	std::vector<T> d((size_t)n * n);
 	std::vector<int32_t> p(paths ? (size_t)n * n : 1);
 	struct fwg_opts o = {0, B, sizeof(T) == 4 && (T)0.5 != 0 ? ST_FLOAT32 : ST_INT32, paths, lanes};
+	o.derive = derive_mode;
 	struct fwg_timing t;
 	char err[512];
 	std::vector<double> ms;
@@ -112,7 +115,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	double med = ms[ms.size() / 2], rate = (double)n * n * n / (med * 1e-3);
 	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %zu runs, min %.2f ms)\n", n, t.block,
 	       o.type == ST_INT32 ? "int32" : "float32", paths ? "paths" : "dist",
-	       t.lanes16 == 1 ? (t.derived ? "16bit+derive" : "16bit") : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
+	       t.derived ? (t.lanes16 == 1 ? "16bit+derive" : "derive") : t.lanes16 == 1 ? "16bit" : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
 	       ms.size(), ms[0]);
 	return do_check ? check(w, d, p, n, paths) : 0;
 }
@@ -133,13 +136,16 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--check")) do_check = true;
 		else if (!strcmp(argv[i], "--no-16bit")) lanes = FWG_LANES16_NEVER;
 		else if (!strcmp(argv[i], "--16bit")) lanes = FWG_LANES16_ALWAYS;
+		else if (!strcmp(argv[i], "--derive")) derive_mode = FWG_DERIVE_ALWAYS;
+		else if (!strcmp(argv[i], "--no-derive")) derive_mode = FWG_DERIVE_NEVER;
 		else if (!strcmp(argv[i], "--header")) {
 			printf("%-8s %-4s %-8s %-6s %-7s %10s %12s %8s\n", "n", "B", "type", "mode", "form",
 			       "kernel_ms", "relax/s", "ceiling");
 			return 0;
 		} else {
 			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-t int32|float32] "
-			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit] | --header\n");
+			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit]\n"
+			                "       [--derive | --no-derive] | --header\n");
 			return 2;
 		}
 	}

@@ -121,12 +121,14 @@ struct InEdges {
 };
 
 // Lists the edges of the weight matrix w (entries below inf) into ie, or
-// sets *ok = 0 where device memory or shared memory is short for it.
-int list_in_edges(Err e, const int *w, int n, int npad, int inf, cudaStream_t s, int device,
-                  InEdges *ie, int *ok)
+// sets *ok = 0 where device memory, or shared memory for a row of dist_bytes
+// entries, is short for it.  room: device memory to leave for the run.
+template <typename T>
+int list_in_edges(Err e, const T *w, int n, int npad, T inf, size_t dist_bytes, size_t room,
+                  cudaStream_t s, int device, InEdges *ie, int *ok)
 {
 	*ok = 0;
-	if ((size_t)n * 2 > (size_t)smem_limit(device))
+	if ((size_t)n * dist_bytes > (size_t)smem_limit(device))
 		return 0;
 	unsigned long long *fill = nullptr, *keys = nullptr, total = 0;
 	void *tmp = nullptr;
@@ -148,7 +150,7 @@ int list_in_edges(Err e, const int *w, int n, int npad, int inf, cudaStream_t s,
 	// keys twice (the sort's input and output) and the sort's scratch, with
 	// room left for the 16-bit matrix
 	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-	if (total * 8 * 3 + (size_t)npad * npad * 2 + (256u << 20) > free_b) {
+	if (total * 8 * 3 + room + (256u << 20) > free_b) {
 		cudaFree(fill);
 		return 0;
 	}
@@ -178,6 +180,18 @@ int list_in_edges(Err e, const int *w, int n, int npad, int inf, cudaStream_t s,
 	if (rc < 0)
 		return rc;
 	*ok = rc == 0;
+	return 0;
+}
+
+// Predecessors derived from the final distances dist (fw_tiles.cuh).
+template <typename D>
+int derive(Err e, const D *dist, int n, int npad, const InEdges *ie, int32_t *p, cudaStream_t s)
+{
+	const size_t sm = (size_t)n * sizeof(D);
+	CUDA_TRY(cudaFuncSetAttribute(derive_preds<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                              (int)sm));
+	derive_preds<D><<<n < 16384 ? n : 16384, 512, sm, s>>>(dist, npad, n, ie->off, ie->keys, p);
+	CUDA_TRY(cudaGetLastError());
 	return 0;
 }
 
@@ -221,15 +235,8 @@ int try16(Err e, int B, int *d, int n, int npad, int inf, void *colT, void *rowP
 			if (st != cudaSuccess)
 				rc = fail(e, "16-bit run: %s", cudaGetErrorString(st));
 			else if (h[1] + wmax < INF16) {
-				if (ie) {
-					const size_t sm = (size_t)n * 2;
-					if ((st = cudaFuncSetAttribute(derive_preds,
-					                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-					                               (int)sm)) != cudaSuccess)
-						rc = fail(e, "derived predecessors: %s", cudaGetErrorString(st));
-					derive_preds<<<n < 16384 ? n : 16384, 512, sm, s>>>(d16, npad, n, ie->off,
-					                                                     ie->keys, p);
-				}
+				if (ie)
+					rc = derive(e, d16, n, npad, ie, p, s);
 				from16<<<grid, 256, 0, s>>>(d16, d, count);
 				*done = 1;
 			} else {
@@ -555,6 +562,8 @@ extern "C" int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, in
 		return paths && is_int && n <= 2048 && !use_lanes16(n, lanes16) ? 32 : 64;
 	if (is_int && use_lanes16(n, lanes16)) // paths derived from 16-bit distances too
 		return n <= 16000 ? 64 : 128;
+	if (paths && !is_int && n > 2048) // derived from distances (unless a weight is negative)
+		return 64;
 	if (paths)
 		return is_int ? (n <= 2048 ? 32 : n <= 11000 ? 64 : 128) : (n <= 16000 ? 64 : 128);
 	return 64;
@@ -682,23 +691,44 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	// int32 paths where 16-bit lanes are tried: distances in them, then
 	// predecessors derived from the distances and the edges into each vertex.
 	const int inf_dev = packed ? INF_PACKED : ST_INF_I32;
+	const int lanes16 = paths && o->derive == FWG_DERIVE_ALWAYS ? FWG_LANES16_ALWAYS : o->lanes16;
 	InEdges in_edges_list;
-	int derive = 0;
-	if (rc == 0 && is_int && paths && use_lanes16(n, o->lanes16) && (B == 64 || B == 128))
-		rc = list_in_edges(e, (const int *)db.d, (int)n, (int)npad, inf_dev, db.s, o->device,
-		                   &in_edges_list, &derive);
-	if (rc == 0 && is_int && (!paths || derive) && use_lanes16(n, o->lanes16))
+	int derive16 = 0, derive32 = 0;
+	if (rc == 0 && is_int && paths && o->derive != FWG_DERIVE_NEVER && use_lanes16(n, lanes16)
+	    && (B == 64 || B == 128))
+		rc = list_in_edges<int>(e, (const int *)db.d, (int)n, (int)npad, inf_dev, 2,
+		                        (size_t)npad * npad * 2, db.s, o->device, &in_edges_list,
+		                        &derive16);
+	if (rc == 0 && !is_int && paths && o->derive != FWG_DERIVE_NEVER
+	    && (o->derive == FWG_DERIVE_ALWAYS || n > 2048)) {
+		// float32: distances on the plain kernel, then predecessors derived,
+		// where no weight is negative
+		int *neg = nullptr, h = 0;
+		CUDA_TRY(cudaMalloc(&neg, sizeof *neg));
+		CUDA_TRY(cudaMemsetAsync(neg, 0, sizeof *neg, db.s));
+		any_negative<<<1024, 256, 0, db.s>>>((const float *)db.d, count, neg);
+		CUDA_TRY(cudaMemcpyAsync(&h, neg, sizeof h, cudaMemcpyDeviceToHost, db.s));
+		CUDA_TRY(cudaStreamSynchronize(db.s));
+		cudaFree(neg);
+		if (!h)
+			rc = list_in_edges<float>(e, (const float *)db.d, (int)n, (int)npad, __builtin_inff(),
+			                          4, 0, db.s, o->device, &in_edges_list, &derive32);
+	}
+	if (rc == 0 && is_int && (!paths || derive16) && use_lanes16(n, lanes16))
 		rc = try16(e, B, (int *)db.d, (int)n, (int)npad, inf_dev, db.colT, db.rowP, db.s, sp,
-		           derive ? &in_edges_list : nullptr, db.p, &done);
+		           derive16 ? &in_edges_list : nullptr, db.p, &done);
 	t->lanes16 = done;
-	t->derived = derive && done == 1;
+	t->derived = (derive16 && done == 1) || derive32;
 	if (rc == 0 && done == -1)
 		rc = sparse_start();
 	if (rc == 0 && done != 1)
 		rc = is_int ? dispatch<int>(e, o->device, B, paths, packed, (int *)db.d, db.p,
 		                            (int)npad, (int *)db.colT, (int *)db.rowP, db.s, sp)
-		            : dispatch<float>(e, o->device, B, paths, packed, (float *)db.d, db.p,
-		                              (int)npad, (float *)db.colT, (float *)db.rowP, db.s, sp);
+		            : dispatch<float>(e, o->device, B, paths && !derive32, packed, (float *)db.d,
+		                              db.p, (int)npad, (float *)db.colT, (float *)db.rowP, db.s,
+		                              sp);
+	if (rc == 0 && derive32)
+		rc = derive<float>(e, (const float *)db.d, (int)n, (int)npad, &in_edges_list, db.p, db.s);
 	if (rc)
 		return rc;
 	CUDA_TRY(cudaEventRecord(db.ev[2], db.s));

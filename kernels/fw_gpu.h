@@ -17,6 +17,7 @@ extern "C" {
 #endif
 
 enum { FWG_LANES16_AUTO = 0, FWG_LANES16_NEVER = 1, FWG_LANES16_ALWAYS = 2 };
+enum { FWG_DERIVE_AUTO = 0, FWG_DERIVE_NEVER = 1, FWG_DERIVE_ALWAYS = 2 };
 
 struct fwg_opts {
 	int device;     /* CUDA device number */
@@ -33,6 +34,11 @@ struct fwg_opts {
 	 * back in the caller's numbering either way; the renumbering is done
 	 * on the device while rows go up and come back. */
 	const int32_t *order;
+	/* Predecessors derived from the final distances and the edges into
+	 * each vertex, instead of tracked through the rounds: FWG_DERIVE_AUTO
+	 * for int32 where 16-bit lanes are tried and for float32 above n = 2048
+	 * (no weight negative), _NEVER never, _ALWAYS at every n. */
+	int derive;
 	int skip;       /* keep a map of the blocks that hold a finite entry and
 	                   update only blocks whose operands both do (sparse
 	                   graphs); 0: every block every round */
@@ -47,7 +53,7 @@ struct fwg_timing {
 	int lanes16;        /* 1: int32 distances computed in 16-bit lanes;
 	                       -1: tried, a distance came too close to the
 	                       16-bit limit, computed again on 32 bits */
-	int derived;        /* 1: predecessors derived from the 16-bit
+	int derived;        /* 1: predecessors derived from the final
 	                       distances and the edges into each vertex */
 	uint64_t tiles;         /* block updates of phases 2 and 3 a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped (with skip) */

@@ -28,6 +28,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "stream.h"
 
 namespace {
@@ -763,8 +765,14 @@ __global__ void give_rows(const uint32_t *__restrict__ d, const int32_t *__restr
 // Where zero-weight cycles make such u point at each other, the host's
 // repair of predecessor chains re-attaches them, as after any blocked run.
 
+// A weight as its key's upper half: non-negative int32 or float32 order the
+// same as their bits (a float -0 counts as 0).
+__device__ __forceinline__ unsigned weight_bits(int v) { return (unsigned)v; }
+__device__ __forceinline__ unsigned weight_bits(float v) { return __float_as_uint(fmaxf(v, 0.0f)); }
+
 // in[j] += edges u -> j (u != j, w[u][j] < inf); rows of a 32 x 32 tile.
-__global__ void in_degree(const int *__restrict__ w, int npad, int n, int inf,
+template <typename T>
+__global__ void in_degree(const T *__restrict__ w, int npad, int n, T inf,
                           unsigned long long *__restrict__ in)
 {
 	const int j = blockIdx.x * 32 + threadIdx.x;
@@ -779,7 +787,8 @@ __global__ void in_degree(const int *__restrict__ w, int npad, int n, int inf,
 
 // Keys of the edges into j at off[j] .. off[j + 1] - 1, in no set order
 // (sorted afterwards); fill[j] counts those placed.
-__global__ void in_edges(const int *__restrict__ w, int npad, int n, int inf,
+template <typename T>
+__global__ void in_edges(const T *__restrict__ w, int npad, int n, T inf,
                          const unsigned long long *__restrict__ off,
                          unsigned long long *__restrict__ fill,
                          unsigned long long *__restrict__ keys)
@@ -788,38 +797,75 @@ __global__ void in_edges(const int *__restrict__ w, int npad, int n, int inf,
 	if (j >= n)
 		return;
 	for (int u = blockIdx.y * 32; u < n && u < blockIdx.y * 32 + 32; u++) {
-		const int v = w[(size_t)u * npad + j];
+		const T v = w[(size_t)u * npad + j];
 		if (u != j && v < inf)
 			keys[off[j] + atomicAdd(&fill[j], 1ull)] =
-			        (unsigned long long)(unsigned)v << 32 | (unsigned)u;
+			        (unsigned long long)weight_bits(v) << 32 | (unsigned)u;
 	}
 }
 
-// Row i of the 16-bit distances in shared memory; p[i][j] = the first u of
-// j's list with d[i][u] + w = d[i][j], or -1 (j = i, unreachable, none).
-__global__ void derive_preds(const short *__restrict__ d16, int npad, int n,
+// Whether any entry of w is below 0 (*neg starts at 0).
+__global__ void any_negative(const float *__restrict__ w, size_t count, int *neg)
+{
+	bool f = false;
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
+	     e += (size_t)gridDim.x * blockDim.x)
+		f |= w[e] < 0.0f;
+	if (__any_sync(0xffffffffu, f) && (threadIdx.x & 31) == 0)
+		atomicOr(neg, 1);
+}
+
+template <typename D> struct Derive;
+// 16-bit distances of int32 weights: sums are exact.
+template <> struct Derive<short> {
+	static __device__ __forceinline__ bool finite(short d) { return d < INF16; }
+	static __device__ __forceinline__ int weight(unsigned bits) { return (int)bits; }
+};
+// float32 distances: sums of the weights along a path may round differently
+// from the blocked run's, so the closest u is taken where none is exact.
+template <> struct Derive<float> {
+	static __device__ __forceinline__ bool finite(float d) { return d < __int_as_float(0x7f800000); }
+	static __device__ __forceinline__ float weight(unsigned bits) { return __uint_as_float(bits); }
+};
+
+// Row i of the distances in shared memory; p[i][j] = the first u of j's
+// list with d[i][u] + w = d[i][j] (float32: the closest, if none is), or -1
+// (j = i, unreachable, none).  Weights and distances are >= 0 here, so no u
+// past the first weight above d[i][j] can match.
+template <typename D>
+__global__ void derive_preds(const D *__restrict__ dist, int npad, int n,
                              const unsigned long long *__restrict__ off,
                              const unsigned long long *__restrict__ keys, int32_t *__restrict__ p)
 {
-	extern __shared__ short row[];
+	extern __shared__ __align__(16) unsigned char smem[];
+	D *row = (D *)smem;
 	for (int i = blockIdx.x; i < n; i += gridDim.x) {
 		for (int j = threadIdx.x; j < n; j += blockDim.x)
-			row[j] = d16[(size_t)i * npad + j];
+			row[j] = dist[(size_t)i * npad + j];
 		__syncthreads();
 		for (int j = threadIdx.x; j < n; j += blockDim.x) {
-			const int dij = row[j];
+			const D dij = row[j];
 			int32_t pred = -1;
-			if (j != i && dij < INF16)
+			if (j != i && Derive<D>::finite(dij)) {
+				float best = __int_as_float(0x7f800000);
 				for (unsigned long long e = off[j], end = off[j + 1]; e < end; e++) {
 					const unsigned long long k = keys[e];
-					const int wt = (int)(k >> 32), u = (int)(unsigned)k;
+					const auto wt = Derive<D>::weight((unsigned)(k >> 32));
+					const int u = (int)(unsigned)k;
 					if (wt > dij)
 						break;
-					if (row[u] + wt == dij) {
+					const auto sum = row[u] + wt;
+					if (sum == dij) {
 						pred = u;
 						break;
 					}
+					if constexpr (std::is_same<D, float>::value)
+						if (Derive<D>::finite(row[u]) && fabsf(sum - dij) < best) {
+							best = fabsf(sum - dij);
+							pred = u;
+						}
 				}
+			}
 			p[(size_t)i * npad + j] = pred;
 		}
 		__syncthreads();

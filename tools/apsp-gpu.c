@@ -27,8 +27,10 @@ static void usage(FILE *f)
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"
 	        "  -d, --device N      CUDA device number (default 0)\n"
 	        "      --no-16bit      never compute int32 distances in 16-bit lanes\n"
-	        "      --16bit         try 16-bit lanes at every n (default: above n = 2048);\n"
-	        "                      with paths, predecessors are then derived from them\n"
+	        "      --16bit         try 16-bit lanes at every n (default: above n = 2048)\n"
+	        "      --derive-paths WHEN  predecessors derived from the final distances:\n"
+	        "                      auto (int32 where 16-bit lanes are tried, float32\n"
+	        "                      above n = 2048 without negative weights), always, never\n"
 	        "      --order ORDER   nd (nested dissection), natural or auto (default:\n"
 	        "                      nd for sparse int32 graphs when built with METIS);\n"
 	        "                      sparse graphs and nd skip blocks that cannot change\n"
@@ -148,6 +150,7 @@ int main(int argc, char **argv)
 		{"no-16bit", no_argument, 0, 'S'},
 		{"16bit", no_argument, 0, 'L'},
 		{"order", required_argument, 0, 'O'},
+		{"derive-paths", required_argument, 0, 'D'},
 		{0, 0, 0, 0},
 	};
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
@@ -174,6 +177,16 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			order = engine_parse_order(optarg);
+			break;
+		case 'D':
+			if (strcmp(optarg, "auto") == 0)
+				o.derive = FWG_DERIVE_AUTO;
+			else if (strcmp(optarg, "always") == 0)
+				o.derive = FWG_DERIVE_ALWAYS;
+			else if (strcmp(optarg, "never") == 0)
+				o.derive = FWG_DERIVE_NEVER;
+			else
+				tool_usage_error("--derive-paths: '%s' is not auto, always or never", optarg);
 			break;
 		case 'd':
 			o.device = (int)tool_parse_ll("-d", optarg, 0, 1024);
@@ -271,16 +284,15 @@ int main(int argc, char **argv)
 		snprintf(skipped, sizeof skipped, "%llu of %llu block updates skipped (%.1f%%)",
 		         (unsigned long long)t.tiles_skipped, (unsigned long long)t.tiles,
 		         t.tiles ? 100.0 * (double)t.tiles_skipped / (double)t.tiles : 0.0);
-	tool_info("%s: n %llu, B %d, %s%s, %s, %s, %s, deflate %s: kernels %.1f ms "
+	tool_info("%s: n %llu, B %d, %s%s, %s%s, %s, %s, deflate %s: kernels %.1f ms "
 	          "(%.3g dense relaxations/s), "
 	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
 	          "device wait %.3f s, solve %.3f s (%lld predecessor chains re-attached), "
 	          "distances compressed in %.3f s, rest written %.3f s",
 	          t.device_name, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
-	          t.lanes16 == 1 ? (t.derived ? "16-bit lanes, predecessors derived" : "16-bit lanes")
-	          : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
-	          : t.packed ? "packed" : "plain", why, skipped, st_engine(), t.kernel_ms,
+	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
+	          : t.packed ? "packed" : "plain", t.derived ? ", predecessors derived" : "", why, skipped, st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
 	          (long long)res.repaired, res.write_s, t3 - t2);

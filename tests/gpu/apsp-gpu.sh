@@ -95,6 +95,29 @@ $g -n 2100 -d 10 -s 14 -w 1:100 -o "$T/g"
 expect_stderr "n = 2100 with paths: predecessors derived" 0 'n 2100, B 64, int32, paths, 16-bit lanes, predecessors derived' \
 	'$gpu -v $T/g >/dev/null'
 check "int32 n = 2100 with paths, derived" "$T/g" 0
+expect_stderr "--derive-paths never: predecessors tracked" 0 'n 2100, B 64, int32, paths, packed, natural' \
+	'$gpu -v --derive-paths never $T/g >/dev/null'
+check "int32 n = 2100, --derive-paths never" "$T/g" 0 --derive-paths never
+expect_stderr "--derive-paths bad" 2 "is not auto, always or never" '$gpu --derive-paths maybe $T/g'
+# float32: distances on the plain kernel, predecessors derived (the closest
+# edge where rounding leaves none exact); not with negative weights.
+for s in 1 2 3; do
+	$g -n 150 -d 20 -s $s -t float32 -o "$T/g"
+	check "float32 derived predecessors, seed $s" "$T/g" 1e-4 --derive-paths always -B 64
+	$g -n 120 -d 30 -s $s -t float32 -w 0:2 -o "$T/g"
+	check "float32 derived predecessors, ties and zeros, seed $s" "$T/g" 1e-4 --derive-paths always -B 32
+done
+$g -n 150 -d 20 -s 4 -t float32 -o "$T/g"
+expect_stderr "float32 --derive-paths always said" 0 'float32, paths, plain, predecessors derived' \
+	'$gpu -v --derive-paths always $T/g >/dev/null'
+$g -n 150 -d 20 -s 4 -t float32 --negative -o "$T/g"
+expect_stderr "float32 with negative weights: predecessors tracked" 0 'float32, paths, plain, natural' \
+	'$gpu -v --derive-paths always $T/g >/dev/null'
+check "float32 negative weights, --derive-paths always (tracked)" "$T/g" 1e-4 --derive-paths always
+$g -n 2100 -d 10 -s 15 -t float32 -o "$T/g"
+expect_stderr "float32 n = 2100 with paths: predecessors derived" 0 'float32, paths, plain, predecessors derived' \
+	'$gpu -v $T/g >/dev/null'
+check "float32 n = 2100 with paths, derived" "$T/g" 1e-4
 $g -n 70 -d 10 -s 9 -B 32 -o "$T/g"
 check "int32 padded input stream (npad > n)" "$T/g" 0
 # Weights too large for the packed (distance, k) form: the plain path.

@@ -69,6 +69,7 @@ for o in $orders; do
 	check "grid with zero weights (ties) $o" "$T/gzero" 0 --order $o -B 16
 	check "float32 grid $o" "$T/gf" 1e-4 --order $o
 	check "float32 grid $o --no-paths" "$T/gf" 1e-4 --order $o --no-paths -B 32
+	check "float32 grid $o, predecessors derived" "$T/gf" 1e-4 --order $o --derive-paths always
 	check "geometric graph $o" "$T/geo" 0 --order $o
 	check "geometric graph in many pieces $o" "$T/geo2" 0 --order $o -B 32
 	check "one-way edges $o" "$T/oneway" 0 --order $o
