@@ -28,6 +28,7 @@ enum fw_simd { FW_SIMD_AUTO = 0, FW_SIMD_PORTABLE, FW_SIMD_AVX2, FW_SIMD_AVX512 
 typedef struct fw_stats {
 	uint64_t tiles;         /* phase 2 and 3 tile updates a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped */
+	int derived;            /* predecessors derived from the distances */
 } fw_stats;
 
 typedef struct fw_opts {
@@ -42,6 +43,10 @@ typedef struct fw_opts {
 	 * e.g. ord_nested_dissection's); NULL: as numbered.  The matrices are
 	 * read and written in their own numbering either way. */
 	const int32_t *order;
+	/* With pred: 0 derives the predecessors from the final distances and
+	 * the edges into each vertex (the rounds then run on distances alone),
+	 * except where a weight is negative; 1 tracks them through the rounds. */
+	int track_paths;
 } fw_opts;
 
 /* The best SIMD level this processor supports. */

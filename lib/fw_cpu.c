@@ -592,6 +592,274 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
 	return oom ? -1 : total;
 }
 
+/* Predecessors derived from the final distances.  With every distance
+ * known, a predecessor of t on a shortest path from s is any u with
+ * d[s][u] + w(u, t) = d[s][t].  The edges into each vertex are listed by
+ * increasing weight (key: weight bits << 32 | u; non-negative int32 and
+ * float32 order as their bits do), so the search stops at the first weight
+ * above d[s][t] and mostly ends among the first few.  float32 takes the
+ * closest u where rounding leaves none exact.  Zero-weight cycles can tie
+ * such u into loops; repair_row() then re-attaches them.  Far cheaper than
+ * carrying predecessors through the rounds, and the rounds run on
+ * distances alone. */
+typedef struct in_edges {
+	uint64_t *off;  /* n + 1 */
+	uint64_t *key;  /* sorted keys, split into: */
+	uint32_t *from; /* u of each edge */
+	uint32_t *wbits; /* its weight's bits */
+	int zero;        /* some weight is 0 (ties can then form loops) */
+} in_edges;
+
+static void in_edges_free(in_edges *ie)
+{
+	free(ie->off), free(ie->key), free(ie->from), free(ie->wbits);
+	ie->off = NULL, ie->key = NULL, ie->from = NULL, ie->wbits = NULL;
+}
+
+static uint32_t weight_bits(uint32_t type, const void *w, uint64_t e)
+{
+	uint32_t b;
+	memcpy(&b, (const char *)w + e * 4, 4);
+	if (type == ST_FLOAT32 && b == 0x80000000u) /* -0 */
+		b = 0;
+	return b;
+}
+
+/* Keys in increasing order: quicksort (middle pivot) down to short runs,
+ * then insertion sort; no calls through a comparator. */
+static void sort_u64(uint64_t *a, uint64_t len)
+{
+	while (len > 24) {
+		uint64_t p = a[len / 2], i = 0, j = len - 1;
+		for (;;) {
+			while (a[i] < p)
+				i++;
+			while (a[j] > p)
+				j--;
+			if (i >= j)
+				break;
+			uint64_t t = a[i];
+			a[i++] = a[j], a[j--] = t;
+		}
+		/* [0, j] <= p <= [j + 1, len): recurse into the smaller side */
+		if (j + 1 < len - j - 1) {
+			sort_u64(a, j + 1);
+			a += j + 1, len -= j + 1;
+		} else {
+			sort_u64(a + j + 1, len - j - 1);
+			len = j + 1;
+		}
+	}
+	for (uint64_t i = 1; i < len; i++) {
+		uint64_t v = a[i], k = i;
+		for (; k > 0 && a[k - 1] > v; k--)
+			a[k] = a[k - 1];
+		a[k] = v;
+	}
+}
+
+/* 0, 1 where a weight is negative (no list: predecessors are tracked), or -1
+ * when out of memory.  w is n x n, stride n. */
+static int list_in_edges(uint32_t type, uint64_t n, const void *w, in_edges *ie, int threads)
+{
+	int neg = 0, zero = 0;
+	uint32_t *cnt = calloc((size_t)threads * n, sizeof *cnt);
+	ie->off = calloc(n + 1, sizeof *ie->off);
+	ie->key = NULL, ie->from = NULL, ie->wbits = NULL;
+	ie->zero = 0;
+	if (!cnt || !ie->off) {
+		free(cnt), free(ie->off);
+		ie->off = NULL;
+		return -1;
+	}
+	/* rows in threads chunks, each with its own counts: counted, then
+	 * placed in the same chunks (whichever thread runs them) */
+	const int64_t nc = threads;
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(| : neg, zero)
+	for (int64_t t = 0; t < nc; t++) {
+		uint64_t r0 = n * (uint64_t)t / (uint64_t)nc, r1 = n * (uint64_t)(t + 1) / (uint64_t)nc;
+		uint32_t *c = cnt + (size_t)t * n;
+		for (uint64_t u = r0; u < r1; u++)
+			for (uint64_t j = 0; j < n; j++) {
+				if (j == u || unreachable(type, (const char *)w + u * n * 4, j))
+					continue;
+				c[j]++;
+				double x = type == ST_INT32 ? ((const int32_t *)w)[u * n + j]
+				                            : ((const float *)w)[u * n + j];
+				neg |= x < 0;
+				zero |= x == 0;
+			}
+	}
+	if (neg) {
+		free(cnt), free(ie->off);
+		ie->off = NULL;
+		return 1;
+	}
+	for (uint64_t j = 0; j < n; j++) {
+		uint64_t sum = ie->off[j];
+		for (int64_t t = 0; t < nc; t++) {
+			uint32_t k = cnt[(size_t)t * n + j];
+			cnt[(size_t)t * n + j] = (uint32_t)(sum - ie->off[j]);
+			sum += k;
+		}
+		ie->off[j + 1] = sum;
+	}
+	ie->key = malloc((ie->off[n] ? ie->off[n] : 1) * sizeof *ie->key);
+	if (!ie->key) {
+		free(cnt), free(ie->off);
+		ie->off = NULL;
+		return -1;
+	}
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+	for (int64_t t = 0; t < nc; t++) {
+		uint64_t r0 = n * (uint64_t)t / (uint64_t)nc, r1 = n * (uint64_t)(t + 1) / (uint64_t)nc;
+		uint32_t *c = cnt + (size_t)t * n;
+		for (uint64_t u = r0; u < r1; u++)
+			for (uint64_t j = 0; j < n; j++)
+				if (j != u && !unreachable(type, (const char *)w + u * n * 4, j))
+					ie->key[ie->off[j] + c[j]++] =
+					        (uint64_t)weight_bits(type, w, u * n + j) << 32 | u;
+	}
+	#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+	for (uint64_t j = 0; j < n; j++)
+		sort_u64(ie->key + ie->off[j], ie->off[j + 1] - ie->off[j]);
+	free(cnt);
+	ie->zero = zero;
+	/* as two arrays, for the vector search */
+	uint64_t m = ie->off[n];
+	ie->from = malloc((m ? m : 1) * 4);
+	ie->wbits = malloc((m ? m : 1) * 4);
+	if (!ie->from || !ie->wbits) {
+		in_edges_free(ie);
+		return -1;
+	}
+	#pragma omp parallel for schedule(static) num_threads(threads)
+	for (uint64_t e = 0; e < m; e++) {
+		ie->from[e] = (uint32_t)ie->key[e];
+		ie->wbits[e] = (uint32_t)(ie->key[e] >> 32);
+	}
+	free(ie->key);
+	ie->key = NULL;
+	return 0;
+}
+
+/* The first edge of in-list [k, end) with d[u] + w = dt, or -1; int32. */
+static int32_t first_tight_i32(const int32_t *d, int32_t dt, const uint32_t *from,
+                               const uint32_t *wbits, uint64_t k, uint64_t end)
+{
+	for (; k < end; k++) {
+		int32_t wt = (int32_t)wbits[k], u = (int32_t)from[k];
+		if (wt > dt)
+			break;
+		if (d[u] + wt == dt) /* d[u] <= ST_INF_I32: no overflow, INF + w > dt */
+			return u;
+	}
+	return -1;
+}
+
+/* The same, 16 edges at a time: the sums of a chunk gathered and compared
+ * at once; the first chunk that holds a match gives its first one. */
+T512 static int32_t first_tight_i32_512(const int32_t *d, int32_t dt, const uint32_t *from,
+                                        const uint32_t *wbits, uint64_t k, uint64_t end)
+{
+	const __m512i vdt = _mm512_set1_epi32(dt), inf = _mm512_set1_epi32(ST_INF_I32);
+	for (; k < end; k += 16) {
+		__mmask16 m = end - k >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (end - k)) - 1);
+		__m512i u = _mm512_maskz_loadu_epi32(m, from + k);
+		__m512i w = _mm512_maskz_loadu_epi32(m, wbits + k);
+		__m512i du = _mm512_mask_i32gather_epi32(inf, m, u, d, 4);
+		__mmask16 eq = _mm512_mask_cmpeq_epi32_mask(m, _mm512_add_epi32(du, w), vdt);
+		if (eq)
+			return (int32_t)from[k + (uint64_t)__builtin_ctz(eq)];
+		uint64_t last = end - k >= 16 ? k + 15 : end - 1;
+		if ((int32_t)wbits[last] > dt) /* sorted: no later edge can match */
+			break;
+	}
+	return -1;
+}
+
+/* prow[t] for every t from the distances drow of source s. */
+static void derive_row(uint32_t type, uint64_t n, uint64_t s, const void *drow, int32_t *prow,
+                       const in_edges *ie, int use512)
+{
+	for (uint64_t t = 0; t < n; t++) {
+		int32_t pred = -1;
+		uint64_t k = ie->off[t], end = ie->off[t + 1];
+		if (t == s || unreachable(type, drow, t)) {
+			/* none */
+		} else if (type == ST_INT32) {
+			const int32_t *d = drow;
+			pred = use512 ? first_tight_i32_512(d, d[t], ie->from, ie->wbits, k, end)
+			              : first_tight_i32(d, d[t], ie->from, ie->wbits, k, end);
+		} else {
+			/* float32: the first exact sum, else the closest */
+			const float *d = drow;
+			float dt = d[t], best = INFINITY;
+			for (; k < end; k++) {
+				float wt;
+				memcpy(&wt, &ie->wbits[k], 4);
+				int32_t u = (int32_t)ie->from[k];
+				if (wt > dt)
+					break;
+				if (d[u] == INFINITY)
+					continue;
+				float e = fabsf(d[u] + wt - dt);
+				if (e == 0) {
+					pred = u;
+					break;
+				}
+				if (e < best)
+					best = e, pred = u;
+			}
+		}
+		prow[t] = pred;
+	}
+}
+
+/* pred (n x n, stride n, the caller's numbering) from the distance tiles d:
+ * each source's row gathered from the tiles, derived, its chains repaired
+ * against the weights w (the caller's matrix before from_tiles()). */
+static int derive_paths(const void *d, const void *w, int32_t *pred, const in_edges *ie,
+                        const int32_t *order, const int32_t *pos, uint64_t n, uint64_t nb,
+                        int B, uint32_t type, int use512, int threads)
+{
+	int oom = 0;
+	#pragma omp parallel num_threads(threads)
+	{
+		int32_t *drow = malloc(n * 4);
+		uint64_t *stack = malloc(n * sizeof *stack);
+		unsigned char *state = malloc(n);
+		if (!drow || !stack || !state) {
+			#pragma omp atomic write
+			oom = 1;
+		}
+		#pragma omp for schedule(dynamic, 16)
+		for (uint64_t s = 0; s < n; s++) {
+			if (!drow || !stack || !state)
+				continue;
+			uint64_t a = pos ? (uint64_t)pos[s] : s, I = a / B, i = a % B;
+			for (uint64_t J = 0; J * B < n; J++) {
+				size_t off = ((I * nb + J) * B + i) * B;
+				uint64_t c0 = J * B, len = n - c0 < (uint64_t)B ? n - c0 : (uint64_t)B;
+				const int32_t *src = (const int32_t *)d + off;
+				if (order)
+					for (uint64_t j = 0; j < len; j++)
+						drow[order[c0 + j]] = src[j];
+				else
+					memcpy(drow + c0, src, len * 4);
+			}
+			int32_t *prow = pred + s * n;
+			derive_row(type, n, s, drow, prow, ie, use512);
+			/* int32 weights above 0: each predecessor is strictly nearer
+			 * the source, so every chain ends there */
+			if (type != ST_INT32 || ie->zero)
+				repair_row(s, drow, prow, w, n, NULL, n, type, stack, state);
+		}
+		free(drow), free(stack), free(state);
+	}
+	return oom ? -1 : 0;
+}
+
 /* Memory for tiles: large ones on 2 MiB boundaries with transparent huge
  * pages asked for, so that the first touch faults 512 times less often. */
 static void *tile_alloc(size_t bytes)
@@ -651,10 +919,22 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 
 	uint64_t nb = (n + B - 1) / B;
 	size_t bb = (size_t)B * B, total = nb * nb * bb;
+	/* With paths: derived from the distances afterwards unless asked to
+	 * track them, or a weight is negative. */
+	in_edges ie = {NULL, NULL, NULL, NULL, 0};
+	int derive = 0;
+	if (pred && !o->track_paths) {
+		int rc = list_in_edges(type, n, dist, &ie, threads);
+		if (rc < 0)
+			return fail(err, "out of memory for the edges into each vertex");
+		derive = rc == 0;
+	}
+	if (o->stats)
+		o->stats->derived = derive;
 	void *d = tile_alloc(total * 4);
-	int32_t *p = pred ? tile_alloc(total * 4) : NULL;
-	if (!d || (pred && !p)) {
-		free(d), free(p);
+	int32_t *p = pred && !derive ? tile_alloc(total * 4) : NULL;
+	if (!d || (pred && !derive && !p)) {
+		free(d), free(p), in_edges_free(&ie);
 		return fail(err, "out of memory for the tiled matrix");
 	}
 	const int32_t *order = o->order;
@@ -662,14 +942,13 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	if (order) {
 		pos = malloc(n * sizeof *pos);
 		if (!pos) {
-			free(d), free(p);
+			free(d), free(p), in_edges_free(&ie);
 			return fail(err, "out of memory for the vertex order");
 		}
 		for (uint64_t k = 0; k < n; k++)
 			pos[order[k]] = (int32_t)k;
 	}
-	to_tiles(dist, pred, d, p, n, nb, B, type, order, pos, threads);
-	free(pos);
+	to_tiles(dist, p ? pred : NULL, d, p, n, nb, B, type, order, pos, threads);
 	/* live[I * nb + J]: tile (I, J) holds a finite entry.  A tile whose
 	 * operands in a round are not both live cannot change in it, and a
 	 * tile only turns live, never back (entries only decrease).  Sparse
@@ -677,7 +956,7 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	 * dead until the last rounds. */
 	unsigned char *live = malloc(nb * nb);
 	if (!live) {
-		free(d), free(p);
+		free(d), free(p), free(pos), in_edges_free(&ie);
 		return fail(err, "out of memory for the tile map");
 	}
 	#pragma omp parallel for schedule(static) num_threads(threads)
@@ -759,8 +1038,11 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	}
 	if (!oom && p)
 		repair_paths(d, p, dist, order, n, nb, B, type, threads);
+	if (!oom && derive && derive_paths(d, dist, pred, &ie, order, pos, n, nb, B, type,
+	                                   simd == FW_SIMD_AVX512, threads))
+		oom = 1;
 	if (!oom)
-		from_tiles(d, p, dist, pred, n, nb, B, order, threads);
-	free(d), free(p);
+		from_tiles(d, p, dist, p ? pred : NULL, n, nb, B, order, threads);
+	free(d), free(p), free(pos), in_edges_free(&ie);
 	return oom ? fail(err, "out of memory") : 0;
 }

@@ -29,6 +29,9 @@ static void usage(FILE *f)
 	        "                      processor runs)\n"
 	        "      --order ORDER   nd (nested dissection), natural or auto (default:\n"
 	        "                      nd for a sparse graph when built with METIS)\n"
+	        "      --derive-paths WHEN  predecessors derived from the final distances:\n"
+	        "                      auto or always (the default, unless a weight is\n"
+	        "                      negative), or never (tracked through the rounds)\n"
 	        "\n",
 	        tool_name(), FW_BLOCK_DEFAULT);
 	tool_common_help(f, 1);
@@ -50,17 +53,18 @@ static double seconds(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NO_PATHS = 0x2000, OPT_SIMD, OPT_ORDER };
+	enum { OPT_NO_PATHS = 0x2000, OPT_SIMD, OPT_ORDER, OPT_DERIVE };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
 		{"block", required_argument, 0, 'B'},
 		{"no-paths", no_argument, 0, OPT_NO_PATHS},
 		{"simd", required_argument, 0, OPT_SIMD},
 		{"order", required_argument, 0, OPT_ORDER},
+		{"derive-paths", required_argument, 0, OPT_DERIVE},
 		{0, 0, 0, 0},
 	};
-	fw_stats stats = {0, 0};
-	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL, &stats, NULL};
+	fw_stats stats = {0, 0, 0};
+	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL, &stats, NULL, 0};
 	int paths = 1, c, order = ORDER_AUTO;
 
 	tool_init("apsp-cpu", argc, argv);
@@ -75,6 +79,14 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_PATHS: paths = 0; break;
 		case OPT_ORDER: order = engine_parse_order(optarg); break;
+		case OPT_DERIVE:
+			if (strcmp(optarg, "auto") == 0 || strcmp(optarg, "always") == 0)
+				o.track_paths = 0;
+			else if (strcmp(optarg, "never") == 0)
+				o.track_paths = 1;
+			else
+				tool_usage_error("--derive-paths: '%s' is not auto, always or never", optarg);
+			break;
 		case OPT_SIMD:
 			if (strcmp(optarg, "avx512") == 0)
 				o.simd = FW_SIMD_AVX512;
@@ -151,10 +163,11 @@ int main(int argc, char **argv)
 	engine_write_result(out, &h, &plan, dist, pred, threads);
 	double t3 = seconds();
 	double relax = (double)n * n * n;
-	tool_info("n %llu, B %d, %s%s, %s, %d threads, %s, %llu of %llu tiles skipped (%.1f%%): "
+	tool_info("n %llu, B %d, %s%s%s, %s, %d threads, %s, %llu of %llu tiles skipped (%.1f%%): "
 	          "solve %.3f s (%.3g dense relaxations/s); read+prepare %.3f s, write %.3f s",
 	          (unsigned long long)n, o.block, in.type == ST_INT32 ? "int32" : "float32",
 	          paths ? ", paths" : "",
+	          paths ? (stats.derived ? " derived from the distances" : " tracked") : "",
 	          fw_simd_name(o.simd ? (enum fw_simd)o.simd : fw_simd_detect()), threads, why,
 	          (unsigned long long)stats.tiles_skipped, (unsigned long long)stats.tiles,
 	          stats.tiles ? 100.0 * (double)stats.tiles_skipped / (double)stats.tiles : 0.0,

@@ -95,6 +95,26 @@ check "int32 undirected" "$T/g" 0
 $g -n 70 -d 10 -s 9 -B 32 -o "$T/g"
 check "int32 padded input stream (npad > n)" "$T/g" 0
 
+# Predecessors are derived from the final distances by default; tracked
+# through the rounds with --derive-paths never, and where a float32 weight
+# is negative.
+for n in 17 131; do
+	$g -n $n -d 25 -s $n -w 0:3 -o "$T/g"
+	check "tracked paths, zero weights n=$n" "$T/g" 0 --derive-paths never
+	$g -n $n -d 20 -s $n --negative -o "$T/g"
+	check "tracked paths, negative n=$n B=16" "$T/g" 0 --derive-paths never -B 16
+	$g -n $n -d 30 -s $n -t float32 -w 0:2 -o "$T/gf"
+	check "derived paths, float32 ties and zeros n=$n" "$T/gf" 1e-4
+done
+expect_stderr "derived paths said" 0 'paths derived from the distances' '$c -v $T/g >/dev/null'
+expect_stderr "--derive-paths never said" 0 ', paths tracked' '$c -v --derive-paths never $T/g >/dev/null'
+$g -n 90 -d 20 -s 4 -t float32 --negative -o "$T/gf"
+expect_stderr "float32 negative weights: paths tracked" 0 ', paths tracked' '$c -v $T/gf >/dev/null'
+expect_stderr "--derive-paths bad" 2 "is not auto, always or never" '$c --derive-paths maybe $T/g'
+expect_true "derived paths: the same predecessors on 1 and 2 threads" \
+	'$g -n 200 -d 30 -s 3 -w 0:5 -o $T/gt && $c -T 1 $T/gt >$T/t1 && $c -T 2 $T/gt >$T/t2 &&
+	"$BIN/bin2mtx" --npy --pred $T/t1 >$T/p1 && "$BIN/bin2mtx" --npy --pred $T/t2 | cmp - $T/p1'
+
 # Every SIMD level this processor runs gives the same bytes.
 $g -n 100 -d 20 -s 4 --negative -o "$T/g"
 $c -T 1 --simd portable "$T/g" >"$T/portable"
