@@ -26,6 +26,28 @@ expect_stderr() {
 expect_true() {
 	if ( eval "$2" ) >"$T/out" 2>"$T/err"; then pass "$1"; else fail "$1" "$(head -c 300 "$T/err")"; fi
 }
+# gpu_check NAME GRAPH TOL [apsp-gpu options]: apsp-gpu gives apsp-cpu's
+# distances (apsp-cpu run with $CPU_OPTS) within TOL, and predecessor chains
+# that are shortest paths of GRAPH (unless --no-paths).
+gpu_check() {
+	_name=$1 _graph=$2 _tol=$3
+	shift 3
+	_paths=--no-paths
+	case " $* " in *" --no-paths "*) ;; *) _paths= ;; esac
+	if ! "$BIN/apsp-cpu" ${CPU_OPTS:-} $_paths "$_graph" >"$T/want" 2>"$T/err"; then
+		fail "$_name" "apsp-cpu failed: $(head -c 300 "$T/err")"; return
+	fi
+	if ! "$BIN/apsp-gpu" "$@" "$_graph" >"$T/got" 2>"$T/err"; then
+		fail "$_name" "apsp-gpu failed: $(head -c 300 "$T/err")"; return
+	fi
+	if ! "$BIN/apsp-diff" -q -t "$_tol" "$T/want" "$T/got" 2>"$T/err"; then
+		fail "$_name" "distances differ from apsp-cpu: $("$BIN/apsp-diff" -n 3 -t "$_tol" "$T/want" "$T/got" 2>&1 | head -c 300)"; return
+	fi
+	if [ -z "$_paths" ] && ! "$BIN/apsp-diff" -q --graph "$_graph" "$T/got" 2>"$T/err"; then
+		fail "$_name" "predecessors invalid: $("$BIN/apsp-diff" -n 3 --graph "$_graph" "$T/got" 2>&1 | head -c 300)"; return
+	fi
+	pass "$_name"
+}
 has_gpu() { [ -x "$BIN/apsp-gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
 # mtx2bin built with libarchive (it reads .tar.gz, .zip)?
 has_archives() { "$BIN/mtx2bin" --help | grep -qi "archives (libarchive): yes"; }

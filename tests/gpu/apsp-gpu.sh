@@ -24,26 +24,8 @@ if ! has_gpu; then
 	exit 0
 fi
 
-# check NAME GRAPH TOL [options]: same distances as apsp-cpu, valid paths.
-check() {
-	name=$1 graph=$2 tol=$3
-	shift 3
-	paths=--no-paths
-	case " $* " in *" --no-paths "*) ;; *) paths= ;; esac
-	if ! $c $paths "$graph" >"$T/want" 2>"$T/err"; then
-		fail "$name" "apsp-cpu failed: $(head -c 300 "$T/err")"; return
-	fi
-	if ! $gpu "$@" "$graph" >"$T/got" 2>"$T/err"; then
-		fail "$name" "apsp-gpu failed: $(head -c 300 "$T/err")"; return
-	fi
-	if ! "$BIN/apsp-diff" -q -t "$tol" "$T/want" "$T/got" 2>"$T/err"; then
-		fail "$name" "distances differ from apsp-cpu: $("$BIN/apsp-diff" -n 3 -t "$tol" "$T/want" "$T/got" 2>&1 | head -c 300)"; return
-	fi
-	if [ -z "$paths" ] && ! "$BIN/apsp-diff" -q --graph "$graph" "$T/got" 2>"$T/err"; then
-		fail "$name" "predecessors invalid: $("$BIN/apsp-diff" -n 3 --graph "$graph" "$T/got" 2>&1 | head -c 300)"; return
-	fi
-	pass "$name"
-}
+# check NAME GRAPH TOL [options]: apsp-cpu's distances, valid chains (tests/lib.sh).
+check() { gpu_check "$@"; }
 
 i=0
 for n in 1 2 3 17 97 131 300; do

@@ -21,26 +21,9 @@ if ! has_gpu; then
 	exit 0
 fi
 
-# check NAME GRAPH TOL [options]: apsp-cpu's distances, valid chains.
-check() {
-	name=$1 graph=$2 tol=$3
-	shift 3
-	paths=--no-paths
-	case " $* " in *" --no-paths "*) ;; *) paths= ;; esac
-	if ! $c --order natural $paths "$graph" >"$T/want" 2>"$T/err"; then
-		fail "$name" "apsp-cpu failed: $(head -c 300 "$T/err")"; return
-	fi
-	if ! $gpu "$@" "$graph" >"$T/got" 2>"$T/err"; then
-		fail "$name" "apsp-gpu failed: $(head -c 300 "$T/err")"; return
-	fi
-	if ! $d -q -t "$tol" "$T/want" "$T/got" 2>"$T/err"; then
-		fail "$name" "distances differ from apsp-cpu: $($d -n 3 -t "$tol" "$T/want" "$T/got" 2>&1 | head -c 300)"; return
-	fi
-	if [ -z "$paths" ] && ! $d -q --graph "$graph" "$T/got" 2>"$T/err"; then
-		fail "$name" "predecessors invalid: $($d -n 3 --graph "$graph" "$T/got" 2>&1 | head -c 300)"; return
-	fi
-	pass "$name"
-}
+# check NAME GRAPH TOL [options]: apsp-cpu's distances, valid chains (tests/lib.sh).
+CPU_OPTS="--order natural"
+check() { gpu_check "$@"; }
 
 if $gpu --order nd /dev/null 2>&1 | grep -q "no METIS"; then
 	orders=natural
