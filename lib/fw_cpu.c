@@ -923,12 +923,10 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	 * track them, or a weight is negative. */
 	in_edges ie = {NULL, NULL, NULL, NULL, 0};
 	int derive = 0;
-	if (pred && !o->track_paths) {
-		int rc = list_in_edges(type, n, dist, &ie, threads);
-		if (rc < 0)
-			return fail(err, "out of memory for the edges into each vertex");
-		derive = rc == 0;
-	}
+	if (pred && !o->track_paths)
+		/* no room for the lists (16 bytes an edge at most): tracked, which
+		 * needs a tiled predecessor matrix instead */
+		derive = list_in_edges(type, n, dist, &ie, threads) == 0;
 	if (o->stats)
 		o->stats->derived = derive;
 	void *d = tile_alloc(total * 4);

@@ -88,9 +88,11 @@ static int run_i32(int n, int B, int simd, int paths, unsigned seed)
 	for (int i = 0; i < n * n; i++)
 		rp[i] = w[i] < INF && i / n != i % n ? i / n : -1;
 	ref_i32(r, rp, n);
-	fw_opts o = {.block = B, .threads = 2, .simd = simd};
+	/* paths: 0 none, 1 derived from the distances, 2 tracked */
+	fw_stats st = {0, 0, 0};
+	fw_opts o = {.block = B, .threads = 2, .simd = simd, .stats = &st, .track_paths = paths == 2};
 	ok = ok && fw_cpu(&o, ST_INT32, (uint64_t)n, d, paths ? p : NULL, &err) == 0;
-	ok = ok && memcmp(d, r, sizeof *r * n * n) == 0;
+	ok = ok && memcmp(d, r, sizeof *r * n * n) == 0 && st.derived == (paths == 1);
 	if (paths)
 		ok = ok && chains_ok_i32(w, d, p, n);
 	free(w), free(d), free(r), free(p), free(rp);
@@ -119,7 +121,7 @@ static int run_sparse(int n, int B, int density, int order_kind, unsigned seed, 
 		p[i] = rp[i] = w[i] < INF && i / n != i % n ? i / n : -1;
 	memcpy(r, d, sizeof *r * n * n);
 	ref_i32(r, rp, n);
-	fw_stats st = {0, 0};
+	fw_stats st = {0, 0, 0};
 	fw_opts o = {.block = B, .threads = 2, .stats = &st, .order = order_kind ? ord : NULL};
 	st_error err;
 	int ok = fw_cpu(&o, ST_INT32, (uint64_t)n, d, p, &err) == 0;
@@ -134,6 +136,7 @@ static int run_f32(int n, int B, int simd, int paths, unsigned seed)
 	float *d = malloc(sizeof *d * n * n), *r = malloc(sizeof *r * n * n);
 	int32_t *p = malloc(sizeof *p * n * n);
 	float pot[64];
+	int neg = 0;
 	for (int v = 0; v < n && v < 64; v++)
 		pot[v] = (float)(rand_r(&seed) % 8);
 	/* negative edges from potentials: no negative cycle, exact in float */
@@ -144,12 +147,16 @@ static int run_f32(int n, int B, int simd, int paths, unsigned seed)
 				x = (float)(rand_r(&seed) % 16) * 0.5f + (n <= 64 ? pot[i] - pot[j] : 0);
 			d[i * n + j] = x;
 			p[i * n + j] = x < INFINITY && i != j ? i : -1;
+			neg |= x < 0;
 		}
 	memcpy(r, d, sizeof *r * n * n);
 	ref_f32(r, n);
-	fw_opts o = {.block = B, .threads = 2, .simd = simd};
+	/* derived where no weight is negative, else tracked */
+	fw_stats st = {0, 0, 0};
+	fw_opts o = {.block = B, .threads = 2, .simd = simd, .stats = &st, .track_paths = paths == 2};
 	st_error err;
 	int ok = fw_cpu(&o, ST_FLOAT32, (uint64_t)n, d, paths ? p : NULL, &err) == 0;
+	ok = ok && st.derived == (paths == 1 && !neg);
 	for (int i = 0; ok && i < n * n; i++)
 		ok = d[i] == r[i] || fabsf(d[i] - r[i]) <= 1e-4f * (1 + fabsf(r[i]));
 	free(d), free(r), free(p);
@@ -168,7 +175,7 @@ int main(void)
 			printf("SKIP fw: %s (not on this processor)\n", fw_simd_name(simd));
 			continue;
 		}
-		for (int paths = 0; paths <= 1; paths++) {
+		for (int paths = 0; paths <= 2; paths++) {
 			int ok_i = 1, ok_f = 1;
 			for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
 				for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
@@ -176,11 +183,12 @@ int main(void)
 					ok_i &= run_i32(sizes[s], blocks[b], simd, paths, seed);
 					ok_f &= run_f32(sizes[s], blocks[b], simd, paths, seed);
 				}
+			static const char *how[] = {"distances", "with paths derived", "with paths tracked"};
 			snprintf(name, sizeof name, "fw: %s int32 %s matches the textbook loop",
-			         fw_simd_name(simd), paths ? "with paths" : "distances");
+			         fw_simd_name(simd), how[paths]);
 			T_CHECK(name, ok_i);
 			snprintf(name, sizeof name, "fw: %s float32 %s matches the textbook loop",
-			         fw_simd_name(simd), paths ? "with paths" : "distances");
+			         fw_simd_name(simd), how[paths]);
 			T_CHECK(name, ok_f);
 		}
 	}
@@ -215,7 +223,7 @@ int main(void)
 		static int32_t w[NC * NC], pp[NC * NC];
 		for (int i = 0; i < NC * NC; i++)
 			w[i] = i / NC == i % NC ? 0 : 1, pp[i] = i / NC != i % NC ? i / NC : -1;
-		fw_stats st = {0, 0};
+		fw_stats st = {0, 0, 0};
 		fw_opts o = {.block = 16, .threads = 1, .stats = &st};
 		st_error e2;
 		T_CHECK("fw: a complete graph skips nothing (24 tile updates)",
