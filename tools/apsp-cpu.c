@@ -79,14 +79,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_PATHS: paths = 0; break;
 		case OPT_ORDER: order = engine_parse_order(optarg); break;
-		case OPT_DERIVE:
-			if (strcmp(optarg, "auto") == 0 || strcmp(optarg, "always") == 0)
-				o.track_paths = 0;
-			else if (strcmp(optarg, "never") == 0)
-				o.track_paths = 1;
-			else
-				tool_usage_error("--derive-paths: '%s' is not auto, always or never", optarg);
-			break;
+		case OPT_DERIVE: o.track_paths = engine_parse_derive(optarg) == DERIVE_NEVER; break;
 		case OPT_SIMD:
 			if (strcmp(optarg, "avx512") == 0)
 				o.simd = FW_SIMD_AVX512;

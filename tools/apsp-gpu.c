@@ -178,16 +178,12 @@ int main(int argc, char **argv)
 		case 'O':
 			order = engine_parse_order(optarg);
 			break;
-		case 'D':
-			if (strcmp(optarg, "auto") == 0)
-				o.derive = FWG_DERIVE_AUTO;
-			else if (strcmp(optarg, "always") == 0)
-				o.derive = FWG_DERIVE_ALWAYS;
-			else if (strcmp(optarg, "never") == 0)
-				o.derive = FWG_DERIVE_NEVER;
-			else
-				tool_usage_error("--derive-paths: '%s' is not auto, always or never", optarg);
+		case 'D': {
+			int d = engine_parse_derive(optarg);
+			o.derive = d == DERIVE_ALWAYS ? FWG_DERIVE_ALWAYS
+			         : d == DERIVE_NEVER ? FWG_DERIVE_NEVER : FWG_DERIVE_AUTO;
 			break;
+		}
 		case 'd':
 			o.device = (int)tool_parse_ll("-d", optarg, 0, 1024);
 			break;

@@ -111,6 +111,17 @@ static int graph_sparse(uint64_t n, uint32_t type, const void *w, int threads, d
 	return edges <= limit;
 }
 
+int engine_parse_derive(const char *arg)
+{
+	if (strcmp(arg, "auto") == 0)
+		return DERIVE_AUTO;
+	if (strcmp(arg, "always") == 0)
+		return DERIVE_ALWAYS;
+	if (strcmp(arg, "never") == 0)
+		return DERIVE_NEVER;
+	tool_usage_error("--derive-paths: '%s' is not auto, always or never", arg);
+}
+
 int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int threads,
                       int *sparse, char *why, size_t len)
 {

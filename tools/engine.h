@@ -27,6 +27,11 @@ _Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int 
  * graph (auto: nested dissection for a sparse graph when METIS is built in). */
 enum { ORDER_AUTO, ORDER_NATURAL, ORDER_ND };
 int engine_parse_order(const char *arg); /* dies with a usage error */
+
+/* --derive-paths: predecessors derived from the final distances (auto, the
+ * engine's choice; always) or tracked through the rounds (never). */
+enum { DERIVE_AUTO, DERIVE_ALWAYS, DERIVE_NEVER };
+int engine_parse_derive(const char *arg); /* dies with a usage error */
 /* The order to solve the n x n matrix w in: NULL for the natural one, else a
  * malloc'd perm (position -> vertex).  *sparse (when not NULL) is set to
  * whether w is sparse by the auto rule (at most 32 edges a vertex).  why gets a few words
