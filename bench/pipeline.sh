@@ -1,7 +1,8 @@
 #!/bin/sh
 # Whole pipelines as a user runs them, timed from the shell: each command
 # REPS times (default 3), each run's wall time, then the stage times that
-# every tool printed with -v, and the median.  apsp-gpu when a GPU is there,
+# every tool printed with -v, the marks of its timeline (APSP_TIMELINE, as
+# seconds from the run's start), and the median.  apsp-gpu when a GPU is there,
 # apsp-cpu otherwise.  bench/pipeline.md keeps the figures with the machine.
 #   sh bench/pipeline.sh            the README's pipelines
 #   LARGE=1 sh bench/pipeline.sh    also n = 100000 distances (GPU, minutes)
@@ -23,13 +24,15 @@ run() {
 	: >"$tmp/walls"
 	for r in $(seq "$REPS"); do
 		s=$(now)
-		(cd "$tmp" && PATH="$BIN:$PATH" sh -c "$cmd") >"$tmp/out" 2>"$tmp/err"
+		(cd "$tmp" && APSP_TIMELINE=1 PATH="$BIN:$PATH" sh -c "$cmd") >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		e=$(now)
 		w=$(awk "BEGIN{printf \"%.3f\", $e - $s}")
 		echo "$w" >>"$tmp/walls"
 		printf '  run %d: %s s (exit %d)\n' "$r" "$w" "$rc"
-		sed 's/^/      /' "$tmp/err"
+		# the tools' timeline marks as seconds from the run's start, in order
+		awk -v s="$s" '$2 == "at" { printf "      +%.3f %s", $3 - s, $1; for (i = 4; i <= NF; i++) printf " %s", $i; print ""; next }
+		               { print "      " $0 }' "$tmp/err" | sort -s -k1,1 -t' ' 2>/dev/null || sed 's/^/      /' "$tmp/err"
 	done
 	m=$(sort -n "$tmp/walls" | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}')
 	printf '%-60s median %s s\n' "$label" "$m" | tee -a "$tmp/summary"

@@ -194,7 +194,8 @@ static void workers_free(struct worker *wk, int n)
  * spinning waiter would steal the core of the thread it waits for. */
 struct pool {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t *slot;   /* nt of them: index i waits on slot[i % nt] */
+	int nt;
 	uint64_t next, turn, cnt;
 	void (*body)(void *ctx, int t, uint64_t i, struct pool *p);
 	void *ctx;
@@ -225,11 +226,15 @@ static void pool_halt(struct pool *p)
 	__atomic_store_n(&p->halt, 1, __ATOMIC_RELAXED);
 }
 
+/* The indices in flight are turn..next-1, fewer than nt, so no two of them
+ * share a slot: leaving wakes only the thread whose turn comes next, not
+ * every waiter (16 threads woken per block made a convoy of two tools'
+ * pools on the same cores). */
 static void pool_enter(struct pool *p, uint64_t i)
 {
 	pthread_mutex_lock(&p->mu);
 	while (p->turn != i)
-		pthread_cond_wait(&p->cv, &p->mu);
+		pthread_cond_wait(&p->slot[i % p->nt], &p->mu);
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -237,14 +242,15 @@ static void pool_leave(struct pool *p, uint64_t i)
 {
 	pthread_mutex_lock(&p->mu);
 	p->turn = i + 1;
-	pthread_cond_broadcast(&p->cv);
+	pthread_cond_signal(&p->slot[(i + 1) % p->nt]);
 	pthread_mutex_unlock(&p->mu);
 }
 
 static void pool_run(int nt, uint64_t cnt, void (*body)(void *, int, uint64_t, struct pool *),
                      void *ctx)
 {
-	struct pool p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, cnt, body, ctx, 0};
+	pthread_cond_t one = PTHREAD_COND_INITIALIZER;
+	struct pool p = {PTHREAD_MUTEX_INITIALIZER, &one, 1, 0, 0, cnt, body, ctx, 0};
 	int started = 0;
 
 	if ((uint64_t)nt > cnt)
@@ -260,7 +266,14 @@ static void pool_run(int nt, uint64_t cnt, void (*body)(void *, int, uint64_t, s
 	 * (bench/stream.md). */
 	pthread_t *tid = nt > 1 ? malloc((size_t)nt * sizeof *tid) : NULL;
 	struct pool_arg *args = nt > 1 ? malloc((size_t)nt * sizeof *args) : NULL;
-	for (int t = 1; t < nt && tid && args; t++) {
+	pthread_cond_t *slot = nt > 1 ? malloc((size_t)nt * sizeof *slot) : NULL;
+	if (slot) {
+		for (int t = 0; t < nt; t++)
+			pthread_cond_init(&slot[t], NULL);
+		p.slot = slot;
+		p.nt = nt;
+	}
+	for (int t = 1; t < nt && tid && args && slot; t++) {
 		args[t] = (struct pool_arg){&p, t};
 		if (pthread_create(&tid[t], NULL, pool_thread, &args[t]) != 0)
 			break; /* fewer threads, same result */
@@ -270,10 +283,12 @@ static void pool_run(int nt, uint64_t cnt, void (*body)(void *, int, uint64_t, s
 	pool_thread(&self);
 	for (int t = 1; t <= started; t++)
 		pthread_join(tid[t], NULL);
+	for (int t = 0; t < p.nt; t++)
+		pthread_cond_destroy(&p.slot[t]);
+	free(slot);
 	free(tid);
 	free(args);
 	pthread_mutex_destroy(&p.mu);
-	pthread_cond_destroy(&p.cv);
 }
 
 /* Blocks a writer stages when it is handed less than a block at a time: a

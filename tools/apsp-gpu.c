@@ -124,6 +124,8 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 {
 	struct result *res = ctx;
 	struct panel pn = {res, r0, dist, pred, 0, 0};
+	if (r0 == 0)
+		tool_mark("first panel back");
 	tool_parallel(res->threads, rows, panel_rows, &pn);
 	if (pn.oom) {
 		res->failed = 1;
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
 	int out = tool_output_open(1);
 	st_header in;
 	st_reader *r = engine_open(input, threads, &in);
+	tool_mark("header read");
 	o.type = (int)in.type;
 	const uint64_t n = in.n;
 	static struct init_job job;
@@ -228,6 +231,7 @@ int main(int argc, char **argv)
 		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);
 	engine_read_weights(r, weights);
 	double t_read = seconds();
+	tool_mark("weights read");
 	st_error err;
 	sv_plan plan;
 	int rc = sv_prepare(&in, weights, graph, NULL, threads, &plan, &err);
@@ -250,10 +254,12 @@ int main(int argc, char **argv)
 	o.skip = sparse || perm;
 
 	double t_prep = seconds();
+	tool_mark("prepared");
 	join_init();
 	if (job.rc < 0)
 		tool_die("%s", job.err);
 	double t1 = seconds();
+	tool_mark("device ready");
 	struct result res = {n, in.type, threads, graph, &plan, NULL, pred, 0, 0, {{0}}, 0};
 	if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err)))
 		tool_die_st("write", &err);
@@ -267,6 +273,7 @@ int main(int argc, char **argv)
 		tool_die("%s", msg);
 	}
 	double t2 = seconds();
+	tool_mark("distances out");
 	free(perm);
 	if (st_write_end_matrix(res.w, &err) < 0 || (o.paths && st_write_matrix(res.w, pred, &err) < 0)
 	    || st_writer_close(res.w, &err) < 0)

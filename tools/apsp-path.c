@@ -275,6 +275,8 @@ int main(int argc, char **argv)
 		       : st_skip_matrix(r, &err);
 		if (rc < 0)
 			tool_die_st(NULL, &err);
+		tool_mark(next == ST_DIST ? "distances read" : next == ST_PRED ? "predecessors read"
+		          : "matrix skipped");
 	}
 	if (st_reader_close(r, &err) < 0)
 		tool_die_st(NULL, &err);

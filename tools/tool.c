@@ -112,6 +112,7 @@ void tool_init(const char *name, int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	atexit(at_exit);
 	progress_last = now();
+	tool_mark("start");
 }
 
 const char *tool_name(void)
@@ -151,6 +152,19 @@ void tool_info(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(fmt, ap);
 	va_end(ap);
+}
+
+static int timeline = -1;
+
+void tool_mark(const char *what)
+{
+	if (timeline < 0)
+		timeline = getenv("APSP_TIMELINE") != NULL;
+	if (!timeline)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(stderr, "%s: at %lld.%06ld %s\n", prog, (long long)ts.tv_sec, ts.tv_nsec / 1000, what);
 }
 
 static void (*before_death)(void);
@@ -450,6 +464,7 @@ void tool_output_commit(void)
 			tool_die("cannot rename %s to %s:", tmp_path, target_path);
 		tmp_path[0] = '\0';
 	}
+	tool_mark("output committed");
 }
 
 void tool_write_all(int fd, const void *buf, size_t len)

@@ -58,6 +58,10 @@ void tool_common_help(FILE *f, int binary_output);
  * strerror(errno).  die exits 2 (after removing a pending -o file). */
 void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tool_info(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* only with -v */
+/* With APSP_TIMELINE set in the environment: "tool: at SECONDS what" on
+ * stderr, SECONDS from CLOCK_REALTIME, so that bench/pipeline.sh can lay the
+ * stages of a pipeline's tools side by side.  Nothing otherwise. */
+void tool_mark(const char *what);
 _Noreturn void tool_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void tool_die_status(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
