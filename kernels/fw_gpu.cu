@@ -324,23 +324,6 @@ int dispatch(Err e, int device, int B, bool paths, bool packed, T *d, int32_t *p
 	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
 }
 
-// Sum over vertices of the largest finite outgoing weight: no simple path is
-// longer, so if it is below INF_PACKED the packed form cannot overflow.
-bool packable(const int32_t *w, uint64_t n)
-{
-	int64_t bound = 0;
-#pragma omp parallel for reduction(+ : bound) schedule(static)
-	for (int64_t i = 0; i < (int64_t)n; i++) {
-		int32_t m = 0;
-		const int32_t *row = w + (size_t)i * n;
-		for (uint64_t j = 0; j < n; j++)
-			if (row[j] < ST_INF_I32 && row[j] > m)
-				m = row[j];
-		bound += m;
-	}
-	return bound < INF_PACKED;
-}
-
 struct DeviceBuffers {
 	void *d = nullptr, *colT = nullptr, *rowP = nullptr;
 	int32_t *p = nullptr;
@@ -601,8 +584,6 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		return fail(e, "%llu vertices is more than this engine handles", (unsigned long long)n);
 	const bool is_int = o->type == ST_INT32;
 	const bool paths = o->paths != 0;
-	const bool packed = paths && is_int && packable((const int32_t *)graph, n);
-	t->packed = packed;
 
 	CUDA_TRY(cudaSetDevice(o->device));
 	cudaDeviceProp prop;
@@ -659,6 +640,24 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	CUDA_TRY(cudaEventRecord(db.ev[0], db.s));
 	if (upload_rows(e, graph, db.d, n, npad, db.s, ro))
 		return -1;
+	// int32: the sum of each vertex's largest weight bounds every simple
+	// path; below INF_PACKED, tracked paths can take the packed form.  And
+	// where no edge weighs 0, every derived chain ends at its source.
+	bool packed = false;
+	if (is_int) {
+		struct { unsigned long long bound; int zero; } facts = {0, 0}, *dev = nullptr;
+		CUDA_TRY(cudaMalloc(&dev, sizeof facts));
+		CUDA_TRY(cudaMemsetAsync(dev, 0, sizeof facts, db.s));
+		int_facts<<<n < 16384 ? (unsigned)n : 16384u, 256, 0, db.s>>>((const int *)db.d, (int)n,
+		                                                          (int)npad, &dev->bound, &dev->zero);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaMemcpyAsync(&facts, dev, sizeof facts, cudaMemcpyDeviceToHost, db.s));
+		CUDA_TRY(cudaStreamSynchronize(db.s));
+		cudaFree(dev);
+		packed = paths && facts.bound < (unsigned long long)INF_PACKED;
+		t->zero_weight = facts.zero;
+	}
+	t->packed = packed;
 	const size_t count = (size_t)npad * npad;
 	const unsigned grid = (unsigned)((count + 255) / 256);
 	if (is_int)
@@ -719,6 +718,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		           derive16 ? &in_edges_list : nullptr, db.p, &done);
 	t->lanes16 = done;
 	t->derived = (derive16 && done == 1) || derive32;
+	t->chains_sure = t->derived && is_int && !t->zero_weight;
 	if (rc == 0 && done == -1)
 		rc = sparse_start();
 	if (rc == 0 && done != 1)

@@ -55,6 +55,10 @@ struct fwg_timing {
 	                       16-bit limit, computed again on 32 bits */
 	int derived;        /* 1: predecessors derived from the final
 	                       distances and the edges into each vertex */
+	int zero_weight;    /* int32: an edge other than a loop weighs 0 */
+	int chains_sure;    /* 1: every predecessor chain is known to end at
+	                       its source (int32, derived, no zero weight: each
+	                       step lowers the distance), so no check is needed */
 	uint64_t tiles;         /* block updates of phases 2 and 3 a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped (with skip) */
 	char device_name[128];
@@ -89,7 +93,9 @@ int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dis
  * the solve with an error. */
 typedef int fwg_sink(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred);
 
-/* Solve as fwg_solve(), handing the results to sink panel by panel. */
+/* Solve as fwg_solve(), handing the results to sink panel by panel.  Every
+ * field of *t but download_ms, upload_ms and kernel_ms is set before the
+ * first panel reaches the sink. */
 int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void *graph, fwg_sink *sink,
                      void *ctx, struct fwg_timing *t, char *err, size_t errlen);
 

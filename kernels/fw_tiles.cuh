@@ -815,6 +815,40 @@ __global__ void any_negative(const float *__restrict__ w, size_t count, int *neg
 		atomicOr(neg, 1);
 }
 
+// Two facts of an int32 graph as uploaded (rows of n, stride npad, before
+// prepare): the sum over rows of the largest finite weight, which bounds
+// every simple path (*bound starts at 0), and whether an edge other than a
+// loop weighs 0 (*zero starts at 0).  One block of 256 threads per row.
+__global__ void int_facts(const int *__restrict__ w, int n, int npad, unsigned long long *bound,
+                          int *zero)
+{
+	__shared__ int top[8];
+	for (int i = blockIdx.x; i < n; i += gridDim.x) {
+		const int *row = w + (size_t)i * npad;
+		int m = 0;
+		bool z = false;
+		for (int j = threadIdx.x; j < n; j += blockDim.x) {
+			const int x = row[j];
+			if (x < ST_INF_I32 && x > m)
+				m = x;
+			z |= x == 0 && j != i;
+		}
+		for (int o = 16; o > 0; o >>= 1)
+			m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
+		if (__any_sync(0xffffffffu, z) && (threadIdx.x & 31) == 0)
+			atomicOr(zero, 1);
+		if ((threadIdx.x & 31) == 0)
+			top[threadIdx.x >> 5] = m;
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			for (int k = 1; k < (int)(blockDim.x >> 5); k++)
+				m = max(m, top[k]);
+			atomicAdd(bound, (unsigned long long)m);
+		}
+		__syncthreads();
+	}
+}
+
 template <typename D> struct Derive;
 // 16-bit distances of int32 weights: sums are exact.
 template <> struct Derive<short> {

@@ -454,8 +454,62 @@ struct st_writer {
 	unsigned char *stage;   /* raw bytes of whole blocks not yet compressed */
 	size_t staged;
 	struct worker *wk;
+	struct spool_mem *mem;  /* a spool: blocks go here, not to fd */
 	st_error err;           /* the first failure, repeated afterwards */
 };
+
+/* A spool's compressed blocks, in order, in chunks of SPOOL_CHUNK bytes. */
+#define SPOOL_CHUNK (16u << 20)
+struct spool_mem {
+	unsigned char **chunk;
+	size_t nchunk, cap;  /* chunks in use, room in the array */
+	size_t last;         /* bytes used in the last chunk */
+};
+
+static int spool_append(struct spool_mem *m, const unsigned char *p, size_t len)
+{
+	while (len) {
+		if (m->nchunk == 0 || m->last == SPOOL_CHUNK) {
+			if (m->nchunk == m->cap) {
+				size_t cap = m->cap ? 2 * m->cap : 16;
+				unsigned char **c = realloc(m->chunk, cap * sizeof *c);
+				if (!c)
+					return -1;
+				m->chunk = c, m->cap = cap;
+			}
+			if (!(m->chunk[m->nchunk] = malloc(SPOOL_CHUNK)))
+				return -1;
+			m->nchunk++, m->last = 0;
+		}
+		size_t k = SPOOL_CHUNK - m->last < len ? SPOOL_CHUNK - m->last : len;
+		memcpy(m->chunk[m->nchunk - 1] + m->last, p, k);
+		m->last += k, p += k, len -= k;
+	}
+	return 0;
+}
+
+static void spool_mem_free(struct spool_mem *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nchunk; i++)
+		free(m->chunk[i]);
+	free(m->chunk);
+	free(m);
+}
+
+/* A block's header and payload to the stream, or to the spool's memory. */
+static int put_block(st_writer *w, struct iovec *iov, int k)
+{
+	if (!w->mem)
+		return writev_full(w->fd, iov, k);
+	for (int i = 0; i < k; i++)
+		if (spool_append(w->mem, iov[i].iov_base, iov[i].iov_len) < 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+	return 0;
+}
 
 static int wfail(st_writer *w, st_error *err)
 {
@@ -540,6 +594,7 @@ void st_writer_abort(st_writer *w)
 		return;
 	workers_free(w->wk, w->threads);
 	free(w->stage);
+	spool_mem_free(w->mem);
 	free(w);
 }
 
@@ -620,7 +675,7 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 			iov[0].iov_len += b.stored;
 		else
 			iov[k++] = (struct iovec){(void *)b.payload, b.stored};
-		if (writev_full(w->fd, iov, k) < 0)
+		if (put_block(w, iov, k) < 0)
 			__atomic_store_n(&job->werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
 	}
 	if (bad || job->nomem || job->werrno || job->nofill)
@@ -809,6 +864,103 @@ int st_writer_close(st_writer *w, st_error *err)
 		rc = write_marker(w, (uint32_t)w->nmat, TAG_EOS, err);
 	}
 	st_writer_abort(w);
+	return rc;
+}
+
+/* ---- a later matrix, compressed ahead ---- */
+
+/* A spool is a writer of one matrix whose blocks go to memory: the same
+ * cutting into blocks, the same codec and block tags, so its bytes are the
+ * ones the writer would have written itself. */
+struct st_spool {
+	st_writer w;
+};
+
+st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
+{
+	if (w->failed) {
+		wfail(w, err);
+		return NULL;
+	}
+	if (__builtin_popcount(matrix) != 1 || !(w->todo & matrix) || matrix <= w->cur) {
+		if (__builtin_popcount(matrix) == 1 && matrix <= ST_PRED)
+			seterr(err, "cannot spool the %s: the header announces none after the %s",
+			       matrix_name(matrix), w->cur ? matrix_name(w->cur) : "last matrix");
+		else
+			seterr(err, "cannot spool matrix bits 0x%x: one matrix bit is needed", matrix);
+		return NULL;
+	}
+	st_spool *s = calloc(1, sizeof *s);
+	if (!s || !(s->w.mem = calloc(1, sizeof *s->w.mem))
+	    || !(s->w.wk = calloc((size_t)w->threads, sizeof *s->w.wk))) {
+		if (s)
+			free(s->w.mem);
+		free(s);
+		seterr(err, "out of memory");
+		return NULL;
+	}
+	st_writer *c = &s->w;
+	c->fd = -1;
+	c->level = w->level;
+	c->threads = w->threads;
+	c->block = w->block;
+	c->mbytes = w->mbytes;
+	c->nblk = w->nblk;
+	c->todo = c->cur = matrix;
+	c->nmat = 1;
+	c->nb = w->nb;
+	c->slot = w->slot;
+	return s;
+}
+
+int st_spool_write(st_spool *s, const void *buf, size_t len, st_error *err)
+{
+	return st_write(&s->w, buf, len, err);
+}
+
+void st_spool_free(st_spool *s)
+{
+	if (!s)
+		return;
+	st_writer *c = &s->w;
+	workers_free(c->wk, c->threads);
+	free(c->stage);
+	spool_mem_free(c->mem);
+	free(s);
+}
+
+int st_write_spool(st_writer *w, st_spool *s, st_error *err)
+{
+	st_writer *c = &s->w;
+	int rc = -1;
+
+	if (w->failed) {
+		wfail(w, err);
+	} else if (c->failed) {
+		w->err = c->err;
+		wfail(w, err);
+	} else if (w->cur != c->cur || w->done != 0) {
+		seterr(&w->err, "the spooled %s is not the matrix the stream is at", matrix_name(c->cur));
+		wfail(w, err);
+	} else if (c->done != c->mbytes) {
+		seterr(&w->err, "the spooled %s holds %llu of its %llu bytes", matrix_name(c->cur),
+		       (unsigned long long)c->done, (unsigned long long)c->mbytes);
+		wfail(w, err);
+	} else {
+		struct spool_mem *m = c->mem;
+		rc = 0;
+		for (size_t i = 0; i < m->nchunk && rc == 0; i++)
+			if (write_full(w->fd, m->chunk[i], i + 1 < m->nchunk ? SPOOL_CHUNK : m->last) < 0) {
+				seterr(&w->err, "write error: %s", strerror(errno));
+				rc = wfail(w, err);
+			}
+		if (rc == 0) {
+			w->done = w->mbytes;
+			w->blocks_out = w->nblk;
+			rc = st_write_end_matrix(w, err);
+		}
+	}
+	st_spool_free(s);
 	return rc;
 }
 

@@ -97,6 +97,21 @@ void st_writer_abort(st_writer *w);
 /* Convenience: one whole matrix = st_write + st_write_end_matrix. */
 int st_write_matrix(st_writer *w, const void *m, st_error *err);
 
+/* A later matrix compressed ahead of its turn, e.g. the predecessors while
+ * the distances are still being written.  st_spool_open() takes a matrix
+ * bit that w's header announces after the current matrix.
+ * st_spool_write() takes that matrix's bytes in order, as st_write() does,
+ * from one thread at a time (which may be another than w's); the blocks are
+ * held compressed in memory (at most the raw size).  When w has ended the
+ * matrices before it, st_write_spool() writes the spool's blocks, which are
+ * the bytes st_write() would have written, ends the matrix and frees the
+ * spool (also on error).  st_spool_free() drops a spool unwritten. */
+typedef struct st_spool st_spool;
+st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err);
+int st_spool_write(st_spool *s, const void *buf, size_t len, st_error *err);
+int st_write_spool(st_writer *w, st_spool *s, st_error *err);
+void st_spool_free(st_spool *s);
+
 /* ---- reading ---- */
 typedef struct st_reader st_reader;
 

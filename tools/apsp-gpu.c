@@ -74,9 +74,10 @@ static double seconds(void)
 }
 
 /* Each row panel of the result as it comes back from the device: its
- * predecessor chains checked against the graph and kept, its distances
- * freed of the reweighting and compressed into the stream while the device
- * copies the next panel. */
+ * predecessor chains checked against the graph (unless the engine knows
+ * them sure), its distances freed of the reweighting and compressed into the
+ * stream, its predecessors compressed into a spool that follows the
+ * distances, all while the device copies the next panel. */
 struct result {
 	uint64_t n;
 	uint32_t type;
@@ -84,9 +85,10 @@ struct result {
 	const void *graph;
 	sv_plan *plan;
 	st_writer *w;
-	int32_t *pred;          /* the whole predecessor matrix, written last */
+	st_spool *pred;         /* the predecessor matrix, compressed ahead */
+	const struct fwg_timing *t; /* the engine's choices, set before the first panel */
 	int64_t repaired;
-	double write_s;         /* in st_write */
+	double write_s;         /* in st_write and st_spool_write */
 	st_error err;
 	int failed;             /* 1: out of memory; 2: write error in err */
 };
@@ -109,15 +111,31 @@ static void panel_rows(void *ctx, uint64_t begin, uint64_t end)
 	char *dist = (char *)pn->dist + begin * n * 4;
 	if (pn->pred) {
 		int32_t *pred = pn->pred + begin * n;
-		int64_t k = fw_repair_rows(res->type, n, res->graph, n, pn->r0 + begin, end - begin,
+		int64_t k = res->t->chains_sure ? 0
+		          : fw_repair_rows(res->type, n, res->graph, n, pn->r0 + begin, end - begin,
 		                           dist, pred, 1);
 		if (k < 0)
 			__atomic_store_n(&pn->oom, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_add_fetch(&pn->repaired, k, __ATOMIC_RELAXED);
-		memcpy(res->pred + (pn->r0 + begin) * n, pred, (end - begin) * n * 4);
 	}
 	sv_finish_rows(res->plan, dist, pn->r0 + begin, end - begin, 1);
+}
+
+/* A panel's predecessors into the spool, on a thread beside the distances. */
+struct spool_job {
+	st_spool *s;
+	const int32_t *pred;
+	size_t len;
+	int rc;
+	st_error err;
+};
+
+static void *spool_panel(void *arg)
+{
+	struct spool_job *j = arg;
+	j->rc = st_spool_write(j->s, j->pred, j->len, &j->err);
+	return NULL;
 }
 
 static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
@@ -133,7 +151,18 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 	}
 	res->repaired += pn.repaired;
 	double t = seconds();
-	if (st_write(res->w, dist, rows * res->n * 4, &res->err) < 0) {
+	const size_t len = rows * res->n * 4;
+	struct spool_job sj = {res->pred, pred, len, 0, {{0}}};
+	pthread_t tid;
+	int beside = pred && pthread_create(&tid, NULL, spool_panel, &sj) == 0;
+	if (pred && !beside)
+		spool_panel(&sj);
+	int rc = st_write(res->w, dist, len, &res->err);
+	if (beside)
+		pthread_join(tid, NULL);
+	if (rc == 0 && sj.rc < 0)
+		res->err = sj.err, rc = -1;
+	if (rc < 0) {
 		res->failed = 2;
 		return -1;
 	}
@@ -217,16 +246,16 @@ int main(int argc, char **argv)
 	tool_before_death(join_init);
 	/* Without padding the weights are read straight into the matrix that
 	 * sv_prepare() fills in place.  The graph stays on the host for the
-	 * repair of predecessor chains; with paths the predecessor matrix is
-	 * kept to be written after the distances, which go out panel by panel. */
+	 * repair of predecessor chains.  Distances go out panel by panel; the
+	 * predecessors are compressed as their panels come and held until the
+	 * distances are written (at most the raw matrix's size, counted here). */
 	const int in_place = in.npad == n;
 	const size_t mat = (size_t)(4.0 * (double)n * (double)n);
 	const size_t wbytes = in_place ? mat : (size_t)st_matrix_bytes(&in);
 	engine_check_memory(input, &in, (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths));
 	void *graph = tool_matrix_alloc(mat + 4);
 	void *weights = in_place ? graph : tool_matrix_alloc(wbytes + 4);
-	int32_t *pred = o.paths ? tool_matrix_alloc(mat + 4) : NULL;
-	if (!graph || !weights || (o.paths && !pred))
+	if (!graph || !weights)
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);
 	engine_read_weights(r, weights);
@@ -260,10 +289,11 @@ int main(int argc, char **argv)
 		tool_die("%s", job.err);
 	double t1 = seconds();
 	tool_mark("device ready");
-	struct result res = {n, in.type, threads, graph, &plan, NULL, pred, 0, 0, {{0}}, 0};
-	if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err)))
-		tool_die_st("write", &err);
 	struct fwg_timing t;
+	struct result res = {n, in.type, threads, graph, &plan, NULL, NULL, &t, 0, 0, {{0}}, 0};
+	if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
+	    || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
+		tool_die_st("write", &err);
 	char msg[512];
 	if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0) {
 		if (res.failed == 1)
@@ -275,7 +305,7 @@ int main(int argc, char **argv)
 	double t2 = seconds();
 	tool_mark("distances out");
 	free(perm);
-	if (st_write_end_matrix(res.w, &err) < 0 || (o.paths && st_write_matrix(res.w, pred, &err) < 0)
+	if (st_write_end_matrix(res.w, &err) < 0 || (o.paths && st_write_spool(res.w, res.pred, &err) < 0)
 	    || st_writer_close(res.w, &err) < 0)
 		tool_die_st("write", &err);
 	sv_plan_free(&plan);
@@ -287,10 +317,15 @@ int main(int argc, char **argv)
 		snprintf(skipped, sizeof skipped, "%llu of %llu block updates skipped (%.1f%%)",
 		         (unsigned long long)t.tiles_skipped, (unsigned long long)t.tiles,
 		         t.tiles ? 100.0 * (double)t.tiles_skipped / (double)t.tiles : 0.0);
+	char chains[64] = "no paths";
+	if (o.paths && t.chains_sure)
+		snprintf(chains, sizeof chains, "chains end at their sources, not checked");
+	else if (o.paths)
+		snprintf(chains, sizeof chains, "%lld predecessor chains re-attached", (long long)res.repaired);
 	tool_info("%s: n %llu, B %d, %s%s, %s%s, %s, %s, deflate %s: kernels %.1f ms "
 	          "(%.3g dense relaxations/s), "
 	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
-	          "device wait %.3f s, solve %.3f s (%lld predecessor chains re-attached), "
+	          "device wait %.3f s, solve %.3f s (%s), "
 	          "distances compressed in %.3f s, rest written %.3f s",
 	          t.device_name, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
@@ -298,11 +333,10 @@ int main(int argc, char **argv)
 	          : t.packed ? "packed" : "plain", t.derived ? ", predecessors derived" : "", why, skipped, st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
-	          (long long)res.repaired, res.write_s, t3 - t2);
+	          chains, res.write_s, t3 - t2);
 	tool_done(EXIT_OK);
 	st_header_free(&h);
 	st_header_free(&in);
 	tool_matrix_free(graph, mat + 4);
-	tool_matrix_free(pred, mat + 4);
 	return EXIT_OK;
 }

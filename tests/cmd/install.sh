@@ -18,7 +18,7 @@ if command -v groff >/dev/null 2>&1; then
 	expect_output libapsp-man-clean '' 'groff -ww -man -Tutf8 $TOP/man/libapsp.3 2>&1 >/dev/null'
 fi
 expect_true man-names-the-stream-calls 'readelf -W --dyn-syms $U/lib/libapsp.so.0.1.0 | awk "\$7 != \"UND\" && \$5 == \"GLOBAL\" {print \$8}" |
-	sed "s/@.*//" | grep -E "^st_(read|writ|scan|skip)" >$T/calls && [ -s $T/calls ] &&
+	sed "s/@.*//" | grep -E "^st_(read|writ|scan|skip|spool)" >$T/calls && [ -s $T/calls ] &&
 	while read -r f; do grep -q -- "$f" $TOP/man/libapsp.3 || { echo "$f not in libapsp.3" >&2; exit 1; }; done <$T/calls'
 expect_true headers-say-public 'for h in $U/include/apsp/*.h; do grep -q "Public: installed as <apsp/$(basename $h)>" $h || exit 1; done'
 expect_true pc-prefix 'grep -qx "prefix=/usr" $U/lib/pkgconfig/apsp.pc && grep -q "^Libs: -L\${libdir} -lapsp" $U/lib/pkgconfig/apsp.pc'

@@ -705,6 +705,131 @@ static void test_writer_errors(void)
 	}
 }
 
+/* ---- a later matrix spooled ahead ---- */
+
+struct spool_job {
+	st_spool *s;
+	const unsigned char *p;
+	size_t len, chunk;
+	int rc;
+	st_error err;
+};
+
+static void *spool_feeder(void *arg)
+{
+	struct spool_job *j = arg;
+	for (size_t off = 0; off < j->len && j->rc == 0; off += j->chunk) {
+		size_t c = j->len - off < j->chunk ? j->len - off : j->chunk;
+		j->rc = st_spool_write(j->s, j->p + off, c, &j->err);
+	}
+	return NULL;
+}
+
+/* The predecessors spooled (from another thread, in row panels) while the
+ * distances are written: the same bytes as writing them in turn. */
+static unsigned char *write_spooled(const st_header *h, const struct mats *x, int level,
+                                    int threads, size_t chunk, size_t *len, st_error *err)
+{
+	int fd = memfd_create("out", 0);
+	unsigned char *b = NULL;
+	size_t bytes = st_matrix_bytes(h);
+	st_writer *w = st_writer_open(fd, h, level, threads, err);
+	if (!w)
+		goto out;
+	if (x->m[0] && st_write_matrix(w, x->m[0], err) < 0) {
+		st_writer_abort(w);
+		goto out;
+	}
+	struct spool_job j = {st_spool_open(w, ST_PRED, err), x->m[2], bytes, chunk, 0, {{0}}};
+	pthread_t t;
+	if (!j.s || pthread_create(&t, NULL, spool_feeder, &j) != 0) {
+		st_spool_free(j.s);
+		st_writer_abort(w);
+		goto out;
+	}
+	int rc = 0;
+	for (size_t off = 0; off < bytes && rc == 0; off += chunk)
+		rc = st_write(w, (unsigned char *)x->m[1] + off, bytes - off < chunk ? bytes - off : chunk,
+		              err);
+	pthread_join(t, NULL);
+	if (j.rc < 0)
+		*err = j.err;
+	if (rc < 0 || j.rc < 0 || st_write_end_matrix(w, err) < 0 || st_write_spool(w, j.s, err) < 0
+	    || st_writer_close(w, err) < 0) {
+		if (rc < 0 || j.rc < 0)
+			st_spool_free(j.s);
+		goto out;
+	}
+	b = fd_bytes(fd, len);
+out:
+	close(fd);
+	return b;
+}
+
+static void test_spool(void)
+{
+	static const struct { uint64_t n; uint32_t block; int level, threads; size_t chunk; uint32_t mats; } cfg[] = {
+		{131, 256, 1, 2, 1000, ST_DIST | ST_PRED},
+		{300, 4096, 1, 3, 131 * 4 * 7, ST_WEIGHTS | ST_DIST | ST_PRED},
+		{700, ST_BLOCK_DEFAULT, 1, 0, 700 * 4 * 100, ST_DIST | ST_PRED},
+		{200, 1024, 0, 2, 3, ST_DIST | ST_PRED},
+		{1500, 65536, 3, 4, 1500 * 4 * 37, ST_DIST | ST_PRED}};
+	st_error err;
+
+	for (size_t c = 0; c < sizeof cfg / sizeof *cfg; c++) {
+		st_header h;
+		struct mats x;
+		size_t len0 = 0, len = 0;
+		st_header_init(&h, cfg[c].n, 1, ST_INT32);
+		h.matrices = cfg[c].mats;
+		h.block = cfg[c].block;
+		make_all(&h, &x);
+		unsigned char *ref = write_stream(&h, &x, cfg[c].level, 1, 0, &len0, &err);
+		unsigned char *b = write_spooled(&h, &x, cfg[c].level, cfg[c].threads, cfg[c].chunk,
+		                                 &len, &err);
+		CHECKF(ref && b && len == len0 && !memcmp(b, ref, len),
+		       "n=%llu block=%u level=%d: predecessors spooled in pieces of %zu bytes while the "
+		       "distances are written give the same stream %s", (unsigned long long)h.n, h.block,
+		       cfg[c].level, cfg[c].chunk, b ? "" : err.msg);
+		free(b);
+		free(ref);
+		free_all(&x);
+	}
+
+	/* misuse */
+	st_header h;
+	int32_t m[16] = {0};
+	st_header_init(&h, 4, 1, ST_INT32);
+	h.matrices = ST_WEIGHTS | ST_DIST;
+	h.block = 16;
+	int fd = memfd_create("w", 0);
+	st_writer *w = st_writer_open(fd, &h, 1, 1, &err);
+	CHECKF(w && !st_spool_open(w, ST_WEIGHTS, &err) && strstr(err.msg, "cannot spool the weight matrix"),
+	       "the current matrix cannot be spooled: %s", err.msg);
+	CHECKF(w && !st_spool_open(w, ST_PRED, &err)
+	       && strstr(err.msg, "cannot spool the predecessor matrix"),
+	       "a matrix the header does not announce cannot be spooled: %s", err.msg);
+	st_spool *s = w ? st_spool_open(w, ST_DIST, &err) : NULL;
+	CHECKF(s && st_spool_write(s, m, 64, &err) == 0 && st_write_spool(w, s, &err) < 0
+	       && strstr(err.msg, "not the matrix the stream is at"),
+	       "a spool written before its turn is refused: %s", err.msg);
+	st_writer_abort(w);
+	w = st_writer_open(fd, &h, 1, 1, &err);
+	s = w ? st_spool_open(w, ST_DIST, &err) : NULL;
+	CHECKF(s && st_spool_write(s, m, 40, &err) == 0 && st_write_matrix(w, m, &err) == 0
+	       && st_write_spool(w, s, &err) < 0 && strstr(err.msg, "holds 40 of its 64 bytes"),
+	       "a spool short of its matrix is refused: %s", err.msg);
+	st_writer_abort(w);
+	w = st_writer_open(fd, &h, 1, 1, &err);
+	s = w ? st_spool_open(w, ST_DIST, &err) : NULL;
+	CHECKF(s && st_spool_write(s, m, 65, &err) < 0 && strstr(err.msg, "holds only 64"),
+	       "a spool refuses bytes beyond its matrix: %s", err.msg);
+	st_spool_free(s);
+	CHECKF(w && st_write_matrix(w, m, &err) == 0 && st_write_matrix(w, m, &err) == 0
+	       && st_writer_close(w, &err) == 0, "a writer goes on after a spool was dropped");
+	close(fd);
+}
+
 /* ---- through a real pipe, written by another thread ---- */
 
 struct pipe_job {
@@ -856,6 +981,7 @@ int main(void)
 	test_garbage();
 	test_bad_headers();
 	test_writer_errors();
+	test_spool();
 	test_pipe();
 	return T_DONE();
 }
