@@ -359,7 +359,12 @@ struct Staging {
 	size_t bytes = 0;
 } staging;
 
-constexpr size_t STAGING_BYTES = 32u << 20;
+// Two of 32 MiB for matrices up to 4 GiB; larger ones, whose reading takes
+// seconds while the context is made, get 128 MiB: a panel then holds 128
+// blocks of the stream's default size, eight per thread on 16 cores, where 32
+// MiB gave two and left the compressing threads waiting on each other.
+constexpr size_t STAGING_BYTES = 32u << 20, STAGING_BYTES_LARGE = 128u << 20;
+constexpr uint64_t STAGING_LARGE_FROM = 4ull << 30;
 
 // A run in another vertex order (fwg_opts.order): the order and its inverse
 // on the device, and two device buffers of the staging size through which
@@ -504,7 +509,8 @@ extern "C" int fwg_init(int device, uint64_t staging_bytes, char *errbuf, size_t
 	CUDA_TRY(cudaFree(0)); // creates the context
 	if (!staging.buf[0]) {
 		// Pinning costs about 0.4 ms a MiB: no more than a small run needs.
-		size_t bytes = staging_bytes && staging_bytes < STAGING_BYTES ? staging_bytes : STAGING_BYTES;
+		const size_t cap = staging_bytes >= STAGING_LARGE_FROM ? STAGING_BYTES_LARGE : STAGING_BYTES;
+		size_t bytes = staging_bytes && staging_bytes < cap ? staging_bytes : cap;
 		for (int i = 0; i < 2; i++) {
 			CUDA_TRY(cudaMallocHost(&staging.buf[i], bytes));
 			CUDA_TRY(cudaEventCreateWithFlags(&staging.done[i], cudaEventDisableTiming));

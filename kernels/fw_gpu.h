@@ -65,8 +65,8 @@ struct fwg_timing {
 };
 
 /* Create the CUDA context on the device and the page-locked staging buffers
- * (two of staging_bytes, at most 32 MiB each; 0 = the most) through which
- * matrices move.  Slow: call it early, e.g. in a thread while the input is
+ * (two of staging_bytes, at most 32 MiB each, or 128 MiB where staging_bytes
+ * is 4 GiB or more; 0 = 32 MiB) through which matrices move.  Slow: call it early, e.g. in a thread while the input is
  * being read.  0 or -1. */
 int fwg_init(int device, uint64_t staging_bytes, char *err, size_t errlen);
 

@@ -458,57 +458,22 @@ struct st_writer {
 	st_error err;           /* the first failure, repeated afterwards */
 };
 
-/* A spool's compressed blocks, in order, in chunks of SPOOL_CHUNK bytes. */
-#define SPOOL_CHUNK (16u << 20)
+/* A spool's compressed blocks (header and payload), each compressing thread
+ * copying its own out of its buffer, so nothing is copied in turn. */
 struct spool_mem {
-	unsigned char **chunk;
-	size_t nchunk, cap;  /* chunks in use, room in the array */
-	size_t last;         /* bytes used in the last chunk */
+	unsigned char **blk;
+	uint32_t *len;
 };
 
-static int spool_append(struct spool_mem *m, const unsigned char *p, size_t len)
-{
-	while (len) {
-		if (m->nchunk == 0 || m->last == SPOOL_CHUNK) {
-			if (m->nchunk == m->cap) {
-				size_t cap = m->cap ? 2 * m->cap : 16;
-				unsigned char **c = realloc(m->chunk, cap * sizeof *c);
-				if (!c)
-					return -1;
-				m->chunk = c, m->cap = cap;
-			}
-			if (!(m->chunk[m->nchunk] = malloc(SPOOL_CHUNK)))
-				return -1;
-			m->nchunk++, m->last = 0;
-		}
-		size_t k = SPOOL_CHUNK - m->last < len ? SPOOL_CHUNK - m->last : len;
-		memcpy(m->chunk[m->nchunk - 1] + m->last, p, k);
-		m->last += k, p += k, len -= k;
-	}
-	return 0;
-}
-
-static void spool_mem_free(struct spool_mem *m)
+static void spool_mem_free(struct spool_mem *m, uint64_t nblk)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nchunk; i++)
-		free(m->chunk[i]);
-	free(m->chunk);
+	for (uint64_t i = 0; m->blk && i < nblk; i++)
+		free(m->blk[i]);
+	free(m->blk);
+	free(m->len);
 	free(m);
-}
-
-/* A block's header and payload to the stream, or to the spool's memory. */
-static int put_block(st_writer *w, struct iovec *iov, int k)
-{
-	if (!w->mem)
-		return writev_full(w->fd, iov, k);
-	for (int i = 0; i < k; i++)
-		if (spool_append(w->mem, iov[i].iov_base, iov[i].iov_len) < 0) {
-			errno = ENOMEM;
-			return -1;
-		}
-	return 0;
 }
 
 static int wfail(st_writer *w, st_error *err)
@@ -594,7 +559,7 @@ void st_writer_abort(st_writer *w)
 		return;
 	workers_free(w->wk, w->threads);
 	free(w->stage);
-	spool_mem_free(w->mem);
+	spool_mem_free(w->mem, w->nblk);
 	free(w);
 }
 
@@ -626,6 +591,8 @@ static int compress_block(st_writer *w, struct worker *wk, const unsigned char *
 
 struct wjob {
 	st_writer *w;
+	const unsigned char *head;  /* whole blocks staged before src, or NULL */
+	size_t headbytes;
 	const unsigned char *src;   /* the raw bytes, or NULL: fill() makes them */
 	size_t nbytes;
 	int nomem, werrno, nofill;
@@ -640,12 +607,20 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 	st_writer *w = job->w;
 	struct worker *wk = &w->wk[t];
 	size_t off = (size_t)j * w->block;
-	uint32_t raw = job->nbytes - off < w->block ? (uint32_t)(job->nbytes - off) : w->block;
+	const unsigned char *src;
+	uint32_t raw;
+	if (off < job->headbytes) {
+		src = job->head + off;
+		raw = w->block;
+	} else {
+		off -= job->headbytes;
+		src = job->src + off;
+		raw = job->nbytes - off < w->block ? (uint32_t)(job->nbytes - off) : w->block;
+	}
 	struct wblk b = {0};
 	int bad = __atomic_load_n(&job->werrno, __ATOMIC_RELAXED)
 	          || __atomic_load_n(&job->nomem, __ATOMIC_RELAXED)
 	          || __atomic_load_n(&job->nofill, __ATOMIC_RELAXED) ? 2 : 0;
-	const unsigned char *src = job->src + off;
 	if (!bad && !job->src) {
 		/* the block's raw bytes are made here, on this thread */
 		if (!wk->raw && !(wk->raw = malloc(w->slot)))
@@ -656,44 +631,63 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 	}
 	if (!bad)
 		bad = compress_block(w, wk, src, raw, &b) < 0;
+	unsigned char *hd = wk->buf, *own = NULL;
+	if (!bad) {
+		put32(hd, b.raw);
+		put32(hd + 4, b.stored);
+		put32(hd + 8, b.crc ^ block_tag(w->cur, job->first + j));
+		put32(hd + 12, b.method);
+		/* a spool's block leaves the thread's buffer now, not in turn */
+		if (w->mem && !(own = malloc(BLK_HDR + (size_t)b.stored)))
+			bad = 4;
+		else if (own) {
+			memcpy(own, hd, BLK_HDR);
+			memcpy(own + BLK_HDR, b.payload, b.stored);
+		}
+	}
 
 	pool_enter(p, j);
 	if (bad == 1)
 		__atomic_store_n(&job->nomem, 1, __ATOMIC_RELAXED);
 	if (bad == 3)
 		__atomic_store_n(&job->nofill, 1, __ATOMIC_RELAXED);
+	if (bad == 4)
+		__atomic_store_n(&job->werrno, ENOMEM, __ATOMIC_RELAXED);
 	if (!bad && !job->nomem && !job->werrno && !job->nofill) {
-		struct iovec iov[2];
-		unsigned char *hd = wk->buf;
-		int k = 1;
-		put32(hd, b.raw);
-		put32(hd + 4, b.stored);
-		put32(hd + 8, b.crc ^ block_tag(w->cur, job->first + j));
-		put32(hd + 12, b.method);
-		iov[0] = (struct iovec){hd, BLK_HDR};
-		if (b.payload == hd + BLK_HDR)
-			iov[0].iov_len += b.stored;
-		else
-			iov[k++] = (struct iovec){(void *)b.payload, b.stored};
-		if (put_block(w, iov, k) < 0)
-			__atomic_store_n(&job->werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
+		if (own) {
+			w->mem->blk[job->first + j] = own;
+			w->mem->len[job->first + j] = BLK_HDR + b.stored;
+			own = NULL;
+		} else {
+			struct iovec iov[2];
+			int k = 1;
+			iov[0] = (struct iovec){hd, BLK_HDR};
+			if (b.payload == hd + BLK_HDR)
+				iov[0].iov_len += b.stored;
+			else
+				iov[k++] = (struct iovec){(void *)b.payload, b.stored};
+			if (writev_full(w->fd, iov, k) < 0)
+				__atomic_store_n(&job->werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
+		}
 	}
 	if (bad || job->nomem || job->werrno || job->nofill)
 		pool_halt(p);
 	pool_leave(p, j);
+	free(own);
 }
 
 /* Compress the blocks of src (nbytes, starting on a block boundary of the
  * current matrix) on all threads and write them in order: each thread
  * compresses its next block, then waits its turn to write it, so writing
  * overlaps compression and each thread holds one block. */
-static int write_blocks(st_writer *w, const unsigned char *src, size_t nbytes,
-                        st_fill_fn *fill, void *ctx, st_error *err)
+static int write_blocks(st_writer *w, const unsigned char *head, size_t headbytes,
+                        const unsigned char *src, size_t nbytes, st_fill_fn *fill, void *ctx,
+                        st_error *err)
 {
-	uint64_t cnt = (nbytes + w->block - 1) / w->block;
-	struct wjob job = {w, src, nbytes, 0, 0, 0, w->blocks_out, fill, ctx};
+	uint64_t cnt = (headbytes + nbytes + w->block - 1) / w->block;
+	struct wjob job = {w, head, headbytes, src, nbytes, 0, 0, 0, w->blocks_out, fill, ctx};
 
-	pool_run(nbytes >= PARALLEL_MIN_BYTES ? w->threads : 1, cnt, write_one, &job);
+	pool_run(headbytes + nbytes >= PARALLEL_MIN_BYTES ? w->threads : 1, cnt, write_one, &job);
 	w->blocks_out += cnt;
 	if (job.werrno) {
 		seterr(&w->err, "write error: %s", strerror(job.werrno));
@@ -732,7 +726,7 @@ static int write_check(st_writer *w, uint64_t len, st_error *err)
 
 static int flush_stage(st_writer *w, st_error *err)
 {
-	if (write_blocks(w, w->stage, w->staged, NULL, NULL, err) < 0)
+	if (write_blocks(w, NULL, 0, w->stage, w->staged, NULL, NULL, err) < 0)
 		return -1;
 	w->staged = 0;
 	return 0;
@@ -752,15 +746,24 @@ int st_write(st_writer *w, const void *buf, size_t len, st_error *err)
 		return -1;
 	while (len) {
 		if (w->staged && w->staged % w->block == 0 && len >= w->block) {
-			if (flush_stage(w, err) < 0)
+			/* the staged blocks and buf's whole blocks in one round of
+			 * the threads, not one after the other (a panel not cut at
+			 * block boundaries would otherwise compress its first block
+			 * alone) */
+			size_t k = len == w->mbytes - w->done ? len : len / w->block * w->block;
+			if (write_blocks(w, w->stage, w->staged, p, k, NULL, NULL, err) < 0)
 				return -1;
+			w->staged = 0;
+			w->done += k;
+			p += k;
+			len -= k;
 			continue;
 		}
 		if (w->staged == 0) {
 			/* Whole blocks, and the matrix's tail, straight from buf. */
 			size_t k = len == w->mbytes - w->done ? len : len / w->block * w->block;
 			if (k) {
-				if (write_blocks(w, p, k, NULL, NULL, err) < 0)
+				if (write_blocks(w, NULL, 0, p, k, NULL, NULL, err) < 0)
 					return -1;
 				w->done += k;
 				p += k;
@@ -800,7 +803,7 @@ int st_write_fill(st_writer *w, uint64_t len, st_fill_fn *fill, void *ctx, st_er
 		       (unsigned long long)len, (unsigned long long)w->done, matrix_name(w->cur));
 		return wfail(w, err);
 	}
-	if (write_blocks(w, NULL, (size_t)len, fill, ctx, err) < 0)
+	if (write_blocks(w, NULL, 0, NULL, (size_t)len, fill, ctx, err) < 0)
 		return -1;
 	w->done += len;
 	return 0;
@@ -891,14 +894,16 @@ st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 		return NULL;
 	}
 	st_spool *s = calloc(1, sizeof *s);
-	if (!s || !(s->w.mem = calloc(1, sizeof *s->w.mem))
+	struct spool_mem *m = calloc(1, sizeof *m);
+	if (!s || !m || !(m->blk = calloc(w->nblk, sizeof *m->blk))
+	    || !(m->len = calloc(w->nblk, sizeof *m->len))
 	    || !(s->w.wk = calloc((size_t)w->threads, sizeof *s->w.wk))) {
-		if (s)
-			free(s->w.mem);
+		spool_mem_free(m, 0);
 		free(s);
 		seterr(err, "out of memory");
 		return NULL;
 	}
+	s->w.mem = m;
 	st_writer *c = &s->w;
 	c->fd = -1;
 	c->level = w->level;
@@ -925,7 +930,7 @@ void st_spool_free(st_spool *s)
 	st_writer *c = &s->w;
 	workers_free(c->wk, c->threads);
 	free(c->stage);
-	spool_mem_free(c->mem);
+	spool_mem_free(c->mem, c->nblk);
 	free(s);
 }
 
@@ -948,12 +953,17 @@ int st_write_spool(st_writer *w, st_spool *s, st_error *err)
 		wfail(w, err);
 	} else {
 		struct spool_mem *m = c->mem;
+		struct iovec iov[64];
 		rc = 0;
-		for (size_t i = 0; i < m->nchunk && rc == 0; i++)
-			if (write_full(w->fd, m->chunk[i], i + 1 < m->nchunk ? SPOOL_CHUNK : m->last) < 0) {
+		for (uint64_t i = 0; i < c->nblk && rc == 0; i += 64) {
+			int k = 0;
+			for (; k < 64 && i + k < c->nblk; k++)
+				iov[k] = (struct iovec){m->blk[i + k], m->len[i + k]};
+			if (writev_full(w->fd, iov, k) < 0) {
 				seterr(&w->err, "write error: %s", strerror(errno));
 				rc = wfail(w, err);
 			}
+		}
 		if (rc == 0) {
 			w->done = w->mbytes;
 			w->blocks_out = w->nblk;
