@@ -67,6 +67,37 @@ static void copy_row_i32(const int32_t *w, int32_t *d, int32_t *pred,
 	f->max_out = mx, f->min_out = mn, f->edges = edges;
 }
 
+/* copy_row_i32() in place without predecessors: the facts read, and the
+ * row written only at its diagonal (and where a weight is out of range), so
+ * a matrix read straight into place is not written over again. */
+static void facts_row_i32(int32_t *d, uint64_t n, uint64_t i, struct row_facts *f)
+{
+	int32_t mx = 0, mn = 0;
+	uint64_t edges = 0;
+	int bad = 0;
+
+	for (int part = 0; part < 2; part++) {
+		uint64_t lo = part ? i + 1 : 0, hi = part ? n : i;
+		for (uint64_t j = lo; j < hi; j++) {
+			int32_t x = d[j];
+			bad |= (x > ST_INF_I32) | (x <= -ST_INF_I32);
+			int fin = x < ST_INF_I32;
+			edges += (uint64_t)fin;
+			int32_t v = fin ? x : 0;
+			mx = v > mx ? v : mx;
+			mn = v < mn ? v : mn;
+		}
+	}
+	bad |= (d[i] > ST_INF_I32) | (d[i] <= -ST_INF_I32);
+	if (bad) { /* an error for the caller; the row as copy_row_i32 leaves it */
+		copy_row_i32(d, d, NULL, n, i, f);
+		return;
+	}
+	f->neg_diag = d[i] < 0 && d[i] > -ST_INF_I32;
+	d[i] = 0;
+	f->max_out = mx, f->min_out = mn, f->edges = edges;
+}
+
 static void copy_row_f32(const float *w, float *d, int32_t *pred, uint64_t n,
                          uint64_t i, struct row_facts *f)
 {
@@ -222,7 +253,9 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 
 	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
 	for (uint64_t i = 0; i < n; i++) {
-		if (h->type == ST_INT32)
+		if (h->type == ST_INT32 && weights == dist && npad == n && !pred)
+			facts_row_i32((int32_t *)dist + i * n, n, i, &facts[i]);
+		else if (h->type == ST_INT32)
 			copy_row_i32((const int32_t *)weights + i * npad,
 			             (int32_t *)dist + i * n, pred ? pred + i * n : NULL,
 			             n, i, &facts[i]);
