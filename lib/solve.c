@@ -78,6 +78,8 @@ static void facts_row_i32(int32_t *d, uint64_t n, uint64_t i, struct row_facts *
 
 	for (int part = 0; part < 2; part++) {
 		uint64_t lo = part ? i + 1 : 0, hi = part ? n : i;
+		#pragma omp simd reduction(max : mx) reduction(min : mn) reduction(+ : edges) \
+			reduction(| : bad)
 		for (uint64_t j = lo; j < hi; j++) {
 			int32_t x = d[j];
 			bad |= (x > ST_INF_I32) | (x <= -ST_INF_I32);
