@@ -89,6 +89,8 @@ struct result {
 	const struct fwg_timing *t; /* the engine's choices, set before the first panel */
 	int64_t repaired;
 	double write_s;         /* in st_write and st_spool_write */
+	double sink_s;          /* in take_panel: the host's part of the panels */
+	double spool_wait_s;    /* the predecessors' spool finishing after the distances */
 	st_error err;
 	int failed;             /* 1: out of memory; 2: write error in err */
 };
@@ -142,9 +144,11 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 {
 	struct result *res = ctx;
 	struct panel pn = {res, r0, dist, pred, 0, 0};
+	double t0 = seconds();
 	if (r0 == 0)
 		tool_mark("first panel back");
-	tool_parallel(res->threads, rows, panel_rows, &pn);
+	if ((pred && !res->t->chains_sure) || res->plan->potential)
+		tool_parallel(res->threads, rows, panel_rows, &pn);
 	if (pn.oom) {
 		res->failed = 1;
 		return -1;
@@ -158,8 +162,10 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 	if (pred && !beside)
 		spool_panel(&sj);
 	int rc = st_write(res->w, dist, len, &res->err);
+	double tj = seconds();
 	if (beside)
 		pthread_join(tid, NULL);
+	res->spool_wait_s += seconds() - tj;
 	if (rc == 0 && sj.rc < 0)
 		res->err = sj.err, rc = -1;
 	if (rc < 0) {
@@ -167,6 +173,7 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 		return -1;
 	}
 	res->write_s += seconds() - t;
+	res->sink_s += seconds() - t0;
 	tool_progress("rows", r0 + rows, res->n);
 	return 0;
 }
@@ -290,7 +297,8 @@ int main(int argc, char **argv)
 	double t1 = seconds();
 	tool_mark("device ready");
 	struct fwg_timing t;
-	struct result res = {n, in.type, threads, graph, &plan, NULL, NULL, &t, 0, 0, {{0}}, 0};
+	struct result res = {.n = n, .type = in.type, .threads = threads, .graph = graph,
+	                     .plan = &plan, .t = &t};
 	if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
 	    || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
 		tool_die_st("write", &err);
@@ -326,14 +334,16 @@ int main(int argc, char **argv)
 	          "(%.3g dense relaxations/s), "
 	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
 	          "device wait %.3f s, solve %.3f s (%s), "
-	          "distances compressed in %.3f s, rest written %.3f s",
+	          "panels: %.3f s on the host (%.3f s compressing, %.3f s of it the predecessors "
+	          "after the distances), %.3f s waiting for the device; rest written %.3f s",
 	          t.device_name, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
 	          : t.packed ? "packed" : "plain", t.derived ? ", predecessors derived" : "", why, skipped, st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
-	          chains, res.write_s, t3 - t2);
+	          chains, res.sink_s, res.write_s, res.spool_wait_s,
+	          t.download_ms * 1e-3 - res.sink_s, t3 - t2);
 	tool_done(EXIT_OK);
 	st_header_free(&h);
 	st_header_free(&in);
