@@ -13,19 +13,6 @@
 #include "blockcodec.h"
 #include "t.h"
 
-static char name[512];
-#define CHECKF(cond, ...) do { int ok_ = (cond); snprintf(name, sizeof name, __VA_ARGS__); \
-	T_CHECK(name, ok_); } while (0)
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
-}
-
 enum { K_PRED, K_DIST, K_WEIGHTS, K_ZERO, K_NOISE, K_KINDS };
 static const char *kind_name[K_KINDS] = {"predecessors", "distances", "weights", "zeros",
                                          "noise"};
@@ -37,18 +24,18 @@ static void fill(unsigned char *b, size_t len, int kind, uint32_t n)
 {
 	size_t n4 = len / 4;
 	for (size_t i = 0; i < n4; i++) {
-		uint32_t v, r = rnd();
+		uint32_t v, r = t_rnd();
 		switch (kind) {
 		case K_PRED: v = r % n; break;
 		case K_DIST: v = 3 + r % 5 + (r >> 8) % 3; break;
 		case K_WEIGHTS: v = r % 100 < 15 ? 1 + (r >> 8) % 100 : 0x3fffffffu; break;
 		case K_ZERO: v = 0; break;
-		default: v = r ^ (rnd() << 16);
+		default: v = r ^ (t_rnd() << 16);
 		}
 		memcpy(b + 4 * i, &v, 4);
 	}
 	for (size_t i = n4 * 4; i < len; i++)
-		b[i] = (unsigned char)rnd();
+		b[i] = (unsigned char)t_rnd();
 }
 
 /* Raw deflate inflated by zlib: 1 when it gives exactly raw from exactly
@@ -91,7 +78,7 @@ static void round_trip(int level, int kind, uint32_t len, uint32_t n, double mos
 	int64_t got2 = bc_encode(c, raw, len, out2, &method2);
 	/* A stored block is the raw bytes, which the writer writes itself. */
 	int same = method == BC_STORED || memcmp(out, out2, (size_t)got) == 0;
-	CHECKF(got > 0 && got <= len && got == got2 && method == method2 && same,
+	T_CHECKF(got > 0 && got <= len && got == got2 && method == method2 && same,
 	       "level %d, %s, %u bytes: the same bytes twice (%lld, method %u)", level,
 	       kind_name[kind], len, (long long)got, method);
 	int ok = 0, zok = 0;
@@ -112,7 +99,7 @@ static void round_trip(int level, int kind, uint32_t len, uint32_t n, double mos
 			zok = zlib_inflates(out, (uint32_t)got, raw, len, tmp);
 		}
 	}
-	CHECKF(ok && zok, "level %d, %s, %u bytes: back through the codec and through zlib", level,
+	T_CHECKF(ok && zok, "level %d, %s, %u bytes: back through the codec and through zlib", level,
 	       kind_name[kind], len);
 	if (level > 0 && len >= 65536) {
 		/* By default, with room: predecessors of n = 1000 carry 10 bits
@@ -122,7 +109,7 @@ static void round_trip(int level, int kind, uint32_t len, uint32_t n, double mos
 		if (most == 0)
 			most = kind == K_PRED ? 0.38 : kind == K_DIST ? 0.16 : kind == K_WEIGHTS ? 0.20
 			     : kind == K_ZERO ? 0.01 : 1.0;
-		CHECKF(share <= most && (kind != K_NOISE || method == BC_STORED),
+		T_CHECKF(share <= most && (kind != K_NOISE || method == BC_STORED),
 		       "level %d, %s, %u bytes: %.2f%% of raw (at most %.0f%%)", level,
 		       kind_name[kind], len, 100 * share, 100 * most);
 	}
@@ -142,7 +129,7 @@ int main(void)
 	 * in 32, and of a graph small enough for one byte (8 in 32). */
 	round_trip(1, K_PRED, 1u << 20, 60000, 0.51);
 	round_trip(1, K_PRED, 1u << 20, 200, 0.26);
-	CHECKF(bc_crc32("123456789", 9) == 0xcbf43926u, "CRC32 of the check string (%s)",
+	T_CHECKF(bc_crc32("123456789", 9) == 0xcbf43926u, "CRC32 of the check string (%s)",
 	       bc_engine());
 	return T_DONE();
 }

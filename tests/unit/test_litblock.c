@@ -15,19 +15,6 @@
 #include "litblock.h"
 #include "t.h"
 
-static char name[512];
-#define CHECKF(cond, ...) do { int ok_ = (cond); snprintf(name, sizeof name, __VA_ARGS__); \
-	T_CHECK(name, ok_); } while (0)
-
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
-}
-
 enum { D_ONE, D_TWO, D_SMALL, D_UNIFORM, D_SKEWED, D_FIBONACCI, D_KINDS };
 static const char *dname[D_KINDS] = {"one value", "two values", "0..39", "0..255", "skewed",
                                      "Fibonacci counts"};
@@ -47,7 +34,7 @@ static void fill(unsigned char *b, size_t len, int kind)
 		}
 	}
 	for (size_t i = at; i < len; i++) {
-		uint32_t r = rnd();
+		uint32_t r = t_rnd();
 		switch (kind) {
 		case D_ONE: b[i] = 7; break;
 		case D_TWO: b[i] = r & 1 ? 200 : 3; break;
@@ -100,20 +87,20 @@ static void one(int kind, size_t len)
 	int eok = got && len && len <= UINT32_MAX
 	          && bc_decode(c, BC_DEFLATE, out, (uint32_t)got, out + got, (uint32_t)len) == BC_OK
 	          && memcmp(out + got, in, len) == 0;
-	CHECKF(got == want && zok && (eok || len == 0),
+	T_CHECKF(got == want && zok && (eok || len == 0),
 	       "%s, %zu bytes: %zu bytes as announced (%zu), inflated by zlib and by %s", dname[kind],
 	       len, got, want, bc_engine());
 	if (len >= 4096 && kind != D_UNIFORM)
-		CHECKF(got < len, "%s, %zu bytes: shrinks (%zu)", dname[kind], len, got);
+		T_CHECKF(got < len, "%s, %zu bytes: shrinks (%zu)", dname[kind], len, got);
 
 	/* followed by a second block that ends the stream */
 	size_t a = lit_deflate(in, len, count, 0, out, 4 * len + 4096);
 	size_t b = a ? lit_deflate(in + len, len, count2, 1, out + a, 4 * len + 4096 - a) : 0;
-	CHECKF(a == lit_deflate_size(count, 0) && b && zlib_inflates(out, a + b, in, 2 * len),
+	T_CHECKF(a == lit_deflate_size(count, 0) && b && zlib_inflates(out, a + b, in, 2 * len),
 	       "%s then 0..39, %zu bytes each: two blocks, one stream", dname[kind], len);
 
 	/* a buffer that cannot hold it (and the 8 bytes of slack) */
-	CHECKF(lit_deflate(in, len, count, 1, out, want + 7) == 0,
+	T_CHECKF(lit_deflate(in, len, count, 1, out, want + 7) == 0,
 	       "%s, %zu bytes: refused with %zu bytes of room", dname[kind], len, want + 7);
 	bc_coder_free(c);
 	free(in), free(out);
@@ -121,6 +108,7 @@ static void one(int kind, size_t len)
 
 int main(void)
 {
+	t_rng = 0x2545f4914f6cdd1dull;
 	static const size_t lens[] = {0, 1, 2, 3, 100, 4097, 262144};
 	for (int kind = 0; kind < D_KINDS; kind++)
 		for (size_t l = 0; l < sizeof lens / sizeof *lens; l++)

@@ -17,22 +17,7 @@
 #include "stream.h"
 #include "t.h"
 
-static char name[1024];
-/* T_CHECK with a formatted name; the condition is evaluated first, so the
- * name may show the message it produced. */
-#define CHECKF(cond, ...) do { int ok_ = (cond); snprintf(name, sizeof name, __VA_ARGS__); \
-	T_CHECK(name, ok_); } while (0)
-
 /* ---- helpers ---- */
-
-static uint64_t rng_state = 88172645463325252ull;
-static uint32_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
-}
 
 /* An fd holding len bytes of buf, positioned at 0. */
 static int mem_fd(const void *buf, size_t len)
@@ -73,15 +58,15 @@ static void *make_matrix(const st_header *h, uint32_t bit)
 			uint64_t k = i * np + j;
 			int real = i < h->n && j < h->n;
 			if (bit == ST_PRED) {
-				mi[k] = real && i != j && rnd() % 8 ? (int32_t)(rnd() % h->n) : -1;
+				mi[k] = real && i != j && t_rnd() % 8 ? (int32_t)(t_rnd() % h->n) : -1;
 				continue;
 			}
-			int inf = i != j && (!real || rnd() % 10 == 0);
-			int32_t v = i == j ? 0 : (int32_t)(1 + (i + j) % 300 + rnd() % 50);
+			int inf = i != j && (!real || t_rnd() % 10 == 0);
+			int32_t v = i == j ? 0 : (int32_t)(1 + (i + j) % 300 + t_rnd() % 50);
 			if (h->type == ST_INT32)
 				mi[k] = inf ? ST_INF_I32 : v;
 			else
-				mf[k] = inf ? INFINITY : (float)v + 0.25f * (float)(rnd() % 4);
+				mf[k] = inf ? INFINITY : (float)v + 0.25f * (float)(t_rnd() % 4);
 		}
 	return m;
 }
@@ -196,7 +181,7 @@ static void test_round_trips(void)
 					err.msg[0] = 0;
 					unsigned char *b = write_stream(&h, &x, levels[lv], 2, 0, &len, &err);
 					int ok = b && read_equal(b, len, &h, &x, 2, &err);
-					CHECKF(ok, "round trip %s n=%llu npad=%llu block=%u level=%d %s", tname(type),
+					T_CHECKF(ok, "round trip %s n=%llu npad=%llu block=%u level=%d %s", tname(type),
 					       (unsigned long long)h.n, (unsigned long long)h.npad, h.block,
 					       levels[lv], ok ? "" : err.msg);
 					free(b);
@@ -215,7 +200,7 @@ static void test_round_trips(void)
 			make_all(&h, &x);
 			unsigned char *b = write_stream(&h, &x, 1, 3, 0, &len, &err);
 			int ok = b && read_equal(b, len, &h, &x, 3, &err);
-			CHECKF(ok, "round trip %s matrices=%u %s", tname(type), mset, ok ? "" : err.msg);
+			T_CHECKF(ok, "round trip %s matrices=%u %s", tname(type), mset, ok ? "" : err.msg);
 			free(b);
 			free_all(&x);
 		}
@@ -237,7 +222,7 @@ static void test_chunked_writes(void)
 	unsigned char *ref = write_stream(&h, &x, 1, 2, 0, &len0, &err);
 	for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
 		unsigned char *b = write_stream(&h, &x, 1, 2, chunks[c], &len, &err);
-		CHECKF(b && ref && len == len0 && !memcmp(b, ref, len),
+		T_CHECKF(b && ref && len == len0 && !memcmp(b, ref, len),
 		       "writes of %zu bytes at a time give the same stream", chunks[c]);
 		free(b);
 	}
@@ -264,13 +249,13 @@ static void test_threads(void)
 		unsigned char *ref = write_stream(&h, &x, cfg[c].level, 1, 0, &len0, &err);
 		for (size_t t = 1; t < sizeof threads / sizeof *threads; t++) {
 			unsigned char *b = write_stream(&h, &x, cfg[c].level, threads[t], 0, &len, &err);
-			CHECKF(b && ref && len == len0 && !memcmp(b, ref, len),
+			T_CHECKF(b && ref && len == len0 && !memcmp(b, ref, len),
 			       "n=%llu block=%u level=%d: %d threads write the bytes 1 thread writes",
 			       (unsigned long long)h.n, h.block, cfg[c].level, threads[t]);
 			free(b);
 		}
 		for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
-			CHECKF(ref && read_equal(ref, len0, &h, &x, threads[t], &err),
+			T_CHECKF(ref && read_equal(ref, len0, &h, &x, threads[t], &err),
 			       "n=%llu block=%u: read back on %d threads", (unsigned long long)h.n,
 			       h.block, threads[t]);
 		free(ref);
@@ -328,12 +313,12 @@ static void test_rows(void)
 		all[i] = (uint64_t)i;
 	static const uint64_t some[] = {0, 5, 6, 50, 50, 99, 130};
 	static const uint64_t first[] = {0}, last[] = {130}, mid[] = {64};
-	CHECKF(rows_equal(b, len, &h, &x, all, 131, &err), "read_rows: every row %s", err.msg);
-	CHECKF(rows_equal(b, len, &h, &x, some, 7, &err), "read_rows: some rows, one twice");
-	CHECKF(rows_equal(b, len, &h, &x, first, 1, &err), "read_rows: first row");
-	CHECKF(rows_equal(b, len, &h, &x, last, 1, &err), "read_rows: last row");
-	CHECKF(rows_equal(b, len, &h, &x, mid, 1, &err), "read_rows: one middle row");
-	CHECKF(rows_equal(b, len, &h, &x, NULL, 0, &err), "read_rows: no row");
+	T_CHECKF(rows_equal(b, len, &h, &x, all, 131, &err), "read_rows: every row %s", err.msg);
+	T_CHECKF(rows_equal(b, len, &h, &x, some, 7, &err), "read_rows: some rows, one twice");
+	T_CHECKF(rows_equal(b, len, &h, &x, first, 1, &err), "read_rows: first row");
+	T_CHECKF(rows_equal(b, len, &h, &x, last, 1, &err), "read_rows: last row");
+	T_CHECKF(rows_equal(b, len, &h, &x, mid, 1, &err), "read_rows: one middle row");
+	T_CHECKF(rows_equal(b, len, &h, &x, NULL, 0, &err), "read_rows: no row");
 
 	/* Wrong rows are refused. */
 	static const uint64_t bad1[] = {3, 2}, bad2[] = {131};
@@ -345,7 +330,7 @@ static void test_rows(void)
 		unsigned char dst[2 * 524];
 		int rc = r ? st_skip_matrix(r, &err) : -1;
 		rc = rc ? rc : st_read_rows(r, bad[k], k ? 1 : 2, dst, &err);
-		CHECKF(rc < 0 && strstr(err.msg, k ? "out of range" : "out of order"),
+		T_CHECKF(rc < 0 && strstr(err.msg, k ? "out of range" : "out of order"),
 		       "read_rows refuses rows %s: %s", k ? "out of range" : "out of order", err.msg);
 		st_reader_free(r);
 		st_header_free(&g);
@@ -372,8 +357,8 @@ static void test_rows(void)
 		for (int k = 0; k < 4; k++)
 			c[p + 16 + k] ^= 0x5a;
 		uint64_t row0 = 0, row40 = 40 * 200 / 524;
-		CHECKF(rows_equal(c, len, &h, &x, &row0, 1, &err), "read_rows skips a broken block it does not need");
-		CHECKF(!rows_equal(c, len, &h, &x, &row40, 1, &err)
+		T_CHECKF(rows_equal(c, len, &h, &x, &row0, 1, &err), "read_rows skips a broken block it does not need");
+		T_CHECKF(!rows_equal(c, len, &h, &x, &row40, 1, &err)
 		       && strstr(err.msg, "block 40 of the distance matrix"),
 		       "read_rows reports the broken block it needs: %s", err.msg);
 		free(c);
@@ -384,7 +369,7 @@ static void test_rows(void)
 		int fd = mem_fd(b, len);
 		st_header g;
 		st_reader *r = st_reader_open(fd, "mem", &g, 1, &err);
-		CHECKF(r && st_reader_close(r, &err) == 0 && lseek(fd, 0, SEEK_CUR) == (off_t)len,
+		T_CHECKF(r && st_reader_close(r, &err) == 0 && lseek(fd, 0, SEEK_CUR) == (off_t)len,
 		       "close skips unread matrices to the end marker");
 		st_header_free(&g);
 		close(fd);
@@ -433,12 +418,12 @@ static void test_damage(void)
 		if (strncmp(err.msg, "mem: ", 5))
 			unnamed++;
 	}
-	CHECKF(bad == 0, "truncation at each of %zu offsets is reported as truncation (first bad: %d: %s)",
+	T_CHECKF(bad == 0, "truncation at each of %zu offsets is reported as truncation (first bad: %d: %s)",
 	       len, first_bad, first_bad >= 0 ? (read_status(b, (size_t)first_bad, &h, &x, &err), err.msg) : "");
-	CHECKF(unnamed == 0, "truncation messages name the input");
+	T_CHECKF(unnamed == 0, "truncation messages name the input");
 	{
 		read_status(b, len - 40, &h, &x, &err);
-		CHECKF(strstr(err.msg, "of the distance matrix") != NULL,
+		T_CHECKF(strstr(err.msg, "of the distance matrix") != NULL,
 		       "truncation message says where: %s", err.msg);
 	}
 
@@ -456,7 +441,7 @@ static void test_damage(void)
 			same += s == 1;
 			rejected += s == 0;
 		}
-	CHECKF(wrong == 0, "each of %zu single-bit flips is rejected or harmless (%d rejected, %d harmless, %d wrong, first at byte %zu)",
+	T_CHECKF(wrong == 0, "each of %zu single-bit flips is rejected or harmless (%d rejected, %d harmless, %d wrong, first at byte %zu)",
 	       len * 8, rejected, same, wrong, first_wrong);
 
 	/* Trailing matrices missing: cut right after the weight matrix. */
@@ -464,25 +449,25 @@ static void test_damage(void)
 	/* Wrong magic, version, header CRC. */
 	memcpy(c, b, len);
 	c[1] = 'X';
-	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "mem: not an apsp matrix stream (bad magic"),
+	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "mem: not an apsp matrix stream (bad magic"),
 	       "wrong magic: %s", err.msg);
 	memcpy(c, b, len);
 	c[4] = '\n'; /* \r\n -> \n\n as a text-mode transfer would */
-	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "text-mode"),
+	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "text-mode"),
 	       "mangled magic: %s", err.msg);
 	memcpy(c, b, len);
 	c[8] = 2;
-	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "unsupported stream version 2"),
+	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "unsupported stream version 2"),
 	       "wrong version: %s", err.msg);
 	memcpy(c, b, len);
 	c[20] ^= 1;
-	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "CRC mismatch in the stream header"),
+	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "CRC mismatch in the stream header"),
 	       "header CRC: %s", err.msg);
 	{
 		const char *mm = "%%MatrixMarket matrix coordinate real general\n3 3 0\n" "......................";
-		CHECKF(read_status((const unsigned char *)mm, strlen(mm), &h, &x, &err) == 0
+		T_CHECKF(read_status((const unsigned char *)mm, strlen(mm), &h, &x, &err) == 0
 		       && strstr(err.msg, "mtx2bin"), "Matrix Market text: %s", err.msg);
-		CHECKF(read_status(b, 0, &h, &x, &err) == 0 && strstr(err.msg, "empty input"),
+		T_CHECKF(read_status(b, 0, &h, &x, &err) == 0 && strstr(err.msg, "empty input"),
 		       "empty input: %s", err.msg);
 	}
 
@@ -492,7 +477,7 @@ static void test_damage(void)
 		unsigned char *s0 = write_stream(&h, &x, 0, 1, 0, &l0, &err);
 		size_t hl = s0[12] | s0[13] << 8 | s0[14] << 16 | (size_t)s0[15] << 24;
 		s0[hl + 16 + 32 + 16 + 3] ^= 0x10; /* block 1 of the weight matrix */
-		CHECKF(read_status(s0, l0, &h, &x, &err) == 0
+		T_CHECKF(read_status(s0, l0, &h, &x, &err) == 0
 		       && strstr(err.msg, "mem: CRC mismatch in block 1 of the weight matrix"),
 		       "block CRC: %s", err.msg);
 		free(s0);
@@ -513,7 +498,7 @@ static void test_damage(void)
 		l2 = l1 + 16;
 		int fd = mem_fd(s2, l2);
 		st_matrices m;
-		CHECKF(st_read_all(fd, "-", 1, &m, &err) < 0 && strstr(err.msg, "stdin: bad end-of-stream marker"),
+		T_CHECKF(st_read_all(fd, "-", 1, &m, &err) < 0 && strstr(err.msg, "stdin: bad end-of-stream marker"),
 		       "extra marker before the end: %s", err.msg);
 		close(fd);
 		free(s1);
@@ -543,19 +528,19 @@ static void test_garbage(void)
 	unsigned char *c = malloc(hl + 8192);
 	int bad = 0;
 	for (int k = 0; k < 300; k++) {
-		size_t n = rnd() % 8192;
+		size_t n = t_rnd() % 8192;
 		memcpy(c, b, hl);
 		for (size_t i = 0; i < n; i++)
-			c[hl + i] = (unsigned char)rnd();
+			c[hl + i] = (unsigned char)t_rnd();
 		if (k % 3 == 0 && n >= 16) { /* a plausible block header */
 			c[hl] = 64, c[hl + 1] = c[hl + 2] = c[hl + 3] = 0;
-			c[hl + 4] = (unsigned char)(rnd() % 64), c[hl + 5] = c[hl + 6] = c[hl + 7] = 0;
-			c[hl + 12] = (unsigned char)(rnd() % 3), c[hl + 13] = c[hl + 14] = c[hl + 15] = 0;
+			c[hl + 4] = (unsigned char)(t_rnd() % 64), c[hl + 5] = c[hl + 6] = c[hl + 7] = 0;
+			c[hl + 12] = (unsigned char)(t_rnd() % 3), c[hl + 13] = c[hl + 14] = c[hl + 15] = 0;
 		}
 		if (read_status(c, hl + n, &h, &x, &err) != 0 || strncmp(err.msg, "mem: ", 5))
 			bad++;
 	}
-	CHECKF(bad == 0, "300 streams of random bytes after a valid header are refused with a message (%d not)", bad);
+	T_CHECKF(bad == 0, "300 streams of random bytes after a valid header are refused with a message (%d not)", bad);
 	free(c);
 	free(b);
 	free_all(&x);
@@ -600,24 +585,24 @@ static void test_bad_headers(void)
 			put32(c + cases[k].off, (uint32_t)cases[k].v);
 		put32(c + 64, (uint32_t)crc32(0, c, 64)); /* no provenance: CRC at 64 */
 		int s = read_status(c, len, &h, &x, &err);
-		CHECKF(s == 0 && strstr(err.msg, "bad stream header") && strstr(err.msg, cases[k].why),
+		T_CHECKF(s == 0 && strstr(err.msg, "bad stream header") && strstr(err.msg, cases[k].why),
 		       "header field at %d = %llu refused: %s", cases[k].off,
 		       (unsigned long long)cases[k].v, err.msg);
 	}
 	/* provenance length and header length */
 	memcpy(c, b, len);
 	put32(c + 60, 2u << 20);
-	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "provenance"), "huge provenance refused: %s", err.msg);
+	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "provenance"), "huge provenance refused: %s", err.msg);
 	memcpy(c, b, len);
 	put32(c + 12, 1000);
-	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "header length"), "header length refused: %s", err.msg);
+	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "header length"), "header length refused: %s", err.msg);
 
 	/* st_read_all refuses a matrix larger than memory before allocating. */
 	memcpy(c, b, len);
 	put64(c + 16, 0x7fffffff);
 	put64(c + 24, 0x7fffffff);
 	put32(c + 64, (uint32_t)crc32(0, c, 64));
-	CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "more than this machine's memory"),
+	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "more than this machine's memory"),
 	       "absurd size refused before allocating: %s", err.msg);
 	/* ... and a reader that skips or picks rows of such a matrix stops at
 	 * the early end at once, not after 10^18 empty turns. */
@@ -628,7 +613,7 @@ static void test_bad_headers(void)
 		unsigned char *dst = malloc(0x7fffffffull * 4);
 		st_reader *r = st_reader_open(fd, "mem", &g, 4, &err);
 		int rc = !r ? -1 : mode ? st_read_rows(r, &row, 1, dst, &err) : st_skip_matrix(r, &err);
-		CHECKF(rc < 0 && strstr(err.msg, "ends after 4 of its"), "huge %s of a short stream stops: %s",
+		T_CHECKF(rc < 0 && strstr(err.msg, "ends after 4 of its"), "huge %s of a short stream stops: %s",
 		       mode ? "row read" : "skip", err.msg);
 		st_reader_free(r);
 		st_header_free(&g);
@@ -655,21 +640,21 @@ static void test_writer_errors(void)
 
 	st_header bad = h;
 	bad.block = 10;
-	CHECKF(!st_writer_open(fd, &bad, 1, 1, &err) && strstr(err.msg, "block size"), "writer refuses a bad header: %s", err.msg);
-	CHECKF(!st_writer_open(fd, &h, 10, 1, &err) && strstr(err.msg, "level"), "writer refuses level 10: %s", err.msg);
+	T_CHECKF(!st_writer_open(fd, &bad, 1, 1, &err) && strstr(err.msg, "block size"), "writer refuses a bad header: %s", err.msg);
+	T_CHECKF(!st_writer_open(fd, &h, 10, 1, &err) && strstr(err.msg, "level"), "writer refuses level 10: %s", err.msg);
 
 	st_writer *w = st_writer_open(fd, &h, 1, 1, &err);
-	CHECKF(w && st_write(w, m, 65, &err) < 0 && strstr(err.msg, "holds only 64"), "too many bytes refused: %s", err.msg);
+	T_CHECKF(w && st_write(w, m, 65, &err) < 0 && strstr(err.msg, "holds only 64"), "too many bytes refused: %s", err.msg);
 	st_writer_abort(w);
 	w = st_writer_open(fd, &h, 1, 1, &err);
-	CHECKF(w && st_write(w, m, 60, &err) == 0 && st_write_end_matrix(w, &err) < 0
+	T_CHECKF(w && st_write(w, m, 60, &err) == 0 && st_write_end_matrix(w, &err) < 0
 	       && strstr(err.msg, "ended after 60 of its 64 bytes"), "short matrix refused: %s", err.msg);
 	st_writer_abort(w);
 	w = st_writer_open(fd, &h, 1, 1, &err);
-	CHECKF(w && st_write_matrix(w, m, &err) == 0 && st_writer_close(w, &err) < 0
+	T_CHECKF(w && st_write_matrix(w, m, &err) == 0 && st_writer_close(w, &err) < 0
 	       && strstr(err.msg, "1 of its 2 matrices"), "missing matrix refused at close: %s", err.msg);
 	w = st_writer_open(fd, &h, 1, 1, &err);
-	CHECKF(w && st_write_matrix(w, m, &err) == 0 && st_write_matrix(w, m, &err) == 0
+	T_CHECKF(w && st_write_matrix(w, m, &err) == 0 && st_write_matrix(w, m, &err) == 0
 	       && st_write(w, m, 4, &err) < 0 && strstr(err.msg, "more data than"), "extra matrix refused: %s", err.msg);
 	st_writer_abort(w);
 	close(fd);
@@ -682,7 +667,7 @@ static void test_writer_errors(void)
 		st_header_init(&hb, 300, 1, ST_INT32);
 		hb.matrices = ST_DIST;
 		int rc = st_write_all(full, &hb, NULL, big, NULL, 1, 2, &err);
-		CHECKF(rc < 0 && strstr(err.msg, "write error: No space left on device"), "full disk: %s", err.msg);
+		T_CHECKF(rc < 0 && strstr(err.msg, "write error: No space left on device"), "full disk: %s", err.msg);
 		free(big);
 		close(full);
 	} else {
@@ -699,7 +684,7 @@ static void test_writer_errors(void)
 		hb.matrices = ST_DIST;
 		int32_t *big = calloc(64 * 64, 4);
 		int rc = st_write_all(p[1], &hb, NULL, big, NULL, 1, 1, &err);
-		CHECKF(rc < 0 && strstr(err.msg, "Broken pipe"), "closed pipe: %s", err.msg);
+		T_CHECKF(rc < 0 && strstr(err.msg, "Broken pipe"), "closed pipe: %s", err.msg);
 		close(p[1]);
 		free(big);
 	}
@@ -787,7 +772,7 @@ static void test_spool(void)
 		unsigned char *ref = write_stream(&h, &x, cfg[c].level, 1, 0, &len0, &err);
 		unsigned char *b = write_spooled(&h, &x, cfg[c].level, cfg[c].threads, cfg[c].chunk,
 		                                 &len, &err);
-		CHECKF(ref && b && len == len0 && !memcmp(b, ref, len),
+		T_CHECKF(ref && b && len == len0 && !memcmp(b, ref, len),
 		       "n=%llu block=%u level=%d: predecessors spooled in pieces of %zu bytes while the "
 		       "distances are written give the same stream %s", (unsigned long long)h.n, h.block,
 		       cfg[c].level, cfg[c].chunk, b ? "" : err.msg);
@@ -804,28 +789,28 @@ static void test_spool(void)
 	h.block = 16;
 	int fd = memfd_create("w", 0);
 	st_writer *w = st_writer_open(fd, &h, 1, 1, &err);
-	CHECKF(w && !st_spool_open(w, ST_WEIGHTS, &err) && strstr(err.msg, "cannot spool the weight matrix"),
+	T_CHECKF(w && !st_spool_open(w, ST_WEIGHTS, &err) && strstr(err.msg, "cannot spool the weight matrix"),
 	       "the current matrix cannot be spooled: %s", err.msg);
-	CHECKF(w && !st_spool_open(w, ST_PRED, &err)
+	T_CHECKF(w && !st_spool_open(w, ST_PRED, &err)
 	       && strstr(err.msg, "cannot spool the predecessor matrix"),
 	       "a matrix the header does not announce cannot be spooled: %s", err.msg);
 	st_spool *s = w ? st_spool_open(w, ST_DIST, &err) : NULL;
-	CHECKF(s && st_spool_write(s, m, 64, &err) == 0 && st_write_spool(w, s, &err) < 0
+	T_CHECKF(s && st_spool_write(s, m, 64, &err) == 0 && st_write_spool(w, s, &err) < 0
 	       && strstr(err.msg, "not the matrix the stream is at"),
 	       "a spool written before its turn is refused: %s", err.msg);
 	st_writer_abort(w);
 	w = st_writer_open(fd, &h, 1, 1, &err);
 	s = w ? st_spool_open(w, ST_DIST, &err) : NULL;
-	CHECKF(s && st_spool_write(s, m, 40, &err) == 0 && st_write_matrix(w, m, &err) == 0
+	T_CHECKF(s && st_spool_write(s, m, 40, &err) == 0 && st_write_matrix(w, m, &err) == 0
 	       && st_write_spool(w, s, &err) < 0 && strstr(err.msg, "holds 40 of its 64 bytes"),
 	       "a spool short of its matrix is refused: %s", err.msg);
 	st_writer_abort(w);
 	w = st_writer_open(fd, &h, 1, 1, &err);
 	s = w ? st_spool_open(w, ST_DIST, &err) : NULL;
-	CHECKF(s && st_spool_write(s, m, 65, &err) < 0 && strstr(err.msg, "holds only 64"),
+	T_CHECKF(s && st_spool_write(s, m, 65, &err) < 0 && strstr(err.msg, "holds only 64"),
 	       "a spool refuses bytes beyond its matrix: %s", err.msg);
 	st_spool_free(s);
-	CHECKF(w && st_write_matrix(w, m, &err) == 0 && st_write_matrix(w, m, &err) == 0
+	T_CHECKF(w && st_write_matrix(w, m, &err) == 0 && st_write_matrix(w, m, &err) == 0
 	       && st_writer_close(w, &err) == 0, "a writer goes on after a spool was dropped");
 	close(fd);
 }
@@ -870,7 +855,7 @@ static void test_pipe(void)
 	uint64_t bytes = st_matrix_bytes(&h);
 	ok = ok && job.rc == 0 && !memcmp(m.weights, x.m[0], bytes)
 	     && !memcmp(m.dist, x.m[1], bytes) && !memcmp(m.pred, x.m[2], bytes);
-	CHECKF(ok, "float32 n=700 through a pipe from another thread %s", ok ? "" : err.msg);
+	T_CHECKF(ok, "float32 n=700 through a pipe from another thread %s", ok ? "" : err.msg);
 	if (ok)
 		st_matrices_free(&m);
 	close(p[0]);
@@ -890,14 +875,14 @@ static void test_provenance(void)
 
 	st_header_init(&h, 10, 1, ST_INT32);
 	h.matrices = ST_DIST;
-	CHECKF(st_header_add_pg(&h, "gengraph", "0.1.0", 5, a1, &err) == 0
+	T_CHECKF(st_header_add_pg(&h, "gengraph", "0.1.0", 5, a1, &err) == 0
 	       && st_header_add_pg(&h, "apsp-cpu", "0.1.0", 4, a2, &err) == 0, "add_pg");
 	const char *want = "@PG\tID:gengraph\tVN:0.1.0\tCL:gengraph -n 10 -d 15\n"
 	                   "@PG\tID:apsp-cpu\tVN:0.1.0\tCL:apsp-cpu with\\ttab new\\nline bell\\x07\n";
-	CHECKF(h.provenance && !strcmp(h.provenance, want), "provenance lines, tabs and control characters escaped");
+	T_CHECKF(h.provenance && !strcmp(h.provenance, want), "provenance lines, tabs and control characters escaped");
 	make_all(&h, &x);
 	unsigned char *b = write_stream(&h, &x, 1, 1, 0, &len, &err);
-	CHECKF(b && read_equal(b, len, &h, &x, 1, &err), "provenance survives a round trip");
+	T_CHECKF(b && read_equal(b, len, &h, &x, 1, &err), "provenance survives a round trip");
 	free(b);
 	free_all(&x);
 
@@ -907,10 +892,10 @@ static void test_provenance(void)
 	char *a3[] = {big};
 	int rc1 = st_header_add_pg(&h, "x", "1", 1, a3, &err);
 	int rc2 = st_header_add_pg(&h, "x", "1", 1, a3, &err);
-	CHECKF(rc1 == 0 && rc2 < 0 && strstr(err.msg, "provenance would exceed"), "provenance is bounded: %s", err.msg);
+	T_CHECKF(rc1 == 0 && rc2 < 0 && strstr(err.msg, "provenance would exceed"), "provenance is bounded: %s", err.msg);
 	free(big);
 	st_header_free(&h);
-	CHECKF(h.provenance == NULL, "header_free clears provenance");
+	T_CHECKF(h.provenance == NULL, "header_free clears provenance");
 }
 
 /* The writer picks the byte layout per block: plain for a weight matrix
@@ -927,7 +912,7 @@ static void test_methods(void)
 	uint64_t nn = h.npad * h.npad;
 	int32_t *wt = malloc(nn * 4), *d = malloc(nn * 4);
 	for (uint64_t k = 0; k < nn; k++) {
-		uint32_t r = rnd();
+		uint32_t r = t_rnd();
 		wt[k] = k % (h.npad + 1) == 0 ? 0 : r % 100 < 15 ? (int32_t)(1 + r / 100 % 100) : ST_INF_I32;
 		d[k] = k % (h.npad + 1) == 0 ? 0 : (int32_t)(3 + r % 5);
 	}
@@ -944,10 +929,10 @@ static void test_methods(void)
 			shuffled += method == 2;
 		p += 16 + stored + (k == nblk - 1 ? 16 : 0); /* end-of-matrix marker */
 	}
-	CHECKF(plain == (int)nblk && shuffled == (int)nblk,
+	T_CHECKF(plain == (int)nblk && shuffled == (int)nblk,
 	       "layout per block: %d of %zu weight blocks plain, %d of %zu distance blocks shuffled",
 	       plain, nblk, shuffled, nblk);
-	CHECKF(read_equal(b, len, &h, &x, 2, &err), "plain and shuffled blocks read back");
+	T_CHECKF(read_equal(b, len, &h, &x, 2, &err), "plain and shuffled blocks read back");
 	free(b);
 	free(wt);
 	free(d);
@@ -958,18 +943,19 @@ static void test_header_basics(void)
 	st_header h;
 
 	st_header_init(&h, 131, 64, ST_INT32);
-	CHECKF(h.npad == 192 && h.block == ST_BLOCK_DEFAULT && h.inf_i32 == ST_INF_I32
+	T_CHECKF(h.npad == 192 && h.block == ST_BLOCK_DEFAULT && h.inf_i32 == ST_INF_I32
 	       && h.cycle_vertex == -1 && !h.provenance, "header_init pads 131 to 192");
 	h.matrices = ST_DIST | ST_PRED;
-	CHECKF(st_matrix_count(&h) == 2 && st_matrix_bytes(&h) == 192ull * 192 * 4, "matrix count and bytes");
+	T_CHECKF(st_matrix_count(&h) == 2 && st_matrix_bytes(&h) == 192ull * 192 * 4, "matrix count and bytes");
 	st_header_init(&h, 0, 64, ST_FLOAT32);
-	CHECKF(h.npad == 0, "header_init of n = 0");
+	T_CHECKF(h.npad == 0, "header_init of n = 0");
 	st_header_init(&h, 128, 64, ST_FLOAT32);
-	CHECKF(h.npad == 128, "header_init of a multiple of the padding");
+	T_CHECKF(h.npad == 128, "header_init of a multiple of the padding");
 }
 
 int main(void)
 {
+	t_rng = 88172645463325252ull;
 	test_header_basics();
 	test_round_trips();
 	test_chunked_writes();
