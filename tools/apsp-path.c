@@ -261,6 +261,7 @@ int main(int argc, char **argv)
 		uint64_t npad = h.npad;
 		st_reader_free(r);
 		st_header_free(&h);
+		free(rows), free(q.pairs);
 		tool_die("%s: %zu rows of n = %llu need %.1f GiB of memory, this machine has %.1f GiB",
 		         name, nrows, (unsigned long long)npad, need / 1073741824.0,
 		         have / 1073741824.0);
