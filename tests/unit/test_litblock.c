@@ -4,7 +4,8 @@
  * inflates through zlib and through the library's engine (ISA-L where built
  * with it) to exactly the input, and ends the stream or leaves it open for
  * a next block as asked; skewed counts that would need codes longer than 15
- * bits still give a valid code; a buffer too small is refused. */
+ * bits still give a valid code; a buffer too small is refused; and 300
+ * blocks of random lengths and skews all inflate to their input. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,41 @@ static void one(int kind, size_t len)
 	free(in), free(out);
 }
 
+/* Random lengths, random numbers of distinct values with random skew: 300
+ * blocks, each inflated by zlib to exactly its input. */
+static void random_blocks(void)
+{
+	int bad = 0, total = 0;
+	unsigned char *in = malloc(70000), *out = malloc(4 * 70000 + 4096);
+	for (int k = 0; k < 300; k++) {
+		size_t len = t_rnd() % 70000;
+		unsigned values = 1 + t_rnd() % 256, skew = t_rnd() % 12;
+		for (size_t i = 0; i < len; i++) {
+			uint32_t r = t_rnd();
+			/* value v with weight about 2^-(v * skew / values) */
+			unsigned v = r % values;
+			for (unsigned s = 0; s < skew && v && (t_rnd() & 1); s++)
+				v >>= 1;
+			in[i] = (unsigned char)(v * 7 + k);
+		}
+		uint32_t count[256];
+		lit_count(in, len, count);
+		int last = k % 2;
+		size_t got = lit_deflate(in, len, count, last, out, 4 * 70000 + 4096);
+		/* a block that does not end the stream is ended by an empty final one */
+		size_t tail = 0;
+		if (got && !last) {
+			uint32_t none[256] = {0};
+			tail = lit_deflate(in, 0, none, 1, out + got, 4 * 70000 + 4096 - got);
+		}
+		total++;
+		bad += !(got == lit_deflate_size(count, last) && (last || tail)
+		         && zlib_inflates(out, got + tail, in, len));
+	}
+	T_CHECKF(bad == 0, "%d random blocks of up to 70000 bytes: %d inflated wrong", total, bad);
+	free(in), free(out);
+}
+
 int main(void)
 {
 	t_rng = 0x2545f4914f6cdd1dull;
@@ -113,5 +149,6 @@ int main(void)
 	for (int kind = 0; kind < D_KINDS; kind++)
 		for (size_t l = 0; l < sizeof lens / sizeof *lens; l++)
 			one(kind, lens[l]);
+	random_blocks();
 	return T_DONE();
 }
