@@ -30,9 +30,10 @@ run() {
 		w=$(awk "BEGIN{printf \"%.3f\", $e - $s}")
 		echo "$w" >>"$tmp/walls"
 		printf '  run %d: %s s (exit %d)\n' "$r" "$w" "$rc"
-		# the tools' timeline marks as seconds from the run's start, in order
+		# the tools' timeline marks as seconds from the run's start (the
+		# tools share one stderr, so the lines come in the order of time)
 		awk -v s="$s" '$2 == "at" { printf "      +%.3f %s", $3 - s, $1; for (i = 4; i <= NF; i++) printf " %s", $i; print ""; next }
-		               { print "      " $0 }' "$tmp/err" | sort -s -k1,1 -t' ' 2>/dev/null || sed 's/^/      /' "$tmp/err"
+		               { print "      " $0 }' "$tmp/err"
 	done
 	m=$(sort -n "$tmp/walls" | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}')
 	printf '%-60s median %s s\n' "$label" "$m" | tee -a "$tmp/summary"
