@@ -62,7 +62,7 @@ for t in $targets; do
 		continue
 	fi
 	# shellcheck disable=SC2086
-	if ! "$cc" $flags -o "$bin" "$src" lib/stream.c lib/blockcodec.c lib/graphio.c $codec -lz -lm 2>"$out/$t.build"; then
+	if ! "$cc" $flags -o "$bin" "$src" lib/stream.c lib/blockcodec.c lib/litblock.c lib/graphio.c $codec -lz -lm 2>"$out/$t.build"; then
 		echo "FAIL fuzz $t: build failed: $(grep -m1 error "$out/$t.build")"
 		failed=1
 		continue
