@@ -648,9 +648,10 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		return -1;
 	// int32: the sum of each vertex's largest weight bounds every simple
 	// path; below INF_PACKED, tracked paths can take the packed form.  And
-	// where no edge weighs 0, every derived chain ends at its source.
+	// where no edge weighs 0, every derived chain ends at its source.  Both
+	// matter only with paths.
 	bool packed = false;
-	if (is_int) {
+	if (is_int && paths) {
 		struct { unsigned long long bound; int zero; } facts = {0, 0}, *dev = nullptr;
 		CUDA_TRY(cudaMalloc(&dev, sizeof facts));
 		CUDA_TRY(cudaMemsetAsync(dev, 0, sizeof facts, db.s));

@@ -55,7 +55,7 @@ struct fwg_timing {
 	                       16-bit limit, computed again on 32 bits */
 	int derived;        /* 1: predecessors derived from the final
 	                       distances and the edges into each vertex */
-	int zero_weight;    /* int32: an edge other than a loop weighs 0 */
+	int zero_weight;    /* int32 with paths: an edge other than a loop weighs 0 */
 	int chains_sure;    /* 1: every predecessor chain is known to end at
 	                       its source (int32, derived, no zero weight: each
 	                       step lowers the distance), so no check is needed */
