@@ -6,6 +6,7 @@
 #   make SANITIZE=1 check   the same under AddressSanitizer + UBSan
 #   make CUDA_ARCH="-gencode=..."  other GPU targets
 #   make ISAL=0     the stream's deflate engine from zlib even where ISA-L is
+#   make NCCL=0     apsp-gpu for one GPU even where NCCL is
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -70,6 +71,27 @@ NVCCFLAGS ?= -O3 -lineinfo
 NVCCFLAGS += $(CUDA_ARCH) -std=c++17 -Ilib -Ikernels -Xcompiler -fopenmp,-pthread
 CUDA_LIBDIR ?= $(dir $(NVCC))../lib64
 
+# NCCL lets apsp-gpu use several GPUs from one process (kernels/fw_gpu.cu);
+# without it (or with NCCL=0) apsp-gpu uses one GPU.  Looked for beside
+# CUDA, in the system, then in a Python environment's nvidia-nccl package
+# (where the GPU machines keep it); NCCL_HOME=DIR names it.
+ifneq ($(NVCC),)
+ifneq ($(NCCL),0)
+NCCL_DIRS := $(dir $(NVCC)).. /usr \
+	$(shell python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null) \
+	$(wildcard /opt/*/.venv/lib/python3*/site-packages/nvidia/nccl)
+NCCL_HOME ?= $(firstword $(foreach d,$(NCCL_DIRS),$(if $(wildcard $(d)/include/nccl.h),$(d))))
+endif
+endif
+ifneq ($(NCCL_HOME),)
+NCCL_LIBDIR ?= $(firstword $(foreach l,lib64 lib lib/x86_64-linux-gnu,$(if $(wildcard $(NCCL_HOME)/$(l)/libnccl.so.2),$(NCCL_HOME)/$(l))))
+endif
+ifneq ($(NCCL_LIBDIR),)
+HAVE_NCCL := 1
+build/kernels/fw_gpu.o: NVCCFLAGS += -DAPSP_NCCL -I$(NCCL_HOME)/include
+NCCL_LIBS := -L$(NCCL_LIBDIR) -l:libnccl.so.2 -Xlinker -rpath -Xlinker $(NCCL_LIBDIR)
+endif
+
 LIB_SRC   := $(wildcard lib/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
 TOOL_OBJ  := build/tools/tool.o
@@ -97,6 +119,11 @@ ifneq ($(HAVE_ISAL),1)
 endif
 ifneq ($(HAVE_LIBARCHIVE),1)
 	@echo "libarchive not found: mtx2bin built without archive (.tar.gz, .zip) support"
+endif
+ifneq ($(NVCC),)
+ifneq ($(HAVE_NCCL),1)
+	@echo "NCCL not found: apsp-gpu built for one GPU at a time"
+endif
 endif
 ifneq ($(HAVE_METIS),1)
 	@echo "METIS not found: no nested-dissection order for sparse graphs (natural order, tiles still skipped)"
@@ -147,7 +174,7 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
 
 bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis)
+	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(NCCL_LIBS)
 
 build/tools/apsp-gpu.o: tools/apsp-gpu.c $(wildcard lib/*.h tools/*.h kernels/*.h)
 	@mkdir -p $(@D)
@@ -155,7 +182,7 @@ build/tools/apsp-gpu.o: tools/apsp-gpu.c $(wildcard lib/*.h tools/*.h kernels/*.
 
 bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -o $@ $^
+	$(NVCC) $(NVCCFLAGS) -o $@ $^ $(NCCL_LIBS)
 
 build/tests/%: tests/unit/%.c build/libapsp.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)

@@ -1,6 +1,6 @@
 // fw_bench.cu - time the GPU engine alone, without streams or tools.
 //
-//   fw-kernel-bench -n 20000 [-B 128] [-p] [-t float32] [-r REPS] [--check]
+//   fw-kernel-bench -n 20000 [-B 128] [-p] [-g GPUS] [-t float32] [-r REPS] [--check]
 //   (without -B, or -B 0: the engine chooses the blocking factor)
 //
 // Builds a random graph on the host (each ordered pair an edge with
@@ -21,6 +21,7 @@
 #include "stream.h"
 
 static int derive_mode = FWG_DERIVE_AUTO;
+static int gpus = 1;
 
 static uint64_t mix(uint64_t x)
 {
@@ -100,6 +101,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	std::vector<int32_t> p(paths ? (size_t)n * n : 1);
 	struct fwg_opts o = {0, B, sizeof(T) == 4 && (T)0.5 != 0 ? ST_FLOAT32 : ST_INT32, paths, lanes};
 	o.derive = derive_mode;
+	o.gpus = gpus;
 	struct fwg_timing t;
 	char err[512];
 	std::vector<double> ms;
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-r") && i + 1 < argc) reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-d") && i + 1 < argc) density = atof(argv[++i]);
 		else if (!strcmp(argv[i], "-p")) paths = true;
+		else if (!strcmp(argv[i], "-g") && i + 1 < argc) gpus = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-t") && i + 1 < argc) is_float = !strcmp(argv[++i], "float32");
 		else if (!strcmp(argv[i], "--check")) do_check = true;
 		else if (!strcmp(argv[i], "--no-16bit")) lanes = FWG_LANES16_NEVER;
@@ -143,14 +146,14 @@ int main(int argc, char **argv)
 			       "kernel_ms", "relax/s", "ceiling");
 			return 0;
 		} else {
-			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-t int32|float32] "
+			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-g GPUS] [-t int32|float32] "
 			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit]\n"
 			                "       [--derive | --no-derive] | --header\n");
 			return 2;
 		}
 	}
 	char err[256];
-	if (fwg_init(0, 0, err, sizeof err) < 0) {
+	if (fwg_init(0, gpus, 0, err, sizeof err) < 0) {
 		fprintf(stderr, "fw-kernel-bench: %s\n", err);
 		return 2;
 	}

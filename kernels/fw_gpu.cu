@@ -10,11 +10,16 @@
 #include <string.h>
 
 #include <chrono>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
+
+#ifdef APSP_NCCL
+#include <nccl.h>
+#endif
 
 #include "fw_gpu.h"
 #include "fw_tiles.cuh"
@@ -70,43 +75,6 @@ template <typename F> int fill_grid(F f, int threads, size_t smem, int sms)
 	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, threads, smem) != cudaSuccess)
 		per_sm = 1;
 	return per_sm > 0 ? per_sm * sms : sms;
-}
-
-template <int B>
-int run_rounds16(Err e, short *d, int npad, uint32_t *colT2, short *rowP, cudaStream_t s,
-                 const Sparse *sp)
-{
-	const int nb = npad / B;
-	const int t1 = p1_dim<B>() * p1_dim<B>();
-	const size_t s1 = (size_t)B * (B + 1) * sizeof(short);
-	const size_t s3 = tile16_smem<B>();
-	CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 2>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-	CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 3>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-	CUDA_TRY(cudaFuncSetAttribute(tile_update16_listed<B>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-	const int t3 = tile16_threads<B>();
-	const int g3 = sp ? fill_grid(tile_update16_listed<B>, t3, s3, sp->sms) : 0;
-	const uint8_t *live = sp ? sp->live : nullptr;
-	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
-	for (int round = 0; round < nb; round++) {
-		phase1<short, B, false><<<1, t1, s1, s>>>(d, nullptr, npad, round);
-		if (nb > 1) {
-			panels16<B><<<gp, tp, 0, s>>>(d, npad, round, colT2, rowP);
-			if (sp)
-				round_lists<<<1, 1024, 0, s>>>(sp->live, nb, round, sp->lists, sp->updates);
-			tile_update16<B, 2><<<2 * nb, t3, s3, s>>>(d, npad, round, colT2, rowP, live);
-			if (sp)
-				tile_update16_listed<B><<<g3, t3, s3, s>>>(d, npad, round, colT2, rowP,
-				                                           sp->lists, sp->live);
-			else
-				tile_update16<B, 3><<<dim3(nb, nb), t3, s3, s>>>(d, npad, round, colT2, rowP,
-				                                                 nullptr);
-		}
-		CUDA_TRY(cudaGetLastError());
-	}
-	return 0;
 }
 
 // The edges into each vertex, by increasing weight (fw_tiles.cuh: derived
@@ -183,155 +151,48 @@ int list_in_edges(Err e, const T *w, int n, int npad, T inf, size_t dist_bytes, 
 	return 0;
 }
 
-// Predecessors derived from the final distances dist (fw_tiles.cuh).
-template <typename D>
-int derive(Err e, const D *dist, int n, int npad, const InEdges *ie, int32_t *p, cudaStream_t s)
-{
-	const size_t sm = (size_t)n * sizeof(D);
-	CUDA_TRY(cudaFuncSetAttribute(derive_preds<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                              (int)sm));
-	derive_preds<D><<<n < 16384 ? n : 16384, 512, sm, s>>>(dist, npad, n, ie->off, ie->keys, p);
-	CUDA_TRY(cudaGetLastError());
-	return 0;
-}
+// ---- the devices of a run -----------------------------------------------------
+//
+// A run uses one GPU, or several of one process, each holding a band of
+// block rows (row0 .. row0 + rows - 1) of the distances and predecessors;
+// one GPU holds all of them.  The round scheduler below drives the same tile
+// kernels either way: each round, the device that holds the pivot row runs
+// phase 1 and the pivot row's half of phase 2, NCCL broadcasts the finished
+// pivot row panel (and the pivot rows of the predecessors, where the kernels
+// track them) to the others, and every device updates the pivot column and
+// phase 3 of its own rows.  A sparse run (block skipping, an order) uses one.
 
-// Try the 16-bit run.  *done: 1 its result stands (d holds it), -1 it was
-// run and rejected, 0 it was not tried.  inf: d's INF.  With ie, a result
-// that stands also gets its predecessors, derived into p.
-int try16(Err e, int B, int *d, int n, int npad, int inf, void *colT, void *rowP,
-          cudaStream_t s, const Sparse *sp, const InEdges *ie, int32_t *p, int *done)
-{
-	*done = 0;
-	if (B != 64 && B != 128)
-		return 0;
-	const size_t count = (size_t)npad * npad;
-	size_t free_b = 0, total_b = 0;
-	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-	if (count * 2 + (64 << 20) > free_b)
-		return 0;
-	int *dmax = nullptr, h[2];
-	short *d16 = nullptr;
-	CUDA_TRY(cudaMalloc(&dmax, 2 * sizeof(int)));
-	CUDA_TRY(cudaMemsetAsync(dmax, 0, 2 * sizeof(int), s));
-	const unsigned grid = (unsigned)((count + 255) / 256);
-	max_below<int><<<1024, 256, 0, s>>>(d, count, inf, dmax); // largest weight
-	CUDA_TRY(cudaMemcpyAsync(h, dmax, sizeof(int), cudaMemcpyDeviceToHost, s));
-	CUDA_TRY(cudaStreamSynchronize(s));
-	const int wmax = h[0];
-	int rc = 0;
-	if (wmax < INF16 / 4) {
-		if ((rc = cudaMalloc(&d16, count * 2)) != cudaSuccess) {
-			cudaGetLastError(); // no room: the 32-bit run it is
-			cudaFree(dmax);
-			return 0;
-		}
-		to16<<<grid, 256, 0, s>>>(d, d16, count);
-		rc = B == 64 ? run_rounds16<64>(e, d16, npad, (uint32_t *)colT, (short *)rowP, s, sp)
-		             : run_rounds16<128>(e, d16, npad, (uint32_t *)colT, (short *)rowP, s, sp);
-		if (rc == 0) {
-			max_below<short><<<1024, 256, 0, s>>>(d16, count, INF16, dmax + 1);
-			cudaMemcpyAsync(h, dmax, 2 * sizeof(int), cudaMemcpyDeviceToHost, s);
-			cudaError_t st = cudaStreamSynchronize(s);
-			if (st != cudaSuccess)
-				rc = fail(e, "16-bit run: %s", cudaGetErrorString(st));
-			else if (h[1] + wmax < INF16) {
-				if (ie)
-					rc = derive(e, d16, n, npad, ie, p, s);
-				from16<<<grid, 256, 0, s>>>(d16, d, count);
-				*done = 1;
-			} else {
-				*done = -1;
-			}
-		}
-	}
-	cudaStreamSynchronize(s);
-	cudaFree(d16);
-	cudaFree(dmax);
-	if (rc == 0 && (rc = (int)cudaGetLastError()) != 0)
-		rc = fail(e, "16-bit run: %s", cudaGetErrorString((cudaError_t)rc));
-	return rc;
-}
+constexpr int MAX_GPUS = 16;
 
+// The communicators of the process's devices (fwg_init), kept for later runs.
+struct Group {
+	int first = -1, count = 0;
+#ifdef APSP_NCCL
+	ncclComm_t comm[MAX_GPUS] = {};
+#endif
+} group;
 
-template <typename T, int B, int R, bool PATHS, bool PACKED>
-int run_rounds(Err e, int device, T *d, int32_t *p, int npad, T *colT, T *rowP,
-               cudaStream_t s, const Sparse *sp)
-{
-	const int nb = npad / B;
-	const int t1 = p1_dim<B>() * p1_dim<B>();
-	const size_t s1 = (size_t)B * (B + 1) * (sizeof(T) + (PATHS ? 4 : 0));
-	const int t3 = tile_threads<B, R>();
-	const size_t s3 = tile_smem<T, B>();
-	if ((int)s1 > smem_limit(device) || (int)s3 > smem_limit(device))
-		return fail(e, "blocking factor %d needs %zu bytes of shared memory per block; "
-		               "the device allows %d", B, s1 > s3 ? s1 : s3, smem_limit(device));
-	CUDA_TRY(cudaFuncSetAttribute(phase1<T, B, PATHS>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
-	CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 2>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-	CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-	CUDA_TRY(cudaFuncSetAttribute(tile_update_listed<T, B, R, PATHS, PACKED>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-	const int g3 = sp ? fill_grid(tile_update_listed<T, B, R, PATHS, PACKED>, t3, s3, sp->sms) : 0;
-	const uint8_t *live = sp ? sp->live : nullptr;
-	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
-	for (int round = 0; round < nb; round++) {
-		phase1<T, B, PATHS><<<1, t1, s1, s>>>(d, p, npad, round);
-		if (nb > 1) {
-			panels<T, B, PACKED><<<gp, tp, 0, s>>>(d, npad, round, colT, rowP);
-			if (sp)
-				round_lists<<<1, 1024, 0, s>>>(sp->live, nb, round, sp->lists, sp->updates);
-			tile_update<T, B, R, PATHS, PACKED, 2><<<2 * nb, t3, s3, s>>>(d, p, npad, round, colT,
-			                                                             rowP, live);
-			if (sp)
-				tile_update_listed<T, B, R, PATHS, PACKED><<<g3, t3, s3, s>>>(
-				        d, p, npad, round, colT, rowP, sp->lists, sp->live);
-			else
-				tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, nb), t3, s3, s>>>(
-				        d, p, npad, round, colT, rowP, nullptr);
-		}
-		CUDA_TRY(cudaGetLastError());
-	}
-	return 0;
-}
-
-template <typename T, int B>
-int dispatch_modes(Err e, int device, bool paths, bool packed, T *d, int32_t *p,
-                   int npad, T *colT, T *rowP, cudaStream_t s, const Sparse *sp)
-{
-	// Register tile: 8 x 8 where the block is large enough and the kernel
-	// keeps nothing but distances; 4 x 4 when it also tracks k explicitly.
-	constexpr int RD = B >= 64 ? 8 : 4;
-	if (!paths)
-		return run_rounds<T, B, RD, false, false>(e, device, d, p, npad, colT, rowP, s, sp);
-	if constexpr (std::is_same<T, int>::value)
-		if (packed)
-			return run_rounds<T, B, RD, true, true>(e, device, d, p, npad, colT, rowP, s, sp);
-	return run_rounds<T, B, 4, true, false>(e, device, d, p, npad, colT, rowP, s, sp);
-}
-
-template <typename T>
-int dispatch(Err e, int device, int B, bool paths, bool packed, T *d, int32_t *p,
-             int npad, T *colT, T *rowP, cudaStream_t s, const Sparse *sp)
-{
-	switch (B) {
-	case 16: return dispatch_modes<T, 16>(e, device, paths, packed, d, p, npad, colT, rowP, s, sp);
-	case 32: return dispatch_modes<T, 32>(e, device, paths, packed, d, p, npad, colT, rowP, s, sp);
-	case 64: return dispatch_modes<T, 64>(e, device, paths, packed, d, p, npad, colT, rowP, s, sp);
-	case 128: return dispatch_modes<T, 128>(e, device, paths, packed, d, p, npad, colT, rowP, s, sp);
-	}
-	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
-}
-
-struct DeviceBuffers {
-	void *d = nullptr, *colT = nullptr, *rowP = nullptr;
-	int32_t *p = nullptr;
+struct Dev {
+	int id = -1;             // CUDA device
+	int row0 = 0, rows = 0;  // the block rows held
+	void *d = nullptr;       // rows * B x npad: distances
+	int32_t *p = nullptr;    // rows * B x npad: predecessors
+	void *colT = nullptr, *rowP = nullptr; // B x npad panels (fw_tiles.cuh)
+	int32_t *prow = nullptr; // B x npad: the pivot rows of p, from their holder
+	short *d16 = nullptr;    // rows * B x npad: 16-bit lanes
 	Sparse sparse;
+	InEdges ie;
 	cudaStream_t s = nullptr;
-	cudaEvent_t ev[4] = {};
-	~DeviceBuffers()
+	cudaEvent_t ev[4] = {};  // upload start, kernels start, kernels end, finished
+	cudaEvent_t done[2] = {}; // a staging buffer's copy finished
+#ifdef APSP_NCCL
+	ncclComm_t comm = nullptr;
+#endif
+	~Dev()
 	{
+		if (id < 0)
+			return;
+		cudaSetDevice(id);
 		cudaFree(sparse.live);
 		cudaFree(sparse.lists);
 		cudaFree(sparse.updates);
@@ -339,13 +200,364 @@ struct DeviceBuffers {
 		cudaFree(p);
 		cudaFree(colT);
 		cudaFree(rowP);
+		cudaFree(prow);
+		cudaFree(d16);
 		for (auto x : ev)
+			if (x)
+				cudaEventDestroy(x);
+		for (auto x : done)
 			if (x)
 				cudaEventDestroy(x);
 		if (s)
 			cudaStreamDestroy(s);
 	}
+	bool holds(int round) const { return round >= row0 && round < row0 + rows; }
+	// Where row 0 of the whole matrix would be, so that the kernels index
+	// the rows held by their numbers in the whole matrix.
+	template <typename T> T *base(void *x, int B, int npad) const
+	{
+		return (T *)x - (size_t)row0 * B * npad;
+	}
+	int32_t *pbase(int B, int npad) const { return p ? p - (size_t)row0 * B * npad : nullptr; }
+	size_t count(int B, int npad) const { return (size_t)rows * B * npad; }
 };
+
+struct Devs {
+	Dev dev[MAX_GPUS];
+	int count = 1;
+	int B = 0, npad = 0;
+	Dev &holder(int round)
+	{
+		for (int g = 0; g < count; g++)
+			if (dev[g].holds(round))
+				return dev[g];
+		return dev[0];
+	}
+	int rank(const Dev &x) const { return (int)(&x - dev); }
+};
+
+#ifdef APSP_NCCL
+#define NCCL_TRY(call)                                                        \
+	do {                                                                      \
+		ncclResult_t rc_ = (call);                                            \
+		if (rc_ != ncclSuccess)                                               \
+			return fail(e, "%s: %s (%s:%d)", #call, ncclGetErrorString(rc_), \
+			            __FILE__, __LINE__);                                  \
+	} while (0)
+#endif
+
+// The pivot row panel rowP (bytes per entry: size) and, with prow, the pivot
+// rows of the predecessors, from the device that holds row round to the
+// others.
+int share_pivot(Err e, Devs &v, int round, size_t size, bool preds)
+{
+	if (v.count == 1)
+		return 0;
+#ifdef APSP_NCCL
+	Dev &h = v.holder(round);
+	const int root = v.rank(h);
+	const size_t panel = (size_t)v.B * v.npad;
+	NCCL_TRY(ncclGroupStart());
+	for (int g = 0; g < v.count; g++) {
+		Dev &x = v.dev[g];
+		NCCL_TRY(ncclBroadcast(x.rowP, x.rowP, panel * size, ncclUint8, root, x.comm, x.s));
+		if (preds) {
+			int32_t *own = h.pbase(v.B, v.npad) + (size_t)round * panel;
+			NCCL_TRY(ncclBroadcast(own, &x == &h ? own : x.prow, panel, ncclInt32, root, x.comm,
+			                       x.s));
+		}
+	}
+	NCCL_TRY(ncclGroupEnd());
+	return 0;
+#else
+	return fail(e, "several GPUs need a build with NCCL");
+#endif
+}
+
+// The predecessors' pivot rows the kernels of round read on device x.
+int32_t *pivot_preds(const Devs &v, const Dev &x, int round)
+{
+	if (!x.p)
+		return nullptr;
+	return x.holds(round) ? x.pbase(v.B, v.npad) + (size_t)round * v.B * v.npad : x.prow;
+}
+
+template <int B>
+int run_rounds16(Err e, Devs &v, const Sparse *sp)
+{
+	const int npad = v.npad, nb = npad / B;
+	const int t1 = p1_dim<B>() * p1_dim<B>();
+	const size_t s1 = (size_t)B * (B + 1) * sizeof(short);
+	const size_t s3 = tile16_smem<B>();
+	for (int g = 0; g < v.count; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 2>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 3>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16_listed<B>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	}
+	const int t3 = tile16_threads<B>();
+	const int g3 = sp ? fill_grid(tile_update16_listed<B>, t3, s3, sp->sms) : 0;
+	const uint8_t *live = sp ? sp->live : nullptr;
+	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
+	for (int round = 0; round < nb; round++) {
+		for (int g = 0; g < v.count; g++) { // the pivot row; every device's column panel
+			Dev &x = v.dev[g];
+			short *d = x.base<short>(x.d16, B, npad);
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (x.holds(round))
+				phase1<short, B, false><<<1, t1, s1, x.s>>>(d, nullptr, npad, round);
+			if (nb == 1)
+				continue;
+			panels16<B><<<gp, tp, 0, x.s>>>(d, npad, round, (uint32_t *)x.colT, (short *)x.rowP,
+			                                 x.row0, x.rows);
+			if (sp)
+				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
+			if (x.holds(round))
+				tile_update16<B, 2><<<nb + x.rows, t3, s3, x.s>>>(
+				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, live, x.row0, x.rows);
+			CUDA_TRY(cudaGetLastError());
+		}
+		if (nb == 1)
+			break;
+		if (share_pivot(e, v, round, sizeof(short), false))
+			return -1;
+		for (int g = 0; g < v.count; g++) { // the pivot column elsewhere; phase 3
+			Dev &x = v.dev[g];
+			short *d = x.base<short>(x.d16, B, npad);
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (!x.holds(round))
+				tile_update16<B, 2><<<x.rows, t3, s3, x.s>>>(
+				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, nullptr, x.row0, x.rows);
+			if (sp)
+				tile_update16_listed<B><<<g3, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT,
+				                                           (short *)x.rowP, sp->lists, sp->live);
+			else
+				tile_update16<B, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
+				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, nullptr, x.row0,
+				        x.rows);
+			CUDA_TRY(cudaGetLastError());
+		}
+	}
+	return 0;
+}
+
+// Predecessors of the rows x holds, derived from the final distances dist
+// (fw_tiles.cuh); dist points where row 0 would be.
+template <typename D>
+int derive(Err e, const Devs &v, const Dev &x, const D *dist, int n)
+{
+	const int npad = v.npad, end = (x.row0 + x.rows) * v.B < n ? (x.row0 + x.rows) * v.B : n;
+	const int first = x.row0 * v.B;
+	if (first >= end)
+		return 0;
+	const size_t sm = (size_t)n * sizeof(D);
+	CUDA_TRY(cudaFuncSetAttribute(derive_preds<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                              (int)sm));
+	const int rows = end - first;
+	derive_preds<D><<<rows < 16384 ? rows : 16384, 512, sm, x.s>>>(
+	        dist, npad, n, x.ie.off, x.ie.keys,
+	        x.pbase(v.B, npad), first, end);
+	CUDA_TRY(cudaGetLastError());
+	return 0;
+}
+
+// The largest entry below limit of every device's rows (d16: of the 16-bit
+// matrices), into *out.
+int max_entry(Err e, Devs &v, bool lanes16, int limit, int *out)
+{
+	*out = 0;
+	for (int g = 0; g < v.count; g++) {
+		Dev &x = v.dev[g];
+		CUDA_TRY(cudaSetDevice(x.id));
+		int *dmax = (int *)x.colT; // free between rounds
+		CUDA_TRY(cudaMemsetAsync(dmax, 0, sizeof(int), x.s));
+		if (lanes16)
+			max_below<short><<<1024, 256, 0, x.s>>>(x.d16, x.count(v.B, v.npad), limit, dmax);
+		else
+			max_below<int><<<1024, 256, 0, x.s>>>((const int *)x.d, x.count(v.B, v.npad), limit,
+			                                      dmax);
+		CUDA_TRY(cudaGetLastError());
+	}
+	for (int g = 0; g < v.count; g++) {
+		Dev &x = v.dev[g];
+		int h = 0;
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemcpyAsync(&h, x.colT, sizeof h, cudaMemcpyDeviceToHost, x.s));
+		CUDA_TRY(cudaStreamSynchronize(x.s));
+		*out = h > *out ? h : *out;
+	}
+	return 0;
+}
+
+// Try the 16-bit run.  *done: 1 its result stands (the devices' d hold it),
+// -1 it was run and rejected, 0 it was not tried.  inf: d's INF.  With
+// derive, a result that stands also gets its predecessors, derived into p.
+int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, int *done)
+{
+	*done = 0;
+	const int B = v.B;
+	if (B != 64 && B != 128)
+		return 0;
+	for (int g = 0; g < v.count; g++) {
+		Dev &x = v.dev[g];
+		size_t free_b = 0, total_b = 0;
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+		if (x.count(B, v.npad) * 2 + (64 << 20) > free_b)
+			return 0;
+	}
+	int wmax = 0, dmax = 0, rc = 0;
+	if (max_entry(e, v, false, inf, &wmax)) // the largest weight
+		return -1;
+	if (wmax >= INF16 / 4)
+		return 0;
+	for (int g = 0; g < v.count; g++) {
+		Dev &x = v.dev[g];
+		const size_t count = x.count(B, v.npad);
+		CUDA_TRY(cudaSetDevice(x.id));
+		if (cudaMalloc(&x.d16, count * 2) != cudaSuccess) {
+			cudaGetLastError(); // no room: the 32-bit run it is
+			for (int h = 0; h <= g; h++) {
+				cudaSetDevice(v.dev[h].id);
+				cudaFree(v.dev[h].d16);
+				v.dev[h].d16 = nullptr;
+			}
+			return 0;
+		}
+		to16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((const int *)x.d, x.d16, count);
+		CUDA_TRY(cudaGetLastError());
+	}
+	rc = B == 64 ? run_rounds16<64>(e, v, sp) : run_rounds16<128>(e, v, sp);
+	if (rc == 0)
+		rc = max_entry(e, v, true, INF16, &dmax);
+	if (rc == 0 && dmax + wmax < INF16) {
+		for (int g = 0; g < v.count && rc == 0; g++) {
+			Dev &x = v.dev[g];
+			const size_t count = x.count(B, v.npad);
+			CUDA_TRY(cudaSetDevice(x.id));
+			if (derive16)
+				rc = derive(e, v, x, x.base<short>(x.d16, B, v.npad), n);
+			from16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(x.d16, (int *)x.d, count);
+		}
+		*done = 1;
+	} else if (rc == 0) {
+		*done = -1;
+	}
+	for (int g = 0; g < v.count; g++) {
+		Dev &x = v.dev[g];
+		cudaSetDevice(x.id);
+		cudaError_t st = cudaStreamSynchronize(x.s);
+		if (rc == 0 && st != cudaSuccess)
+			rc = fail(e, "16-bit run: %s", cudaGetErrorString(st));
+		cudaFree(x.d16);
+		x.d16 = nullptr;
+	}
+	return rc;
+}
+
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+int run_rounds(Err e, Devs &v, const Sparse *sp)
+{
+	const int npad = v.npad, nb = npad / B;
+	const int t1 = p1_dim<B>() * p1_dim<B>();
+	const size_t s1 = (size_t)B * (B + 1) * (sizeof(T) + (PATHS ? 4 : 0));
+	const int t3 = tile_threads<B, R>();
+	const size_t s3 = tile_smem<T, B>();
+	for (int g = 0; g < v.count; g++) {
+		const int id = v.dev[g].id;
+		if ((int)s1 > smem_limit(id) || (int)s3 > smem_limit(id))
+			return fail(e, "blocking factor %d needs %zu bytes of shared memory per block; "
+			               "the device allows %d", B, s1 > s3 ? s1 : s3, smem_limit(id));
+		CUDA_TRY(cudaSetDevice(id));
+		CUDA_TRY(cudaFuncSetAttribute(phase1<T, B, PATHS>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 2>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update_listed<T, B, R, PATHS, PACKED>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	}
+	const int g3 = sp ? fill_grid(tile_update_listed<T, B, R, PATHS, PACKED>, t3, s3, sp->sms) : 0;
+	const uint8_t *live = sp ? sp->live : nullptr;
+	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
+	for (int round = 0; round < nb; round++) {
+		for (int g = 0; g < v.count; g++) { // the pivot row; every device's column panel
+			Dev &x = v.dev[g];
+			T *d = x.base<T>(x.d, B, npad);
+			int32_t *p = x.pbase(B, npad);
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (x.holds(round))
+				phase1<T, B, PATHS><<<1, t1, s1, x.s>>>(d, p, npad, round);
+			if (nb == 1)
+				continue;
+			panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, round, (T *)x.colT, (T *)x.rowP,
+			                                         x.row0, x.rows);
+			if (sp)
+				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
+			if (x.holds(round))
+				tile_update<T, B, R, PATHS, PACKED, 2><<<nb + x.rows, t3, s3, x.s>>>(
+				        d, p, pivot_preds(v, x, round), npad, round, (T *)x.colT, (T *)x.rowP,
+				        live, x.row0, x.rows);
+			CUDA_TRY(cudaGetLastError());
+		}
+		if (nb == 1)
+			break;
+		if (share_pivot(e, v, round, sizeof(T), PATHS))
+			return -1;
+		for (int g = 0; g < v.count; g++) { // the pivot column elsewhere; phase 3
+			Dev &x = v.dev[g];
+			T *d = x.base<T>(x.d, B, npad);
+			int32_t *p = x.pbase(B, npad);
+			const int32_t *prow = pivot_preds(v, x, round);
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (!x.holds(round))
+				tile_update<T, B, R, PATHS, PACKED, 2><<<x.rows, t3, s3, x.s>>>(
+				        d, p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
+			if (sp)
+				tile_update_listed<T, B, R, PATHS, PACKED><<<g3, t3, s3, x.s>>>(
+				        d, p, npad, round, (T *)x.colT, (T *)x.rowP, sp->lists, sp->live);
+			else
+				tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
+				        d, p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
+			CUDA_TRY(cudaGetLastError());
+		}
+	}
+	return 0;
+}
+
+template <typename T, int B>
+int dispatch_modes(Err e, Devs &v, bool paths, bool packed, const Sparse *sp)
+{
+	// Register tile: 8 x 8 where the block is large enough and the kernel
+	// keeps nothing but distances; 4 x 4 when it also tracks k explicitly.
+	constexpr int RD = B >= 64 ? 8 : 4;
+	if (!paths)
+		return run_rounds<T, B, RD, false, false>(e, v, sp);
+	if constexpr (std::is_same<T, int>::value)
+		if (packed)
+			return run_rounds<T, B, RD, true, true>(e, v, sp);
+	return run_rounds<T, B, 4, true, false>(e, v, sp);
+}
+
+template <typename T>
+int dispatch(Err e, Devs &v, bool paths, bool packed, const Sparse *sp)
+{
+	switch (v.B) {
+	case 16: return dispatch_modes<T, 16>(e, v, paths, packed, sp);
+	case 32: return dispatch_modes<T, 32>(e, v, paths, packed, sp);
+	case 64: return dispatch_modes<T, 64>(e, v, paths, packed, sp);
+	case 128: return dispatch_modes<T, 128>(e, v, paths, packed, sp);
+	}
+	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", v.B);
+}
 
 // Host <-> device copies go through two page-locked staging buffers, so
 // the caller's matrices need not be page-locked (pinning hundreds of MB costs
@@ -353,9 +565,9 @@ struct DeviceBuffers {
 // while the other is in flight.  Downloads: row panels of the distances (and
 // predecessors) come back into one buffer while the caller's sink consumes
 // the panel in the other, so compressing the result overlaps the copy.
+// guard[b]: the event of buffer b's last copy (on whichever device made it).
 struct Staging {
 	void *buf[2] = {nullptr, nullptr};
-	cudaEvent_t done[2] = {nullptr, nullptr};
 	size_t bytes = 0;
 } staging;
 
@@ -366,9 +578,9 @@ struct Staging {
 constexpr size_t STAGING_BYTES = 32u << 20, STAGING_BYTES_LARGE = 128u << 20;
 constexpr uint64_t STAGING_LARGE_FROM = 4ull << 30;
 
-// A run in another vertex order (fwg_opts.order): the order and its inverse
-// on the device, and two device buffers of the staging size through which
-// rows are renumbered on their way in and out.
+// A run in another vertex order (fwg_opts.order, one GPU): the order and
+// its inverse on the device, and two device buffers of the staging size
+// through which rows are renumbered on their way in and out.
 struct Reorder {
 	const int32_t *host = nullptr; // order[k]: the vertex at position k
 	int32_t *order = nullptr, *pos = nullptr;
@@ -384,90 +596,119 @@ struct Reorder {
 
 constexpr unsigned GATHER_GRID = 4096;
 
-int upload_rows(Err e, const void *host, void *dev, uint64_t n, uint64_t npad, cudaStream_t s,
-                const Reorder *ro)
+// The caller's rows r0 .. r1 - 1 of the holder x (first the rows' own
+// numbers: x holds row x.row0 * B at x.d).
+int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int B,
+                cudaEvent_t guard[2], const Reorder *ro)
 {
 	const size_t row = n * 4;
+	const uint64_t first = (uint64_t)x.row0 * B, end = first + x.count(B, npad) / npad;
+	const uint64_t r1 = end < n ? end : n;
+	char *dev = (char *)x.d;
+	CUDA_TRY(cudaSetDevice(x.id));
+	if (first >= r1)
+		return 0;
 	uint64_t rows = staging.bytes / row;
 	if (rows == 0) { // a row larger than the staging buffer: plain copy
 		if (ro)
 			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
-		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, host, row, row, n, cudaMemcpyHostToDevice, s));
+		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, (const char *)host + first * row, row, row,
+		                           r1 - first, cudaMemcpyHostToDevice, x.s));
 		return 0;
 	}
 	int b = 0;
-	for (uint64_t r0 = 0; r0 < n; r0 += rows, b ^= 1) {
-		const uint64_t k = n - r0 < rows ? n - r0 : rows;
+	for (uint64_t r0 = first; r0 < r1; r0 += rows, b ^= 1) {
+		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows;
 		char *st = (char *)staging.buf[b];
-		CUDA_TRY(cudaEventSynchronize(staging.done[b]));
+		if (guard[b])
+			CUDA_TRY(cudaEventSynchronize(guard[b]));
 #pragma omp parallel for schedule(static)
 		for (int64_t i = 0; i < (int64_t)k; i++) {
 			const uint64_t from = ro ? (uint64_t)ro->host[r0 + i] : r0 + i;
 			memcpy(st + i * row, (const char *)host + from * row, row);
 		}
 		if (ro) { // in as they are, then their columns renumbered into place
-			CUDA_TRY(cudaMemcpyAsync(ro->tmp[b], st, k * row, cudaMemcpyHostToDevice, s));
-			take_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)ro->tmp[b], n, k,
-			                                      (uint32_t *)dev, (int)npad, r0, ro->order);
+			CUDA_TRY(cudaMemcpyAsync(ro->tmp[b], st, k * row, cudaMemcpyHostToDevice, x.s));
+			take_rows<<<GATHER_GRID, 256, 0, x.s>>>((const uint32_t *)ro->tmp[b], n, k,
+			                                        (uint32_t *)dev, (int)npad, r0, ro->order);
 			CUDA_TRY(cudaGetLastError());
 		} else {
-			CUDA_TRY(cudaMemcpy2DAsync((char *)dev + r0 * npad * 4, npad * 4, st, row, row, k,
-			                           cudaMemcpyHostToDevice, s));
+			CUDA_TRY(cudaMemcpy2DAsync(dev + (r0 - first) * npad * 4, npad * 4, st, row, row, k,
+			                           cudaMemcpyHostToDevice, x.s));
 		}
-		CUDA_TRY(cudaEventRecord(staging.done[b], s));
+		CUDA_TRY(cudaEventRecord(x.done[b], x.s));
+		guard[b] = x.done[b];
 	}
 	return 0;
 }
 
-// Row panels of d (and p) to the sink, in order; panel k + 1 is copied
-// while the sink runs on panel k.  A staging buffer holds a panel's distance
-// rows, then its predecessor rows.
-int download_panels(Err e, const void *d, const int32_t *p, uint64_t n, uint64_t npad,
-                    cudaStream_t s, const Reorder *ro, fwg_sink *sink, void *ctx)
+// Row panels of d (and p) to the sink, in order, from whichever device holds
+// them; panel k + 1 is copied while the sink runs on panel k.  A staging
+// buffer holds a panel's distance rows, then its predecessor rows.
+int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, fwg_sink *sink,
+                    void *ctx)
 {
+	const uint64_t npad = v.npad;
 	const size_t row = n * 4;
-	uint64_t rows = staging.bytes / (row * (p ? 2 : 1));
+	uint64_t rows = staging.bytes / (row * (paths ? 2 : 1));
 	std::vector<char> big;
 	void *buf[2] = {staging.buf[0], staging.buf[1]};
 	if (rows == 0) { // rows larger than staging: one row at a time, pageable
 		if (ro)
 			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
 		rows = 1;
-		big.resize(2 * row * (p ? 2 : 1));
+		big.resize(2 * row * (paths ? 2 : 1));
 		buf[0] = big.data();
-		buf[1] = big.data() + row * (p ? 2 : 1);
+		buf[1] = big.data() + row * (paths ? 2 : 1);
 	}
-	int b = 0;
+	int b = 0, g = 0;
+	cudaEvent_t guard[2] = {nullptr, nullptr};
 	uint64_t prev0 = 0, prevk = 0;
-	for (uint64_t r0 = 0; r0 < n || prevk; r0 += rows, b ^= 1) {
-		const uint64_t k = r0 < n ? (n - r0 < rows ? n - r0 : rows) : 0;
-		char *st = (char *)buf[b];
-		if (k && ro) { // the caller's rows, renumbered, gathered on the device
-			char *tmp = (char *)ro->tmp[b];
-			give_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)d, p, (int)npad, n, r0, k,
-			                                      ro->order, ro->pos, (uint32_t *)tmp,
-			                                      p ? (int32_t *)(tmp + k * row) : nullptr);
-			CUDA_TRY(cudaGetLastError());
-			CUDA_TRY(cudaMemcpyAsync(st, tmp, k * row * (p ? 2 : 1), cudaMemcpyDeviceToHost, s));
-			CUDA_TRY(cudaEventRecord(staging.done[b], s));
-		} else if (k) {
-			CUDA_TRY(cudaMemcpy2DAsync(st, row, (const char *)d + r0 * npad * 4, npad * 4, row, k,
-			                           cudaMemcpyDeviceToHost, s));
-			if (p)
-				CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, p + r0 * npad, npad * 4, row, k,
-				                           cudaMemcpyDeviceToHost, s));
-			CUDA_TRY(cudaEventRecord(staging.done[b], s));
+	for (uint64_t r0 = 0; r0 < n || prevk; b ^= 1) {
+		uint64_t k = 0;
+		if (r0 < n) {
+			while ((uint64_t)(v.dev[g].row0 + v.dev[g].rows) * v.B <= r0)
+				g++;
+			Dev &x = v.dev[g];
+			const uint64_t end = (uint64_t)(x.row0 + x.rows) * v.B, first = (uint64_t)x.row0 * v.B;
+			const uint64_t stop = end < n ? end : n;
+			k = stop - r0 < rows ? stop - r0 : rows;
+			char *st = (char *)buf[b];
+			const size_t at = (r0 - first) * npad;
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (ro) { // the caller's rows, renumbered, gathered on the device
+				char *tmp = (char *)ro->tmp[b];
+				give_rows<<<GATHER_GRID, 256, 0, x.s>>>((const uint32_t *)x.d, x.p, (int)npad, n,
+				                                        r0, k, ro->order, ro->pos, (uint32_t *)tmp,
+				                                        paths ? (int32_t *)(tmp + k * row) : nullptr);
+				CUDA_TRY(cudaGetLastError());
+				CUDA_TRY(cudaMemcpyAsync(st, tmp, k * row * (paths ? 2 : 1), cudaMemcpyDeviceToHost,
+				                         x.s));
+			} else {
+				CUDA_TRY(cudaMemcpy2DAsync(st, row, (const char *)x.d + at * 4, npad * 4, row, k,
+				                           cudaMemcpyDeviceToHost, x.s));
+				if (paths)
+					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, x.p + at, npad * 4, row, k,
+					                           cudaMemcpyDeviceToHost, x.s));
+			}
+			CUDA_TRY(cudaEventRecord(x.done[b], x.s));
+			guard[b] = x.done[b];
 		}
 		if (prevk) { // the previous panel to the sink meanwhile
-			CUDA_TRY(cudaEventSynchronize(staging.done[b ^ 1]));
+			CUDA_TRY(cudaEventSynchronize(guard[b ^ 1]));
 			char *prev = (char *)buf[b ^ 1];
-			if (sink(ctx, prev0, prevk, prev, p ? (int32_t *)(prev + prevk * row) : nullptr))
+			if (sink(ctx, prev0, prevk, prev, paths ? (int32_t *)(prev + prevk * row) : nullptr))
 				return fail(e, "the result could not be taken (rows %llu..%llu)",
 				            (unsigned long long)prev0, (unsigned long long)(prev0 + prevk - 1));
 		}
 		prev0 = r0, prevk = k;
+		r0 += k;
 	}
-	CUDA_TRY(cudaStreamSynchronize(s));
+	for (int h = 0; h < v.count; h++) {
+		CUDA_TRY(cudaSetDevice(v.dev[h].id));
+		CUDA_TRY(cudaStreamSynchronize(v.dev[h].s));
+	}
 	return 0;
 }
 
@@ -491,31 +732,157 @@ int copy_into(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
 	return 0;
 }
 
+// Every device's rows of the weights, whole on each (for the lists of edges
+// into each vertex); into full[g], npad x npad each.
+int gather_rows(Err e, Devs &v, void *full[])
+{
+#ifdef APSP_NCCL
+	NCCL_TRY(ncclGroupStart());
+	for (int src = 0; src < v.count; src++) {
+		const Dev &h = v.dev[src];
+		const size_t count = h.count(v.B, v.npad) * 4, at = (size_t)h.row0 * v.B * v.npad * 4;
+		for (int g = 0; g < v.count; g++) {
+			Dev &x = v.dev[g];
+			NCCL_TRY(ncclBroadcast(&x == &h ? h.d : (char *)full[g] + at, (char *)full[g] + at,
+			                       count, ncclUint8, src, x.comm, x.s));
+		}
+	}
+	NCCL_TRY(ncclGroupEnd());
+	return 0;
+#else
+	return fail(e, "several GPUs need a build with NCCL");
+#endif
+}
+
+// The lists of edges into each vertex (derived predecessors) on every
+// device; *ok = 0 where memory is short for them anywhere.  elem: bytes of a
+// distance the derivation holds per row in shared memory; room: device
+// memory to leave for the run.
+template <typename T>
+int list_in_edges_all(Err e, Devs &v, int n, T inf, size_t elem, bool room16, int *ok)
+{
+	*ok = 0;
+	const size_t full_bytes = (size_t)v.npad * v.npad * sizeof(T);
+	void *full[MAX_GPUS] = {};
+	int rc = 0;
+	if (v.count > 1) { // the whole matrix on each device for a while
+		for (int g = 0; g < v.count && rc == 0; g++) {
+			CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			if (cudaMalloc(&full[g], full_bytes) != cudaSuccess) {
+				cudaGetLastError();
+				rc = 1;
+			}
+		}
+		if (rc == 0 && gather_rows(e, v, full))
+			rc = -1;
+	}
+	int all_ok = rc == 0;
+	for (int g = 0; g < v.count && rc == 0 && all_ok; g++) {
+		Dev &x = v.dev[g];
+		CUDA_TRY(cudaSetDevice(x.id));
+		const T *w = v.count > 1 ? (const T *)full[g] : (const T *)x.d;
+		int one = 0;
+		rc = list_in_edges<T>(e, w, n, v.npad, inf, elem, room16 ? x.count(v.B, v.npad) * 2 : 0,
+		                      x.s, x.id, &x.ie, &one);
+		all_ok &= one;
+	}
+	for (int g = 0; g < v.count; g++)
+		if (full[g]) {
+			cudaSetDevice(v.dev[g].id);
+			cudaFree(full[g]);
+		}
+	if (rc < 0)
+		return rc;
+	*ok = rc == 0 && all_ok;
+	return 0;
+}
+
 } // namespace
 
-extern "C" int fwg_init(int device, uint64_t staging_bytes, char *errbuf, size_t errlen)
+extern "C" int fwg_device_count(char *errbuf, size_t errlen)
 {
 	Err e{errbuf, errlen};
 	int count = 0;
 	cudaError_t rc = cudaGetDeviceCount(&count);
 	if (rc != cudaSuccess)
 		return fail(e, "no usable CUDA driver or device: %s", cudaGetErrorString(rc));
+	return count;
+}
+
+extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errbuf, size_t errlen)
+{
+	Err e{errbuf, errlen};
+	if (gpus < 1)
+		gpus = 1;
+	const int count = fwg_device_count(errbuf, errlen);
+	if (count < 0)
+		return -1;
 	if (count == 0)
 		return fail(e, "no CUDA device found");
-	if (device < 0 || device >= count)
-		return fail(e, "device %d does not exist (%d device%s found)", device, count,
+	if (device < 0 || device + gpus > count)
+		return fail(e, "device%s %d%s%.0d do%s not exist (%d device%s found)",
+		            gpus > 1 ? "s" : "", device, gpus > 1 ? " to " : "",
+		            gpus > 1 ? device + gpus - 1 : 0, gpus > 1 ? "" : "es", count,
 		            count == 1 ? "" : "s");
+	if (gpus > MAX_GPUS)
+		return fail(e, "at most %d GPUs", MAX_GPUS);
+#ifndef APSP_NCCL
+	if (gpus > 1)
+		return fail(e, "%d GPUs asked for: this build has no NCCL, so it uses one GPU "
+		               "(build with NCCL, see README)", gpus);
+#endif
+	// The contexts are made side by side: each takes a few hundred ms.
+	std::vector<std::thread> th;
+	cudaError_t made[MAX_GPUS] = {};
+	for (int g = 0; g < gpus; g++)
+		th.emplace_back([g, device, &made] {
+			made[g] = cudaSetDevice(device + g);
+			if (made[g] == cudaSuccess)
+				made[g] = cudaFree(0); // creates the context
+		});
+	for (auto &t : th)
+		t.join();
+	for (int g = 0; g < gpus; g++)
+		if (made[g] != cudaSuccess)
+			return fail(e, "device %d: %s", device + g, cudaGetErrorString(made[g]));
 	CUDA_TRY(cudaSetDevice(device));
-	CUDA_TRY(cudaFree(0)); // creates the context
+#ifdef APSP_NCCL
+	if (gpus > 1 && (group.first != device || group.count != gpus)) {
+		for (int g = 0; g < group.count; g++)
+			ncclCommDestroy(group.comm[g]);
+		group.count = 0;
+		int list[MAX_GPUS];
+		for (int g = 0; g < gpus; g++)
+			list[g] = device + g;
+		NCCL_TRY(ncclCommInitAll(group.comm, gpus, list));
+		group.first = device;
+		group.count = gpus;
+		// NCCL connects its devices at the first collective (40 ms on two
+		// H200s): do that here, while the caller reads its input.
+		void *one[MAX_GPUS] = {};
+		for (int g = 0; g < gpus; g++) {
+			CUDA_TRY(cudaSetDevice(device + g));
+			CUDA_TRY(cudaMalloc(&one[g], 4));
+		}
+		NCCL_TRY(ncclGroupStart());
+		for (int g = 0; g < gpus; g++)
+			NCCL_TRY(ncclBroadcast(one[g], one[g], 1, ncclInt32, 0, group.comm[g], 0));
+		NCCL_TRY(ncclGroupEnd());
+		for (int g = 0; g < gpus; g++) {
+			CUDA_TRY(cudaSetDevice(device + g));
+			CUDA_TRY(cudaDeviceSynchronize());
+			cudaFree(one[g]);
+		}
+		CUDA_TRY(cudaSetDevice(device));
+	}
+#endif
 	if (!staging.buf[0]) {
 		// Pinning costs about 0.4 ms a MiB: no more than a small run needs.
+		// Portable: every device of the run copies through them.
 		const size_t cap = staging_bytes >= STAGING_LARGE_FROM ? STAGING_BYTES_LARGE : STAGING_BYTES;
 		size_t bytes = staging_bytes && staging_bytes < cap ? staging_bytes : cap;
-		for (int i = 0; i < 2; i++) {
-			CUDA_TRY(cudaMallocHost(&staging.buf[i], bytes));
-			CUDA_TRY(cudaEventCreateWithFlags(&staging.done[i], cudaEventDisableTiming));
-			CUDA_TRY(cudaEventRecord(staging.done[i], 0));
-		}
+		for (int i = 0; i < 2; i++)
+			CUDA_TRY(cudaHostAlloc(&staging.buf[i], bytes, cudaHostAllocPortable));
 		staging.bytes = bytes;
 	}
 	return 0;
@@ -558,12 +925,22 @@ extern "C" int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, in
 	return 64;
 }
 
-extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths)
+// Block rows of device g of gpus: as even a share of nb as can be.
+static void band(uint64_t nb, int gpus, int g, int *row0, int *rows)
+{
+	*row0 = (int)(nb * g / gpus);
+	*rows = (int)(nb * (g + 1) / gpus) - *row0;
+}
+
+extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths, int gpus)
 {
 	if (block == 0)
 		block = 128; /* the most that any choice pads and stages */
-	uint64_t npad = (n + block - 1) / block * block;
-	return npad * npad * 4 * (paths ? 2 : 1) + 2 * (uint64_t)block * npad * 4;
+	if (gpus < 1)
+		gpus = 1;
+	const uint64_t npad = (n + block - 1) / block * block, nb = npad / block;
+	const uint64_t rows = (nb + gpus - 1) / gpus * block; // the largest band
+	return rows * npad * 4 * (paths ? 2 : 1) + (2 + (gpus > 1 && paths)) * (uint64_t)block * npad * 4;
 }
 
 extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dist,
@@ -581,6 +958,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	memset(t, 0, sizeof *t);
 	const int B = o->block ? o->block : fwg_choose_block(n, o->type, o->paths, o->lanes16, o->skip);
 	t->block = B;
+	t->gpus = 1;
 	if (B != 16 && B != 32 && B != 64 && B != 128)
 		return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
 	if (n == 0)
@@ -590,36 +968,77 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		return fail(e, "%llu vertices is more than this engine handles", (unsigned long long)n);
 	const bool is_int = o->type == ST_INT32;
 	const bool paths = o->paths != 0;
+	const uint64_t nb = npad / B;
+
+	// Several GPUs for dense runs only, each with a block row at least.
+	int gpus = o->gpus > 1 && !o->order && !o->skip ? o->gpus : 1;
+	if ((uint64_t)gpus > nb)
+		gpus = (int)nb;
+	if (gpus > MAX_GPUS)
+		return fail(e, "at most %d GPUs", MAX_GPUS);
+	if (gpus > 1 && (group.first != o->device || group.count != gpus)
+	    && fwg_init(o->device, gpus, 0, errbuf, errlen) < 0)
+		return -1;
+	t->gpus = gpus;
+	Devs v;
+	v.count = gpus;
+	v.B = B;
+	v.npad = (int)npad;
 
 	CUDA_TRY(cudaSetDevice(o->device));
 	cudaDeviceProp prop;
 	CUDA_TRY(cudaGetDeviceProperties(&prop, o->device));
-	snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1, prop.name);
-	size_t free_b = 0, total_b = 0;
-	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-	uint64_t need = fwg_memory_needed(n, B, paths);
-	if (o->order) // renumbering: the order both ways, two staging-sized buffers
-		need += 8 * n + 2 * staging.bytes;
-	if (o->skip) // the map of live blocks and a round's lists
-		need += (npad / B) * (npad / B) + 8 * (npad / B) + 64;
-	if (need > free_b)
-		return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB are free",
-		            (unsigned long long)n, need / 1048576.0,
-		            paths ? "distances and predecessors" : "distances",
-		            free_b / 1048576.0, total_b / 1048576.0);
+	if (gpus > 1)
+		snprintf(t->device_name, sizeof t->device_name, "%d x %.100s", gpus, prop.name);
+	else
+		snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1,
+		         prop.name);
+	const size_t pbytes = (size_t)B * npad * 4;
+	for (int g = 0; g < gpus; g++) {
+		Dev &x = v.dev[g];
+		x.id = o->device + g;
+		band(nb, gpus, g, &x.row0, &x.rows);
+#ifdef APSP_NCCL
+		if (gpus > 1)
+			x.comm = group.comm[g];
+#endif
+		size_t free_b = 0, total_b = 0;
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+		const size_t mbytes = x.count(B, npad) * 4;
+		uint64_t need = mbytes * (paths ? 2 : 1) + 2 * pbytes + (gpus > 1 && paths ? pbytes : 0);
+		if (o->order) // renumbering: the order both ways, two staging-sized buffers
+			need += 8 * n + 2 * staging.bytes;
+		if (o->skip) // the map of live blocks and a round's lists
+			need += nb * nb + 8 * nb + 64;
+		if (need > free_b) {
+			if (gpus > 1)
+				return fail(e, "n = %llu on %d GPUs needs %.1f MiB of memory on GPU %d (%s); "
+				               "%.1f MiB of %.1f MiB are free",
+				            (unsigned long long)n, gpus, need / 1048576.0, x.id,
+				            paths ? "distances and predecessors" : "distances",
+				            free_b / 1048576.0, total_b / 1048576.0);
+			return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB are free",
+			            (unsigned long long)n, need / 1048576.0,
+			            paths ? "distances and predecessors" : "distances",
+			            free_b / 1048576.0, total_b / 1048576.0);
+		}
+		CUDA_TRY(cudaStreamCreateWithFlags(&x.s, cudaStreamNonBlocking));
+		for (auto &ev : x.ev)
+			CUDA_TRY(cudaEventCreate(&ev));
+		for (auto &ev : x.done)
+			CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+		CUDA_TRY(cudaMalloc(&x.d, mbytes));
+		if (paths)
+			CUDA_TRY(cudaMalloc(&x.p, mbytes));
+		if (gpus > 1 && paths)
+			CUDA_TRY(cudaMalloc(&x.prow, pbytes));
+		CUDA_TRY(cudaMalloc(&x.colT, pbytes));
+		CUDA_TRY(cudaMalloc(&x.rowP, pbytes));
+	}
+	Dev &d0 = v.dev[0];
+	CUDA_TRY(cudaSetDevice(d0.id));
 
-	DeviceBuffers db;
-	const size_t mbytes = (size_t)npad * npad * 4, pbytes = (size_t)B * npad * 4;
-	CUDA_TRY(cudaStreamCreateWithFlags(&db.s, cudaStreamNonBlocking));
-	for (auto &x : db.ev)
-		CUDA_TRY(cudaEventCreate(&x));
-	CUDA_TRY(cudaMalloc(&db.d, mbytes));
-	if (paths)
-		CUDA_TRY(cudaMalloc(&db.p, mbytes));
-	CUDA_TRY(cudaMalloc(&db.colT, pbytes));
-	CUDA_TRY(cudaMalloc(&db.rowP, pbytes));
-
-	const uint64_t nb = npad / B;
 	Reorder reorder, *ro = nullptr;
 	if (o->order) {
 		ro = &reorder;
@@ -636,58 +1055,91 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	}
 	Sparse *sp = nullptr;
 	if (o->skip && nb > 1) {
-		sp = &db.sparse;
+		sp = &d0.sparse;
 		CUDA_TRY(cudaMalloc(&sp->live, nb * nb));
 		CUDA_TRY(cudaMalloc(&sp->lists, (2 + 2 * nb) * sizeof(int)));
 		CUDA_TRY(cudaMalloc(&sp->updates, sizeof *sp->updates));
 		sp->sms = prop.multiProcessorCount;
 	}
 
-	CUDA_TRY(cudaEventRecord(db.ev[0], db.s));
-	if (upload_rows(e, graph, db.d, n, npad, db.s, ro))
-		return -1;
+	cudaEvent_t guard[2] = {nullptr, nullptr};
+	for (int g = 0; g < gpus; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(cudaEventRecord(v.dev[g].ev[0], v.dev[g].s));
+		if (upload_rows(e, graph, v.dev[g], n, npad, B, guard, ro))
+			return -1;
+	}
 	// int32: the sum of each vertex's largest weight bounds every simple
 	// path; below INF_PACKED, tracked paths can take the packed form.  And
 	// where no edge weighs 0, every derived chain ends at its source.  Both
 	// matter only with paths.
 	bool packed = false;
 	if (is_int && paths) {
-		struct { unsigned long long bound; int zero; } facts = {0, 0}, *dev = nullptr;
-		CUDA_TRY(cudaMalloc(&dev, sizeof facts));
-		CUDA_TRY(cudaMemsetAsync(dev, 0, sizeof facts, db.s));
-		int_facts<<<n < 16384 ? (unsigned)n : 16384u, 256, 0, db.s>>>((const int *)db.d, (int)n,
-		                                                          (int)npad, &dev->bound, &dev->zero);
-		CUDA_TRY(cudaGetLastError());
-		CUDA_TRY(cudaMemcpyAsync(&facts, dev, sizeof facts, cudaMemcpyDeviceToHost, db.s));
-		CUDA_TRY(cudaStreamSynchronize(db.s));
-		cudaFree(dev);
-		packed = paths && facts.bound < (unsigned long long)INF_PACKED;
-		t->zero_weight = facts.zero;
+		struct Facts { unsigned long long bound; int zero; } facts[MAX_GPUS] = {};
+		Facts *dev[MAX_GPUS] = {};
+		for (int g = 0; g < gpus; g++) {
+			Dev &x = v.dev[g];
+			const int first = x.row0 * B, end = (x.row0 + x.rows) * B < (int)n ? (x.row0 + x.rows) * B : (int)n;
+			CUDA_TRY(cudaSetDevice(x.id));
+			CUDA_TRY(cudaMalloc(&dev[g], sizeof(Facts)));
+			CUDA_TRY(cudaMemsetAsync(dev[g], 0, sizeof(Facts), x.s));
+			const int rows = end - first;
+			if (rows > 0)
+				int_facts<<<rows < 16384 ? (unsigned)rows : 16384u, 256, 0, x.s>>>(
+				        x.base<int>(x.d, B, (int)npad), (int)n, (int)npad, &dev[g]->bound,
+				        &dev[g]->zero, first, end);
+			CUDA_TRY(cudaGetLastError());
+			CUDA_TRY(cudaMemcpyAsync(&facts[g], dev[g], sizeof(Facts), cudaMemcpyDeviceToHost, x.s));
+		}
+		unsigned long long bound = 0;
+		for (int g = 0; g < gpus; g++) {
+			CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
+			cudaFree(dev[g]);
+			bound += facts[g].bound;
+			t->zero_weight |= facts[g].zero;
+		}
+		packed = bound < (unsigned long long)INF_PACKED;
 	}
 	t->packed = packed;
-	const size_t count = (size_t)npad * npad;
-	const unsigned grid = (unsigned)((count + 255) / 256);
-	if (is_int)
-		prepare<int><<<grid, 256, 0, db.s>>>((int *)db.d, db.p, (int)n, (int)npad, ST_INF_I32,
-		                                     packed ? INF_PACKED : ST_INF_I32);
-	else
-		prepare<float><<<grid, 256, 0, db.s>>>((float *)db.d, db.p, (int)n, (int)npad,
-		                                       __builtin_inff(), __builtin_inff());
-	CUDA_TRY(cudaGetLastError());
-	CUDA_TRY(cudaEventRecord(db.ev[1], db.s));
+	for (int g = 0; g < gpus; g++) {
+		Dev &x = v.dev[g];
+		const size_t count = x.count(B, npad);
+		const unsigned grid = (unsigned)((count + 255) / 256);
+		CUDA_TRY(cudaSetDevice(x.id));
+		if (is_int)
+			prepare<int><<<grid, 256, 0, x.s>>>((int *)x.d, x.p, (int)n, (int)npad, ST_INF_I32,
+			                                    packed ? INF_PACKED : ST_INF_I32, x.row0 * B,
+			                                    x.rows * B);
+		else
+			prepare<float><<<grid, 256, 0, x.s>>>((float *)x.d, x.p, (int)n, (int)npad,
+			                                      __builtin_inff(), __builtin_inff(), x.row0 * B,
+			                                      x.rows * B);
+		CUDA_TRY(cudaGetLastError());
+	}
+	// The kernels' time runs from when every device is ready.
+	for (int g = 0; g < gpus && gpus > 1; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
+	}
+	for (int g = 0; g < gpus; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(cudaEventRecord(v.dev[g].ev[1], v.dev[g].s));
+	}
+	CUDA_TRY(cudaSetDevice(d0.id));
 
-	// A sparse run starts from the blocks that hold a finite entry (again
-	// before a 32-bit run that follows a rejected 16-bit one).
+	// A sparse run (one GPU) starts from the blocks that hold a finite entry
+	// (again before a 32-bit run that follows a rejected 16-bit one).
 	auto sparse_start = [&]() -> int {
 		if (!sp)
 			return 0;
-		CUDA_TRY(cudaMemsetAsync(sp->updates, 0, sizeof *sp->updates, db.s));
+		CUDA_TRY(cudaMemsetAsync(sp->updates, 0, sizeof *sp->updates, d0.s));
 		const dim3 g((unsigned)nb, (unsigned)nb);
 		if (is_int)
-			live_init<int><<<g, 256, 0, db.s>>>((const int *)db.d, (int)npad, B,
+			live_init<int><<<g, 256, 0, d0.s>>>((const int *)d0.d, (int)npad, B,
 			                                    packed ? INF_PACKED : ST_INF_I32, sp->live);
 		else
-			live_init<float><<<g, 256, 0, db.s>>>((const float *)db.d, (int)npad, B,
+			live_init<float><<<g, 256, 0, d0.s>>>((const float *)d0.d, (int)npad, B,
 			                                      __builtin_inff(), sp->live);
 		CUDA_TRY(cudaGetLastError());
 		return 0;
@@ -698,52 +1150,65 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	// predecessors derived from the distances and the edges into each vertex.
 	const int inf_dev = packed ? INF_PACKED : ST_INF_I32;
 	const int lanes16 = paths && o->derive == FWG_DERIVE_ALWAYS ? FWG_LANES16_ALWAYS : o->lanes16;
-	InEdges in_edges_list;
 	int derive16 = 0, derive32 = 0;
 	if (rc == 0 && is_int && paths && o->derive != FWG_DERIVE_NEVER && use_lanes16(n, lanes16)
 	    && (B == 64 || B == 128))
-		rc = list_in_edges<int>(e, (const int *)db.d, (int)n, (int)npad, inf_dev, 2,
-		                        (size_t)npad * npad * 2, db.s, o->device, &in_edges_list,
-		                        &derive16);
+		rc = list_in_edges_all<int>(e, v, (int)n, inf_dev, 2, true, &derive16);
 	if (rc == 0 && !is_int && paths && o->derive != FWG_DERIVE_NEVER
 	    && (o->derive == FWG_DERIVE_ALWAYS || n > 2048)) {
 		// float32: distances on the plain kernel, then predecessors derived,
 		// where no weight is negative
-		int *neg = nullptr, h = 0;
-		CUDA_TRY(cudaMalloc(&neg, sizeof *neg));
-		CUDA_TRY(cudaMemsetAsync(neg, 0, sizeof *neg, db.s));
-		any_negative<<<1024, 256, 0, db.s>>>((const float *)db.d, count, neg);
-		CUDA_TRY(cudaMemcpyAsync(&h, neg, sizeof h, cudaMemcpyDeviceToHost, db.s));
-		CUDA_TRY(cudaStreamSynchronize(db.s));
-		cudaFree(neg);
-		if (!h)
-			rc = list_in_edges<float>(e, (const float *)db.d, (int)n, (int)npad, __builtin_inff(),
-			                          4, 0, db.s, o->device, &in_edges_list, &derive32);
+		int h[MAX_GPUS] = {}, *neg[MAX_GPUS] = {}, any = 0;
+		for (int g = 0; g < gpus; g++) {
+			Dev &x = v.dev[g];
+			CUDA_TRY(cudaSetDevice(x.id));
+			CUDA_TRY(cudaMalloc(&neg[g], sizeof(int)));
+			CUDA_TRY(cudaMemsetAsync(neg[g], 0, sizeof(int), x.s));
+			any_negative<<<1024, 256, 0, x.s>>>((const float *)x.d, x.count(B, npad), neg[g]);
+			CUDA_TRY(cudaMemcpyAsync(&h[g], neg[g], sizeof(int), cudaMemcpyDeviceToHost, x.s));
+		}
+		for (int g = 0; g < gpus; g++) {
+			CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
+			cudaFree(neg[g]);
+			any |= h[g];
+		}
+		if (!any)
+			rc = list_in_edges_all<float>(e, v, (int)n, __builtin_inff(), 4, false, &derive32);
 	}
 	if (rc == 0 && is_int && (!paths || derive16) && use_lanes16(n, lanes16))
-		rc = try16(e, B, (int *)db.d, (int)n, (int)npad, inf_dev, db.colT, db.rowP, db.s, sp,
-		           derive16 ? &in_edges_list : nullptr, db.p, &done);
+		rc = try16(e, v, (int)n, inf_dev, sp, derive16, &done);
 	t->lanes16 = done;
 	t->derived = (derive16 && done == 1) || derive32;
 	t->chains_sure = t->derived && is_int && !t->zero_weight;
 	if (rc == 0 && done == -1)
 		rc = sparse_start();
 	if (rc == 0 && done != 1)
-		rc = is_int ? dispatch<int>(e, o->device, B, paths, packed, (int *)db.d, db.p,
-		                            (int)npad, (int *)db.colT, (int *)db.rowP, db.s, sp)
-		            : dispatch<float>(e, o->device, B, paths && !derive32, packed, (float *)db.d,
-		                              db.p, (int)npad, (float *)db.colT, (float *)db.rowP, db.s,
-		                              sp);
-	if (rc == 0 && derive32)
-		rc = derive<float>(e, (const float *)db.d, (int)n, (int)npad, &in_edges_list, db.p, db.s);
+		rc = is_int ? dispatch<int>(e, v, paths, packed, sp)
+		            : dispatch<float>(e, v, paths && !derive32, packed, sp);
+	for (int g = 0; g < gpus && rc == 0 && derive32; g++) {
+		Dev &x = v.dev[g];
+		CUDA_TRY(cudaSetDevice(x.id));
+		rc = derive<float>(e, v, x, x.base<float>(x.d, B, (int)npad), (int)n);
+	}
 	if (rc)
 		return rc;
-	CUDA_TRY(cudaEventRecord(db.ev[2], db.s));
-	if (packed)
-		finish<int><<<grid, 256, 0, db.s>>>((int *)db.d, count, ST_INF_I32, INF_PACKED);
-	CUDA_TRY(cudaGetLastError());
-	CUDA_TRY(cudaEventRecord(db.ev[3], db.s));
-	CUDA_TRY(cudaEventSynchronize(db.ev[3]));
+	for (int g = 0; g < gpus; g++) {
+		Dev &x = v.dev[g];
+		const size_t count = x.count(B, npad);
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaEventRecord(x.ev[2], x.s));
+		if (packed)
+			finish<int><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((int *)x.d, count,
+			                                                             ST_INF_I32, INF_PACKED);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaEventRecord(x.ev[3], x.s));
+	}
+	for (int g = 0; g < gpus; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(cudaEventSynchronize(v.dev[g].ev[3]));
+	}
+	CUDA_TRY(cudaSetDevice(d0.id));
 	auto t_down = std::chrono::steady_clock::now();
 	t->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
 	if (sp) {
@@ -751,13 +1216,16 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		CUDA_TRY(cudaMemcpy(&updates, sp->updates, sizeof updates, cudaMemcpyDeviceToHost));
 		t->tiles_skipped = t->tiles - updates;
 	}
-	if (download_panels(e, db.d, paths ? db.p : nullptr, n, npad, db.s, ro, sink, ctx))
+	if (download_panels(e, v, n, paths, ro, sink, ctx))
 		return -1;
 	t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
-	float ms;
-	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[0], db.ev[1]));
-	t->upload_ms = ms;
-	CUDA_TRY(cudaEventElapsedTime(&ms, db.ev[1], db.ev[2]));
-	t->kernel_ms = ms;
+	for (int g = 0; g < gpus; g++) {
+		float up, ker;
+		CUDA_TRY(cudaEventElapsedTime(&up, v.dev[g].ev[0], v.dev[g].ev[1]));
+		CUDA_TRY(cudaEventElapsedTime(&ker, v.dev[g].ev[1], v.dev[g].ev[2]));
+		t->upload_ms = up > t->upload_ms ? up : t->upload_ms;
+		t->kernel_ms = ker > t->kernel_ms ? ker : t->kernel_ms;
+	}
+	CUDA_TRY(cudaSetDevice(d0.id));
 	return 0;
 }

@@ -42,6 +42,11 @@ struct fwg_opts {
 	int skip;       /* keep a map of the blocks that hold a finite entry and
 	                   update only blocks whose operands both do (sparse
 	                   graphs); 0: every block every round */
+	int gpus;       /* devices device .. device + gpus - 1, each holding a band
+	                   of block rows (NCCL between them); 0 or 1: one.  A run
+	                   that skips blocks or has an order uses one, as does a
+	                   run with fewer block rows than GPUs (one per GPU at
+	                   most). */
 };
 
 struct fwg_timing {
@@ -49,6 +54,7 @@ struct fwg_timing {
 	double kernel_ms;   /* all rounds, all three phases (CUDA events) */
 	double download_ms; /* device to host, with the sink's work on each panel */
 	int block;          /* the blocking factor used */
+	int gpus;           /* the devices used */
 	int packed;         /* int32 paths used the packed (distance, k) form */
 	int lanes16;        /* 1: int32 distances computed in 16-bit lanes;
 	                       -1: tried, a distance came too close to the
@@ -64,20 +70,25 @@ struct fwg_timing {
 	char device_name[128];
 };
 
-/* Create the CUDA context on the device and the page-locked staging buffers
- * (two of staging_bytes, at most 32 MiB each, or 128 MiB where staging_bytes
- * is 4 GiB or more; 0 = 32 MiB) through which matrices move.  Slow: call it early, e.g. in a thread while the input is
+/* The number of CUDA devices, or -1 with a message. */
+int fwg_device_count(char *err, size_t errlen);
+
+/* Create the CUDA contexts on devices device .. device + gpus - 1 (side by
+ * side), the NCCL communicators between them where gpus > 1, and the
+ * page-locked staging buffers (two of staging_bytes, at most 32 MiB each, or
+ * 128 MiB where staging_bytes is 4 GiB or more; 0 = 32 MiB) through which
+ * matrices move.  Slow: call it early, e.g. in a thread while the input is
  * being read.  0 or -1. */
-int fwg_init(int device, uint64_t staging_bytes, char *err, size_t errlen);
+int fwg_init(int device, int gpus, uint64_t staging_bytes, char *err, size_t errlen);
 
 /* The blocking factor the engine uses for n vertices when o->block is 0:
  * the fastest measured on an H100 for that kind of run (bench/gpu.md,
  * bench/sparse-gpu.md). */
 int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, int skip);
 
-/* Device memory the engine needs for n vertices, in bytes (block 0: the
- * most that any choice needs). */
-uint64_t fwg_memory_needed(uint64_t n, int block, int paths);
+/* Device memory the engine needs for n vertices on each of gpus devices, in
+ * bytes (block 0: the most that any choice needs). */
+uint64_t fwg_memory_needed(uint64_t n, int block, int paths, int gpus);
 
 /* Solve: graph (n x n) in, distances out into dist (which may be graph
  * itself); pred (n x n, may be NULL unless o->paths) receives the

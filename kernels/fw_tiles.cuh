@@ -162,27 +162,41 @@ phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round)
 //   rowP[k][x] = d[T*B+k][x]      (pivot row; (d<<8)|(k+1) when packed)
 // They are taken before phase 2 (old values); each block of phase 2 then writes
 // its new values into them, which is what phase 3 reads.
+//
+// Block rows.  A device may hold only block rows row0 .. row0 + rows - 1 of
+// the matrix (several GPUs): d then points where row 0 would be, and only
+// the held rows are touched.  The pivot row panel is taken by the device that
+// holds it (the others receive it); each device fills colT for its own rows.
+__device__ __forceinline__ bool holds_row(int round, int row0, int rows)
+{
+	return round >= row0 && round < row0 + rows;
+}
+
 template <typename T, int B, bool PACKED>
 __global__ void panels(const T *__restrict__ d, int npad, int round, T *__restrict__ colT,
-                       T *__restrict__ rowP)
+                       T *__restrict__ rowP, int row0, int rows)
 {
 	__shared__ T tile[32][33];
 	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
 	const int lx = threadIdx.x, ly = threadIdx.y; // 32 x 8
+	const int lo = row0 * B, hi = (row0 + rows) * B;
+	const bool pivot = holds_row(round, row0, rows);
+	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
+		return;
 	for (int q = ly; q < 32; q += 8) {
 		const int k = k0 + q, x = x0 + lx;
-		if (k < B && x < npad) {
+		if (pivot && k < B && x < npad) {
 			T v = d[(size_t)(round * B + k) * npad + x];
 			if constexpr (PACKED)
 				v = (T)(((int)v << 8) | (k + 1));
 			rowP[(size_t)k * npad + x] = v;
 		}
-		if (x0 + q < npad && k0 + lx < B)
+		if (x0 + q >= lo && x0 + q < hi && k0 + lx < B)
 			tile[q][lx] = d[(size_t)(x0 + q) * npad + round * B + k0 + lx]; // [x][k]
 	}
 	__syncthreads();
 	for (int q = ly; q < 32; q += 8) {
-		if (x0 + lx >= npad || k0 + q >= B)
+		if (x0 + lx < lo || x0 + lx >= hi || k0 + q >= B)
 			continue;
 		T v = tile[lx][q]; // x = x0+lx, k = k0+q
 		if constexpr (PACKED)
@@ -219,29 +233,36 @@ template <typename T, int B> constexpr size_t tile_smem()
 	return chunks > (size_t)B * B * 4 ? chunks : (size_t)B * B * 4;
 }
 
-// Which block (I,J) this CTA updates in round T, if any.
-// KIND 2: phase 2, CTA b < nb takes block (T,b), CTA nb+b block (b,T).
-// KIND 3: phase 3, CTA (x,y) takes block (y,x) unless it is in row or column T.
-template <int KIND> __device__ __forceinline__ bool tile_of(int nb, int round, int *I, int *J)
+// Which block (I,J) this CTA updates in round T, if any, on a device that
+// holds block rows row0 .. row0 + rows - 1 (one GPU: all of them).
+// KIND 2: phase 2; where the device holds row T, CTA b < nb takes block
+//         (T,b); the next rows CTAs take blocks (row0 + b,T).
+// KIND 3: phase 3, CTA (x,y) takes block (row0 + y,x) unless it is in row or
+//         column T.
+template <int KIND>
+__device__ __forceinline__ bool tile_of(int nb, int round, int row0, int rows, int *I, int *J)
 {
 	if constexpr (KIND == 3) {
-		*I = blockIdx.y;
+		*I = row0 + blockIdx.y;
 		*J = blockIdx.x;
 		return *I != round && *J != round;
 	} else {
-		const int b = blockIdx.x;
-		*I = b < nb ? round : b - nb;
-		*J = b < nb ? b : round;
-		return b != round && b != nb + round;
+		const int b = blockIdx.x, nr = holds_row(round, row0, rows) ? nb : 0;
+		*I = b < nr ? round : row0 + b - nr;
+		*J = b < nr ? b : round;
+		return b < nr ? b != round : *I != round;
 	}
 }
 
 // Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says: block (I,J) = min(block, colT[.][I] x rowP[.][J]) and an improved
-// entry takes its predecessor from row T*B+k of the predecessor matrix.
+// entry takes its predecessor from row T*B+k of the predecessor matrix,
+// which prow points at (row T*B of p itself, or a copy from the device that
+// holds it).
 // Returns whether this thread's entries of the block hold a finite value
 // afterwards (for the map of live blocks of a sparse run).
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
 __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restrict__ p,
+                                             const int32_t *prow,
                                              int npad, int round, T *__restrict__ colT,
                                              T *__restrict__ rowP, int I, int J)
 {
@@ -328,7 +349,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 		__syncthreads();
 	}
 
-	const int32_t *ppanel = p + (size_t)round * B * npad + (size_t)J * B;
+	const int32_t *ppanel = prow + (size_t)J * B;
 	int32_t *ptile = p + (size_t)I * B * npad + (size_t)J * B;
 	// New predecessors are staged in shared memory (free again after the k
 	// loop): a block of the pivot row reads its own old predecessors, so every
@@ -399,15 +420,16 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 // entry is left alone: P* x INF is all INF.
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
-tile_update(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
-            T *__restrict__ colT, T *__restrict__ rowP, const uint8_t *__restrict__ live)
+tile_update(T *__restrict__ d, int32_t *__restrict__ p, const int32_t *prow, int npad, int round,
+            T *__restrict__ colT, T *__restrict__ rowP, const uint8_t *__restrict__ live,
+            int row0, int rows)
 {
 	int I, J;
-	if (!tile_of<KIND>(npad / B, round, &I, &J))
+	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J))
 		return;
 	if (live && !live[(size_t)I * (npad / B) + J])
 		return;
-	update_block<T, B, R, PATHS, PACKED, KIND>(d, p, npad, round, colT, rowP, I, J);
+	update_block<T, B, R, PATHS, PACKED, KIND>(d, p, prow, npad, round, colT, rowP, I, J);
 }
 
 // Phase 3 of a sparse round: only blocks (I, J) with I in rows and J in cols
@@ -424,7 +446,8 @@ tile_update_listed(T *__restrict__ d, int32_t *__restrict__ p, int npad, int rou
 	const int *rows = lists + 2, *cols = lists + 2 + nb;
 	for (int64_t w = blockIdx.x; w < (int64_t)ci * cj; w += gridDim.x) {
 		const int I = rows[w / cj], J = cols[w % cj];
-		const bool f = update_block<T, B, R, PATHS, PACKED, 3>(d, p, npad, round, colT, rowP, I, J);
+		const bool f = update_block<T, B, R, PATHS, PACKED, 3>(
+		        d, p, p + (size_t)round * B * npad, npad, round, colT, rowP, I, J);
 		// also the barrier before the next block reuses shared memory
 		if (__syncthreads_or(f) && threadIdx.x == 0 && !live[(size_t)I * nb + J])
 			live[(size_t)I * nb + J] = 1;
@@ -454,21 +477,25 @@ template <> struct Elem<short> {
 // rowP[k][x] = d[T*B+k][x].
 template <int B>
 __global__ void panels16(const short *__restrict__ d, int npad, int round,
-                         uint32_t *__restrict__ colT2, short *__restrict__ rowP)
+                         uint32_t *__restrict__ colT2, short *__restrict__ rowP, int row0, int rows)
 {
 	__shared__ short tile[32][33];
 	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
 	const int lx = threadIdx.x, ly = threadIdx.y;
+	const int lo = row0 * B, hi = (row0 + rows) * B;
+	const bool pivot = holds_row(round, row0, rows);
+	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
+		return;
 	for (int q = ly; q < 32; q += 8) {
 		const int k = k0 + q, x = x0 + lx;
-		if (k < B && x < npad)
+		if (pivot && k < B && x < npad)
 			rowP[(size_t)k * npad + x] = d[(size_t)(round * B + k) * npad + x];
-		if (x0 + q < npad && k0 + lx < B)
+		if (x0 + q >= lo && x0 + q < hi && k0 + lx < B)
 			tile[q][lx] = d[(size_t)(x0 + q) * npad + round * B + k0 + lx];
 	}
 	__syncthreads();
 	for (int q = ly; q < 32; q += 8)
-		if (x0 + lx < npad && k0 + q < B)
+		if (x0 + lx >= lo && x0 + lx < hi && k0 + q < B)
 			colT2[(size_t)(k0 + q) * npad + x0 + lx] = (uint16_t)tile[lx][q] * 0x10001u;
 }
 
@@ -570,10 +597,10 @@ __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, 
 template <int B, int KIND>
 __global__ void __launch_bounds__(tile16_threads<B>(), 4)
 tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
-              short *__restrict__ rowP, const uint8_t *__restrict__ live)
+              short *__restrict__ rowP, const uint8_t *__restrict__ live, int row0, int rows)
 {
 	int I, J;
-	if (!tile_of<KIND>(npad / B, round, &I, &J))
+	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J))
 		return;
 	if (live && !live[(size_t)I * (npad / B) + J])
 		return;
@@ -629,13 +656,14 @@ __global__ void max_below(const T *__restrict__ d, size_t count, int limit, int 
 
 // Padding rows and columns: isolated vertices.  Predecessors start as i for
 // every finite off-diagonal entry.  With packed paths INF becomes INF_PACKED.
+// d and p hold rows row0 .. row0 + rows - 1 (padded numbering).
 template <typename T>
-__global__ void prepare(T *d, int32_t *p, int n, int npad, T inf, T inf_dev)
+__global__ void prepare(T *d, int32_t *p, int n, int npad, T inf, T inf_dev, int row0, int rows)
 {
 	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (e >= (size_t)npad * npad)
+	if (e >= (size_t)rows * npad)
 		return;
-	int i = (int)(e / npad), j = (int)(e % npad);
+	int i = row0 + (int)(e / npad), j = (int)(e % npad);
 	T v;
 	if (i >= n || j >= n)
 		v = i == j ? (T)0 : inf_dev;
@@ -818,12 +846,13 @@ __global__ void any_negative(const float *__restrict__ w, size_t count, int *neg
 // Two facts of an int32 graph as uploaded (rows of n, stride npad, before
 // prepare): the sum over rows of the largest finite weight, which bounds
 // every simple path (*bound starts at 0), and whether an edge other than a
-// loop weighs 0 (*zero starts at 0).  One block of 256 threads per row.
+// loop weighs 0 (*zero starts at 0).  One block of 256 threads per row, over
+// rows row0 .. end - 1 (w points where row 0 would be).
 __global__ void int_facts(const int *__restrict__ w, int n, int npad, unsigned long long *bound,
-                          int *zero)
+                          int *zero, int row0, int end)
 {
 	__shared__ int top[8];
-	for (int i = blockIdx.x; i < n; i += gridDim.x) {
+	for (int i = row0 + blockIdx.x; i < end; i += gridDim.x) {
 		const int *row = w + (size_t)i * npad;
 		int m = 0;
 		bool z = false;
@@ -865,15 +894,17 @@ template <> struct Derive<float> {
 // Row i of the distances in shared memory; p[i][j] = the first u of j's
 // list with d[i][u] + w = d[i][j] (float32: the closest, if none is), or -1
 // (j = i, unreachable, none).  Weights and distances are >= 0 here, so no u
-// past the first weight above d[i][j] can match.
+// past the first weight above d[i][j] can match.  Rows row0 .. end - 1
+// (dist and p point where row 0 would be).
 template <typename D>
 __global__ void derive_preds(const D *__restrict__ dist, int npad, int n,
                              const unsigned long long *__restrict__ off,
-                             const unsigned long long *__restrict__ keys, int32_t *__restrict__ p)
+                             const unsigned long long *__restrict__ keys, int32_t *__restrict__ p,
+                             int row0, int end)
 {
 	extern __shared__ __align__(16) unsigned char smem[];
 	D *row = (D *)smem;
-	for (int i = blockIdx.x; i < n; i += gridDim.x) {
+	for (int i = row0 + blockIdx.x; i < end; i += gridDim.x) {
 		for (int j = threadIdx.x; j < n; j += blockDim.x)
 			row[j] = dist[(size_t)i * npad + j];
 		__syncthreads();

@@ -15,6 +15,9 @@
 #include "stream.h"
 #include "tool.h"
 
+/* Below this n one GPU is as fast as several (bench/multi-gpu.md): the
+ * rounds are too short for the broadcasts between GPUs to hide. */
+#define GPUS_FROM 16384
 
 static void usage(FILE *f)
 {
@@ -26,6 +29,8 @@ static void usage(FILE *f)
 	        "  -B, --block B       blocking factor: 16, 32, 64 or 128 (default: chosen by n)\n"
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"
 	        "  -d, --device N      CUDA device number (default 0)\n"
+	        "  -g, --gpus N|all    use N GPUs from the device on (default: all of them\n"
+	        "                      from n = %d on, else one); sparse runs use one\n"
 	        "      --no-16bit      never compute int32 distances in 16-bit lanes\n"
 	        "      --16bit         try 16-bit lanes at every n (default: above n = 2048)\n"
 	        "      --derive-paths WHEN  predecessors derived from the final distances:\n"
@@ -35,22 +40,33 @@ static void usage(FILE *f)
 	        "                      nd for sparse int32 graphs when built with METIS);\n"
 	        "                      sparse graphs and nd skip blocks that cannot change\n"
 	        "\n",
-	        tool_name());
+	        tool_name(), GPUS_FROM);
 	tool_common_help(f, 1);
 	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O, CUDA), 3 negative cycle.\n", f);
 }
 
-/* The CUDA context is created in a thread while the input is read. */
+/* The CUDA contexts are created in a thread while the input is read.
+ * gpus: asked for (0: by n, -1: all), then the number used. */
 struct init_job {
-	int device, rc;
-	uint64_t staging;
+	int device, gpus, rc;
+	uint64_t n, staging;
 	char err[256];
 };
 
 static void *init_device(void *arg)
 {
 	struct init_job *j = arg;
-	j->rc = fwg_init(j->device, j->staging, j->err, sizeof j->err);
+	if (j->gpus <= 0) {
+		int count = fwg_device_count(j->err, sizeof j->err);
+		if (count < 0) {
+			j->rc = -1;
+			return NULL;
+		}
+		j->gpus = j->gpus < 0 || j->n >= GPUS_FROM ? count - j->device : 1;
+		if (j->gpus < 1)
+			j->gpus = 1;
+	}
+	j->rc = fwg_init(j->device, j->gpus, j->staging, j->err, sizeof j->err);
 	return NULL;
 }
 
@@ -185,6 +201,7 @@ int main(int argc, char **argv)
 		{"block", required_argument, 0, 'B'},
 		{"no-paths", no_argument, 0, 'P'},
 		{"device", required_argument, 0, 'd'},
+		{"gpus", required_argument, 0, 'g'},
 		{"no-16bit", no_argument, 0, 'S'},
 		{"16bit", no_argument, 0, 'L'},
 		{"order", required_argument, 0, 'O'},
@@ -192,10 +209,10 @@ int main(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
-	int c, order = ORDER_AUTO;
+	int c, order = ORDER_AUTO, gpus = 0;
 
 	tool_init("apsp-gpu", argc, argv);
-	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:d:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:d:g:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage))
 			continue;
 		switch (c) {
@@ -225,6 +242,9 @@ int main(int argc, char **argv)
 		case 'd':
 			o.device = (int)tool_parse_ll("-d", optarg, 0, 1024);
 			break;
+		case 'g':
+			gpus = strcmp(optarg, "all") == 0 ? -1 : (int)tool_parse_ll("-g", optarg, 1, 16);
+			break;
 		default:
 			tool_usage_error("unexpected option");
 		}
@@ -246,6 +266,8 @@ int main(int argc, char **argv)
 	const uint64_t n = in.n;
 	static struct init_job job;
 	job.device = o.device;
+	job.gpus = gpus;
+	job.n = n;
 	job.staging = n ? n * n * 4 * (1 + o.paths) : 4096;
 	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
 		tool_die("cannot start a thread:");
@@ -294,6 +316,7 @@ int main(int argc, char **argv)
 	join_init();
 	if (job.rc < 0)
 		tool_die("%s", job.err);
+	o.gpus = job.gpus;
 	double t1 = seconds();
 	tool_mark("device ready");
 	struct fwg_timing t;
@@ -330,13 +353,17 @@ int main(int argc, char **argv)
 		snprintf(chains, sizeof chains, "chains end at their sources, not checked");
 	else if (o.paths)
 		snprintf(chains, sizeof chains, "%lld predecessor chains re-attached", (long long)res.repaired);
-	tool_info("%s: n %llu, B %d, %s%s, %s%s, %s, %s, deflate %s: kernels %.1f ms "
+	char on[64] = "";
+	if (t.gpus < o.gpus)
+		snprintf(on, sizeof on, " (%d GPU%s of %d: %s)", t.gpus, t.gpus > 1 ? "s" : "", o.gpus,
+		         o.skip ? "sparse runs use one" : "fewer block rows than GPUs");
+	tool_info("%s%s: n %llu, B %d, %s%s, %s%s, %s, %s, deflate %s: kernels %.1f ms "
 	          "(%.3g dense relaxations/s), "
 	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
 	          "device wait %.3f s, solve %.3f s (%s), "
 	          "panels: %.3f s on the host (%.3f s compressing, %.3f s of it the predecessors "
 	          "after the distances), %.3f s waiting for the device; rest written %.3f s",
-	          t.device_name, (unsigned long long)n, t.block,
+	          t.device_name, on, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
 	          : t.packed ? "packed" : "plain", t.derived ? ", predecessors derived" : "", why, skipped, st_engine(), t.kernel_ms,

@@ -1,0 +1,137 @@
+# apsp-gpu on several GPUs of one process (--gpus): the same distances and
+# predecessors, entry for entry, as on one GPU, in every kind of run (16-bit
+# lanes kept and rejected, derived, packed and tracked paths, float32,
+# negative and zero weights, n not a multiple of B, fewer block rows than
+# GPUs), and valid chains.  Without two GPUs (or NCCL) only the refusals are
+# checked.
+. "$TOP/tests/lib.sh"
+gpu=$BIN/apsp-gpu
+g=$BIN/gengraph
+d=$BIN/apsp-diff
+x=$BIN/bin2mtx
+
+if [ ! -x "$gpu" ]; then
+	skip "apsp-gpu --gpus" "not built (no nvcc)"
+	exit 0
+fi
+expect_true "apsp-gpu --help names --gpus" '$gpu --help | grep -q -- "--gpus N|all"'
+expect_stderr "apsp-gpu --gpus 0" 2 "out of range" '$gpu --gpus 0 /dev/null'
+expect_stderr "apsp-gpu --gpus 17" 2 "out of range" '$gpu --gpus 17 /dev/null'
+expect_stderr "apsp-gpu --gpus x" 2 "not an integer" '$gpu --gpus x /dev/null'
+if ! has_gpu; then
+	skip "apsp-gpu on several GPUs" "no GPU on this machine"
+	exit 0
+fi
+count=$(nvidia-smi -L | grep -c '^GPU')
+$g -n 300 -d 10 -s 1 -o "$T/g"
+if [ "$count" -lt 2 ]; then
+	expect_stderr "--gpus 2 on one GPU: clear error" 2 "do not exist \\(1 device found\\)" \
+		'$gpu --gpus 2 $T/g >/dev/null'
+	skip "apsp-gpu on several GPUs" "one GPU on this machine"
+	exit 0
+fi
+if $gpu --gpus 2 "$T/g" 2>&1 >/dev/null | grep -q "no NCCL"; then
+	expect_stderr "--gpus 2 without NCCL: clear error" 2 "this build has no NCCL" \
+		'$gpu --gpus 2 $T/g >/dev/null'
+	skip "apsp-gpu on several GPUs" "built without NCCL"
+	exit 0
+fi
+
+# same NAME GRAPH [options]: --gpus 2 and --gpus $count give the one-GPU
+# result's matrices byte for byte (the headers differ in their command
+# lines), valid chains, and -v says that they all ran (any number with
+# ANY_GPUS=1).  The graphs are dense (over 32 edges a vertex): sparse runs
+# take one GPU.
+same() {
+	_name=$1 _graph=$2
+	shift 2
+	if ! $gpu --gpus 1 "$@" "$_graph" >"$T/one" 2>"$T/err"; then
+		fail "$_name" "one GPU failed: $(head -c 300 "$T/err")"; return
+	fi
+	for _k in $(printf '2\n%s\n' $count | sort -u); do
+		if ! $gpu --gpus $_k -v "$@" "$_graph" >"$T/many" 2>"$T/err"; then
+			fail "$_name" "$_k GPUs failed: $(head -c 300 "$T/err")"; return
+		fi
+		for _m in dist pred; do
+			$x --npy --$_m "$T/one" >"$T/one.$_m" 2>/dev/null
+			$x --npy --$_m "$T/many" >"$T/many.$_m" 2>/dev/null
+			if ! cmp -s "$T/one.$_m" "$T/many.$_m"; then
+				fail "$_name" "$_k GPUs: the $_m matrix differs from one GPU's"; return
+			fi
+		done
+		if ! grep -Eq "^apsp-gpu: ($_k x ${ANY_GPUS:+|.*GPU of $_k})" "$T/err"; then
+			fail "$_name" "-v does not say how many GPUs: $(head -c 300 "$T/err")"; return
+		fi
+	done
+	case " $* " in
+	*" --no-paths "*) ;;
+	*) if ! $d -q --graph "$_graph" "$T/many" 2>/dev/null; then
+		fail "$_name" "predecessors invalid on $count GPUs"; return
+	fi ;;
+	esac
+	pass "$_name"
+}
+
+# A ring whose vertices reach the next 40 with weights 3000..3999: dense,
+# yet its distances pass 16383, so 16-bit lanes are tried and rejected.
+awk 'BEGIN { for (i = 0; i < 300; i++) for (j = 1; j <= 40; j++)
+	print i, (i + j) % 300, 3000 + (i * 7 + j * 13) % 1000 }' | $BIN/mtx2bin -F edges -o "$T/ring"
+
+i=0
+for n in 131 300 1000; do
+	dens=20
+	[ $n -lt 200 ] && dens=50
+	for B in 16 32 64 128; do
+		i=$((i + 1))
+		$g -n $n -d $dens -s $i -o "$T/g"
+		same "int32 n=$n B=$B" "$T/g" -B $B
+		same "int32 n=$n B=$B --no-paths" "$T/g" -B $B --no-paths
+		same "int32 n=$n B=$B, tracked paths" "$T/g" -B $B --16bit --derive-paths never
+		$g -n $n -d $dens -s $i -t float32 --negative -o "$T/g"
+		same "float32 negative n=$n B=$B" "$T/g" -B $B
+		same "float32 n=$n B=$B --no-paths" "$T/g" -B $B --no-paths
+	done
+	$g -n $n -d $dens -s $n -o "$T/g"
+	same "int32 16-bit lanes, derived paths n=$n" "$T/g" --16bit
+	same "int32 16-bit lanes n=$n --no-paths" "$T/g" --16bit --no-paths
+	$g -n $n -d $dens -s $n -t float32 -o "$T/g"
+	same "float32 derived paths n=$n" "$T/g" --derive-paths always
+	$g -n $n -d $dens -s $n -w 0:3 -o "$T/g"
+	same "int32 zero weights, 16-bit lanes n=$n" "$T/g" --16bit
+	same "int32 zero weights, tracked n=$n" "$T/g" --no-16bit
+	$g -n $n -d $dens -s $n --negative -o "$T/g"
+	same "int32 negative weights n=$n" "$T/g"
+	$g -n $n -d $dens -s $n -w 1:100000 -o "$T/g"
+	same "int32 weights too large to pack n=$n" "$T/g" --no-16bit
+done
+expect_true "the ring: 16-bit lanes rejected on 2 GPUs too" \
+	'$gpu --gpus 2 -v --16bit --no-paths -B 64 $T/ring 2>&1 >/dev/null | grep -q "16-bit lanes rejected"'
+same "int32 16-bit lanes rejected" "$T/ring" --16bit -B 64
+same "int32 16-bit lanes rejected --no-paths" "$T/ring" --16bit --no-paths -B 64
+$g -n 3000 -d 15 -s 9 -o "$T/g"
+same "int32 n=3000 (16-bit lanes, derived)" "$T/g"
+same "int32 n=3000 --no-paths" "$T/g" --no-paths
+$g -n 2500 -d 15 -s 9 -t float32 -o "$T/g"
+same "float32 n=2500 (derived)" "$T/g"
+
+# Fewer block rows than GPUs, and sparse runs: one GPU, said so by -v.
+$g -n 40 -d 95 -s 3 -o "$T/g"
+ANY_GPUS=1 same "n=40 (one block row)" "$T/g" -B 64
+expect_true "n=40 on 2 GPUs: -v says one was used" \
+	'$gpu --gpus 2 -v -B 64 $T/g 2>&1 >/dev/null | grep -q "1 GPU of 2: fewer block rows than GPUs"'
+$g --grid 20x20 -s 3 -o "$T/grid"
+expect_true "a sparse run on 2 GPUs: -v says one was used" \
+	'$gpu --gpus 2 -v --order natural $T/grid 2>&1 >/dev/null | grep -q "1 GPU of 2: sparse runs use one"'
+ANY_GPUS=1 same "a sparse graph" "$T/grid"
+
+if command -v compute-sanitizer >/dev/null 2>&1; then
+	$g -n 300 -d 15 -s 4 -o "$T/g"
+	for tool in memcheck racecheck; do
+		expect_true "compute-sanitizer $tool, 2 GPUs, tracked paths" \
+			'compute-sanitizer --tool $tool --error-exitcode 9 --log-file $T/san $gpu --gpus 2 -B 64 --16bit --derive-paths never $T/g >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+		expect_true "compute-sanitizer $tool, 2 GPUs, 16-bit lanes, derived paths" \
+			'compute-sanitizer --tool $tool --error-exitcode 9 --log-file $T/san $gpu --gpus 2 --16bit $T/g >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+	done
+else
+	skip "compute-sanitizer on 2 GPUs" "compute-sanitizer not found"
+fi
