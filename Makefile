@@ -7,6 +7,7 @@
 #   make CUDA_ARCH="-gencode=..."  other GPU targets
 #   make ISAL=0     the stream's deflate engine from zlib even where ISA-L is
 #   make NCCL=0     apsp-gpu for one GPU even where NCCL is
+#   make MPI=0      apsp-gpu without mpirun runs even where MPI is
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -92,10 +93,26 @@ build/kernels/fw_gpu.o: NVCCFLAGS += -DAPSP_NCCL -I$(NCCL_HOME)/include
 NCCL_LIBS := -L$(NCCL_LIBDIR) -l:libnccl.so.2 -Xlinker -rpath -Xlinker $(NCCL_LIBDIR)
 endif
 
+# MPI lets apsp-gpu run as several processes, one GPU each, started by
+# mpirun (tools/ranks.c); it needs NCCL too.  Found through mpicc (Open MPI's
+# --showme); MPI=0 leaves it out.
+ifeq ($(HAVE_NCCL),1)
+ifneq ($(MPI),0)
+MPICC ?= mpicc
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
+MPI_LINK   := $(filter -L% -l%,$(shell $(MPICC) --showme:link 2>/dev/null))
+HAVE_MPI := $(shell echo 'int main(void){return 0;}' | \
+	$(CC) $(MPI_CFLAGS) -include mpi.h -x c - $(MPI_LINK) -o /dev/null 2>/dev/null && echo 1)
+endif
+endif
+ifeq ($(HAVE_MPI),1)
+build/tools/ranks.o: CPPFLAGS += -DAPSP_MPI $(MPI_CFLAGS)
+endif
+
 LIB_SRC   := $(wildcard lib/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
 TOOL_OBJ  := build/tools/tool.o
-TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/apsp-gpu.c,$(wildcard tools/*.c))
+TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/ranks.c tools/apsp-gpu.c,$(wildcard tools/*.c))
 TOOLS     := $(TOOL_SRC:tools/%.c=bin/%)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
@@ -123,6 +140,8 @@ endif
 ifneq ($(NVCC),)
 ifneq ($(HAVE_NCCL),1)
 	@echo "NCCL not found: apsp-gpu built for one GPU at a time"
+else ifneq ($(HAVE_MPI),1)
+	@echo "MPI not found: apsp-gpu uses the GPUs of one process (no mpirun runs)"
 endif
 endif
 ifneq ($(HAVE_METIS),1)
@@ -172,9 +191,9 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
+bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/tools/ranks.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(NCCL_LIBS)
+	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
 
 build/tools/apsp-gpu.o: tools/apsp-gpu.c $(wildcard lib/*.h tools/*.h kernels/*.h)
 	@mkdir -p $(@D)

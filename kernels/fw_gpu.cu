@@ -164,9 +164,11 @@ int list_in_edges(Err e, const T *w, int n, int npad, T inf, size_t dist_bytes, 
 
 constexpr int MAX_GPUS = 16;
 
-// The communicators of the process's devices (fwg_init), kept for later runs.
+// The communicators of the process's devices (fwg_init), kept for later runs;
+// or, one process of several (fwg_init_rank), its one device's.
 struct Group {
 	int first = -1, count = 0;
+	int rank = 0, ranks = 0;
 #ifdef APSP_NCCL
 	ncclComm_t comm[MAX_GPUS] = {};
 #endif
@@ -180,6 +182,8 @@ struct Dev {
 	void *colT = nullptr, *rowP = nullptr; // B x npad panels (fw_tiles.cuh)
 	int32_t *prow = nullptr; // B x npad: the pivot rows of p, from their holder
 	short *d16 = nullptr;    // rows * B x npad: 16-bit lanes
+	unsigned long long *scratch = nullptr; // facts to combine over the devices (4)
+	void *relay[2] = {nullptr, nullptr}; // process 0 of several: other bands' rows
 	Sparse sparse;
 	InEdges ie;
 	cudaStream_t s = nullptr;
@@ -202,6 +206,9 @@ struct Dev {
 		cudaFree(rowP);
 		cudaFree(prow);
 		cudaFree(d16);
+		cudaFree(scratch);
+		cudaFree(relay[0]);
+		cudaFree(relay[1]);
 		for (auto x : ev)
 			if (x)
 				cudaEventDestroy(x);
@@ -222,9 +229,13 @@ struct Dev {
 	size_t count(int B, int npad) const { return (size_t)rows * B * npad; }
 };
 
+// Every band of the run (count), of which this process drives dev[first]
+// .. dev[last - 1]: all of them, or one where the run spans processes
+// (ranks; band g is process g's).
 struct Devs {
 	Dev dev[MAX_GPUS];
-	int count = 1;
+	int count = 1, first = 0, last = 1;
+	bool ranks = false;
 	int B = 0, npad = 0;
 	Dev &holder(int round)
 	{
@@ -258,7 +269,7 @@ int share_pivot(Err e, Devs &v, int round, size_t size, bool preds)
 	const int root = v.rank(h);
 	const size_t panel = (size_t)v.B * v.npad;
 	NCCL_TRY(ncclGroupStart());
-	for (int g = 0; g < v.count; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		NCCL_TRY(ncclBroadcast(x.rowP, x.rowP, panel * size, ncclUint8, root, x.comm, x.s));
 		if (preds) {
@@ -272,6 +283,50 @@ int share_pivot(Err e, Devs &v, int round, size_t size, bool preds)
 #else
 	return fail(e, "several GPUs need a build with NCCL");
 #endif
+}
+
+// Facts each device of this process left in its scratch[0 .. count - 1],
+// summed (or their maximum taken) over every device of the run, into out.
+int combine(Err e, Devs &v, int count, bool sum, unsigned long long *out)
+{
+#ifdef APSP_NCCL
+	if (v.count > 1 && count > 0) {
+		NCCL_TRY(ncclGroupStart());
+		for (int g = v.first; g < v.last; g++) {
+			Dev &x = v.dev[g];
+			NCCL_TRY(ncclAllReduce(x.scratch, x.scratch, count, ncclUint64, sum ? ncclSum : ncclMax,
+			                       x.comm, x.s));
+		}
+		NCCL_TRY(ncclGroupEnd());
+	}
+#endif
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		CUDA_TRY(cudaSetDevice(x.id));
+		if (g == v.first && count > 0)
+			CUDA_TRY(cudaMemcpyAsync(out, x.scratch, count * sizeof *out, cudaMemcpyDeviceToHost,
+			                         x.s));
+		CUDA_TRY(cudaStreamSynchronize(x.s));
+	}
+	return 0;
+}
+
+// Whether any device of the run says yes (flag[g] for this process's
+// device g), so that every process takes the same way.
+int any_of(Err e, Devs &v, const bool *flag, bool *out)
+{
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		const unsigned long long f = flag[g];
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemcpyAsync(x.scratch, &f, sizeof f, cudaMemcpyHostToDevice, x.s));
+		CUDA_TRY(cudaStreamSynchronize(x.s));
+	}
+	unsigned long long m = 0;
+	if (combine(e, v, 1, false, &m))
+		return -1;
+	*out = m != 0;
+	return 0;
 }
 
 // The predecessors' pivot rows the kernels of round read on device x.
@@ -289,7 +344,7 @@ int run_rounds16(Err e, Devs &v, const Sparse *sp)
 	const int t1 = p1_dim<B>() * p1_dim<B>();
 	const size_t s1 = (size_t)B * (B + 1) * sizeof(short);
 	const size_t s3 = tile16_smem<B>();
-	for (int g = 0; g < v.count; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
@@ -303,7 +358,7 @@ int run_rounds16(Err e, Devs &v, const Sparse *sp)
 	const uint8_t *live = sp ? sp->live : nullptr;
 	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 	for (int round = 0; round < nb; round++) {
-		for (int g = 0; g < v.count; g++) { // the pivot row; every device's column panel
+		for (int g = v.first; g < v.last; g++) { // the pivot row; every device's column panel
 			Dev &x = v.dev[g];
 			short *d = x.base<short>(x.d16, B, npad);
 			if (v.count > 1)
@@ -325,7 +380,7 @@ int run_rounds16(Err e, Devs &v, const Sparse *sp)
 			break;
 		if (share_pivot(e, v, round, sizeof(short), false))
 			return -1;
-		for (int g = 0; g < v.count; g++) { // the pivot column elsewhere; phase 3
+		for (int g = v.first; g < v.last; g++) { // the pivot column elsewhere; phase 3
 			Dev &x = v.dev[g];
 			short *d = x.base<short>(x.d16, B, npad);
 			if (v.count > 1)
@@ -366,31 +421,28 @@ int derive(Err e, const Devs &v, const Dev &x, const D *dist, int n)
 	return 0;
 }
 
-// The largest entry below limit of every device's rows (d16: of the 16-bit
-// matrices), into *out.
+// The largest entry below limit of every device's rows (lanes16: of the
+// 16-bit matrices), into *out.
 int max_entry(Err e, Devs &v, bool lanes16, int limit, int *out)
 {
-	*out = 0;
-	for (int g = 0; g < v.count; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
+		const size_t count = x.count(v.B, v.npad);
 		CUDA_TRY(cudaSetDevice(x.id));
-		int *dmax = (int *)x.colT; // free between rounds
-		CUDA_TRY(cudaMemsetAsync(dmax, 0, sizeof(int), x.s));
+		CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
+		if (count == 0)
+			continue;
 		if (lanes16)
-			max_below<short><<<1024, 256, 0, x.s>>>(x.d16, x.count(v.B, v.npad), limit, dmax);
+			max_below<short><<<1024, 256, 0, x.s>>>(x.d16, count, limit, (int *)x.scratch);
 		else
-			max_below<int><<<1024, 256, 0, x.s>>>((const int *)x.d, x.count(v.B, v.npad), limit,
-			                                      dmax);
+			max_below<int><<<1024, 256, 0, x.s>>>((const int *)x.d, count, limit,
+			                                      (int *)x.scratch);
 		CUDA_TRY(cudaGetLastError());
 	}
-	for (int g = 0; g < v.count; g++) {
-		Dev &x = v.dev[g];
-		int h = 0;
-		CUDA_TRY(cudaSetDevice(x.id));
-		CUDA_TRY(cudaMemcpyAsync(&h, x.colT, sizeof h, cudaMemcpyDeviceToHost, x.s));
-		CUDA_TRY(cudaStreamSynchronize(x.s));
-		*out = h > *out ? h : *out;
-	}
+	unsigned long long m = 0;
+	if (combine(e, v, 1, false, &m))
+		return -1;
+	*out = (int)m;
 	return 0;
 }
 
@@ -403,32 +455,37 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, int *
 	const int B = v.B;
 	if (B != 64 && B != 128)
 		return 0;
-	for (int g = 0; g < v.count; g++) {
-		Dev &x = v.dev[g];
-		size_t free_b = 0, total_b = 0;
-		CUDA_TRY(cudaSetDevice(x.id));
-		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-		if (x.count(B, v.npad) * 2 + (64 << 20) > free_b)
-			return 0;
-	}
 	int wmax = 0, dmax = 0, rc = 0;
 	if (max_entry(e, v, false, inf, &wmax)) // the largest weight
 		return -1;
 	if (wmax >= INF16 / 4)
 		return 0;
-	for (int g = 0; g < v.count; g++) {
+	bool short_of[MAX_GPUS] = {}, no_room = false;
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		size_t free_b = 0, total_b = 0;
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+		if (x.count(B, v.npad) * 2 + (64 << 20) > free_b
+		    || cudaMalloc(&x.d16, x.count(B, v.npad) * 2) != cudaSuccess) {
+			cudaGetLastError();
+			short_of[g] = true;
+		}
+	}
+	if (any_of(e, v, short_of, &no_room))
+		return -1;
+	if (no_room) { // the 32-bit run it is
+		for (int g = v.first; g < v.last; g++) {
+			cudaSetDevice(v.dev[g].id);
+			cudaFree(v.dev[g].d16);
+			v.dev[g].d16 = nullptr;
+		}
+		return 0;
+	}
+	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		const size_t count = x.count(B, v.npad);
 		CUDA_TRY(cudaSetDevice(x.id));
-		if (cudaMalloc(&x.d16, count * 2) != cudaSuccess) {
-			cudaGetLastError(); // no room: the 32-bit run it is
-			for (int h = 0; h <= g; h++) {
-				cudaSetDevice(v.dev[h].id);
-				cudaFree(v.dev[h].d16);
-				v.dev[h].d16 = nullptr;
-			}
-			return 0;
-		}
 		to16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((const int *)x.d, x.d16, count);
 		CUDA_TRY(cudaGetLastError());
 	}
@@ -436,7 +493,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, int *
 	if (rc == 0)
 		rc = max_entry(e, v, true, INF16, &dmax);
 	if (rc == 0 && dmax + wmax < INF16) {
-		for (int g = 0; g < v.count && rc == 0; g++) {
+		for (int g = v.first; g < v.last && rc == 0; g++) {
 			Dev &x = v.dev[g];
 			const size_t count = x.count(B, v.npad);
 			CUDA_TRY(cudaSetDevice(x.id));
@@ -448,7 +505,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, int *
 	} else if (rc == 0) {
 		*done = -1;
 	}
-	for (int g = 0; g < v.count; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		cudaSetDevice(x.id);
 		cudaError_t st = cudaStreamSynchronize(x.s);
@@ -468,7 +525,7 @@ int run_rounds(Err e, Devs &v, const Sparse *sp)
 	const size_t s1 = (size_t)B * (B + 1) * (sizeof(T) + (PATHS ? 4 : 0));
 	const int t3 = tile_threads<B, R>();
 	const size_t s3 = tile_smem<T, B>();
-	for (int g = 0; g < v.count; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		const int id = v.dev[g].id;
 		if ((int)s1 > smem_limit(id) || (int)s3 > smem_limit(id))
 			return fail(e, "blocking factor %d needs %zu bytes of shared memory per block; "
@@ -487,7 +544,7 @@ int run_rounds(Err e, Devs &v, const Sparse *sp)
 	const uint8_t *live = sp ? sp->live : nullptr;
 	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 	for (int round = 0; round < nb; round++) {
-		for (int g = 0; g < v.count; g++) { // the pivot row; every device's column panel
+		for (int g = v.first; g < v.last; g++) { // the pivot row; every device's column panel
 			Dev &x = v.dev[g];
 			T *d = x.base<T>(x.d, B, npad);
 			int32_t *p = x.pbase(B, npad);
@@ -511,7 +568,7 @@ int run_rounds(Err e, Devs &v, const Sparse *sp)
 			break;
 		if (share_pivot(e, v, round, sizeof(T), PATHS))
 			return -1;
-		for (int g = 0; g < v.count; g++) { // the pivot column elsewhere; phase 3
+		for (int g = v.first; g < v.last; g++) { // the pivot column elsewhere; phase 3
 			Dev &x = v.dev[g];
 			T *d = x.base<T>(x.d, B, npad);
 			int32_t *p = x.pbase(B, npad);
@@ -642,8 +699,73 @@ int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int 
 	return 0;
 }
 
+// Where the run spans processes, process 0 alone has the caller's matrices:
+// rows of the other bands go through its device to theirs and back, by NCCL
+// send and receive, relay_rows(n) rows at a time through two device buffers
+// of RELAY_BYTES (the same count on both sides).
+constexpr size_t RELAY_BYTES = 32u << 20;
+
+uint64_t relay_rows(uint64_t npad, bool paths)
+{
+	return RELAY_BYTES / (npad * 4 * (paths ? 2 : 1));
+}
+
+#ifdef APSP_NCCL
+// Process 0: the caller's rows of band g, to its process.  Band g's
+// process: them, into its distances.
+int relay_up(Err e, Devs &v, const void *host, int g, uint64_t n, cudaEvent_t guard[2])
+{
+	const uint64_t npad = v.npad, row = n * 4, rows = relay_rows(npad, false);
+	const Dev &h = v.dev[g];
+	const uint64_t first = (uint64_t)h.row0 * v.B, end = first + (uint64_t)h.rows * v.B;
+	const uint64_t r1 = end < n ? end : n;
+	Dev &x = v.dev[v.first];
+	int b = 0;
+	for (uint64_t r0 = first; r0 < r1; r0 += rows, b ^= 1) {
+		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows;
+		if (v.first == g) { // this process holds band g
+			NCCL_TRY(ncclRecv((char *)x.d + (r0 - first) * npad * 4, k * npad * 4, ncclUint8, 0,
+			                  x.comm, x.s));
+			continue;
+		}
+		char *st = (char *)staging.buf[b];
+		if (guard[b])
+			CUDA_TRY(cudaEventSynchronize(guard[b]));
+#pragma omp parallel for schedule(static)
+		for (int64_t i = 0; i < (int64_t)k; i++)
+			memcpy(st + i * row, (const char *)host + (r0 + i) * row, row);
+		CUDA_TRY(cudaMemcpy2DAsync(x.relay[b], npad * 4, st, row, row, k, cudaMemcpyHostToDevice,
+		                           x.s));
+		CUDA_TRY(cudaEventRecord(x.done[b], x.s));
+		guard[b] = x.done[b];
+		NCCL_TRY(ncclSend(x.relay[b], k * npad * 4, ncclUint8, g, x.comm, x.s));
+	}
+	return 0;
+}
+
+// Band g's process (not 0): its rows of the results to process 0, in the
+// panels download_panels() receives them in.
+int relay_down(Err e, Devs &v, uint64_t n, bool paths)
+{
+	Dev &x = v.dev[v.first];
+	const uint64_t npad = v.npad, rows = relay_rows(npad, paths);
+	const uint64_t first = (uint64_t)x.row0 * v.B, end = first + (uint64_t)x.rows * v.B;
+	const uint64_t r1 = end < n ? end : n;
+	for (uint64_t r0 = first; r0 < r1; r0 += rows) {
+		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows, at = (r0 - first) * npad;
+		NCCL_TRY(ncclGroupStart());
+		NCCL_TRY(ncclSend((char *)x.d + at * 4, k * npad * 4, ncclUint8, 0, x.comm, x.s));
+		if (paths)
+			NCCL_TRY(ncclSend(x.p + at, k * npad * 4, ncclUint8, 0, x.comm, x.s));
+		NCCL_TRY(ncclGroupEnd());
+	}
+	CUDA_TRY(cudaStreamSynchronize(x.s));
+	return 0;
+}
+#endif
+
 // Row panels of d (and p) to the sink, in order, from whichever device holds
-// them; panel k + 1 is copied while the sink runs on panel k.  A staging
+// them (through the relay from other processes); panel k + 1 is copied while the sink runs on panel k.  A staging
 // buffer holds a panel's distance rows, then its predecessor rows.
 int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, fwg_sink *sink,
                     void *ctx)
@@ -669,15 +791,34 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, f
 		if (r0 < n) {
 			while ((uint64_t)(v.dev[g].row0 + v.dev[g].rows) * v.B <= r0)
 				g++;
-			Dev &x = v.dev[g];
-			const uint64_t end = (uint64_t)(x.row0 + x.rows) * v.B, first = (uint64_t)x.row0 * v.B;
+			const bool relayed = g < v.first || g >= v.last;
+			Dev &x = relayed ? v.dev[v.first] : v.dev[g];
+			const Dev &h = v.dev[g];
+			const uint64_t end = (uint64_t)(h.row0 + h.rows) * v.B, first = (uint64_t)h.row0 * v.B;
 			const uint64_t stop = end < n ? end : n;
 			k = stop - r0 < rows ? stop - r0 : rows;
 			char *st = (char *)buf[b];
 			const size_t at = (r0 - first) * npad;
 			if (v.count > 1)
 				CUDA_TRY(cudaSetDevice(x.id));
-			if (ro) { // the caller's rows, renumbered, gathered on the device
+			if (relayed) {
+#ifdef APSP_NCCL
+				// panels as relay_down() sends them (in the same count)
+				const uint64_t rr = relay_rows(npad, paths);
+				k = stop - r0 < rr ? stop - r0 : rr;
+				char *rl = (char *)x.relay[b];
+				NCCL_TRY(ncclGroupStart());
+				NCCL_TRY(ncclRecv(rl, k * npad * 4, ncclUint8, g, x.comm, x.s));
+				if (paths)
+					NCCL_TRY(ncclRecv(rl + k * npad * 4, k * npad * 4, ncclUint8, g, x.comm, x.s));
+				NCCL_TRY(ncclGroupEnd());
+				CUDA_TRY(cudaMemcpy2DAsync(st, row, rl, npad * 4, row, k, cudaMemcpyDeviceToHost,
+				                           x.s));
+				if (paths)
+					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, rl + k * npad * 4, npad * 4, row,
+					                           k, cudaMemcpyDeviceToHost, x.s));
+#endif
+			} else if (ro) { // the caller's rows, renumbered, gathered on the device
 				char *tmp = (char *)ro->tmp[b];
 				give_rows<<<GATHER_GRID, 256, 0, x.s>>>((const uint32_t *)x.d, x.p, (int)npad, n,
 				                                        r0, k, ro->order, ro->pos, (uint32_t *)tmp,
@@ -705,7 +846,7 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, f
 		prev0 = r0, prevk = k;
 		r0 += k;
 	}
-	for (int h = 0; h < v.count; h++) {
+	for (int h = v.first; h < v.last; h++) {
 		CUDA_TRY(cudaSetDevice(v.dev[h].id));
 		CUDA_TRY(cudaStreamSynchronize(v.dev[h].s));
 	}
@@ -738,10 +879,10 @@ int gather_rows(Err e, Devs &v, void *full[])
 {
 #ifdef APSP_NCCL
 	NCCL_TRY(ncclGroupStart());
-	for (int src = 0; src < v.count; src++) {
+	for (int src = 0; src < v.count; src++) { // every band, to this process's devices
 		const Dev &h = v.dev[src];
 		const size_t count = h.count(v.B, v.npad) * 4, at = (size_t)h.row0 * v.B * v.npad * 4;
-		for (int g = 0; g < v.count; g++) {
+		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
 			NCCL_TRY(ncclBroadcast(&x == &h ? h.d : (char *)full[g] + at, (char *)full[g] + at,
 			                       count, ncclUint8, src, x.comm, x.s));
@@ -764,36 +905,40 @@ int list_in_edges_all(Err e, Devs &v, int n, T inf, size_t elem, bool room16, in
 	*ok = 0;
 	const size_t full_bytes = (size_t)v.npad * v.npad * sizeof(T);
 	void *full[MAX_GPUS] = {};
+	bool short_of[MAX_GPUS] = {}, none = false;
 	int rc = 0;
 	if (v.count > 1) { // the whole matrix on each device for a while
-		for (int g = 0; g < v.count && rc == 0; g++) {
+		for (int g = v.first; g < v.last; g++) {
 			CUDA_TRY(cudaSetDevice(v.dev[g].id));
 			if (cudaMalloc(&full[g], full_bytes) != cudaSuccess) {
 				cudaGetLastError();
-				rc = 1;
+				short_of[g] = true;
 			}
 		}
-		if (rc == 0 && gather_rows(e, v, full))
+		if (any_of(e, v, short_of, &none))
+			rc = -1;
+		else if (!none && gather_rows(e, v, full))
 			rc = -1;
 	}
-	int all_ok = rc == 0;
-	for (int g = 0; g < v.count && rc == 0 && all_ok; g++) {
+	for (int g = v.first; g < v.last && rc == 0 && !none; g++) {
 		Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
 		const T *w = v.count > 1 ? (const T *)full[g] : (const T *)x.d;
 		int one = 0;
 		rc = list_in_edges<T>(e, w, n, v.npad, inf, elem, room16 ? x.count(v.B, v.npad) * 2 : 0,
 		                      x.s, x.id, &x.ie, &one);
-		all_ok &= one;
+		short_of[g] = !one;
 	}
-	for (int g = 0; g < v.count; g++)
+	for (int g = v.first; g < v.last; g++)
 		if (full[g]) {
 			cudaSetDevice(v.dev[g].id);
 			cudaFree(full[g]);
 		}
+	if (rc == 0 && !none && any_of(e, v, short_of, &none))
+		rc = -1;
 	if (rc < 0)
 		return rc;
-	*ok = rc == 0 && all_ok;
+	*ok = !none;
 	return 0;
 }
 
@@ -807,6 +952,21 @@ extern "C" int fwg_device_count(char *errbuf, size_t errlen)
 	if (rc != cudaSuccess)
 		return fail(e, "no usable CUDA driver or device: %s", cudaGetErrorString(rc));
 	return count;
+}
+
+// The staging buffers, once.  Pinning costs about 0.4 ms a MiB: no more
+// than a small run needs.  Portable: every device of the run copies through
+// them.
+static int alloc_staging(Err e, uint64_t staging_bytes)
+{
+	if (staging.buf[0])
+		return 0;
+	const size_t cap = staging_bytes >= STAGING_LARGE_FROM ? STAGING_BYTES_LARGE : STAGING_BYTES;
+	size_t bytes = staging_bytes && staging_bytes < cap ? staging_bytes : cap;
+	for (int i = 0; i < 2; i++)
+		CUDA_TRY(cudaHostAlloc(&staging.buf[i], bytes, cudaHostAllocPortable));
+	staging.bytes = bytes;
+	return 0;
 }
 
 extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errbuf, size_t errlen)
@@ -876,16 +1036,57 @@ extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errb
 		CUDA_TRY(cudaSetDevice(device));
 	}
 #endif
-	if (!staging.buf[0]) {
-		// Pinning costs about 0.4 ms a MiB: no more than a small run needs.
-		// Portable: every device of the run copies through them.
-		const size_t cap = staging_bytes >= STAGING_LARGE_FROM ? STAGING_BYTES_LARGE : STAGING_BYTES;
-		size_t bytes = staging_bytes && staging_bytes < cap ? staging_bytes : cap;
-		for (int i = 0; i < 2; i++)
-			CUDA_TRY(cudaHostAlloc(&staging.buf[i], bytes, cudaHostAllocPortable));
-		staging.bytes = bytes;
-	}
+	return alloc_staging(e, staging_bytes);
+}
+
+extern "C" int fwg_unique_id(void *id, size_t len, char *errbuf, size_t errlen)
+{
+	Err e{errbuf, errlen};
+#ifdef APSP_NCCL
+	static_assert(sizeof(ncclUniqueId) <= FWG_ID_BYTES, "FWG_ID_BYTES too small");
+	if (len < sizeof(ncclUniqueId))
+		return fail(e, "an NCCL id needs %zu bytes", sizeof(ncclUniqueId));
+	ncclUniqueId u;
+	NCCL_TRY(ncclGetUniqueId(&u));
+	memcpy(id, &u, sizeof u);
 	return 0;
+#else
+	return fail(e, "several processes need a build with NCCL");
+#endif
+}
+
+extern "C" int fwg_init_rank(int device, int rank, int ranks, const void *id,
+                             uint64_t staging_bytes, char *errbuf, size_t errlen)
+{
+	Err e{errbuf, errlen};
+#ifdef APSP_NCCL
+	const int count = fwg_device_count(errbuf, errlen);
+	if (count < 0)
+		return -1;
+	if (device < 0 || device >= count)
+		return fail(e, "process %d of %d: device %d does not exist (%d device%s found)", rank,
+		            ranks, device, count, count == 1 ? "" : "s");
+	if (ranks > MAX_GPUS)
+		return fail(e, "at most %d processes", MAX_GPUS);
+	CUDA_TRY(cudaSetDevice(device));
+	CUDA_TRY(cudaFree(0)); // creates the context
+	ncclUniqueId u;
+	memcpy(&u, id, sizeof u);
+	NCCL_TRY(ncclCommInitRank(&group.comm[0], ranks, u, rank));
+	group.first = device;
+	group.count = 1;
+	group.rank = rank;
+	group.ranks = ranks;
+	// NCCL connects at the first collective: here, while process 0 reads.
+	int *one = nullptr;
+	CUDA_TRY(cudaMalloc(&one, 4));
+	NCCL_TRY(ncclAllReduce(one, one, 1, ncclInt32, ncclSum, group.comm[0], 0));
+	CUDA_TRY(cudaDeviceSynchronize());
+	cudaFree(one);
+	return alloc_staging(e, staging_bytes);
+#else
+	return fail(e, "several processes need a build with NCCL");
+#endif
 }
 
 // Whether int32 distances are tried in 16-bit lanes.  By default not for
@@ -971,51 +1172,75 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	const uint64_t nb = npad / B;
 
 	// Several GPUs for dense runs only, each with a block row at least.
-	int gpus = o->gpus > 1 && !o->order && !o->skip ? o->gpus : 1;
+	const bool ranks = o->ranks > 1;
+	int gpus = ranks ? o->ranks : o->gpus > 1 && !o->order && !o->skip ? o->gpus : 1;
+	if (ranks) {
+		if (o->order || o->skip)
+			return fail(e, "a sparse run (skipped blocks, an order) takes one process");
+		if ((uint64_t)gpus > nb)
+			return fail(e, "n = %llu has %llu block rows of %d: too few for %d processes",
+			            (unsigned long long)n, (unsigned long long)nb, B, gpus);
+		if (group.ranks != o->ranks || group.rank != o->rank)
+			return fail(e, "process %d of %d: fwg_init_rank() first", o->rank, o->ranks);
+		if (relay_rows(npad, paths) == 0)
+			return fail(e, "n = %llu is too large for several processes", (unsigned long long)n);
+		if ((o->rank == 0) != (graph != nullptr))
+			return fail(e, "process %d of %d: the graph belongs to process 0 alone", o->rank,
+			            o->ranks);
+	}
 	if ((uint64_t)gpus > nb)
 		gpus = (int)nb;
 	if (gpus > MAX_GPUS)
 		return fail(e, "at most %d GPUs", MAX_GPUS);
-	if (gpus > 1 && (group.first != o->device || group.count != gpus)
+	if (!ranks && gpus > 1 && (group.first != o->device || group.count != gpus)
 	    && fwg_init(o->device, gpus, 0, errbuf, errlen) < 0)
 		return -1;
 	t->gpus = gpus;
 	Devs v;
 	v.count = gpus;
+	v.ranks = ranks;
+	v.first = ranks ? o->rank : 0;
+	v.last = ranks ? o->rank + 1 : gpus;
 	v.B = B;
 	v.npad = (int)npad;
+	for (int g = 0; g < gpus; g++)
+		band(nb, gpus, g, &v.dev[g].row0, &v.dev[g].rows);
 
 	CUDA_TRY(cudaSetDevice(o->device));
 	cudaDeviceProp prop;
 	CUDA_TRY(cudaGetDeviceProperties(&prop, o->device));
-	if (gpus > 1)
+	if (ranks)
+		snprintf(t->device_name, sizeof t->device_name, "%d processes x %.100s", gpus, prop.name);
+	else if (gpus > 1)
 		snprintf(t->device_name, sizeof t->device_name, "%d x %.100s", gpus, prop.name);
 	else
 		snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1,
 		         prop.name);
 	const size_t pbytes = (size_t)B * npad * 4;
-	for (int g = 0; g < gpus; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
-		x.id = o->device + g;
-		band(nb, gpus, g, &x.row0, &x.rows);
+		x.id = o->device + g - v.first;
 #ifdef APSP_NCCL
 		if (gpus > 1)
-			x.comm = group.comm[g];
+			x.comm = group.comm[g - v.first];
 #endif
 		size_t free_b = 0, total_b = 0;
 		CUDA_TRY(cudaSetDevice(x.id));
 		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
 		const size_t mbytes = x.count(B, npad) * 4;
 		uint64_t need = mbytes * (paths ? 2 : 1) + 2 * pbytes + (gpus > 1 && paths ? pbytes : 0);
+		if (ranks && o->rank == 0)
+			need += 2 * RELAY_BYTES;
 		if (o->order) // renumbering: the order both ways, two staging-sized buffers
 			need += 8 * n + 2 * staging.bytes;
 		if (o->skip) // the map of live blocks and a round's lists
 			need += nb * nb + 8 * nb + 64;
 		if (need > free_b) {
 			if (gpus > 1)
-				return fail(e, "n = %llu on %d GPUs needs %.1f MiB of memory on GPU %d (%s); "
+				return fail(e, "n = %llu on %d GPUs needs %.1f MiB of memory on GPU %d%s (%s); "
 				               "%.1f MiB of %.1f MiB are free",
 				            (unsigned long long)n, gpus, need / 1048576.0, x.id,
+				            ranks ? " of a process" : "",
 				            paths ? "distances and predecessors" : "distances",
 				            free_b / 1048576.0, total_b / 1048576.0);
 			return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB are free",
@@ -1035,8 +1260,12 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			CUDA_TRY(cudaMalloc(&x.prow, pbytes));
 		CUDA_TRY(cudaMalloc(&x.colT, pbytes));
 		CUDA_TRY(cudaMalloc(&x.rowP, pbytes));
+		CUDA_TRY(cudaMalloc(&x.scratch, 4 * sizeof *x.scratch));
+		if (ranks && o->rank == 0)
+			for (auto &r : x.relay)
+				CUDA_TRY(cudaMalloc(&r, RELAY_BYTES));
 	}
-	Dev &d0 = v.dev[0];
+	Dev &d0 = v.dev[v.first];
 	CUDA_TRY(cudaSetDevice(d0.id));
 
 	Reorder reorder, *ro = nullptr;
@@ -1063,46 +1292,43 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	}
 
 	cudaEvent_t guard[2] = {nullptr, nullptr};
-	for (int g = 0; g < gpus; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[0], v.dev[g].s));
-		if (upload_rows(e, graph, v.dev[g], n, npad, B, guard, ro))
+		if (graph && upload_rows(e, graph, v.dev[g], n, npad, B, guard, ro))
 			return -1;
 	}
+#ifdef APSP_NCCL
+	for (int g = 1; g < gpus && ranks; g++) // other processes' bands, through process 0
+		if ((o->rank == 0 || g == o->rank) && relay_up(e, v, graph, g, n, guard))
+			return -1;
+#endif
 	// int32: the sum of each vertex's largest weight bounds every simple
 	// path; below INF_PACKED, tracked paths can take the packed form.  And
 	// where no edge weighs 0, every derived chain ends at its source.  Both
 	// matter only with paths.
 	bool packed = false;
 	if (is_int && paths) {
-		struct Facts { unsigned long long bound; int zero; } facts[MAX_GPUS] = {};
-		Facts *dev[MAX_GPUS] = {};
-		for (int g = 0; g < gpus; g++) {
+		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
 			const int first = x.row0 * B, end = (x.row0 + x.rows) * B < (int)n ? (x.row0 + x.rows) * B : (int)n;
 			CUDA_TRY(cudaSetDevice(x.id));
-			CUDA_TRY(cudaMalloc(&dev[g], sizeof(Facts)));
-			CUDA_TRY(cudaMemsetAsync(dev[g], 0, sizeof(Facts), x.s));
+			CUDA_TRY(cudaMemsetAsync(x.scratch, 0, 2 * sizeof *x.scratch, x.s));
 			const int rows = end - first;
-			if (rows > 0)
+			if (rows > 0) // scratch[1]: the zero flag, as an int in a 64-bit word
 				int_facts<<<rows < 16384 ? (unsigned)rows : 16384u, 256, 0, x.s>>>(
-				        x.base<int>(x.d, B, (int)npad), (int)n, (int)npad, &dev[g]->bound,
-				        &dev[g]->zero, first, end);
+				        x.base<int>(x.d, B, (int)npad), (int)n, (int)npad, &x.scratch[0],
+				        (int *)&x.scratch[1], first, end);
 			CUDA_TRY(cudaGetLastError());
-			CUDA_TRY(cudaMemcpyAsync(&facts[g], dev[g], sizeof(Facts), cudaMemcpyDeviceToHost, x.s));
 		}
-		unsigned long long bound = 0;
-		for (int g = 0; g < gpus; g++) {
-			CUDA_TRY(cudaSetDevice(v.dev[g].id));
-			CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
-			cudaFree(dev[g]);
-			bound += facts[g].bound;
-			t->zero_weight |= facts[g].zero;
-		}
-		packed = bound < (unsigned long long)INF_PACKED;
+		unsigned long long facts[2];
+		if (combine(e, v, 2, true, facts))
+			return -1;
+		t->zero_weight = facts[1] != 0;
+		packed = facts[0] < (unsigned long long)INF_PACKED;
 	}
 	t->packed = packed;
-	for (int g = 0; g < gpus; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		const size_t count = x.count(B, npad);
 		const unsigned grid = (unsigned)((count + 255) / 256);
@@ -1118,11 +1344,9 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		CUDA_TRY(cudaGetLastError());
 	}
 	// The kernels' time runs from when every device is ready.
-	for (int g = 0; g < gpus && gpus > 1; g++) {
-		CUDA_TRY(cudaSetDevice(v.dev[g].id));
-		CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
-	}
-	for (int g = 0; g < gpus; g++) {
+	if (gpus > 1 && combine(e, v, 0, false, nullptr))
+		return -1;
+	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[1], v.dev[g].s));
 	}
@@ -1158,21 +1382,17 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	    && (o->derive == FWG_DERIVE_ALWAYS || n > 2048)) {
 		// float32: distances on the plain kernel, then predecessors derived,
 		// where no weight is negative
-		int h[MAX_GPUS] = {}, *neg[MAX_GPUS] = {}, any = 0;
-		for (int g = 0; g < gpus; g++) {
+		unsigned long long any = 0;
+		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
 			CUDA_TRY(cudaSetDevice(x.id));
-			CUDA_TRY(cudaMalloc(&neg[g], sizeof(int)));
-			CUDA_TRY(cudaMemsetAsync(neg[g], 0, sizeof(int), x.s));
-			any_negative<<<1024, 256, 0, x.s>>>((const float *)x.d, x.count(B, npad), neg[g]);
-			CUDA_TRY(cudaMemcpyAsync(&h[g], neg[g], sizeof(int), cudaMemcpyDeviceToHost, x.s));
+			CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
+			any_negative<<<1024, 256, 0, x.s>>>((const float *)x.d, x.count(B, npad),
+			                                    (int *)x.scratch);
+			CUDA_TRY(cudaGetLastError());
 		}
-		for (int g = 0; g < gpus; g++) {
-			CUDA_TRY(cudaSetDevice(v.dev[g].id));
-			CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
-			cudaFree(neg[g]);
-			any |= h[g];
-		}
+		if (combine(e, v, 1, false, &any))
+			return -1;
 		if (!any)
 			rc = list_in_edges_all<float>(e, v, (int)n, __builtin_inff(), 4, false, &derive32);
 	}
@@ -1186,14 +1406,14 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	if (rc == 0 && done != 1)
 		rc = is_int ? dispatch<int>(e, v, paths, packed, sp)
 		            : dispatch<float>(e, v, paths && !derive32, packed, sp);
-	for (int g = 0; g < gpus && rc == 0 && derive32; g++) {
+	for (int g = v.first; g < v.last && rc == 0 && derive32; g++) {
 		Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
 		rc = derive<float>(e, v, x, x.base<float>(x.d, B, (int)npad), (int)n);
 	}
 	if (rc)
 		return rc;
-	for (int g = 0; g < gpus; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		const size_t count = x.count(B, npad);
 		CUDA_TRY(cudaSetDevice(x.id));
@@ -1204,7 +1424,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		CUDA_TRY(cudaGetLastError());
 		CUDA_TRY(cudaEventRecord(x.ev[3], x.s));
 	}
-	for (int g = 0; g < gpus; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventSynchronize(v.dev[g].ev[3]));
 	}
@@ -1216,10 +1436,16 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		CUDA_TRY(cudaMemcpy(&updates, sp->updates, sizeof updates, cudaMemcpyDeviceToHost));
 		t->tiles_skipped = t->tiles - updates;
 	}
+#ifdef APSP_NCCL
+	if (ranks && o->rank != 0) {
+		if (relay_down(e, v, n, paths))
+			return -1;
+	} else
+#endif
 	if (download_panels(e, v, n, paths, ro, sink, ctx))
 		return -1;
 	t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
-	for (int g = 0; g < gpus; g++) {
+	for (int g = v.first; g < v.last; g++) {
 		float up, ker;
 		CUDA_TRY(cudaEventElapsedTime(&up, v.dev[g].ev[0], v.dev[g].ev[1]));
 		CUDA_TRY(cudaEventElapsedTime(&ker, v.dev[g].ev[1], v.dev[g].ev[2]));

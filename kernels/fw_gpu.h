@@ -47,6 +47,11 @@ struct fwg_opts {
 	                   that skips blocks or has an order uses one, as does a
 	                   run with fewer block rows than GPUs (one per GPU at
 	                   most). */
+	/* One process of several (MPI ranks, each with one GPU: device), after
+	 * fwg_init_rank(): process rank holds band rank of ranks.  Process 0
+	 * alone passes the graph and gets the panels; the others pass NULL for
+	 * both.  ranks 0 or 1: this process alone. */
+	int rank, ranks;
 };
 
 struct fwg_timing {
@@ -80,6 +85,15 @@ int fwg_device_count(char *err, size_t errlen);
  * matrices move.  Slow: call it early, e.g. in a thread while the input is
  * being read.  0 or -1. */
 int fwg_init(int device, int gpus, uint64_t staging_bytes, char *err, size_t errlen);
+
+/* Several processes: process 0 makes an id of FWG_ID_BYTES with
+ * fwg_unique_id() and hands it to the others (e.g. MPI_Bcast); then each
+ * calls fwg_init_rank() with its rank and one device (slow, as fwg_init; all
+ * of them must call it).  0 or -1. */
+#define FWG_ID_BYTES 128
+int fwg_unique_id(void *id, size_t len, char *err, size_t errlen);
+int fwg_init_rank(int device, int rank, int ranks, const void *id, uint64_t staging_bytes,
+                  char *err, size_t errlen);
 
 /* The blocking factor the engine uses for n vertices when o->block is 0:
  * the fastest measured on an H100 for that kind of run (bench/gpu.md,

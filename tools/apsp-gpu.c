@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "ranks.h"
 #include "fw.h"
 #include "fw_gpu.h"
 #include "solve.h"
@@ -46,9 +47,12 @@ static void usage(FILE *f)
 }
 
 /* The CUDA contexts are created in a thread while the input is read.
- * gpus: asked for (0: by n, -1: all), then the number used. */
+ * gpus: asked for (0: by n, -1: all), then the number used.  ranks > 1: one
+ * process of an MPI run, its rank, and the run's NCCL id. */
 struct init_job {
 	int device, gpus, rc;
+	int rank, ranks;
+	unsigned char id[FWG_ID_BYTES];
 	uint64_t n, staging;
 	char err[256];
 };
@@ -56,6 +60,11 @@ struct init_job {
 static void *init_device(void *arg)
 {
 	struct init_job *j = arg;
+	if (j->ranks > 1) {
+		j->rc = fwg_init_rank(j->device, j->rank, j->ranks, j->id, j->staging, j->err,
+		                      sizeof j->err);
+		return NULL;
+	}
 	if (j->gpus <= 0) {
 		int count = fwg_device_count(j->err, sizeof j->err);
 		if (count < 0) {
@@ -80,6 +89,38 @@ static void join_init(void)
 		init_running = 0;
 		pthread_join(init_thread, NULL);
 	}
+}
+
+/* An error in one process of an MPI run ends them all. */
+static void before_death(void)
+{
+	if (ranks_count() > 1)
+		ranks_abort(EXIT_TROUBLE);
+	join_init();
+}
+
+/* Processes other than 0 of an MPI run: their band of the rows, with
+ * process 0 and each other; nothing read or written.  go: process 0's word
+ * that the run spans the processes (not a negative cycle, not a sparse run
+ * or one too small to share). */
+static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job)
+{
+	int go = 0;
+	ranks_bcast(&go, sizeof go);
+	join_init();
+	if (job->rc < 0)
+		tool_die("%s", job->err);
+	if (go) {
+		struct fwg_timing t;
+		char msg[512];
+		o->device = job->device;
+		o->rank = job->rank;
+		o->ranks = job->ranks;
+		if (fwg_solve_panels(o, n, NULL, NULL, NULL, &t, msg, sizeof msg) < 0)
+			tool_die("process %d: %s", job->rank, msg);
+	}
+	ranks_finish();
+	return EXIT_OK;
 }
 
 static double seconds(void)
@@ -253,26 +294,52 @@ int main(int argc, char **argv)
 		tool_usage_error("too many arguments");
 	const char *input = optind < argc ? argv[optind] : "-";
 	const int threads = tool_threads();
+	/* Under mpirun: one process of several, one GPU each. */
+	const int nproc = ranks_init(&argc, &argv), rank = ranks_rank();
+	if (nproc > 1 && gpus)
+		tool_usage_error("--gpus: each process of an MPI run uses one GPU");
 	/* Nothing after the result is committed (the CUDA context's teardown,
-	 * unmapping gigabytes) holds up whoever waits for this process. */
-	tool_detach_teardown();
+	 * unmapping gigabytes) holds up whoever waits for this process (not in
+	 * an MPI run, whose launcher follows the process itself). */
+	if (!ranks_joined())
+		tool_detach_teardown();
+	tool_before_death(before_death);
 	double t0 = seconds();
 
-	int out = tool_output_open(1);
+	/* Process 0 of an MPI run writes through mpirun's copy of its stdout. */
+	if (rank == 0 && ranks_raw_stdout())
+		tool_opts.force = 1;
+	int out = rank == 0 ? tool_output_open(1) : -1;
 	st_header in;
-	st_reader *r = engine_open(input, threads, &in);
+	st_reader *r = NULL;
+	struct { uint64_t n; uint32_t type; } head = {0, 0};
+	if (rank == 0) {
+		r = engine_open(input, threads, &in);
+		head.n = in.n;
+		head.type = in.type;
+	}
+	ranks_bcast(&head, sizeof head);
 	tool_mark("header read");
-	o.type = (int)in.type;
-	const uint64_t n = in.n;
+	o.type = (int)head.type;
+	const uint64_t n = head.n;
 	static struct init_job job;
-	job.device = o.device;
+	job.device = o.device + ranks_local();
 	job.gpus = gpus;
 	job.n = n;
 	job.staging = n ? n * n * 4 * (1 + o.paths) : 4096;
+	job.rank = rank;
+	job.ranks = nproc;
+	if (nproc > 1) {
+		char msg[256];
+		if (rank == 0 && fwg_unique_id(job.id, sizeof job.id, msg, sizeof msg) < 0)
+			tool_die("%s", msg);
+		ranks_bcast(job.id, sizeof job.id);
+	}
 	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
 		tool_die("cannot start a thread:");
 	init_running = 1;
-	tool_before_death(join_init);
+	if (rank != 0)
+		return solve_elsewhere(&o, n, &job);
 	/* Without padding the weights are read straight into the matrix that
 	 * sv_prepare() fills in place.  The graph stays on the host for the
 	 * repair of predecessor chains.  Distances go out panel by panel; the
@@ -302,14 +369,25 @@ int main(int argc, char **argv)
 	if (sv_result_header(&in, o.paths, &h, &err) < 0)
 		tool_die_st("result", &err);
 	tool_add_provenance(&h);
-	if (rc == 1)
+	int go = 0; /* an MPI run: whether it spans the processes */
+	if (rc == 1) {
+		ranks_bcast(&go, sizeof go);
 		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
+	}
 	/* While the device is still starting: the order, and whether to skip. */
 	char why[160];
 	int sparse = 0;
 	int32_t *perm = engine_order(order, n, in.type, graph, threads, &sparse, why, sizeof why);
 	o.order = perm;
 	o.skip = sparse || perm;
+	const char *alone = NULL; /* why process 0 of an MPI run solves alone */
+	if (nproc > 1) {
+		const int B = o.block ? o.block : fwg_choose_block(n, o.type, o.paths, o.lanes16, 0);
+		alone = o.skip ? "sparse runs use one" : (n + B - 1) / B < (uint64_t)nproc
+		      ? "fewer block rows than processes" : NULL;
+		go = !alone;
+		ranks_bcast(&go, sizeof go);
+	}
 
 	double t_prep = seconds();
 	tool_mark("prepared");
@@ -317,6 +395,14 @@ int main(int argc, char **argv)
 	if (job.rc < 0)
 		tool_die("%s", job.err);
 	o.gpus = job.gpus;
+	if (go) {
+		o.device = job.device;
+		o.rank = 0;
+		o.ranks = nproc;
+	} else if (nproc > 1) {
+		o.device = job.device;
+		o.gpus = 1;
+	}
 	double t1 = seconds();
 	tool_mark("device ready");
 	struct fwg_timing t;
@@ -353,8 +439,10 @@ int main(int argc, char **argv)
 		snprintf(chains, sizeof chains, "chains end at their sources, not checked");
 	else if (o.paths)
 		snprintf(chains, sizeof chains, "%lld predecessor chains re-attached", (long long)res.repaired);
-	char on[64] = "";
-	if (t.gpus < o.gpus)
+	char on[96] = "";
+	if (alone)
+		snprintf(on, sizeof on, " (process 0 alone of %d: %s)", nproc, alone);
+	else if (t.gpus < o.gpus)
 		snprintf(on, sizeof on, " (%d GPU%s of %d: %s)", t.gpus, t.gpus > 1 ? "s" : "", o.gpus,
 		         o.skip ? "sparse runs use one" : "fewer block rows than GPUs");
 	tool_info("%s%s: n %llu, B %d, %s%s, %s%s, %s, %s, deflate %s: kernels %.1f ms "
@@ -372,6 +460,7 @@ int main(int argc, char **argv)
 	          chains, res.sink_s, res.write_s, res.spool_wait_s,
 	          t.download_ms * 1e-3 - res.sink_s, t3 - t2);
 	tool_done(EXIT_OK);
+	ranks_finish();
 	st_header_free(&h);
 	st_header_free(&in);
 	tool_matrix_free(graph, mat + 4);

@@ -1,0 +1,88 @@
+/* ranks.c - the processes of an MPI run of a tool (see ranks.h). */
+#include "ranks.h"
+
+#include <stdlib.h>
+#include <termios.h>
+#include <unistd.h>
+
+#ifdef APSP_MPI
+#include <mpi.h>
+
+static int rank, count = 1, local, joined;
+
+/* Launchers say so in the environment: Open MPI, PMIx, MPICH's and Slurm's
+ * PMI.  Without one, MPI_Init would start a run of one, slowly. */
+static int launched(void)
+{
+	static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK"};
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+		if (getenv(vars[i]))
+			return 1;
+	return 0;
+}
+
+int ranks_init(int *argc, char ***argv)
+{
+	if (joined || !launched())
+		return count;
+	int provided;
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+		return count;
+	joined = 1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &count);
+	MPI_Comm node;
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+	MPI_Comm_rank(node, &local);
+	MPI_Comm_free(&node);
+	atexit(ranks_finish); /* also on the ways out that exit() */
+	return count;
+}
+
+int ranks_rank(void) { return rank; }
+int ranks_count(void) { return count; }
+int ranks_local(void) { return local; }
+int ranks_joined(void) { return joined; }
+
+void ranks_bcast(void *buf, size_t len)
+{
+	if (count > 1)
+		MPI_Bcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+void ranks_abort(int status)
+{
+	if (count > 1)
+		MPI_Abort(MPI_COMM_WORLD, status);
+}
+
+int ranks_raw_stdout(void)
+{
+	struct termios t;
+	if (!joined || !isatty(STDOUT_FILENO) || tcgetattr(STDOUT_FILENO, &t) != 0)
+		return 0;
+	cfmakeraw(&t);
+	return tcsetattr(STDOUT_FILENO, TCSANOW, &t) == 0;
+}
+
+void ranks_finish(void)
+{
+	if (joined) {
+		joined = 0;
+		MPI_Finalize();
+	}
+}
+
+#else
+
+int ranks_init(int *argc, char ***argv) { return 1; }
+int ranks_rank(void) { return 0; }
+int ranks_count(void) { return 1; }
+int ranks_local(void) { return 0; }
+int ranks_joined(void) { return 0; }
+void ranks_bcast(void *buf, size_t len) {}
+void ranks_abort(int status) {}
+int ranks_raw_stdout(void) { return 0; }
+void ranks_finish(void) {}
+
+#endif
