@@ -16,9 +16,12 @@
 #include "stream.h"
 #include "tool.h"
 
-/* Below this n one GPU is as fast as several (bench/multi-gpu.md): the
- * rounds are too short for the broadcasts between GPUs to hide. */
-#define GPUS_FROM 16384
+/* From this n on, the GPUs of the machine by default (bench/multi-gpu.md,
+ * two H200): a second device and NCCL's set-up add about 0.7 s to the start
+ * (n = 3000: 1.39 s against 0.68 s on one), which the kernels win back only
+ * at large n (20000: 330 against 188 ms; 40000: 2360 against 1234 ms, the
+ * whole run 3.60 against 3.13 s). */
+#define GPUS_FROM 32768
 
 static void usage(FILE *f)
 {
