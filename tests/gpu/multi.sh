@@ -154,7 +154,8 @@ if ! ldd "$gpu" | grep -q libmpi; then
 	exit 0
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-mpi() { mpirun -np 2 --oversubscribe --bind-to none "$@"; }
+# A job that hangs fails its test (exit 124) instead of holding up the rest.
+mpi() { timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$@"; }
 $g -n 1000 -d 20 -s 11 -o "$T/g"
 # matrices_equal A B: the same distances and predecessors (if any).
 matrices_equal() {
