@@ -1,0 +1,268 @@
+// fw_devs.cuh - the devices of a run (included by fw_gpu.cu): errors, the
+// band of block rows each device holds, the NCCL communicators between them,
+// and what passes between them each round (the pivot row) or once (facts all
+// of them must agree on).
+#ifndef APSP_FW_DEVS_CUH
+#define APSP_FW_DEVS_CUH
+
+#include <cuda_runtime.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#ifdef APSP_NCCL
+#include <nccl.h>
+#endif
+
+#include "fw_tiles.cuh"
+
+namespace {
+
+struct Err {
+	char *buf;
+	size_t len;
+};
+
+int fail(Err e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (e.buf && e.len)
+		vsnprintf(e.buf, e.len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#define CUDA_TRY(call)                                                        \
+	do {                                                                      \
+		cudaError_t rc_ = (call);                                             \
+		if (rc_ != cudaSuccess)                                               \
+			return fail(e, "%s: %s (%s:%d)", #call, cudaGetErrorString(rc_), \
+			            __FILE__, __LINE__);                                  \
+	} while (0)
+
+int smem_limit(int device)
+{
+	int v = 0;
+	cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+	return v;
+}
+
+// A sparse run's state on the device: which blocks are live (hold a finite
+// entry), the current round's lists of blocks that can change, and the count
+// of block updates made.  Phase 3 then runs on a grid sized to fill the
+// device, each CTA taking listed blocks in turn.
+struct Sparse {
+	uint8_t *live = nullptr;
+	int *lists = nullptr; // 2 + 2 nb: counts, rows, columns
+	unsigned long long *updates = nullptr;
+	int sms = 0;
+};
+
+// CTAs of kernel f that fill the device.
+template <typename F> int fill_grid(F f, int threads, size_t smem, int sms)
+{
+	int per_sm = 0;
+	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, threads, smem) != cudaSuccess)
+		per_sm = 1;
+	return per_sm > 0 ? per_sm * sms : sms;
+}
+
+// The edges into each vertex, by increasing weight (fw_tiles.cuh: derived
+// predecessors): off[j] .. off[j + 1] - 1 index keys (w << 32 | u).
+struct InEdges {
+	unsigned long long *off = nullptr, *keys = nullptr;
+	~InEdges()
+	{
+		cudaFree(off);
+		cudaFree(keys);
+	}
+};
+
+// ---- the devices of a run -----------------------------------------------------
+//
+// A run uses one GPU, several of one process, or one in each of several
+// processes (mpirun), each holding a band of block rows (row0 .. row0 + rows
+// - 1) of the distances and predecessors; one GPU holds all of them.  The
+// round scheduler (fw_rounds.cuh) drives the same tile kernels either way: each round, the device that holds the pivot row runs
+// phase 1 and the pivot row's half of phase 2, NCCL broadcasts the finished
+// pivot row panel (and the pivot rows of the predecessors, where the kernels
+// track them) to the others, and every device updates the pivot column and
+// phase 3 of its own rows.  A sparse run (block skipping, an order) uses one.
+
+constexpr int MAX_GPUS = 16;
+
+// The communicators of the process's devices (fwg_init), kept for later runs;
+// or, one process of several (fwg_init_rank), its one device's.
+struct Group {
+	int first = -1, count = 0;
+	int rank = 0, ranks = 0;
+#ifdef APSP_NCCL
+	ncclComm_t comm[MAX_GPUS] = {};
+#endif
+} group;
+
+struct Dev {
+	int id = -1;             // CUDA device
+	int row0 = 0, rows = 0;  // the block rows held
+	void *d = nullptr;       // rows * B x npad: distances
+	int32_t *p = nullptr;    // rows * B x npad: predecessors
+	void *colT = nullptr, *rowP = nullptr; // B x npad panels (fw_tiles.cuh)
+	int32_t *prow = nullptr; // B x npad: the pivot rows of p, from their holder
+	short *d16 = nullptr;    // rows * B x npad: 16-bit lanes
+	unsigned long long *scratch = nullptr; // facts to combine over the devices (4)
+	void *relay[2] = {nullptr, nullptr}; // process 0 of several: other bands' rows
+	Sparse sparse;
+	InEdges ie;
+	cudaStream_t s = nullptr;
+	cudaEvent_t ev[4] = {};  // upload start, kernels start, kernels end, finished
+	cudaEvent_t done[2] = {}; // a staging buffer's copy finished
+#ifdef APSP_NCCL
+	ncclComm_t comm = nullptr;
+#endif
+	~Dev()
+	{
+		if (id < 0)
+			return;
+		cudaSetDevice(id);
+		cudaFree(sparse.live);
+		cudaFree(sparse.lists);
+		cudaFree(sparse.updates);
+		cudaFree(d);
+		cudaFree(p);
+		cudaFree(colT);
+		cudaFree(rowP);
+		cudaFree(prow);
+		cudaFree(d16);
+		cudaFree(scratch);
+		cudaFree(relay[0]);
+		cudaFree(relay[1]);
+		for (auto x : ev)
+			if (x)
+				cudaEventDestroy(x);
+		for (auto x : done)
+			if (x)
+				cudaEventDestroy(x);
+		if (s)
+			cudaStreamDestroy(s);
+	}
+	bool holds(int round) const { return round >= row0 && round < row0 + rows; }
+	// Where row 0 of the whole matrix would be, so that the kernels index
+	// the rows held by their numbers in the whole matrix.
+	template <typename T> T *base(void *x, int B, int npad) const
+	{
+		return (T *)x - (size_t)row0 * B * npad;
+	}
+	int32_t *pbase(int B, int npad) const { return p ? p - (size_t)row0 * B * npad : nullptr; }
+	size_t count(int B, int npad) const { return (size_t)rows * B * npad; }
+};
+
+// Every band of the run (count), of which this process drives dev[first]
+// .. dev[last - 1]: all of them, or one where the run spans processes
+// (ranks; band g is process g's).
+struct Devs {
+	Dev dev[MAX_GPUS];
+	int count = 1, first = 0, last = 1;
+	bool ranks = false;
+	int B = 0, npad = 0;
+	Dev &holder(int round)
+	{
+		for (int g = 0; g < count; g++)
+			if (dev[g].holds(round))
+				return dev[g];
+		return dev[0];
+	}
+	int rank(const Dev &x) const { return (int)(&x - dev); }
+};
+
+#ifdef APSP_NCCL
+#define NCCL_TRY(call)                                                        \
+	do {                                                                      \
+		ncclResult_t rc_ = (call);                                            \
+		if (rc_ != ncclSuccess)                                               \
+			return fail(e, "%s: %s (%s:%d)", #call, ncclGetErrorString(rc_), \
+			            __FILE__, __LINE__);                                  \
+	} while (0)
+#endif
+
+// The pivot row panel rowP (bytes per entry: size) and, with prow, the pivot
+// rows of the predecessors, from the device that holds row round to the
+// others.
+int share_pivot(Err e, Devs &v, int round, size_t size, bool preds)
+{
+	if (v.count == 1)
+		return 0;
+#ifdef APSP_NCCL
+	Dev &h = v.holder(round);
+	const int root = v.rank(h);
+	const size_t panel = (size_t)v.B * v.npad;
+	NCCL_TRY(ncclGroupStart());
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		NCCL_TRY(ncclBroadcast(x.rowP, x.rowP, panel * size, ncclUint8, root, x.comm, x.s));
+		if (preds) {
+			int32_t *own = h.pbase(v.B, v.npad) + (size_t)round * panel;
+			NCCL_TRY(ncclBroadcast(own, &x == &h ? own : x.prow, panel, ncclInt32, root, x.comm,
+			                       x.s));
+		}
+	}
+	NCCL_TRY(ncclGroupEnd());
+	return 0;
+#else
+	return fail(e, "several GPUs need a build with NCCL");
+#endif
+}
+
+// Facts each device of this process left in its scratch[0 .. count - 1],
+// summed (or their maximum taken) over every device of the run, into out.
+int combine(Err e, Devs &v, int count, bool sum, unsigned long long *out)
+{
+#ifdef APSP_NCCL
+	if (v.count > 1 && count > 0) {
+		NCCL_TRY(ncclGroupStart());
+		for (int g = v.first; g < v.last; g++) {
+			Dev &x = v.dev[g];
+			NCCL_TRY(ncclAllReduce(x.scratch, x.scratch, count, ncclUint64, sum ? ncclSum : ncclMax,
+			                       x.comm, x.s));
+		}
+		NCCL_TRY(ncclGroupEnd());
+	}
+#endif
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		CUDA_TRY(cudaSetDevice(x.id));
+		if (g == v.first && count > 0)
+			CUDA_TRY(cudaMemcpyAsync(out, x.scratch, count * sizeof *out, cudaMemcpyDeviceToHost,
+			                         x.s));
+		CUDA_TRY(cudaStreamSynchronize(x.s));
+	}
+	return 0;
+}
+
+// Whether any device of the run says yes (flag[g] for this process's
+// device g), so that every process takes the same way.
+int any_of(Err e, Devs &v, const bool *flag, bool *out)
+{
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		const unsigned long long f = flag[g];
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemcpyAsync(x.scratch, &f, sizeof f, cudaMemcpyHostToDevice, x.s));
+		CUDA_TRY(cudaStreamSynchronize(x.s));
+	}
+	unsigned long long m = 0;
+	if (combine(e, v, 1, false, &m))
+		return -1;
+	*out = m != 0;
+	return 0;
+}
+
+// The predecessors' pivot rows the kernels of round read on device x.
+int32_t *pivot_preds(const Devs &v, const Dev &x, int round)
+{
+	if (!x.p)
+		return nullptr;
+	return x.holds(round) ? x.pbase(v.B, v.npad) + (size_t)round * v.B * v.npad : x.prow;
+}
+
+} // namespace
+#endif

@@ -1,0 +1,432 @@
+// fw_rounds.cuh - the round scheduler (included by fw_gpu.cu): the rounds of
+// blocked Floyd-Warshall on the devices of a run, in 16-bit lanes or on 32
+// bits, and the predecessors derived afterwards (with the lists of edges they
+// need); it launches the tile kernels of fw_tiles.cuh and never touches the
+// caller's matrices.
+#ifndef APSP_FW_ROUNDS_CUH
+#define APSP_FW_ROUNDS_CUH
+
+#include <type_traits>
+
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include "fw_devs.cuh"
+
+namespace {
+
+template <int B>
+int run_rounds16(Err e, Devs &v, const Sparse *sp)
+{
+	const int npad = v.npad, nb = npad / B;
+	const int t1 = p1_dim<B>() * p1_dim<B>();
+	const size_t s1 = (size_t)B * (B + 1) * sizeof(short);
+	const size_t s3 = tile16_smem<B>();
+	for (int g = v.first; g < v.last; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 2>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 3>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16_listed<B>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	}
+	const int t3 = tile16_threads<B>();
+	const int g3 = sp ? fill_grid(tile_update16_listed<B>, t3, s3, sp->sms) : 0;
+	const uint8_t *live = sp ? sp->live : nullptr;
+	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
+	for (int round = 0; round < nb; round++) {
+		for (int g = v.first; g < v.last; g++) { // the pivot row; every device's column panel
+			Dev &x = v.dev[g];
+			short *d = x.base<short>(x.d16, B, npad);
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (x.holds(round))
+				phase1<short, B, false><<<1, t1, s1, x.s>>>(d, nullptr, npad, round);
+			if (nb == 1)
+				continue;
+			panels16<B><<<gp, tp, 0, x.s>>>(d, npad, round, (uint32_t *)x.colT, (short *)x.rowP,
+			                                 x.row0, x.rows);
+			if (sp)
+				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
+			if (x.holds(round))
+				tile_update16<B, 2><<<nb + x.rows, t3, s3, x.s>>>(
+				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, live, x.row0, x.rows);
+			CUDA_TRY(cudaGetLastError());
+		}
+		if (nb == 1)
+			break;
+		if (share_pivot(e, v, round, sizeof(short), false))
+			return -1;
+		for (int g = v.first; g < v.last; g++) { // the pivot column elsewhere; phase 3
+			Dev &x = v.dev[g];
+			short *d = x.base<short>(x.d16, B, npad);
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (!x.holds(round))
+				tile_update16<B, 2><<<x.rows, t3, s3, x.s>>>(
+				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, nullptr, x.row0, x.rows);
+			if (sp)
+				tile_update16_listed<B><<<g3, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT,
+				                                           (short *)x.rowP, sp->lists, sp->live);
+			else
+				tile_update16<B, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
+				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, nullptr, x.row0,
+				        x.rows);
+			CUDA_TRY(cudaGetLastError());
+		}
+	}
+	return 0;
+}
+
+// Predecessors of the rows x holds, derived from the final distances dist
+// (fw_tiles.cuh); dist points where row 0 would be.
+template <typename D>
+int derive(Err e, const Devs &v, const Dev &x, const D *dist, int n)
+{
+	const int npad = v.npad, end = (x.row0 + x.rows) * v.B < n ? (x.row0 + x.rows) * v.B : n;
+	const int first = x.row0 * v.B;
+	if (first >= end)
+		return 0;
+	const size_t sm = (size_t)n * sizeof(D);
+	CUDA_TRY(cudaFuncSetAttribute(derive_preds<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                              (int)sm));
+	const int rows = end - first;
+	derive_preds<D><<<rows < 16384 ? rows : 16384, 512, sm, x.s>>>(
+	        dist, npad, n, x.ie.off, x.ie.keys,
+	        x.pbase(v.B, npad), first, end);
+	CUDA_TRY(cudaGetLastError());
+	return 0;
+}
+
+// The largest entry below limit of every device's rows (lanes16: of the
+// 16-bit matrices), into *out.
+int max_entry(Err e, Devs &v, bool lanes16, int limit, int *out)
+{
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		const size_t count = x.count(v.B, v.npad);
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
+		if (count == 0)
+			continue;
+		if (lanes16)
+			max_below<short><<<1024, 256, 0, x.s>>>(x.d16, count, limit, (int *)x.scratch);
+		else
+			max_below<int><<<1024, 256, 0, x.s>>>((const int *)x.d, count, limit,
+			                                      (int *)x.scratch);
+		CUDA_TRY(cudaGetLastError());
+	}
+	unsigned long long m = 0;
+	if (combine(e, v, 1, false, &m))
+		return -1;
+	*out = (int)m;
+	return 0;
+}
+
+// Try the 16-bit run.  *done: 1 its result stands (the devices' d hold it),
+// -1 it was run and rejected, 0 it was not tried.  inf: d's INF.  With
+// derive, a result that stands also gets its predecessors, derived into p.
+int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, int *done)
+{
+	*done = 0;
+	const int B = v.B;
+	if (B != 64 && B != 128)
+		return 0;
+	int wmax = 0, dmax = 0, rc = 0;
+	if (max_entry(e, v, false, inf, &wmax)) // the largest weight
+		return -1;
+	if (wmax >= INF16 / 4)
+		return 0;
+	bool short_of[MAX_GPUS] = {}, no_room = false;
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		size_t free_b = 0, total_b = 0;
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+		if (x.count(B, v.npad) * 2 + (64 << 20) > free_b
+		    || cudaMalloc(&x.d16, x.count(B, v.npad) * 2) != cudaSuccess) {
+			cudaGetLastError();
+			short_of[g] = true;
+		}
+	}
+	if (any_of(e, v, short_of, &no_room))
+		return -1;
+	if (no_room) { // the 32-bit run it is
+		for (int g = v.first; g < v.last; g++) {
+			cudaSetDevice(v.dev[g].id);
+			cudaFree(v.dev[g].d16);
+			v.dev[g].d16 = nullptr;
+		}
+		return 0;
+	}
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		const size_t count = x.count(B, v.npad);
+		CUDA_TRY(cudaSetDevice(x.id));
+		to16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((const int *)x.d, x.d16, count);
+		CUDA_TRY(cudaGetLastError());
+	}
+	rc = B == 64 ? run_rounds16<64>(e, v, sp) : run_rounds16<128>(e, v, sp);
+	if (rc == 0)
+		rc = max_entry(e, v, true, INF16, &dmax);
+	if (rc == 0 && dmax + wmax < INF16) {
+		for (int g = v.first; g < v.last && rc == 0; g++) {
+			Dev &x = v.dev[g];
+			const size_t count = x.count(B, v.npad);
+			CUDA_TRY(cudaSetDevice(x.id));
+			if (derive16)
+				rc = derive(e, v, x, x.base<short>(x.d16, B, v.npad), n);
+			from16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(x.d16, (int *)x.d, count);
+		}
+		*done = 1;
+	} else if (rc == 0) {
+		*done = -1;
+	}
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		cudaSetDevice(x.id);
+		cudaError_t st = cudaStreamSynchronize(x.s);
+		if (rc == 0 && st != cudaSuccess)
+			rc = fail(e, "16-bit run: %s", cudaGetErrorString(st));
+		cudaFree(x.d16);
+		x.d16 = nullptr;
+	}
+	return rc;
+}
+
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+int run_rounds(Err e, Devs &v, const Sparse *sp)
+{
+	const int npad = v.npad, nb = npad / B;
+	const int t1 = p1_dim<B>() * p1_dim<B>();
+	const size_t s1 = (size_t)B * (B + 1) * (sizeof(T) + (PATHS ? 4 : 0));
+	const int t3 = tile_threads<B, R>();
+	const size_t s3 = tile_smem<T, B>();
+	for (int g = v.first; g < v.last; g++) {
+		const int id = v.dev[g].id;
+		if ((int)s1 > smem_limit(id) || (int)s3 > smem_limit(id))
+			return fail(e, "blocking factor %d needs %zu bytes of shared memory per block; "
+			               "the device allows %d", B, s1 > s3 ? s1 : s3, smem_limit(id));
+		CUDA_TRY(cudaSetDevice(id));
+		CUDA_TRY(cudaFuncSetAttribute(phase1<T, B, PATHS>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 2>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update_listed<T, B, R, PATHS, PACKED>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+	}
+	const int g3 = sp ? fill_grid(tile_update_listed<T, B, R, PATHS, PACKED>, t3, s3, sp->sms) : 0;
+	const uint8_t *live = sp ? sp->live : nullptr;
+	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
+	for (int round = 0; round < nb; round++) {
+		for (int g = v.first; g < v.last; g++) { // the pivot row; every device's column panel
+			Dev &x = v.dev[g];
+			T *d = x.base<T>(x.d, B, npad);
+			int32_t *p = x.pbase(B, npad);
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (x.holds(round))
+				phase1<T, B, PATHS><<<1, t1, s1, x.s>>>(d, p, npad, round);
+			if (nb == 1)
+				continue;
+			panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, round, (T *)x.colT, (T *)x.rowP,
+			                                         x.row0, x.rows);
+			if (sp)
+				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
+			if (x.holds(round))
+				tile_update<T, B, R, PATHS, PACKED, 2><<<nb + x.rows, t3, s3, x.s>>>(
+				        d, p, pivot_preds(v, x, round), npad, round, (T *)x.colT, (T *)x.rowP,
+				        live, x.row0, x.rows);
+			CUDA_TRY(cudaGetLastError());
+		}
+		if (nb == 1)
+			break;
+		if (share_pivot(e, v, round, sizeof(T), PATHS))
+			return -1;
+		for (int g = v.first; g < v.last; g++) { // the pivot column elsewhere; phase 3
+			Dev &x = v.dev[g];
+			T *d = x.base<T>(x.d, B, npad);
+			int32_t *p = x.pbase(B, npad);
+			const int32_t *prow = pivot_preds(v, x, round);
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (!x.holds(round))
+				tile_update<T, B, R, PATHS, PACKED, 2><<<x.rows, t3, s3, x.s>>>(
+				        d, p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
+			if (sp)
+				tile_update_listed<T, B, R, PATHS, PACKED><<<g3, t3, s3, x.s>>>(
+				        d, p, npad, round, (T *)x.colT, (T *)x.rowP, sp->lists, sp->live);
+			else
+				tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
+				        d, p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
+			CUDA_TRY(cudaGetLastError());
+		}
+	}
+	return 0;
+}
+
+template <typename T, int B>
+int dispatch_modes(Err e, Devs &v, bool paths, bool packed, const Sparse *sp)
+{
+	// Register tile: 8 x 8 where the block is large enough and the kernel
+	// keeps nothing but distances; 4 x 4 when it also tracks k explicitly.
+	constexpr int RD = B >= 64 ? 8 : 4;
+	if (!paths)
+		return run_rounds<T, B, RD, false, false>(e, v, sp);
+	if constexpr (std::is_same<T, int>::value)
+		if (packed)
+			return run_rounds<T, B, RD, true, true>(e, v, sp);
+	return run_rounds<T, B, 4, true, false>(e, v, sp);
+}
+
+template <typename T>
+int dispatch(Err e, Devs &v, bool paths, bool packed, const Sparse *sp)
+{
+	switch (v.B) {
+	case 16: return dispatch_modes<T, 16>(e, v, paths, packed, sp);
+	case 32: return dispatch_modes<T, 32>(e, v, paths, packed, sp);
+	case 64: return dispatch_modes<T, 64>(e, v, paths, packed, sp);
+	case 128: return dispatch_modes<T, 128>(e, v, paths, packed, sp);
+	}
+	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", v.B);
+}
+
+// Host <-> device copies go through two page-locked staging buffers, so
+
+// Lists the edges of the weight matrix w (entries below inf) into ie, or
+// sets *ok = 0 where device memory, or shared memory for a row of dist_bytes
+// entries, is short for it.  room: device memory to leave for the run.
+template <typename T>
+int list_in_edges(Err e, const T *w, int n, int npad, T inf, size_t dist_bytes, size_t room,
+                  cudaStream_t s, int device, InEdges *ie, int *ok)
+{
+	*ok = 0;
+	if ((size_t)n * dist_bytes > (size_t)smem_limit(device))
+		return 0;
+	unsigned long long *fill = nullptr, *keys = nullptr, total = 0;
+	void *tmp = nullptr;
+	size_t tmp_bytes = 0, free_b = 0, total_b = 0;
+	const dim3 g((n + 31) / 32, (n + 31) / 32);
+	int rc = 0;
+	CUDA_TRY(cudaMalloc(&ie->off, (n + 1) * sizeof *ie->off));
+	CUDA_TRY(cudaMalloc(&fill, (n + 1) * sizeof *fill));
+	CUDA_TRY(cudaMemsetAsync(fill, 0, (n + 1) * sizeof *fill, s));
+	in_degree<<<g, 32, 0, s>>>(w, npad, n, inf, fill);
+	CUDA_TRY(cudaGetLastError());
+	CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, tmp_bytes, fill, ie->off, n + 1, s));
+	CUDA_TRY(cudaMalloc(&tmp, tmp_bytes));
+	CUDA_TRY(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, fill, ie->off, n + 1, s));
+	CUDA_TRY(cudaMemcpyAsync(&total, ie->off + n, sizeof total, cudaMemcpyDeviceToHost, s));
+	CUDA_TRY(cudaStreamSynchronize(s));
+	cudaFree(tmp);
+	tmp = nullptr;
+	// keys twice (the sort's input and output) and the sort's scratch, with
+	// room left for the 16-bit matrix
+	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+	if (total * 8 * 3 + room + (256u << 20) > free_b) {
+		cudaFree(fill);
+		return 0;
+	}
+	CUDA_TRY(cudaMalloc(&keys, (total ? total : 1) * 8));
+	CUDA_TRY(cudaMalloc(&ie->keys, (total ? total : 1) * 8));
+	CUDA_TRY(cudaMemsetAsync(fill, 0, (n + 1) * sizeof *fill, s));
+	in_edges<<<g, 32, 0, s>>>(w, npad, n, inf, ie->off, fill, keys);
+	CUDA_TRY(cudaGetLastError());
+	if (total) {
+		tmp_bytes = 0;
+		CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(nullptr, tmp_bytes, keys, ie->keys,
+		                                             (int64_t)total, n, ie->off, ie->off + 1, s));
+		if (cudaMalloc(&tmp, tmp_bytes) != cudaSuccess) {
+			cudaGetLastError();
+			rc = 1;
+		} else if (cub::DeviceSegmentedSort::SortKeys(tmp, tmp_bytes, keys, ie->keys,
+		                                               (int64_t)total, n, ie->off, ie->off + 1,
+		                                               s) != cudaSuccess) {
+			rc = fail(e, "sorting the edges into each vertex: %s",
+			          cudaGetErrorString(cudaGetLastError()));
+		}
+	}
+	CUDA_TRY(cudaStreamSynchronize(s));
+	cudaFree(tmp);
+	cudaFree(keys);
+	cudaFree(fill);
+	if (rc < 0)
+		return rc;
+	*ok = rc == 0;
+	return 0;
+}
+
+// Every device's rows of the weights, whole on each (for the lists of edges
+// into each vertex); into full[g], npad x npad each.
+int gather_rows(Err e, Devs &v, void *full[])
+{
+#ifdef APSP_NCCL
+	NCCL_TRY(ncclGroupStart());
+	for (int src = 0; src < v.count; src++) { // every band, to this process's devices
+		const Dev &h = v.dev[src];
+		const size_t count = h.count(v.B, v.npad) * 4, at = (size_t)h.row0 * v.B * v.npad * 4;
+		for (int g = v.first; g < v.last; g++) {
+			Dev &x = v.dev[g];
+			NCCL_TRY(ncclBroadcast(&x == &h ? h.d : (char *)full[g] + at, (char *)full[g] + at,
+			                       count, ncclUint8, src, x.comm, x.s));
+		}
+	}
+	NCCL_TRY(ncclGroupEnd());
+	return 0;
+#else
+	return fail(e, "several GPUs need a build with NCCL");
+#endif
+}
+
+// The lists of edges into each vertex (derived predecessors) on every
+// device; *ok = 0 where memory is short for them anywhere.  elem: bytes of a
+// distance the derivation holds per row in shared memory; room: device
+// memory to leave for the run.
+template <typename T>
+int list_in_edges_all(Err e, Devs &v, int n, T inf, size_t elem, bool room16, int *ok)
+{
+	*ok = 0;
+	const size_t full_bytes = (size_t)v.npad * v.npad * sizeof(T);
+	void *full[MAX_GPUS] = {};
+	bool short_of[MAX_GPUS] = {}, none = false;
+	int rc = 0;
+	if (v.count > 1) { // the whole matrix on each device for a while
+		for (int g = v.first; g < v.last; g++) {
+			CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			if (cudaMalloc(&full[g], full_bytes) != cudaSuccess) {
+				cudaGetLastError();
+				short_of[g] = true;
+			}
+		}
+		if (any_of(e, v, short_of, &none))
+			rc = -1;
+		else if (!none && gather_rows(e, v, full))
+			rc = -1;
+	}
+	for (int g = v.first; g < v.last && rc == 0 && !none; g++) {
+		Dev &x = v.dev[g];
+		CUDA_TRY(cudaSetDevice(x.id));
+		const T *w = v.count > 1 ? (const T *)full[g] : (const T *)x.d;
+		int one = 0;
+		rc = list_in_edges<T>(e, w, n, v.npad, inf, elem, room16 ? x.count(v.B, v.npad) * 2 : 0,
+		                      x.s, x.id, &x.ie, &one);
+		short_of[g] = !one;
+	}
+	for (int g = v.first; g < v.last; g++)
+		if (full[g]) {
+			cudaSetDevice(v.dev[g].id);
+			cudaFree(full[g]);
+		}
+	if (rc == 0 && !none && any_of(e, v, short_of, &none))
+		rc = -1;
+	if (rc < 0)
+		return rc;
+	*ok = !none;
+	return 0;
+}
+
+} // namespace
+#endif

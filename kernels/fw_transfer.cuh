@@ -1,0 +1,273 @@
+// fw_transfer.cuh - matrices between the caller and the devices (included by
+// fw_gpu.cu): page-locked staging, uploads, the row panels handed to the
+// caller's sink, and the relay of rows through process 0 of several.
+#ifndef APSP_FW_TRANSFER_CUH
+#define APSP_FW_TRANSFER_CUH
+
+#include <omp.h>
+#include <string.h>
+
+#include <vector>
+
+#include "fw_devs.cuh"
+#include "fw_gpu.h"
+
+namespace {
+
+// more than it saves).  Uploads: rows are copied into one buffer on all cores
+// while the other is in flight.  Downloads: row panels of the distances (and
+// predecessors) come back into one buffer while the caller's sink consumes
+// the panel in the other, so compressing the result overlaps the copy.
+// guard[b]: the event of buffer b's last copy (on whichever device made it).
+struct Staging {
+	void *buf[2] = {nullptr, nullptr};
+	size_t bytes = 0;
+} staging;
+
+// Two of 32 MiB for matrices up to 4 GiB; larger ones, whose reading takes
+// seconds while the context is made, get 128 MiB: a panel then holds 128
+// blocks of the stream's default size, eight per thread on 16 cores, where 32
+// MiB gave two and left the compressing threads waiting on each other.
+constexpr size_t STAGING_BYTES = 32u << 20, STAGING_BYTES_LARGE = 128u << 20;
+constexpr uint64_t STAGING_LARGE_FROM = 4ull << 30;
+
+// A run in another vertex order (fwg_opts.order, one GPU): the order and
+// its inverse on the device, and two device buffers of the staging size
+// through which rows are renumbered on their way in and out.
+struct Reorder {
+	const int32_t *host = nullptr; // order[k]: the vertex at position k
+	int32_t *order = nullptr, *pos = nullptr;
+	void *tmp[2] = {nullptr, nullptr};
+	~Reorder()
+	{
+		cudaFree(order);
+		cudaFree(pos);
+		cudaFree(tmp[0]);
+		cudaFree(tmp[1]);
+	}
+};
+
+constexpr unsigned GATHER_GRID = 4096;
+
+// The caller's rows r0 .. r1 - 1 of the holder x (first the rows' own
+// numbers: x holds row x.row0 * B at x.d).
+int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int B,
+                cudaEvent_t guard[2], const Reorder *ro)
+{
+	const size_t row = n * 4;
+	const uint64_t first = (uint64_t)x.row0 * B, end = first + x.count(B, npad) / npad;
+	const uint64_t r1 = end < n ? end : n;
+	char *dev = (char *)x.d;
+	CUDA_TRY(cudaSetDevice(x.id));
+	if (first >= r1)
+		return 0;
+	uint64_t rows = staging.bytes / row;
+	if (rows == 0) { // a row larger than the staging buffer: plain copy
+		if (ro)
+			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
+		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, (const char *)host + first * row, row, row,
+		                           r1 - first, cudaMemcpyHostToDevice, x.s));
+		return 0;
+	}
+	int b = 0;
+	for (uint64_t r0 = first; r0 < r1; r0 += rows, b ^= 1) {
+		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows;
+		char *st = (char *)staging.buf[b];
+		if (guard[b])
+			CUDA_TRY(cudaEventSynchronize(guard[b]));
+#pragma omp parallel for schedule(static)
+		for (int64_t i = 0; i < (int64_t)k; i++) {
+			const uint64_t from = ro ? (uint64_t)ro->host[r0 + i] : r0 + i;
+			memcpy(st + i * row, (const char *)host + from * row, row);
+		}
+		if (ro) { // in as they are, then their columns renumbered into place
+			CUDA_TRY(cudaMemcpyAsync(ro->tmp[b], st, k * row, cudaMemcpyHostToDevice, x.s));
+			take_rows<<<GATHER_GRID, 256, 0, x.s>>>((const uint32_t *)ro->tmp[b], n, k,
+			                                        (uint32_t *)dev, (int)npad, r0, ro->order);
+			CUDA_TRY(cudaGetLastError());
+		} else {
+			CUDA_TRY(cudaMemcpy2DAsync(dev + (r0 - first) * npad * 4, npad * 4, st, row, row, k,
+			                           cudaMemcpyHostToDevice, x.s));
+		}
+		CUDA_TRY(cudaEventRecord(x.done[b], x.s));
+		guard[b] = x.done[b];
+	}
+	return 0;
+}
+
+// Where the run spans processes, process 0 alone has the caller's matrices:
+// rows of the other bands go through its device to theirs and back, by NCCL
+// send and receive, relay_rows(n) rows at a time through two device buffers
+// of RELAY_BYTES (the same count on both sides).
+constexpr size_t RELAY_BYTES = 32u << 20;
+
+uint64_t relay_rows(uint64_t npad, bool paths)
+{
+	return RELAY_BYTES / (npad * 4 * (paths ? 2 : 1));
+}
+
+#ifdef APSP_NCCL
+// Process 0: the caller's rows of band g, to its process.  Band g's
+// process: them, into its distances.
+int relay_up(Err e, Devs &v, const void *host, int g, uint64_t n, cudaEvent_t guard[2])
+{
+	const uint64_t npad = v.npad, row = n * 4, rows = relay_rows(npad, false);
+	const Dev &h = v.dev[g];
+	const uint64_t first = (uint64_t)h.row0 * v.B, end = first + (uint64_t)h.rows * v.B;
+	const uint64_t r1 = end < n ? end : n;
+	Dev &x = v.dev[v.first];
+	int b = 0;
+	for (uint64_t r0 = first; r0 < r1; r0 += rows, b ^= 1) {
+		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows;
+		if (v.first == g) { // this process holds band g
+			NCCL_TRY(ncclRecv((char *)x.d + (r0 - first) * npad * 4, k * npad * 4, ncclUint8, 0,
+			                  x.comm, x.s));
+			continue;
+		}
+		char *st = (char *)staging.buf[b];
+		if (guard[b])
+			CUDA_TRY(cudaEventSynchronize(guard[b]));
+#pragma omp parallel for schedule(static)
+		for (int64_t i = 0; i < (int64_t)k; i++)
+			memcpy(st + i * row, (const char *)host + (r0 + i) * row, row);
+		CUDA_TRY(cudaMemcpy2DAsync(x.relay[b], npad * 4, st, row, row, k, cudaMemcpyHostToDevice,
+		                           x.s));
+		CUDA_TRY(cudaEventRecord(x.done[b], x.s));
+		guard[b] = x.done[b];
+		NCCL_TRY(ncclSend(x.relay[b], k * npad * 4, ncclUint8, g, x.comm, x.s));
+	}
+	return 0;
+}
+
+// Band g's process (not 0): its rows of the results to process 0, in the
+// panels download_panels() receives them in.
+int relay_down(Err e, Devs &v, uint64_t n, bool paths)
+{
+	Dev &x = v.dev[v.first];
+	const uint64_t npad = v.npad, rows = relay_rows(npad, paths);
+	const uint64_t first = (uint64_t)x.row0 * v.B, end = first + (uint64_t)x.rows * v.B;
+	const uint64_t r1 = end < n ? end : n;
+	for (uint64_t r0 = first; r0 < r1; r0 += rows) {
+		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows, at = (r0 - first) * npad;
+		NCCL_TRY(ncclGroupStart());
+		NCCL_TRY(ncclSend((char *)x.d + at * 4, k * npad * 4, ncclUint8, 0, x.comm, x.s));
+		if (paths)
+			NCCL_TRY(ncclSend(x.p + at, k * npad * 4, ncclUint8, 0, x.comm, x.s));
+		NCCL_TRY(ncclGroupEnd());
+	}
+	CUDA_TRY(cudaStreamSynchronize(x.s));
+	return 0;
+}
+#endif
+
+// Row panels of d (and p) to the sink, in order, from whichever device holds
+// them (through the relay from other processes); panel k + 1 is copied while the sink runs on panel k.  A staging
+// buffer holds a panel's distance rows, then its predecessor rows.
+int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, fwg_sink *sink,
+                    void *ctx)
+{
+	const uint64_t npad = v.npad;
+	const size_t row = n * 4;
+	uint64_t rows = staging.bytes / (row * (paths ? 2 : 1));
+	std::vector<char> big;
+	void *buf[2] = {staging.buf[0], staging.buf[1]};
+	if (rows == 0) { // rows larger than staging: one row at a time, pageable
+		if (ro)
+			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
+		rows = 1;
+		big.resize(2 * row * (paths ? 2 : 1));
+		buf[0] = big.data();
+		buf[1] = big.data() + row * (paths ? 2 : 1);
+	}
+	int b = 0, g = 0;
+	cudaEvent_t guard[2] = {nullptr, nullptr};
+	uint64_t prev0 = 0, prevk = 0;
+	for (uint64_t r0 = 0; r0 < n || prevk; b ^= 1) {
+		uint64_t k = 0;
+		if (r0 < n) {
+			while ((uint64_t)(v.dev[g].row0 + v.dev[g].rows) * v.B <= r0)
+				g++;
+			const bool relayed = g < v.first || g >= v.last;
+			Dev &x = relayed ? v.dev[v.first] : v.dev[g];
+			const Dev &h = v.dev[g];
+			const uint64_t end = (uint64_t)(h.row0 + h.rows) * v.B, first = (uint64_t)h.row0 * v.B;
+			const uint64_t stop = end < n ? end : n;
+			k = stop - r0 < rows ? stop - r0 : rows;
+			char *st = (char *)buf[b];
+			const size_t at = (r0 - first) * npad;
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (relayed) {
+#ifdef APSP_NCCL
+				// panels as relay_down() sends them (in the same count)
+				const uint64_t rr = relay_rows(npad, paths);
+				k = stop - r0 < rr ? stop - r0 : rr;
+				char *rl = (char *)x.relay[b];
+				NCCL_TRY(ncclGroupStart());
+				NCCL_TRY(ncclRecv(rl, k * npad * 4, ncclUint8, g, x.comm, x.s));
+				if (paths)
+					NCCL_TRY(ncclRecv(rl + k * npad * 4, k * npad * 4, ncclUint8, g, x.comm, x.s));
+				NCCL_TRY(ncclGroupEnd());
+				CUDA_TRY(cudaMemcpy2DAsync(st, row, rl, npad * 4, row, k, cudaMemcpyDeviceToHost,
+				                           x.s));
+				if (paths)
+					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, rl + k * npad * 4, npad * 4, row,
+					                           k, cudaMemcpyDeviceToHost, x.s));
+#endif
+			} else if (ro) { // the caller's rows, renumbered, gathered on the device
+				char *tmp = (char *)ro->tmp[b];
+				give_rows<<<GATHER_GRID, 256, 0, x.s>>>((const uint32_t *)x.d, x.p, (int)npad, n,
+				                                        r0, k, ro->order, ro->pos, (uint32_t *)tmp,
+				                                        paths ? (int32_t *)(tmp + k * row) : nullptr);
+				CUDA_TRY(cudaGetLastError());
+				CUDA_TRY(cudaMemcpyAsync(st, tmp, k * row * (paths ? 2 : 1), cudaMemcpyDeviceToHost,
+				                         x.s));
+			} else {
+				CUDA_TRY(cudaMemcpy2DAsync(st, row, (const char *)x.d + at * 4, npad * 4, row, k,
+				                           cudaMemcpyDeviceToHost, x.s));
+				if (paths)
+					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, x.p + at, npad * 4, row, k,
+					                           cudaMemcpyDeviceToHost, x.s));
+			}
+			CUDA_TRY(cudaEventRecord(x.done[b], x.s));
+			guard[b] = x.done[b];
+		}
+		if (prevk) { // the previous panel to the sink meanwhile
+			CUDA_TRY(cudaEventSynchronize(guard[b ^ 1]));
+			char *prev = (char *)buf[b ^ 1];
+			if (sink(ctx, prev0, prevk, prev, paths ? (int32_t *)(prev + prevk * row) : nullptr))
+				return fail(e, "the result could not be taken (rows %llu..%llu)",
+				            (unsigned long long)prev0, (unsigned long long)(prev0 + prevk - 1));
+		}
+		prev0 = r0, prevk = k;
+		r0 += k;
+	}
+	for (int h = v.first; h < v.last; h++) {
+		CUDA_TRY(cudaSetDevice(v.dev[h].id));
+		CUDA_TRY(cudaStreamSynchronize(v.dev[h].s));
+	}
+	return 0;
+}
+
+// fwg_solve()'s sink: panels into the caller's n x n matrices.
+struct Into {
+	void *dist;
+	int32_t *pred;
+	uint64_t n;
+};
+
+int copy_into(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
+{
+	Into *m = (Into *)ctx;
+	const size_t row = m->n * 4;
+#pragma omp parallel for schedule(static)
+	for (int64_t i = 0; i < (int64_t)rows; i++) {
+		memcpy((char *)m->dist + (r0 + i) * row, (const char *)dist + i * row, row);
+		if (pred)
+			memcpy(m->pred + (r0 + i) * m->n, pred + i * m->n, row);
+	}
+	return 0;
+}
+
+} // namespace
+#endif
