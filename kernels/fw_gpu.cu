@@ -53,10 +53,11 @@ extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errb
 		return -1;
 	if (count == 0)
 		return fail(e, "no CUDA device found");
-	if (device < 0 || device + gpus > count)
-		return fail(e, "device%s %d%s%.0d do%s not exist (%d device%s found)",
-		            gpus > 1 ? "s" : "", device, gpus > 1 ? " to " : "",
-		            gpus > 1 ? device + gpus - 1 : 0, gpus > 1 ? "" : "es", count,
+	if (gpus > 1 && (device < 0 || device + gpus > count))
+		return fail(e, "%d GPUs from device %d asked for: %d device%s found", gpus, device,
+		            count, count == 1 ? "" : "s");
+	if (device < 0 || device >= count)
+		return fail(e, "device %d does not exist (%d device%s found)", device, count,
 		            count == 1 ? "" : "s");
 	if (gpus > MAX_GPUS)
 		return fail(e, "at most %d GPUs", MAX_GPUS);

@@ -25,7 +25,7 @@ fi
 count=$(nvidia-smi -L | grep -c '^GPU')
 $g -n 300 -d 10 -s 1 -o "$T/g"
 if [ "$count" -lt 2 ]; then
-	expect_stderr "--gpus 2 on one GPU: clear error" 2 "do not exist \\(1 device found\\)" \
+	expect_stderr "--gpus 2 on one GPU: clear error" 2 "2 GPUs from device 0 asked for: 1 device found" \
 		'$gpu --gpus 2 $T/g >/dev/null'
 	skip "apsp-gpu on several GPUs" "one GPU on this machine"
 	exit 0
