@@ -219,6 +219,21 @@ extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths, int gpus
 	return rows * npad * 4 * (paths ? 2 : 1) + (2 + (gpus > 1 && paths)) * (uint64_t)block * npad * 4;
 }
 
+// The largest n below limit whose matrices fit in bytes on each of gpus
+// devices (fwg_memory_needed grows with n).
+static uint64_t largest_n(uint64_t bytes, int block, bool paths, int gpus, uint64_t limit)
+{
+	uint64_t lo = 0, hi = limit;
+	while (lo < hi) {
+		const uint64_t mid = lo + (hi - lo + 1) / 2;
+		if (fwg_memory_needed(mid, block, paths, gpus) <= bytes)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dist,
                          int32_t *pred, struct fwg_timing *t, char *errbuf, size_t errlen)
 {
@@ -302,26 +317,38 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		size_t free_b = 0, total_b = 0;
 		CUDA_TRY(cudaSetDevice(x.id));
 		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+		if (o->memory_cap && free_b > o->memory_cap)
+			free_b = o->memory_cap;
 		const size_t mbytes = x.count(B, npad) * 4;
-		uint64_t need = mbytes * (paths ? 2 : 1) + 2 * pbytes + (gpus > 1 && paths ? pbytes : 0);
-		if (ranks && o->rank == 0)
-			need += 2 * RELAY_BYTES;
+		uint64_t extra = 0;
+		if (ranks && o->rank == 0) // the relay
+			extra += 2 * RELAY_BYTES;
 		if (o->order) // renumbering: the order both ways, two staging-sized buffers
-			need += 8 * n + 2 * staging.bytes;
+			extra += 8 * n + 2 * staging.bytes;
 		if (o->skip) // the map of live blocks and a round's lists
-			need += nb * nb + 8 * nb + 64;
+			extra += nb * nb + 8 * nb + 64;
+		const uint64_t need = mbytes * (paths ? 2 : 1) + 2 * pbytes
+		                    + (gpus > 1 && paths ? pbytes : 0) + extra;
 		if (need > free_b) {
+			// what would fit beside the same extras, with and without paths
+			const uint64_t room = free_b > extra ? free_b - extra : 0;
+			char fits[96];
+			const int k = snprintf(fits, sizeof fits, ": at most n = %llu fits",
+			                       (unsigned long long)largest_n(room, B, paths, gpus, n));
+			if (paths)
+				snprintf(fits + k, sizeof fits - k, " (%llu without paths)",
+				         (unsigned long long)largest_n(room, B, false, gpus, n));
 			if (gpus > 1)
 				return fail(e, "n = %llu on %d GPUs needs %.1f MiB of memory on GPU %d%s (%s); "
-				               "%.1f MiB of %.1f MiB are free",
+				               "%.1f MiB of %.1f MiB are free%s",
 				            (unsigned long long)n, gpus, need / 1048576.0, x.id,
 				            ranks ? " of a process" : "",
 				            paths ? "distances and predecessors" : "distances",
-				            free_b / 1048576.0, total_b / 1048576.0);
-			return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB are free",
+				            free_b / 1048576.0, total_b / 1048576.0, fits);
+			return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB are free%s",
 			            (unsigned long long)n, need / 1048576.0,
 			            paths ? "distances and predecessors" : "distances",
-			            free_b / 1048576.0, total_b / 1048576.0);
+			            free_b / 1048576.0, total_b / 1048576.0, fits);
 		}
 		CUDA_TRY(cudaStreamCreateWithFlags(&x.s, cudaStreamNonBlocking));
 		for (auto &ev : x.ev)

@@ -52,6 +52,9 @@ struct fwg_opts {
 	 * alone passes the graph and gets the panels; the others pass NULL for
 	 * both.  ranks 0 or 1: this process alone. */
 	int rank, ranks;
+	/* Device memory a run may count on, at most (bytes; 0: what the device
+	 * has free): tests make a small device of a large one with it. */
+	uint64_t memory_cap;
 };
 
 struct fwg_timing {

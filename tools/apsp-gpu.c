@@ -253,6 +253,10 @@ int main(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
+	/* Tests: a device with this many bytes free, at most. */
+	const char *cap = getenv("APSP_DEVICE_MEMORY");
+	if (cap && *cap)
+		o.memory_cap = strtoull(cap, NULL, 10);
 	int c, order = ORDER_AUTO, gpus = 0;
 
 	tool_init("apsp-gpu", argc, argv);

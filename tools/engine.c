@@ -1,5 +1,6 @@
 /* engine.c - see engine.h. */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,9 +49,12 @@ void engine_check_memory(const char *path, const st_header *h, double bytes)
 {
 	const char *name = display(path);
 	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	/* What fits: the matrices grow as n^2. */
 	if (have > 0 && bytes > have)
-		tool_die("%s: n = %llu needs %.1f GiB of memory, this machine has %.1f GiB", name,
-		         (unsigned long long)h->n, bytes / 1073741824.0, have / 1073741824.0);
+		tool_die("%s: n = %llu needs %.1f GiB of memory, this machine has %.1f GiB: "
+		         "at most n = %llu fits", name, (unsigned long long)h->n, bytes / 1073741824.0,
+		         have / 1073741824.0,
+		         (unsigned long long)((double)h->n * sqrt(have / bytes) * 0.999));
 }
 
 void engine_read_weights(st_reader *r, void *dst)

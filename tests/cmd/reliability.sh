@@ -280,6 +280,10 @@ if [ -n "$mem_kb" ]; then
 	# 4 n^2 bytes = 1.5 x the memory: one matrix does not fit.
 	nbig=$(awk -v k="$mem_kb" 'BEGIN { printf "%d", sqrt(k * 1024 * 1.5 / 4) }')
 	hostile "one matrix beyond memory (n = $nbig)" "$nbig|memory" $nbig $nbig 1 1 1 1048576 $INF -1
+	mkheader $nbig $nbig 1 1 1 1048576 $INF -1 >"$T/hostile"
+	expect_stderr "apsp-cpu: beyond memory, says what n fits" 2 \
+		"^apsp-cpu: .*n = $nbig needs .* GiB of memory, .*: at most n = [0-9]+ fits" \
+		'$BIN/apsp-cpu $T/hostile >/dev/null'
 	# 4 n^2 bytes = 0.4 x the memory: the graph fits, its three result
 	# matrices (weights, distances, predecessors) do not.
 	nmid=$(awk -v k="$mem_kb" 'BEGIN { printf "%d", sqrt(k * 1024 * 0.4 / 4) }')
