@@ -43,6 +43,15 @@ static int alloc_staging(Err e, uint64_t staging_bytes)
 	return 0;
 }
 
+extern "C" int fwg_max_gpus(void)
+{
+#ifdef APSP_NCCL
+	return MAX_GPUS;
+#else
+	return 1;
+#endif
+}
+
 extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errbuf, size_t errlen)
 {
 	Err e{errbuf, errlen};

@@ -81,6 +81,9 @@ struct fwg_timing {
 /* The number of CUDA devices, or -1 with a message. */
 int fwg_device_count(char *err, size_t errlen);
 
+/* The most GPUs one process can use: 1 in a build without NCCL. */
+int fwg_max_gpus(void);
+
 /* Create the CUDA contexts on devices device .. device + gpus - 1 (side by
  * side), the NCCL communicators between them where gpus > 1, and the
  * page-locked staging buffers (two of staging_bytes, at most 32 MiB each, or

@@ -74,7 +74,11 @@ static void *init_device(void *arg)
 			j->rc = -1;
 			return NULL;
 		}
-		j->gpus = j->gpus < 0 || j->n >= GPUS_FROM ? count - j->device : 1;
+		/* all: what there is (asked for, the engine says so if it cannot);
+		 * by n: what there is and the build can use */
+		const int by_n = j->n >= GPUS_FROM ? count - j->device : 1;
+		j->gpus = j->gpus < 0 ? count - j->device
+		        : by_n < fwg_max_gpus() ? by_n : fwg_max_gpus();
 		if (j->gpus < 1)
 			j->gpus = 1;
 	}
