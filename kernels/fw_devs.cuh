@@ -83,11 +83,12 @@ struct InEdges {
 // A run uses one GPU, several of one process, or one in each of several
 // processes (mpirun), each holding a band of block rows (row0 .. row0 + rows
 // - 1) of the distances and predecessors; one GPU holds all of them.  The
-// round scheduler (fw_rounds.cuh) drives the same tile kernels either way: each round, the device that holds the pivot row runs
-// phase 1 and the pivot row's half of phase 2, NCCL broadcasts the finished
-// pivot row panel (and the pivot rows of the predecessors, where the kernels
-// track them) to the others, and every device updates the pivot column and
-// phase 3 of its own rows.  A sparse run (block skipping, an order) uses one.
+// round scheduler (fw_rounds.cuh) drives the same tile kernels either way:
+// each round, the device that holds the pivot row runs phase 1 and the pivot
+// row's half of phase 2, NCCL broadcasts the finished pivot row panel (and
+// the pivot rows of the predecessors, where the kernels track them) to the
+// others, and every device updates the pivot column and phase 3 of its own
+// rows.  A sparse run (block skipping, an order) uses one.
 
 constexpr int MAX_GPUS = 16;
 
@@ -114,7 +115,7 @@ struct Dev {
 	Sparse sparse;
 	InEdges ie;
 	cudaStream_t s = nullptr;
-	cudaEvent_t ev[4] = {};  // upload start, kernels start, kernels end, finished
+	cudaEvent_t ev[3] = {};  // upload start, kernels start, kernels end
 	cudaEvent_t done[2] = {}; // a staging buffer's copy finished
 #ifdef APSP_NCCL
 	ncclComm_t comm = nullptr;
@@ -154,6 +155,14 @@ struct Dev {
 	}
 	int32_t *pbase(int B, int npad) const { return p ? p - (size_t)row0 * B * npad : nullptr; }
 	size_t count(int B, int npad) const { return (size_t)rows * B * npad; }
+	// The caller's rows in the band: first_row .. end_row - 1 (n: how many
+	// the caller has; the rest is padding).
+	uint64_t first_row(int B) const { return (uint64_t)row0 * B; }
+	uint64_t end_row(int B, uint64_t n) const
+	{
+		const uint64_t end = (uint64_t)(row0 + rows) * B;
+		return end < n ? end : n;
+	}
 };
 
 // Every band of the run (count), of which this process drives dev[first]
@@ -162,7 +171,6 @@ struct Dev {
 struct Devs {
 	Dev dev[MAX_GPUS];
 	int count = 1, first = 0, last = 1;
-	bool ranks = false;
 	int B = 0, npad = 0;
 	Dev &holder(int round)
 	{
@@ -184,26 +192,31 @@ struct Devs {
 	} while (0)
 #endif
 
-// The pivot row panel rowP (bytes per entry: size) and, with prow, the pivot
-// rows of the predecessors, from the device that holds row round to the
-// others.
+// The predecessors' pivot rows the kernels of round read on device x.
+int32_t *pivot_preds(const Devs &v, const Dev &x, int round)
+{
+	if (!x.p)
+		return nullptr;
+	return x.holds(round) ? x.pbase(v.B, v.npad) + (size_t)round * v.B * v.npad : x.prow;
+}
+
+// The pivot row panel rowP (bytes per entry: size) and, with preds, the
+// pivot rows of the predecessors (pivot_preds), from the device that holds
+// row round to the others.
 int share_pivot(Err e, Devs &v, int round, size_t size, bool preds)
 {
 	if (v.count == 1)
 		return 0;
 #ifdef APSP_NCCL
-	Dev &h = v.holder(round);
-	const int root = v.rank(h);
+	const int root = v.rank(v.holder(round));
 	const size_t panel = (size_t)v.B * v.npad;
 	NCCL_TRY(ncclGroupStart());
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
+		int32_t *pp = pivot_preds(v, x, round); // sent by the holder, received by the rest
 		NCCL_TRY(ncclBroadcast(x.rowP, x.rowP, panel * size, ncclUint8, root, x.comm, x.s));
-		if (preds) {
-			int32_t *own = h.pbase(v.B, v.npad) + (size_t)round * panel;
-			NCCL_TRY(ncclBroadcast(own, &x == &h ? own : x.prow, panel, ncclInt32, root, x.comm,
-			                       x.s));
-		}
+		if (preds)
+			NCCL_TRY(ncclBroadcast(pp, pp, panel, ncclInt32, root, x.comm, x.s));
 	}
 	NCCL_TRY(ncclGroupEnd());
 	return 0;
@@ -212,12 +225,22 @@ int share_pivot(Err e, Devs &v, int round, size_t size, bool preds)
 #endif
 }
 
+// Wait for everything queued on this process's devices.
+int sync_all(Err e, Devs &v)
+{
+	for (int g = v.first; g < v.last; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
+	}
+	return 0;
+}
+
 // Facts each device of this process left in its scratch[0 .. count - 1],
 // summed (or their maximum taken) over every device of the run, into out.
 int combine(Err e, Devs &v, int count, bool sum, unsigned long long *out)
 {
 #ifdef APSP_NCCL
-	if (v.count > 1 && count > 0) {
+	if (v.count > 1) {
 		NCCL_TRY(ncclGroupStart());
 		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
@@ -227,15 +250,10 @@ int combine(Err e, Devs &v, int count, bool sum, unsigned long long *out)
 		NCCL_TRY(ncclGroupEnd());
 	}
 #endif
-	for (int g = v.first; g < v.last; g++) {
-		Dev &x = v.dev[g];
-		CUDA_TRY(cudaSetDevice(x.id));
-		if (g == v.first && count > 0)
-			CUDA_TRY(cudaMemcpyAsync(out, x.scratch, count * sizeof *out, cudaMemcpyDeviceToHost,
-			                         x.s));
-		CUDA_TRY(cudaStreamSynchronize(x.s));
-	}
-	return 0;
+	Dev &x = v.dev[v.first];
+	CUDA_TRY(cudaSetDevice(x.id));
+	CUDA_TRY(cudaMemcpyAsync(out, x.scratch, count * sizeof *out, cudaMemcpyDeviceToHost, x.s));
+	return sync_all(e, v);
 }
 
 // Whether any device of the run says yes (flag[g] for this process's
@@ -254,14 +272,6 @@ int any_of(Err e, Devs &v, const bool *flag, bool *out)
 		return -1;
 	*out = m != 0;
 	return 0;
-}
-
-// The predecessors' pivot rows the kernels of round read on device x.
-int32_t *pivot_preds(const Devs &v, const Dev &x, int round)
-{
-	if (!x.p)
-		return nullptr;
-	return x.holds(round) ? x.pbase(v.B, v.npad) + (size_t)round * v.B * v.npad : x.prow;
 }
 
 } // namespace

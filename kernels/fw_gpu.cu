@@ -297,7 +297,6 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	t->gpus = gpus;
 	Devs v;
 	v.count = gpus;
-	v.ranks = ranks;
 	v.first = ranks ? o->rank : 0;
 	v.last = ranks ? o->rank + 1 : gpus;
 	v.B = B;
@@ -422,7 +421,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	if (is_int && paths) {
 		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
-			const int first = x.row0 * B, end = (x.row0 + x.rows) * B < (int)n ? (x.row0 + x.rows) * B : (int)n;
+			const int first = (int)x.first_row(B), end = (int)x.end_row(B, n);
 			CUDA_TRY(cudaSetDevice(x.id));
 			CUDA_TRY(cudaMemsetAsync(x.scratch, 0, 2 * sizeof *x.scratch, x.s));
 			const int rows = end - first;
@@ -455,7 +454,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		CUDA_TRY(cudaGetLastError());
 	}
 	// The kernels' time runs from when every device is ready.
-	if (gpus > 1 && combine(e, v, 0, false, nullptr))
+	if (gpus > 1 && sync_all(e, v))
 		return -1;
 	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
@@ -533,12 +532,9 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			finish<int><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((int *)x.d, count,
 			                                                             ST_INF_I32, INF_PACKED);
 		CUDA_TRY(cudaGetLastError());
-		CUDA_TRY(cudaEventRecord(x.ev[3], x.s));
 	}
-	for (int g = v.first; g < v.last; g++) {
-		CUDA_TRY(cudaSetDevice(v.dev[g].id));
-		CUDA_TRY(cudaEventSynchronize(v.dev[g].ev[3]));
-	}
+	if (sync_all(e, v))
+		return -1;
 	CUDA_TRY(cudaSetDevice(d0.id));
 	auto t_down = std::chrono::steady_clock::now();
 	t->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;

@@ -84,8 +84,7 @@ int run_rounds16(Err e, Devs &v, const Sparse *sp)
 template <typename D>
 int derive(Err e, const Devs &v, const Dev &x, const D *dist, int n)
 {
-	const int npad = v.npad, end = (x.row0 + x.rows) * v.B < n ? (x.row0 + x.rows) * v.B : n;
-	const int first = x.row0 * v.B;
+	const int npad = v.npad, first = (int)x.first_row(v.B), end = (int)x.end_row(v.B, n);
 	if (first >= end)
 		return 0;
 	const size_t sm = (size_t)n * sizeof(D);

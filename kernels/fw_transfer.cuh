@@ -49,14 +49,12 @@ struct Reorder {
 
 constexpr unsigned GATHER_GRID = 4096;
 
-// The caller's rows r0 .. r1 - 1 of the holder x (first the rows' own
-// numbers: x holds row x.row0 * B at x.d).
+// The caller's rows of band x (first_row .. end_row - 1) into x.d.
 int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int B,
                 cudaEvent_t guard[2], const Reorder *ro)
 {
 	const size_t row = n * 4;
-	const uint64_t first = (uint64_t)x.row0 * B, end = first + x.count(B, npad) / npad;
-	const uint64_t r1 = end < n ? end : n;
+	const uint64_t first = x.first_row(B), r1 = x.end_row(B, n);
 	char *dev = (char *)x.d;
 	CUDA_TRY(cudaSetDevice(x.id));
 	if (first >= r1)
@@ -113,8 +111,7 @@ int relay_up(Err e, Devs &v, const void *host, int g, uint64_t n, cudaEvent_t gu
 {
 	const uint64_t npad = v.npad, row = n * 4, rows = relay_rows(npad, false);
 	const Dev &h = v.dev[g];
-	const uint64_t first = (uint64_t)h.row0 * v.B, end = first + (uint64_t)h.rows * v.B;
-	const uint64_t r1 = end < n ? end : n;
+	const uint64_t first = h.first_row(v.B), r1 = h.end_row(v.B, n);
 	Dev &x = v.dev[v.first];
 	int b = 0;
 	for (uint64_t r0 = first; r0 < r1; r0 += rows, b ^= 1) {
@@ -145,8 +142,7 @@ int relay_down(Err e, Devs &v, uint64_t n, bool paths)
 {
 	Dev &x = v.dev[v.first];
 	const uint64_t npad = v.npad, rows = relay_rows(npad, paths);
-	const uint64_t first = (uint64_t)x.row0 * v.B, end = first + (uint64_t)x.rows * v.B;
-	const uint64_t r1 = end < n ? end : n;
+	const uint64_t first = x.first_row(v.B), r1 = x.end_row(v.B, n);
 	for (uint64_t r0 = first; r0 < r1; r0 += rows) {
 		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows, at = (r0 - first) * npad;
 		NCCL_TRY(ncclGroupStart());
@@ -185,13 +181,12 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, f
 	for (uint64_t r0 = 0; r0 < n || prevk; b ^= 1) {
 		uint64_t k = 0;
 		if (r0 < n) {
-			while ((uint64_t)(v.dev[g].row0 + v.dev[g].rows) * v.B <= r0)
+			while (v.dev[g].end_row(v.B, n) <= r0)
 				g++;
 			const bool relayed = g < v.first || g >= v.last;
 			Dev &x = relayed ? v.dev[v.first] : v.dev[g];
 			const Dev &h = v.dev[g];
-			const uint64_t end = (uint64_t)(h.row0 + h.rows) * v.B, first = (uint64_t)h.row0 * v.B;
-			const uint64_t stop = end < n ? end : n;
+			const uint64_t first = h.first_row(v.B), stop = h.end_row(v.B, n);
 			k = stop - r0 < rows ? stop - r0 : rows;
 			char *st = (char *)buf[b];
 			const size_t at = (r0 - first) * npad;
@@ -242,11 +237,7 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, f
 		prev0 = r0, prevk = k;
 		r0 += k;
 	}
-	for (int h = v.first; h < v.last; h++) {
-		CUDA_TRY(cudaSetDevice(v.dev[h].id));
-		CUDA_TRY(cudaStreamSynchronize(v.dev[h].s));
-	}
-	return 0;
+	return sync_all(e, v);
 }
 
 // fwg_solve()'s sink: panels into the caller's n x n matrices.
