@@ -225,6 +225,50 @@ int share_pivot(Err e, Devs &v, int round, size_t size, bool preds)
 #endif
 }
 
+// The two facts of an int32 graph (int_facts) over the caller's rows of x,
+// as uploaded, added into x.scratch[0] and [1] (an int in a 64-bit word).
+int facts_of_rows(Err e, const Devs &v, Dev &x, uint64_t n)
+{
+	const int first = (int)x.first_row(v.B), end = (int)x.end_row(v.B, n), rows = end - first;
+	if (rows > 0)
+		int_facts<<<rows < 16384 ? (unsigned)rows : 16384u, 256, 0, x.s>>>(
+		        x.base<int>(x.d, v.B, v.npad), (int)n, v.npad, &x.scratch[0],
+		        (int *)&x.scratch[1], first, end);
+	CUDA_TRY(cudaGetLastError());
+	return 0;
+}
+
+// x's rows as the rounds take them (prepare): padding, the device's INF
+// (packed int32 paths: INF_PACKED), the first predecessors.
+int prepare_rows(Err e, const Devs &v, Dev &x, uint64_t n, bool is_int, bool packed)
+{
+	const size_t count = x.count(v.B, v.npad);
+	const unsigned grid = (unsigned)((count + 255) / 256);
+	if (count == 0)
+		return 0;
+	if (is_int)
+		prepare<int><<<grid, 256, 0, x.s>>>((int *)x.d, x.p, (int)n, v.npad, ST_INF_I32,
+		                                    packed ? INF_PACKED : ST_INF_I32, x.row0 * v.B,
+		                                    x.rows * v.B);
+	else
+		prepare<float><<<grid, 256, 0, x.s>>>((float *)x.d, x.p, (int)n, v.npad,
+		                                      __builtin_inff(), __builtin_inff(), x.row0 * v.B,
+		                                      x.rows * v.B);
+	CUDA_TRY(cudaGetLastError());
+	return 0;
+}
+
+// Packed int32 paths: x's rows back to the caller's INF (finish).
+int finish_rows(Err e, const Devs &v, Dev &x)
+{
+	const size_t count = x.count(v.B, v.npad);
+	if (count)
+		finish<int><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((int *)x.d, count,
+		                                                             ST_INF_I32, INF_PACKED);
+	CUDA_TRY(cudaGetLastError());
+	return 0;
+}
+
 // Wait for everything queued on this process's devices.
 int sync_all(Err e, Devs &v)
 {

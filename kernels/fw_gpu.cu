@@ -16,6 +16,7 @@
 #include "fw_devs.cuh"
 #include "fw_rounds.cuh"
 #include "fw_transfer.cuh"
+#include "fw_outcore.cuh"
 #include "stream.h"
 
 extern "C" int fwg_device_count(char *errbuf, size_t errlen)
@@ -243,6 +244,39 @@ static uint64_t largest_n(uint64_t bytes, int block, bool paths, int gpus, uint6
 	return lo;
 }
 
+// The largest n below limit that runs on one device with bytes free, in
+// its memory or out of core.
+static uint64_t largest_n_ooc(uint64_t bytes, int block, bool paths, uint64_t limit)
+{
+	uint64_t lo = 0, hi = limit;
+	while (lo < hi) {
+		const uint64_t mid = lo + (hi - lo + 1) / 2, npad = (mid + block - 1) / block * block;
+		if (fwg_memory_needed(mid, block, paths, 1) <= bytes
+		    || ooc_minimum(npad, block, paths) <= bytes)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+// The largest n below limit that runs on one device with bytes free and, out
+// of core, host bytes for the bands not resident.
+static uint64_t largest_n_host(uint64_t bytes, uint64_t host, int block, bool paths, uint64_t limit)
+{
+	uint64_t lo = 0, hi = limit;
+	while (lo < hi) {
+		const uint64_t mid = lo + (hi - lo + 1) / 2, npad = (mid + block - 1) / block * block;
+		OocPlan pl;
+		if (fwg_memory_needed(mid, block, paths, 1) <= bytes
+		    || (plan_out_of_core(npad, block, paths, bytes, &pl) && pl.host_bytes <= host))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dist,
                          int32_t *pred, struct fwg_timing *t, char *errbuf, size_t errlen)
 {
@@ -315,6 +349,83 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1,
 		         prop.name);
 	const size_t pbytes = (size_t)B * npad * 4;
+	// What each device needs: its band of the matrices, the panels, and the
+	// extras of the run.  Where that is more than a device has free, the run
+	// goes out of core on the first device (fw_outcore.cuh), dense and in
+	// the caller's order, unless it spans processes.
+	size_t free_of[MAX_GPUS] = {}, total_of[MAX_GPUS] = {};
+	uint64_t extra = 0;
+	if (ranks && o->rank == 0) // the relay
+		extra += 2 * RELAY_BYTES;
+	if (o->order) // renumbering: the order both ways, two staging-sized buffers
+		extra += 8 * n + 2 * staging.bytes;
+	if (o->skip) // the map of live blocks and a round's lists
+		extra += nb * nb + 8 * nb + 64;
+	auto need_of = [&](const Dev &x) {
+		return x.count(B, npad) * 4 * (paths ? 2 : 1) + 2 * pbytes
+		     + (gpus > 1 && paths ? pbytes : 0) + extra;
+	};
+	int short_of = -1;
+	for (int g = v.first; g < v.last; g++) {
+		CUDA_TRY(cudaSetDevice(o->device + g - v.first));
+		CUDA_TRY(cudaMemGetInfo(&free_of[g], &total_of[g]));
+		if (o->memory_cap && free_of[g] > o->memory_cap)
+			free_of[g] = o->memory_cap;
+		if (short_of < 0 && need_of(v.dev[g]) > free_of[g])
+			short_of = g;
+	}
+	OutOfCore oc;
+	bool ooc = false;
+	if (short_of >= 0) {
+		const uint64_t free_b = free_of[v.first], total_b = total_of[v.first];
+		if (!ranks && plan_out_of_core(npad, B, paths, free_b, &oc.pl)) {
+			// Host memory for the bands not resident, if the caller counts it.
+			if (o->host_memory && oc.pl.host_bytes > o->host_memory)
+				return fail(e, "n = %llu does not fit in device memory (%.1f MiB free) and out of "
+				               "core needs %.1f MiB of host memory beside the graph; %.1f MiB are "
+				               "available: at most n = %llu fits",
+				            (unsigned long long)n, free_b / 1048576.0,
+				            oc.pl.host_bytes / 1048576.0, o->host_memory / 1048576.0,
+				            (unsigned long long)largest_n_host(free_b, o->host_memory, B, paths, n));
+			ooc = true;
+			gpus = 1;
+			v.count = 1, v.first = 0, v.last = 1;
+			v.dev[0].row0 = 0;
+			v.dev[0].rows = oc.pl.resident * oc.pl.S;
+			t->gpus = 1;
+			snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1,
+			         prop.name);
+		} else {
+			// what would fit beside the same extras, with and without paths
+			const Dev &x = v.dev[short_of];
+			const size_t need = need_of(x), fb = free_of[short_of], tb = total_of[short_of];
+			const uint64_t room = fb > extra ? fb - extra : 0;
+			char fits[128];
+			if (ranks) {
+				const int k = snprintf(fits, sizeof fits, ": at most n = %llu fits",
+				                       (unsigned long long)largest_n(room, B, paths, gpus, n));
+				if (paths)
+					snprintf(fits + k, sizeof fits - k, " (%llu without paths)",
+					         (unsigned long long)largest_n(room, B, false, gpus, n));
+				return fail(e, "n = %llu on %d processes needs %.1f MiB of memory on GPU %d of a "
+				               "process (%s); %.1f MiB of %.1f MiB are free%s",
+				            (unsigned long long)n, gpus, need / 1048576.0, x.id,
+				            paths ? "distances and predecessors" : "distances",
+				            fb / 1048576.0, tb / 1048576.0, fits);
+			}
+			const int k = snprintf(fits, sizeof fits, ": at most n = %llu fits, out of core",
+			                       (unsigned long long)largest_n_ooc(free_b, B, paths, n));
+			if (paths)
+				snprintf(fits + k, sizeof fits - k, " (%llu without paths)",
+				         (unsigned long long)largest_n_ooc(free_b, B, false, n));
+			return fail(e, "n = %llu needs %.1f MiB of device memory (%s), at least %.1f MiB out "
+			               "of core; %.1f MiB of %.1f MiB are free%s",
+			            (unsigned long long)n, need / 1048576.0,
+			            paths ? "distances and predecessors" : "distances",
+			            ooc_minimum(npad, B, paths) / 1048576.0, free_b / 1048576.0,
+			            total_b / 1048576.0, fits);
+		}
+	}
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		x.id = o->device + g - v.first;
@@ -322,49 +433,16 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		if (gpus > 1)
 			x.comm = group.comm[g - v.first];
 #endif
-		size_t free_b = 0, total_b = 0;
-		CUDA_TRY(cudaSetDevice(x.id));
-		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-		if (o->memory_cap && free_b > o->memory_cap)
-			free_b = o->memory_cap;
 		const size_t mbytes = x.count(B, npad) * 4;
-		uint64_t extra = 0;
-		if (ranks && o->rank == 0) // the relay
-			extra += 2 * RELAY_BYTES;
-		if (o->order) // renumbering: the order both ways, two staging-sized buffers
-			extra += 8 * n + 2 * staging.bytes;
-		if (o->skip) // the map of live blocks and a round's lists
-			extra += nb * nb + 8 * nb + 64;
-		const uint64_t need = mbytes * (paths ? 2 : 1) + 2 * pbytes
-		                    + (gpus > 1 && paths ? pbytes : 0) + extra;
-		if (need > free_b) {
-			// what would fit beside the same extras, with and without paths
-			const uint64_t room = free_b > extra ? free_b - extra : 0;
-			char fits[96];
-			const int k = snprintf(fits, sizeof fits, ": at most n = %llu fits",
-			                       (unsigned long long)largest_n(room, B, paths, gpus, n));
-			if (paths)
-				snprintf(fits + k, sizeof fits - k, " (%llu without paths)",
-				         (unsigned long long)largest_n(room, B, false, gpus, n));
-			if (gpus > 1)
-				return fail(e, "n = %llu on %d GPUs needs %.1f MiB of memory on GPU %d%s (%s); "
-				               "%.1f MiB of %.1f MiB are free%s",
-				            (unsigned long long)n, gpus, need / 1048576.0, x.id,
-				            ranks ? " of a process" : "",
-				            paths ? "distances and predecessors" : "distances",
-				            free_b / 1048576.0, total_b / 1048576.0, fits);
-			return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB are free%s",
-			            (unsigned long long)n, need / 1048576.0,
-			            paths ? "distances and predecessors" : "distances",
-			            free_b / 1048576.0, total_b / 1048576.0, fits);
-		}
+		CUDA_TRY(cudaSetDevice(x.id));
 		CUDA_TRY(cudaStreamCreateWithFlags(&x.s, cudaStreamNonBlocking));
 		for (auto &ev : x.ev)
 			CUDA_TRY(cudaEventCreate(&ev));
 		for (auto &ev : x.done)
 			CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-		CUDA_TRY(cudaMalloc(&x.d, mbytes));
-		if (paths)
+		if (mbytes)
+			CUDA_TRY(cudaMalloc(&x.d, mbytes));
+		if (paths && mbytes)
 			CUDA_TRY(cudaMalloc(&x.p, mbytes));
 		if (gpus > 1 && paths)
 			CUDA_TRY(cudaMalloc(&x.prow, pbytes));
@@ -375,6 +453,8 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			for (auto &r : x.relay)
 				CUDA_TRY(cudaMalloc(&r, RELAY_BYTES));
 	}
+	if (ooc)
+		return solve_out_of_core(e, v, oc, o->type, paths, n, graph, sink, ctx, t);
 	Dev &d0 = v.dev[v.first];
 	CUDA_TRY(cudaSetDevice(d0.id));
 
@@ -421,15 +501,10 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	if (is_int && paths) {
 		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
-			const int first = (int)x.first_row(B), end = (int)x.end_row(B, n);
 			CUDA_TRY(cudaSetDevice(x.id));
 			CUDA_TRY(cudaMemsetAsync(x.scratch, 0, 2 * sizeof *x.scratch, x.s));
-			const int rows = end - first;
-			if (rows > 0) // scratch[1]: the zero flag, as an int in a 64-bit word
-				int_facts<<<rows < 16384 ? (unsigned)rows : 16384u, 256, 0, x.s>>>(
-				        x.base<int>(x.d, B, (int)npad), (int)n, (int)npad, &x.scratch[0],
-				        (int *)&x.scratch[1], first, end);
-			CUDA_TRY(cudaGetLastError());
+			if (facts_of_rows(e, v, x, n))
+				return -1;
 		}
 		unsigned long long facts[2];
 		if (combine(e, v, 2, true, facts))
@@ -439,19 +514,9 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	}
 	t->packed = packed;
 	for (int g = v.first; g < v.last; g++) {
-		Dev &x = v.dev[g];
-		const size_t count = x.count(B, npad);
-		const unsigned grid = (unsigned)((count + 255) / 256);
-		CUDA_TRY(cudaSetDevice(x.id));
-		if (is_int)
-			prepare<int><<<grid, 256, 0, x.s>>>((int *)x.d, x.p, (int)n, (int)npad, ST_INF_I32,
-			                                    packed ? INF_PACKED : ST_INF_I32, x.row0 * B,
-			                                    x.rows * B);
-		else
-			prepare<float><<<grid, 256, 0, x.s>>>((float *)x.d, x.p, (int)n, (int)npad,
-			                                      __builtin_inff(), __builtin_inff(), x.row0 * B,
-			                                      x.rows * B);
-		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		if (prepare_rows(e, v, v.dev[g], n, is_int, packed))
+			return -1;
 	}
 	// The kernels' time runs from when every device is ready.
 	if (gpus > 1 && sync_all(e, v))
@@ -525,13 +590,10 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		return rc;
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
-		const size_t count = x.count(B, npad);
 		CUDA_TRY(cudaSetDevice(x.id));
 		CUDA_TRY(cudaEventRecord(x.ev[2], x.s));
-		if (packed)
-			finish<int><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((int *)x.d, count,
-			                                                             ST_INF_I32, INF_PACKED);
-		CUDA_TRY(cudaGetLastError());
+		if (packed && finish_rows(e, v, x))
+			return -1;
 	}
 	if (sync_all(e, v))
 		return -1;
@@ -549,7 +611,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			return -1;
 	} else
 #endif
-	if (download_panels(e, v, n, paths, ro, sink, ctx))
+	if (download_panels(e, v, n, paths, ro, nullptr, sink, ctx))
 		return -1;
 	t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
 	for (int g = v.first; g < v.last; g++) {

@@ -55,6 +55,9 @@ struct fwg_opts {
 	/* Device memory a run may count on, at most (bytes; 0: what the device
 	 * has free): tests make a small device of a large one with it. */
 	uint64_t memory_cap;
+	/* Host memory a run out of core may take for the rows the device cannot
+	 * hold (bytes; 0: no limit): a run that would need more is refused. */
+	uint64_t host_memory;
 };
 
 struct fwg_timing {
@@ -73,6 +76,10 @@ struct fwg_timing {
 	int chains_sure;    /* 1: every predecessor chain is known to end at
 	                       its source (int32, derived, no zero weight: each
 	                       step lowers the distance), so no check is needed */
+	/* Out of core (the matrices larger than the device): bands of band_rows
+	 * rows, the first resident of them held on the device, the others in
+	 * host memory and streamed through it every super-round; 0: in core. */
+	int bands, band_rows, resident;
 	uint64_t tiles;         /* block updates of phases 2 and 3 a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped (with skip) */
 	char device_name[128];

@@ -194,20 +194,41 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, int *
 	return rc;
 }
 
+// One band's part of a round of the 32-bit kernels, in the two steps either
+// side of the pivot row's exchange: before() runs phase 1 and the pivot
+// row's phase 2 where the band holds the pivot row, and takes the band's part
+// of the pivot column into colT; after() finishes the pivot column's blocks
+// of the other bands and runs phase 3 of the band's rows, with prow the
+// predecessors' pivot rows.  The round scheduler below drives it over the
+// devices of a run, the out-of-core one (fw_outcore.cuh) over bands that
+// pass through one device.
+struct Band {
+	void *d;        // where row 0 of the whole matrix would be
+	int32_t *p;     // likewise, or nullptr
+	void *colT, *rowP;
+	int row0, rows; // the block rows held
+	cudaStream_t s;
+	bool holds(int round) const { return round >= row0 && round < row0 + rows; }
+};
+
 template <typename T, int B, int R, bool PATHS, bool PACKED>
-int run_rounds(Err e, Devs &v, const Sparse *sp)
-{
-	const int npad = v.npad, nb = npad / B;
-	const int t1 = p1_dim<B>() * p1_dim<B>();
-	const size_t s1 = (size_t)B * (B + 1) * (sizeof(T) + (PATHS ? 4 : 0));
-	const int t3 = tile_threads<B, R>();
-	const size_t s3 = tile_smem<T, B>();
-	for (int g = v.first; g < v.last; g++) {
-		const int id = v.dev[g].id;
+struct RoundKernels {
+	int npad = 0, nb = 0, t1 = 0, t3 = 0, g3 = 0;
+	size_t s1 = 0, s3 = 0;
+	const Sparse *sp = nullptr;
+
+	// Launch attributes on device id (current); fails where the blocking
+	// factor needs more shared memory than the device has.
+	int setup(Err e, int id, int npad_, const Sparse *sp_)
+	{
+		npad = npad_, nb = npad_ / B, sp = sp_;
+		t1 = p1_dim<B>() * p1_dim<B>();
+		s1 = (size_t)B * (B + 1) * (sizeof(T) + (PATHS ? 4 : 0));
+		t3 = tile_threads<B, R>();
+		s3 = tile_smem<T, B>();
 		if ((int)s1 > smem_limit(id) || (int)s3 > smem_limit(id))
 			return fail(e, "blocking factor %d needs %zu bytes of shared memory per block; "
 			               "the device allows %d", B, s1 > s3 ? s1 : s3, smem_limit(id));
-		CUDA_TRY(cudaSetDevice(id));
 		CUDA_TRY(cudaFuncSetAttribute(phase1<T, B, PATHS>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 2>,
@@ -216,30 +237,72 @@ int run_rounds(Err e, Devs &v, const Sparse *sp)
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update_listed<T, B, R, PATHS, PACKED>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		g3 = sp ? fill_grid(tile_update_listed<T, B, R, PATHS, PACKED>, t3, s3, sp->sms) : 0;
+		return 0;
 	}
-	const int g3 = sp ? fill_grid(tile_update_listed<T, B, R, PATHS, PACKED>, t3, s3, sp->sms) : 0;
-	const uint8_t *live = sp ? sp->live : nullptr;
-	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
-	for (int round = 0; round < nb; round++) {
-		for (int g = v.first; g < v.last; g++) { // the pivot row; every device's column panel
-			Dev &x = v.dev[g];
-			T *d = x.base<T>(x.d, B, npad);
-			int32_t *p = x.pbase(B, npad);
-			if (v.count > 1)
-				CUDA_TRY(cudaSetDevice(x.id));
-			if (x.holds(round))
-				phase1<T, B, PATHS><<<1, t1, s1, x.s>>>(d, p, npad, round);
-			if (nb == 1)
-				continue;
+
+	int before(Err e, const Band &x, int round) const
+	{
+		T *d = (T *)x.d;
+		if (x.holds(round))
+			phase1<T, B, PATHS><<<1, t1, s1, x.s>>>(d, x.p, npad, round);
+		if (nb > 1) {
+			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 			panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, round, (T *)x.colT, (T *)x.rowP,
 			                                         x.row0, x.rows);
 			if (sp)
 				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
 			if (x.holds(round))
 				tile_update<T, B, R, PATHS, PACKED, 2><<<nb + x.rows, t3, s3, x.s>>>(
-				        d, p, pivot_preds(v, x, round), npad, round, (T *)x.colT, (T *)x.rowP,
-				        live, x.row0, x.rows);
-			CUDA_TRY(cudaGetLastError());
+				        d, x.p, x.p ? x.p + (size_t)round * B * npad : nullptr, npad, round,
+				        (T *)x.colT, (T *)x.rowP, sp ? sp->live : nullptr, x.row0, x.rows);
+		}
+		CUDA_TRY(cudaGetLastError());
+		return 0;
+	}
+
+	int after(Err e, const Band &x, int round, const int32_t *prow) const
+	{
+		T *d = (T *)x.d;
+		if (nb == 1)
+			return 0;
+		if (!x.holds(round))
+			tile_update<T, B, R, PATHS, PACKED, 2><<<x.rows, t3, s3, x.s>>>(
+			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
+		if (sp)
+			tile_update_listed<T, B, R, PATHS, PACKED><<<g3, t3, s3, x.s>>>(
+			        d, x.p, npad, round, (T *)x.colT, (T *)x.rowP, sp->lists, sp->live);
+		else
+			tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
+			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
+		CUDA_TRY(cudaGetLastError());
+		return 0;
+	}
+};
+
+// Device x's band, as the kernels of a round see it.
+template <typename T> Band band_of(const Devs &v, const Dev &x)
+{
+	return Band{x.base<T>(x.d, v.B, v.npad), x.pbase(v.B, v.npad), x.colT, x.rowP,
+	            x.row0, x.rows, x.s};
+}
+
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+int run_rounds(Err e, Devs &v, const Sparse *sp)
+{
+	const int nb = v.npad / B;
+	RoundKernels<T, B, R, PATHS, PACKED> k;
+	for (int g = v.first; g < v.last; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		if (k.setup(e, v.dev[g].id, v.npad, sp))
+			return -1;
+	}
+	for (int round = 0; round < nb; round++) {
+		for (int g = v.first; g < v.last; g++) { // the pivot row; every device's column panel
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			if (k.before(e, band_of<T>(v, v.dev[g]), round))
+				return -1;
 		}
 		if (nb == 1)
 			break;
@@ -247,21 +310,10 @@ int run_rounds(Err e, Devs &v, const Sparse *sp)
 			return -1;
 		for (int g = v.first; g < v.last; g++) { // the pivot column elsewhere; phase 3
 			Dev &x = v.dev[g];
-			T *d = x.base<T>(x.d, B, npad);
-			int32_t *p = x.pbase(B, npad);
-			const int32_t *prow = pivot_preds(v, x, round);
 			if (v.count > 1)
 				CUDA_TRY(cudaSetDevice(x.id));
-			if (!x.holds(round))
-				tile_update<T, B, R, PATHS, PACKED, 2><<<x.rows, t3, s3, x.s>>>(
-				        d, p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
-			if (sp)
-				tile_update_listed<T, B, R, PATHS, PACKED><<<g3, t3, s3, x.s>>>(
-				        d, p, npad, round, (T *)x.colT, (T *)x.rowP, sp->lists, sp->live);
-			else
-				tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
-				        d, p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
-			CUDA_TRY(cudaGetLastError());
+			if (k.after(e, band_of<T>(v, x), round, pivot_preds(v, x, round)))
+				return -1;
 		}
 	}
 	return 0;
@@ -292,8 +344,6 @@ int dispatch(Err e, Devs &v, bool paths, bool packed, const Sparse *sp)
 	}
 	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", v.B);
 }
-
-// Host <-> device copies go through two page-locked staging buffers, so
 
 // Lists the edges of the weight matrix w (entries below inf) into ie, or
 // sets *ok = 0 where device memory, or shared memory for a row of dist_bytes

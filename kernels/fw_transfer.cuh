@@ -14,6 +14,8 @@
 
 namespace {
 
+// Host <-> device copies go through two page-locked staging buffers, so
+// the caller's matrices need not be page-locked (pinning hundreds of MB costs
 // more than it saves).  Uploads: rows are copied into one buffer on all cores
 // while the other is in flight.  Downloads: row panels of the distances (and
 // predecessors) come back into one buffer while the caller's sink consumes
@@ -49,14 +51,13 @@ struct Reorder {
 
 constexpr unsigned GATHER_GRID = 4096;
 
-// The caller's rows of band x (first_row .. end_row - 1) into x.d.
-int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int B,
-                cudaEvent_t guard[2], const Reorder *ro)
+// The caller's rows first .. r1 - 1 (stride n) into dev (stride npad, from
+// row first on), on stream s; done: s's events for the staging buffers.
+int upload_to(Err e, const void *host, char *dev, uint64_t first, uint64_t r1, uint64_t n,
+              uint64_t npad, cudaStream_t s, cudaEvent_t done[2], cudaEvent_t guard[2],
+              const Reorder *ro)
 {
 	const size_t row = n * 4;
-	const uint64_t first = x.first_row(B), r1 = x.end_row(B, n);
-	char *dev = (char *)x.d;
-	CUDA_TRY(cudaSetDevice(x.id));
 	if (first >= r1)
 		return 0;
 	uint64_t rows = staging.bytes / row;
@@ -64,7 +65,7 @@ int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int 
 		if (ro)
 			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
 		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, (const char *)host + first * row, row, row,
-		                           r1 - first, cudaMemcpyHostToDevice, x.s));
+		                           r1 - first, cudaMemcpyHostToDevice, s));
 		return 0;
 	}
 	int b = 0;
@@ -79,16 +80,81 @@ int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int 
 			memcpy(st + i * row, (const char *)host + from * row, row);
 		}
 		if (ro) { // in as they are, then their columns renumbered into place
-			CUDA_TRY(cudaMemcpyAsync(ro->tmp[b], st, k * row, cudaMemcpyHostToDevice, x.s));
-			take_rows<<<GATHER_GRID, 256, 0, x.s>>>((const uint32_t *)ro->tmp[b], n, k,
-			                                        (uint32_t *)dev, (int)npad, r0, ro->order);
+			CUDA_TRY(cudaMemcpyAsync(ro->tmp[b], st, k * row, cudaMemcpyHostToDevice, s));
+			take_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)ro->tmp[b], n, k,
+			                                      (uint32_t *)dev, (int)npad, r0, ro->order);
 			CUDA_TRY(cudaGetLastError());
 		} else {
 			CUDA_TRY(cudaMemcpy2DAsync(dev + (r0 - first) * npad * 4, npad * 4, st, row, row, k,
-			                           cudaMemcpyHostToDevice, x.s));
+			                           cudaMemcpyHostToDevice, s));
 		}
-		CUDA_TRY(cudaEventRecord(x.done[b], x.s));
-		guard[b] = x.done[b];
+		CUDA_TRY(cudaEventRecord(done[b], s));
+		guard[b] = done[b];
+	}
+	return 0;
+}
+
+// The caller's rows of band x (first_row .. end_row - 1) into x.d.
+int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int B,
+                cudaEvent_t guard[2], const Reorder *ro)
+{
+	CUDA_TRY(cudaSetDevice(x.id));
+	return upload_to(e, host, (char *)x.d, x.first_row(B), x.end_row(B, n), n, npad, x.s, x.done,
+	                 guard, ro);
+}
+
+// bytes from pageable host memory to device memory, or back, through the
+// staging buffers on stream s (done: s's events for them).  Up: a buffer is
+// filled on all cores while the other is in flight; down: one is emptied
+// while the other fills.
+void copy_cores(char *to, const char *from, size_t bytes)
+{
+	constexpr size_t PIECE = 1u << 20;
+	const int64_t pieces = (int64_t)((bytes + PIECE - 1) / PIECE);
+#pragma omp parallel for schedule(static)
+	for (int64_t i = 0; i < pieces; i++) {
+		const size_t at = (size_t)i * PIECE;
+		memcpy(to + at, from + at, bytes - at < PIECE ? bytes - at : PIECE);
+	}
+}
+
+int stage_up(Err e, char *dev, const char *host, size_t bytes, cudaStream_t s,
+             cudaEvent_t done[2], cudaEvent_t guard[2])
+{
+	int b = 0;
+	for (size_t at = 0; at < bytes; at += staging.bytes, b ^= 1) {
+		const size_t k = bytes - at < staging.bytes ? bytes - at : staging.bytes;
+		if (guard[b])
+			CUDA_TRY(cudaEventSynchronize(guard[b]));
+		copy_cores((char *)staging.buf[b], host + at, k);
+		CUDA_TRY(cudaMemcpyAsync(dev + at, staging.buf[b], k, cudaMemcpyHostToDevice, s));
+		CUDA_TRY(cudaEventRecord(done[b], s));
+		guard[b] = done[b];
+	}
+	return 0;
+}
+
+int stage_down(Err e, char *host, const char *dev, size_t bytes, cudaStream_t s,
+               cudaEvent_t done[2], cudaEvent_t guard[2])
+{
+	int b = 0;
+	size_t prev = 0, prevk = 0;
+	for (size_t at = 0; at < bytes || prevk; b ^= 1) {
+		size_t k = 0;
+		if (at < bytes) {
+			k = bytes - at < staging.bytes ? bytes - at : staging.bytes;
+			if (guard[b]) // its last copy up, perhaps on another stream
+				CUDA_TRY(cudaStreamWaitEvent(s, guard[b], 0));
+			CUDA_TRY(cudaMemcpyAsync(staging.buf[b], dev + at, k, cudaMemcpyDeviceToHost, s));
+			CUDA_TRY(cudaEventRecord(done[b], s));
+			guard[b] = done[b];
+		}
+		if (prevk) {
+			CUDA_TRY(cudaEventSynchronize(guard[b ^ 1]));
+			copy_cores(host + prev, (const char *)staging.buf[b ^ 1], prevk);
+		}
+		prev = at, prevk = k;
+		at += k;
 	}
 	return 0;
 }
@@ -156,11 +222,20 @@ int relay_down(Err e, Devs &v, uint64_t n, bool paths)
 }
 #endif
 
+// Rows row0 .. n - 1 of the results in host memory (a run out of core),
+// stride npad.
+struct HostRows {
+	uint64_t row0;
+	const char *d;
+	const int32_t *p;
+};
+
 // Row panels of d (and p) to the sink, in order, from whichever device holds
-// them (through the relay from other processes); panel k + 1 is copied while the sink runs on panel k.  A staging
-// buffer holds a panel's distance rows, then its predecessor rows.
-int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, fwg_sink *sink,
-                    void *ctx)
+// them (through the relay from other processes; from host memory past
+// hr->row0); panel k + 1 is copied while the sink runs on panel k.  A
+// staging buffer holds a panel's distance rows, then its predecessor rows.
+int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
+                    const HostRows *hr, fwg_sink *sink, void *ctx)
 {
 	const uint64_t npad = v.npad;
 	const size_t row = n * 4;
@@ -180,7 +255,18 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, f
 	uint64_t prev0 = 0, prevk = 0;
 	for (uint64_t r0 = 0; r0 < n || prevk; b ^= 1) {
 		uint64_t k = 0;
-		if (r0 < n) {
+		if (r0 < n && hr && r0 >= hr->row0) {
+			k = n - r0 < rows ? n - r0 : rows;
+			char *st = (char *)buf[b];
+			const uint64_t at = r0 - hr->row0;
+#pragma omp parallel for schedule(static)
+			for (int64_t i = 0; i < (int64_t)k; i++) {
+				memcpy(st + i * row, hr->d + (at + i) * npad * 4, row);
+				if (paths)
+					memcpy(st + (k + i) * row, hr->p + (at + i) * npad, row);
+			}
+			guard[b] = nullptr;
+		} else if (r0 < n) {
 			while (v.dev[g].end_row(v.B, n) <= r0)
 				g++;
 			const bool relayed = g < v.first || g >= v.last;
@@ -228,7 +314,8 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro, f
 			guard[b] = x.done[b];
 		}
 		if (prevk) { // the previous panel to the sink meanwhile
-			CUDA_TRY(cudaEventSynchronize(guard[b ^ 1]));
+			if (guard[b ^ 1])
+				CUDA_TRY(cudaEventSynchronize(guard[b ^ 1]));
 			char *prev = (char *)buf[b ^ 1];
 			if (sink(ctx, prev0, prevk, prev, paths ? (int32_t *)(prev + prevk * row) : nullptr))
 				return fail(e, "the result could not be taken (rows %llu..%llu)",

@@ -359,7 +359,11 @@ int main(int argc, char **argv)
 	const int in_place = in.npad == n;
 	const size_t mat = (size_t)(4.0 * (double)n * (double)n);
 	const size_t wbytes = in_place ? mat : (size_t)st_matrix_bytes(&in);
-	engine_check_memory(input, &in, (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths));
+	const double held = (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths);
+	engine_check_memory(input, &in, held);
+	/* Out of core, what the device cannot hold lives beside these. */
+	const double spare = engine_physical_memory() - (double)mat * (1 + o.paths);
+	o.host_memory = spare >= 1 ? (uint64_t)spare : 1;
 	void *graph = tool_matrix_alloc(mat + 4);
 	void *weights = in_place ? graph : tool_matrix_alloc(wbytes + 4);
 	if (!graph || !weights)
@@ -450,8 +454,11 @@ int main(int argc, char **argv)
 		snprintf(chains, sizeof chains, "chains end at their sources, not checked");
 	else if (o.paths)
 		snprintf(chains, sizeof chains, "%lld predecessor chains re-attached", (long long)res.repaired);
-	char on[96] = "";
-	if (alone)
+	char on[160] = "";
+	if (t.bands)
+		snprintf(on, sizeof on, " (out of core%s: %d bands of %d rows, %d of them held on the "
+		         "device)", o.skip ? ", dense, as numbered" : "", t.bands, t.band_rows, t.resident);
+	else if (alone)
 		snprintf(on, sizeof on, " (process 0 alone of %d: %s)", nproc, alone);
 	else if (t.gpus < o.gpus)
 		snprintf(on, sizeof on, " (%d GPU%s of %d: %s)", t.gpus, t.gpus > 1 ? "s" : "", o.gpus,

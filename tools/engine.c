@@ -45,10 +45,18 @@ st_reader *engine_open(const char *path, int threads, st_header *h)
 	return r;
 }
 
+double engine_physical_memory(void)
+{
+	const char *cap = getenv("APSP_HOST_MEMORY");
+	if (cap && *cap)
+		return strtod(cap, NULL);
+	return (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+}
+
 void engine_check_memory(const char *path, const st_header *h, double bytes)
 {
 	const char *name = display(path);
-	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	double have = engine_physical_memory();
 	/* What fits: the matrices grow as n^2. */
 	if (have > 0 && bytes > have)
 		tool_die("%s: n = %llu needs %.1f GiB of memory, this machine has %.1f GiB: "

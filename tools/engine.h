@@ -12,6 +12,10 @@
  * no weights. */
 st_reader *engine_open(const char *path, int threads, st_header *h);
 
+/* The machine's physical memory in bytes (APSP_HOST_MEMORY, for tests: this
+ * many instead). */
+double engine_physical_memory(void);
+
 /* Die (exit 2), before anything is allocated, when bytes exceed physical memory. */
 void engine_check_memory(const char *path, const st_header *h, double bytes);
 

@@ -130,18 +130,7 @@ printf '0 1 2\n1 2 -3\n2 0 0\n2 3 1\n' >"$T/neg.txt"
 "$BIN/mtx2bin" -F edges "$T/neg.txt" >"$T/neg"
 expect_stderr "negative cycle: exit 3" 3 '^apsp-gpu: negative cycle through vertex [0-2]$' '$gpu $T/neg >/dev/null'
 expect_stderr "device that does not exist" 2 'device 99 does not exist' '$gpu -d 99 $T/g >/dev/null'
-# A device too small for the graph (APSP_DEVICE_MEMORY): refused before any
-# work, with the largest n that fits, which then runs under the same cap
-# where one more vertex is refused.
-$g -n 1000 -d 10 -s 4 -o "$T/big"
-expect_stderr "device too small: says what n fits" 2 \
-	'^apsp-gpu: n = 1000 needs .* MiB of device memory .*: at most n = [0-9]+ fits \([0-9]+ without paths\)$' \
-	'APSP_DEVICE_MEMORY=4000000 $gpu -B 32 $T/big >/dev/null'
-fit=$(sed -n 's/.*at most n = \([0-9]*\) fits.*/\1/p' "$T/err")
-expect_true "the n it names fits (n = $fit), one more does not" \
-	'[ -n "$fit" ] && [ "$fit" -lt 1000 ] && $g -n $fit -d 10 -s 4 -o $T/fit &&
-	APSP_DEVICE_MEMORY=4000000 $gpu -B 32 $T/fit >/dev/null && $g -n $((fit + 1)) -d 10 -s 4 -o $T/fit1 &&
-	! APSP_DEVICE_MEMORY=4000000 $gpu -B 32 $T/fit1 >/dev/null 2>&1'
+# A device too small for the graph: tests/gpu/outcore.sh.
 # The process the shell waits for ends when the result is committed; the
 # device's teardown goes on in a child that nobody waits for.
 expect_true "detached: the result is whole when the command returns" \

@@ -1,0 +1,398 @@
+// fw_outcore.cuh - out of core (included by fw_gpu.cu): one device, matrices
+// larger than its memory.
+//
+// The rows are cut into bands of S block rows.  The first bands stay on the
+// device ("resident"); the others live in host memory and pass through two
+// slots on the device, one being computed while the band of the other goes
+// back and the next comes up (a copy stream beside the compute stream, the
+// staging buffers between them and host memory).
+//
+// Super-round K takes the rounds of band K's block rows, in order.  Band K
+// runs them first as one GPU would (phase 1, the pivot row's phase 2, phase 3
+// of its own rows), leaving each round's finished pivot row panel, and the
+// predecessors' pivot rows, in a stack of snapshots; then every other band
+// runs the same rounds from the snapshots (its part of the pivot column, then
+// phase 3 of its rows).  Every block sees the same updates with the same
+// operands in the same order as in a run that fits, so the results are the
+// same bytes; only the order in which bands take their turn differs.
+//
+// A band not resident goes up and down once per super-round; the pivot band
+// of the next super-round is taken last, so it stays in its slot.  Work per
+// super-round grows with S, traffic does not: the bands are made as large as
+// a sixth of the device allows.
+#ifndef APSP_FW_OUTCORE_CUH
+#define APSP_FW_OUTCORE_CUH
+
+#include <stdlib.h>
+
+#include <chrono>
+#include <vector>
+
+#include "fw_rounds.cuh"
+#include "fw_transfer.cuh"
+
+namespace {
+
+// How a run of npad rows (blocking factor B) is cut: bands of S block rows,
+// the first resident of them on the device.
+struct OocPlan {
+	int S = 0, bands = 0, resident = 0;
+	uint64_t device_bytes = 0; // resident bands, two slots, the snapshots, the panels
+	uint64_t host_bytes = 0;   // the bands in host memory
+};
+
+// Device memory beside the bands: the two panels (colT; rowP, unused) and
+// the facts' scratch.
+inline uint64_t ooc_fixed(uint64_t npad, int B) { return 2 * (uint64_t)B * npad * 4 + 4096; }
+
+// The least device memory a run out of core takes: three bands of one block
+// row (two slots and the snapshots) beside the panels.
+inline uint64_t ooc_minimum(uint64_t npad, int B, bool paths)
+{
+	return ooc_fixed(npad, B) + 3 * (uint64_t)B * npad * 4 * (paths ? 2 : 1);
+}
+
+// The cut for device_free bytes; false where less than ooc_minimum() is free.
+bool plan_out_of_core(uint64_t npad, int B, bool paths, uint64_t device_free, OocPlan *pl)
+{
+	const uint64_t nb = npad / B, row = npad * 4 * (paths ? 2 : 1);
+	const uint64_t fixed = ooc_fixed(npad, B);
+	if (device_free <= fixed || nb < 2)
+		return false;
+	const uint64_t rows = (device_free - fixed) / row; // rows the device can hold
+	uint64_t S = rows / 6 / B;
+	if (S < 1)
+		S = rows / 3 / B;
+	if (S < 1)
+		return false;
+	if (S > nb / 2)
+		S = nb / 2;
+	uint64_t bands = (nb + S - 1) / S;
+	S = (nb + bands - 1) / bands; // as even as can be
+	bands = (nb + S - 1) / S;
+	uint64_t resident = rows / (S * B) >= 3 ? rows / (S * B) - 3 : 0;
+	if (resident > bands - 1)
+		resident = bands - 1;
+	pl->S = (int)S;
+	pl->bands = (int)bands;
+	pl->resident = (int)resident;
+	pl->device_bytes = fixed + (resident + 3) * S * B * row;
+	pl->host_bytes = (npad - resident * S * B) * row;
+	return true;
+}
+
+struct OutOfCore {
+	OocPlan pl;
+	int id = -1;
+	char *host_d = nullptr;   // rows from resident * S * B on, stride npad
+	int32_t *host_p = nullptr;
+	void *slot_d[2] = {nullptr, nullptr};
+	int32_t *slot_p[2] = {nullptr, nullptr};
+	void *snap_row = nullptr; // S * B rows: each round's pivot row panel
+	int32_t *snap_pred = nullptr;
+	cudaStream_t xs = nullptr; // copies
+	cudaEvent_t loaded[2] = {}, computed[2] = {}, done[2] = {};
+	bool used[2] = {false, false};
+	~OutOfCore()
+	{
+		free(host_d);
+		free(host_p);
+		if (id < 0)
+			return;
+		cudaSetDevice(id);
+		for (int i = 0; i < 2; i++) {
+			cudaFree(slot_d[i]);
+			cudaFree(slot_p[i]);
+			for (auto ev : {loaded[i], computed[i], done[i]})
+				if (ev)
+					cudaEventDestroy(ev);
+		}
+		cudaFree(snap_row);
+		cudaFree(snap_pred);
+		if (xs)
+			cudaStreamDestroy(xs);
+	}
+};
+
+// Band b's first row and row count (of npad).
+inline uint64_t band_row0(const OocPlan &pl, int B, int b) { return (uint64_t)b * pl.S * B; }
+inline uint64_t band_rows(const OocPlan &pl, int B, uint64_t npad, int b)
+{
+	const uint64_t r0 = band_row0(pl, B, b), end = r0 + (uint64_t)pl.S * B;
+	return (end < npad ? end : npad) - r0;
+}
+
+// Device memory for the slots and snapshots, host memory for the bands not
+// resident (x: the device, holding the resident rows already).
+int ooc_alloc(Err e, OutOfCore &oc, const Dev &x, uint64_t npad, int B, bool paths)
+{
+	const size_t band = (size_t)oc.pl.S * B * npad * 4;
+	const size_t host = (npad - band_row0(oc.pl, B, oc.pl.resident)) * npad * 4;
+	oc.id = x.id;
+	CUDA_TRY(cudaSetDevice(x.id));
+	CUDA_TRY(cudaStreamCreateWithFlags(&oc.xs, cudaStreamNonBlocking));
+	for (int i = 0; i < 2; i++) {
+		CUDA_TRY(cudaMalloc(&oc.slot_d[i], band));
+		if (paths)
+			CUDA_TRY(cudaMalloc(&oc.slot_p[i], band));
+		CUDA_TRY(cudaEventCreateWithFlags(&oc.loaded[i], cudaEventDisableTiming));
+		CUDA_TRY(cudaEventCreateWithFlags(&oc.computed[i], cudaEventDisableTiming));
+		CUDA_TRY(cudaEventCreateWithFlags(&oc.done[i], cudaEventDisableTiming));
+	}
+	CUDA_TRY(cudaMalloc(&oc.snap_row, band));
+	if (paths)
+		CUDA_TRY(cudaMalloc(&oc.snap_pred, band));
+	oc.host_d = (char *)malloc(host);
+	oc.host_p = paths ? (int32_t *)malloc(host) : nullptr;
+	if (!oc.host_d || (paths && !oc.host_p))
+		return fail(e, "out of host memory for %.1f GiB of matrices out of core",
+		            host * (paths ? 2 : 1) / 1073741824.0);
+	return 0;
+}
+
+// Band b (not resident) into slot sl: from the caller's graph (stride n,
+// then prepared as a run that fits prepares it) or from host memory.
+template <typename T>
+int ooc_load(Err e, OutOfCore &oc, Dev &x, int b, int sl, const void *graph, uint64_t n,
+             uint64_t npad, int B, T inf, T inf_dev, cudaEvent_t guard[2])
+{
+	const uint64_t r0 = band_row0(oc.pl, B, b), rows = band_rows(oc.pl, B, npad, b);
+	if (oc.used[sl]) // what was computed there is done (and went down: same stream)
+		CUDA_TRY(cudaStreamWaitEvent(oc.xs, oc.computed[sl], 0));
+	oc.used[sl] = true;
+	if (graph) {
+		const uint64_t end = r0 + rows < n ? r0 + rows : n;
+		if (upload_to(e, graph, (char *)oc.slot_d[sl], r0, end, n, npad, oc.xs, oc.done, guard,
+		              nullptr))
+			return -1;
+	} else {
+		const uint64_t at = r0 - band_row0(oc.pl, B, oc.pl.resident);
+		const size_t bytes = rows * npad * 4;
+		if (stage_up(e, (char *)oc.slot_d[sl], oc.host_d + at * npad * 4, bytes, oc.xs, oc.done,
+		             guard)
+		    || (oc.host_p && stage_up(e, (char *)oc.slot_p[sl], (const char *)(oc.host_p + at * npad),
+		                              bytes, oc.xs, oc.done, guard)))
+			return -1;
+	}
+	CUDA_TRY(cudaEventRecord(oc.loaded[sl], oc.xs));
+	CUDA_TRY(cudaStreamWaitEvent(x.s, oc.loaded[sl], 0));
+	if (graph) {
+		const size_t count = rows * npad;
+		prepare<T><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(
+		        (T *)oc.slot_d[sl], oc.slot_p[sl], (int)n, (int)npad, inf, inf_dev, (int)r0,
+		        (int)rows);
+		CUDA_TRY(cudaGetLastError());
+	}
+	return 0;
+}
+
+// Band b from slot sl back to host memory, once computed[sl] is reached.
+int ooc_store(Err e, OutOfCore &oc, int b, int sl, uint64_t npad, int B, cudaEvent_t guard[2])
+{
+	const uint64_t at = band_row0(oc.pl, B, b) - band_row0(oc.pl, B, oc.pl.resident);
+	const size_t bytes = band_rows(oc.pl, B, npad, b) * npad * 4;
+	CUDA_TRY(cudaStreamWaitEvent(oc.xs, oc.computed[sl], 0));
+	if (stage_down(e, oc.host_d + at * npad * 4, (const char *)oc.slot_d[sl], bytes, oc.xs,
+	               oc.done, guard)
+	    || (oc.host_p && stage_down(e, (char *)(oc.host_p + at * npad), (const char *)oc.slot_p[sl],
+	                                bytes, oc.xs, oc.done, guard)))
+		return -1;
+	return 0;
+}
+
+// The two facts of an int32 graph (int_facts) over the bands not resident,
+// added into x.scratch[0..1] (the resident rows' are there already).
+int ooc_facts(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint64_t npad, int B,
+              cudaEvent_t guard[2])
+{
+	for (int b = oc.pl.resident, sl = 0; b < oc.pl.bands; b++, sl ^= 1) {
+		const uint64_t r0 = band_row0(oc.pl, B, b), rows = band_rows(oc.pl, B, npad, b);
+		const uint64_t end = r0 + rows < n ? r0 + rows : n;
+		if (r0 >= end)
+			break;
+		if (oc.used[sl])
+			CUDA_TRY(cudaStreamWaitEvent(oc.xs, oc.computed[sl], 0));
+		oc.used[sl] = true;
+		if (upload_to(e, graph, (char *)oc.slot_d[sl], r0, end, n, npad, oc.xs, oc.done, guard,
+		              nullptr))
+			return -1;
+		CUDA_TRY(cudaEventRecord(oc.loaded[sl], oc.xs));
+		CUDA_TRY(cudaStreamWaitEvent(x.s, oc.loaded[sl], 0));
+		const int k = (int)(end - r0);
+		int_facts<<<k < 16384 ? (unsigned)k : 16384u, 256, 0, x.s>>>(
+		        (const int *)oc.slot_d[sl] - r0 * npad, (int)n, (int)npad, &x.scratch[0],
+		        (int *)&x.scratch[1], (int)r0, (int)end);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaEventRecord(oc.computed[sl], x.s));
+	}
+	return 0;
+}
+
+// The super-rounds.  x holds the resident bands (prepared); the others come
+// from graph in the first super-round.  The last one finishes each band
+// (packed INF back to the caller's INF) before it goes down; the resident
+// ones are finished by the caller.
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint64_t npad,
+               T inf, T inf_dev, cudaEvent_t guard[2])
+{
+	const int nb = (int)(npad / B), S = oc.pl.S, bands = oc.pl.bands, resident = oc.pl.resident;
+	const size_t panel = (size_t)B * npad;
+	RoundKernels<T, B, R, PATHS, PACKED> k;
+	if (k.setup(e, x.id, (int)npad, nullptr))
+		return -1;
+	// band b, its first row at d (and p)
+	auto band_at = [&](int b, void *d, int32_t *p) {
+		const int row0 = b * S, rows = nb - row0 < S ? nb - row0 : S;
+		return Band{(T *)d - (size_t)row0 * panel, p ? p - (size_t)row0 * panel : nullptr, x.colT,
+		            nullptr, row0, rows, x.s};
+	};
+	auto run_band = [&](Band bd, int K) -> int {
+		const int k0 = K * S, k1 = k0 + S < nb ? k0 + S : nb;
+		const bool pivot = bd.holds(k0);
+		for (int r = k0; r < k1; r++) {
+			bd.rowP = (T *)oc.snap_row + (size_t)(r - k0) * panel;
+			int32_t *snap = PATHS ? oc.snap_pred + (size_t)(r - k0) * panel : nullptr;
+			if (k.before(e, bd, r))
+				return -1;
+			if (pivot && PATHS)
+				CUDA_TRY(cudaMemcpyAsync(snap, bd.p + (size_t)r * panel, panel * 4,
+				                         cudaMemcpyDeviceToDevice, x.s));
+			if (k.after(e, bd, r, pivot ? bd.p + (size_t)r * panel : snap))
+				return -1;
+		}
+		return 0;
+	};
+	int prev = -1, prev_sl = 1; // the band computed last in a slot, not yet gone down
+	std::vector<int> order;
+	for (int K = 0; K < bands; K++) {
+		const bool first = K == 0, last = K == bands - 1;
+		order.assign(1, K); // band K, the resident ones, the others (K + 1 last)
+		for (int b = 0; b < bands; b++)
+			if (b != K && b != K + 1)
+				order.push_back(b);
+		if (K + 1 < bands)
+			order.insert(K + 1 < resident ? order.begin() + 1 : order.end(), K + 1);
+		for (int b : order) {
+			if (b < resident) {
+				const size_t at = (size_t)b * S * panel;
+				if (run_band(band_at(b, (T *)x.d + at, PATHS ? x.p + at : nullptr), K))
+					return -1;
+				continue;
+			}
+			int sl = prev_sl ^ 1;
+			if (b == prev) { // still up from the super-round before
+				sl = prev_sl;
+				prev = -1;
+			} else if (ooc_load<T>(e, oc, x, b, sl, first ? graph : nullptr, n, npad, B, inf,
+			                       inf_dev, guard)) {
+				return -1;
+			}
+			if (run_band(band_at(b, oc.slot_d[sl], oc.slot_p[sl]), K))
+				return -1;
+			if (last && PACKED) {
+				const size_t count = band_rows(oc.pl, B, npad, b) * npad;
+				finish<int><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(
+				        (int *)oc.slot_d[sl], count, ST_INF_I32, INF_PACKED);
+				CUDA_TRY(cudaGetLastError());
+			}
+			CUDA_TRY(cudaEventRecord(oc.computed[sl], x.s));
+			if (prev >= 0 && ooc_store(e, oc, prev, prev_sl, npad, B, guard))
+				return -1;
+			prev = b, prev_sl = sl;
+		}
+	}
+	if (prev >= 0 && ooc_store(e, oc, prev, prev_sl, npad, B, guard))
+		return -1;
+	CUDA_TRY(cudaStreamSynchronize(oc.xs));
+	return 0;
+}
+
+template <typename T, int B>
+int ooc_modes(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint64_t npad,
+              bool paths, bool packed, T inf, T inf_dev, cudaEvent_t guard[2])
+{
+	constexpr int RD = B >= 64 ? 8 : 4; // as dispatch_modes()
+	if (!paths)
+		return ooc_rounds<T, B, RD, false, false>(e, oc, x, graph, n, npad, inf, inf_dev, guard);
+	if constexpr (std::is_same<T, int>::value)
+		if (packed)
+			return ooc_rounds<T, B, RD, true, true>(e, oc, x, graph, n, npad, inf, inf_dev, guard);
+	return ooc_rounds<T, B, 4, true, false>(e, oc, x, graph, n, npad, inf, inf_dev, guard);
+}
+
+template <typename T>
+int ooc_dispatch(Err e, OutOfCore &oc, Dev &x, int B, const void *graph, uint64_t n,
+                 uint64_t npad, bool paths, bool packed, T inf, T inf_dev, cudaEvent_t guard[2])
+{
+	switch (B) {
+	case 16: return ooc_modes<T, 16>(e, oc, x, graph, n, npad, paths, packed, inf, inf_dev, guard);
+	case 32: return ooc_modes<T, 32>(e, oc, x, graph, n, npad, paths, packed, inf, inf_dev, guard);
+	case 64: return ooc_modes<T, 64>(e, oc, x, graph, n, npad, paths, packed, inf, inf_dev, guard);
+	case 128: return ooc_modes<T, 128>(e, oc, x, graph, n, npad, paths, packed, inf, inf_dev, guard);
+	}
+	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
+}
+
+// A run out of core; x = v.dev[0] holds the resident rows (allocated
+// already): the upload, the facts of an int32 graph, the super-rounds, and
+// the results to the sink.
+int solve_out_of_core(Err e, Devs &v, OutOfCore &oc, int type, bool paths, uint64_t n,
+                      const void *graph, fwg_sink *sink, void *ctx, fwg_timing *t)
+{
+	Dev &x = v.dev[0];
+	const int B = v.B;
+	const uint64_t npad = (uint64_t)v.npad, nb = npad / B;
+	const bool is_int = type == ST_INT32;
+	cudaEvent_t guard[2] = {nullptr, nullptr};
+	if (ooc_alloc(e, oc, x, npad, B, paths))
+		return -1;
+	t->bands = oc.pl.bands;
+	t->band_rows = oc.pl.S * B;
+	t->resident = oc.pl.resident;
+	CUDA_TRY(cudaSetDevice(x.id));
+	CUDA_TRY(cudaEventRecord(x.ev[0], x.s));
+	if (upload_rows(e, graph, x, n, npad, B, guard, nullptr))
+		return -1;
+	bool packed = false;
+	if (is_int && paths) { // as fwg_solve_panels(), over every band
+		unsigned long long facts[2];
+		CUDA_TRY(cudaMemsetAsync(x.scratch, 0, 2 * sizeof *x.scratch, x.s));
+		if (facts_of_rows(e, v, x, n) || ooc_facts(e, oc, x, graph, n, npad, B, guard))
+			return -1;
+		CUDA_TRY(cudaMemcpyAsync(facts, x.scratch, sizeof facts, cudaMemcpyDeviceToHost, x.s));
+		CUDA_TRY(cudaStreamSynchronize(x.s));
+		t->zero_weight = facts[1] != 0;
+		packed = facts[0] < (unsigned long long)INF_PACKED;
+	}
+	t->packed = packed;
+	if (prepare_rows(e, v, x, n, is_int, packed))
+		return -1;
+	CUDA_TRY(cudaEventRecord(x.ev[1], x.s));
+	const int rc = is_int ? ooc_dispatch<int>(e, oc, x, B, graph, n, npad, paths, packed,
+	                                          ST_INF_I32, packed ? INF_PACKED : ST_INF_I32, guard)
+	                      : ooc_dispatch<float>(e, oc, x, B, graph, n, npad, paths, false,
+	                                            __builtin_inff(), __builtin_inff(), guard);
+	if (rc)
+		return rc;
+	CUDA_TRY(cudaEventRecord(x.ev[2], x.s));
+	if (packed && finish_rows(e, v, x))
+		return -1;
+	CUDA_TRY(cudaStreamSynchronize(x.s));
+	t->tiles = nb * (2 * (nb - 1) + (nb - 1) * (nb - 1));
+	const auto t_down = std::chrono::steady_clock::now();
+	const HostRows hr{band_row0(oc.pl, B, oc.pl.resident), oc.host_d, oc.host_p};
+	if (download_panels(e, v, n, paths, nullptr, &hr, sink, ctx))
+		return -1;
+	t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now()
+	                                                           - t_down).count();
+	float up = 0, ker = 0;
+	CUDA_TRY(cudaEventElapsedTime(&up, x.ev[0], x.ev[1]));
+	CUDA_TRY(cudaEventElapsedTime(&ker, x.ev[1], x.ev[2]));
+	t->upload_ms = up;
+	t->kernel_ms = ker;
+	return 0;
+}
+
+} // namespace
+#endif
