@@ -75,6 +75,14 @@ for n in 1000 999; do
 	$g -n $n -d 20 -s $i -w 1:100000 -o "$T/g"
 	same "int32 weights too large to pack n=$n" 5000000 "$T/g" -B 64 --no-16bit
 done
+# Several GPUs too small together: out of core on the first.
+if [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ]; then
+	skip "--gpus 2 out of core" "one GPU on this machine"
+elif $gpu --gpus 2 "$T/g" 2>&1 >/dev/null | grep -q "no NCCL"; then
+	skip "--gpus 2 out of core" "built without NCCL"
+else
+	same "--gpus 2, too small for n=999: out of core on one GPU" 3000000 "$T/g" -B 32 --no-16bit --gpus 2
+fi
 expect_true "out of core: -v says the paths are packed" \
 	'APSP_DEVICE_MEMORY=5000000 $gpu -v -B 32 --no-16bit $T/g 2>&1 >/dev/null | grep -q "plain" &&
 	$g -n 1000 -d 20 -s 1 -o $T/g1 && APSP_DEVICE_MEMORY=5000000 $gpu -v -B 32 --no-16bit $T/g1 2>&1 >/dev/null | grep -q "packed"'
