@@ -28,7 +28,7 @@ whole() {
 	rc=$?
 	e=$(date +%s.%N)
 	printf '%-28s rc %d  wall %6.2f s  %s\n' "$label" "$rc" "$(echo "$e $s" | awk '{print $1 - $2}')" \
-		"$(grep -o 'kernels [0-9.]* ms' "$dir/err")"
+		"$(grep -o 'kernels [0-9.]* ms' "$dir/err"), $(grep -o 'upload [0-9.]* ms' "$dir/err")"
 	rm -f "$dir/r.apm"
 }
 for n in $sizes; do

@@ -356,7 +356,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	size_t free_of[MAX_GPUS] = {}, total_of[MAX_GPUS] = {};
 	uint64_t extra = 0;
 	if (ranks && o->rank == 0) // the relay
-		extra += 2 * RELAY_BYTES;
+		extra += 2 * staging.bytes;
 	if (o->order) // renumbering: the order both ways, two staging-sized buffers
 		extra += 8 * n + 2 * staging.bytes;
 	if (o->skip) // the map of live blocks and a round's lists
@@ -451,7 +451,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		CUDA_TRY(cudaMalloc(&x.scratch, 4 * sizeof *x.scratch));
 		if (ranks && o->rank == 0)
 			for (auto &r : x.relay)
-				CUDA_TRY(cudaMalloc(&r, RELAY_BYTES));
+				CUDA_TRY(cudaMalloc(&r, staging.bytes));
 	}
 	if (ooc)
 		return solve_out_of_core(e, v, oc, o->type, paths, n, graph, sink, ctx, t);

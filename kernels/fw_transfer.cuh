@@ -162,12 +162,12 @@ int stage_down(Err e, char *host, const char *dev, size_t bytes, cudaStream_t s,
 // Where the run spans processes, process 0 alone has the caller's matrices:
 // rows of the other bands go through its device to theirs and back, by NCCL
 // send and receive, relay_rows(n) rows at a time through two device buffers
-// of RELAY_BYTES (the same count on both sides).
-constexpr size_t RELAY_BYTES = 32u << 20;
-
+// of the staging size (the same count on both sides: every process is given
+// the same size).  A panel of relayed rows then fills a staging buffer as
+// one from process 0's own device does, so the sink gets panels as large.
 uint64_t relay_rows(uint64_t npad, bool paths)
 {
-	return RELAY_BYTES / (npad * 4 * (paths ? 2 : 1));
+	return staging.bytes / (npad * 4 * (paths ? 2 : 1));
 }
 
 #ifdef APSP_NCCL
