@@ -3,8 +3,10 @@
 # and once with the device made smaller (APSP_DEVICE_MEMORY=CAP bytes), so
 # that the second run streams bands through it; the -v line of each (kernel
 # time by CUDA events: out of core it includes any wait for a transfer), the
-# wall time, and the paths from a few sources compared (apsp-path).  Not a
-# test; bench/out-of-core.md keeps the figures with the machine.
+# wall time, and the paths from a few sources compared (apsp-path).  Both
+# runs take the options in GPU_OPTS (default --no-16bit: out of core is on 32
+# bits, so the run that fits then takes the same way and ties break alike).
+# Not a test; bench/out-of-core.md keeps the figures with the machine.
 #   bash bench/out_of_core.sh N CAP [gengraph options]
 # e.g. bash bench/out_of_core.sh 100000 $((64 << 30)) -d 5 -w 1:20
 set -u
@@ -21,7 +23,7 @@ for mode in fits out-of-core; do
 	c=
 	[ $mode = out-of-core ] && c=$cap
 	s=$(date +%s.%N)
-	APSP_DEVICE_MEMORY=$c "$bin/apsp-gpu" -v "$dir/g.apm" 2>"$dir/err.$mode" |
+	APSP_DEVICE_MEMORY=$c "$bin/apsp-gpu" -v ${GPU_OPTS---no-16bit} "$dir/g.apm" 2>"$dir/err.$mode" |
 		tee >("$bin/apsp-path" -p "$dir/pairs" >"$dir/pairs.$mode") |
 		"$bin/apsp-path" --from 1 >"$dir/from.$mode"
 	rc=$?
