@@ -251,8 +251,9 @@ static uint64_t largest_n_ooc(uint64_t bytes, int block, bool paths, uint64_t li
 	uint64_t lo = 0, hi = limit;
 	while (lo < hi) {
 		const uint64_t mid = lo + (hi - lo + 1) / 2, npad = (mid + block - 1) / block * block;
+		OocPlan pl;
 		if (fwg_memory_needed(mid, block, paths, 1) <= bytes
-		    || ooc_minimum(npad, block, paths) <= bytes)
+		    || plan_out_of_core(npad, block, paths, bytes, &pl))
 			lo = mid;
 		else
 			hi = mid - 1;

@@ -45,21 +45,26 @@ struct OocPlan {
 // the facts' scratch.
 inline uint64_t ooc_fixed(uint64_t npad, int B) { return 2 * (uint64_t)B * npad * 4 + 4096; }
 
-// The least device memory a run out of core takes: three bands of one block
-// row (two slots and the snapshots) beside the panels.
+// The bands fill the device but for a 64th of what is free: room for the
+// runtime's own allocations and for each allocation's rounding up.
+inline uint64_t ooc_usable(uint64_t device_free) { return device_free - device_free / 64; }
+
+// The least free device memory a run out of core takes: three bands of one
+// block row (two slots and the snapshots) beside the panels, and the room.
 inline uint64_t ooc_minimum(uint64_t npad, int B, bool paths)
 {
-	return ooc_fixed(npad, B) + 3 * (uint64_t)B * npad * 4 * (paths ? 2 : 1);
+	const uint64_t m = ooc_fixed(npad, B) + 3 * (uint64_t)B * npad * 4 * (paths ? 2 : 1);
+	return m + (m + 62) / 63;
 }
 
 // The cut for device_free bytes; false where less than ooc_minimum() is free.
 bool plan_out_of_core(uint64_t npad, int B, bool paths, uint64_t device_free, OocPlan *pl)
 {
 	const uint64_t nb = npad / B, row = npad * 4 * (paths ? 2 : 1);
-	const uint64_t fixed = ooc_fixed(npad, B);
-	if (device_free <= fixed || nb < 2)
+	const uint64_t fixed = ooc_fixed(npad, B), usable = ooc_usable(device_free);
+	if (usable <= fixed || nb < 2)
 		return false;
-	const uint64_t rows = (device_free - fixed) / row; // rows the device can hold
+	const uint64_t rows = (usable - fixed) / row; // rows the device can hold
 	uint64_t S = rows / 6 / B;
 	if (S < 1)
 		S = rows / 3 / B;
