@@ -579,9 +579,13 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	t->chains_sure = t->derived && is_int && !t->zero_weight;
 	if (rc == 0 && done == -1)
 		rc = sparse_start();
+	auto rounds = [&](auto c) {
+		using C = decltype(c);
+		return run_rounds<typename C::T, C::B, C::R, C::PATHS, C::PACKED>(e, v, sp);
+	};
 	if (rc == 0 && done != 1)
-		rc = is_int ? dispatch<int>(e, v, paths, packed, sp)
-		            : dispatch<float>(e, v, paths && !derive32, packed, sp);
+		rc = is_int ? dispatch<int>(e, B, paths, packed, rounds)
+		            : dispatch<float>(e, B, paths && !derive32, packed, rounds);
 	for (int g = v.first; g < v.last && rc == 0 && derive32; g++) {
 		Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));

@@ -155,11 +155,11 @@ int ooc_alloc(Err e, OutOfCore &oc, const Dev &x, uint64_t npad, int B, bool pat
 	return 0;
 }
 
-// Band b (not resident) into slot sl: from the caller's graph (stride n,
-// then prepared as a run that fits prepares it) or from host memory.
-template <typename T>
+// Band b (not resident) into slot sl, on the copy stream: from the caller's
+// graph (stride n, as it is) or from host memory; the compute stream then
+// waits for it.
 int ooc_load(Err e, OutOfCore &oc, Dev &x, int b, int sl, const void *graph, uint64_t n,
-             uint64_t npad, int B, T inf, T inf_dev, cudaEvent_t guard[2])
+             uint64_t npad, int B, cudaEvent_t guard[2])
 {
 	const uint64_t r0 = band_row0(oc.pl, B, b), rows = band_rows(oc.pl, B, npad, b);
 	if (oc.used[sl]) // what was computed there is done (and went down: same stream)
@@ -171,23 +171,16 @@ int ooc_load(Err e, OutOfCore &oc, Dev &x, int b, int sl, const void *graph, uin
 		              nullptr))
 			return -1;
 	} else {
+		// the band's rows in host memory, stride npad as on the device
 		const uint64_t at = r0 - band_row0(oc.pl, B, oc.pl.resident);
-		const size_t bytes = rows * npad * 4;
-		if (stage_up(e, (char *)oc.slot_d[sl], oc.host_d + at * npad * 4, bytes, oc.xs, oc.done,
-		             guard)
-		    || (oc.host_p && stage_up(e, (char *)oc.slot_p[sl], (const char *)(oc.host_p + at * npad),
-		                              bytes, oc.xs, oc.done, guard)))
+		if (upload_to(e, oc.host_d + at * npad * 4, (char *)oc.slot_d[sl], 0, rows, npad, npad,
+		              oc.xs, oc.done, guard, nullptr)
+		    || (oc.host_p && upload_to(e, oc.host_p + at * npad, (char *)oc.slot_p[sl], 0, rows,
+		                               npad, npad, oc.xs, oc.done, guard, nullptr)))
 			return -1;
 	}
 	CUDA_TRY(cudaEventRecord(oc.loaded[sl], oc.xs));
 	CUDA_TRY(cudaStreamWaitEvent(x.s, oc.loaded[sl], 0));
-	if (graph) {
-		const size_t count = rows * npad;
-		prepare<T><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(
-		        (T *)oc.slot_d[sl], oc.slot_p[sl], (int)n, (int)npad, inf, inf_dev, (int)r0,
-		        (int)rows);
-		CUDA_TRY(cudaGetLastError());
-	}
 	return 0;
 }
 
@@ -215,14 +208,8 @@ int ooc_facts(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint6
 		const uint64_t end = r0 + rows < n ? r0 + rows : n;
 		if (r0 >= end)
 			break;
-		if (oc.used[sl])
-			CUDA_TRY(cudaStreamWaitEvent(oc.xs, oc.computed[sl], 0));
-		oc.used[sl] = true;
-		if (upload_to(e, graph, (char *)oc.slot_d[sl], r0, end, n, npad, oc.xs, oc.done, guard,
-		              nullptr))
+		if (ooc_load(e, oc, x, b, sl, graph, n, npad, B, guard))
 			return -1;
-		CUDA_TRY(cudaEventRecord(oc.loaded[sl], oc.xs));
-		CUDA_TRY(cudaStreamWaitEvent(x.s, oc.loaded[sl], 0));
 		const int k = (int)(end - r0);
 		int_facts<<<k < 16384 ? (unsigned)k : 16384u, 256, 0, x.s>>>(
 		        (const int *)oc.slot_d[sl] - r0 * npad, (int)n, (int)npad, &x.scratch[0],
@@ -272,12 +259,14 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 	std::vector<int> order;
 	for (int K = 0; K < bands; K++) {
 		const bool first = K == 0, last = K == bands - 1;
-		order.assign(1, K); // band K, the resident ones, the others (K + 1 last)
+		// band K, the resident ones, the others; K + 1 last if it is not resident
+		const int stay = K + 1 >= resident && K + 1 < bands ? K + 1 : -1;
+		order.assign(1, K);
 		for (int b = 0; b < bands; b++)
-			if (b != K && b != K + 1)
+			if (b != K && b != stay)
 				order.push_back(b);
-		if (K + 1 < bands)
-			order.insert(K + 1 < resident ? order.begin() + 1 : order.end(), K + 1);
+		if (stay >= 0)
+			order.push_back(stay);
 		for (int b : order) {
 			if (b < resident) {
 				const size_t at = (size_t)b * S * panel;
@@ -289,9 +278,14 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 			if (b == prev) { // still up from the super-round before
 				sl = prev_sl;
 				prev = -1;
-			} else if (ooc_load<T>(e, oc, x, b, sl, first ? graph : nullptr, n, npad, B, inf,
-			                       inf_dev, guard)) {
+			} else if (ooc_load(e, oc, x, b, sl, first ? graph : nullptr, n, npad, B, guard)) {
 				return -1;
+			} else if (first) { // as the caller prepares the resident rows
+				const size_t count = band_rows(oc.pl, B, npad, b) * npad;
+				prepare<T><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(
+				        (T *)oc.slot_d[sl], oc.slot_p[sl], (int)n, (int)npad, inf, inf_dev,
+				        (int)band_row0(oc.pl, B, b), (int)band_rows(oc.pl, B, npad, b));
+				CUDA_TRY(cudaGetLastError());
 			}
 			if (run_band(band_at(b, oc.slot_d[sl], oc.slot_p[sl]), K))
 				return -1;
@@ -311,32 +305,6 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 		return -1;
 	CUDA_TRY(cudaStreamSynchronize(oc.xs));
 	return 0;
-}
-
-template <typename T, int B>
-int ooc_modes(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint64_t npad,
-              bool paths, bool packed, T inf, T inf_dev, cudaEvent_t guard[2])
-{
-	constexpr int RD = B >= 64 ? 8 : 4; // as dispatch_modes()
-	if (!paths)
-		return ooc_rounds<T, B, RD, false, false>(e, oc, x, graph, n, npad, inf, inf_dev, guard);
-	if constexpr (std::is_same<T, int>::value)
-		if (packed)
-			return ooc_rounds<T, B, RD, true, true>(e, oc, x, graph, n, npad, inf, inf_dev, guard);
-	return ooc_rounds<T, B, 4, true, false>(e, oc, x, graph, n, npad, inf, inf_dev, guard);
-}
-
-template <typename T>
-int ooc_dispatch(Err e, OutOfCore &oc, Dev &x, int B, const void *graph, uint64_t n,
-                 uint64_t npad, bool paths, bool packed, T inf, T inf_dev, cudaEvent_t guard[2])
-{
-	switch (B) {
-	case 16: return ooc_modes<T, 16>(e, oc, x, graph, n, npad, paths, packed, inf, inf_dev, guard);
-	case 32: return ooc_modes<T, 32>(e, oc, x, graph, n, npad, paths, packed, inf, inf_dev, guard);
-	case 64: return ooc_modes<T, 64>(e, oc, x, graph, n, npad, paths, packed, inf, inf_dev, guard);
-	case 128: return ooc_modes<T, 128>(e, oc, x, graph, n, npad, paths, packed, inf, inf_dev, guard);
-	}
-	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
 }
 
 // A run out of core; x = v.dev[0] holds the resident rows (allocated
@@ -365,8 +333,8 @@ int solve_out_of_core(Err e, Devs &v, OutOfCore &oc, int type, bool paths, uint6
 		CUDA_TRY(cudaMemsetAsync(x.scratch, 0, 2 * sizeof *x.scratch, x.s));
 		if (facts_of_rows(e, v, x, n) || ooc_facts(e, oc, x, graph, n, npad, B, guard))
 			return -1;
-		CUDA_TRY(cudaMemcpyAsync(facts, x.scratch, sizeof facts, cudaMemcpyDeviceToHost, x.s));
-		CUDA_TRY(cudaStreamSynchronize(x.s));
+		if (combine(e, v, 2, true, facts))
+			return -1;
 		t->zero_weight = facts[1] != 0;
 		packed = facts[0] < (unsigned long long)INF_PACKED;
 	}
@@ -374,10 +342,19 @@ int solve_out_of_core(Err e, Devs &v, OutOfCore &oc, int type, bool paths, uint6
 	if (prepare_rows(e, v, x, n, is_int, packed))
 		return -1;
 	CUDA_TRY(cudaEventRecord(x.ev[1], x.s));
-	const int rc = is_int ? ooc_dispatch<int>(e, oc, x, B, graph, n, npad, paths, packed,
-	                                          ST_INF_I32, packed ? INF_PACKED : ST_INF_I32, guard)
-	                      : ooc_dispatch<float>(e, oc, x, B, graph, n, npad, paths, false,
-	                                            __builtin_inff(), __builtin_inff(), guard);
+	auto rounds = [&](auto c) {
+		using C = decltype(c);
+		using T = typename C::T;
+		T inf, inf_dev; // the caller's INF, the device's (fwg_solve_panels)
+		if constexpr (std::is_same<T, int>::value)
+			inf = ST_INF_I32, inf_dev = C::PACKED ? INF_PACKED : ST_INF_I32;
+		else
+			inf = inf_dev = __builtin_inff();
+		return ooc_rounds<T, C::B, C::R, C::PATHS, C::PACKED>(e, oc, x, graph, n, npad, inf,
+		                                                      inf_dev, guard);
+	};
+	const int rc = is_int ? dispatch<int>(e, B, paths, packed, rounds)
+	                      : dispatch<float>(e, B, paths, false, rounds);
 	if (rc)
 		return rc;
 	CUDA_TRY(cudaEventRecord(x.ev[2], x.s));

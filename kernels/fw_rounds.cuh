@@ -319,30 +319,41 @@ int run_rounds(Err e, Devs &v, const Sparse *sp)
 	return 0;
 }
 
-template <typename T, int B>
-int dispatch_modes(Err e, Devs &v, bool paths, bool packed, const Sparse *sp)
+// The kernels' configuration of a run, as a type: element T, blocking
+// factor B, register tile R, and how predecessors go.
+template <typename T_, int B_, int R_, bool PATHS_, bool PACKED_> struct Config {
+	using T = T_;
+	static constexpr int B = B_, R = R_;
+	static constexpr bool PATHS = PATHS_, PACKED = PACKED_;
+};
+
+template <typename T, int B, typename F>
+int dispatch_modes(F run, bool paths, bool packed)
 {
 	// Register tile: 8 x 8 where the block is large enough and the kernel
 	// keeps nothing but distances; 4 x 4 when it also tracks k explicitly.
 	constexpr int RD = B >= 64 ? 8 : 4;
 	if (!paths)
-		return run_rounds<T, B, RD, false, false>(e, v, sp);
+		return run(Config<T, B, RD, false, false>{});
 	if constexpr (std::is_same<T, int>::value)
 		if (packed)
-			return run_rounds<T, B, RD, true, true>(e, v, sp);
-	return run_rounds<T, B, 4, true, false>(e, v, sp);
+			return run(Config<T, B, RD, true, true>{});
+	return run(Config<T, B, 4, true, false>{});
 }
 
-template <typename T>
-int dispatch(Err e, Devs &v, bool paths, bool packed, const Sparse *sp)
+// run(Config<...>{}) for blocking factor B and the paths asked for: each
+// scheduler (run_rounds here, ooc_rounds out of core) instantiated once per
+// configuration.
+template <typename T, typename F>
+int dispatch(Err e, int B, bool paths, bool packed, F run)
 {
-	switch (v.B) {
-	case 16: return dispatch_modes<T, 16>(e, v, paths, packed, sp);
-	case 32: return dispatch_modes<T, 32>(e, v, paths, packed, sp);
-	case 64: return dispatch_modes<T, 64>(e, v, paths, packed, sp);
-	case 128: return dispatch_modes<T, 128>(e, v, paths, packed, sp);
+	switch (B) {
+	case 16: return dispatch_modes<T, 16>(run, paths, packed);
+	case 32: return dispatch_modes<T, 32>(run, paths, packed);
+	case 64: return dispatch_modes<T, 64>(run, paths, packed);
+	case 128: return dispatch_modes<T, 128>(run, paths, packed);
 	}
-	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", v.B);
+	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
 }
 
 // Lists the edges of the weight matrix w (entries below inf) into ie, or

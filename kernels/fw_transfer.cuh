@@ -103,10 +103,10 @@ int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int 
 	                 guard, ro);
 }
 
-// bytes from pageable host memory to device memory, or back, through the
-// staging buffers on stream s (done: s's events for them).  Up: a buffer is
-// filled on all cores while the other is in flight; down: one is emptied
-// while the other fills.
+// bytes from device memory to pageable host memory through the staging
+// buffers on stream s (done: s's events for them): one is emptied on all
+// cores while the other fills.  (The way up is upload_to() with rows of
+// npad.)
 void copy_cores(char *to, const char *from, size_t bytes)
 {
 	constexpr size_t PIECE = 1u << 20;
@@ -116,22 +116,6 @@ void copy_cores(char *to, const char *from, size_t bytes)
 		const size_t at = (size_t)i * PIECE;
 		memcpy(to + at, from + at, bytes - at < PIECE ? bytes - at : PIECE);
 	}
-}
-
-int stage_up(Err e, char *dev, const char *host, size_t bytes, cudaStream_t s,
-             cudaEvent_t done[2], cudaEvent_t guard[2])
-{
-	int b = 0;
-	for (size_t at = 0; at < bytes; at += staging.bytes, b ^= 1) {
-		const size_t k = bytes - at < staging.bytes ? bytes - at : staging.bytes;
-		if (guard[b])
-			CUDA_TRY(cudaEventSynchronize(guard[b]));
-		copy_cores((char *)staging.buf[b], host + at, k);
-		CUDA_TRY(cudaMemcpyAsync(dev + at, staging.buf[b], k, cudaMemcpyHostToDevice, s));
-		CUDA_TRY(cudaEventRecord(done[b], s));
-		guard[b] = done[b];
-	}
-	return 0;
 }
 
 int stage_down(Err e, char *host, const char *dev, size_t bytes, cudaStream_t s,
