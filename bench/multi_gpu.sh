@@ -4,6 +4,10 @@
 # mpirun, on the same random graph (15% of pairs, weights 1..100).  Not a
 # test; bench/multi-gpu.md keeps the figures with the machine.
 #   sh bench/multi_gpu.sh [N...]      (default: 20000 40000; G: every GPU)
+# KERNELS=0 leaves out fw-kernel-bench.  mpirun runs twice: as it comes, and
+# with hwloc's GPU components left out of the launcher too
+# (HWLOC_COMPONENTS, as apsp-gpu's processes do for themselves; the manual's
+# "Several processes").
 # Writes the results to /dev/shm (or $TMPDIR where that is missing).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,6 +18,7 @@ dir=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $G x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
 for n in $sizes; do
+	[ "${KERNELS:-1}" = 0 ] && break
 	for p in "" -p; do
 		"$bin/fw-kernel-bench" -n "$n" -r 2 $p -g 1 | sed 's/^/kernels, 1 GPU:  /'
 		"$bin/fw-kernel-bench" -n "$n" -r 2 $p -g "$G" | sed "s/^/kernels, $G GPUs: /"
@@ -36,7 +41,9 @@ for n in $sizes; do
 	for p in --no-paths ""; do
 		whole "n $n $p, 1 GPU" "$bin/apsp-gpu" --gpus 1 $p
 		whole "n $n $p, $G GPUs" "$bin/apsp-gpu" --gpus "$G" $p
-		command -v mpirun >/dev/null && whole "n $n $p, mpirun -np $G" \
+		command -v mpirun >/dev/null || continue
+		whole "n $n $p, mpirun -np $G" mpirun -np "$G" --bind-to none "$bin/apsp-gpu" $p
+		whole "n $n $p, mpirun, hwloc" env HWLOC_COMPONENTS=-opencl,-gl,-cuda,-nvml \
 			mpirun -np "$G" --bind-to none "$bin/apsp-gpu" $p
 	done
 done

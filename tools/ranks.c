@@ -25,6 +25,12 @@ int ranks_init(int *argc, char ***argv)
 {
 	if (joined || !launched())
 		return count;
+	/* Open MPI maps the machine with hwloc, whose OpenCL and GL components
+	 * start the GPUs' drivers to list them: 0.2 s of MPI_Init on an H200
+	 * machine (0.05 s without; bench/multi-gpu.md).  MPI here only hands
+	 * NCCL its id, and NCCL finds the GPUs itself, so leave them out unless
+	 * the user chose hwloc's components. */
+	setenv("HWLOC_COMPONENTS", "-opencl,-gl,-cuda,-nvml,-rsmi,-levelzero", 0);
 	int provided;
 	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
 		return count;
