@@ -1,6 +1,7 @@
 // fw_bench.cu - time the GPU engine alone, without streams or tools.
 //
 //   fw-kernel-bench -n 20000 [-B 128] [-p] [-g GPUS] [-t float32] [-r REPS] [--check]
+//                   [--rounds | --rows]
 //   (without -B, or -B 0: the engine chooses the blocking factor)
 //
 // Builds a random graph on the host (each ordered pair an edge with
@@ -21,6 +22,7 @@
 #include "stream.h"
 
 static int derive_mode = FWG_DERIVE_AUTO;
+static int schedule = FWG_SCHEDULE_AUTO;
 static int gpus = 1;
 
 static uint64_t mix(uint64_t x)
@@ -102,6 +104,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	struct fwg_opts o = {0, B, sizeof(T) == 4 && (T)0.5 != 0 ? ST_FLOAT32 : ST_INT32, paths, lanes};
 	o.derive = derive_mode;
 	o.gpus = gpus;
+	o.schedule = schedule;
 	struct fwg_timing t;
 	char err[512];
 	std::vector<double> ms;
@@ -115,9 +118,10 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	}
 	std::sort(ms.begin(), ms.end());
 	double med = ms[ms.size() / 2], rate = (double)n * n * n / (med * 1e-3);
-	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %zu runs, min %.2f ms)\n", n, t.block,
+	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %s, %zu runs, min %.2f ms)\n", n, t.block,
 	       o.type == ST_INT32 ? "int32" : "float32", paths ? "paths" : "dist",
 	       t.derived ? (t.lanes16 == 1 ? "16bit+derive" : "derive") : t.lanes16 == 1 ? "16bit" : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
+	       t.row_bands ? "row order" : "rounds",
 	       ms.size(), ms[0]);
 	return do_check ? check(w, d, p, n, paths) : 0;
 }
@@ -141,6 +145,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--16bit")) lanes = FWG_LANES16_ALWAYS;
 		else if (!strcmp(argv[i], "--derive")) derive_mode = FWG_DERIVE_ALWAYS;
 		else if (!strcmp(argv[i], "--no-derive")) derive_mode = FWG_DERIVE_NEVER;
+		else if (!strcmp(argv[i], "--rounds")) schedule = FWG_SCHEDULE_ROUNDS;
+		else if (!strcmp(argv[i], "--rows")) schedule = FWG_SCHEDULE_ROWS;
 		else if (!strcmp(argv[i], "--header")) {
 			printf("%-8s %-4s %-8s %-6s %-7s %10s %12s %8s\n", "n", "B", "type", "mode", "form",
 			       "kernel_ms", "relax/s", "ceiling");
@@ -148,7 +154,7 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-g GPUS] [-t int32|float32] "
 			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit]\n"
-			                "       [--derive | --no-derive] | --header\n");
+			                "       [--derive | --no-derive] [--rounds | --rows] | --header\n");
 			return 2;
 		}
 	}

@@ -16,6 +16,8 @@
 #include "fw_devs.cuh"
 #include "fw_rounds.cuh"
 #include "fw_transfer.cuh"
+#include "fw_roworder.cuh"
+#include "fw_lanes16.cuh"
 #include "fw_outcore.cuh"
 #include "stream.h"
 
@@ -282,7 +284,12 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph
                          int32_t *pred, struct fwg_timing *t, char *errbuf, size_t errlen)
 {
 	Into into{dist, pred, n};
-	return fwg_solve_panels(o, n, graph, copy_into, &into, t, errbuf, errlen);
+	// Row order only where asked for: copying into memory is quick, and a
+	// 16-bit run rejected in row order starts again from the weights.
+	struct fwg_opts oo = *o;
+	if (o->schedule != FWG_SCHEDULE_ROWS || dist == graph)
+		oo.schedule = FWG_SCHEDULE_ROUNDS;
+	return fwg_solve_panels(&oo, n, graph, copy_into, &into, t, errbuf, errlen);
 }
 
 extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void *graph,
@@ -544,6 +551,18 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	};
+	t->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
+	// Row order (fw_roworder.cuh): one device, in core, dense, as numbered;
+	// each band of rows goes to the sink as soon as it is final.
+	RowOrder row_order, *rw = nullptr;
+	if (gpus == 1 && !ranks && !sp && !ro && nb > 1 && o->schedule != FWG_SCHEDULE_ROUNDS
+	    && (o->schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM)) {
+		if (row_order.open(e, (int)nb, d0.id))
+			return -1;
+		row_order.sink = sink, row_order.ctx = ctx, row_order.paths = paths;
+		rw = &row_order;
+		t->row_bands = row_order.bands;
+	}
 	int done = 0;
 	int rc = sparse_start();
 	// int32 paths where 16-bit lanes are tried: distances in them, then
@@ -572,21 +591,54 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		if (!any)
 			rc = list_in_edges_all<float>(e, v, (int)n, __builtin_inff(), 4, false, &derive32);
 	}
-	if (rc == 0 && is_int && (!paths || derive16) && use_lanes16(n, lanes16))
-		rc = try16(e, v, (int)n, inf_dev, sp, derive16, &done);
-	t->lanes16 = done;
-	t->derived = (derive16 && done == 1) || derive32;
-	t->chains_sure = t->derived && is_int && !t->zero_weight;
+	// What the sink may read (rows in row order reach it from the 16-bit
+	// run itself): as if the 16-bit run stands, then as it came out.
+	auto choices = [&](int lanes) {
+		t->lanes16 = lanes;
+		t->derived = (derive16 && lanes == 1) || derive32;
+		t->chains_sure = t->derived && is_int && !t->zero_weight;
+	};
+	const bool tries16 = is_int && (!paths || derive16) && use_lanes16(n, lanes16);
+	choices(tries16 && rw ? 1 : 0);
+	if (rc == 0 && tries16)
+		rc = try16(e, v, (int)n, inf_dev, sp, derive16, rw, &done);
+	choices(done);
 	if (rc == 0 && done == -1)
 		rc = sparse_start();
+	uint64_t sunk = 0; // rows the sink has taken
+	if (rc == 0 && done == -1 && rw) { // from the weights again, on 32 bits, the rounds' way
+		sunk = rw->sunk;
+		rw = nullptr;
+		cudaEvent_t again[2] = {nullptr, nullptr};
+		if (upload_rows(e, graph, d0, n, npad, B, again, nullptr)
+		    || prepare_rows(e, v, d0, n, is_int, packed))
+			return -1;
+	}
 	auto rounds = [&](auto c) {
 		using C = decltype(c);
-		return run_rounds<typename C::T, C::B, C::R, C::PATHS, C::PACKED>(e, v, sp);
+		if (!rw)
+			return run_rounds<typename C::T, C::B, C::R, C::PATHS, C::PACKED>(e, v, sp);
+		RoundKernels<typename C::T, C::B, C::R, C::PATHS, C::PACKED> k;
+		if (k.setup(e, d0.id, (int)npad, nullptr))
+			return -1;
+		const size_t stride = (size_t)B * npad;
+		auto finish_band = [&](int r0, int r1) -> int { // the caller's INF; predecessors
+			const size_t count = (size_t)(r1 - r0) * stride;
+			if (packed)
+				finish<int><<<(unsigned)((count + 255) / 256), 256, 0, d0.s>>>(
+				        (int *)d0.d + r0 * stride, count, ST_INF_I32, INF_PACKED);
+			CUDA_TRY(cudaGetLastError());
+			if (derive32)
+				return derive_rows(e, d0, (const float *)d0.d, d0.p, (int)npad, (int)n, r0 * B,
+				                   std::min((int)n, r1 * B));
+			return 0;
+		};
+		return row_order_rounds(e, v, k, band_of(v, d0), n, *rw, finish_band);
 	};
 	if (rc == 0 && done != 1)
 		rc = is_int ? dispatch<int>(e, B, paths, packed, rounds)
 		            : dispatch<float>(e, B, paths && !derive32, packed, rounds);
-	for (int g = v.first; g < v.last && rc == 0 && derive32; g++) {
+	for (int g = v.first; g < v.last && rc == 0 && derive32 && !rw; g++) {
 		Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
 		rc = derive<float>(e, v, x, x.base<float>(x.d, B, (int)npad), (int)n);
@@ -596,15 +648,15 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
-		CUDA_TRY(cudaEventRecord(x.ev[2], x.s));
-		if (packed && finish_rows(e, v, x))
+		if (!rw) // (row order records it after its last band)
+			CUDA_TRY(cudaEventRecord(x.ev[2], x.s));
+		if (packed && !rw && finish_rows(e, v, x))
 			return -1;
 	}
 	if (sync_all(e, v))
 		return -1;
 	CUDA_TRY(cudaSetDevice(d0.id));
 	auto t_down = std::chrono::steady_clock::now();
-	t->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
 	if (sp) {
 		unsigned long long updates = 0;
 		CUDA_TRY(cudaMemcpy(&updates, sp->updates, sizeof updates, cudaMemcpyDeviceToHost));
@@ -616,9 +668,12 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			return -1;
 	} else
 #endif
-	if (download_panels(e, v, n, paths, ro, nullptr, sink, ctx))
+	if (rw) // in row order: from the first band final to the last panel taken
+		t->download_ms = (rw->last_s - rw->first_s) * 1e3;
+	else if (download_panels(e, v, n, paths, ro, nullptr, sink, ctx, sunk))
 		return -1;
-	t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
+	else
+		t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
 	for (int g = v.first; g < v.last; g++) {
 		float up, ker;
 		CUDA_TRY(cudaEventElapsedTime(&up, v.dev[g].ev[0], v.dev[g].ev[1]));

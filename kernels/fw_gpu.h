@@ -18,6 +18,10 @@ extern "C" {
 
 enum { FWG_LANES16_AUTO = 0, FWG_LANES16_NEVER = 1, FWG_LANES16_ALWAYS = 2 };
 enum { FWG_DERIVE_AUTO = 0, FWG_DERIVE_NEVER = 1, FWG_DERIVE_ALWAYS = 2 };
+enum { FWG_SCHEDULE_AUTO = 0, FWG_SCHEDULE_ROUNDS = 1, FWG_SCHEDULE_ROWS = 2 };
+
+/* From this n on, FWG_SCHEDULE_AUTO takes row order where it can. */
+#define FWG_ROW_ORDER_FROM 32768
 
 struct fwg_opts {
 	int device;     /* CUDA device number */
@@ -58,6 +62,14 @@ struct fwg_opts {
 	/* Host memory a run out of core may take for the rows the device cannot
 	 * hold (bytes; 0: no limit): a run that would need more is refused. */
 	uint64_t host_memory;
+	/* The order of the block updates on one GPU (the same updates, the same
+	 * results either way): FWG_SCHEDULE_ROUNDS round after round over the
+	 * whole matrix; _ROWS in row order, the block rows finished in bands
+	 * from the top, each band's results handed over while the device works
+	 * on the next (one GPU, in core, dense, as numbered; elsewhere rounds);
+	 * _AUTO rows from n = FWG_ROW_ORDER_FROM in fwg_solve_panels(), rounds
+	 * in fwg_solve(). */
+	int schedule;
 };
 
 struct fwg_timing {
@@ -80,6 +92,8 @@ struct fwg_timing {
 	 * rows, the first resident of them held on the device, the others in
 	 * host memory and streamed through it every super-round; 0: in core. */
 	int bands, band_rows, resident;
+	int row_bands;          /* row order: the bands of results handed over as
+	                           they were final; 0: round after round */
 	uint64_t tiles;         /* block updates of phases 2 and 3 a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped (with skip) */
 	char device_name[128];
@@ -133,7 +147,11 @@ typedef int fwg_sink(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t 
 
 /* Solve as fwg_solve(), handing the results to sink panel by panel.  Every
  * field of *t but download_ms, upload_ms and kernel_ms is set before the
- * first panel reaches the sink. */
+ * first panel reaches the sink.  In row order the sink runs on a thread of
+ * the engine's while the device computes, and where a 16-bit run is rejected
+ * after its first rows went out (t->lanes16 then becomes -1 and the
+ * predecessors of the rest are tracked), the rest follow from a 32-bit run:
+ * the graph must stay unchanged until the call returns. */
 int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void *graph, fwg_sink *sink,
                      void *ctx, struct fwg_timing *t, char *err, size_t errlen);
 

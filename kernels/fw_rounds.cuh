@@ -2,7 +2,8 @@
 // blocked Floyd-Warshall on the devices of a run, in 16-bit lanes or on 32
 // bits, and the predecessors derived afterwards (with the lists of edges they
 // need); it launches the tile kernels of fw_tiles.cuh and never touches the
-// caller's matrices.
+// caller's matrices.  The 16-bit attempt is fw_lanes16.cuh; the same rounds
+// in row order, fw_roworder.cuh.
 #ifndef APSP_FW_ROUNDS_CUH
 #define APSP_FW_ROUNDS_CUH
 
@@ -15,202 +16,53 @@
 
 namespace {
 
-template <int B>
-int run_rounds16(Err e, Devs &v, const Sparse *sp)
-{
-	const int npad = v.npad, nb = npad / B;
-	const int t1 = p1_dim<B>() * p1_dim<B>();
-	const size_t s1 = (size_t)B * (B + 1) * sizeof(short);
-	const size_t s3 = tile16_smem<B>();
-	for (int g = v.first; g < v.last; g++) {
-		CUDA_TRY(cudaSetDevice(v.dev[g].id));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 2>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 3>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update16_listed<B>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-	}
-	const int t3 = tile16_threads<B>();
-	const int g3 = sp ? fill_grid(tile_update16_listed<B>, t3, s3, sp->sms) : 0;
-	const uint8_t *live = sp ? sp->live : nullptr;
-	const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
-	for (int round = 0; round < nb; round++) {
-		for (int g = v.first; g < v.last; g++) { // the pivot row; every device's column panel
-			Dev &x = v.dev[g];
-			short *d = x.base<short>(x.d16, B, npad);
-			if (v.count > 1)
-				CUDA_TRY(cudaSetDevice(x.id));
-			if (x.holds(round))
-				phase1<short, B, false><<<1, t1, s1, x.s>>>(d, nullptr, npad, round);
-			if (nb == 1)
-				continue;
-			panels16<B><<<gp, tp, 0, x.s>>>(d, npad, round, (uint32_t *)x.colT, (short *)x.rowP,
-			                                 x.row0, x.rows);
-			if (sp)
-				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
-			if (x.holds(round))
-				tile_update16<B, 2><<<nb + x.rows, t3, s3, x.s>>>(
-				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, live, x.row0, x.rows);
-			CUDA_TRY(cudaGetLastError());
-		}
-		if (nb == 1)
-			break;
-		if (share_pivot(e, v, round, sizeof(short), false))
-			return -1;
-		for (int g = v.first; g < v.last; g++) { // the pivot column elsewhere; phase 3
-			Dev &x = v.dev[g];
-			short *d = x.base<short>(x.d16, B, npad);
-			if (v.count > 1)
-				CUDA_TRY(cudaSetDevice(x.id));
-			if (!x.holds(round))
-				tile_update16<B, 2><<<x.rows, t3, s3, x.s>>>(
-				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, nullptr, x.row0, x.rows);
-			if (sp)
-				tile_update16_listed<B><<<g3, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT,
-				                                           (short *)x.rowP, sp->lists, sp->live);
-			else
-				tile_update16<B, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
-				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, nullptr, x.row0,
-				        x.rows);
-			CUDA_TRY(cudaGetLastError());
-		}
-	}
-	return 0;
-}
-
-// Predecessors of the rows x holds, derived from the final distances dist
-// (fw_tiles.cuh); dist points where row 0 would be.
+// Predecessors of rows first .. end - 1, derived from the final distances
+// dist (fw_tiles.cuh) into p; both point where row 0 would be.
 template <typename D>
-int derive(Err e, const Devs &v, const Dev &x, const D *dist, int n)
+int derive_rows(Err e, const Dev &x, const D *dist, int32_t *p, int npad, int n, int first,
+                int end)
 {
-	const int npad = v.npad, first = (int)x.first_row(v.B), end = (int)x.end_row(v.B, n);
 	if (first >= end)
 		return 0;
 	const size_t sm = (size_t)n * sizeof(D);
 	CUDA_TRY(cudaFuncSetAttribute(derive_preds<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                              (int)sm));
 	const int rows = end - first;
-	derive_preds<D><<<rows < 16384 ? rows : 16384, 512, sm, x.s>>>(
-	        dist, npad, n, x.ie.off, x.ie.keys,
-	        x.pbase(v.B, npad), first, end);
+	derive_preds<D><<<rows < 16384 ? rows : 16384, 512, sm, x.s>>>(dist, npad, n, x.ie.off,
+	                                                               x.ie.keys, p, first, end);
 	CUDA_TRY(cudaGetLastError());
 	return 0;
 }
 
-// The largest entry below limit of every device's rows (lanes16: of the
-// 16-bit matrices), into *out.
-int max_entry(Err e, Devs &v, bool lanes16, int limit, int *out)
+// ... of the rows x holds.
+template <typename D>
+int derive(Err e, const Devs &v, const Dev &x, const D *dist, int n)
 {
-	for (int g = v.first; g < v.last; g++) {
-		Dev &x = v.dev[g];
-		const size_t count = x.count(v.B, v.npad);
-		CUDA_TRY(cudaSetDevice(x.id));
-		CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
-		if (count == 0)
-			continue;
-		if (lanes16)
-			max_below<short><<<1024, 256, 0, x.s>>>(x.d16, count, limit, (int *)x.scratch);
-		else
-			max_below<int><<<1024, 256, 0, x.s>>>((const int *)x.d, count, limit,
-			                                      (int *)x.scratch);
-		CUDA_TRY(cudaGetLastError());
-	}
-	unsigned long long m = 0;
-	if (combine(e, v, 1, false, &m))
-		return -1;
-	*out = (int)m;
-	return 0;
+	return derive_rows(e, x, dist, x.pbase(v.B, v.npad), v.npad, n, (int)x.first_row(v.B),
+	                   (int)x.end_row(v.B, n));
 }
 
-// Try the 16-bit run.  *done: 1 its result stands (the devices' d hold it),
-// -1 it was run and rejected, 0 it was not tried.  inf: d's INF.  With
-// derive, a result that stands also gets its predecessors, derived into p.
-int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, int *done)
-{
-	*done = 0;
-	const int B = v.B;
-	if (B != 64 && B != 128)
-		return 0;
-	int wmax = 0, dmax = 0, rc = 0;
-	if (max_entry(e, v, false, inf, &wmax)) // the largest weight
-		return -1;
-	if (wmax >= INF16 / 4)
-		return 0;
-	bool short_of[MAX_GPUS] = {}, no_room = false;
-	for (int g = v.first; g < v.last; g++) {
-		Dev &x = v.dev[g];
-		size_t free_b = 0, total_b = 0;
-		CUDA_TRY(cudaSetDevice(x.id));
-		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-		if (x.count(B, v.npad) * 2 + (64 << 20) > free_b
-		    || cudaMalloc(&x.d16, x.count(B, v.npad) * 2) != cudaSuccess) {
-			cudaGetLastError();
-			short_of[g] = true;
-		}
-	}
-	if (any_of(e, v, short_of, &no_room))
-		return -1;
-	if (no_room) { // the 32-bit run it is
-		for (int g = v.first; g < v.last; g++) {
-			cudaSetDevice(v.dev[g].id);
-			cudaFree(v.dev[g].d16);
-			v.dev[g].d16 = nullptr;
-		}
-		return 0;
-	}
-	for (int g = v.first; g < v.last; g++) {
-		Dev &x = v.dev[g];
-		const size_t count = x.count(B, v.npad);
-		CUDA_TRY(cudaSetDevice(x.id));
-		to16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((const int *)x.d, x.d16, count);
-		CUDA_TRY(cudaGetLastError());
-	}
-	rc = B == 64 ? run_rounds16<64>(e, v, sp) : run_rounds16<128>(e, v, sp);
-	if (rc == 0)
-		rc = max_entry(e, v, true, INF16, &dmax);
-	if (rc == 0 && dmax + wmax < INF16) {
-		for (int g = v.first; g < v.last && rc == 0; g++) {
-			Dev &x = v.dev[g];
-			const size_t count = x.count(B, v.npad);
-			CUDA_TRY(cudaSetDevice(x.id));
-			if (derive16)
-				rc = derive(e, v, x, x.base<short>(x.d16, B, v.npad), n);
-			from16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(x.d16, (int *)x.d, count);
-		}
-		*done = 1;
-	} else if (rc == 0) {
-		*done = -1;
-	}
-	for (int g = v.first; g < v.last; g++) {
-		Dev &x = v.dev[g];
-		cudaSetDevice(x.id);
-		cudaError_t st = cudaStreamSynchronize(x.s);
-		if (rc == 0 && st != cudaSuccess)
-			rc = fail(e, "16-bit run: %s", cudaGetErrorString(st));
-		cudaFree(x.d16);
-		x.d16 = nullptr;
-	}
-	return rc;
-}
-
-// One band's part of a round of the 32-bit kernels, in the two steps either
-// side of the pivot row's exchange: before() runs phase 1 and the pivot
-// row's phase 2 where the band holds the pivot row, and takes the band's part
-// of the pivot column into colT; after() finishes the pivot column's blocks
-// of the other bands and runs phase 3 of the band's rows, with prow the
-// predecessors' pivot rows.  The round scheduler below drives it over the
-// devices of a run, the out-of-core one (fw_outcore.cuh) over bands that
-// pass through one device.
+// One band's part of a round, in the two steps either side of the pivot
+// row's exchange: before() runs phase 1 and the pivot row's phase 2 where the
+// band holds the pivot row, and takes the band's part of the pivot column
+// into colT; after() finishes the pivot column's blocks of the other bands
+// and runs phase 3 of the band's rows, with prow the predecessors' pivot
+// rows.  The round scheduler below drives it over the devices of a run, the
+// out-of-core one (fw_outcore.cuh) over bands that pass through one device,
+// the row-order one (fw_roworder.cuh) over parts of one device's rows.
 struct Band {
 	void *d;        // where row 0 of the whole matrix would be
 	int32_t *p;     // likewise, or nullptr
 	void *colT, *rowP;
 	int row0, rows; // the block rows held
 	cudaStream_t s;
+	bool pivot_done = false; // row order: the pivot row, held too, already had the round
 	bool holds(int round) const { return round >= row0 && round < row0 + rows; }
+	// whether this band takes the pivot row panel from its matrix
+	bool takes_pivot(int round) const { return pivot_done || holds(round); }
 };
 
+// The 32-bit kernels (int32 or float32, with or without predecessors).
 template <typename T, int B, int R, bool PATHS, bool PACKED>
 struct RoundKernels {
 	int npad = 0, nb = 0, t1 = 0, t3 = 0, g3 = 0;
@@ -249,7 +101,7 @@ struct RoundKernels {
 		if (nb > 1) {
 			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 			panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, round, (T *)x.colT, (T *)x.rowP,
-			                                         x.row0, x.rows);
+			                                         x.row0, x.rows, x.takes_pivot(round));
 			if (sp)
 				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
 			if (x.holds(round))
@@ -280,43 +132,124 @@ struct RoundKernels {
 	}
 };
 
-// Device x's band, as the kernels of a round see it.
-template <typename T> Band band_of(const Devs &v, const Dev &x)
+// The same on 16-bit lanes (distances only; B = 64 or 128): the band's d
+// is the 16-bit matrix, colT holds each entry twice (fw_tiles.cuh).
+template <int B> struct RoundKernels16 {
+	int npad = 0, nb = 0, t1 = 0, t3 = 0, g3 = 0;
+	size_t s1 = 0, s3 = 0;
+	const Sparse *sp = nullptr;
+
+	int setup(Err e, int id, int npad_, const Sparse *sp_)
+	{
+		npad = npad_, nb = npad_ / B, sp = sp_;
+		t1 = p1_dim<B>() * p1_dim<B>();
+		s1 = (size_t)B * (B + 1) * sizeof(short);
+		t3 = tile16_threads<B>();
+		s3 = tile16_smem<B>();
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 2>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 3>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16_listed<B>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		g3 = sp ? fill_grid(tile_update16_listed<B>, t3, s3, sp->sms) : 0;
+		return 0;
+	}
+
+	int before(Err e, const Band &x, int round) const
+	{
+		short *d = (short *)x.d;
+		if (x.holds(round))
+			phase1<short, B, false><<<1, t1, s1, x.s>>>(d, nullptr, npad, round);
+		if (nb > 1) {
+			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
+			panels16<B><<<gp, tp, 0, x.s>>>(d, npad, round, (uint32_t *)x.colT, (short *)x.rowP,
+			                                 x.row0, x.rows, x.takes_pivot(round));
+			if (sp)
+				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
+			if (x.holds(round))
+				tile_update16<B, 2><<<nb + x.rows, t3, s3, x.s>>>(
+				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP,
+				        sp ? sp->live : nullptr, x.row0, x.rows);
+		}
+		CUDA_TRY(cudaGetLastError());
+		return 0;
+	}
+
+	int after(Err e, const Band &x, int round, const int32_t *) const
+	{
+		short *d = (short *)x.d;
+		if (nb == 1)
+			return 0;
+		if (!x.holds(round))
+			tile_update16<B, 2><<<x.rows, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT,
+			                                            (short *)x.rowP, nullptr, x.row0, x.rows);
+		if (sp)
+			tile_update16_listed<B><<<g3, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT,
+			                                            (short *)x.rowP, sp->lists, sp->live);
+		else
+			tile_update16<B, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
+			        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, nullptr, x.row0, x.rows);
+		CUDA_TRY(cudaGetLastError());
+		return 0;
+	}
+};
+
+// Device x's band, as the kernels of a round see it (lanes16: the 16-bit
+// matrix).
+Band band_of(const Devs &v, const Dev &x, bool lanes16 = false)
 {
-	return Band{x.base<T>(x.d, v.B, v.npad), x.pbase(v.B, v.npad), x.colT, x.rowP,
-	            x.row0, x.rows, x.s};
+	return Band{lanes16 ? (void *)x.base<short>(x.d16, v.B, v.npad)
+	                    : (void *)x.base<int>(x.d, v.B, v.npad), // int32 or float32 alike
+	            lanes16 ? nullptr : x.pbase(v.B, v.npad), x.colT, x.rowP, x.row0, x.rows, x.s};
 }
 
-template <typename T, int B, int R, bool PATHS, bool PACKED>
-int run_rounds(Err e, Devs &v, const Sparse *sp)
+// The rounds over the devices of a run, with kernels K (set up on each):
+// the pivot row and every device's column panel; the pivot row to the other
+// devices; the pivot column elsewhere and phase 3.  elem: bytes of an entry.
+template <typename K>
+int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool paths,
+                    bool lanes16)
 {
-	const int nb = v.npad / B;
-	RoundKernels<T, B, R, PATHS, PACKED> k;
+	const int nb = v.npad / v.B;
 	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		if (k.setup(e, v.dev[g].id, v.npad, sp))
 			return -1;
 	}
 	for (int round = 0; round < nb; round++) {
-		for (int g = v.first; g < v.last; g++) { // the pivot row; every device's column panel
+		for (int g = v.first; g < v.last; g++) {
 			if (v.count > 1)
 				CUDA_TRY(cudaSetDevice(v.dev[g].id));
-			if (k.before(e, band_of<T>(v, v.dev[g]), round))
+			if (k.before(e, band_of(v, v.dev[g], lanes16), round))
 				return -1;
 		}
 		if (nb == 1)
 			break;
-		if (share_pivot(e, v, round, sizeof(T), PATHS))
+		if (share_pivot(e, v, round, elem, paths))
 			return -1;
-		for (int g = v.first; g < v.last; g++) { // the pivot column elsewhere; phase 3
+		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
 			if (v.count > 1)
 				CUDA_TRY(cudaSetDevice(x.id));
-			if (k.after(e, band_of<T>(v, x), round, pivot_preds(v, x, round)))
+			if (k.after(e, band_of(v, x, lanes16), round, pivot_preds(v, x, round)))
 				return -1;
 		}
 	}
 	return 0;
+}
+
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+int run_rounds(Err e, Devs &v, const Sparse *sp)
+{
+	RoundKernels<T, B, R, PATHS, PACKED> k;
+	return run_rounds_with(e, v, k, sp, sizeof(T), PATHS, false);
+}
+
+template <int B> int run_rounds16(Err e, Devs &v, const Sparse *sp)
+{
+	RoundKernels16<B> k;
+	return run_rounds_with(e, v, k, sp, sizeof(short), false, true);
 }
 
 // The kernels' configuration of a run, as a type: element T, blocking

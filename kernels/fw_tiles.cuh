@@ -165,8 +165,10 @@ phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round)
 //
 // Block rows.  A device may hold only block rows row0 .. row0 + rows - 1 of
 // the matrix (several GPUs): d then points where row 0 would be, and only
-// the held rows are touched.  The pivot row panel is taken by the device that
-// holds it (the others receive it); each device fills colT for its own rows.
+// the held rows are touched.  The pivot row panel is taken where pivot says
+// (by the device that holds it, the others receive it; or, in row order, from
+// a pivot row that already had the round); each device fills colT for its
+// own rows.
 __device__ __forceinline__ bool holds_row(int round, int row0, int rows)
 {
 	return round >= row0 && round < row0 + rows;
@@ -174,13 +176,12 @@ __device__ __forceinline__ bool holds_row(int round, int row0, int rows)
 
 template <typename T, int B, bool PACKED>
 __global__ void panels(const T *__restrict__ d, int npad, int round, T *__restrict__ colT,
-                       T *__restrict__ rowP, int row0, int rows)
+                       T *__restrict__ rowP, int row0, int rows, bool pivot)
 {
 	__shared__ T tile[32][33];
 	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
 	const int lx = threadIdx.x, ly = threadIdx.y; // 32 x 8
 	const int lo = row0 * B, hi = (row0 + rows) * B;
-	const bool pivot = holds_row(round, row0, rows);
 	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
 		return;
 	for (int q = ly; q < 32; q += 8) {
@@ -477,13 +478,13 @@ template <> struct Elem<short> {
 // rowP[k][x] = d[T*B+k][x].
 template <int B>
 __global__ void panels16(const short *__restrict__ d, int npad, int round,
-                         uint32_t *__restrict__ colT2, short *__restrict__ rowP, int row0, int rows)
+                         uint32_t *__restrict__ colT2, short *__restrict__ rowP, int row0, int rows,
+                         bool pivot)
 {
 	__shared__ short tile[32][33];
 	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
 	const int lx = threadIdx.x, ly = threadIdx.y;
 	const int lo = row0 * B, hi = (row0 + rows) * B;
-	const bool pivot = holds_row(round, row0, rows);
 	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
 		return;
 	for (int q = ly; q < 32; q += 8) {

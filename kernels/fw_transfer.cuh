@@ -218,9 +218,14 @@ struct HostRows {
 // them (through the relay from other processes; from host memory past
 // hr->row0); panel k + 1 is copied while the sink runs on panel k.  A
 // staging buffer holds a panel's distance rows, then its predecessor rows.
+// Rows from .. to - 1; cs: the stream to copy on (one device, its own rows;
+// nullptr: the device's), e.g. while the device computes on its own.
 int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
-                    const HostRows *hr, fwg_sink *sink, void *ctx)
+                    const HostRows *hr, fwg_sink *sink, void *ctx, uint64_t from = 0,
+                    uint64_t to = UINT64_MAX, cudaStream_t cs = nullptr)
 {
+	if (to > n)
+		to = n;
 	const uint64_t npad = v.npad;
 	const size_t row = n * 4;
 	uint64_t rows = staging.bytes / (row * (paths ? 2 : 1));
@@ -237,10 +242,10 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 	int b = 0, g = 0;
 	cudaEvent_t guard[2] = {nullptr, nullptr};
 	uint64_t prev0 = 0, prevk = 0;
-	for (uint64_t r0 = 0; r0 < n || prevk; b ^= 1) {
+	for (uint64_t r0 = from; r0 < to || prevk; b ^= 1) {
 		uint64_t k = 0;
-		if (r0 < n && hr && r0 >= hr->row0) {
-			k = n - r0 < rows ? n - r0 : rows;
+		if (r0 < to && hr && r0 >= hr->row0) {
+			k = to - r0 < rows ? to - r0 : rows;
 			char *st = (char *)buf[b];
 			const uint64_t at = r0 - hr->row0;
 #pragma omp parallel for schedule(static)
@@ -250,13 +255,15 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 					memcpy(st + (k + i) * row, hr->p + (at + i) * npad, row);
 			}
 			guard[b] = nullptr;
-		} else if (r0 < n) {
+		} else if (r0 < to) {
 			while (v.dev[g].end_row(v.B, n) <= r0)
 				g++;
 			const bool relayed = g < v.first || g >= v.last;
 			Dev &x = relayed ? v.dev[v.first] : v.dev[g];
 			const Dev &h = v.dev[g];
-			const uint64_t first = h.first_row(v.B), stop = h.end_row(v.B, n);
+			const uint64_t first = h.first_row(v.B), end = h.end_row(v.B, n);
+			const uint64_t stop = end < to ? end : to;
+			const cudaStream_t s = cs ? cs : x.s;
 			k = stop - r0 < rows ? stop - r0 : rows;
 			char *st = (char *)buf[b];
 			const size_t at = (r0 - first) * npad;
@@ -281,20 +288,20 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 #endif
 			} else if (ro) { // the caller's rows, renumbered, gathered on the device
 				char *tmp = (char *)ro->tmp[b];
-				give_rows<<<GATHER_GRID, 256, 0, x.s>>>((const uint32_t *)x.d, x.p, (int)npad, n,
+				give_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)x.d, x.p, (int)npad, n,
 				                                        r0, k, ro->order, ro->pos, (uint32_t *)tmp,
 				                                        paths ? (int32_t *)(tmp + k * row) : nullptr);
 				CUDA_TRY(cudaGetLastError());
 				CUDA_TRY(cudaMemcpyAsync(st, tmp, k * row * (paths ? 2 : 1), cudaMemcpyDeviceToHost,
-				                         x.s));
+				                         s));
 			} else {
 				CUDA_TRY(cudaMemcpy2DAsync(st, row, (const char *)x.d + at * 4, npad * 4, row, k,
-				                           cudaMemcpyDeviceToHost, x.s));
+				                           cudaMemcpyDeviceToHost, s));
 				if (paths)
 					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, x.p + at, npad * 4, row, k,
-					                           cudaMemcpyDeviceToHost, x.s));
+					                           cudaMemcpyDeviceToHost, s));
 			}
-			CUDA_TRY(cudaEventRecord(x.done[b], x.s));
+			CUDA_TRY(cudaEventRecord(x.done[b], s));
 			guard[b] = x.done[b];
 		}
 		if (prevk) { // the previous panel to the sink meanwhile
@@ -307,6 +314,10 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 		}
 		prev0 = r0, prevk = k;
 		r0 += k;
+	}
+	if (cs) {
+		CUDA_TRY(cudaStreamSynchronize(cs));
+		return 0;
 	}
 	return sync_all(e, v);
 }

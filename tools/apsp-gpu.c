@@ -266,6 +266,13 @@ int main(int argc, char **argv)
 	const char *cap = getenv("APSP_DEVICE_MEMORY");
 	if (cap && *cap)
 		o.memory_cap = strtoull(cap, NULL, 10);
+	/* Tests: the order of the block updates, "rounds" or "rows" (the same
+	 * results either way). */
+	const char *sched = getenv("APSP_SCHEDULE");
+	if (sched && !strcmp(sched, "rounds"))
+		o.schedule = FWG_SCHEDULE_ROUNDS;
+	else if (sched && !strcmp(sched, "rows"))
+		o.schedule = FWG_SCHEDULE_ROWS;
 	int c, order = ORDER_AUTO, gpus = 0;
 
 	tool_init("apsp-gpu", argc, argv);
@@ -470,6 +477,9 @@ int main(int argc, char **argv)
 		         "device)", o.skip ? ", dense, as numbered" : "", t.bands, t.band_rows, t.resident);
 	else if (alone)
 		snprintf(on, sizeof on, " (process 0 alone of %d: %s)", nproc, alone);
+	else if (t.row_bands)
+		snprintf(on, sizeof on, " (row order: %d bands of results handed over as they were "
+		         "final%s)", t.row_bands, t.lanes16 == -1 ? ", the rest after a 32-bit run" : "");
 	else if (t.gpus < o.gpus)
 		snprintf(on, sizeof on, " (%d GPU%s of %d: %s)", t.gpus, t.gpus > 1 ? "s" : "", o.gpus,
 		         o.skip ? "sparse runs use one" : "fewer block rows than GPUs");

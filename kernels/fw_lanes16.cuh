@@ -1,0 +1,149 @@
+// fw_lanes16.cuh - the 16-bit attempt (included by fw_gpu.cu): int32
+// distances in 16-bit lanes where the weights allow, checked afterwards and
+// converted back to 32 bits, with predecessors derived from them where asked;
+// in the rounds' order (fw_rounds.cuh) or in row order (fw_roworder.cuh).
+#ifndef APSP_FW_LANES16_CUH
+#define APSP_FW_LANES16_CUH
+
+#include "fw_rounds.cuh"
+#include "fw_roworder.cuh"
+
+namespace {
+
+// The largest entry below limit of every device's rows (lanes16: of the
+// 16-bit matrices), into *out.
+int max_entry(Err e, Devs &v, bool lanes16, int limit, int *out)
+{
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		const size_t count = x.count(v.B, v.npad);
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
+		if (count == 0)
+			continue;
+		if (lanes16)
+			max_below<short><<<1024, 256, 0, x.s>>>(x.d16, count, limit, (int *)x.scratch);
+		else
+			max_below<int><<<1024, 256, 0, x.s>>>((const int *)x.d, count, limit,
+			                                      (int *)x.scratch);
+		CUDA_TRY(cudaGetLastError());
+	}
+	unsigned long long m = 0;
+	if (combine(e, v, 1, false, &m))
+		return -1;
+	*out = (int)m;
+	return 0;
+}
+
+// Try the 16-bit run.  *done: 1 its result stands (the devices' d hold it),
+// -1 it was run and rejected, 0 it was not tried.  inf: d's INF.  With
+// derive, a result that stands also gets its predecessors, derived into p.
+// With rw (one device), the rounds go in row order and each band, checked
+// and converted, goes to rw's sink as soon as it is final; a band rejected
+// stops the run (*done -1, rw->sunk rows taken; the other bands of d were
+// converted or not).
+int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOrder *rw,
+          int *done)
+{
+	*done = 0;
+	const int B = v.B;
+	if (B != 64 && B != 128)
+		return 0;
+	int wmax = 0, dmax = 0, rc = 0;
+	if (max_entry(e, v, false, inf, &wmax)) // the largest weight
+		return -1;
+	if (wmax >= INF16 / 4)
+		return 0;
+	bool short_of[MAX_GPUS] = {}, no_room = false;
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		size_t free_b = 0, total_b = 0;
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+		if (x.count(B, v.npad) * 2 + (64 << 20) > free_b
+		    || cudaMalloc(&x.d16, x.count(B, v.npad) * 2) != cudaSuccess) {
+			cudaGetLastError();
+			short_of[g] = true;
+		}
+	}
+	if (any_of(e, v, short_of, &no_room))
+		return -1;
+	if (no_room) { // the 32-bit run it is
+		for (int g = v.first; g < v.last; g++) {
+			cudaSetDevice(v.dev[g].id);
+			cudaFree(v.dev[g].d16);
+			v.dev[g].d16 = nullptr;
+		}
+		return 0;
+	}
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		const size_t count = x.count(B, v.npad);
+		CUDA_TRY(cudaSetDevice(x.id));
+		to16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((const int *)x.d, x.d16, count);
+		CUDA_TRY(cudaGetLastError());
+	}
+	if (rw) {
+		Dev &x = v.dev[v.first];
+		const size_t stride = (size_t)B * v.npad;
+		rw->lanes16 = true, rw->wmax = wmax;
+		// a band once final: its largest distance to the host, its
+		// predecessors, its distances back to 32 bits
+		auto finish_band = [&](int r0, int r1) -> int {
+			const int i = r0 / rw->band;
+			const size_t count = (size_t)(r1 - r0) * stride;
+			CUDA_TRY(cudaMemsetAsync(&rw->dmax[i], 0, sizeof *rw->dmax, x.s));
+			max_below<short><<<1024, 256, 0, x.s>>>(x.d16 + r0 * stride, count, INF16, &rw->dmax[i]);
+			CUDA_TRY(cudaMemcpyAsync(&rw->dmax_host[i], &rw->dmax[i], sizeof *rw->dmax,
+			                         cudaMemcpyDeviceToHost, x.s));
+			if (derive16 && derive_rows(e, x, (const short *)x.d16, x.p, v.npad, n, r0 * B,
+			                            std::min(n, r1 * B)))
+				return -1;
+			from16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(x.d16 + r0 * stride,
+			                                                         (int *)x.d + r0 * stride, count);
+			CUDA_TRY(cudaGetLastError());
+			return 0;
+		};
+		auto go = [&](auto k) {
+			if (k.setup(e, x.id, v.npad, nullptr))
+				return -1;
+			return row_order_rounds(e, v, k, band_of(v, x, true), n, *rw, finish_band);
+		};
+		rc = B == 64 ? go(RoundKernels16<64>{}) : go(RoundKernels16<128>{});
+		if (rw->rejected)
+			rc = 0, *done = -1;
+		else if (rc == 0)
+			*done = 1;
+	} else {
+		rc = B == 64 ? run_rounds16<64>(e, v, sp) : run_rounds16<128>(e, v, sp);
+		if (rc == 0)
+			rc = max_entry(e, v, true, INF16, &dmax);
+		if (rc == 0 && dmax + wmax < INF16) {
+			for (int g = v.first; g < v.last && rc == 0; g++) {
+				Dev &x = v.dev[g];
+				const size_t count = x.count(B, v.npad);
+				CUDA_TRY(cudaSetDevice(x.id));
+				if (derive16)
+					rc = derive(e, v, x, x.base<short>(x.d16, B, v.npad), n);
+				from16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(x.d16, (int *)x.d,
+				                                                         count);
+			}
+			*done = 1;
+		} else if (rc == 0) {
+			*done = -1;
+		}
+	}
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		cudaSetDevice(x.id);
+		cudaError_t st = cudaStreamSynchronize(x.s);
+		if (rc == 0 && st != cudaSuccess)
+			rc = fail(e, "16-bit run: %s", cudaGetErrorString(st));
+		cudaFree(x.d16);
+		x.d16 = nullptr;
+	}
+	return rc;
+}
+
+} // namespace
+#endif

@@ -1,0 +1,184 @@
+// fw_roworder.cuh - the row-order scheduler (included by fw_gpu.cu): on one
+// device, the same block updates as run_rounds makes, in an order that
+// finishes the block rows from the top in bands, so that each band's results
+// go to the host (and the caller's sink) while the device works on the next.
+//
+// Every block gets rounds 0 .. nb - 1 in order, each with the pivot row and
+// column it gets from run_rounds; only the order across block rows changes:
+//   1. Rounds 0 .. nb - 1 on the rows from the pivot row down: round k is
+//      phase 1 and the pivot row's phase 2 on row k, the pivot column's
+//      blocks and phase 3 on the rows below it.  Row k then stays as round k
+//      left it until step 2 comes to it.
+//   2. Band by band from the top: the band's rows above k get round k, for
+//      k from the band's first row + 1 to nb - 1, with pivot row k as step 1
+//      left it (no row below the band has been touched since).  After that
+//      the band is final; its conversions run, and it goes to the host on a
+//      stream of its own while the next band's rounds run.
+// The results are the same bytes as run_rounds'.  The rounds of step 2 take
+// bands of at least 16 block rows (32 bands at most) so that each launch
+// still fills the device.
+#ifndef APSP_FW_ROWORDER_CUH
+#define APSP_FW_ROWORDER_CUH
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "fw_rounds.cuh"
+#include "fw_transfer.cuh"
+
+namespace {
+
+// Where results come out in row order: the bands, the events that say each
+// is final, and what the thread that takes them to the sink has done.
+struct RowOrder {
+	int nb = 0, band = 0, bands = 0; // block rows; per band; bands
+	fwg_sink *sink = nullptr;
+	void *ctx = nullptr;
+	bool paths = false;
+	// 16-bit lanes: each band's largest finite distance (max_below), to
+	// check against the largest weight before it is handed on
+	bool lanes16 = false;
+	int wmax = 0;
+	int *dmax = nullptr, *dmax_host = nullptr;
+	std::vector<cudaEvent_t> fin;
+	cudaStream_t cs = nullptr;
+	std::mutex m;
+	std::condition_variable cv;
+	int recorded = 0;               // fin[0 .. recorded - 1] are recorded
+	std::atomic<bool> stop{false};  // either side gave up
+	bool rejected = false;          // a band's 16-bit distances came too close to INF16
+	uint64_t sunk = 0;              // rows the sink has taken
+	double first_s = 0, last_s = 0; // when the first band was final; the last panel taken
+	int rc = 0;
+	char msg[512] = "";
+
+	int open(Err e, int nb_, int device)
+	{
+		nb = nb_;
+		band = std::max(16, (nb + 31) / 32);
+		bands = (nb + band - 1) / band;
+		fin.assign(bands, nullptr);
+		for (auto &ev : fin)
+			CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+		CUDA_TRY(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+		CUDA_TRY(cudaMalloc(&dmax, bands * sizeof *dmax));
+		CUDA_TRY(cudaMallocHost(&dmax_host, bands * sizeof *dmax_host));
+		return 0;
+	}
+	~RowOrder()
+	{
+		for (auto ev : fin)
+			if (ev)
+				cudaEventDestroy(ev);
+		if (cs)
+			cudaStreamDestroy(cs);
+		cudaFree(dmax);
+		cudaFreeHost(dmax_host);
+	}
+	void give_up()
+	{
+		std::lock_guard<std::mutex> l(m);
+		stop = true;
+		cv.notify_all();
+	}
+};
+
+double now_s()
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The thread that hands the bands to the sink as they become final.
+void take_bands(RowOrder *w, Devs *v, uint64_t n)
+{
+	Err e{w->msg, sizeof w->msg};
+	const Dev &x = v->dev[v->first];
+	if (cudaSetDevice(x.id) != cudaSuccess) {
+		w->rc = fail(e, "cudaSetDevice: %s", cudaGetErrorString(cudaGetLastError()));
+		w->give_up();
+		return;
+	}
+	for (int i = 0; i < w->bands; i++) {
+		{
+			std::unique_lock<std::mutex> l(w->m);
+			w->cv.wait(l, [&] { return w->recorded > i || w->stop; });
+			if (w->recorded <= i)
+				return;
+		}
+		cudaError_t st = cudaEventSynchronize(w->fin[i]);
+		if (st != cudaSuccess) {
+			w->rc = fail(e, "band %d of the rows: %s", i, cudaGetErrorString(st));
+			w->give_up();
+			return;
+		}
+		if (i == 0)
+			w->first_s = now_s();
+		if (w->lanes16 && w->dmax_host[i] + w->wmax >= INF16) {
+			w->rejected = true;
+			w->give_up();
+			return;
+		}
+		const uint64_t r0 = (uint64_t)i * w->band * v->B;
+		const uint64_t r1 = std::min(n, (uint64_t)(i + 1) * w->band * v->B);
+		if (download_panels(e, *v, n, w->paths, nullptr, nullptr, w->sink, w->ctx, r0, r1, w->cs)) {
+			w->rc = -1;
+			w->give_up();
+			return;
+		}
+		w->sunk = r1;
+		w->last_s = now_s();
+	}
+}
+
+// The rounds in row order on the first device of v with kernels k (set up
+// there), each band finished by finish(first, end) (block rows; queued on the
+// device's stream) and handed to the sink by a thread of its own; the
+// device's ev[2] marks the end of the last band's work.  0, or -1 (an error,
+// or a 16-bit band rejected: w.rejected, w.sunk rows taken).
+template <typename K, typename Finish>
+int row_order_rounds(Err e, Devs &v, K &k, Band whole, uint64_t n, RowOrder &w, Finish finish)
+{
+	Dev &x = v.dev[v.first];
+	const int nb = w.nb;
+	const size_t pstride = (size_t)v.B * v.npad;
+	auto prow = [&](int round) { return whole.p ? whole.p + round * pstride : nullptr; };
+	std::thread taker(take_bands, &w, &v, n);
+	int rc = 0;
+	for (int round = 0; round < nb && rc == 0 && !w.stop; round++) { // step 1
+		Band b = whole;
+		b.row0 = round, b.rows = nb - round;
+		rc = k.before(e, b, round) || k.after(e, b, round, prow(round)) ? -1 : 0;
+	}
+	for (int i = 0; i < w.bands && rc == 0 && !w.stop; i++) { // step 2
+		const int r0 = i * w.band, r1 = std::min(nb, r0 + w.band);
+		for (int round = r0 + 1; round < nb && rc == 0; round++) {
+			Band b = whole;
+			b.row0 = r0, b.rows = std::min(round, r1) - r0, b.pivot_done = true;
+			rc = k.before(e, b, round) || k.after(e, b, round, prow(round)) ? -1 : 0;
+		}
+		if (rc == 0)
+			rc = finish(r0, r1);
+		if (rc == 0 && cudaEventRecord(w.fin[i], x.s) != cudaSuccess)
+			rc = fail(e, "cudaEventRecord: %s", cudaGetErrorString(cudaGetLastError()));
+		std::lock_guard<std::mutex> l(w.m);
+		w.recorded = rc == 0 ? i + 1 : w.recorded;
+		w.cv.notify_all();
+	}
+	if (rc == 0 && cudaEventRecord(x.ev[2], x.s) != cudaSuccess)
+		rc = fail(e, "cudaEventRecord: %s", cudaGetErrorString(cudaGetLastError()));
+	if (rc)
+		w.give_up();
+	taker.join();
+	if (rc == 0 && w.rc)
+		rc = fail(e, "%s", w.msg);
+	if (rc == 0 && w.rejected)
+		rc = -1;
+	return rc;
+}
+
+} // namespace
+#endif

@@ -1,0 +1,140 @@
+# apsp-gpu in row order (APSP_SCHEDULE=rows: the block rows finished in bands
+# from the top, each band handed to the output while the device computes the
+# next) gives the same distances and predecessors, entry for entry, as round
+# after round (APSP_SCHEDULE=rounds), in every kind of run: 16-bit lanes with
+# and without derived predecessors, packed, tracked and plain paths, float32,
+# negative and zero weights, every B, n not a multiple of B, one band and
+# several; a 16-bit run rejected after its first band went out finishes on
+# 32 bits with the same distances and valid paths; and -v says which order.
+. "$TOP/tests/lib.sh"
+gpu=$BIN/apsp-gpu
+g=$BIN/gengraph
+d=$BIN/apsp-diff
+x=$BIN/bin2mtx
+
+if [ ! -x "$gpu" ]; then
+	skip "apsp-gpu row order" "not built (no nvcc)"
+	exit 0
+fi
+if ! has_gpu; then
+	skip "apsp-gpu row order" "no GPU on this machine"
+	exit 0
+fi
+
+# same NAME GRAPH [options]: the two orders give the same matrices byte for
+# byte (the headers differ in nothing but the command line), -v says row
+# order, and the chains are valid.  PREDS=valid: the predecessors need only
+# be valid (a 16-bit run rejected part way).
+same() {
+	_name=$1 _graph=$2
+	shift 2
+	if ! APSP_SCHEDULE=rounds $gpu -v "$@" "$_graph" >"$T/in" 2>"$T/err"; then
+		fail "$_name" "round after round failed: $(head -c 300 "$T/err")"; return
+	fi
+	if grep -q "row order" "$T/err"; then
+		fail "$_name" "APSP_SCHEDULE=rounds ran in row order"; return
+	fi
+	if ! APSP_SCHEDULE=rows $gpu -v "$@" "$_graph" >"$T/out" 2>"$T/err"; then
+		fail "$_name" "row order failed: $(head -c 300 "$T/err")"; return
+	fi
+	if ! grep -Eq "row order: ${BANDS:-[0-9]+} bands" "$T/err"; then
+		fail "$_name" "-v does not say row order${BANDS:+ with $BANDS bands}: $(head -c 300 "$T/err")"; return
+	fi
+	cp "$T/err" "$T/last.err"
+	for _m in dist pred; do
+		[ "$_m" = pred ] && [ "${PREDS:-same}" = valid ] && continue
+		$x --npy --$_m "$T/in" >"$T/in.$_m" 2>/dev/null
+		$x --npy --$_m "$T/out" >"$T/out.$_m" 2>/dev/null
+		if ! cmp -s "$T/in.$_m" "$T/out.$_m"; then
+			fail "$_name" "the $_m matrix differs from round after round"; return
+		fi
+	done
+	case " $* " in
+	*" --no-paths "*) ;;
+	*) if ! $d -q --graph "$_graph" "$T/out" 2>/dev/null; then
+		fail "$_name" "predecessors invalid in row order"; return
+	fi ;;
+	esac
+	pass "$_name"
+}
+
+# Bands are 16 block rows at least: n = 1500 at B = 32 is 47 block rows in
+# 3 bands; n = 2100 at B = 64, 33 in 3; n = 1000 at B = 64, 16 in one.
+i=0
+for n in 1500 1499; do
+	i=$((i + 1))
+	$g -n $n -d 15 -s $i -o "$T/g"
+	BANDS=3 same "int32 n=$n B=32 packed paths" "$T/g" -B 32 --no-16bit
+	same "int32 n=$n B=32 --no-paths" "$T/g" -B 32 --no-16bit --no-paths
+	same "int32 n=$n B=16 --no-paths" "$T/g" -B 16 --no-16bit --no-paths
+	$g -n $n -d 15 -s $i -t float32 --negative -o "$T/g"
+	same "float32 negative n=$n (tracked paths)" "$T/g" -B 32 --derive-paths never
+	same "float32 n=$n --no-paths" "$T/g" -B 32 --no-paths
+	$g -n $n -d 15 -s $i -t float32 -o "$T/g"
+	same "float32 n=$n derived paths" "$T/g" -B 32 --derive-paths always
+	$g -n $n -d 15 -s $i -w 0:3 -o "$T/g"
+	same "int32 zero weights n=$n" "$T/g" -B 32 --no-16bit
+	$g -n $n -d 15 -s $i --negative -o "$T/g"
+	same "int32 negative weights n=$n" "$T/g" -B 32 --no-16bit
+	$g -n $n -d 15 -s $i -w 1:100000 -o "$T/g"
+	same "int32 weights too large to pack n=$n" "$T/g" -B 32 --no-16bit
+done
+for n in 2100 2047; do
+	$g -n $n -d 10 -s 7 -o "$T/g"
+	BANDS=$(( (n + 1023) / 1024 )) same "16-bit lanes n=$n B=64 --no-paths" "$T/g" -B 64 --16bit --no-paths
+	same "16-bit lanes n=$n B=64, derived paths" "$T/g" -B 64 --16bit
+	same "16-bit lanes n=$n B=128 --no-paths" "$T/g" -B 128 --16bit --no-paths
+	$g -n $n -d 10 -s 8 -w 0:9 -o "$T/g"
+	same "16-bit lanes n=$n, zero weights, derived paths" "$T/g" -B 64 --16bit
+done
+$g -n 1000 -d 15 -s 9 -o "$T/g"
+BANDS=1 same "one band (n=1000, B=64)" "$T/g" -B 64 --no-16bit
+
+# 16-bit distances rejected in every band, and rejected after the first band
+# went out.  Dense graphs (40 edges a vertex, so that they run dense): in
+# "window", each vertex has edges of 4000 to the next 40, so distances reach
+# 4000 x 27, past the 16-bit limit; in "late", vertices 0..1023 have edges
+# of 1 among themselves and only the rest are such a window.
+# window N FIRST WEIGHT0: the Matrix Market file of such a graph.
+window() {
+	awk -v n="$1" -v first="$2" -v w0="$3" 'BEGIN {
+		k = 0
+		for (v = 0; v < first; v++) for (j = 1; j <= 40; j++) e[k++] = (v + 1) " " ((v + j) % first + 1) " " w0
+		for (v = first; v < n; v++) for (j = 1; j <= 40 && v + j < n; j++) e[k++] = (v + 1) " " (v + j + 1) " 4000"
+		print "%%MatrixMarket matrix coordinate integer general"; print n, n, k
+		for (i = 0; i < k; i++) print e[i] }'
+}
+window 1100 0 1 >"$T/window.mtx"
+$BIN/mtx2bin -o "$T/window" "$T/window.mtx"
+same "16-bit lanes rejected in the first band --no-paths" "$T/window" -B 64 --16bit --no-paths
+same "16-bit lanes rejected in the first band, paths" "$T/window" -B 64 --16bit
+window 2100 1024 1 >"$T/late.mtx"
+$BIN/mtx2bin -o "$T/chain" "$T/late.mtx"
+same "16-bit lanes rejected after the first band --no-paths" "$T/chain" -B 64 --16bit --no-paths
+expect_true "-v says the rest came from a 32-bit run" \
+	'grep -q "the rest after a 32-bit run" $T/last.err && grep -q "16-bit lanes rejected" $T/last.err'
+PREDS=valid same "16-bit lanes rejected after the first band, paths" "$T/chain" -B 64 --16bit
+
+expect_true "in a pipe: gengraph | apsp-gpu in row order | apsp-path" \
+	'$g -n 1500 -d 10 -s 5 | APSP_SCHEDULE=rows $gpu -B 32 | $BIN/apsp-path --from 3 >$T/p1 &&
+	$g -n 1500 -d 10 -s 5 | APSP_SCHEDULE=rounds $gpu -B 32 | $BIN/apsp-path --from 3 >$T/p2 && cmp $T/p1 $T/p2 && [ -s $T/p1 ]'
+$g -n 33000 -d 1 -s 3 -w 1:10 -o "$T/g33k"
+expect_stderr "n = 33000: row order chosen" 0 'row order: [0-9]+ bands' '$gpu -v --gpus 1 --no-paths -o $T/r33k $T/g33k'
+rm -f "$T/g33k" "$T/r33k"
+$g -n 1500 -d 10 -s 5 -o "$T/g15"
+expect_true "n = 1500: round after round chosen" \
+	'$gpu -v --no-paths $T/g15 2>$T/v >/dev/null && grep -q "n 1500, B" $T/v && ! grep -q "row order" $T/v'
+
+if command -v compute-sanitizer >/dev/null 2>&1; then
+	$g -n 1100 -d 15 -s 4 -o "$T/g"
+	for tool in memcheck racecheck synccheck; do
+		expect_true "compute-sanitizer $tool in row order, packed paths" \
+			'APSP_DETACH=0 APSP_SCHEDULE=rows compute-sanitizer --tool $tool --error-exitcode 9 --log-file $T/san $gpu -B 32 --no-16bit $T/g >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+	done
+	expect_true "compute-sanitizer memcheck in row order, 16-bit lanes, derived paths" \
+		'APSP_DETACH=0 APSP_SCHEDULE=rows compute-sanitizer --tool memcheck --error-exitcode 9 --log-file $T/san $gpu -B 64 --16bit $T/g >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+	expect_true "compute-sanitizer memcheck in row order, 16-bit rejected after the first band" \
+		'APSP_DETACH=0 APSP_SCHEDULE=rows compute-sanitizer --tool memcheck --error-exitcode 9 --log-file $T/san $gpu -B 64 --16bit $T/chain >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+else
+	skip "apsp-gpu row order under compute-sanitizer" "no compute-sanitizer"
+fi
