@@ -48,6 +48,28 @@ gpu_check() {
 	fi
 	pass "$_name"
 }
+# same_results NAME WANT GOT GRAPH WHAT ARGS...: GOT (WHAT says how it was
+# made) holds the distance matrix of WANT byte for byte (bin2mtx --npy), and
+# its predecessor matrix too unless PREDS=valid; its chains are shortest
+# paths of GRAPH unless ARGS has --no-paths.  Else says FAIL and returns 1.
+same_results() {
+	_sn=$1 _want=$2 _got=$3 _sg=$4 _what=$5
+	shift 5
+	for _m in dist pred; do
+		[ "$_m" = pred ] && [ "${PREDS:-same}" = valid ] && continue
+		"$BIN/bin2mtx" --npy --$_m "$_want" >"$_want.$_m" 2>/dev/null
+		"$BIN/bin2mtx" --npy --$_m "$_got" >"$_got.$_m" 2>/dev/null
+		if ! cmp -s "$_want.$_m" "$_got.$_m"; then
+			fail "$_sn" "$_what: the $_m matrix differs"; return 1
+		fi
+	done
+	case " $* " in
+	*" --no-paths "*) ;;
+	*) if ! "$BIN/apsp-diff" -q --graph "$_sg" "$_got" 2>/dev/null; then
+		fail "$_sn" "$_what: predecessors invalid"; return 1
+	fi ;;
+	esac
+}
 has_gpu() { [ -x "$BIN/apsp-gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
 # mtx2bin built with libarchive (it reads .tar.gz, .zip)?
 has_archives() { "$BIN/mtx2bin" --help | grep -qi "archives (libarchive): yes"; }

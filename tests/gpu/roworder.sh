@@ -9,8 +9,6 @@
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 g=$BIN/gengraph
-d=$BIN/apsp-diff
-x=$BIN/bin2mtx
 
 if [ ! -x "$gpu" ]; then
 	skip "apsp-gpu row order" "not built (no nvcc)"
@@ -41,21 +39,7 @@ same() {
 		fail "$_name" "-v does not say row order${BANDS:+ with $BANDS bands}: $(head -c 300 "$T/err")"; return
 	fi
 	cp "$T/err" "$T/last.err"
-	for _m in dist pred; do
-		[ "$_m" = pred ] && [ "${PREDS:-same}" = valid ] && continue
-		$x --npy --$_m "$T/in" >"$T/in.$_m" 2>/dev/null
-		$x --npy --$_m "$T/out" >"$T/out.$_m" 2>/dev/null
-		if ! cmp -s "$T/in.$_m" "$T/out.$_m"; then
-			fail "$_name" "the $_m matrix differs from round after round"; return
-		fi
-	done
-	case " $* " in
-	*" --no-paths "*) ;;
-	*) if ! $d -q --graph "$_graph" "$T/out" 2>/dev/null; then
-		fail "$_name" "predecessors invalid in row order"; return
-	fi ;;
-	esac
-	pass "$_name"
+	same_results "$_name" "$T/in" "$T/out" "$_graph" "row order" "$@" && pass "$_name"
 }
 
 # Bands are 16 block rows at least: n = 1500 at B = 32 is 47 block rows in
