@@ -1030,6 +1030,8 @@ struct st_reader {
 	size_t slot;                /* bytes per block buffer */
 	struct worker *wk;
 	int failed;
+	st_progress_fn *progress;   /* st_reader_progress() */
+	void *progress_ctx;
 };
 
 static const char *display_name(const char *name)
@@ -1296,7 +1298,26 @@ struct rjob {
 	int stop;                   /* a block failed: read no further */
 	pthread_mutex_t mu;
 	struct rfail fail;          /* the failing block with the lowest number */
+	unsigned char *done;        /* with progress: the blocks inflated and checked */
+	uint64_t prefix;            /* blocks 0 .. prefix - 1 are all done */
 };
+
+/* With progress: block i is in place; report the whole prefix when it grows. */
+static void block_done(struct rjob *job, uint64_t i)
+{
+	st_reader *r = job->r;
+	pthread_mutex_lock(&job->mu);
+	job->done[i] = 1;
+	uint64_t k = job->prefix;
+	while (k < r->nblk && job->done[k])
+		k++;
+	if (k > job->prefix) {
+		job->prefix = k;
+		uint64_t bytes = k * r->block;
+		r->progress(r->progress_ctx, bytes < r->mbytes ? bytes : r->mbytes);
+	}
+	pthread_mutex_unlock(&job->mu);
+}
 
 static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 {
@@ -1321,6 +1342,8 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 	pool_leave(p, i);
 	if (!what && b.need && !(what = decode_block(r, wk, &b)) && job->mode == READ_ROWS)
 		copy_rows(r, &b, job->rows, job->nrows, job->dst);
+	else if (!what && job->done)
+		block_done(job, i);
 	if (what) {
 		__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
 		pool_halt(p);
@@ -1360,7 +1383,11 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 	}
 
 	struct rjob job = {r, mode, rows, nrows, dst, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0};
+	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
+		seterr(err, "%s: out of memory", r->name);
+		return rfail(r);
+	}
 	if (info) {
 		memset(info, 0, sizeof *info);
 		info->raw_bytes = r->mbytes;
@@ -1369,6 +1396,7 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 	         ? r->threads : 1;
 	pool_run(nt, r->nblk, read_one, &job);
 	pthread_mutex_destroy(&job.mu);
+	free(job.done);
 	struct rfail fail = job.fail;
 
 	if (fail.what) {
@@ -1419,6 +1447,12 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 		info->stored_bytes += BLK_HDR; /* the end-of-matrix marker */
 	r->todo &= ~bit;
 	return 0;
+}
+
+void st_reader_progress(st_reader *r, st_progress_fn *fn, void *ctx)
+{
+	r->progress = fn;
+	r->progress_ctx = ctx;
 }
 
 int st_read_matrix(st_reader *r, void *dst, st_error *err)

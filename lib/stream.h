@@ -119,6 +119,13 @@ typedef struct st_reader st_reader;
  * h is filled (free it with st_header_free). */
 st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
                           st_error *err);
+/* While st_read_matrix() fills dst: fn(ctx, bytes) each time the part of dst
+ * from its start that is read and checked grows, with its length (called in
+ * order, from the reading threads, one call at a time).  A caller may then use
+ * that part before the matrix is whole; the read can still fail further on.
+ * fn NULL: none. */
+typedef void st_progress_fn(void *ctx, uint64_t bytes);
+void st_reader_progress(st_reader *r, st_progress_fn *fn, void *ctx);
 /* Which matrix comes next (an enum st_matrix bit), or 0 at the end. */
 uint32_t st_next_matrix(st_reader *r);
 /* Read the next whole matrix into dst (st_matrix_bytes() bytes). */

@@ -263,6 +263,86 @@ static void test_threads(void)
 	}
 }
 
+/* ---- progress while a matrix is read ---- */
+
+struct seen {
+	const unsigned char *want; /* the matrix the stream holds */
+	const unsigned char *dst;  /* where it is being read */
+	uint64_t last;
+	int calls, backwards, unequal;
+};
+
+static void on_progress(void *ctx, uint64_t bytes)
+{
+	struct seen *s = ctx;
+	s->calls++;
+	if (bytes <= s->last)
+		s->backwards++;
+	if (memcmp(s->dst, s->want, bytes)) /* what it reports is in place */
+		s->unequal++;
+	s->last = bytes;
+}
+
+/* Read the first matrix of stream b with progress reported; the read's
+ * status. */
+static int read_progress(const unsigned char *b, size_t len, const st_header *h,
+                         const void *want, int threads, struct seen *s, st_error *err)
+{
+	int fd = mem_fd(b, len);
+	st_header got;
+	unsigned char *dst = calloc(st_matrix_bytes(h), 1);
+	memset(s, 0, sizeof *s);
+	s->want = want, s->dst = dst;
+	int rc = -1;
+	st_reader *r = st_reader_open(fd, "mem", &got, threads, err);
+	if (r) {
+		st_reader_progress(r, on_progress, s);
+		st_next_matrix(r);
+		rc = st_read_matrix(r, dst, err);
+		if (rc == 0)
+			rc = st_reader_close(r, err);
+		else
+			st_reader_free(r);
+		st_header_free(&got);
+	}
+	free(dst);
+	close(fd);
+	return rc;
+}
+
+static void test_progress(void)
+{
+	st_header h;
+	struct mats x;
+	st_error err;
+	size_t len;
+	struct seen s;
+
+	st_header_init(&h, 300, 1, ST_INT32);
+	h.matrices = ST_WEIGHTS;
+	h.block = 4096; /* 88 blocks */
+	make_all(&h, &x);
+	const uint64_t bytes = st_matrix_bytes(&h);
+	unsigned char *b = write_stream(&h, &x, 1, 4, 0, &len, &err);
+	for (int threads = 1; threads <= 8; threads *= 8) {
+		int rc = read_progress(b, len, &h, x.m[0], threads, &s, &err);
+		T_CHECKF(rc == 0 && s.last == bytes && s.calls > 1 && !s.backwards && !s.unequal,
+		         "progress on %d threads: %d calls, growing, each part in place, the whole "
+		         "matrix last", threads, s.calls);
+	}
+	/* A block spoilt past the middle: the progress stops before it. */
+	unsigned char *c = malloc(len);
+	memcpy(c, b, len);
+	c[len * 3 / 4] ^= 0x40;
+	int rc = read_progress(c, len, &h, x.m[0], 8, &s, &err);
+	T_CHECKF(rc < 0 && s.last < bytes && !s.unequal && !s.backwards,
+	         "a damaged block: the read fails (%s) and the progress stops before it (%llu of "
+	         "%llu bytes)", err.msg, (unsigned long long)s.last, (unsigned long long)bytes);
+	free(c);
+	free(b);
+	free_all(&x);
+}
+
 /* ---- rows and skips ---- */
 
 static int rows_equal(const unsigned char *b, size_t len, const st_header *h,
@@ -961,6 +1041,7 @@ int main(void)
 	test_chunked_writes();
 	test_methods();
 	test_threads();
+	test_progress();
 	test_rows();
 	test_provenance();
 	test_damage();
