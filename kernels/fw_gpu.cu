@@ -461,6 +461,17 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			for (auto &r : x.relay)
 				CUDA_TRY(cudaMalloc(&r, staging.bytes));
 	}
+	// A graph still being read (o->feed): in row order without paths the
+	// rounds start on its first bands (fw_roworder.cuh); elsewhere the
+	// whole graph and the caller's verdict come first.
+	const bool by_rows = gpus == 1 && !ranks && !o->skip && !o->order && nb > 1 && !ooc
+	                       && o->schedule != FWG_SCHEDULE_ROUNDS
+	                       && (o->schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM);
+	const bool as_read = o->feed && by_rows && !paths;
+	if (o->feed && !as_read
+	    && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx)))
+		return 1;
+	t->streamed = as_read;
 	if (ooc)
 		return solve_out_of_core(e, v, oc, o->type, paths, n, graph, sink, ctx, t);
 	Dev &d0 = v.dev[v.first];
@@ -493,7 +504,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[0], v.dev[g].s));
-		if (graph && upload_rows(e, graph, v.dev[g], n, npad, B, guard, ro))
+		if (graph && !as_read && upload_rows(e, graph, v.dev[g], n, npad, B, guard, ro))
 			return -1;
 	}
 #ifdef APSP_NCCL
@@ -521,15 +532,16 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		packed = facts[0] < (unsigned long long)INF_PACKED;
 	}
 	t->packed = packed;
-	for (int g = v.first; g < v.last; g++) {
+	for (int g = v.first; g < v.last && !as_read; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		if (prepare_rows(e, v, v.dev[g], n, is_int, packed))
 			return -1;
 	}
-	// The kernels' time runs from when every device is ready.
+	// The kernels' time runs from when every device is ready (rows still
+	// arriving: from when the first band is).
 	if (gpus > 1 && sync_all(e, v))
 		return -1;
-	for (int g = v.first; g < v.last; g++) {
+	for (int g = v.first; g < v.last && !as_read; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[1], v.dev[g].s));
 	}
@@ -555,11 +567,14 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	// Row order (fw_roworder.cuh): one device, in core, dense, as numbered;
 	// each band of rows goes to the sink as soon as it is final.
 	RowOrder row_order, *rw = nullptr;
-	if (gpus == 1 && !ranks && !sp && !ro && nb > 1 && o->schedule != FWG_SCHEDULE_ROUNDS
-	    && (o->schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM)) {
+	if (by_rows) {
 		if (row_order.open(e, (int)nb, d0.id))
 			return -1;
 		row_order.sink = sink, row_order.ctx = ctx, row_order.paths = paths;
+		if (as_read) {
+			row_order.feed = o->feed, row_order.graph = graph, row_order.is_int = is_int;
+			row_order.start = d0.ev[1];
+		}
 		rw = &row_order;
 		t->row_bands = row_order.bands;
 	}
@@ -602,6 +617,10 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	choices(tries16 && rw ? 1 : 0);
 	if (rc == 0 && tries16)
 		rc = try16(e, v, (int)n, inf_dev, sp, derive16, rw, &done);
+	if (rc == 0 && rw && rw->restart)
+		return 1;
+	if (rw && rw->not16) // from the first band again, on 32 bits
+		rw->reset();
 	choices(done);
 	if (rc == 0 && done == -1)
 		rc = sparse_start();
@@ -633,11 +652,14 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 				                   std::min((int)n, r1 * B));
 			return 0;
 		};
-		return row_order_rounds(e, v, k, band_of(v, d0), n, *rw, finish_band);
+		return row_order_rounds(e, v, k, band_of(v, d0), n, *rw, finish_band,
+		                        [](int, int) { return 0; });
 	};
 	if (rc == 0 && done != 1)
 		rc = is_int ? dispatch<int>(e, B, paths, packed, rounds)
 		            : dispatch<float>(e, B, paths && !derive32, packed, rounds);
+	if (rc == 0 && rw && rw->restart)
+		return 1;
 	for (int g = v.first; g < v.last && rc == 0 && derive32 && !rw; g++) {
 		Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));

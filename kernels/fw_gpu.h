@@ -23,6 +23,22 @@ enum { FWG_SCHEDULE_AUTO = 0, FWG_SCHEDULE_ROUNDS = 1, FWG_SCHEDULE_ROWS = 2 };
 /* From this n on, FWG_SCHEDULE_AUTO takes row order where it can. */
 #define FWG_ROW_ORDER_FROM 32768
 
+/* Input still arriving: the caller reads the graph into the matrix it passes
+ * while the engine starts on its first rows.  rows(ctx, want) blocks until
+ * rows 0 .. want - 1 are in place and returns how many are (want or more;
+ * fewer: the input failed).  verdict(ctx) blocks until the caller has checked
+ * the whole graph (sv_prepare() in place, which then changes at most the
+ * diagonal, to 0): 1 the graph in place is the one to solve, 0 not (an error,
+ * a negative cycle, reweighting, or a run of another form: an order, skipped
+ * blocks).  The engine asks for the verdict before any result reaches the
+ * sink.  Where the input failed or the verdict is 0, fwg_solve_panels()
+ * returns 1 having handed nothing over, and the caller may solve again. */
+struct fwg_feed {
+	uint64_t (*rows)(void *ctx, uint64_t want);
+	int (*verdict)(void *ctx);
+	void *ctx;
+};
+
 struct fwg_opts {
 	int device;     /* CUDA device number */
 	int block;      /* blocking factor B: 16, 32, 64 or 128; 0: the engine's
@@ -70,6 +86,11 @@ struct fwg_opts {
 	 * _AUTO rows from n = FWG_ROW_ORDER_FROM in fwg_solve_panels(), rounds
 	 * in fwg_solve(). */
 	int schedule;
+	/* fwg_solve_panels() on a graph still being read (NULL: the graph is
+	 * whole).  In row order without paths the rounds start on the bands of
+	 * rows as they arrive (fwg_timing.streamed); elsewhere the engine sets
+	 * up the device, then waits for the whole graph and the verdict. */
+	const struct fwg_feed *feed;
 };
 
 struct fwg_timing {
@@ -94,6 +115,9 @@ struct fwg_timing {
 	int bands, band_rows, resident;
 	int row_bands;          /* row order: the bands of results handed over as
 	                           they were final; 0: round after round */
+	int streamed;           /* with a feed: the rounds began on the first bands
+	                           of rows while the rest were read (kernel_ms then
+	                           includes waiting for them) */
 	uint64_t tiles;         /* block updates of phases 2 and 3 a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped (with skip) */
 	char device_name[128];
@@ -145,7 +169,8 @@ int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dis
  * the solve with an error. */
 typedef int fwg_sink(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred);
 
-/* Solve as fwg_solve(), handing the results to sink panel by panel.  Every
+/* Solve as fwg_solve(), handing the results to sink panel by panel (0, -1,
+ * or 1: o->feed's input failed or its verdict was 0, nothing handed over).  Every
  * field of *t but download_ms, upload_ms and kernel_ms is set before the
  * first panel reaches the sink.  In row order the sink runs on a thread of
  * the engine's while the device computes, and where a 16-bit run is rejected

@@ -41,7 +41,9 @@ int max_entry(Err e, Devs &v, bool lanes16, int limit, int *out)
 // With rw (one device), the rounds go in row order and each band, checked
 // and converted, goes to rw's sink as soon as it is final; a band rejected
 // stops the run (*done -1, rw->sunk rows taken; the other bands of d were
-// converted or not).
+// converted or not).  Where rw's rows are still arriving, each band's
+// weights are checked as it comes; a band too heavy for 16-bit lanes ends
+// the attempt (*done 0, rw->not16), as does a failed input (rw->restart).
 int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOrder *rw,
           int *done)
 {
@@ -49,8 +51,9 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 	const int B = v.B;
 	if (B != 64 && B != 128)
 		return 0;
+	const bool as_read = rw && rw->feed;
 	int wmax = 0, dmax = 0, rc = 0;
-	if (max_entry(e, v, false, inf, &wmax)) // the largest weight
+	if (!as_read && max_entry(e, v, false, inf, &wmax)) // the largest weight
 		return -1;
 	if (wmax >= INF16 / 4)
 		return 0;
@@ -76,7 +79,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 		}
 		return 0;
 	}
-	for (int g = v.first; g < v.last; g++) {
+	for (int g = v.first; g < v.last && !as_read; g++) {
 		Dev &x = v.dev[g];
 		const size_t count = x.count(B, v.npad);
 		CUDA_TRY(cudaSetDevice(x.id));
@@ -104,15 +107,34 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 			CUDA_TRY(cudaGetLastError());
 			return 0;
 		};
+		// a band as it arrives: its largest weight checked, then its
+		// weights into 16-bit lanes (on rw's stream, as the band went up)
+		auto arrive_band = [&](int r0, int r1) -> int {
+			const int i = r0 / rw->band;
+			const size_t count = (size_t)(r1 - r0) * stride;
+			int *m = &rw->dmax[rw->bands + i], *mh = &rw->dmax_host[rw->bands + i];
+			CUDA_TRY(cudaMemsetAsync(m, 0, sizeof *m, rw->cs));
+			max_below<int><<<1024, 256, 0, rw->cs>>>((const int *)x.d + r0 * stride, count, inf, m);
+			CUDA_TRY(cudaMemcpyAsync(mh, m, sizeof *m, cudaMemcpyDeviceToHost, rw->cs));
+			CUDA_TRY(cudaStreamSynchronize(rw->cs));
+			if (*mh >= INF16 / 4)
+				return 1;
+			rw->wmax = std::max(rw->wmax, *mh);
+			to16<<<(unsigned)((count + 255) / 256), 256, 0, rw->cs>>>((const int *)x.d + r0 * stride,
+			                                                         x.d16 + r0 * stride, count);
+			CUDA_TRY(cudaGetLastError());
+			return 0;
+		};
 		auto go = [&](auto k) {
 			if (k.setup(e, x.id, v.npad, nullptr))
 				return -1;
-			return row_order_rounds(e, v, k, band_of(v, x, true), n, *rw, finish_band);
+			return row_order_rounds(e, v, k, band_of(v, x, true), n, *rw, finish_band,
+			                        arrive_band);
 		};
 		rc = B == 64 ? go(RoundKernels16<64>{}) : go(RoundKernels16<128>{});
 		if (rw->rejected)
 			rc = 0, *done = -1;
-		else if (rc == 0)
+		else if (rc == 0 && !rw->not16 && !rw->restart)
 			*done = 1;
 	} else {
 		rc = B == 64 ? run_rounds16<64>(e, v, sp) : run_rounds16<128>(e, v, sp);

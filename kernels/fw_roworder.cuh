@@ -17,6 +17,14 @@
 // The results are the same bytes as run_rounds'.  The rounds of step 2 take
 // bands of at least 16 block rows (32 bands at most) so that each launch
 // still fills the device.
+//
+// Where the caller is still reading the graph (fwg_opts.feed), step 1 goes
+// band by band too, each band as soon as its rows are in: rounds 0 .. k on
+// its rows, with the pivot rows of the bands above as their step 1 left them
+// and its own as the band's rounds make them.  A block gets the same rounds
+// with the same operands as in step 1 over the whole matrix, so the results
+// are again the same bytes.  Step 2 waits for the caller's verdict on the
+// whole graph.
 #ifndef APSP_FW_ROWORDER_CUH
 #define APSP_FW_ROWORDER_CUH
 
@@ -56,6 +64,19 @@ struct RowOrder {
 	double first_s = 0, last_s = 0; // when the first band was final; the last panel taken
 	int rc = 0;
 	char msg[512] = "";
+	// Rows still arriving (feed): each band goes up on cs once it is in
+	// the caller's graph and is prepared there (up[i]); in counts the
+	// block rows on the device.  dmax[bands + i]: band i's largest weight.
+	const fwg_feed *feed = nullptr;
+	const void *graph = nullptr;
+	bool is_int = true;
+	int in = 0;
+	bool asked = false;   // the verdict was asked for (once per solve)
+	bool restart = false; // the input failed or the verdict was 0
+	bool not16 = false;   // a band's weights do not fit 16-bit lanes
+	std::vector<cudaEvent_t> up;
+	cudaEvent_t updone[2] = {nullptr, nullptr}, upguard[2] = {nullptr, nullptr};
+	cudaEvent_t start = nullptr; // recorded on the device's stream once the first band is in
 
 	int open(Err e, int nb_, int device)
 	{
@@ -63,16 +84,34 @@ struct RowOrder {
 		band = std::max(16, (nb + 31) / 32);
 		bands = (nb + band - 1) / band;
 		fin.assign(bands, nullptr);
+		up.assign(bands, nullptr);
 		for (auto &ev : fin)
 			CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+		for (auto &ev : up)
+			CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+		for (auto &ev : updone)
+			CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
 		CUDA_TRY(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-		CUDA_TRY(cudaMalloc(&dmax, bands * sizeof *dmax));
-		CUDA_TRY(cudaMallocHost(&dmax_host, bands * sizeof *dmax_host));
+		CUDA_TRY(cudaMalloc(&dmax, 2 * bands * sizeof *dmax));
+		CUDA_TRY(cudaMallocHost(&dmax_host, 2 * bands * sizeof *dmax_host));
 		return 0;
+	}
+	// For the 32-bit run after a 16-bit one stopped in step 1 (not16): what
+	// the taker and the bands' checks keep (the rows on the device stay).
+	void reset()
+	{
+		stop = false, rejected = false, not16 = false, lanes16 = false;
+		recorded = 0, rc = 0, msg[0] = 0, sunk = 0, first_s = last_s = 0, wmax = 0;
 	}
 	~RowOrder()
 	{
 		for (auto ev : fin)
+			if (ev)
+				cudaEventDestroy(ev);
+		for (auto ev : up)
+			if (ev)
+				cudaEventDestroy(ev);
+		for (auto ev : updone)
 			if (ev)
 				cudaEventDestroy(ev);
 		if (cs)
@@ -135,13 +174,85 @@ void take_bands(RowOrder *w, Devs *v, uint64_t n)
 	}
 }
 
+// Rows still arriving: block rows r0 .. r1 - 1 of the caller's graph, once
+// they are in, up to the device on w.cs and prepared there as the rounds
+// take them, with the diagonal sv_prepare() gives them.  0, -1, or 1: the
+// input failed (w.restart).
+int take_in(Err e, Devs &v, Dev &x, RowOrder &w, uint64_t n, int r0, int r1)
+{
+	const uint64_t first = (uint64_t)r0 * v.B, end = std::min(n, (uint64_t)r1 * v.B);
+	if (w.feed->rows(w.feed->ctx, end) < end) {
+		w.restart = true;
+		return 1;
+	}
+	const size_t at = first * v.npad, count = (size_t)(r1 - r0) * v.B * v.npad;
+	if (upload_to(e, w.graph, (char *)x.d + at * 4, first, end, n, v.npad, w.cs, w.updone,
+	              w.upguard, nullptr))
+		return -1;
+	const unsigned grid = (unsigned)((count + 255) / 256), dg = (unsigned)((end - first + 255) / 256);
+	if (w.is_int) {
+		prepare<int><<<grid, 256, 0, w.cs>>>((int *)x.d + at, nullptr, (int)n, v.npad,
+		                                     ST_INF_I32, ST_INF_I32, (int)first, (r1 - r0) * v.B);
+		zero_diagonal<int><<<dg, 256, 0, w.cs>>>((int *)x.d + at, v.npad, (int)first, (int)end);
+	} else {
+		prepare<float><<<grid, 256, 0, w.cs>>>((float *)x.d + at, nullptr, (int)n, v.npad,
+		                                       __builtin_inff(), __builtin_inff(), (int)first,
+		                                       (r1 - r0) * v.B);
+		zero_diagonal<float><<<dg, 256, 0, w.cs>>>((float *)x.d + at, v.npad, (int)first,
+		                                           (int)end);
+	}
+	CUDA_TRY(cudaGetLastError());
+	return 0;
+}
+
+// Step 1 as the rows arrive (w.feed): band by band, each taken in, made
+// ready for k by arrive(first, end) (block rows; on w.cs: 0, -1, or 1 the
+// band does not suit k: w.not16), then rounds 0 .. end - 1 on its rows; then
+// the caller's verdict.  0 or -1.
+template <typename K, typename Arrive>
+int step1_as_read(Err e, Devs &v, K &k, Band whole, uint64_t n, RowOrder &w, Arrive arrive)
+{
+	Dev &x = v.dev[v.first];
+	const size_t pstride = (size_t)v.B * v.npad;
+	for (int i = 0; i < w.bands && !w.stop; i++) {
+		const int r0 = i * w.band, r1 = std::min(w.nb, r0 + w.band);
+		int a = w.in < r1 ? take_in(e, v, x, w, n, r0, r1) : 0;
+		if (a == 0)
+			a = arrive(r0, r1);
+		if (a > 0 && !w.restart)
+			w.not16 = true;
+		if (a)
+			return a < 0 ? -1 : 0;
+		w.in = std::max(w.in, r1);
+		CUDA_TRY(cudaEventRecord(w.up[i], w.cs));
+		CUDA_TRY(cudaStreamWaitEvent(x.s, w.up[i], 0));
+		if (i == 0 && w.start)
+			CUDA_TRY(cudaEventRecord(w.start, x.s));
+		for (int round = 0; round < r1; round++) {
+			Band b = whole;
+			b.row0 = std::max(round, r0), b.rows = r1 - b.row0, b.pivot_done = round < r0;
+			if (k.before(e, b, round)
+			    || k.after(e, b, round, whole.p ? whole.p + round * pstride : nullptr))
+				return -1;
+		}
+	}
+	if (!w.stop && !w.asked) {
+		w.asked = true;
+		w.restart = !w.feed->verdict(w.feed->ctx);
+	}
+	return 0;
+}
+
 // The rounds in row order on the first device of v with kernels k (set up
 // there), each band finished by finish(first, end) (block rows; queued on the
 // device's stream) and handed to the sink by a thread of its own; the
-// device's ev[2] marks the end of the last band's work.  0, or -1 (an error,
-// or a 16-bit band rejected: w.rejected, w.sunk rows taken).
-template <typename K, typename Finish>
-int row_order_rounds(Err e, Devs &v, K &k, Band whole, uint64_t n, RowOrder &w, Finish finish)
+// device's ev[2] marks the end of the last band's work.  Rows still arriving
+// are taken in by step1_as_read() with arrive.  0, or -1 (an error, or a
+// 16-bit band rejected: w.rejected, w.sunk rows taken); 0 also where the
+// rows stopped short (w.not16, w.restart), with nothing handed over.
+template <typename K, typename Finish, typename Arrive>
+int row_order_rounds(Err e, Devs &v, K &k, Band whole, uint64_t n, RowOrder &w, Finish finish,
+                     Arrive arrive)
 {
 	Dev &x = v.dev[v.first];
 	const int nb = w.nb;
@@ -149,12 +260,16 @@ int row_order_rounds(Err e, Devs &v, K &k, Band whole, uint64_t n, RowOrder &w, 
 	auto prow = [&](int round) { return whole.p ? whole.p + round * pstride : nullptr; };
 	std::thread taker(take_bands, &w, &v, n);
 	int rc = 0;
-	for (int round = 0; round < nb && rc == 0 && !w.stop; round++) { // step 1
-		Band b = whole;
-		b.row0 = round, b.rows = nb - round;
-		rc = k.before(e, b, round) || k.after(e, b, round, prow(round)) ? -1 : 0;
-	}
-	for (int i = 0; i < w.bands && rc == 0 && !w.stop; i++) { // step 2
+	if (w.feed)
+		rc = step1_as_read(e, v, k, whole, n, w, arrive);
+	else
+		for (int round = 0; round < nb && rc == 0 && !w.stop; round++) { // step 1
+			Band b = whole;
+			b.row0 = round, b.rows = nb - round;
+			rc = k.before(e, b, round) || k.after(e, b, round, prow(round)) ? -1 : 0;
+		}
+	const bool short_of_rows = w.not16 || w.restart;
+	for (int i = 0; i < w.bands && rc == 0 && !w.stop && !short_of_rows; i++) { // step 2
 		const int r0 = i * w.band, r1 = std::min(nb, r0 + w.band);
 		for (int round = r0 + 1; round < nb && rc == 0; round++) {
 			Band b = whole;
@@ -169,9 +284,9 @@ int row_order_rounds(Err e, Devs &v, K &k, Band whole, uint64_t n, RowOrder &w, 
 		w.recorded = rc == 0 ? i + 1 : w.recorded;
 		w.cv.notify_all();
 	}
-	if (rc == 0 && cudaEventRecord(x.ev[2], x.s) != cudaSuccess)
+	if (rc == 0 && !short_of_rows && cudaEventRecord(x.ev[2], x.s) != cudaSuccess)
 		rc = fail(e, "cudaEventRecord: %s", cudaGetErrorString(cudaGetLastError()));
-	if (rc)
+	if (rc || short_of_rows)
 		w.give_up();
 	taker.join();
 	if (rc == 0 && w.rc)

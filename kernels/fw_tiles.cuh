@@ -678,6 +678,16 @@ __global__ void prepare(T *d, int32_t *p, int n, int npad, T inf, T inf_dev, int
 		p[e] = (i != j && v < inf_dev) ? i : -1;
 }
 
+// Rows first .. end - 1 of the caller's vertices (d: where row first is),
+// as sv_prepare() leaves them: the diagonal 0.
+template <typename T>
+__global__ void zero_diagonal(T *d, int npad, int first, int end)
+{
+	const int i = first + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+	if (i < end)
+		d[(size_t)(i - first) * npad + i] = (T)0;
+}
+
 template <typename T>
 __global__ void finish(T *d, size_t count, T inf, T inf_dev)
 {

@@ -247,6 +247,96 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 	return 0;
 }
 
+/* A graph read while the device starts on it (fwg_opts.feed): a thread
+ * reads the weights into the matrix in place, checks them (sv_prepare) and
+ * decides whether the run is the one the engine started, dense and as
+ * numbered (not reweighted); the engine's calls wait on it. */
+struct reading {
+	st_reader *r;
+	const st_header *in;
+	void *graph;
+	int threads;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t rows;       /* rows in place */
+	int failed, checked; /* the read failed (err); the graph is checked */
+	int rc, sparse;      /* sv_prepare()'s result; the auto rule's word */
+	sv_plan plan;
+	st_error err;
+	double t_read, t_prep;
+	/* the verdict's part: the result stream opened once the run is sure */
+	int order, out;
+	const st_header *h;
+	struct result *res;
+	char *why;
+	size_t why_len;
+	int opened;
+};
+
+static void rows_in(void *ctx, uint64_t bytes)
+{
+	struct reading *rd = ctx;
+	pthread_mutex_lock(&rd->mu);
+	rd->rows = bytes / (rd->in->npad * 4);
+	pthread_cond_broadcast(&rd->cv);
+	pthread_mutex_unlock(&rd->mu);
+}
+
+static void *read_ahead(void *arg)
+{
+	struct reading *rd = arg;
+	int failed = engine_read_weights_as(rd->r, rd->graph, rows_in, rd, &rd->err) < 0;
+	rd->t_read = seconds();
+	if (!failed) {
+		tool_mark("weights read");
+		rd->rc = sv_prepare(rd->in, rd->graph, rd->graph, NULL, rd->threads, &rd->plan,
+		                    &rd->err);
+		rd->sparse = rd->rc == 0 && engine_sparse(rd->in->n, rd->in->type, rd->graph,
+		                                          rd->threads);
+		rd->t_prep = seconds();
+		tool_mark("prepared");
+	}
+	pthread_mutex_lock(&rd->mu);
+	rd->failed = failed;
+	rd->checked = !failed;
+	pthread_cond_broadcast(&rd->cv);
+	pthread_mutex_unlock(&rd->mu);
+	return NULL;
+}
+
+static uint64_t feed_rows(void *ctx, uint64_t want)
+{
+	struct reading *rd = ctx;
+	pthread_mutex_lock(&rd->mu);
+	while (rd->rows < want && !rd->failed)
+		pthread_cond_wait(&rd->cv, &rd->mu);
+	uint64_t rows = rd->rows;
+	pthread_mutex_unlock(&rd->mu);
+	return rows;
+}
+
+static int feed_verdict(void *ctx)
+{
+	struct reading *rd = ctx;
+	pthread_mutex_lock(&rd->mu);
+	while (!rd->checked && !rd->failed)
+		pthread_cond_wait(&rd->cv, &rd->mu);
+	pthread_mutex_unlock(&rd->mu);
+	if (rd->failed || rd->rc != 0 || rd->plan.potential || rd->sparse)
+		return 0;
+	/* dense: the auto rule keeps the natural order, and says so */
+	if (engine_order(rd->order, rd->in->n, rd->in->type, rd->graph, rd->threads, NULL,
+	                 rd->why, rd->why_len))
+		return 0; /* (not reached: an order is only made for sparse graphs) */
+	struct result *res = rd->res;
+	st_error err;
+	if (!(res->w = st_writer_open(rd->out, rd->h, tool_opts.level, rd->threads, &err))
+	    || (res->pred == NULL && 0))
+		return 0;
+	rd->opened = 1;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -384,72 +474,121 @@ int main(int argc, char **argv)
 	if (!graph || !weights)
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);
-	engine_read_weights(r, weights);
-	double t_read = seconds();
-	tool_mark("weights read");
 	st_error err;
+	st_header h;
+	if (sv_result_header(&in, o.paths, &h, &err) < 0)
+		tool_die_st("result", &err);
+	tool_add_provenance(&h);
+	struct fwg_timing t;
 	sv_plan plan;
-	int rc = sv_prepare(&in, weights, graph, NULL, threads, &plan, &err);
+	struct result res = {.n = n, .type = in.type, .threads = threads, .graph = graph,
+	                     .plan = &plan, .t = &t};
+	char why[160], msg[512];
+	double t_read = 0, t_prep = 0, t1 = 0;
+	int rc, solved = 0; /* by the run begun while the input was read */
+	/* Large dense runs without paths, one process on one GPU: the device
+	 * starts on the first rows while the rest are read (fwg_opts.feed).
+	 * Where the graph turns out otherwise (an error, a negative cycle,
+	 * reweighting, sparse), nothing has been written and the run goes on
+	 * below as if the graph had been read first. */
+	const char *ra = getenv("APSP_READ_AHEAD"); /* benchmarks: 0, the graph read first */
+	const int ahead = !(ra && !strcmp(ra, "0")) && nproc == 1 && gpus >= 0 && gpus <= 1 && in_place && !o.paths
+	                  && order != ORDER_ND && n > 1 && o.schedule != FWG_SCHEDULE_ROUNDS
+	                  && (o.schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM);
+	if (ahead) {
+		static struct reading rd;
+		rd = (struct reading){.r = r, .in = &in, .graph = graph, .threads = threads,
+		                      .order = order, .out = out, .h = &h, .res = &res, .why = why,
+		                      .why_len = sizeof why};
+		pthread_mutex_init(&rd.mu, NULL);
+		pthread_cond_init(&rd.cv, NULL);
+		pthread_t reader;
+		if (pthread_create(&reader, NULL, read_ahead, &rd) != 0)
+			tool_die("cannot start a thread:");
+		join_init();
+		if (job.rc < 0)
+			tool_die("%s", job.err);
+		o.gpus = job.gpus;
+		t1 = seconds();
+		tool_mark("device ready");
+		const struct fwg_feed feed = {feed_rows, feed_verdict, &rd};
+		o.feed = &feed;
+		res.plan = &rd.plan; /* (the sink runs after the verdict) */
+		rc = fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg);
+		o.feed = NULL;
+		if (rc < 0) {
+			if (res.failed == 2)
+				tool_die_st("write", &res.err);
+			tool_die("%s", msg);
+		}
+		pthread_join(reader, NULL);
+		if (rd.failed)
+			tool_die_st(NULL, &rd.err);
+		solved = rc == 0;
+		rc = rd.rc, plan = rd.plan, err = rd.err;
+		res.plan = &plan;
+		t_read = rd.t_read, t_prep = rd.t_prep;
+	} else {
+		engine_read_weights(r, weights);
+		t_read = seconds();
+		tool_mark("weights read");
+		rc = sv_prepare(&in, weights, graph, NULL, threads, &plan, &err);
+	}
 	if (weights != graph)
 		tool_matrix_free(weights, wbytes + 4);
 	if (rc < 0)
 		tool_die_st(input, &err);
 
-	st_header h;
-	if (sv_result_header(&in, o.paths, &h, &err) < 0)
-		tool_die_st("result", &err);
-	tool_add_provenance(&h);
 	int go = 0; /* an MPI run: whether it spans the processes */
 	if (rc == 1) {
 		ranks_bcast(&go, sizeof go);
 		alone_now = 1;
 		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
 	}
-	/* While the device is still starting: the order, and whether to skip. */
-	char why[160];
-	int sparse = 0;
-	int32_t *perm = engine_order(order, n, in.type, graph, threads, &sparse, why, sizeof why);
-	o.order = perm;
-	o.skip = sparse || perm;
+	int32_t *perm = NULL;
 	const char *alone = NULL; /* why process 0 of an MPI run solves alone */
-	if (nproc > 1) {
-		const int B = o.block ? o.block : fwg_choose_block(n, o.type, o.paths, o.lanes16, 0);
-		alone = o.skip ? "sparse runs use one" : (n + B - 1) / B < (uint64_t)nproc
-		      ? "fewer block rows than processes" : NULL;
-		go = !alone;
-		ranks_bcast(&go, sizeof go);
-		alone_now = !go;
-	}
-
-	double t_prep = seconds();
-	tool_mark("prepared");
-	join_init();
-	if (job.rc < 0)
-		tool_die("%s", job.err);
-	o.gpus = job.gpus;
-	if (go) {
-		o.device = job.device;
-		o.rank = 0;
-		o.ranks = nproc;
-	} else if (nproc > 1) {
-		o.device = job.device;
-		o.gpus = 1;
-	}
-	double t1 = seconds();
-	tool_mark("device ready");
-	struct fwg_timing t;
-	struct result res = {.n = n, .type = in.type, .threads = threads, .graph = graph,
-	                     .plan = &plan, .t = &t};
-	if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
-	    || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
-		tool_die_st("write", &err);
-	char msg[512];
-	if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0) {
-		if (res.failed == 1)
-			tool_die("out of memory checking the predecessor chains");
-		if (res.failed == 2)
-			tool_die_st("write", &res.err);
-		tool_die("%s", msg);
+	if (!solved) {
+		/* While the device is still starting: the order, and whether to skip. */
+		int sparse = 0;
+		perm = engine_order(order, n, in.type, graph, threads, &sparse, why, sizeof why);
+		o.order = perm;
+		o.skip = sparse || perm;
+		if (nproc > 1) {
+			const int B = o.block ? o.block : fwg_choose_block(n, o.type, o.paths, o.lanes16, 0);
+			alone = o.skip ? "sparse runs use one" : (n + B - 1) / B < (uint64_t)nproc
+			      ? "fewer block rows than processes" : NULL;
+			go = !alone;
+			ranks_bcast(&go, sizeof go);
+			alone_now = !go;
+		}
+		if (!ahead) {
+			t_prep = seconds();
+			tool_mark("prepared");
+		}
+		join_init();
+		if (job.rc < 0)
+			tool_die("%s", job.err);
+		o.gpus = job.gpus;
+		if (go) {
+			o.device = job.device;
+			o.rank = 0;
+			o.ranks = nproc;
+		} else if (nproc > 1) {
+			o.device = job.device;
+			o.gpus = 1;
+		}
+		t1 = seconds();
+		tool_mark("device ready");
+		if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
+		    || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
+			tool_die_st("write", &err);
+		if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0) {
+			if (res.failed == 1)
+				tool_die("out of memory checking the predecessor chains");
+			if (res.failed == 2)
+				tool_die_st("write", &res.err);
+			tool_die("%s", msg);
+		}
 	}
 	double t2 = seconds();
 	tool_mark("distances out");
@@ -461,6 +600,10 @@ int main(int argc, char **argv)
 	tool_output_commit();
 	double t3 = seconds();
 	double relax = (double)n * n * n;
+	/* Rows taken as read: the device was ready before the input was,
+	 * and the solve is counted from the input checked. */
+	if (solved)
+		t1 = t_prep;
 	char skipped[96] = "every block updated";
 	if (o.skip)
 		snprintf(skipped, sizeof skipped, "%llu of %llu block updates skipped (%.1f%%)",
@@ -478,8 +621,9 @@ int main(int argc, char **argv)
 	else if (alone)
 		snprintf(on, sizeof on, " (process 0 alone of %d: %s)", nproc, alone);
 	else if (t.row_bands)
-		snprintf(on, sizeof on, " (row order: %d bands of results handed over as they were "
-		         "final%s)", t.row_bands, t.lanes16 == -1 ? ", the rest after a 32-bit run" : "");
+		snprintf(on, sizeof on, " (row order%s: %d bands of results handed over as they were "
+		         "final%s)", t.streamed ? ", the first rounds on the rows read while the rest came"
+		         : "", t.row_bands, t.lanes16 == -1 ? ", the rest after a 32-bit run" : "");
 	else if (t.gpus < o.gpus)
 		snprintf(on, sizeof on, " (%d GPU%s of %d: %s)", t.gpus, t.gpus > 1 ? "s" : "", o.gpus,
 		         o.skip ? "sparse runs use one" : "fewer block rows than GPUs");

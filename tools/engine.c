@@ -65,13 +65,22 @@ void engine_check_memory(const char *path, const st_header *h, double bytes)
 		         (unsigned long long)((double)h->n * sqrt(have / bytes) * 0.999));
 }
 
+int engine_read_weights_as(st_reader *r, void *dst, st_progress_fn *fn, void *ctx,
+                           st_error *err)
+{
+	st_reader_progress(r, fn, ctx);
+	for (uint32_t next; (next = st_next_matrix(r));)
+		if ((next == ST_WEIGHTS ? st_read_matrix(r, dst, err) : st_skip_matrix(r, err)) < 0) {
+			st_reader_free(r);
+			return -1;
+		}
+	return st_reader_close(r, err);
+}
+
 void engine_read_weights(st_reader *r, void *dst)
 {
 	st_error err;
-	for (uint32_t next; (next = st_next_matrix(r));)
-		if ((next == ST_WEIGHTS ? st_read_matrix(r, dst, &err) : st_skip_matrix(r, &err)) < 0)
-			tool_die_st(NULL, &err);
-	if (st_reader_close(r, &err) < 0)
+	if (engine_read_weights_as(r, dst, NULL, NULL, &err) < 0)
 		tool_die_st(NULL, &err);
 }
 
@@ -121,6 +130,12 @@ static int graph_sparse(uint64_t n, uint32_t type, const void *w, int threads, d
 	uint64_t edges = ord_count_edges(n, type, w, limit, threads);
 	*degree = n ? (double)edges / (double)n : 0.0;
 	return edges <= limit;
+}
+
+int engine_sparse(uint64_t n, uint32_t type, const void *w, int threads)
+{
+	double degree;
+	return graph_sparse(n, type, w, threads, &degree);
 }
 
 int engine_parse_derive(const char *arg)

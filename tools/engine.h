@@ -22,6 +22,10 @@ void engine_check_memory(const char *path, const st_header *h, double bytes);
 /* Read the weight matrix into dst (st_matrix_bytes(h) bytes), skip the rest
  * of the stream and close it.  Dies on any error. */
 void engine_read_weights(st_reader *r, void *dst);
+/* The same, with fn told of the weights' progress (st_reader_progress), and
+ * an error returned: 0, or -1 with err set (the reader freed either way). */
+int engine_read_weights_as(st_reader *r, void *dst, st_progress_fn *fn, void *ctx,
+                           st_error *err);
 
 /* Write a result with no matrices whose header records the negative cycle
  * through vertex v (so a tool downstream can say why), then exit 3. */
@@ -41,6 +45,8 @@ int engine_parse_derive(const char *arg); /* dies with a usage error */
  * whether w is sparse by the auto rule (at most 32 edges a vertex).  why gets a few words
  * for -v (what was chosen and why, and how long ordering took).  Dies on
  * error. */
+/* Whether w is sparse by the auto rule (at most 32 edges a vertex). */
+int engine_sparse(uint64_t n, uint32_t type, const void *w, int threads);
 int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int threads,
                       int *sparse, char *why, size_t len);
 
