@@ -169,10 +169,10 @@ int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dis
  * the solve with an error. */
 typedef int fwg_sink(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred);
 
-/* Solve as fwg_solve(), handing the results to sink panel by panel (0, -1,
- * or 1: o->feed's input failed or its verdict was 0, nothing handed over).  Every
- * field of *t but download_ms, upload_ms and kernel_ms is set before the
- * first panel reaches the sink.  In row order the sink runs on a thread of
+/* Solve as fwg_solve(), handing the results to sink panel by panel: 0, -1,
+ * or 1 (o->feed's input failed or its verdict was 0; nothing handed over).
+ * Every field of *t but download_ms, upload_ms and kernel_ms is set before
+ * the first panel reaches the sink.  In row order the sink runs on a thread of
  * the engine's while the device computes, and where a 16-bit run is rejected
  * after its first rows went out (t->lanes16 then becomes -1 and the
  * predecessors of the rest are tracked), the rest follow from a 32-bit run:
