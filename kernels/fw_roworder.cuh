@@ -190,17 +190,16 @@ int take_in(Err e, Devs &v, Dev &x, RowOrder &w, uint64_t n, int r0, int r1)
 	              w.upguard, nullptr))
 		return -1;
 	const unsigned grid = (unsigned)((count + 255) / 256), dg = (unsigned)((end - first + 255) / 256);
-	if (w.is_int) {
-		prepare<int><<<grid, 256, 0, w.cs>>>((int *)x.d + at, nullptr, (int)n, v.npad,
-		                                     ST_INF_I32, ST_INF_I32, (int)first, (r1 - r0) * v.B);
-		zero_diagonal<int><<<dg, 256, 0, w.cs>>>((int *)x.d + at, v.npad, (int)first, (int)end);
-	} else {
-		prepare<float><<<grid, 256, 0, w.cs>>>((float *)x.d + at, nullptr, (int)n, v.npad,
-		                                       __builtin_inff(), __builtin_inff(), (int)first,
-		                                       (r1 - r0) * v.B);
-		zero_diagonal<float><<<dg, 256, 0, w.cs>>>((float *)x.d + at, v.npad, (int)first,
-		                                           (int)end);
-	}
+	auto ready = [&](auto *d, auto inf) {
+		using T = decltype(inf);
+		prepare<T><<<grid, 256, 0, w.cs>>>(d + at, nullptr, (int)n, v.npad, inf, inf, (int)first,
+		                                   (r1 - r0) * v.B);
+		zero_diagonal<T><<<dg, 256, 0, w.cs>>>(d + at, v.npad, (int)first, (int)end);
+	};
+	if (w.is_int)
+		ready((int *)x.d, (int)ST_INF_I32);
+	else
+		ready((float *)x.d, __builtin_inff());
 	CUDA_TRY(cudaGetLastError());
 	return 0;
 }

@@ -70,6 +70,24 @@ same_results() {
 	fi ;;
 	esac
 }
+# sanitized NAME TOOL [VAR=VALUE...] COMMAND [ARGS...]: COMMAND, with those
+# variables set (and APSP_DETACH=0, so that the sanitizer follows the whole
+# run), runs clean under compute-sanitizer --tool TOOL (TOOL may carry more
+# of the sanitizer's options); else FAIL with the start of its report.
+sanitized() {
+	_name=$1 _tool=$2
+	shift 2
+	_vars=
+	while [ $# -gt 0 ]; do
+		case $1 in *=*) _vars="$_vars $1"; shift ;; *) break ;; esac
+	done
+	if env APSP_DETACH=0 $_vars compute-sanitizer --tool $_tool --error-exitcode 9 \
+		--log-file "$T/san" "$@" >/dev/null 2>&1; then
+		pass "$_name"
+	else
+		fail "$_name" "$(grep -v '^=* *$' "$T/san" | head -8 | tr '\n' ' ' | head -c 400)"
+	fi
+}
 has_gpu() { [ -x "$BIN/apsp-gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
 # mtx2bin built with libarchive (it reads .tar.gz, .zip)?
 has_archives() { "$BIN/mtx2bin" --help | grep -qi "archives (libarchive): yes"; }

@@ -142,6 +142,18 @@ static double seconds(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The device, once its thread has made it ready: the GPUs it took into o,
+ * and when (dies where it could not be made ready). */
+static double device_ready(const struct init_job *job, struct fwg_opts *o)
+{
+	join_init();
+	if (job->rc < 0)
+		tool_die("%s", job->err);
+	o->gpus = job->gpus;
+	tool_mark("device ready");
+	return seconds();
+}
+
 /* Each row panel of the result as it comes back from the device: its
  * predecessor chains checked against the graph (unless the engine knows
  * them sure), its distances freed of the reweighting and compressed into the
@@ -209,6 +221,16 @@ static void *spool_panel(void *arg)
 	return NULL;
 }
 
+/* fwg_solve_panels() failed: why, the sink's own failure first. */
+_Noreturn static void solve_failed(const struct result *res, const char *msg)
+{
+	if (res->failed == 1)
+		tool_die("out of memory checking the predecessor chains");
+	if (res->failed == 2)
+		tool_die_st("write", &res->err);
+	tool_die("%s", msg);
+}
+
 static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
 {
 	struct result *res = ctx;
@@ -270,7 +292,6 @@ struct reading {
 	struct result *res;
 	char *why;
 	size_t why_len;
-	int opened;
 };
 
 static void rows_in(void *ctx, uint64_t bytes)
@@ -333,7 +354,6 @@ static int feed_verdict(void *ctx)
 	if (!(res->w = st_writer_open(rd->out, rd->h, tool_opts.level, rd->threads, &err))
 	    || (res->pred == NULL && 0))
 		return 0;
-	rd->opened = 1;
 	return 1;
 }
 
@@ -505,22 +525,14 @@ int main(int argc, char **argv)
 		pthread_t reader;
 		if (pthread_create(&reader, NULL, read_ahead, &rd) != 0)
 			tool_die("cannot start a thread:");
-		join_init();
-		if (job.rc < 0)
-			tool_die("%s", job.err);
-		o.gpus = job.gpus;
-		t1 = seconds();
-		tool_mark("device ready");
+		t1 = device_ready(&job, &o);
 		const struct fwg_feed feed = {feed_rows, feed_verdict, &rd};
 		o.feed = &feed;
 		res.plan = &rd.plan; /* (the sink runs after the verdict) */
 		rc = fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg);
 		o.feed = NULL;
-		if (rc < 0) {
-			if (res.failed == 2)
-				tool_die_st("write", &res.err);
-			tool_die("%s", msg);
-		}
+		if (rc < 0)
+			solve_failed(&res, msg);
 		pthread_join(reader, NULL);
 		if (rd.failed)
 			tool_die_st(NULL, &rd.err);
@@ -565,10 +577,7 @@ int main(int argc, char **argv)
 			t_prep = seconds();
 			tool_mark("prepared");
 		}
-		join_init();
-		if (job.rc < 0)
-			tool_die("%s", job.err);
-		o.gpus = job.gpus;
+		t1 = device_ready(&job, &o);
 		if (go) {
 			o.device = job.device;
 			o.rank = 0;
@@ -577,18 +586,11 @@ int main(int argc, char **argv)
 			o.device = job.device;
 			o.gpus = 1;
 		}
-		t1 = seconds();
-		tool_mark("device ready");
 		if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
 		    || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
 			tool_die_st("write", &err);
-		if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0) {
-			if (res.failed == 1)
-				tool_die("out of memory checking the predecessor chains");
-			if (res.failed == 2)
-				tool_die_st("write", &res.err);
-			tool_die("%s", msg);
-		}
+		if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0)
+			solve_failed(&res, msg);
 	}
 	double t2 = seconds();
 	tool_mark("distances out");

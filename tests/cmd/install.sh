@@ -45,11 +45,11 @@ expect_true example-builds-shared '$cc $san -o $T/row $TOP/examples/apsp-row.c $
 $BIN/gengraph -n 200 -d 8 -s 21 -o $T/g
 $BIN/apsp-cpu -o $T/r $T/g
 want=$($BIN/apsp-path -i $T/r 3 17)
-expect_true example-runs-shared 'out=$(LD_LIBRARY_PATH=$U/lib $T/row $T/r 3 17) &&
+expect_true example-runs-shared 'out=$(LD_LIBRARY_PATH=$U/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $T/row $T/r 3 17) &&
 	[ "$(printf "%s\n" "$out" | tail -n 1)" = "$want" ] &&
-	LD_LIBRARY_PATH=$U/lib ldd $T/row | grep -q "libapsp.so.0 => $U/lib/libapsp.so.0"'
-expect_true example-row-has-n-distances 'LD_LIBRARY_PATH=$U/lib $T/row $T/r 3 17 | head -n 1 | awk "{print NF}" | grep -qx 203'
+	LD_LIBRARY_PATH=$U/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd $T/row | grep -q "libapsp.so.0 => $U/lib/libapsp.so.0"'
+expect_true example-row-has-n-distances 'LD_LIBRARY_PATH=$U/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $T/row $T/r 3 17 | head -n 1 | awk "{print NF}" | grep -qx 203'
 expect_true example-builds-static '$cc $san -o $T/rows $TOP/examples/apsp-row.c $($pc --cflags apsp) $U/lib/libapsp.a $($pc --static --libs apsp | sed "s/-lapsp//") &&
 	! ldd $T/rows | grep -q libapsp && [ "$($T/rows $T/r 3 17 | tail -n 1)" = "$want" ]'
-expect_true example-stdin 'cat $T/r | LD_LIBRARY_PATH=$U/lib $T/row - 0 5 | tail -n 1 | grep -q "^0 "'
-expect_stderr example-damaged 2 'apsp-row: .*truncated' 'head -c 400 $T/r | LD_LIBRARY_PATH=$U/lib $T/row - 0 5'
+expect_true example-stdin 'cat $T/r | LD_LIBRARY_PATH=$U/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $T/row - 0 5 | tail -n 1 | grep -q "^0 "'
+expect_stderr example-damaged 2 'apsp-row: .*truncated' 'head -c 400 $T/r | LD_LIBRARY_PATH=$U/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $T/row - 0 5'

@@ -108,12 +108,10 @@ expect_true "refused: nothing written" \
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	$g -n 500 -d 15 -s 4 -o "$T/g"
 	for tool in memcheck racecheck synccheck; do
-		expect_true "compute-sanitizer $tool out of core, packed paths" \
-			'APSP_DETACH=0 APSP_DEVICE_MEMORY=1500000 compute-sanitizer --tool $tool --error-exitcode 9 --log-file $T/san $gpu -B 32 --no-16bit $T/g >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+		sanitized "compute-sanitizer $tool out of core, packed paths" $tool APSP_DEVICE_MEMORY=1500000 $gpu -B 32 --no-16bit $T/g
 	done
 	$g -n 500 -d 15 -s 4 -t float32 -o "$T/g"
-	expect_true "compute-sanitizer memcheck out of core, float32 tracked paths" \
-		'APSP_DETACH=0 APSP_DEVICE_MEMORY=1500000 compute-sanitizer --tool memcheck --error-exitcode 9 --log-file $T/san $gpu -B 64 --derive-paths never $T/g >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+	sanitized "compute-sanitizer memcheck out of core, float32 tracked paths" memcheck APSP_DEVICE_MEMORY=1500000 $gpu -B 64 --derive-paths never $T/g
 else
 	skip "apsp-gpu out of core under compute-sanitizer" "no compute-sanitizer"
 fi

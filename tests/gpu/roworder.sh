@@ -183,19 +183,14 @@ expect_true "n = 1500: round after round chosen" \
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	$g -n 1100 -d 15 -s 4 -o "$T/g"
 	for tool in memcheck racecheck synccheck; do
-		expect_true "compute-sanitizer $tool in row order, packed paths" \
-			'APSP_DETACH=0 APSP_SCHEDULE=rows compute-sanitizer --tool $tool --error-exitcode 9 --log-file $T/san $gpu -B 32 --no-16bit $T/g >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+		sanitized "compute-sanitizer $tool in row order, packed paths" $tool APSP_SCHEDULE=rows $gpu -B 32 --no-16bit $T/g
 	done
-	expect_true "compute-sanitizer memcheck in row order, 16-bit lanes, derived paths" \
-		'APSP_DETACH=0 APSP_SCHEDULE=rows compute-sanitizer --tool memcheck --error-exitcode 9 --log-file $T/san $gpu -B 64 --16bit $T/g >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+	sanitized "compute-sanitizer memcheck in row order, 16-bit lanes, derived paths" memcheck APSP_SCHEDULE=rows $gpu -B 64 --16bit $T/g
 	for tool in memcheck racecheck; do
-		expect_true "compute-sanitizer $tool, rows taken as read, 16-bit lanes" \
-			'APSP_DETACH=0 APSP_SCHEDULE=rows compute-sanitizer --tool $tool --error-exitcode 9 --log-file $T/san $gpu -B 64 --16bit --no-paths $T/g >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+		sanitized "compute-sanitizer $tool, rows taken as read, 16-bit lanes" $tool APSP_SCHEDULE=rows $gpu -B 64 --16bit --no-paths $T/g
 	done
-	expect_true "compute-sanitizer memcheck, rows taken as read, a band too heavy for 16 bits" \
-		'APSP_DETACH=0 APSP_SCHEDULE=rows compute-sanitizer --tool memcheck --error-exitcode 9 --log-file $T/san $gpu -B 64 --16bit --no-paths $T/heavy >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
-	expect_true "compute-sanitizer memcheck in row order, 16-bit rejected after the first band" \
-		'APSP_DETACH=0 APSP_SCHEDULE=rows compute-sanitizer --tool memcheck --error-exitcode 9 --log-file $T/san $gpu -B 64 --16bit $T/chain >/dev/null 2>&1 || { grep -v "^=* *$" $T/san | head -8 >&2; false; }'
+	sanitized "compute-sanitizer memcheck, rows taken as read, a band too heavy for 16 bits" memcheck APSP_SCHEDULE=rows $gpu -B 64 --16bit --no-paths $T/heavy
+	sanitized "compute-sanitizer memcheck in row order, 16-bit rejected after the first band" memcheck APSP_SCHEDULE=rows $gpu -B 64 --16bit $T/chain
 else
 	skip "apsp-gpu row order under compute-sanitizer" "no compute-sanitizer"
 fi
