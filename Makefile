@@ -199,9 +199,9 @@ build/tools/apsp-gpu.o: tools/apsp-gpu.c $(wildcard lib/*.h tools/*.h kernels/*.
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ikernels $(CFLAGS) -c -o $@ $<
 
-bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o
+bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o build/libapsp.a
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -o $@ $^ $(NCCL_LIBS)
+	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(NCCL_LIBS)
 
 build/tests/%: tests/unit/%.c build/libapsp.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)

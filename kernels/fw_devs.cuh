@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <vector>
+
 #ifdef APSP_NCCL
 #include <nccl.h>
 #endif
@@ -48,14 +50,27 @@ int smem_limit(int device)
 }
 
 // A sparse run's state on the device: which blocks are live (hold a finite
-// entry), the current round's lists of blocks that can change, and the count
-// of block updates made.  Phase 3 then runs on a grid sized to fill the
-// device, each CTA taking listed blocks in turn.
+// entry), the lists of blocks that can change in the rounds under way, and
+// the count of block updates made; and its schedule, the pivot blocks by
+// level (ord_block_levels), each level's rounds run together, at most width
+// at a time, with panels of their own (fw_tiles.cuh).
 struct Sparse {
 	uint8_t *live = nullptr;
-	int *lists = nullptr; // 2 + 2 nb: counts, rows, columns
+	int *lists = nullptr; // width x (2 + 2 nb): counts, rows, columns
 	unsigned long long *updates = nullptr;
 	int sms = 0;
+	int *pivots = nullptr;                 // nb: the pivot blocks, level by level
+	void *colT = nullptr, *rowP = nullptr; // width x B x npad each
+	int *locks = nullptr;                  // nb x nb: a phase-3 block being updated
+	int width = 0, levels = 0;
+	std::vector<int> starts;               // level l: pivots[starts[l] .. starts[l + 1] - 1]
+	~Sparse() // (after ~Dev's body has made the device current)
+	{
+		for (void *x : {(void *)live, (void *)lists, (void *)updates, (void *)pivots, colT, rowP,
+		                (void *)locks})
+			if (x)
+				cudaFree(x);
+	}
 };
 
 // CTAs of kernel f that fill the device.
@@ -125,9 +140,6 @@ struct Dev {
 		if (id < 0)
 			return;
 		cudaSetDevice(id);
-		cudaFree(sparse.live);
-		cudaFree(sparse.lists);
-		cudaFree(sparse.updates);
 		cudaFree(d);
 		cudaFree(p);
 		cudaFree(colT);

@@ -367,8 +367,8 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		extra += 2 * staging.bytes;
 	if (o->order) // renumbering: the order both ways, two staging-sized buffers
 		extra += 8 * n + 2 * staging.bytes;
-	if (o->skip) // the map of live blocks and a round's lists
-		extra += nb * nb + 8 * nb + 64;
+	if (o->skip) // the map of live blocks, its locks, a level's lists (and panels)
+		extra += 5 * nb * nb + 8 * nb * LEVEL_MAX + 64;
 	auto need_of = [&](const Dev &x) {
 		return x.count(B, npad) * 4 * (paths ? 2 : 1) + 2 * pbytes
 		     + (gpus > 1 && paths ? pbytes : 0) + extra;
@@ -495,7 +495,6 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	if (o->skip && nb > 1) {
 		sp = &d0.sparse;
 		CUDA_TRY(cudaMalloc(&sp->live, nb * nb));
-		CUDA_TRY(cudaMalloc(&sp->lists, (2 + 2 * nb) * sizeof(int)));
 		CUDA_TRY(cudaMalloc(&sp->updates, sizeof *sp->updates));
 		sp->sms = prop.multiProcessorCount;
 	}
@@ -580,6 +579,10 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	}
 	int done = 0;
 	int rc = sparse_start();
+	if (rc == 0 && sp) {
+		rc = plan_levels(e, d0, *sp, (int)nb, (int)npad, B);
+		t->levels = sp->levels;
+	}
 	// int32 paths where 16-bit lanes are tried: distances in them, then
 	// predecessors derived from the distances and the edges into each vertex.
 	const int inf_dev = packed ? INF_PACKED : ST_INF_I32;

@@ -120,6 +120,8 @@ struct fwg_timing {
 	                           includes waiting for them) */
 	uint64_t tiles;         /* block updates of phases 2 and 3 a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped (with skip) */
+	int levels;             /* with skip: the steps the rounds took, those of
+	                           independent pivot blocks together (ord_block_levels) */
 	char device_name[128];
 };
 

@@ -7,12 +7,18 @@
 #ifndef APSP_FW_ROUNDS_CUH
 #define APSP_FW_ROUNDS_CUH
 
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "fw_devs.cuh"
+
+extern "C" {
+#include "order.h"
+}
 
 namespace {
 
@@ -87,9 +93,11 @@ struct RoundKernels {
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update_listed<T, B, R, PATHS, PACKED>,
+		CUDA_TRY(cudaFuncSetAttribute(tile_update_level<T, B, R, PATHS, PACKED, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		g3 = sp ? fill_grid(tile_update_listed<T, B, R, PATHS, PACKED>, t3, s3, sp->sms) : 0;
+		CUDA_TRY(cudaFuncSetAttribute(tile_update_level<T, B, R, PATHS, PACKED, 3>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		g3 = sp ? fill_grid(tile_update_level<T, B, R, PATHS, PACKED, 3>, t3, s3, sp->sms) : 0;
 		return 0;
 	}
 
@@ -97,17 +105,16 @@ struct RoundKernels {
 	{
 		T *d = (T *)x.d;
 		if (x.holds(round))
-			phase1<T, B, PATHS><<<1, t1, s1, x.s>>>(d, x.p, npad, round);
+			phase1<T, B, PATHS><<<1, t1, s1, x.s>>>(d, x.p, npad, round, nullptr);
 		if (nb > 1) {
 			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 			panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, round, (T *)x.colT, (T *)x.rowP,
-			                                         x.row0, x.rows, x.takes_pivot(round));
-			if (sp)
-				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
+			                                         x.row0, x.rows, x.takes_pivot(round),
+			                                         nullptr, nullptr);
 			if (x.holds(round))
 				tile_update<T, B, R, PATHS, PACKED, 2><<<nb + x.rows, t3, s3, x.s>>>(
 				        d, x.p, x.p ? x.p + (size_t)round * B * npad : nullptr, npad, round,
-				        (T *)x.colT, (T *)x.rowP, sp ? sp->live : nullptr, x.row0, x.rows);
+				        (T *)x.colT, (T *)x.rowP, x.row0, x.rows);
 		}
 		CUDA_TRY(cudaGetLastError());
 		return 0;
@@ -120,13 +127,40 @@ struct RoundKernels {
 			return 0;
 		if (!x.holds(round))
 			tile_update<T, B, R, PATHS, PACKED, 2><<<x.rows, t3, s3, x.s>>>(
-			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
-		if (sp)
-			tile_update_listed<T, B, R, PATHS, PACKED><<<g3, t3, s3, x.s>>>(
-			        d, x.p, npad, round, (T *)x.colT, (T *)x.rowP, sp->lists, sp->live);
-		else
-			tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
-			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, nullptr, x.row0, x.rows);
+			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows);
+		tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
+		        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows);
+		CUDA_TRY(cudaGetLastError());
+		return 0;
+	}
+
+	// The rounds of pivots sp->pivots[at .. at + m - 1], one level's, on
+	// the one device of a sparse run (fw_tiles.cuh: a level).
+	int level(Err e, const Band &x, int at, int m) const
+	{
+		T *d = (T *)x.d, *colT = (T *)sp->colT, *rowP = (T *)sp->rowP;
+		const int *pv = sp->pivots + at;
+		phase1<T, B, PATHS><<<m, t1, s1, x.s>>>(d, x.p, npad, 0, pv);
+		const dim3 gp((npad + 31) / 32, (B + 31) / 32, m), tp(32, 8);
+		panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, 0, colT, rowP, 0, nb, true, pv,
+		                                         sp->live);
+		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
+		tile_update_level<T, B, R, PATHS, PACKED, 2><<<g3, t3, s3, x.s>>>(
+		        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live, nullptr);
+		if (!PATHS) {
+			tile_update_level<T, B, R, PATHS, PACKED, 3><<<g3, t3, s3, x.s>>>(
+			        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live,
+			        m > 1 ? sp->locks : nullptr);
+		} else {
+			// Predecessors: a block two pivots improve to the same distance
+			// keeps the first one's, so phase 3 goes pivot by pivot, in the
+			// order of the list, for the same result every time.
+			const size_t panel = (size_t)B * npad, list = 2 + 2 * (size_t)nb;
+			for (int b = 0; b < m; b++)
+				tile_update_level<T, B, R, PATHS, PACKED, 3><<<g3, t3, s3, x.s>>>(
+				        d, x.p, npad, pv + b, 1, colT + b * panel, rowP + b * panel,
+				        sp->lists + b * list, sp->live, nullptr);
+		}
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -150,9 +184,11 @@ template <int B> struct RoundKernels16 {
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 3>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update16_listed<B>,
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16_level<B, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		g3 = sp ? fill_grid(tile_update16_listed<B>, t3, s3, sp->sms) : 0;
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16_level<B, 3>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		g3 = sp ? fill_grid(tile_update16_level<B, 3>, t3, s3, sp->sms) : 0;
 		return 0;
 	}
 
@@ -160,17 +196,15 @@ template <int B> struct RoundKernels16 {
 	{
 		short *d = (short *)x.d;
 		if (x.holds(round))
-			phase1<short, B, false><<<1, t1, s1, x.s>>>(d, nullptr, npad, round);
+			phase1<short, B, false><<<1, t1, s1, x.s>>>(d, nullptr, npad, round, nullptr);
 		if (nb > 1) {
 			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 			panels16<B><<<gp, tp, 0, x.s>>>(d, npad, round, (uint32_t *)x.colT, (short *)x.rowP,
-			                                 x.row0, x.rows, x.takes_pivot(round));
-			if (sp)
-				round_lists<<<1, 1024, 0, x.s>>>(sp->live, nb, round, sp->lists, sp->updates);
+			                                 x.row0, x.rows, x.takes_pivot(round), nullptr,
+			                                 nullptr);
 			if (x.holds(round))
 				tile_update16<B, 2><<<nb + x.rows, t3, s3, x.s>>>(
-				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP,
-				        sp ? sp->live : nullptr, x.row0, x.rows);
+				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, x.row0, x.rows);
 		}
 		CUDA_TRY(cudaGetLastError());
 		return 0;
@@ -183,13 +217,26 @@ template <int B> struct RoundKernels16 {
 			return 0;
 		if (!x.holds(round))
 			tile_update16<B, 2><<<x.rows, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT,
-			                                            (short *)x.rowP, nullptr, x.row0, x.rows);
-		if (sp)
-			tile_update16_listed<B><<<g3, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT,
-			                                            (short *)x.rowP, sp->lists, sp->live);
-		else
-			tile_update16<B, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
-			        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, nullptr, x.row0, x.rows);
+			                                            (short *)x.rowP, x.row0, x.rows);
+		tile_update16<B, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
+		        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, x.row0, x.rows);
+		CUDA_TRY(cudaGetLastError());
+		return 0;
+	}
+
+	int level(Err e, const Band &x, int at, int m) const
+	{
+		short *d = (short *)x.d, *rowP = (short *)sp->rowP;
+		uint32_t *colT = (uint32_t *)sp->colT;
+		const int *pv = sp->pivots + at;
+		phase1<short, B, false><<<m, t1, s1, x.s>>>(d, nullptr, npad, 0, pv);
+		const dim3 gp((npad + 31) / 32, (B + 31) / 32, m), tp(32, 8);
+		panels16<B><<<gp, tp, 0, x.s>>>(d, npad, 0, colT, rowP, 0, nb, true, pv, sp->live);
+		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
+		tile_update16_level<B, 2><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP, sp->lists,
+		                                               sp->live, nullptr);
+		tile_update16_level<B, 3><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP, sp->lists,
+		                                               sp->live, m > 1 ? sp->locks : nullptr);
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -204,6 +251,47 @@ Band band_of(const Devs &v, const Dev &x, bool lanes16 = false)
 	            lanes16 ? nullptr : x.pbase(v.B, v.npad), x.colT, x.rowP, x.row0, x.rows, x.s};
 }
 
+// A sparse run's schedule (Sparse), from its map of live blocks as the
+// first round finds it: the pivots by level, and room for the panels and
+// lists of up to width rounds at a time (LEVEL_MAX, and at most 1 GiB or an
+// eighth of the free memory for the panels).
+int plan_levels(Err e, Dev &x, Sparse &sp, int nb, int npad, int B)
+{
+	std::vector<uint8_t> live((size_t)nb * nb);
+	std::vector<int32_t> level(nb);
+	CUDA_TRY(cudaMemcpyAsync(live.data(), sp.live, live.size(), cudaMemcpyDeviceToHost, x.s));
+	CUDA_TRY(cudaStreamSynchronize(x.s));
+	const int levels = ord_block_levels(live.data(), (uint64_t)nb, level.data());
+	if (levels < 0)
+		return fail(e, "out of memory for the rounds' levels");
+	std::vector<int> count(levels + 1, 0), pivots(nb);
+	for (int b = 0; b < nb; b++)
+		count[level[b] + 1]++;
+	int widest = 0;
+	for (int l = 0; l < levels; l++) {
+		widest = std::max(widest, count[l + 1]);
+		count[l + 1] += count[l];
+	}
+	sp.starts = count;
+	for (int b = 0; b < nb; b++) // by level, in increasing order within one
+		pivots[count[level[b]]++] = b;
+	sp.levels = levels;
+	const size_t panel = (size_t)B * npad * 4; // each of colT and rowP, 32-bit or 16-bit
+	size_t free_b = 0, total_b = 0;
+	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+	const size_t room = std::min((size_t)1 << 30, free_b / 8);
+	sp.width = std::max(1, (int)std::min<size_t>({(size_t)LEVEL_MAX, (size_t)widest,
+	                                               room / (2 * panel)}));
+	CUDA_TRY(cudaMalloc(&sp.pivots, nb * sizeof(int)));
+	CUDA_TRY(cudaMemcpy(sp.pivots, pivots.data(), nb * sizeof(int), cudaMemcpyHostToDevice));
+	CUDA_TRY(cudaMalloc(&sp.colT, sp.width * panel));
+	CUDA_TRY(cudaMalloc(&sp.rowP, sp.width * panel));
+	CUDA_TRY(cudaMalloc(&sp.lists, (size_t)sp.width * (2 + 2 * nb) * sizeof(int)));
+	CUDA_TRY(cudaMalloc(&sp.locks, (size_t)nb * nb * sizeof(int)));
+	CUDA_TRY(cudaMemsetAsync(sp.locks, 0, (size_t)nb * nb * sizeof(int), x.s));
+	return 0;
+}
+
 // The rounds over the devices of a run, with kernels K (set up on each):
 // the pivot row and every device's column panel; the pivot row to the other
 // devices; the pivot column elsewhere and phase 3.  elem: bytes of an entry.
@@ -216,6 +304,14 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		if (k.setup(e, v.dev[g].id, v.npad, sp))
 			return -1;
+	}
+	if (sp) { // one device, level by level
+		const Band x = band_of(v, v.dev[v.first], lanes16);
+		for (int l = 0; l < sp->levels; l++)
+			for (int at = sp->starts[l]; at < sp->starts[l + 1]; at += sp->width)
+				if (k.level(e, x, at, std::min(sp->width, sp->starts[l + 1] - at)))
+					return -1;
+		return 0;
 	}
 	for (int round = 0; round < nb; round++) {
 		for (int g = v.first; g < v.last; g++) {

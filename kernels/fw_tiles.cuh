@@ -74,11 +74,14 @@ template <> struct Elem<float> {
 // and a few shared-memory accesses per step instead of a pass over the block.
 template <int B> __host__ __device__ constexpr int p1_dim() { return B < 32 ? B : 32; }
 
+// With pivots (a level of a sparse run), CTA b closes block pivots[b].
 template <typename T, int B, bool PATHS>
 __global__ void __launch_bounds__(p1_dim<B>() * p1_dim<B>())
-phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round)
+phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round, const int *pivots)
 {
 	constexpr int TD = p1_dim<B>(), RR = B / TD, LD = B + 1;
+	if (pivots)
+		round = pivots[blockIdx.x];
 	extern __shared__ __align__(16) unsigned char smem[];
 	T *sd = (T *)smem;
 	int32_t *sp = (int32_t *)(sd + B * LD);
@@ -169,20 +172,43 @@ phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round)
 // (by the device that holds it, the others receive it; or, in row order, from
 // a pivot row that already had the round); each device fills colT for its
 // own rows.
+//
+// A level of a sparse run (pivots: its pivot blocks) takes the panels of
+// them all at once, those of pivots[z] at z x B x npad into colT and rowP.
 __device__ __forceinline__ bool holds_row(int round, int row0, int rows)
 {
 	return round >= row0 && round < row0 + rows;
 }
 
+// With live (a sparse run's map of blocks), the columns of a block that is
+// all INF in both the pivot row and the pivot column are left out: nothing
+// reads them (the lists name live blocks only).
+template <int B>
+__device__ __forceinline__ bool skip_panel(const uint8_t *live, int npad, int round, int x0)
+{
+	if (B < 32 || !live) // (a CTA's 32 columns in one block)
+		return false;
+	const int nb = npad / B, X = x0 / B;
+	return !live[(size_t)round * nb + X] && !live[(size_t)X * nb + round];
+}
+
 template <typename T, int B, bool PACKED>
 __global__ void panels(const T *__restrict__ d, int npad, int round, T *__restrict__ colT,
-                       T *__restrict__ rowP, int row0, int rows, bool pivot)
+                       T *__restrict__ rowP, int row0, int rows, bool pivot, const int *pivots,
+                       const uint8_t *live)
 {
+	if (pivots) {
+		round = pivots[blockIdx.z];
+		colT += (size_t)blockIdx.z * B * npad;
+		rowP += (size_t)blockIdx.z * B * npad;
+	}
 	__shared__ T tile[32][33];
 	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
 	const int lx = threadIdx.x, ly = threadIdx.y; // 32 x 8
 	const int lo = row0 * B, hi = (row0 + rows) * B;
 	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
+		return;
+	if (skip_panel<B>(live, npad, round, x0))
 		return;
 	for (int q = ly; q < 32; q += 8) {
 		const int k = k0 + q, x = x0 + lx;
@@ -260,8 +286,10 @@ __device__ __forceinline__ bool tile_of(int nb, int round, int row0, int rows, i
 // which prow points at (row T*B of p itself, or a copy from the device that
 // holds it).
 // Returns whether this thread's entries of the block hold a finite value
-// afterwards (for the map of live blocks of a sparse run).
-template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
+// afterwards (for the map of live blocks of a sparse run).  CG: the block is
+// read past L1, where another CTA may have written it since (a level of a
+// sparse run).
+template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, bool CG = false>
 __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restrict__ p,
                                              const int32_t *prow,
                                              int npad, int round, T *__restrict__ colT,
@@ -300,7 +328,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 		for (int g = 0; g < G; g++) {
 			const T *src = dtile + (size_t)row * npad + g * GS + tx * 4;
 			if (sizeof(T) == 4) {
-				int4 v = *(const int4 *)src;
+				int4 v = CG ? __ldcg((const int4 *)src) : *(const int4 *)src;
 				T *cv = (T *)&v;
 #pragma unroll
 				for (int q = 0; q < 4; q++) {
@@ -416,42 +444,128 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 	return finite;
 }
 
-// Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says.  With a
-// map of live blocks (a sparse run's phase 2), a block that holds no finite
-// entry is left alone: P* x INF is all INF.
+// Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says.
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
 tile_update(T *__restrict__ d, int32_t *__restrict__ p, const int32_t *prow, int npad, int round,
-            T *__restrict__ colT, T *__restrict__ rowP, const uint8_t *__restrict__ live,
-            int row0, int rows)
+            T *__restrict__ colT, T *__restrict__ rowP, int row0, int rows)
 {
 	int I, J;
 	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J))
 		return;
-	if (live && !live[(size_t)I * (npad / B) + J])
-		return;
 	update_block<T, B, R, PATHS, PACKED, KIND>(d, p, prow, npad, round, colT, rowP, I, J);
 }
 
-// Phase 3 of a sparse round: only blocks (I, J) with I in rows and J in cols
-// (round_lists: the live blocks of pivot column and pivot row), spread over
-// a grid sized to fill the device; a block that gains a finite entry becomes
-// live.
-template <typename T, int B, int R, bool PATHS, bool PACKED>
-__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
-tile_update_listed(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
-                   T *__restrict__ colT, T *__restrict__ rowP, const int *__restrict__ lists,
-                   uint8_t *__restrict__ live)
+// ---- a level of a sparse run ----------------------------------------------
+//
+// The pivots of a level (ord_block_levels) are independent: none of their
+// rounds reads a block another writes, but phase-3 blocks that two of them
+// update, in either order to the same end.  So their rounds run together:
+// phase 1 of each, the panels of each, the lists of each (round_lists), then
+// one launch for phase 2 of them all and one for phase 3, the work of every
+// pivot spread over a grid that fills the device.  Work item w of a launch
+// belongs to the pivot b with start[b] <= w < start[b + 1]; a phase-3 block
+// that another pivot may be updating at the same time is taken under its
+// lock (locks: one word per block, 0 when free).
+
+constexpr int LEVEL_MAX = 64; // pivots of a level taken at once, at most
+constexpr int LIST_STRIDE_EXTRA = 2; // a pivot's lists: 2 counts, then rows and columns
+
+struct LevelItem {
+	int b, I, J;
+};
+
+// start[0 .. m]: where each pivot's work items begin (KIND 2: the blocks of
+// its pivot row and column; 3: the products of the two), from the lists.
+template <int KIND>
+__device__ __forceinline__ long long level_starts(const int *lists, int nb, int m, long long *start)
 {
-	const int nb = npad / B, ci = lists[0], cj = lists[1];
-	const int *rows = lists + 2, *cols = lists + 2 + nb;
-	for (int64_t w = blockIdx.x; w < (int64_t)ci * cj; w += gridDim.x) {
-		const int I = rows[w / cj], J = cols[w % cj];
-		const bool f = update_block<T, B, R, PATHS, PACKED, 3>(
-		        d, p, p + (size_t)round * B * npad, npad, round, colT, rowP, I, J);
-		// also the barrier before the next block reuses shared memory
-		if (__syncthreads_or(f) && threadIdx.x == 0 && !live[(size_t)I * nb + J])
-			live[(size_t)I * nb + J] = 1;
+	for (int b = threadIdx.x; b < m; b += blockDim.x) {
+		const int *L = lists + (size_t)b * (LIST_STRIDE_EXTRA + 2 * nb);
+		start[b + 1] = KIND == 2 ? (long long)L[0] + L[1] : (long long)L[0] * L[1];
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		start[0] = 0;
+		for (int b = 1; b <= m; b++)
+			start[b] += start[b - 1];
+	}
+	__syncthreads();
+	return start[m];
+}
+
+template <int KIND>
+__device__ __forceinline__ LevelItem level_item(const int *pivots, const int *lists, int nb, int m,
+                                                const long long *start, long long w)
+{
+	int lo = 0, hi = m - 1; // the last b with start[b] <= w
+	while (lo < hi) {
+		const int mid = (lo + hi + 1) / 2;
+		if (start[mid] <= w)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	const int *L = lists + (size_t)lo * (LIST_STRIDE_EXTRA + 2 * nb);
+	const int ci = L[0], cj = L[1], round = pivots[lo];
+	const int *rows = L + 2, *cols = L + 2 + nb;
+	const long long q = w - start[lo];
+	if (KIND == 2) // the pivot row's blocks, then the pivot column's
+		return q < cj ? LevelItem{lo, round, cols[q]} : LevelItem{lo, rows[q - cj], round};
+	(void)ci;
+	return LevelItem{lo, rows[q / cj], cols[q % cj]};
+}
+
+__device__ __forceinline__ void block_lock(int *lock)
+{
+	if (threadIdx.x == 0) {
+		while (atomicCAS(lock, 0, 1) != 0)
+			__nanosleep(100);
+		__threadfence();
+	}
+	__syncthreads();
+}
+
+// After the block's writes; f: whether any thread's entries are finite.
+// Marks the block live, then frees the lock (also the barrier before the
+// next item reuses shared memory).
+__device__ __forceinline__ void block_done(bool f, uint8_t *live, int *lock)
+{
+	if (lock)
+		__threadfence();
+	f = __syncthreads_or(f);
+	if (threadIdx.x == 0) {
+		if (f && !*live)
+			*live = 1;
+		if (lock) {
+			__threadfence();
+			atomicExch(lock, 0);
+		}
+	}
+}
+
+// Phase 2 (KIND 2) or 3 of the m pivots of a level; colT and rowP hold m
+// panels each (pivot b's at b x B x npad); locks only where m > 1.
+template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
+__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
+tile_update_level(T *__restrict__ d, int32_t *__restrict__ p, int npad, const int *pivots, int m,
+                  T *__restrict__ colT, T *__restrict__ rowP, const int *__restrict__ lists,
+                  uint8_t *__restrict__ live, int *locks)
+{
+	__shared__ long long start[LEVEL_MAX + 1];
+	const int nb = npad / B;
+	const long long total = level_starts<KIND>(lists, nb, m, start);
+	for (long long w = blockIdx.x; w < total; w += gridDim.x) {
+		const LevelItem it = level_item<KIND>(pivots, lists, nb, m, start, w);
+		const int round = pivots[it.b];
+		const size_t panel = (size_t)it.b * B * npad, at = (size_t)it.I * nb + it.J;
+		int *lock = KIND == 3 && locks ? &locks[at] : nullptr;
+		if (lock)
+			block_lock(lock);
+		const bool f = update_block<T, B, R, PATHS, PACKED, KIND, true>(
+		        d, p, p + (size_t)round * B * npad, npad, round, colT + panel, rowP + panel,
+		        it.I, it.J);
+		block_done(f, &live[at], lock);
 	}
 }
 
@@ -479,13 +593,20 @@ template <> struct Elem<short> {
 template <int B>
 __global__ void panels16(const short *__restrict__ d, int npad, int round,
                          uint32_t *__restrict__ colT2, short *__restrict__ rowP, int row0, int rows,
-                         bool pivot)
+                         bool pivot, const int *pivots, const uint8_t *live)
 {
+	if (pivots) {
+		round = pivots[blockIdx.z];
+		colT2 += (size_t)blockIdx.z * B * npad;
+		rowP += (size_t)blockIdx.z * B * npad;
+	}
 	__shared__ short tile[32][33];
 	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
 	const int lx = threadIdx.x, ly = threadIdx.y;
 	const int lo = row0 * B, hi = (row0 + rows) * B;
 	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
+		return;
+	if (skip_panel<B>(live, npad, round, x0))
 		return;
 	for (int q = ly; q < 32; q += 8) {
 		const int k = k0 + q, x = x0 + lx;
@@ -505,7 +626,7 @@ __global__ void panels16(const short *__restrict__ d, int npad, int round,
 template <int B> __host__ __device__ constexpr int tile16_threads() { return (B / 8) * (B / 16); }
 template <int B> constexpr size_t tile16_smem() { return 2 * 32 * (size_t)B * (4 + 2); }
 
-template <int B, int KIND>
+template <int B, int KIND, bool CG = false>
 __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, int round,
                                                uint32_t *__restrict__ colT2,
                                                short *__restrict__ rowP, int I, int J)
@@ -539,7 +660,10 @@ __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, 
 		const int row = (r / 4) * GS + ty * 4 + r % 4;
 #pragma unroll
 		for (int g = 0; g < 2; g++)
-			*(uint4 *)&c[r][g * 4] = *(const uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8);
+		{
+			const uint4 *src = (const uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8);
+			*(uint4 *)&c[r][g * 4] = CG ? __ldcg(src) : *src;
+		}
 	}
 	for (int ch = 0; ch < NCH; ch++) {
 		if (ch + 1 < NCH) {
@@ -598,30 +722,33 @@ __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, 
 template <int B, int KIND>
 __global__ void __launch_bounds__(tile16_threads<B>(), 4)
 tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
-              short *__restrict__ rowP, const uint8_t *__restrict__ live, int row0, int rows)
+              short *__restrict__ rowP, int row0, int rows)
 {
 	int I, J;
 	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J))
 		return;
-	if (live && !live[(size_t)I * (npad / B) + J])
-		return;
 	update_block16<B, KIND>(d, npad, round, colT2, rowP, I, J);
 }
 
-// Phase 3 of a sparse round in 16-bit lanes, as tile_update_listed.
-template <int B>
+// A level's phase 2 or 3 in 16-bit lanes, as tile_update_level.
+template <int B, int KIND>
 __global__ void __launch_bounds__(tile16_threads<B>(), 4)
-tile_update16_listed(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
-                     short *__restrict__ rowP, const int *__restrict__ lists,
-                     uint8_t *__restrict__ live)
+tile_update16_level(short *__restrict__ d, int npad, const int *pivots, int m,
+                    uint32_t *__restrict__ colT2, short *__restrict__ rowP,
+                    const int *__restrict__ lists, uint8_t *__restrict__ live, int *locks)
 {
-	const int nb = npad / B, ci = lists[0], cj = lists[1];
-	const int *rows = lists + 2, *cols = lists + 2 + nb;
-	for (int64_t w = blockIdx.x; w < (int64_t)ci * cj; w += gridDim.x) {
-		const int I = rows[w / cj], J = cols[w % cj];
-		const bool f = update_block16<B, 3>(d, npad, round, colT2, rowP, I, J);
-		if (__syncthreads_or(f) && threadIdx.x == 0 && !live[(size_t)I * nb + J])
-			live[(size_t)I * nb + J] = 1;
+	__shared__ long long start[LEVEL_MAX + 1];
+	const int nb = npad / B;
+	const long long total = level_starts<KIND>(lists, nb, m, start);
+	for (long long w = blockIdx.x; w < total; w += gridDim.x) {
+		const LevelItem it = level_item<KIND>(pivots, lists, nb, m, start, w);
+		const size_t panel = (size_t)it.b * B * npad, at = (size_t)it.I * nb + it.J;
+		int *lock = KIND == 3 && locks ? &locks[at] : nullptr;
+		if (lock)
+			block_lock(lock);
+		const bool f = update_block16<B, KIND, true>(d, npad, pivots[it.b], colT2 + panel,
+		                                             rowP + panel, it.I, it.J);
+		block_done(f, &live[at], lock);
 	}
 }
 
@@ -711,15 +838,18 @@ __global__ void live_init(const T *__restrict__ d, int npad, int B, T inf, uint8
 		live[(size_t)I * gridDim.x + J] = f ? 1 : 0;
 }
 
-// One CTA of 1024 threads lists, in increasing order, the blocks of a round
-// that can change in phase 3: lists[2 ..] the rows I != round whose block
-// (I, round) is live, lists[2 + nb ..] the columns J != round whose block
-// (round, J) is live; lists[0] and lists[1] their counts.  *updates counts
-// the block updates of phases 2 and 3 that follow.
+// CTA b (1024 threads) lists, in increasing order, the blocks of the round
+// of pivot block pivots[b] that can change: lists[2 ..] the rows I != round
+// whose block (I, round) is live, lists[2 + nb ..] the columns J != round
+// whose block (round, J) is live; lists[0] and lists[1] their counts (lists:
+// CTA b's at b x (2 + 2 nb)).  *updates counts the block updates of phases
+// 2 and 3 that follow.
 __global__ void __launch_bounds__(1024)
-round_lists(const uint8_t *__restrict__ live, int nb, int round, int *__restrict__ lists,
+round_lists(const uint8_t *__restrict__ live, int nb, const int *pivots, int *__restrict__ lists,
             unsigned long long *updates)
 {
+	const int round = pivots[blockIdx.x];
+	lists += (size_t)blockIdx.x * (LIST_STRIDE_EXTRA + 2 * nb);
 	__shared__ int sums[2][32], base[2];
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	int *rows = lists + 2, *cols = lists + 2 + nb;
@@ -757,7 +887,8 @@ round_lists(const uint8_t *__restrict__ live, int nb, int round, int *__restrict
 	if (threadIdx.x == 0) {
 		lists[0] = base[0];
 		lists[1] = base[1];
-		*updates += (unsigned long long)base[0] + base[1] + (unsigned long long)base[0] * base[1];
+		atomicAdd(updates, (unsigned long long)base[0] + base[1]
+		                           + (unsigned long long)base[0] * base[1]);
 	}
 }
 

@@ -68,11 +68,141 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm,
+#ifdef HAVE_METIS
+/* The aligned dissection (ord_nested_dissection with block > 0): a part of
+ * at most LEAF_BLOCKS blocks is ordered by METIS's own nested dissection;
+ * a larger one is split by a vertex separator S into halves A and B, each
+ * trimmed to a whole number of blocks by moving vertices into S (a
+ * separator with more vertices still separates), and laid out A, B, S.
+ * Every part then starts on a block boundary, so no block holds vertices of
+ * two halves, and the rounds of A's blocks and of B's can run together. */
+#define LEAF_BLOCKS 4
+
+struct dissect {
+	const idx_t *xadj, *adj; /* the whole graph */
+	idx_t *loc;              /* vertex -> its index in the current part, or -1 */
+	int32_t *perm;
+	uint64_t at;             /* next position of perm */
+	idx_t block;
+	idx_t opts[METIS_NOPTIONS];
+};
+
+/* The part's own graph (vertices set[0 .. k - 1]), into *x and *a. */
+static int part_graph(struct dissect *z, const int32_t *set, idx_t k, idx_t **x, idx_t **a)
+{
+	idx_t m = 0;
+	for (idx_t i = 0; i < k; i++) {
+		z->loc[set[i]] = i;
+		m += z->xadj[set[i] + 1] - z->xadj[set[i]];
+	}
+	*x = malloc((k + 1) * sizeof **x);
+	*a = malloc((m ? m : 1) * sizeof **a);
+	if (!*x || !*a) {
+		free(*x), free(*a);
+		for (idx_t i = 0; i < k; i++)
+			z->loc[set[i]] = -1;
+		return -1;
+	}
+	m = 0;
+	for (idx_t i = 0; i < k; i++) {
+		(*x)[i] = m;
+		for (idx_t e = z->xadj[set[i]]; e < z->xadj[set[i] + 1]; e++)
+			if (z->loc[z->adj[e]] >= 0)
+				(*a)[m++] = z->loc[z->adj[e]];
+	}
+	(*x)[k] = m;
+	for (idx_t i = 0; i < k; i++)
+		z->loc[set[i]] = -1;
+	return 0;
+}
+
+/* Orders the vertices set[0 .. k - 1] into perm from z->at: METIS_OK or
+ * its error. */
+static int dissect(struct dissect *z, const int32_t *set, idx_t k)
+{
+	idx_t *x, *a;
+	if (k == 0)
+		return METIS_OK;
+	if (part_graph(z, set, k, &x, &a) < 0)
+		return METIS_ERROR_MEMORY;
+	int rc = METIS_OK;
+	if (x[k] == 0) { /* no edges: any order, every block on its own */
+		for (idx_t i = 0; i < k; i++)
+			z->perm[z->at++] = set[i];
+	} else if (k <= LEAF_BLOCKS * z->block) {
+		idx_t nv = k, *p = malloc(k * sizeof *p), *ip = malloc(k * sizeof *ip);
+		rc = p && ip ? METIS_NodeND(&nv, x, a, NULL, z->opts, p, ip) : METIS_ERROR_MEMORY;
+		for (idx_t i = 0; i < k && rc == METIS_OK; i++)
+			z->perm[z->at++] = set[p[i]];
+		free(p), free(ip);
+	} else {
+		idx_t nv = k, sep = 0, *part = malloc(k * sizeof *part);
+		int32_t *sides = malloc(k * sizeof *sides);
+		rc = part && sides ? METIS_ComputeVertexSeparator(&nv, x, a, NULL, z->opts, &sep, part)
+		                   : METIS_ERROR_MEMORY;
+		if (rc == METIS_OK) {
+			idx_t count[3] = {0, 0, 0};
+			for (idx_t i = 0; i < k; i++)
+				count[part[i]]++;
+			/* Trim each half to whole blocks: first vertices next to
+			 * the separator, then any. */
+			for (int side = 0; side < 2; side++) {
+				idx_t drop = count[side] % z->block;
+				for (int pass = 0; pass < 2 && drop; pass++)
+					for (idx_t i = 0; i < k && drop; i++) {
+						if (part[i] != side)
+							continue;
+						int next_to_s = pass;
+						for (idx_t e = x[i]; e < x[i + 1] && !next_to_s; e++)
+							next_to_s = part[a[e]] == 2;
+						if (next_to_s) {
+							part[i] = 2;
+							drop--;
+						}
+					}
+				count[2] += count[side] % z->block;
+				count[side] -= count[side] % z->block;
+			}
+			free(x), free(a);
+			x = a = NULL;
+			if (count[0] == 0 || count[1] == 0) {
+				/* no split left: the part as a leaf */
+				idx_t q = 0;
+				for (idx_t i = 0; i < k; i++)
+					sides[q++] = set[i];
+				idx_t *x2, *a2, *p = malloc(k * sizeof *p), *ip = malloc(k * sizeof *ip);
+				if (!p || !ip || part_graph(z, sides, k, &x2, &a2) < 0) {
+					rc = METIS_ERROR_MEMORY;
+				} else {
+					rc = METIS_NodeND(&nv, x2, a2, NULL, z->opts, p, ip);
+					for (idx_t i = 0; i < k && rc == METIS_OK; i++)
+						z->perm[z->at++] = set[p[i]];
+					free(x2), free(a2);
+				}
+				free(p), free(ip);
+			} else {
+				idx_t q[3] = {0, count[0], count[0] + count[1]};
+				for (idx_t i = 0; i < k; i++)
+					sides[q[part[i]]++] = set[i];
+				rc = dissect(z, sides, count[0]);
+				if (rc == METIS_OK)
+					rc = dissect(z, sides + count[0], count[1]);
+				for (idx_t i = count[0] + count[1]; i < k && rc == METIS_OK; i++)
+					z->perm[z->at++] = sides[i];
+			}
+		}
+		free(part), free(sides);
+	}
+	free(x), free(a);
+	return rc;
+}
+#endif
+
+int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm, int block,
                           int threads, st_error *err)
 {
 #ifndef HAVE_METIS
-	(void)n, (void)type, (void)w, (void)perm, (void)threads;
+	(void)n, (void)type, (void)w, (void)perm, (void)block, (void)threads;
 	return fail(err, "nested dissection needs METIS, which this build lacks");
 #else
 	if (n > INT32_MAX)
@@ -145,14 +275,34 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	METIS_SetDefaultOptions(opts);
 	opts[METIS_OPTION_SEED] = 1; /* the same graph, the same order */
 	opts[METIS_OPTION_NUMBERING] = 0;
-	int rc = k == 0 ? METIS_OK : METIS_NodeND(&nv, xadj, adj, NULL, opts, p, iperm);
-	if (k == 0) /* no edges: any order will do */
+	int rc = METIS_OK;
+	if (k == 0) { /* no edges: any order will do */
 		for (uint64_t i = 0; i < n; i++)
 			p[i] = (idx_t)i;
+	} else if (block > 0) {
+		struct dissect z = {xadj, adj, iperm, perm, 0, (idx_t)block, {0}};
+		memcpy(z.opts, opts, sizeof opts);
+		for (uint64_t i = 0; i < n; i++) {
+			iperm[i] = -1;
+			p[i] = (idx_t)i;
+		}
+		int32_t *all = malloc(n * sizeof *all);
+		if (!all)
+			rc = METIS_ERROR_MEMORY;
+		for (uint64_t i = 0; i < n && all; i++)
+			all[i] = (int32_t)i;
+		if (all)
+			rc = dissect(&z, all, (idx_t)n);
+		free(all);
+		for (uint64_t i = 0; i < n && rc == METIS_OK; i++)
+			p[i] = perm[i];
+	} else {
+		rc = METIS_NodeND(&nv, xadj, adj, NULL, opts, p, iperm);
+	}
 	free(xadj), free(adj), free(iperm);
 	if (rc != METIS_OK) {
 		free(p);
-		return fail(err, "METIS_NodeND failed (%s)",
+		return fail(err, "METIS's nested dissection failed (%s)",
 		            rc == METIS_ERROR_MEMORY ? "out of memory" : "error");
 	}
 	for (uint64_t i = 0; i < n; i++)
@@ -160,4 +310,43 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	free(p);
 	return 0;
 #endif
+}
+
+int ord_block_levels(const uint8_t *live, uint64_t nb, int32_t *level)
+{
+	/* The elimination tree of the blocks (Liu's algorithm, with path
+	 * compression through anc), then each block one level above its
+	 * highest child. */
+	int64_t *parent = malloc((nb ? nb : 1) * sizeof *parent);
+	int64_t *anc = malloc((nb ? nb : 1) * sizeof *anc);
+	if (!parent || !anc) {
+		free(parent), free(anc);
+		return -1;
+	}
+	for (uint64_t k = 0; k < nb; k++) {
+		parent[k] = anc[k] = -1;
+		for (uint64_t j = 0; j < k; j++) {
+			if (!live[k * nb + j] && !live[j * nb + k])
+				continue;
+			int64_t i = (int64_t)j;
+			while (i != -1 && i < (int64_t)k) {
+				int64_t next = anc[i];
+				anc[i] = (int64_t)k;
+				if (next == -1)
+					parent[i] = (int64_t)k;
+				i = next;
+			}
+		}
+	}
+	int32_t levels = nb ? 1 : 0;
+	for (uint64_t k = 0; k < nb; k++)
+		level[k] = 0;
+	for (uint64_t k = 0; k < nb; k++) {
+		if (parent[k] >= 0 && level[parent[k]] < level[k] + 1)
+			level[parent[k]] = level[k] + 1;
+		if (level[k] + 1 > levels)
+			levels = level[k] + 1;
+	}
+	free(parent), free(anc);
+	return levels;
 }

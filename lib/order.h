@@ -24,9 +24,23 @@ uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, uint64_t limi
 
 /* Nested-dissection order of the graph of w (n x n, stride n; an edge where
  * w[i][j] or w[j][i] is finite): perm[k] is the vertex placed at position
- * k.  The same graph gives the same order.  0, or -1 with a message (no
- * METIS, too many edges for it, out of memory). */
-int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm,
+ * k.  The same graph gives the same order.  With block > 0, every half a
+ * separator splits off starts and ends on a multiple of block (vertices
+ * move into the separator to make it so), so that blocks of block vertices
+ * never straddle two halves and the rounds of the two halves' blocks are
+ * independent (ord_block_levels); 0 leaves the order to METIS alone.  0, or
+ * -1 with a message (no METIS, too many edges for it, out of memory). */
+int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm, int block,
                           int threads, st_error *err);
+
+/* Which rounds of blocked Floyd-Warshall may run together.  live (nb x nb,
+ * row-major) marks the blocks that hold a finite entry before the first
+ * round.  level[k] gets block k's level in the elimination tree of the
+ * blocks' graph (directions dropped): no block is an ancestor of another
+ * at its level, so the rounds of one level read nothing that the others
+ * write but phase-3 blocks, where the order of two mins does not matter;
+ * levels taken in increasing order give the distances of rounds taken one
+ * by one.  Returns the number of levels, or -1 (out of memory). */
+int ord_block_levels(const uint8_t *live, uint64_t nb, int32_t *level);
 
 #endif

@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 
 	double t1 = seconds();
 	char why[160];
-	int32_t *perm = engine_order(order, n, in.type, dist, threads, NULL, why, sizeof why);
+	int32_t *perm = engine_order(order, n, in.type, dist, 0, threads, NULL, why, sizeof why);
 	o.order = perm; /* the engine reads and writes through it */
 	if (fw_cpu(&o, in.type, n, dist, pred, &err) < 0)
 		tool_die_st(NULL, &err);

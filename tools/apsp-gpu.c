@@ -346,7 +346,7 @@ static int feed_verdict(void *ctx)
 	if (rd->failed || rd->rc != 0 || rd->plan.potential || rd->sparse)
 		return 0;
 	/* dense: the auto rule keeps the natural order, and says so */
-	if (engine_order(rd->order, rd->in->n, rd->in->type, rd->graph, rd->threads, NULL,
+	if (engine_order(rd->order, rd->in->n, rd->in->type, rd->graph, 0, rd->threads, NULL,
 	                 rd->why, rd->why_len))
 		return 0; /* (not reached: an order is only made for sparse graphs) */
 	struct result *res = rd->res;
@@ -562,7 +562,9 @@ int main(int argc, char **argv)
 	if (!solved) {
 		/* While the device is still starting: the order, and whether to skip. */
 		int sparse = 0;
-		perm = engine_order(order, n, in.type, graph, threads, &sparse, why, sizeof why);
+		/* an order makes the run sparse: its halves on that run's blocks */
+		const int Bs = o.block ? o.block : fwg_choose_block(n, o.type, o.paths, o.lanes16, 1);
+		perm = engine_order(order, n, in.type, graph, Bs, threads, &sparse, why, sizeof why);
 		o.order = perm;
 		o.skip = sparse || perm;
 		if (nproc > 1) {
@@ -606,11 +608,15 @@ int main(int argc, char **argv)
 	 * and the solve is counted from the input checked. */
 	if (solved)
 		t1 = t_prep;
-	char skipped[96] = "every block updated";
-	if (o.skip)
-		snprintf(skipped, sizeof skipped, "%llu of %llu block updates skipped (%.1f%%)",
-		         (unsigned long long)t.tiles_skipped, (unsigned long long)t.tiles,
-		         t.tiles ? 100.0 * (double)t.tiles_skipped / (double)t.tiles : 0.0);
+	char skipped[160] = "every block updated";
+	if (o.skip) {
+		int k = snprintf(skipped, sizeof skipped, "%llu of %llu block updates skipped (%.1f%%)",
+		                 (unsigned long long)t.tiles_skipped, (unsigned long long)t.tiles,
+		                 t.tiles ? 100.0 * (double)t.tiles_skipped / (double)t.tiles : 0.0);
+		if (t.levels > 0)
+			snprintf(skipped + k, sizeof skipped - k, ", %llu rounds in %d levels",
+			         (unsigned long long)((n + t.block - 1) / t.block), t.levels);
+	}
 	char chains[64] = "no paths";
 	if (o.paths && t.chains_sure)
 		snprintf(chains, sizeof chains, "chains end at their sources, not checked");

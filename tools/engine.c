@@ -149,8 +149,8 @@ int engine_parse_derive(const char *arg)
 	tool_usage_error("--derive-paths: '%s' is not auto, always or never", arg);
 }
 
-int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int threads,
-                      int *sparse, char *why, size_t len)
+int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int block,
+                      int threads, int *sparse, char *why, size_t len)
 {
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
@@ -192,13 +192,16 @@ int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int th
 	if (!perm)
 		tool_die("out of memory for the vertex order");
 	st_error err;
-	if (ord_nested_dissection(n, type, w, perm, threads, &err) < 0) {
+	if (ord_nested_dissection(n, type, w, perm, block, threads, &err) < 0) {
 		free(perm);
 		tool_die("nested dissection: %s", err.msg);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	snprintf(why, len, "nested-dissection order (%s, METIS %.3f s)",
-	         mode == ORDER_ND ? "--order nd" : "sparse", (double)(b.tv_sec - a.tv_sec)
+	char aligned[48] = "";
+	if (block > 0)
+		snprintf(aligned, sizeof aligned, ", halves on blocks of %d", block);
+	snprintf(why, len, "nested-dissection order (%s%s, METIS %.3f s)",
+	         mode == ORDER_ND ? "--order nd" : "sparse", aligned, (double)(b.tv_sec - a.tv_sec)
 	         + (double)(b.tv_nsec - a.tv_nsec) * 1e-9);
 	return perm;
 }

@@ -40,15 +40,15 @@ int engine_parse_order(const char *arg); /* dies with a usage error */
  * engine's choice; always) or tracked through the rounds (never). */
 enum { DERIVE_AUTO, DERIVE_ALWAYS, DERIVE_NEVER };
 int engine_parse_derive(const char *arg); /* dies with a usage error */
-/* The order to solve the n x n matrix w in: NULL for the natural one, else a
- * malloc'd perm (position -> vertex).  *sparse (when not NULL) is set to
- * whether w is sparse by the auto rule (at most 32 edges a vertex).  why gets a few words
- * for -v (what was chosen and why, and how long ordering took).  Dies on
- * error. */
 /* Whether w is sparse by the auto rule (at most 32 edges a vertex). */
 int engine_sparse(uint64_t n, uint32_t type, const void *w, int threads);
-int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int threads,
-                      int *sparse, char *why, size_t len);
+/* The order to solve the n x n matrix w in: NULL for the natural one, else a
+ * malloc'd perm (position -> vertex); block > 0 aligns its halves to blocks
+ * of that many vertices (ord_nested_dissection).  *sparse (when not NULL) is
+ * set to whether w is sparse by the auto rule.  why gets a few words for -v
+ * (what was chosen and why, and how long ordering took).  Dies on error. */
+int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int block,
+                      int threads, int *sparse, char *why, size_t len);
 
 /* Undo the plan's reweighting, write the result stream (distances, and
  * predecessors when pred is not NULL) and commit the output; dies on error. */

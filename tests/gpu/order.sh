@@ -76,6 +76,34 @@ expect_true "nd skips more blocks than natural" \
 	'a=$($gpu -v --order natural -o /dev/null $T/g1600 2>&1 | sed -n "s/.* \([0-9]*\) of [0-9]* block updates.*/\1/p") &&
 	b=$($gpu -v --order nd -o /dev/null $T/g1600 2>&1 | sed -n "s/.* \([0-9]*\) of [0-9]* block updates.*/\1/p") &&
 	[ -n "$a" ] && [ "$b" -gt "$a" ]'
+# Levels: the rounds of independent pivot blocks run together (blocks of
+# the two halves of a separator, aligned to B by the order).  Rounds of one
+# level share the blocks of their separators, updated under locks.
+$g --grid 64x64 -s 13 -o "$T/g4096"
+$g --grid 64x64 -s 14 -w 1:3 -o "$T/g4096t" # ties
+$g --grid 24x24 -s 17 -w 0:3 -o "$T/g576z"   # ties and zero-weight cycles
+$g --grid 48x48 -s 15 -t float32 -o "$T/g2304f"
+$g -n 6000 --geometric 0.004 -s 16 -o "$T/specks" # hundreds of pieces: levels wider than 64
+check "levels: grid 64x64 nd, 16-bit" "$T/g4096" 0 --order nd --no-paths
+check "levels: grid 64x64 nd, paths derived" "$T/g4096" 0 --order nd
+check "levels: grid 64x64 nd, packed paths" "$T/g4096" 0 --order nd --derive-paths never
+check "levels: grid 64x64 nd, 32-bit" "$T/g4096" 0 --order nd --no-paths --no-16bit
+check "levels: grid 64x64 with ties, packed paths" "$T/g4096t" 0 --order nd --derive-paths never
+check "levels: grid 64x64 with ties, 16-bit, derived" "$T/g4096t" 0 --order nd
+check "levels: grid 24x24 with zero weights, packed paths" "$T/g576z" 0 --order nd -B 64 --derive-paths never
+check "levels: grid 24x24 with zero weights, derived" "$T/g576z" 0 --order nd -B 64 --16bit
+check "levels: float32 grid 48x48 nd" "$T/g2304f" 1e-4 --order nd --no-paths
+check "levels: float32 grid 48x48 nd, tracked paths" "$T/g2304f" 1e-4 --order nd --derive-paths never
+check "levels: many pieces, nd" "$T/specks" 0 --order nd --no-paths
+check "levels: many pieces, nd, packed paths" "$T/specks" 0 --order nd --derive-paths never
+expect_true "levels: grid 64x64 nd takes its 64 rounds in at most 16 levels" \
+	'l=$($gpu -v --order nd --no-paths -o /dev/null $T/g4096 2>&1 | sed -n "s/.*, 64 rounds in \([0-9]*\) levels.*/\1/p") &&
+	[ -n "$l" ] && [ "$l" -le 16 ]'
+for m in --no-paths "--derive-paths never" ""; do
+	expect_true "levels: the same bytes every time, nd ${m:-paths}" \
+		'$gpu --order nd $m -o $T/a $T/g4096t && $gpu --order nd $m -o $T/b $T/g4096t &&
+		$gpu --order nd $m -o $T/c $T/g4096t && cmp -s $T/a $T/b && cmp -s $T/a $T/c'
+done
 $g -n 300 -d 30 -s 10 -o "$T/dense"
 expect_stderr "dense graph: natural order, every block" 0 'natural order \(dense.*every block updated' \
 	'$gpu -v $T/dense >/dev/null'
@@ -93,6 +121,10 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool racecheck $gpu --order nd -B 32 $T/grid >/dev/null'
 	expect_true "compute-sanitizer racecheck clean, nd 16-bit" \
 		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool racecheck $gpu --order nd -B 64 --no-paths --16bit $T/grid >/dev/null'
+	expect_true "compute-sanitizer memcheck clean, levels with locks" \
+		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool memcheck $gpu --order nd --no-paths $T/g4096 >/dev/null'
+	expect_true "compute-sanitizer synccheck clean, levels with locks" \
+		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool synccheck $gpu --order nd --no-paths $T/g4096 >/dev/null'
 else
 	skip "compute-sanitizer, sparse runs" "not installed"
 fi

@@ -1,0 +1,194 @@
+/* test_order.c - the schedule of a sparse run's rounds (ord_block_levels)
+ * and the nested dissection aligned to blocks: rounds of one level, each
+ * made from the state the level began with and merged by min, give the
+ * distances of rounds one by one. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "order.h"
+#include "t.h"
+
+#define INF ST_INF_I32
+
+/* Floyd-Warshall rounds of the vertices of block p (B of them) on d. */
+static void block_round(int32_t *d, int n, int B, int p)
+{
+	for (int k = p * B; k < (p + 1) * B && k < n; k++)
+		for (int i = 0; i < n; i++) {
+			if (d[i * n + k] >= INF)
+				continue;
+			for (int j = 0; j < n; j++)
+				if (d[k * n + j] < INF && d[i * n + k] + d[k * n + j] < d[i * n + j])
+					d[i * n + j] = d[i * n + k] + d[k * n + j];
+		}
+}
+
+static void live_map(const int32_t *d, int n, int B, uint8_t *live)
+{
+	const int nb = (n + B - 1) / B;
+	memset(live, 0, (size_t)nb * nb);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (d[i * n + j] < INF)
+				live[(i / B) * nb + j / B] = 1;
+}
+
+/* The graph w (n x n) renumbered by perm, solved round after round and level
+ * by level; 1 where the two agree.  *levels: how many levels there were. */
+static int levels_agree(const int32_t *w, const int32_t *perm, int n, int B, int *levels)
+{
+	const int nb = (n + B - 1) / B;
+	const size_t bytes = (size_t)n * n * sizeof(int32_t);
+	int32_t *seq = malloc(bytes), *lev = malloc(bytes), *start = malloc(bytes),
+	        *one = malloc(bytes), *level = malloc(nb * sizeof *level);
+	uint8_t *live = malloc((size_t)nb * nb);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			seq[i * n + j] = i == j ? 0 : w[perm[i] * n + perm[j]];
+	memcpy(lev, seq, bytes);
+	live_map(seq, n, B, live);
+	*levels = ord_block_levels(live, (uint64_t)nb, level);
+	for (int p = 0; p < nb; p++)
+		block_round(seq, n, B, p);
+	for (int l = 0; l < *levels; l++) {
+		memcpy(start, lev, bytes);
+		for (int p = 0; p < nb; p++) {
+			if (level[p] != l)
+				continue;
+			memcpy(one, start, bytes);
+			block_round(one, n, B, p);
+			for (size_t e = 0; e < (size_t)n * n; e++)
+				if (one[e] < lev[e])
+					lev[e] = one[e];
+		}
+	}
+	int same = memcmp(seq, lev, bytes) == 0;
+	free(seq), free(lev), free(start), free(one), free(level), free(live);
+	return same;
+}
+
+/* A k x k grid, 4 neighbours both ways, weights 1..9. */
+static int32_t *grid(int k)
+{
+	const int n = k * k;
+	int32_t *w = malloc((size_t)n * n * sizeof *w);
+	for (size_t e = 0; e < (size_t)n * n; e++)
+		w[e] = INF;
+	for (int r = 0; r < k; r++)
+		for (int c = 0; c < k; c++) {
+			const int v = r * k + c;
+			if (c + 1 < k)
+				w[v * n + v + 1] = 1 + t_rnd() % 9, w[(v + 1) * n + v] = 1 + t_rnd() % 9;
+			if (r + 1 < k)
+				w[v * n + v + k] = 1 + t_rnd() % 9, w[(v + k) * n + v] = 1 + t_rnd() % 9;
+		}
+	return w;
+}
+
+static int is_perm(const int32_t *perm, int n)
+{
+	char *seen = calloc(n, 1);
+	int ok = 1;
+	for (int k = 0; k < n && ok; k++) {
+		ok = perm[k] >= 0 && perm[k] < n && !seen[perm[k]];
+		if (ok)
+			seen[perm[k]] = 1;
+	}
+	free(seen);
+	return ok;
+}
+
+static void test_small_trees(void)
+{
+	int32_t level[5];
+	uint8_t none[16] = {0};
+	T_CHECK("no edges: one level", ord_block_levels(none, 4, level) == 1 && level[0] == 0
+	        && level[1] == 0 && level[2] == 0 && level[3] == 0);
+	/* a path 0 - 1 - 2 - 3, one direction only */
+	uint8_t path[16] = {0};
+	path[0 * 4 + 1] = path[2 * 4 + 1] = path[2 * 4 + 3] = 1;
+	T_CHECK("a path: four levels", ord_block_levels(path, 4, level) == 4 && level[0] == 0
+	        && level[1] == 1 && level[2] == 2 && level[3] == 3);
+	/* two halves {0, 1} and {2, 3}, separator 4 */
+	uint8_t two[25] = {0};
+	two[0 * 5 + 1] = two[2 * 5 + 3] = two[4 * 5 + 1] = two[3 * 5 + 4] = 1;
+	T_CHECK("two halves and a separator: three levels",
+	        ord_block_levels(two, 5, level) == 3 && level[0] == 0 && level[1] == 1
+	        && level[2] == 0 && level[3] == 1 && level[4] == 2);
+	T_CHECK("no blocks: no levels", ord_block_levels(none, 0, level) == 0);
+}
+
+/* Random sparse graphs as numbered: clusters of 30 vertices that meet only
+ * in the last 30 (a separator), one-way edges, zero weights, and in the
+ * last graphs negative weights (w + h[i] - h[j]: no negative cycle).
+ * Blocks of 10 keep the clusters apart, blocks of 8 straddle them. */
+static void test_random_levels(void)
+{
+	const int n = 150;
+	int32_t *w = malloc((size_t)n * n * sizeof *w), perm[150], h[150];
+	for (int k = 0; k < n; k++)
+		perm[k] = k, h[k] = (int32_t)(t_rnd() % 50);
+	for (int trial = 0; trial < 8; trial++) {
+		const int B = trial % 2 ? 8 : 10, negative = trial >= 6;
+		for (size_t e = 0; e < (size_t)n * n; e++)
+			w[e] = INF;
+		for (int e = 0; e < 3 * n; e++) {
+			const int i = (int)(t_rnd() % n);
+			const int j = i >= 120 ? (int)(t_rnd() % n)              /* anywhere */
+			            : e % 5 == 0 ? 120 + (int)(t_rnd() % 30)     /* the separator */
+			            : i / 30 * 30 + (int)(t_rnd() % 30);         /* its cluster */
+			if (i == j)
+				continue;
+			int32_t x = (int32_t)(t_rnd() % 20);
+			if (negative)
+				x += h[i] - h[j];
+			w[i * n + j] = x;
+		}
+		int levels = 0;
+		T_CHECKF(levels_agree(w, perm, n, B, &levels),
+		         "clustered graph %d, B = %d%s: %d levels of %d blocks, the same distances", trial,
+		         B, negative ? ", negative weights" : "", levels, (n + B - 1) / B);
+		if (B == 10)
+			T_CHECKF(levels <= 6, "clusters on whole blocks: at most 6 levels (%d)", levels);
+	}
+	free(w);
+}
+
+static void test_aligned_dissection(void)
+{
+	if (!ord_available()) {
+		printf("SKIP nested dissection: no METIS in this build\n");
+		return;
+	}
+	const int k = 24, n = k * k, B = 16, nb = (n + B - 1) / B;
+	int32_t *w = grid(k), *perm = malloc(n * sizeof *perm), *plain = malloc(n * sizeof *plain);
+	st_error err;
+	T_CHECK("aligned dissection of a grid",
+	        ord_nested_dissection(n, ST_INT32, w, perm, B, 1, &err) == 0);
+	T_CHECK("it is a permutation", is_perm(perm, n));
+	int32_t *again = malloc(n * sizeof *again);
+	T_CHECK("the same graph, the same order",
+	        ord_nested_dissection(n, ST_INT32, w, again, B, 1, &err) == 0
+	        && memcmp(again, perm, n * sizeof *perm) == 0);
+	T_CHECK("METIS's own order", ord_nested_dissection(n, ST_INT32, w, plain, 0, 1, &err) == 0
+	        && is_perm(plain, n));
+	int aligned = 0, own = 0;
+	T_CHECKF(levels_agree(w, perm, n, B, &aligned),
+	         "grid %dx%d, aligned order: %d levels of %d blocks, the same distances", k, k,
+	         aligned, nb);
+	T_CHECKF(levels_agree(w, plain, n, B, &own),
+	         "grid %dx%d, METIS's order: %d levels of %d blocks, the same distances", k, k, own, nb);
+	T_CHECKF(aligned * 3 <= nb, "aligned: at most a third as many levels as blocks (%d of %d)",
+	         aligned, nb);
+	T_CHECKF(aligned < own, "aligned: fewer levels than METIS's own order (%d against %d)",
+	         aligned, own);
+	free(w), free(perm), free(plain), free(again);
+}
+
+int main(void)
+{
+	test_small_trees();
+	test_random_levels();
+	test_aligned_dissection();
+	return T_DONE();
+}
