@@ -134,6 +134,9 @@ struct RoundKernels {
 		return 0;
 	}
 
+	// Phase 2 of m pivots has at most 2 nb blocks each: no more CTAs.
+	int grid2(int m) const { return std::min(g3, 2 * nb * m); }
+
 	// The rounds of pivots sp->pivots[at .. at + m - 1], one level's, on
 	// the one device of a sparse run (fw_tiles.cuh: a level).
 	int level(Err e, const Band &x, int at, int m) const
@@ -145,7 +148,7 @@ struct RoundKernels {
 		panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, 0, colT, rowP, 0, nb, true, pv,
 		                                         sp->live);
 		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
-		tile_update_level<T, B, R, PATHS, PACKED, 2><<<g3, t3, s3, x.s>>>(
+		tile_update_level<T, B, R, PATHS, PACKED, 2><<<grid2(m), t3, s3, x.s>>>(
 		        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live, nullptr);
 		if (!PATHS) {
 			tile_update_level<T, B, R, PATHS, PACKED, 3><<<g3, t3, s3, x.s>>>(
@@ -224,6 +227,8 @@ template <int B> struct RoundKernels16 {
 		return 0;
 	}
 
+	int grid2(int m) const { return std::min(g3, 2 * nb * m); }
+
 	int level(Err e, const Band &x, int at, int m) const
 	{
 		short *d = (short *)x.d, *rowP = (short *)sp->rowP;
@@ -233,7 +238,7 @@ template <int B> struct RoundKernels16 {
 		const dim3 gp((npad + 31) / 32, (B + 31) / 32, m), tp(32, 8);
 		panels16<B><<<gp, tp, 0, x.s>>>(d, npad, 0, colT, rowP, 0, nb, true, pv, sp->live);
 		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
-		tile_update16_level<B, 2><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP, sp->lists,
+		tile_update16_level<B, 2><<<grid2(m), t3, s3, x.s>>>(d, npad, pv, m, colT, rowP, sp->lists,
 		                                               sp->live, nullptr);
 		tile_update16_level<B, 3><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP, sp->lists,
 		                                               sp->live, m > 1 ? sp->locks : nullptr);
