@@ -99,6 +99,14 @@ check "levels: many pieces, nd, packed paths" "$T/specks" 0 --order nd --derive-
 expect_true "levels: grid 64x64 nd takes its 64 rounds in at most 16 levels" \
 	'l=$($gpu -v --order nd --no-paths -o /dev/null $T/g4096 2>&1 | sed -n "s/.*, 64 rounds in \([0-9]*\) levels.*/\1/p") &&
 	[ -n "$l" ] && [ "$l" -le 16 ]'
+# A SuiteSparse mesh (datasets/jagmesh7.mtx, n = 1138), unit weights.
+if "$BIN/mtx2bin" -q --weights unit "$TOP/datasets/jagmesh7.mtx" -o "$T/jag" 2>/dev/null; then
+	check "levels: SuiteSparse jagmesh7 nd" "$T/jag" 0 --order nd
+	check "levels: SuiteSparse jagmesh7 nd --no-paths" "$T/jag" 0 --order nd --no-paths
+	check "levels: SuiteSparse jagmesh7 nd, packed paths, B=32" "$T/jag" 0 --order nd -B 32
+else
+	fail "mtx2bin datasets/jagmesh7.mtx" "not imported"
+fi
 for m in --no-paths "--derive-paths never" ""; do
 	expect_true "levels: the same bytes every time, nd ${m:-paths}" \
 		'for r in 1 2 3; do $gpu --order nd $m $T/g4096t >$T/r$r || exit 1; done &&
