@@ -290,8 +290,9 @@ build/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fu
 
 check test: $(FUZZ_REPLAY)
 
-# SANITIZE=1: apsp-gpu's C objects carry the sanitizers; nvcc links it, so
-# name their runtimes (first, as ASan wants).
+# SANITIZE=1: apsp-gpu's C objects (and the library fw-kernel-bench takes
+# the block schedule from) carry the sanitizers; nvcc links them, so name
+# their runtimes (first, as ASan wants).
 ifeq ($(SANITIZE),1)
-bin/apsp-gpu: NVCCFLAGS += -Xlinker -lasan -Xlinker -lubsan
+bin/apsp-gpu bin/fw-kernel-bench: NVCCFLAGS += -Xlinker -lasan -Xlinker -lubsan
 endif
