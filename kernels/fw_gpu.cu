@@ -581,7 +581,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	int rc = sparse_start();
 	if (rc == 0 && sp) {
 		rc = plan_levels(e, d0, *sp, (int)nb, (int)npad, B);
-		t->levels = sp->levels;
+		t->levels = sp->levels();
 	}
 	// int32 paths where 16-bit lanes are tried: distances in them, then
 	// predecessors derived from the distances and the edges into each vertex.

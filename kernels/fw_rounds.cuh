@@ -48,6 +48,10 @@ int derive(Err e, const Devs &v, const Dev &x, const D *dist, int n)
 	                   (int)x.end_row(v.B, n));
 }
 
+// CTAs for phase 2 of a level of m pivots: at most 2 nb blocks each, and
+// no more than fill the device (g3).
+int level_grid2(int g3, int nb, int m) { return std::min(g3, 2 * nb * m); }
+
 // One band's part of a round, in the two steps either side of the pivot
 // row's exchange: before() runs phase 1 and the pivot row's phase 2 where the
 // band holds the pivot row, and takes the band's part of the pivot column
@@ -134,9 +138,6 @@ struct RoundKernels {
 		return 0;
 	}
 
-	// Phase 2 of m pivots has at most 2 nb blocks each: no more CTAs.
-	int grid2(int m) const { return std::min(g3, 2 * nb * m); }
-
 	// The rounds of pivots sp->pivots[at .. at + m - 1], one level's, on
 	// the one device of a sparse run (fw_tiles.cuh: a level).
 	int level(Err e, const Band &x, int at, int m) const
@@ -148,7 +149,7 @@ struct RoundKernels {
 		panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, 0, colT, rowP, 0, nb, true, pv,
 		                                         sp->live);
 		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
-		tile_update_level<T, B, R, PATHS, PACKED, 2><<<grid2(m), t3, s3, x.s>>>(
+		tile_update_level<T, B, R, PATHS, PACKED, 2><<<level_grid2(g3, nb, m), t3, s3, x.s>>>(
 		        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live, nullptr);
 		if (!PATHS) {
 			tile_update_level<T, B, R, PATHS, PACKED, 3><<<g3, t3, s3, x.s>>>(
@@ -158,7 +159,7 @@ struct RoundKernels {
 			// Predecessors: a block two pivots improve to the same distance
 			// keeps the first one's, so phase 3 goes pivot by pivot, in the
 			// order of the list, for the same result every time.
-			const size_t panel = (size_t)B * npad, list = 2 + 2 * (size_t)nb;
+			const size_t panel = (size_t)B * npad, list = list_ints(nb);
 			for (int b = 0; b < m; b++)
 				tile_update_level<T, B, R, PATHS, PACKED, 3><<<g3, t3, s3, x.s>>>(
 				        d, x.p, npad, pv + b, 1, colT + b * panel, rowP + b * panel,
@@ -227,8 +228,6 @@ template <int B> struct RoundKernels16 {
 		return 0;
 	}
 
-	int grid2(int m) const { return std::min(g3, 2 * nb * m); }
-
 	int level(Err e, const Band &x, int at, int m) const
 	{
 		short *d = (short *)x.d, *rowP = (short *)sp->rowP;
@@ -238,8 +237,8 @@ template <int B> struct RoundKernels16 {
 		const dim3 gp((npad + 31) / 32, (B + 31) / 32, m), tp(32, 8);
 		panels16<B><<<gp, tp, 0, x.s>>>(d, npad, 0, colT, rowP, 0, nb, true, pv, sp->live);
 		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
-		tile_update16_level<B, 2><<<grid2(m), t3, s3, x.s>>>(d, npad, pv, m, colT, rowP, sp->lists,
-		                                               sp->live, nullptr);
+		tile_update16_level<B, 2><<<level_grid2(g3, nb, m), t3, s3, x.s>>>(
+		        d, npad, pv, m, colT, rowP, sp->lists, sp->live, nullptr);
 		tile_update16_level<B, 3><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP, sp->lists,
 		                                               sp->live, m > 1 ? sp->locks : nullptr);
 		CUDA_TRY(cudaGetLastError());
@@ -280,7 +279,6 @@ int plan_levels(Err e, Dev &x, Sparse &sp, int nb, int npad, int B)
 	sp.starts = count;
 	for (int b = 0; b < nb; b++) // by level, in increasing order within one
 		pivots[count[level[b]]++] = b;
-	sp.levels = levels;
 	const size_t panel = (size_t)B * npad * 4; // each of colT and rowP, 32-bit or 16-bit
 	size_t free_b = 0, total_b = 0;
 	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
@@ -291,7 +289,7 @@ int plan_levels(Err e, Dev &x, Sparse &sp, int nb, int npad, int B)
 	CUDA_TRY(cudaMemcpy(sp.pivots, pivots.data(), nb * sizeof(int), cudaMemcpyHostToDevice));
 	CUDA_TRY(cudaMalloc(&sp.colT, sp.width * panel));
 	CUDA_TRY(cudaMalloc(&sp.rowP, sp.width * panel));
-	CUDA_TRY(cudaMalloc(&sp.lists, (size_t)sp.width * (2 + 2 * nb) * sizeof(int)));
+	CUDA_TRY(cudaMalloc(&sp.lists, sp.width * list_ints(nb) * sizeof(int)));
 	CUDA_TRY(cudaMalloc(&sp.locks, (size_t)nb * nb * sizeof(int)));
 	CUDA_TRY(cudaMemsetAsync(sp.locks, 0, (size_t)nb * nb * sizeof(int), x.s));
 	return 0;
@@ -312,7 +310,7 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 	}
 	if (sp) { // one device, level by level
 		const Band x = band_of(v, v.dev[v.first], lanes16);
-		for (int l = 0; l < sp->levels; l++)
+		for (int l = 0; l < sp->levels(); l++)
 			for (int at = sp->starts[l]; at < sp->starts[l + 1]; at += sp->width)
 				if (k.level(e, x, at, std::min(sp->width, sp->starts[l + 1] - at)))
 					return -1;

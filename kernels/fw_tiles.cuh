@@ -469,7 +469,8 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, const int32_t *prow, int
 // lock (locks: one word per block, 0 when free).
 
 constexpr int LEVEL_MAX = 64; // pivots of a level taken at once, at most
-constexpr int LIST_STRIDE_EXTRA = 2; // a pivot's lists: 2 counts, then rows and columns
+// A pivot's lists (round_lists): 2 counts, then nb rows and nb columns.
+__host__ __device__ constexpr size_t list_ints(int nb) { return 2 + 2 * (size_t)nb; }
 
 struct LevelItem {
 	int b, I, J;
@@ -481,7 +482,7 @@ template <int KIND>
 __device__ __forceinline__ long long level_starts(const int *lists, int nb, int m, long long *start)
 {
 	for (int b = threadIdx.x; b < m; b += blockDim.x) {
-		const int *L = lists + (size_t)b * (LIST_STRIDE_EXTRA + 2 * nb);
+		const int *L = lists + b * list_ints(nb);
 		start[b + 1] = KIND == 2 ? (long long)L[0] + L[1] : (long long)L[0] * L[1];
 	}
 	__syncthreads();
@@ -506,13 +507,12 @@ __device__ __forceinline__ LevelItem level_item(const int *pivots, const int *li
 		else
 			hi = mid - 1;
 	}
-	const int *L = lists + (size_t)lo * (LIST_STRIDE_EXTRA + 2 * nb);
-	const int ci = L[0], cj = L[1], round = pivots[lo];
+	const int *L = lists + lo * list_ints(nb);
+	const int cj = L[1], round = pivots[lo];
 	const int *rows = L + 2, *cols = L + 2 + nb;
 	const long long q = w - start[lo];
 	if (KIND == 2) // the pivot row's blocks, then the pivot column's
 		return q < cj ? LevelItem{lo, round, cols[q]} : LevelItem{lo, rows[q - cj], round};
-	(void)ci;
 	return LevelItem{lo, rows[q / cj], cols[q % cj]};
 }
 
@@ -849,7 +849,7 @@ round_lists(const uint8_t *__restrict__ live, int nb, const int *pivots, int *__
             unsigned long long *updates)
 {
 	const int round = pivots[blockIdx.x];
-	lists += (size_t)blockIdx.x * (LIST_STRIDE_EXTRA + 2 * nb);
+	lists += blockIdx.x * list_ints(nb);
 	__shared__ int sums[2][32], base[2];
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	int *rows = lists + 2, *cols = lists + 2 + nb;

@@ -116,6 +116,18 @@ static int part_graph(struct dissect *z, const int32_t *set, idx_t k, idx_t **x,
 	return 0;
 }
 
+/* METIS's own nested dissection of the part set[0 .. k - 1] (its graph x,
+ * a) into perm from z->at: METIS_OK or its error. */
+static int leaf(struct dissect *z, const int32_t *set, idx_t k, idx_t *x, idx_t *a)
+{
+	idx_t nv = k, *p = malloc(k * sizeof *p), *ip = malloc(k * sizeof *ip);
+	int rc = p && ip ? METIS_NodeND(&nv, x, a, NULL, z->opts, p, ip) : METIS_ERROR_MEMORY;
+	for (idx_t i = 0; i < k && rc == METIS_OK; i++)
+		z->perm[z->at++] = set[p[i]];
+	free(p), free(ip);
+	return rc;
+}
+
 /* Orders the vertices set[0 .. k - 1] into perm from z->at: METIS_OK or
  * its error. */
 static int dissect(struct dissect *z, const int32_t *set, idx_t k)
@@ -125,75 +137,63 @@ static int dissect(struct dissect *z, const int32_t *set, idx_t k)
 		return METIS_OK;
 	if (part_graph(z, set, k, &x, &a) < 0)
 		return METIS_ERROR_MEMORY;
-	int rc = METIS_OK;
 	if (x[k] == 0) { /* no edges: any order, every block on its own */
 		for (idx_t i = 0; i < k; i++)
 			z->perm[z->at++] = set[i];
-	} else if (k <= LEAF_BLOCKS * z->block) {
-		idx_t nv = k, *p = malloc(k * sizeof *p), *ip = malloc(k * sizeof *ip);
-		rc = p && ip ? METIS_NodeND(&nv, x, a, NULL, z->opts, p, ip) : METIS_ERROR_MEMORY;
-		for (idx_t i = 0; i < k && rc == METIS_OK; i++)
-			z->perm[z->at++] = set[p[i]];
-		free(p), free(ip);
-	} else {
-		idx_t nv = k, sep = 0, *part = malloc(k * sizeof *part);
-		int32_t *sides = malloc(k * sizeof *sides);
-		rc = part && sides ? METIS_ComputeVertexSeparator(&nv, x, a, NULL, z->opts, &sep, part)
-		                   : METIS_ERROR_MEMORY;
-		if (rc == METIS_OK) {
-			idx_t count[3] = {0, 0, 0};
-			for (idx_t i = 0; i < k; i++)
-				count[part[i]]++;
-			/* Trim each half to whole blocks: first vertices next to
-			 * the separator, then any. */
-			for (int side = 0; side < 2; side++) {
-				idx_t drop = count[side] % z->block;
-				for (int pass = 0; pass < 2 && drop; pass++)
-					for (idx_t i = 0; i < k && drop; i++) {
-						if (part[i] != side)
-							continue;
-						int next_to_s = pass;
-						for (idx_t e = x[i]; e < x[i + 1] && !next_to_s; e++)
-							next_to_s = part[a[e]] == 2;
-						if (next_to_s) {
-							part[i] = 2;
-							drop--;
-						}
-					}
-				count[2] += count[side] % z->block;
-				count[side] -= count[side] % z->block;
-			}
-			free(x), free(a);
-			x = a = NULL;
-			if (count[0] == 0 || count[1] == 0) {
-				/* no split left: the part as a leaf */
-				idx_t q = 0;
-				for (idx_t i = 0; i < k; i++)
-					sides[q++] = set[i];
-				idx_t *x2, *a2, *p = malloc(k * sizeof *p), *ip = malloc(k * sizeof *ip);
-				if (!p || !ip || part_graph(z, sides, k, &x2, &a2) < 0) {
-					rc = METIS_ERROR_MEMORY;
-				} else {
-					rc = METIS_NodeND(&nv, x2, a2, NULL, z->opts, p, ip);
-					for (idx_t i = 0; i < k && rc == METIS_OK; i++)
-						z->perm[z->at++] = set[p[i]];
-					free(x2), free(a2);
-				}
-				free(p), free(ip);
-			} else {
-				idx_t q[3] = {0, count[0], count[0] + count[1]};
-				for (idx_t i = 0; i < k; i++)
-					sides[q[part[i]]++] = set[i];
-				rc = dissect(z, sides, count[0]);
-				if (rc == METIS_OK)
-					rc = dissect(z, sides + count[0], count[1]);
-				for (idx_t i = count[0] + count[1]; i < k && rc == METIS_OK; i++)
-					z->perm[z->at++] = sides[i];
-			}
-		}
-		free(part), free(sides);
+		free(x), free(a);
+		return METIS_OK;
 	}
+	if (k <= LEAF_BLOCKS * z->block) {
+		int rc = leaf(z, set, k, x, a);
+		free(x), free(a);
+		return rc;
+	}
+	idx_t nv = k, sep = 0, *part = malloc(k * sizeof *part);
+	int rc = part ? METIS_ComputeVertexSeparator(&nv, x, a, NULL, z->opts, &sep, part)
+	              : METIS_ERROR_MEMORY;
+	idx_t count[3] = {0, 0, 0};
+	for (idx_t i = 0; i < k && rc == METIS_OK; i++)
+		count[part[i]]++;
+	/* Trim each half to whole blocks: first vertices next to the
+	 * separator, then any. */
+	for (int side = 0; side < 2 && rc == METIS_OK; side++) {
+		idx_t drop = count[side] % z->block;
+		count[2] += drop;
+		count[side] -= drop;
+		for (int pass = 0; pass < 2 && drop; pass++)
+			for (idx_t i = 0; i < k && drop; i++) {
+				if (part[i] != side)
+					continue;
+				int next_to_s = pass;
+				for (idx_t e = x[i]; e < x[i + 1] && !next_to_s; e++)
+					next_to_s = part[a[e]] == 2;
+				if (next_to_s) {
+					part[i] = 2;
+					drop--;
+				}
+			}
+	}
+	/* both halves empty of whole blocks: no split left, the part is a leaf */
+	const int split = rc == METIS_OK && count[0] > 0 && count[1] > 0;
+	if (rc == METIS_OK && !split)
+		rc = leaf(z, set, k, x, a);
 	free(x), free(a);
+	if (split) {
+		int32_t *sides = malloc(k * sizeof *sides);
+		idx_t q[3] = {0, count[0], count[0] + count[1]};
+		if (!sides)
+			rc = METIS_ERROR_MEMORY;
+		for (idx_t i = 0; i < k && sides; i++)
+			sides[q[part[i]]++] = set[i];
+		if (rc == METIS_OK)
+			rc = dissect(z, sides, count[0]);
+		if (rc == METIS_OK)
+			rc = dissect(z, sides + count[0], count[1]);
+		for (idx_t i = count[0] + count[1]; i < k && rc == METIS_OK; i++)
+			z->perm[z->at++] = sides[i];
+		free(sides);
+	}
+	free(part);
 	return rc;
 }
 #endif
