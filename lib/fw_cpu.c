@@ -418,36 +418,80 @@ static void from_tiles(const void *src, const int32_t *psrc, void *dst, int32_t 
 	}
 }
 
-/* How far u -> t is from lying on a shortest path from s:
- * |d[s][u] + w(u, t) - d[s][t]|, infinite when there is no such edge. */
-static double slack(uint32_t type, const void *drow, const void *w, uint64_t stride,
-                    const int32_t *order, uint64_t u, uint64_t t)
-{
-	/* w is in the given numbering, u and t are positions */
-	uint64_t e = order ? (uint64_t)order[u] * stride + (uint64_t)order[t] : u * stride + t;
-	if (type == ST_INT32) {
-		int32_t x = ((const int32_t *)w)[e];
-		int32_t du = ((const int32_t *)drow)[u], dt = ((const int32_t *)drow)[t];
-		if (x >= ST_INF_I32 || du >= ST_INF_I32)
-			return INFINITY;
-		return fabs((double)du + x - dt);
-	}
-	float x = ((const float *)w)[e];
-	float du = ((const float *)drow)[u], dt = ((const float *)drow)[t];
-	if (x == INFINITY || du == INFINITY)
-		return INFINITY;
-	return fabs((double)du + x - dt);
-}
-
 /* The blocked order relaxes a block through all of the round's pivots at
  * once, so among paths of equal length it can pick predecessors that the
  * textbook order would not: through a zero-weight cycle they can point at
  * each other.  Distances are exact and every predecessor lies on a path of
  * the right length, so only chains that never reach the source need care:
- * find them (one walk per vertex, O(n) per source), then re-attach each to
- * the tightest edge from a vertex whose chain is good.  w is the weight matrix the
- * kernel started from (stride n). */
+ * find them (one walk per vertex, O(n) per source), then re-attach them
+ * breadth-first.  Each bad vertex's edges in are read once: one from a good
+ * vertex on a shortest path (the tightest) attaches it at once; those from
+ * bad vertices are kept, so that each vertex attached attaches the bad
+ * vertices it leads to in turn.  Edges in come from the in-edge lists where
+ * there are some (sorted by weight), else from the weight matrix's column
+ * (O(n) each).  w is the weight matrix the kernel started from. */
 enum { CH_UNKNOWN, CH_GOOD, CH_BAD, CH_WALKING };
+
+typedef struct in_edges {
+	uint64_t *off;  /* n + 1 */
+	uint64_t *key;  /* sorted keys, split into: */
+	uint32_t *from; /* u of each edge */
+	uint32_t *wbits; /* its weight's bits */
+	int zero;        /* some weight is 0 (ties can then form loops) */
+} in_edges;
+
+/* A thread's room for repair_row(): the walks' stack, then the queue of
+ * vertices attached; each vertex's state; the bad vertices; the tight
+ * edges between bad vertices kept, a list per tail (head, then next). */
+typedef struct chains {
+	uint64_t *stack;
+	unsigned char *state;
+	int32_t *bad, *head, *next, *to;
+	uint64_t cap, max;
+} chains;
+
+/* (safe on one whose chains_init() failed: that one is zeroed) */
+static void chains_free(chains *c)
+{
+	free(c->stack), free(c->state), free(c->bad), free(c->head), free(c->next), free(c->to);
+	memset(c, 0, sizeof *c);
+}
+
+/* 0, or -1 when out of memory. */
+static int chains_init(chains *c, uint64_t n)
+{
+	/* kept edges: 16 a vertex at most (128 bytes); past that, more passes */
+	c->cap = 4 * n + 64, c->max = 16 * n + 64;
+	c->stack = malloc(n * sizeof *c->stack);
+	c->state = malloc(n);
+	c->bad = malloc(n * sizeof *c->bad);
+	c->head = malloc(n * sizeof *c->head);
+	c->next = malloc(c->cap * sizeof *c->next);
+	c->to = malloc(c->cap * sizeof *c->to);
+	if (!c->stack || !c->state || !c->bad || !c->head || !c->next || !c->to) {
+		chains_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+/* Keep edge u -> t (u bad); 0, or -1 where there is no more room. */
+static int keep_edge(chains *c, uint64_t *used, int32_t u, int32_t t)
+{
+	if (*used == c->cap) {
+		uint64_t cap = 2 * c->cap < c->max ? 2 * c->cap : c->max;
+		int32_t *next = cap > c->cap ? realloc(c->next, cap * sizeof *next) : NULL;
+		if (next)
+			c->next = next;
+		int32_t *to = next ? realloc(c->to, cap * sizeof *to) : NULL;
+		if (!to)
+			return -1;
+		c->to = to, c->cap = cap;
+	}
+	c->next[*used] = c->head[u], c->to[*used] = t;
+	c->head[u] = (int32_t)(*used)++;
+	return 0;
+}
 
 static int unreachable(uint32_t type, const void *drow, uint64_t v)
 {
@@ -456,13 +500,89 @@ static int unreachable(uint32_t type, const void *drow, uint64_t v)
 	return ((const float *)drow)[v] == INFINITY;
 }
 
-/* Repair the predecessor row of source s in place; returns the number of
- * vertices whose chain was bad.  w has row stride wstride. */
-static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const void *w,
-                           uint64_t wstride, const int32_t *order, uint64_t n, uint32_t type,
-                           uint64_t *stack, unsigned char *state)
+static double dist_at(uint32_t type, const void *drow, uint64_t v)
 {
-	uint64_t nbad = 0, found;
+	return type == ST_INT32 ? ((const int32_t *)drow)[v] : ((const float *)drow)[v];
+}
+
+/* How far u -> t, of weight x, is from lying on a shortest path from s:
+ * |d[s][u] + x - d[s][t]|, infinite when u is unreachable. */
+static double slack_of(uint32_t type, const void *drow, uint64_t u, double x, double dt)
+{
+	if (unreachable(type, drow, u))
+		return INFINITY;
+	return fabs(dist_at(type, drow, u) + x - dt);
+}
+
+/* The same for the edge in the weight matrix w (stride), infinite where
+ * there is none; w is in the given numbering, u and t are positions. */
+static double slack(uint32_t type, const void *drow, const void *w, uint64_t stride,
+                    const int32_t *order, uint64_t u, uint64_t t)
+{
+	uint64_t e = order ? (uint64_t)order[u] * stride + (uint64_t)order[t] : u * stride + t;
+	if (type == ST_INT32) {
+		int32_t x = ((const int32_t *)w)[e];
+		return x >= ST_INF_I32 ? INFINITY : slack_of(type, drow, u, x, dist_at(type, drow, t));
+	}
+	float x = ((const float *)w)[e];
+	return x == INFINITY ? INFINITY : slack_of(type, drow, u, x, dist_at(type, drow, t));
+}
+
+/* Bad vertex t: the tail of its tightest edge in from a good vertex, or -1;
+ * the tight edges in from bad vertices kept (*full where one found no room). */
+static int64_t attach_from(uint32_t type, uint64_t n, uint64_t t, const void *drow,
+                           const void *w, uint64_t wstride, const int32_t *order,
+                           const in_edges *ie, chains *c, uint64_t *used, int *full)
+{
+	/* float32 distances carry rounding */
+	double dt = dist_at(type, drow, t), best = INFINITY;
+	double limit = type == ST_INT32 ? 0 : 1e-5 * (1 + fabs(dt));
+	int64_t pick = -1;
+	uint64_t k = ie ? ie->off[t] : 0, end = ie ? ie->off[t + 1] : n;
+	for (; k < end && best > 0; k++) {
+		uint64_t u;
+		double e;
+		if (ie) {
+			/* by increasing weight, none negative: past dt, none can be tight */
+			double x;
+			u = ie->from[k];
+			if (type == ST_INT32) {
+				x = (int32_t)ie->wbits[k];
+			} else {
+				float f;
+				memcpy(&f, &ie->wbits[k], 4);
+				x = f;
+			}
+			if (x > dt + limit)
+				break;
+			e = slack_of(type, drow, u, x, dt);
+		} else {
+			u = k;
+			if (u == t)
+				continue;
+			e = slack(type, drow, w, wstride, order, u, t);
+		}
+		if (e > limit)
+			continue;
+		if (c->state[u] == CH_GOOD) {
+			if (e < best)
+				best = e, pick = (int64_t)u;
+		} else if (!*full && keep_edge(c, used, (int32_t)u, (int32_t)t)) {
+			*full = 1;
+		}
+	}
+	return pick;
+}
+
+/* Repair the predecessor row of source s in place; returns the number of
+ * vertices whose chain was bad.  w has row stride wstride; ie, when not
+ * NULL, lists the edges into each vertex of w. */
+static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const void *w,
+                           uint64_t wstride, const int32_t *order, const in_edges *ie,
+                           uint64_t n, uint32_t type, chains *c)
+{
+	uint64_t nbad = 0, found, *stack = c->stack;
+	unsigned char *state = c->state;
 
 	memset(state, CH_UNKNOWN, n);
 	state[s] = CH_GOOD;
@@ -478,51 +598,54 @@ static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const vo
 			if (prow[v] < 0) {
 				/* a dead end is right only where unreachable */
 				state[v] = unreachable(type, drow, v) ? CH_GOOD : CH_BAD;
-				nbad += state[v] == CH_BAD;
 				top--;
 				end = CH_BAD;
 				break;
 			}
 			v = (uint64_t)prow[v];
 		}
-		while (top > 0) {
-			uint64_t x = stack[--top];
-			state[x] = end;
-			nbad += end == CH_BAD;
-		}
+		while (top > 0)
+			state[stack[--top]] = end;
 	}
+	for (uint64_t t = 0; t < n; t++)
+		if (state[t] == CH_BAD)
+			c->bad[nbad++] = (int32_t)t;
 	found = nbad;
-	for (int changed = 1; nbad > 0 && changed;) {
-		changed = 0;
-		for (uint64_t t = 0; t < n; t++) {
-			if (state[t] != CH_BAD)
-				continue;
-			int64_t u = prow[t];
+	/* one pass attaches every bad vertex a shortest path reaches, unless
+	 * the kept edges ran out of room: then again, on those left */
+	for (int full = 1, progress = 1; nbad > 0 && full && progress;) {
+		uint64_t used = 0, qhead = 0, qtail = 0, left = 0;
+		full = 0;
+		for (uint64_t b = 0; b < nbad; b++)
+			c->head[c->bad[b]] = -1;
+		for (uint64_t b = 0; b < nbad; b++) {
+			uint64_t t = (uint64_t)c->bad[b];
+			int64_t u = -1;
 			if (unreachable(type, drow, t)) {
 				prow[t] = -1, state[t] = CH_GOOD;
-				nbad--, changed = 1;
 				continue;
 			}
-			if (u < 0 || state[u] != CH_GOOD) {
-				/* the tightest edge in from a good vertex;
-				 * float32 distances carry rounding */
-				double best = INFINITY, dt = type == ST_INT32
-					? ((const int32_t *)drow)[t] : ((const float *)drow)[t];
-				double limit = type == ST_INT32 ? 0 : 1e-5 * (1 + fabs(dt));
-				u = -1;
-				for (uint64_t x = 0; x < n && best > 0; x++) {
-					if (x == t || state[x] != CH_GOOD)
-						continue;
-					double e = slack(type, drow, w, wstride, order, x, t);
-					if (e <= limit && e < best)
-						best = e, u = (int64_t)x;
-				}
-			}
+			u = attach_from(type, n, t, drow, w, wstride, order, ie, c, &used, &full);
 			if (u >= 0) {
 				prow[t] = (int32_t)u, state[t] = CH_GOOD;
-				nbad--, changed = 1;
+				stack[qtail++] = t;
 			}
 		}
+		while (qhead < qtail) {
+			uint64_t x = stack[qhead++];
+			for (int32_t e = c->head[x]; e >= 0; e = c->next[e]) {
+				int32_t t = c->to[e];
+				if (state[t] == CH_BAD) {
+					prow[t] = (int32_t)x, state[t] = CH_GOOD;
+					stack[qtail++] = (uint64_t)t;
+				}
+			}
+		}
+		for (uint64_t b = 0; b < nbad; b++)
+			if (state[c->bad[b]] == CH_BAD)
+				c->bad[left++] = c->bad[b];
+		progress = left < nbad;
+		nbad = left;
 	}
 	return found;
 }
@@ -533,11 +656,11 @@ static void repair_paths(const void *d, int32_t *p, const void *w, const int32_t
 	#pragma omp parallel num_threads(threads)
 	{
 		int32_t *drow = malloc(n * 4), *prow = malloc(n * sizeof *prow);
-		uint64_t *stack = malloc(n * sizeof *stack);
-		unsigned char *state = malloc(n);
+		chains c;
+		int ok = chains_init(&c, n) == 0;
 		#pragma omp for schedule(dynamic, 16)
 		for (uint64_t s = 0; s < n; s++) {
-			if (!drow || !prow || !stack || !state)
+			if (!drow || !prow || !ok)
 				continue;
 			uint64_t I = s / B, i = s % B;
 			for (uint64_t J = 0; J * B < n; J++) {
@@ -546,7 +669,7 @@ static void repair_paths(const void *d, int32_t *p, const void *w, const int32_t
 				memcpy(drow + J * B, (const int32_t *)d + off, len * 4);
 				memcpy(prow + J * B, p + off, len * 4);
 			}
-			if (!repair_row(s, drow, prow, w, n, order, n, type, stack, state))
+			if (!repair_row(s, drow, prow, w, n, order, NULL, n, type, &c))
 				continue;
 			for (uint64_t J = 0; J * B < n; J++) {
 				size_t off = ((I * nb + J) * B + i) * B;
@@ -554,7 +677,8 @@ static void repair_paths(const void *d, int32_t *p, const void *w, const int32_t
 				memcpy(p + off, prow + J * B, len * 4);
 			}
 		}
-		free(drow), free(prow), free(stack), free(state);
+		free(drow), free(prow);
+		chains_free(&c);
 	}
 }
 
@@ -575,19 +699,19 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
 		threads = omp_get_max_threads();
 	#pragma omp parallel num_threads(threads) reduction(+ : total)
 	{
-		uint64_t *stack = malloc(n * sizeof *stack);
-		unsigned char *state = malloc(n);
-		if (!stack || !state) {
+		chains c;
+		int ok = chains_init(&c, n) == 0;
+		if (!ok) {
 			#pragma omp atomic write
 			oom = 1;
 		}
 		#pragma omp for schedule(dynamic, 16)
 		for (uint64_t k = 0; k < rows; k++)
-			if (stack && state)
+			if (ok)
 				total += (int64_t)repair_row(first + k, (const char *)dist + k * n * 4,
-				                             pred + k * n, weights, wstride, NULL, n,
-				                             type, stack, state);
-		free(stack), free(state);
+				                             pred + k * n, weights, wstride, NULL, NULL, n,
+				                             type, &c);
+		chains_free(&c);
 	}
 	return oom ? -1 : total;
 }
@@ -601,14 +725,8 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
  * closest u where rounding leaves none exact.  Zero-weight cycles can tie
  * such u into loops; repair_row() then re-attaches them.  Far cheaper than
  * carrying predecessors through the rounds, and the rounds run on
- * distances alone. */
-typedef struct in_edges {
-	uint64_t *off;  /* n + 1 */
-	uint64_t *key;  /* sorted keys, split into: */
-	uint32_t *from; /* u of each edge */
-	uint32_t *wbits; /* its weight's bits */
-	int zero;        /* some weight is 0 (ties can then form loops) */
-} in_edges;
+ * distances alone.  (in_edges, the lists, is declared above with the
+ * repair, which reads them too.) */
 
 static void in_edges_free(in_edges *ie)
 {
@@ -827,15 +945,15 @@ static int derive_paths(const void *d, const void *w, int32_t *pred, const in_ed
 	#pragma omp parallel num_threads(threads)
 	{
 		int32_t *drow = malloc(n * 4);
-		uint64_t *stack = malloc(n * sizeof *stack);
-		unsigned char *state = malloc(n);
-		if (!drow || !stack || !state) {
+		chains c;
+		int ok = chains_init(&c, n) == 0 && drow;
+		if (!ok) {
 			#pragma omp atomic write
 			oom = 1;
 		}
 		#pragma omp for schedule(dynamic, 16)
 		for (uint64_t s = 0; s < n; s++) {
-			if (!drow || !stack || !state)
+			if (!ok)
 				continue;
 			uint64_t a = pos ? (uint64_t)pos[s] : s, I = a / B, i = a % B;
 			for (uint64_t J = 0; J * B < n; J++) {
@@ -853,9 +971,10 @@ static int derive_paths(const void *d, const void *w, int32_t *pred, const in_ed
 			/* int32 weights above 0: each predecessor is strictly nearer
 			 * the source, so every chain ends there */
 			if (type != ST_INT32 || ie->zero)
-				repair_row(s, drow, prow, w, n, NULL, n, type, stack, state);
+				repair_row(s, drow, prow, w, n, NULL, ie, n, type, &c);
 		}
-		free(drow), free(stack), free(state);
+		free(drow);
+		chains_free(&c);
 	}
 	return oom ? -1 : 0;
 }

@@ -209,6 +209,45 @@ int main(void)
 		T_CHECK("fw: fw_repair_paths leaves good chains alone",
 		        fw_repair_paths(ST_INT32, 4, w, 4, d, p, 2) == 0);
 	}
+	/* Every chain broken at once: a zero-weight path numbered against its
+	 * direction (n - 1 -> n - 2 -> ... -> 0, entered from 0's far end), so
+	 * that a bad vertex is attached only after the one before it; and a
+	 * zero-weight complete graph entered through its last vertex alone,
+	 * with more tight edges between bad vertices than the repair keeps. */
+	{
+		enum { NP = 300, NK = 120 };
+		static int32_t w[NP * NP], d[NP * NP], p[NP * NP];
+		for (int g = 0; g < 2; g++) {
+			int n = g == 0 ? NP : NK;
+			for (int i = 0; i < n * n; i++)
+				w[i] = i / n == i % n ? 0 : INF;
+			if (g == 0) {
+				/* vertex n - 1 <- source 0 (weight 3), then down to 1 */
+				w[0 * n + n - 1] = 3;
+				for (int v = n - 1; v > 1; v--)
+					w[v * n + v - 1] = 0;
+			} else {
+				/* 1 .. n - 1 all joined by 0; 0 -> n - 1 alone */
+				for (int u = 1; u < n; u++)
+					for (int v = 1; v < n; v++)
+						if (u != v)
+							w[u * n + v] = 0;
+				w[0 * n + n - 1] = 5;
+			}
+			memcpy(d, w, sizeof *d * n * n);
+			for (int i = 0; i < n * n; i++)
+				p[i] = w[i] < INF && i / n != i % n ? i / n : -1;
+			ref_i32(d, p, n);
+			/* row 0 broken: dead ends, below n - 1 on the path, at
+			 * every vertex of the clique */
+			for (int t = 1; t < n - (g == 0); t++)
+				p[0 * n + t] = -1;
+			int64_t fixed = fw_repair_paths(ST_INT32, n, w, n, d, p, 1);
+			T_CHECK(g == 0 ? "fw: fw_repair_paths attaches a chain of 298 bad vertices in one call"
+			               : "fw: fw_repair_paths attaches a zero-weight clique past its kept edges",
+			        fixed == n - 1 - (g == 0) && chains_ok_i32(w, d, p, n));
+		}
+	}
 	{
 		uint64_t sk[3] = {0}, dense = 1;
 		int ok = 1;
