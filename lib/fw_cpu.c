@@ -423,13 +423,16 @@ static void from_tiles(const void *src, const int32_t *psrc, void *dst, int32_t 
  * textbook order would not: through a zero-weight cycle they can point at
  * each other.  Distances are exact and every predecessor lies on a path of
  * the right length, so only chains that never reach the source need care:
- * find them (one walk per vertex, O(n) per source), then re-attach them
- * breadth-first.  Each bad vertex's edges in are read once: one from a good
- * vertex on a shortest path (the tightest) attaches it at once; those from
- * bad vertices are kept, so that each vertex attached attaches the bad
- * vertices it leads to in turn.  Edges in come from the in-edge lists where
- * there are some (sorted by weight), else from the weight matrix's column
- * (O(n) each).  w is the weight matrix the kernel started from. */
+ * find them (one walk per vertex, O(n) per source), then re-attach them as
+ * Dijkstra's algorithm would, over the edges that lie on shortest paths
+ * (d[s][u] + w(u, t) = d[s][t], within float32 rounding): the bad vertices
+ * are attached in order of the length of the chain each would get, from
+ * the good vertices and from those attached before, so that float32 chains
+ * add up as closely to the distance as these edges allow.  Each bad
+ * vertex's edges in are read once, from the in-edge lists where there are
+ * some, else from the weight matrix's column (O(n)); those from bad
+ * vertices are kept for the search.  w is the matrix the kernel started
+ * from. */
 enum { CH_UNKNOWN, CH_GOOD, CH_BAD, CH_WALKING };
 
 typedef struct in_edges {
@@ -438,37 +441,49 @@ typedef struct in_edges {
 	uint32_t *from; /* u of each edge */
 	uint32_t *wbits; /* its weight's bits */
 	int zero;        /* some weight is 0 (ties can then form loops) */
+	int neg;         /* some weight is negative: then not in order of value */
 } in_edges;
 
-/* A thread's room for repair_row(): the walks' stack, then the queue of
- * vertices attached; each vertex's state; the bad vertices; the tight
- * edges between bad vertices kept, a list per tail (head, then next). */
+/* A thread's room for repair_row(), n entries each unless said: the walks'
+ * stack; each vertex's state; the bad vertices; the first kept edge out of
+ * each; the tail a bad vertex would be attached to; the length of a good
+ * vertex's chain, or the best a bad one has been offered; the heap of bad
+ * vertices by that length, and each one's place in it; the kept edges
+ * between bad vertices (cap), a list per tail. */
 typedef struct chains {
 	uint64_t *stack;
 	unsigned char *state;
-	int32_t *bad, *head, *next, *to;
-	uint64_t cap, max;
+	int32_t *bad, *head, *via, *heap, *place, *next, *to;
+	double *len;
+	uint64_t cap, max, size;
 } chains;
 
 /* (safe on one whose chains_init() failed: that one is zeroed) */
 static void chains_free(chains *c)
 {
-	free(c->stack), free(c->state), free(c->bad), free(c->head), free(c->next), free(c->to);
+	free(c->stack), free(c->state), free(c->bad), free(c->head), free(c->via);
+	free(c->heap), free(c->place), free(c->next), free(c->to), free(c->len);
 	memset(c, 0, sizeof *c);
 }
 
 /* 0, or -1 when out of memory. */
 static int chains_init(chains *c, uint64_t n)
 {
+	memset(c, 0, sizeof *c);
 	/* kept edges: 16 a vertex at most (128 bytes); past that, more passes */
 	c->cap = 4 * n + 64, c->max = 16 * n + 64;
 	c->stack = malloc(n * sizeof *c->stack);
 	c->state = malloc(n);
 	c->bad = malloc(n * sizeof *c->bad);
 	c->head = malloc(n * sizeof *c->head);
+	c->via = malloc(n * sizeof *c->via);
+	c->heap = malloc(n * sizeof *c->heap);
+	c->place = malloc(n * sizeof *c->place);
+	c->len = malloc(n * sizeof *c->len);
 	c->next = malloc(c->cap * sizeof *c->next);
 	c->to = malloc(c->cap * sizeof *c->to);
-	if (!c->stack || !c->state || !c->bad || !c->head || !c->next || !c->to) {
+	if (!c->stack || !c->state || !c->bad || !c->head || !c->via || !c->heap || !c->place ||
+	    !c->len || !c->next || !c->to) {
 		chains_free(c);
 		return -1;
 	}
@@ -493,6 +508,56 @@ static int keep_edge(chains *c, uint64_t *used, int32_t u, int32_t t)
 	return 0;
 }
 
+/* The heap of bad vertices: the shortest offered length first, then the
+ * lowest number (the same choice every run). */
+static int heap_before(const chains *c, int32_t a, int32_t b)
+{
+	return c->len[a] < c->len[b] || (c->len[a] == c->len[b] && a < b);
+}
+
+static void heap_up(chains *c, uint64_t i)
+{
+	int32_t v = c->heap[i];
+	while (i > 0 && heap_before(c, v, c->heap[(i - 1) / 2])) {
+		c->heap[i] = c->heap[(i - 1) / 2], c->place[c->heap[i]] = (int32_t)i;
+		i = (i - 1) / 2;
+	}
+	c->heap[i] = v, c->place[v] = (int32_t)i;
+}
+
+/* v offered a chain of length x through u: taken where shorter. */
+static void offer(chains *c, int32_t v, int32_t u, double x)
+{
+	if (c->place[v] >= 0 && !(x < c->len[v]))
+		return;
+	c->len[v] = x, c->via[v] = u;
+	if (c->place[v] < 0)
+		c->heap[c->size] = v, c->place[v] = (int32_t)c->size++;
+	heap_up(c, (uint64_t)c->place[v]);
+}
+
+static int32_t heap_pop(chains *c)
+{
+	int32_t top = c->heap[0], v = c->heap[--c->size];
+	uint64_t i = 0;
+	c->place[top] = -1;
+	if (c->size == 0)
+		return top;
+	for (;;) {
+		uint64_t k = 2 * i + 1;
+		if (k >= c->size)
+			break;
+		if (k + 1 < c->size && heap_before(c, c->heap[k + 1], c->heap[k]))
+			k++;
+		if (!heap_before(c, c->heap[k], v))
+			break;
+		c->heap[i] = c->heap[k], c->place[c->heap[i]] = (int32_t)i;
+		i = k;
+	}
+	c->heap[i] = v, c->place[v] = (int32_t)i;
+	return top;
+}
+
 static int unreachable(uint32_t type, const void *drow, uint64_t v)
 {
 	if (type == ST_INT32)
@@ -505,47 +570,72 @@ static double dist_at(uint32_t type, const void *drow, uint64_t v)
 	return type == ST_INT32 ? ((const int32_t *)drow)[v] : ((const float *)drow)[v];
 }
 
-/* How far u -> t, of weight x, is from lying on a shortest path from s:
- * |d[s][u] + x - d[s][t]|, infinite when u is unreachable. */
-static double slack_of(uint32_t type, const void *drow, uint64_t u, double x, double dt)
-{
-	if (unreachable(type, drow, u))
-		return INFINITY;
-	return fabs(dist_at(type, drow, u) + x - dt);
-}
-
-/* The same for the edge in the weight matrix w (stride), infinite where
- * there is none; w is in the given numbering, u and t are positions. */
-static double slack(uint32_t type, const void *drow, const void *w, uint64_t stride,
-                    const int32_t *order, uint64_t u, uint64_t t)
+/* The weight of u -> t in w (stride), infinite where there is none; w is
+ * in the given numbering, u and t are positions. */
+static double weight_at(uint32_t type, const void *w, uint64_t stride, const int32_t *order,
+                        uint64_t u, uint64_t t)
 {
 	uint64_t e = order ? (uint64_t)order[u] * stride + (uint64_t)order[t] : u * stride + t;
 	if (type == ST_INT32) {
 		int32_t x = ((const int32_t *)w)[e];
-		return x >= ST_INF_I32 ? INFINITY : slack_of(type, drow, u, x, dist_at(type, drow, t));
+		return x >= ST_INF_I32 ? INFINITY : x;
 	}
-	float x = ((const float *)w)[e];
-	return x == INFINITY ? INFINITY : slack_of(type, drow, u, x, dist_at(type, drow, t));
+	return ((const float *)w)[e];
 }
 
-/* Bad vertex t: the tail of its tightest edge in from a good vertex, or -1;
- * the tight edges in from bad vertices kept (*full where one found no room). */
-static int64_t attach_from(uint32_t type, uint64_t n, uint64_t t, const void *drow,
-                           const void *w, uint64_t wstride, const int32_t *order,
-                           const in_edges *ie, chains *c, uint64_t *used, int *full)
+/* How far u -> t, of weight x, is from lying on a shortest path from s:
+ * |d[s][u] + x - d[s][t]|, infinite where u is unreachable. */
+static double slack_of(uint32_t type, const void *drow, uint64_t u, double x, double dt)
+{
+	if (unreachable(type, drow, u) || x == INFINITY)
+		return INFINITY;
+	return fabs(dist_at(type, drow, u) + x - dt);
+}
+
+/* The lengths of the good vertices' chains: the distances for int32 (exact),
+ * the sums along the chains for float32. */
+static void chain_lengths(uint64_t s, const void *drow, const int32_t *prow, const void *w,
+                          uint64_t wstride, const int32_t *order, uint64_t n, uint32_t type,
+                          chains *c)
+{
+	double *len = c->len;
+	for (uint64_t v = 0; v < n; v++)
+		len[v] = type == ST_INT32 ? dist_at(type, drow, v) : NAN;
+	if (type == ST_INT32)
+		return;
+	len[s] = 0;
+	for (uint64_t t = 0; t < n; t++) {
+		uint64_t top = 0, v = t;
+		if (c->state[t] != CH_GOOD)
+			continue;
+		while (isnan(len[v]) && prow[v] >= 0)
+			c->stack[top++] = v, v = (uint64_t)prow[v];
+		if (isnan(len[v])) /* a good dead end: unreachable */
+			len[v] = INFINITY;
+		while (top > 0) {
+			uint64_t x = c->stack[--top];
+			len[x] = len[prow[x]] + weight_at(type, w, wstride, order, (uint64_t)prow[x], x);
+		}
+	}
+}
+
+/* Bad vertex t: the edges into it that lie on shortest paths offered to it
+ * from good vertices (heap), kept from bad ones (*full where one found no
+ * room).  ie is in the given numbering, pos maps it to positions. */
+static void scan_in(uint32_t type, uint64_t n, uint64_t t, const void *drow, const void *w,
+                    uint64_t wstride, const int32_t *order, const int32_t *pos,
+                    const in_edges *ie, chains *c, uint64_t *used, int *full)
 {
 	/* float32 distances carry rounding */
-	double dt = dist_at(type, drow, t), best = INFINITY;
+	double dt = dist_at(type, drow, t);
 	double limit = type == ST_INT32 ? 0 : 1e-5 * (1 + fabs(dt));
-	int64_t pick = -1;
-	uint64_t k = ie ? ie->off[t] : 0, end = ie ? ie->off[t + 1] : n;
-	for (; k < end && best > 0; k++) {
+	uint64_t vt = order ? (uint64_t)order[t] : t;
+	uint64_t k = ie ? ie->off[vt] : 0, end = ie ? ie->off[vt + 1] : n;
+	for (; k < end; k++) {
 		uint64_t u;
-		double e;
+		double x;
 		if (ie) {
-			/* by increasing weight, none negative: past dt, none can be tight */
-			double x;
-			u = ie->from[k];
+			u = pos ? (uint64_t)pos[ie->from[k]] : ie->from[k];
 			if (type == ST_INT32) {
 				x = (int32_t)ie->wbits[k];
 			} else {
@@ -553,33 +643,34 @@ static int64_t attach_from(uint32_t type, uint64_t n, uint64_t t, const void *dr
 				memcpy(&f, &ie->wbits[k], 4);
 				x = f;
 			}
-			if (x > dt + limit)
+			/* in increasing order of weight when none is negative:
+			 * past dt, none can be tight */
+			if (!ie->neg && x > dt + limit)
 				break;
-			e = slack_of(type, drow, u, x, dt);
 		} else {
 			u = k;
 			if (u == t)
 				continue;
-			e = slack(type, drow, w, wstride, order, u, t);
+			x = weight_at(type, w, wstride, order, u, t);
 		}
-		if (e > limit)
+		if (slack_of(type, drow, u, x, dt) > limit)
 			continue;
 		if (c->state[u] == CH_GOOD) {
-			if (e < best)
-				best = e, pick = (int64_t)u;
+			offer(c, (int32_t)t, (int32_t)u, c->len[u] + x);
+			if (type == ST_INT32) /* every such edge gives d[s][t] */
+				break;
 		} else if (!*full && keep_edge(c, used, (int32_t)u, (int32_t)t)) {
 			*full = 1;
 		}
 	}
-	return pick;
 }
 
 /* Repair the predecessor row of source s in place; returns the number of
  * vertices whose chain was bad.  w has row stride wstride; ie, when not
- * NULL, lists the edges into each vertex of w. */
+ * NULL, lists the edges into each vertex of w (pos: the inverse of order). */
 static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const void *w,
-                           uint64_t wstride, const int32_t *order, const in_edges *ie,
-                           uint64_t n, uint32_t type, chains *c)
+                           uint64_t wstride, const int32_t *order, const int32_t *pos,
+                           const in_edges *ie, uint64_t n, uint32_t type, chains *c)
 {
 	uint64_t nbad = 0, found, *stack = c->stack;
 	unsigned char *state = c->state;
@@ -611,34 +702,34 @@ static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const vo
 		if (state[t] == CH_BAD)
 			c->bad[nbad++] = (int32_t)t;
 	found = nbad;
+	if (nbad == 0)
+		return 0;
+	chain_lengths(s, drow, prow, w, wstride, order, n, type, c);
 	/* one pass attaches every bad vertex a shortest path reaches, unless
 	 * the kept edges ran out of room: then again, on those left */
 	for (int full = 1, progress = 1; nbad > 0 && full && progress;) {
-		uint64_t used = 0, qhead = 0, qtail = 0, left = 0;
-		full = 0;
-		for (uint64_t b = 0; b < nbad; b++)
-			c->head[c->bad[b]] = -1;
+		uint64_t used = 0, left = 0;
+		full = 0, c->size = 0;
+		for (uint64_t b = 0; b < nbad; b++) {
+			int32_t t = c->bad[b];
+			c->head[t] = -1, c->place[t] = -1, c->len[t] = INFINITY;
+		}
 		for (uint64_t b = 0; b < nbad; b++) {
 			uint64_t t = (uint64_t)c->bad[b];
-			int64_t u = -1;
-			if (unreachable(type, drow, t)) {
+			if (unreachable(type, drow, t))
 				prow[t] = -1, state[t] = CH_GOOD;
-				continue;
-			}
-			u = attach_from(type, n, t, drow, w, wstride, order, ie, c, &used, &full);
-			if (u >= 0) {
-				prow[t] = (int32_t)u, state[t] = CH_GOOD;
-				stack[qtail++] = t;
-			}
+			else
+				scan_in(type, n, t, drow, w, wstride, order, pos, ie, c, &used, &full);
 		}
-		while (qhead < qtail) {
-			uint64_t x = stack[qhead++];
+		while (c->size > 0) {
+			int32_t x = heap_pop(c);
+			prow[x] = c->via[x], state[x] = CH_GOOD;
 			for (int32_t e = c->head[x]; e >= 0; e = c->next[e]) {
 				int32_t t = c->to[e];
-				if (state[t] == CH_BAD) {
-					prow[t] = (int32_t)x, state[t] = CH_GOOD;
-					stack[qtail++] = (uint64_t)t;
-				}
+				if (state[t] == CH_BAD)
+					offer(c, t, x,
+					      c->len[x] + weight_at(type, w, wstride, order, (uint64_t)x,
+					                            (uint64_t)t));
 			}
 		}
 		for (uint64_t b = 0; b < nbad; b++)
@@ -651,7 +742,8 @@ static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const vo
 }
 
 static void repair_paths(const void *d, int32_t *p, const void *w, const int32_t *order,
-                         uint64_t n, uint64_t nb, int B, uint32_t type, int threads)
+                         const int32_t *pos, const in_edges *ie, uint64_t n, uint64_t nb, int B,
+                         uint32_t type, int threads)
 {
 	#pragma omp parallel num_threads(threads)
 	{
@@ -669,7 +761,7 @@ static void repair_paths(const void *d, int32_t *p, const void *w, const int32_t
 				memcpy(drow + J * B, (const int32_t *)d + off, len * 4);
 				memcpy(prow + J * B, p + off, len * 4);
 			}
-			if (!repair_row(s, drow, prow, w, n, order, NULL, n, type, &c))
+			if (!repair_row(s, drow, prow, w, n, order, pos, ie, n, type, &c))
 				continue;
 			for (uint64_t J = 0; J * B < n; J++) {
 				size_t off = ((I * nb + J) * B + i) * B;
@@ -709,8 +801,8 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
 		for (uint64_t k = 0; k < rows; k++)
 			if (ok)
 				total += (int64_t)repair_row(first + k, (const char *)dist + k * n * 4,
-				                             pred + k * n, weights, wstride, NULL, NULL, n,
-				                             type, &c);
+				                             pred + k * n, weights, wstride, NULL, NULL,
+				                             NULL, n, type, &c);
 		chains_free(&c);
 	}
 	return oom ? -1 : total;
@@ -776,15 +868,18 @@ static void sort_u64(uint64_t *a, uint64_t len)
 	}
 }
 
-/* 0, 1 where a weight is negative (no list: predecessors are tracked), or -1
- * when out of memory.  w is n x n, stride n. */
-static int list_in_edges(uint32_t type, uint64_t n, const void *w, in_edges *ie, int threads)
+/* The edges into each vertex of w (n x n, stride n).  0; 1 where they are
+ * not worth listing: more than max of them, unless derive and none is
+ * negative (deriving predecessors needs them whatever their number); -1
+ * when out of memory. */
+static int list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint64_t max,
+                         in_edges *ie, int threads)
 {
 	int neg = 0, zero = 0;
 	uint32_t *cnt = calloc((size_t)threads * n, sizeof *cnt);
 	ie->off = calloc(n + 1, sizeof *ie->off);
 	ie->key = NULL, ie->from = NULL, ie->wbits = NULL;
-	ie->zero = 0;
+	ie->zero = 0, ie->neg = 0;
 	if (!cnt || !ie->off) {
 		free(cnt), free(ie->off);
 		ie->off = NULL;
@@ -808,11 +903,6 @@ static int list_in_edges(uint32_t type, uint64_t n, const void *w, in_edges *ie,
 				zero |= x == 0;
 			}
 	}
-	if (neg) {
-		free(cnt), free(ie->off);
-		ie->off = NULL;
-		return 1;
-	}
 	for (uint64_t j = 0; j < n; j++) {
 		uint64_t sum = ie->off[j];
 		for (int64_t t = 0; t < nc; t++) {
@@ -821,6 +911,11 @@ static int list_in_edges(uint32_t type, uint64_t n, const void *w, in_edges *ie,
 			sum += k;
 		}
 		ie->off[j + 1] = sum;
+	}
+	if ((!derive || neg) && ie->off[n] > max) {
+		free(cnt), free(ie->off);
+		ie->off = NULL;
+		return 1;
 	}
 	ie->key = malloc((ie->off[n] ? ie->off[n] : 1) * sizeof *ie->key);
 	if (!ie->key) {
@@ -842,7 +937,7 @@ static int list_in_edges(uint32_t type, uint64_t n, const void *w, in_edges *ie,
 	for (uint64_t j = 0; j < n; j++)
 		sort_u64(ie->key + ie->off[j], ie->off[j + 1] - ie->off[j]);
 	free(cnt);
-	ie->zero = zero;
+	ie->zero = zero, ie->neg = neg;
 	/* as two arrays, for the vector search */
 	uint64_t m = ie->off[n];
 	ie->from = malloc((m ? m : 1) * 4);
@@ -971,7 +1066,7 @@ static int derive_paths(const void *d, const void *w, int32_t *pred, const in_ed
 			/* int32 weights above 0: each predecessor is strictly nearer
 			 * the source, so every chain ends there */
 			if (type != ST_INT32 || ie->zero)
-				repair_row(s, drow, prow, w, n, NULL, ie, n, type, &c);
+				repair_row(s, drow, prow, w, n, NULL, NULL, ie, n, type, &c);
 		}
 		free(drow);
 		chains_free(&c);
@@ -1039,13 +1134,16 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	uint64_t nb = (n + B - 1) / B;
 	size_t bb = (size_t)B * B, total = nb * nb * bb;
 	/* With paths: derived from the distances afterwards unless asked to
-	 * track them, or a weight is negative. */
-	in_edges ie = {NULL, NULL, NULL, NULL, 0};
+	 * track them, or a weight is negative.  The lists of edges in serve the
+	 * repair of tracked chains too, where there are at most n^2 / 8 edges
+	 * (else a column read is as short). */
+	in_edges ie = {NULL, NULL, NULL, NULL, 0, 0};
 	int derive = 0;
-	if (pred && !o->track_paths)
+	if (pred)
 		/* no room for the lists (16 bytes an edge at most): tracked, which
 		 * needs a tiled predecessor matrix instead */
-		derive = list_in_edges(type, n, dist, &ie, threads) == 0;
+		derive = list_in_edges(type, n, dist, !o->track_paths, n * n / 8, &ie, threads) == 0 &&
+		         !o->track_paths && !ie.neg;
 	if (o->stats)
 		o->stats->derived = derive;
 	void *d = tile_alloc(total * 4);
@@ -1154,7 +1252,7 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		o->stats->tiles_skipped = skipped;
 	}
 	if (!oom && p)
-		repair_paths(d, p, dist, order, n, nb, B, type, threads);
+		repair_paths(d, p, dist, order, pos, ie.off ? &ie : NULL, n, nb, B, type, threads);
 	if (!oom && derive && derive_paths(d, dist, pred, &ie, order, pos, n, nb, B, type,
 	                                   simd == FW_SIMD_AVX512, threads))
 		oom = 1;
