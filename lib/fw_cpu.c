@@ -449,20 +449,21 @@ typedef struct in_edges {
  * each; the tail a bad vertex would be attached to; the length of a good
  * vertex's chain, or the best a bad one has been offered; the heap of bad
  * vertices by that length, and each one's place in it; the kept edges
- * between bad vertices (cap), a list per tail. */
+ * between bad vertices (cap), a list per tail, with their weights. */
 typedef struct chains {
 	uint64_t *stack;
 	unsigned char *state;
 	int32_t *bad, *head, *via, *heap, *place, *next, *to;
-	double *len;
-	uint64_t cap, max, size;
+	double *len, *kw;
+	uint64_t cap, max, size, first;
+	int fifo; /* int32: every chain offered has the same sum, first come first */
 } chains;
 
 /* (safe on one whose chains_init() failed: that one is zeroed) */
 static void chains_free(chains *c)
 {
 	free(c->stack), free(c->state), free(c->bad), free(c->head), free(c->via);
-	free(c->heap), free(c->place), free(c->next), free(c->to), free(c->len);
+	free(c->heap), free(c->place), free(c->next), free(c->to), free(c->len), free(c->kw);
 	memset(c, 0, sizeof *c);
 }
 
@@ -470,7 +471,7 @@ static void chains_free(chains *c)
 static int chains_init(chains *c, uint64_t n)
 {
 	memset(c, 0, sizeof *c);
-	/* kept edges: 16 a vertex at most (128 bytes); past that, more passes */
+	/* kept edges: 16 a vertex at most (256 bytes); past that, more passes */
 	c->cap = 4 * n + 64, c->max = 16 * n + 64;
 	c->stack = malloc(n * sizeof *c->stack);
 	c->state = malloc(n);
@@ -482,16 +483,18 @@ static int chains_init(chains *c, uint64_t n)
 	c->len = malloc(n * sizeof *c->len);
 	c->next = malloc(c->cap * sizeof *c->next);
 	c->to = malloc(c->cap * sizeof *c->to);
+	c->kw = malloc(c->cap * sizeof *c->kw);
 	if (!c->stack || !c->state || !c->bad || !c->head || !c->via || !c->heap || !c->place ||
-	    !c->len || !c->next || !c->to) {
+	    !c->len || !c->next || !c->to || !c->kw) {
 		chains_free(c);
 		return -1;
 	}
 	return 0;
 }
 
-/* Keep edge u -> t (u bad); 0, or -1 where there is no more room. */
-static int keep_edge(chains *c, uint64_t *used, int32_t u, int32_t t)
+/* Keep edge u -> t of weight x (u bad); 0, or -1 where there is no more
+ * room. */
+static int keep_edge(chains *c, uint64_t *used, int32_t u, int32_t t, double x)
 {
 	if (*used == c->cap) {
 		uint64_t cap = 2 * c->cap < c->max ? 2 * c->cap : c->max;
@@ -499,17 +502,21 @@ static int keep_edge(chains *c, uint64_t *used, int32_t u, int32_t t)
 		if (next)
 			c->next = next;
 		int32_t *to = next ? realloc(c->to, cap * sizeof *to) : NULL;
-		if (!to)
+		if (to)
+			c->to = to;
+		double *kw = to ? realloc(c->kw, cap * sizeof *kw) : NULL;
+		if (!kw)
 			return -1;
-		c->to = to, c->cap = cap;
+		c->kw = kw, c->cap = cap;
 	}
-	c->next[*used] = c->head[u], c->to[*used] = t;
+	c->next[*used] = c->head[u], c->to[*used] = t, c->kw[*used] = x;
 	c->head[u] = (int32_t)(*used)++;
 	return 0;
 }
 
 /* The heap of bad vertices: the shortest offered length first, then the
- * lowest number (the same choice every run). */
+ * lowest number (the same choice every run).  For int32 it is a queue:
+ * every chain offered to a vertex has its distance as its sum. */
 static int heap_before(const chains *c, int32_t a, int32_t b)
 {
 	return c->len[a] < c->len[b] || (c->len[a] == c->len[b] && a < b);
@@ -528,16 +535,22 @@ static void heap_up(chains *c, uint64_t i)
 /* v offered a chain of length x through u: taken where shorter. */
 static void offer(chains *c, int32_t v, int32_t u, double x)
 {
-	if (c->place[v] >= 0 && !(x < c->len[v]))
+	if (c->place[v] >= 0 && (c->fifo || !(x < c->len[v])))
 		return;
 	c->len[v] = x, c->via[v] = u;
 	if (c->place[v] < 0)
 		c->heap[c->size] = v, c->place[v] = (int32_t)c->size++;
-	heap_up(c, (uint64_t)c->place[v]);
+	if (!c->fifo)
+		heap_up(c, (uint64_t)c->place[v]);
 }
 
 static int32_t heap_pop(chains *c)
 {
+	if (c->fifo) {
+		int32_t v = c->heap[c->first++];
+		c->place[v] = -1;
+		return v;
+	}
 	int32_t top = c->heap[0], v = c->heap[--c->size];
 	uint64_t i = 0;
 	c->place[top] = -1;
@@ -659,7 +672,7 @@ static void scan_in(uint32_t type, uint64_t n, uint64_t t, const void *drow, con
 			offer(c, (int32_t)t, (int32_t)u, c->len[u] + x);
 			if (type == ST_INT32) /* every such edge gives d[s][t] */
 				break;
-		} else if (!*full && keep_edge(c, used, (int32_t)u, (int32_t)t)) {
+		} else if (!*full && keep_edge(c, used, (int32_t)u, (int32_t)t, x)) {
 			*full = 1;
 		}
 	}
@@ -709,7 +722,7 @@ static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const vo
 	 * the kept edges ran out of room: then again, on those left */
 	for (int full = 1, progress = 1; nbad > 0 && full && progress;) {
 		uint64_t used = 0, left = 0;
-		full = 0, c->size = 0;
+		full = 0, c->size = 0, c->first = 0, c->fifo = type == ST_INT32;
 		for (uint64_t b = 0; b < nbad; b++) {
 			int32_t t = c->bad[b];
 			c->head[t] = -1, c->place[t] = -1, c->len[t] = INFINITY;
@@ -721,15 +734,13 @@ static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const vo
 			else
 				scan_in(type, n, t, drow, w, wstride, order, pos, ie, c, &used, &full);
 		}
-		while (c->size > 0) {
+		while (c->size > c->first) {
 			int32_t x = heap_pop(c);
 			prow[x] = c->via[x], state[x] = CH_GOOD;
 			for (int32_t e = c->head[x]; e >= 0; e = c->next[e]) {
 				int32_t t = c->to[e];
 				if (state[t] == CH_BAD)
-					offer(c, t, x,
-					      c->len[x] + weight_at(type, w, wstride, order, (uint64_t)x,
-					                            (uint64_t)t));
+					offer(c, t, x, c->len[x] + c->kw[e]);
 			}
 		}
 		for (uint64_t b = 0; b < nbad; b++)
