@@ -65,8 +65,10 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
  * engine's, a GPU's) relax a block through all of a round's pivots at once;
  * among paths of equal length (zero-weight cycles, or float32 rounding) the
  * predecessors they pick can then point at each other.  Distances are exact,
- * so a bad chain is re-attached to the tightest edge u -> t
- * (d[s][u] + w(u, t) = d[s][t]) from a vertex whose chain is good.  dist and
+ * so the bad chains are re-attached over edges u -> t on shortest paths
+ * (d[s][u] + w(u, t) = d[s][t], within float32 rounding), from vertices
+ * whose chains are good, shortest chain sum first (Dijkstra's order); each
+ * bad vertex's column of weights is read once.  dist and
  * pred are n x n (stride n); weights is the graph (stride wstride), either
  * the stream's weights with true distances or the reweighted matrix with
  * reweighted distances.  fw_cpu() calls it itself.  Returns the number of
