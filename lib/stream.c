@@ -7,13 +7,18 @@
  * its turn to write it (or inflates it while the others read on).  So I/O
  * overlaps the codec, the bytes never depend on the thread count, and each
  * thread holds a block or two.  How one block is coded (deflate engine,
- * CRC32, byte shuffle) is lib/blockcodec.c's.  Nothing here seeks, prints
- * or exits.
+ * CRC32, byte shuffle) is lib/blockcodec.c's.  Nothing here prints or
+ * exits.  A reader passes over the blocks it does not want without copying
+ * them where it can: it seeks past them in a regular file and moves them
+ * from a pipe to /dev/null inside the kernel; a writer hands a spool's blocks
+ * to a pipe by reference.  Neither needs it: a stream still goes through
+ * anything that reads or writes in order.
  */
 #include "stream.h"
 #include "blockcodec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -165,6 +171,42 @@ static int write_full(int fd, const void *buf, size_t len)
 {
 	struct iovec iov = {(void *)buf, len};
 	return len ? writev_full(fd, &iov, 1) : 0;
+}
+
+/* Every byte of iov[0..cnt-1] into the pipe fd by reference (vmsplice): the
+ * reader copies it out of the writer's pages, which the writer never copies
+ * into the pipe.  Only for memory nothing writes again: the pipe holds the
+ * pages until the reader has them, after the writer has moved on or unmapped
+ * them.  0; 1 when fd takes no splice (not a pipe: nothing was written);
+ * -1 (errno). */
+static int vmsplice_full(int fd, struct iovec *iov, int cnt)
+{
+#ifdef SPLICE_F_GIFT
+	int any = 0;
+	while (cnt > 0) {
+		ssize_t r = vmsplice(fd, iov, (unsigned long)(cnt > 64 ? 64 : cnt), 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return !any && (errno == EBADF || errno == EINVAL) ? 1 : -1;
+		}
+		any = 1;
+		size_t left = (size_t)r;
+		while (cnt > 0 && left >= iov->iov_len) {
+			left -= iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt > 0) {
+			iov->iov_base = (char *)iov->iov_base + left;
+			iov->iov_len -= left;
+		}
+	}
+	return 0;
+#else
+	(void)fd, (void)iov, (void)cnt;
+	return 1;
+#endif
 }
 
 /* Per-thread codec state and buffers, set up by the thread that first
@@ -989,12 +1031,18 @@ int st_write_spool(st_writer *w, st_spool *s, st_error *err)
 	} else {
 		struct spool_mem *m = c->mem;
 		struct iovec iov[64];
+		/* The region is unmapped once written, never written again: a
+		 * pipe may take its pages by reference (malloc'd blocks could be
+		 * handed out again while the pipe still holds them). */
+		int by_ref = m->base != NULL;
 		rc = 0;
 		for (uint64_t i = 0; i < c->nblk && rc == 0; i += 64) {
-			int k = 0;
+			int k = 0, put = 1;
 			for (; k < 64 && i + k < c->nblk; k++)
 				iov[k] = (struct iovec){m->blk[i + k], m->len[i + k]};
-			if (writev_full(w->fd, iov, k) < 0) {
+			if (by_ref && (put = vmsplice_full(w->fd, iov, k)) == 1)
+				by_ref = 0;
+			if (put < 0 || (put == 1 && writev_full(w->fd, iov, k) < 0)) {
 				seterr(&w->err, "write error: %s", strerror(errno));
 				rc = wfail(w, err);
 			}
@@ -1032,7 +1080,59 @@ struct st_reader {
 	int failed;
 	st_progress_fn *progress;   /* st_reader_progress() */
 	void *progress_ctx;
+	int skip;                   /* how unwanted blocks are passed over (SKIP_*) */
+	int devnull;                /* SKIP_SPLICE: /dev/null, opened when first needed */
 };
+
+/* How a reader passes over the stored bytes of blocks it does not want. */
+enum { SKIP_READ, SKIP_SEEK, SKIP_SPLICE };
+
+/* Pass over len bytes of the input: a regular file seeks past them, a pipe
+ * moves them to /dev/null inside the kernel (splice), anything else (or
+ * where those fail) reads them into buf (cap bytes) and drops them.  Bytes
+ * passed over, fewer only at the end of the input; -1 (errno). */
+static ssize_t skip_bytes(st_reader *r, unsigned char *buf, size_t cap, size_t len)
+{
+	size_t done = 0;
+
+	if (r->skip == SKIP_SEEK) {
+		struct stat st;
+		off_t at = lseek(r->fd, 0, SEEK_CUR);
+		if (at >= 0 && fstat(r->fd, &st) == 0) {
+			uint64_t left = st.st_size > at ? (uint64_t)(st.st_size - at) : 0;
+			size_t k = left < len ? (size_t)left : len;
+			if (lseek(r->fd, (off_t)k, SEEK_CUR) >= 0)
+				return (ssize_t)k;
+		}
+		r->skip = SKIP_READ;
+	}
+#ifdef SPLICE_F_MOVE
+	if (r->skip == SKIP_SPLICE && r->devnull < 0
+	    && (r->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+		r->skip = SKIP_READ;
+	while (r->skip == SKIP_SPLICE && done < len) {
+		ssize_t k = splice(r->fd, NULL, r->devnull, NULL, len - done, SPLICE_F_MOVE);
+		if (k > 0)
+			done += (size_t)k;
+		else if (k == 0)
+			return (ssize_t)done;
+		else if (errno == EINVAL || errno == ENOSYS)
+			r->skip = SKIP_READ; /* a kernel that will not: read the rest */
+		else if (errno != EINTR)
+			return -1;
+	}
+#endif
+	while (done < len) {
+		size_t want = len - done < cap ? len - done : cap;
+		ssize_t k = read_full(r->fd, buf, want);
+		if (k < 0)
+			return -1;
+		done += (size_t)k;
+		if ((size_t)k < want)
+			break;
+	}
+	return (ssize_t)done;
+}
 
 static const char *display_name(const char *name)
 {
@@ -1149,6 +1249,10 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 	free(all);
 
 	r->fd = fd;
+	r->devnull = -1;
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		r->skip = S_ISREG(st.st_mode) ? SKIP_SEEK : S_ISFIFO(st.st_mode) ? SKIP_SPLICE : SKIP_READ;
 	r->name = rname;
 	r->threads = default_threads(threads);
 	r->block = t.block;
@@ -1174,6 +1278,8 @@ void st_reader_free(st_reader *r)
 	if (!r)
 		return;
 	workers_free(r->wk, r->threads);
+	if (r->devnull >= 0)
+		close(r->devnull);
 	free(r->name);
 	free(r);
 }
@@ -1246,13 +1352,14 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 	if ((mode == READ_ROWS || mode == READ_VERIFY) && b->need && !wk->raw
 	    && !(wk->raw = malloc(r->slot)))
 		return B_NOMEM;
-	b->payload = wk->buf; /* skipped blocks are read here and dropped */
+	b->payload = wk->buf; /* a skipped block's bytes are passed over */
 	if (b->need) {
 		b->dest = mode == READ_ALL ? dst + start : wk->raw;
 		if (mode == READ_ALL && b->method == M_STORED)
 			b->payload = b->dest;
 	}
-	got = read_full(r->fd, b->payload, b->stored);
+	got = b->need ? read_full(r->fd, b->payload, b->stored)
+	              : skip_bytes(r, wk->buf, r->slot ? r->slot : 1, b->stored);
 	if (got < 0) {
 		*errnum = errno;
 		return B_READ;

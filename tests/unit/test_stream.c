@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -42,6 +43,56 @@ static unsigned char *fd_bytes(int fd, size_t *len)
 	}
 	*len = (size_t)end;
 	return b;
+}
+
+/* Bytes handed to a reader the three ways it passes over blocks it does not
+ * want: a regular file (it seeks), a pipe (it splices to /dev/null) and a
+ * socket (it reads and drops).  A thread feeds the pipe and the socket. */
+enum { SRC_FILE, SRC_PIPE, SRC_SOCKET, SRC_KINDS };
+static const char *const src_name[SRC_KINDS] = {"a file", "a pipe", "a socket"};
+
+struct source {
+	int fd, wfd;
+	const unsigned char *b;
+	size_t len;
+	pthread_t t;
+};
+
+static void *source_feed(void *arg)
+{
+	struct source *s = arg;
+	for (size_t o = 0; o < s->len;) {
+		ssize_t k = write(s->wfd, s->b + o, s->len - o);
+		if (k <= 0)
+			break; /* the reader stopped early: EPIPE */
+		o += (size_t)k;
+	}
+	close(s->wfd);
+	return NULL;
+}
+
+static int source_open(struct source *s, int kind, const unsigned char *b, size_t len)
+{
+	int p[2];
+	s->b = b, s->len = len, s->wfd = -1;
+	if (kind == SRC_FILE)
+		return s->fd = mem_fd(b, len);
+	signal(SIGPIPE, SIG_IGN);
+	if ((kind == SRC_PIPE ? pipe(p) : socketpair(AF_UNIX, SOCK_STREAM, 0, p)) < 0) {
+		perror("pipe");
+		exit(2);
+	}
+	s->fd = p[0], s->wfd = p[1];
+	if (pthread_create(&s->t, NULL, source_feed, s) != 0)
+		exit(2);
+	return s->fd;
+}
+
+static void source_close(struct source *s)
+{
+	close(s->fd);
+	if (s->wfd >= 0)
+		pthread_join(s->t, NULL);
 }
 
 /* A plausible matrix of kind bit for h: distances and weights with INF,
@@ -345,10 +396,12 @@ static void test_progress(void)
 
 /* ---- rows and skips ---- */
 
-static int rows_equal(const unsigned char *b, size_t len, const st_header *h,
-                      const struct mats *x, const uint64_t *rows, size_t nrows, st_error *err)
+static int rows_equal_via(int kind, const unsigned char *b, size_t len, const st_header *h,
+                          const struct mats *x, const uint64_t *rows, size_t nrows,
+                          st_error *err)
 {
-	int fd = mem_fd(b, len);
+	struct source src;
+	int fd = source_open(&src, kind, b, len);
 	st_header g;
 	uint64_t rb = h->npad * 4;
 	int ok = 0;
@@ -371,8 +424,14 @@ static int rows_equal(const unsigned char *b, size_t len, const st_header *h,
 	st_reader_free(r);
 	st_header_free(&g);
 	free(dst);
-	close(fd);
+	source_close(&src);
 	return ok;
+}
+
+static int rows_equal(const unsigned char *b, size_t len, const st_header *h,
+                      const struct mats *x, const uint64_t *rows, size_t nrows, st_error *err)
+{
+	return rows_equal_via(SRC_FILE, b, len, h, x, rows, nrows, err);
 }
 
 static void test_rows(void)
@@ -441,6 +500,24 @@ static void test_rows(void)
 		T_CHECKF(!rows_equal(c, len, &h, &x, &row40, 1, &err)
 		       && strstr(err.msg, "block 40 of the distance matrix"),
 		       "read_rows reports the broken block it needs: %s", err.msg);
+		/* Blocks passed over from a pipe and a socket as from a file: the
+		 * rows and the matrices after them come out the same, and a stream
+		 * cut inside a block passed over (or its header) is truncated there. */
+		for (int kind = 0; kind < SRC_KINDS; kind++) {
+			uint64_t row1 = 1;
+			int ok = rows_equal_via(kind, b, len, &h, &x, some, 7, &err)
+			         && rows_equal_via(kind, b, len, &h, &x, &row1, 1, &err)
+			         && rows_equal_via(kind, c, len, &h, &x, &row0, 1, &err);
+			T_CHECKF(ok, "read_rows from %s, blocks passed over (a broken one too) %s",
+			         src_name[kind], ok ? "" : err.msg);
+			for (int cut = 0; cut < 2; cut++) {
+				size_t at = cut ? p + 16 + 3 : p + 7;
+				T_CHECKF(!rows_equal_via(kind, b, at, &h, &x, &row0, 1, &err)
+				         && strstr(err.msg, "truncated in block 40 of the distance matrix"),
+				         "from %s cut in %s of a block passed over: %s", src_name[kind],
+				         cut ? "the bytes" : "the header", err.msg);
+			}
+		}
 		free(c);
 	}
 
@@ -790,6 +867,40 @@ static void *spool_feeder(void *arg)
 	return NULL;
 }
 
+/* Distances written, then predecessors from a spool filled beforehand, into
+ * fd: how apsp-gpu writes into a pipe.  0 or -1. */
+struct spool_out {
+	int fd, threads, rc;
+	const st_header *h;
+	const struct mats *x;
+	st_error err;
+};
+
+static void *spool_into(void *arg)
+{
+	struct spool_out *o = arg;
+	st_writer *w = st_writer_open(o->fd, o->h, 1, o->threads, &o->err);
+	st_spool *sp = w ? st_spool_open(w, ST_PRED, &o->err) : NULL;
+	size_t bytes = st_matrix_bytes(o->h);
+	o->rc = sp && st_spool_write(sp, o->x->m[2], bytes, &o->err) == 0
+	        && st_write_matrix(w, o->x->m[1], &o->err) == 0
+	        && st_write_spool(w, sp, &o->err) == 0 && st_writer_close(w, &o->err) == 0 ? 0 : -1;
+	if (o->rc < 0 && w) {
+		st_spool_free(sp);
+		st_writer_abort(w);
+	}
+	return NULL;
+}
+
+/* The same in a thread, closing fd after (the reader waits for its end). */
+static void *spool_into_closed(void *arg)
+{
+	struct spool_out *o = arg;
+	spool_into(o);
+	close(o->fd);
+	return NULL;
+}
+
 /* The predecessors spooled (from another thread, in row panels) while the
  * distances are written: the same bytes as writing them in turn. */
 static unsigned char *write_spooled(const st_header *h, const struct mats *x, int level,
@@ -859,6 +970,78 @@ static void test_spool(void)
 		free(b);
 		free(ref);
 		free_all(&x);
+	}
+
+	/* Into a pipe, the spool's blocks are handed over by reference
+	 * (vmsplice): the whole stream fits in the pipe, so the writer returns
+	 * and unmaps the spool before anything is read; memory is then written
+	 * over, and the bytes read must still be the stream's. */
+	{
+		st_header hp;
+		struct mats xp;
+		size_t len0 = 0;
+		st_header_init(&hp, 131, 1, ST_INT32);
+		hp.matrices = ST_DIST | ST_PRED;
+		make_all(&hp, &xp);
+		unsigned char *ref = write_stream(&hp, &xp, 1, 1, 0, &len0, &err);
+		int p[2];
+		int ok = ref && pipe(p) == 0;
+		if (ok && fcntl(p[1], F_SETPIPE_SZ, 1 << 20) < (int)len0 + 4096) {
+			printf("SKIP spool into a pipe: the pipe holds less than %zu bytes\n", len0);
+			close(p[0]), close(p[1]);
+			ok = -1;
+		}
+		if (ok == 1) {
+			struct spool_out o = {p[1], 2, 0, &hp, &xp, {{0}}};
+			spool_into(&o);
+			ok = o.rc == 0;
+			err = o.err;
+			close(p[1]);
+			for (int k = 0; k < 8; k++) { /* reuse freed memory */
+				unsigned char *junk = malloc(4 << 20);
+				memset(junk, 0xa5, 4 << 20);
+				free(junk);
+			}
+			unsigned char *got = malloc(len0 + 1);
+			ssize_t n = ok ? 0 : -1;
+			for (ssize_t k = 1; ok && k > 0 && (size_t)n <= len0; n += k)
+				if ((k = read(p[0], got + n, len0 + 1 - (size_t)n)) <= 0)
+					break;
+			T_CHECKF(ok && n == (ssize_t)len0 && !memcmp(got, ref, len0),
+			         "the spool into a pipe, read after the writer has gone, is the stream "
+			         "(%zd of %zu bytes) %s", n, len0, ok ? "" : err.msg);
+			free(got);
+			close(p[0]);
+		}
+		free(ref);
+		free_all(&xp);
+	}
+	/* A spool many times the pipe's size, read as it is written: the
+	 * pipe takes the blocks a part at a time. */
+	{
+		st_header hp;
+		struct mats xp;
+		st_header_init(&hp, 1100, 1, ST_INT32);
+		hp.matrices = ST_DIST | ST_PRED;
+		hp.block = 65536;
+		make_all(&hp, &xp);
+		int p[2];
+		pthread_t t;
+		if (pipe(p) == 0) {
+			struct spool_out o = {p[1], 3, 0, &hp, &xp, {{0}}};
+			pthread_create(&t, NULL, spool_into_closed, &o);
+			st_matrices m;
+			int ok = st_read_all(p[0], "-", 2, &m, &err) == 0;
+			pthread_join(t, NULL);
+			size_t bytes = st_matrix_bytes(&hp);
+			ok = ok && o.rc == 0 && !memcmp(m.dist, xp.m[1], bytes) && !memcmp(m.pred, xp.m[2], bytes);
+			T_CHECKF(ok, "n=1100: a spool of %zu raw bytes through a pipe read as it comes %s",
+			         bytes, ok ? "" : o.rc ? o.err.msg : err.msg);
+			if (ok)
+				st_matrices_free(&m);
+			close(p[0]);
+		}
+		free_all(&xp);
 	}
 
 	/* misuse */
