@@ -4,8 +4,10 @@
  * A stream is a header followed by zero or more square matrices (edge weights,
  * distances, predecessors, in that order), each a sequence of independently
  * deflated blocks with sizes and a CRC32, ended by a marker.  The byte layout
- * is documented in man/apspmat.5.  Nothing here seeks, so streams go through
- * pipes.  Nothing here prints or exits: every function that can fail returns
+ * is documented in man/apspmat.5.  A stream never needs seeking, so streams go
+ * through pipes; a reader that skips blocks seeks past them where its input is
+ * a regular file (and moves the position of fd, as reading would).  Nothing
+ * here prints or exits: every function that can fail returns
  * a negative value (or NULL) and leaves a message in the st_error it was given.
  */
 #ifndef APSP_STREAM_H
@@ -105,7 +107,9 @@ int st_write_matrix(st_writer *w, const void *m, st_error *err);
  * held compressed in memory (at most the raw size).  When w has ended the
  * matrices before it, st_write_spool() writes the spool's blocks, which are
  * the bytes st_write() would have written, ends the matrix and frees the
- * spool (also on error).  st_spool_free() drops a spool unwritten. */
+ * spool (also on error); into a pipe they go by reference (vmsplice), so the
+ * pipe's reader may get them after the writer has ended.  st_spool_free()
+ * drops a spool unwritten. */
 typedef struct st_spool st_spool;
 st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err);
 int st_spool_write(st_spool *s, const void *buf, size_t len, st_error *err);
