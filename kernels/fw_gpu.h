@@ -134,7 +134,7 @@ int fwg_max_gpus(void);
 /* Create the CUDA contexts on devices device .. device + gpus - 1 (side by
  * side), the NCCL communicators between them where gpus > 1, and the
  * page-locked staging buffers (two of staging_bytes, at most 32 MiB each, or
- * 128 MiB where staging_bytes is 4 GiB or more; 0 = 32 MiB) through which
+ * 128 MiB where staging_bytes is 512 MiB or more; 0 = 32 MiB) through which
  * matrices move.  Slow: call it early, e.g. in a thread while the input is
  * being read.  0 or -1. */
 int fwg_init(int device, int gpus, uint64_t staging_bytes, char *err, size_t errlen);

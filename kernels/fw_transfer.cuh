@@ -26,12 +26,16 @@ struct Staging {
 	size_t bytes = 0;
 } staging;
 
-// Two of 32 MiB for matrices up to 4 GiB; larger ones, whose reading takes
-// seconds while the context is made, get 128 MiB: a panel then holds 128
-// blocks of the stream's default size, eight per thread on 16 cores, where 32
-// MiB gave two and left the compressing threads waiting on each other.
+// Two of 32 MiB for results under 512 MiB, 128 MiB from there: a panel then
+// holds 128 blocks of the stream's default size, eight per thread on 16
+// cores, where 32 MiB gave two and left the compressing threads waiting on
+// each other.  Registering memory made ready beside the context (fw_gpu.cu)
+// made the larger buffers cheap enough for n = 10000 with paths (800 MB of
+// results): its panels took 0.11 s against 0.13 to 0.18 with 32 MiB, at
+// n = 20000 0.45 to 0.49 s against 0.59 to 0.74 (H100 machine,
+// bench/pipeline.md).  Under 512 MiB a run is short and its panels few.
 constexpr size_t STAGING_BYTES = 32u << 20, STAGING_BYTES_LARGE = 128u << 20;
-constexpr uint64_t STAGING_LARGE_FROM = 4ull << 30;
+constexpr uint64_t STAGING_LARGE_FROM = 512ull << 20;
 
 // A run in another vertex order (fwg_opts.order, one GPU): the order and
 // its inverse on the device, and two device buffers of the staging size
