@@ -138,6 +138,27 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+/* read_full at offset at, leaving the file position alone. */
+static ssize_t pread_full(int fd, void *buf, size_t len, int64_t at)
+{
+	unsigned char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		size_t want = len - got > (1u << 30) ? (1u << 30) : len - got;
+		ssize_t r = pread(fd, p + got, want, (off_t)(at + (int64_t)got));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
 /* Write every byte of iov[0..cnt-1].  0 or -1 (errno). */
 static int writev_full(int fd, struct iovec *iov, int cnt)
 {
@@ -1066,6 +1087,8 @@ struct rblk {
 	unsigned char *payload;     /* stored bytes as read */
 	unsigned char *dest;        /* where the raw bytes go */
 	size_t first_row;           /* rows mode: first wanted row that may overlap */
+	int64_t at;                 /* >= 0: the stored bytes are at this offset of a
+	                               regular file, read after the turn (pread) */
 };
 
 struct st_reader {
@@ -1358,6 +1381,19 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 		if (mode == READ_ALL && b->method == M_STORED)
 			b->payload = b->dest;
 	}
+	/* A wanted block of a regular file is only passed over in turn: its
+	 * bytes are read with pread after the turn, by each thread for its own
+	 * block, so reading them is not one thread at a time.  (A short read
+	 * there is the same truncation, and the lowest block failing is the
+	 * one reported.) */
+	b->at = -1;
+	if (b->need && r->skip == SKIP_SEEK) {
+		off_t at = lseek(r->fd, 0, SEEK_CUR);
+		if (at >= 0 && lseek(r->fd, (off_t)b->stored, SEEK_CUR) >= 0) {
+			b->at = at;
+			return B_OK;
+		}
+	}
 	got = b->need ? read_full(r->fd, b->payload, b->stored)
 	              : skip_bytes(r, wk->buf, r->slot ? r->slot : 1, b->stored);
 	if (got < 0) {
@@ -1447,6 +1483,10 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 		}
 	}
 	pool_leave(p, i);
+	if (!what && b.at >= 0) {
+		ssize_t got = pread_full(r->fd, b.payload, b.stored, b.at);
+		what = got < 0 ? (errnum = errno, B_READ) : (size_t)got < b.stored ? B_TRUNC : B_OK;
+	}
 	if (!what && b.need && !(what = decode_block(r, wk, &b)) && job->mode == READ_ROWS)
 		copy_rows(r, &b, job->rows, job->nrows, job->dst);
 	else if (!what && job->done)
