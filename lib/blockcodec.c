@@ -32,6 +32,13 @@ struct bc_coder {
 	struct isal_hufftables *tables;     /* fitted to the block at hand */
 	struct isal_huff_histogram *hist;
 	struct inflate_state *is;
+	/* The last constant byte plane coded, and its bytes (see plane_const):
+	 * one for the block's last plane, one for the others */
+	struct const_plane {
+		unsigned char *out;
+		size_t len, plen;
+		int byte;
+	} konst[2];
 #else
 	z_stream z;             /* deflate of shuffled blocks, or inflate */
 	z_stream zp;            /* deflate of plain blocks */
@@ -313,8 +320,56 @@ static size_t put_stored(const unsigned char *in, size_t len, int last, unsigned
 	return o;
 }
 
+/* One byte plane (the last of its block when last) into out: bytes written,
+ * or 0 when they do not fit in cap.  A quarter of the plane is sampled: an
+ * eighth made predecessors' planes 4% larger, the whole plane cost a third
+ * more time (bench/stream.md).  Where the match search sent nearly every
+ * sampled byte as a literal (predecessors' second plane), the plane is coded
+ * as literals alone under a code fitted to its byte counts (lib/litblock.c):
+ * several times faster than the match search, and as small. */
+static size_t deflate_plane(bc_coder *c, const unsigned char *pin, size_t plen, int last,
+                            unsigned char *out, size_t cap)
+{
+	size_t got = 0;
+	struct sample smp = sample_histogram(c, pin, plen, 4);
+	if (smp.entropy < 0.97 * 8 && smp.literal_share >= LITERAL_SHARE) {
+		/* ...unless the sample's symbols show the matches saving more
+		 * than LITERAL_MARGIN: on predecessors of a graph of 1500
+		 * vertices the low plane is 92% literals, yet its matches save 7%
+		 * (the sample estimated 6%), while at 10000 the second plane
+		 * comes out 7% smaller as literals (the sample under-estimated
+		 * the match search's cost by 9%). */
+		uint32_t count[256];
+		lit_count(pin, plen, count);
+		if (8.0 * (double)lit_deflate_size(count, last)
+		    <= LITERAL_MARGIN * smp.entropy * (double)plen)
+			got = lit_deflate(pin, plen, count, last, out, cap);
+	}
+	if (!got && smp.entropy < 0.97 * 8) {
+		isal_create_hufftables(c->tables, c->hist);
+		got = isal_run(c, 0, 1, last, pin, plen, out, cap);
+	}
+	/* What would not shrink is stored: a 5-byte header per 64 KiB. */
+	if (got == 0 || got > plen + 5 * (plen / 65535 + 1))
+		got = put_stored(pin, plen, last, out, cap);
+	return got;
+}
+
+/* Whether all plen bytes of p are one value (then *v): the upper planes of
+ * distances under 65536 and of predecessors of fewer vertices are all 0. */
+static int plane_const(const unsigned char *p, size_t plen, int *v)
+{
+	if (plen < 16 || memcmp(p, p + 1, 7) != 0)
+		return 0;
+	*v = p[0];
+	return memcmp(p, p + 8, plen - 8) == 0;
+}
+
 /* A shuffled block, plane by plane (the last plane takes the tail of a
- * length that is not a multiple of 4). */
+ * length that is not a multiple of 4).  A constant plane comes out as the
+ * same bytes every time (deflate_plane is a function of the plane and
+ * last): the coder keeps the last one's and copies them instead of coding
+ * it again, a tenth of a distance block's time at n = 10000. */
 static size_t deflate_planes(bc_coder *c, const unsigned char *in, size_t len,
                              unsigned char *out, size_t cap)
 {
@@ -323,36 +378,24 @@ static size_t deflate_planes(bc_coder *c, const unsigned char *in, size_t len,
 	for (int p = 0; p < 4; p++) {
 		const unsigned char *pin = in + p * plane;
 		size_t plen = p < 3 ? plane : len - 3 * plane, got = 0;
-		int last = p == 3;
-		/* A quarter of each plane is sampled: an eighth made predecessors'
-		 * planes 4% larger, the whole plane cost a third more time
-		 * (bench/stream.md).  Where the match search sent nearly every
-		 * sampled byte as a literal (predecessors' second plane), the
-		 * plane is coded as literals alone under a code fitted to its
-		 * byte counts (lib/litblock.c): several times faster than the
-		 * match search, and as small. */
-		struct sample smp = sample_histogram(c, pin, plen, 4);
-		if (smp.entropy < 0.97 * 8 && smp.literal_share >= LITERAL_SHARE) {
-			/* ...unless the sample's symbols show the matches
-			 * saving more than LITERAL_MARGIN: on predecessors of a
-			 * graph of 1500 vertices the low plane is 92% literals,
-			 * yet its matches save 7% (the sample estimated 6%),
-			 * while at 10000 the second plane comes out 7% smaller
-			 * as literals (the sample under-estimated the match
-			 * search's cost by 9%). */
-			uint32_t count[256];
-			lit_count(pin, plen, count);
-			if (8.0 * (double)lit_deflate_size(count, last)
-			    <= LITERAL_MARGIN * smp.entropy * (double)plen)
-				got = lit_deflate(pin, plen, count, last, out + o, cap - o);
+		int last = p == 3, v;
+		if (plane_const(pin, plen, &v)) {
+			struct const_plane *k = &c->konst[last];
+			if (k->out && k->plen == plen && k->byte == v) {
+				if (k->len > cap - o)
+					return 0;
+				memcpy(out + o, k->out, k->len);
+				got = k->len;
+			} else if ((got = deflate_plane(c, pin, plen, last, out + o, cap - o)) != 0) {
+				unsigned char *keep = realloc(k->out, got);
+				if (keep) {
+					memcpy(keep, out + o, got);
+					*k = (struct const_plane){keep, got, plen, v};
+				}
+			}
+		} else {
+			got = deflate_plane(c, pin, plen, last, out + o, cap - o);
 		}
-		if (!got && smp.entropy < 0.97 * 8) {
-			isal_create_hufftables(c->tables, c->hist);
-			got = isal_run(c, 0, 1, last, pin, plen, out + o, cap - o);
-		}
-		/* What would not shrink is stored: a 5-byte header per 64 KiB. */
-		if (got == 0 || got > plen + 5 * (plen / 65535 + 1))
-			got = put_stored(pin, plen, last, out + o, cap - o);
 		if (got == 0)
 			return 0;
 		o += got;
@@ -411,6 +454,8 @@ static void engine_free(bc_coder *c)
 	free(c->tables);
 	free(c->hist);
 	free(c->is);
+	free(c->konst[0].out);
+	free(c->konst[1].out);
 }
 #else
 const char *bc_engine(void)

@@ -118,6 +118,46 @@ static void round_trip(int level, int kind, uint32_t len, uint32_t n, double mos
 	free(raw), free(out), free(out2), free(back), free(tmp), free(shuf);
 }
 
+/* A coder keeps the bytes of the constant planes it coded last: a sequence
+ * of blocks whose constant planes differ in value, length and place (the
+ * last plane or not) must give each block the bytes a fresh coder gives it,
+ * and those must decode. */
+static void constant_planes(void)
+{
+	static const struct { uint32_t len; int low, high; } seq[] = {
+		{1u << 20, 1, 0}, {1u << 20, 1, 0}, {1u << 20, 0, 0}, {65536, 1, 0},
+		{65536 + 3, 1, 0}, {1u << 20, 1, 7}, {1u << 20, 1, 0}, {301, 0, 9}, {1u << 20, 0, 0}};
+	const uint32_t cap = 1u << 20;
+	unsigned char *raw = malloc(cap), *out = malloc(cap), *ref = malloc(cap), *back = malloc(cap);
+	bc_coder *c = bc_coder_new(1, cap), *d = bc_coder_new(0, cap);
+	int ok = 1;
+	size_t k;
+
+	for (k = 0; ok && k < sizeof seq / sizeof *seq; k++) {
+		uint32_t len = seq[k].len, m1, m2;
+		/* low: small distances in the low two bytes (else 0 there too);
+		 * the high two bytes all seq[k].high */
+		for (uint32_t i = 0; i < len / 4; i++) {
+			uint32_t v = seq[k].low ? 3 + t_rnd() % 300 : 0;
+			v |= (uint32_t)seq[k].high * 0x01010000u;
+			memcpy(raw + 4 * i, &v, 4);
+		}
+		memset(raw + len / 4 * 4, seq[k].high, len % 4);
+		bc_coder *f = bc_coder_new(1, cap);
+		int64_t got = bc_encode(c, raw, len, out, &m1), want = bc_encode(f, raw, len, ref, &m2);
+		bc_coder_free(f);
+		ok = got > 0 && got == want && m1 == m2
+		     && (m1 == BC_STORED || (!memcmp(out, ref, (size_t)got)
+		         && bc_decode(d, m1, out, (uint32_t)got, back, len) == BC_OK
+		         && !memcmp(back, raw, len)));
+	}
+	T_CHECKF(ok, "constant planes kept by a coder: each block's bytes those of a fresh coder "
+	         "(%zu of %zu blocks)", ok ? k : k - 1, sizeof seq / sizeof *seq);
+	bc_coder_free(c);
+	bc_coder_free(d);
+	free(raw), free(out), free(ref), free(back);
+}
+
 int main(void)
 {
 	static const uint32_t lens[] = {8, 11, 301, 4096, 65536 + 3, 1u << 20};
@@ -129,6 +169,7 @@ int main(void)
 	 * in 32, and of a graph small enough for one byte (8 in 32). */
 	round_trip(1, K_PRED, 1u << 20, 60000, 0.51);
 	round_trip(1, K_PRED, 1u << 20, 200, 0.26);
+	constant_planes();
 	T_CHECKF(bc_crc32("123456789", 9) == 0xcbf43926u, "CRC32 of the check string (%s)",
 	       bc_engine());
 	return T_DONE();
