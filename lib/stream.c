@@ -117,15 +117,18 @@ static uint32_t block_tag(uint32_t matrix_bit, uint64_t index)
 	return (uint32_t)(x ^ (x >> 31));
 }
 
-/* Read up to len bytes; fewer only at end of input.  -1 on error (errno). */
-static ssize_t read_full(int fd, void *buf, size_t len)
+/* Up to len bytes from fd into buf: fewer only at the end of the input.
+ * at >= 0: from that offset of a file, leaving its position alone (pread);
+ * else from the current position.  -1 (errno). */
+static ssize_t read_at(int fd, void *buf, size_t len, int64_t at)
 {
 	unsigned char *p = buf;
 	size_t got = 0;
 
 	while (got < len) {
 		size_t want = len - got > (1u << 30) ? (1u << 30) : len - got;
-		ssize_t r = read(fd, p + got, want);
+		ssize_t r = at < 0 ? read(fd, p + got, want)
+		                   : pread(fd, p + got, want, (off_t)(at + (int64_t)got));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -138,25 +141,9 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
-/* read_full at offset at, leaving the file position alone. */
-static ssize_t pread_full(int fd, void *buf, size_t len, int64_t at)
+static ssize_t read_full(int fd, void *buf, size_t len)
 {
-	unsigned char *p = buf;
-	size_t got = 0;
-
-	while (got < len) {
-		size_t want = len - got > (1u << 30) ? (1u << 30) : len - got;
-		ssize_t r = pread(fd, p + got, want, (off_t)(at + (int64_t)got));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
+	return read_at(fd, buf, len, -1);
 }
 
 /* Write every byte of iov[0..cnt-1].  0 or -1 (errno). */
@@ -1484,7 +1471,7 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 	}
 	pool_leave(p, i);
 	if (!what && b.at >= 0) {
-		ssize_t got = pread_full(r->fd, b.payload, b.stored, b.at);
+		ssize_t got = read_at(r->fd, b.payload, b.stored, b.at);
 		what = got < 0 ? (errnum = errno, B_READ) : (size_t)got < b.stored ? B_TRUNC : B_OK;
 	}
 	if (!what && b.need && !(what = decode_block(r, wk, &b)) && job->mode == READ_ROWS)
