@@ -2,11 +2,14 @@
  * independently deflated blocks with sizes and a CRC32, then markers.
  *
  * The byte layout is in man/apspmat.5.  Blocks are compressed and inflated on
- * many threads as an ordered pipeline: each thread takes the next block,
- * compresses it (or reads its stored bytes when its turn comes), and waits
- * its turn to write it (or inflates it while the others read on).  So I/O
- * overlaps the codec, the bytes never depend on the thread count, and each
- * thread holds a block or two.  How one block is coded (deflate engine,
+ * many threads as an ordered pipeline.  Writing, each thread takes the next
+ * block, compresses it and queues it; whichever thread finds the next block
+ * in order ready writes it, and the others go on compressing.  Reading, each
+ * thread takes the next block, reads its stored bytes when its turn comes
+ * (in a regular file it only notes where they are, and reads them after the
+ * turn) and inflates it while the others read on.  So I/O overlaps the
+ * codec, the bytes never depend on the thread count, and each thread holds
+ * a block or two.  How one block is coded (deflate engine,
  * CRC32, byte shuffle) is lib/blockcodec.c's.  Nothing here prints or
  * exits.  A reader passes over the blocks it does not want without copying
  * them where it can: it seeks past them in a regular file and moves them
@@ -218,11 +221,14 @@ static int vmsplice_full(int fd, struct iovec *iov, int cnt)
 }
 
 /* Per-thread codec state and buffers, set up by the thread that first
- * needs them: each thread holds one block in flight. */
+ * needs them: a reading thread holds one block in flight, a writing thread
+ * up to two (queued to be written while it compresses another). */
 struct worker {
 	bc_coder *c;            /* the block codec (lib/blockcodec.h) */
 	unsigned char *buf;     /* writer: block header + stored bytes; reader: stored bytes */
-	unsigned char *raw;     /* reader, rows mode: the raw block */
+	unsigned char *raw;     /* reader, rows mode: the raw block; writer: filled raw bytes */
+	unsigned char *buf2, *raw2; /* writer: the second block's */
+	int busy[2];            /* writer: buffers k hold a block waiting to be written */
 };
 
 static void workers_free(struct worker *wk, int n)
@@ -233,6 +239,8 @@ static void workers_free(struct worker *wk, int n)
 		bc_coder_free(wk[i].c);
 		free(wk[i].buf);
 		free(wk[i].raw);
+		free(wk[i].buf2);
+		free(wk[i].raw2);
 	}
 	free(wk);
 }
@@ -530,12 +538,6 @@ static unsigned char *spool_take(struct spool_mem *m, size_t len)
 	return at + len <= m->cap ? m->base + at : NULL;
 }
 
-static void spool_give(struct spool_mem *m, unsigned char *p)
-{
-	if (!m->base)
-		free(p); /* a slice of the region goes with the region */
-}
-
 static void spool_mem_free(struct spool_mem *m, uint64_t nblk)
 {
 	if (!m)
@@ -636,31 +638,39 @@ void st_writer_abort(st_writer *w)
 	free(w);
 }
 
-/* Compress one block of raw bytes p into wk->buf (lib/blockcodec.h
- * chooses the method).  0, or -1 out of memory. */
-static int compress_block(st_writer *w, struct worker *wk, const unsigned char *p,
-                          uint32_t raw, struct wblk *b)
+/* Compress one block of raw bytes p into out (BLK_HDR + slot bytes; the
+ * codec, lib/blockcodec.h, chooses the method).  0, or -1 out of memory. */
+static int compress_block(st_writer *w, struct worker *wk, unsigned char *out,
+                          const unsigned char *p, uint32_t raw, struct wblk *b)
 {
 	b->raw = raw;
 	b->crc = bc_crc32(p, raw);
 	b->method = M_STORED;
 	b->stored = raw;
 	b->payload = p;
-	if (!wk->buf && !(wk->buf = malloc(BLK_HDR + w->slot)))
-		return -1;
 	if (!wk->c && !(wk->c = bc_coder_new(w->level, w->block)))
 		return -1;
 	uint32_t method;
-	int64_t got = bc_encode(wk->c, p, raw, wk->buf + BLK_HDR, &method);
+	int64_t got = bc_encode(wk->c, p, raw, out + BLK_HDR, &method);
 	if (got < 0)
 		return -1;
 	if (method != M_STORED) {
 		b->method = method;
 		b->stored = (uint32_t)got;
-		b->payload = wk->buf + BLK_HDR;
+		b->payload = out + BLK_HDR;
 	}
 	return 0;
 }
+
+/* A compressed block waiting for the blocks before it to be written. */
+struct wready {
+	uint64_t j;
+	int ready, bad;
+	unsigned char *hd;          /* its header, and its stored bytes when deflated */
+	const unsigned char *payload;
+	uint32_t stored;
+	int *busy;                  /* its buffers' flag, cleared once written */
+};
 
 struct wjob {
 	st_writer *w;
@@ -672,7 +682,51 @@ struct wjob {
 	uint64_t first; /* index of the first block in its matrix */
 	st_fill_fn *fill;
 	void *ctx;
+	/* Blocks are written in order by whichever thread finds the next one
+	 * ready and nobody writing: each thread queues its block and goes on
+	 * to compress another, instead of waiting for its turn. */
+	pthread_mutex_t mu;
+	pthread_cond_t freed;       /* some block's buffers were written */
+	int writing;
+	uint64_t next_out;          /* the next block to write */
+	struct wready *ready;       /* nready slots: block j in slot j % nready */
+	size_t nready;
 };
+
+/* Write the blocks ready from next_out on, in order; called with job->mu
+ * held by the thread that set job->writing, which it holds throughout. */
+static void write_ready(struct wjob *job, struct pool *p)
+{
+	st_writer *w = job->w;
+	struct wready *r;
+
+	while ((r = &job->ready[job->next_out % job->nready])->ready && r->j == job->next_out) {
+		struct wready b = *r;
+		r->ready = 0;
+		pthread_mutex_unlock(&job->mu);
+		if (b.bad == 1)
+			__atomic_store_n(&job->nomem, 1, __ATOMIC_RELAXED);
+		if (b.bad == 3)
+			__atomic_store_n(&job->nofill, 1, __ATOMIC_RELAXED);
+		if (!b.bad && !job->nomem && !job->werrno && !job->nofill) {
+			struct iovec iov[2];
+			int k = 1;
+			iov[0] = (struct iovec){b.hd, BLK_HDR};
+			if (b.payload == b.hd + BLK_HDR)
+				iov[0].iov_len += b.stored;
+			else
+				iov[k++] = (struct iovec){(void *)b.payload, b.stored};
+			if (writev_full(w->fd, iov, k) < 0)
+				__atomic_store_n(&job->werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
+		}
+		if (b.bad || job->nomem || job->werrno || job->nofill)
+			pool_halt(p);
+		pthread_mutex_lock(&job->mu);
+		*b.busy = 0;
+		job->next_out++;
+		pthread_cond_broadcast(&job->freed);
+	}
+}
 
 static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 {
@@ -690,78 +744,96 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 		src = job->src + off;
 		raw = job->nbytes - off < w->block ? (uint32_t)(job->nbytes - off) : w->block;
 	}
+	/* This block takes whichever of the thread's two buffers has been
+	 * written (waiting while both are queued). */
+	int k = 0;
+	if (!w->mem) {
+		pthread_mutex_lock(&job->mu);
+		while (wk->busy[0] && wk->busy[1])
+			pthread_cond_wait(&job->freed, &job->mu);
+		k = wk->busy[0];
+		pthread_mutex_unlock(&job->mu);
+	}
+	unsigned char **out = k ? &wk->buf2 : &wk->buf, **fillbuf = k ? &wk->raw2 : &wk->raw;
 	struct wblk b = {0};
 	int bad = __atomic_load_n(&job->werrno, __ATOMIC_RELAXED)
 	          || __atomic_load_n(&job->nomem, __ATOMIC_RELAXED)
 	          || __atomic_load_n(&job->nofill, __ATOMIC_RELAXED) ? 2 : 0;
+	if (!bad && !*out && !(*out = malloc(BLK_HDR + w->slot)))
+		bad = 1;
 	if (!bad && !job->src) {
 		/* the block's raw bytes are made here, on this thread */
-		if (!wk->raw && !(wk->raw = malloc(w->slot)))
+		if (!*fillbuf && !(*fillbuf = malloc(w->slot)))
 			bad = 1;
-		else if (job->fill(job->ctx, (job->first + j) * w->block, wk->raw, raw) != 0)
+		else if (job->fill(job->ctx, (job->first + j) * w->block, *fillbuf, raw) != 0)
 			bad = 3;
-		src = wk->raw;
+		src = *fillbuf;
 	}
 	if (!bad)
-		bad = compress_block(w, wk, src, raw, &b) < 0;
-	unsigned char *hd = wk->buf, *own = NULL;
+		bad = compress_block(w, wk, *out, src, raw, &b) < 0;
+	unsigned char *hd = *out;
 	if (!bad) {
 		put32(hd, b.raw);
 		put32(hd + 4, b.stored);
 		put32(hd + 8, b.crc ^ block_tag(w->cur, job->first + j));
 		put32(hd + 12, b.method);
-		/* a spool's block leaves the thread's buffer now, not in turn */
-		if (w->mem && !(own = spool_take(w->mem, BLK_HDR + (size_t)b.stored)))
+	}
+	if (w->mem) {
+		/* A spool's block goes to its place in memory now: no order. */
+		unsigned char *own = NULL;
+		if (!bad && !(own = spool_take(w->mem, BLK_HDR + (size_t)b.stored)))
 			bad = 4;
-		else if (own) {
+		if (own) {
 			memcpy(own, hd, BLK_HDR);
 			memcpy(own + BLK_HDR, b.payload, b.stored);
-		}
-	}
-
-	pool_enter(p, j);
-	if (bad == 1)
-		__atomic_store_n(&job->nomem, 1, __ATOMIC_RELAXED);
-	if (bad == 3)
-		__atomic_store_n(&job->nofill, 1, __ATOMIC_RELAXED);
-	if (bad == 4)
-		__atomic_store_n(&job->werrno, ENOMEM, __ATOMIC_RELAXED);
-	if (!bad && !job->nomem && !job->werrno && !job->nofill) {
-		if (own) {
 			w->mem->blk[job->first + j] = own;
 			w->mem->len[job->first + j] = BLK_HDR + b.stored;
-			own = NULL;
-		} else {
-			struct iovec iov[2];
-			int k = 1;
-			iov[0] = (struct iovec){hd, BLK_HDR};
-			if (b.payload == hd + BLK_HDR)
-				iov[0].iov_len += b.stored;
-			else
-				iov[k++] = (struct iovec){(void *)b.payload, b.stored};
-			if (writev_full(w->fd, iov, k) < 0)
-				__atomic_store_n(&job->werrno, errno ? errno : EIO, __ATOMIC_RELAXED);
 		}
+		if (bad == 1)
+			__atomic_store_n(&job->nomem, 1, __ATOMIC_RELAXED);
+		if (bad == 3)
+			__atomic_store_n(&job->nofill, 1, __ATOMIC_RELAXED);
+		if (bad == 4)
+			__atomic_store_n(&job->werrno, ENOMEM, __ATOMIC_RELAXED);
+		if (bad)
+			pool_halt(p);
+		return;
 	}
-	if (bad || job->nomem || job->werrno || job->nofill)
-		pool_halt(p);
-	pool_leave(p, j);
-	if (own)
-		spool_give(w->mem, own);
+	pthread_mutex_lock(&job->mu);
+	wk->busy[k] = 1;
+	job->ready[j % job->nready] = (struct wready){j, 1, bad, hd, b.payload, b.stored, &wk->busy[k]};
+	if (!job->writing) {
+		job->writing = 1;
+		write_ready(job, p);
+		job->writing = 0;
+	}
+	pthread_mutex_unlock(&job->mu);
 }
 
 /* Compress the blocks of src (nbytes, starting on a block boundary of the
  * current matrix) on all threads and write them in order: each thread
- * compresses its next block, then waits its turn to write it, so writing
- * overlaps compression and each thread holds one block. */
+ * compresses its next block and queues it, and the blocks are written in
+ * order as they come ready, so writing overlaps compression and each
+ * thread holds at most two blocks. */
 static int write_blocks(st_writer *w, const unsigned char *head, size_t headbytes,
                         const unsigned char *src, size_t nbytes, st_fill_fn *fill, void *ctx,
                         st_error *err)
 {
 	uint64_t cnt = (headbytes + nbytes + w->block - 1) / w->block;
-	struct wjob job = {w, head, headbytes, src, nbytes, 0, 0, 0, w->blocks_out, fill, ctx};
+	struct wjob job = {w, head, headbytes, src, nbytes, 0, 0, 0, w->blocks_out, fill, ctx,
+	                   PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL, 0};
 
+	/* Blocks taken and not yet written are at most three a thread (two
+	 * queued, one waiting for a buffer), so each has a slot of its own. */
+	job.nready = 3 * (size_t)w->threads + 1;
+	if (!w->mem && !(job.ready = calloc(job.nready, sizeof *job.ready))) {
+		seterr(&w->err, "out of memory for deflate state and buffers");
+		return wfail(w, err);
+	}
 	pool_run(headbytes + nbytes >= PARALLEL_MIN_BYTES ? w->threads : 1, cnt, write_one, &job);
+	free(job.ready);
+	pthread_mutex_destroy(&job.mu);
+	pthread_cond_destroy(&job.freed);
 	w->blocks_out += cnt;
 	if (job.werrno) {
 		seterr(&w->err, "write error: %s", strerror(job.werrno));
