@@ -149,17 +149,32 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return read_at(fd, buf, len, -1);
 }
 
-/* Write every byte of iov[0..cnt-1].  0 or -1 (errno). */
-static int writev_full(int fd, struct iovec *iov, int cnt)
+/* Write every byte of iov[0..cnt-1].  by_ref: into the pipe fd by
+ * reference (vmsplice), so the reader copies out of the writer's pages and
+ * the writer copies nothing.  Only for memory nothing writes again: the pipe
+ * holds the pages until the reader has them, after the writer has moved on
+ * or unmapped them.  0; 1 when by_ref and fd takes no splice (not a pipe:
+ * nothing was written); -1 (errno). */
+static int put_iov(int fd, struct iovec *iov, int cnt, int by_ref)
 {
+	int any = 0;
+#ifndef SPLICE_F_GIFT
+	if (by_ref)
+		return 1;
+#endif
 	while (cnt > 0) {
 		int k = cnt > 64 ? 64 : cnt;
+#ifdef SPLICE_F_GIFT
+		ssize_t r = by_ref ? vmsplice(fd, iov, (unsigned long)k, 0) : writev(fd, iov, k);
+#else
 		ssize_t r = writev(fd, iov, k);
+#endif
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return -1;
+			return by_ref && !any && (errno == EBADF || errno == EINVAL) ? 1 : -1;
 		}
+		any = 1;
 		size_t done = (size_t)r;
 		while (cnt > 0 && done >= iov->iov_len) {
 			done -= iov->iov_len;
@@ -178,46 +193,15 @@ static int writev_full(int fd, struct iovec *iov, int cnt)
 	return 0;
 }
 
+static int writev_full(int fd, struct iovec *iov, int cnt)
+{
+	return put_iov(fd, iov, cnt, 0);
+}
+
 static int write_full(int fd, const void *buf, size_t len)
 {
 	struct iovec iov = {(void *)buf, len};
 	return len ? writev_full(fd, &iov, 1) : 0;
-}
-
-/* Every byte of iov[0..cnt-1] into the pipe fd by reference (vmsplice): the
- * reader copies it out of the writer's pages, which the writer never copies
- * into the pipe.  Only for memory nothing writes again: the pipe holds the
- * pages until the reader has them, after the writer has moved on or unmapped
- * them.  0; 1 when fd takes no splice (not a pipe: nothing was written);
- * -1 (errno). */
-static int vmsplice_full(int fd, struct iovec *iov, int cnt)
-{
-#ifdef SPLICE_F_GIFT
-	int any = 0;
-	while (cnt > 0) {
-		ssize_t r = vmsplice(fd, iov, (unsigned long)(cnt > 64 ? 64 : cnt), 0);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return !any && (errno == EBADF || errno == EINVAL) ? 1 : -1;
-		}
-		any = 1;
-		size_t left = (size_t)r;
-		while (cnt > 0 && left >= iov->iov_len) {
-			left -= iov->iov_len;
-			iov++;
-			cnt--;
-		}
-		if (cnt > 0) {
-			iov->iov_base = (char *)iov->iov_base + left;
-			iov->iov_len -= left;
-		}
-	}
-	return 0;
-#else
-	(void)fd, (void)iov, (void)cnt;
-	return 1;
-#endif
 }
 
 /* Per-thread codec state and buffers, set up by the thread that first
@@ -246,9 +230,9 @@ static void workers_free(struct worker *wk, int n)
 }
 
 /* An ordered pipeline on nt threads: body(ctx, t, i, p) runs for every i
- * in 0..cnt-1, on thread t (0..nt-1, the caller is 0), and brackets the
- * part that must run in index order (the I/O) with pool_enter/pool_leave,
- * exactly once per i.  Waiting threads sleep on a condition variable rather
+ * in 0..cnt-1, on thread t (0..nt-1, the caller is 0), and may bracket
+ * the part that must run in index order (the reader's I/O) with
+ * pool_enter/pool_leave, exactly once per i.  Waiting threads sleep on a condition variable rather
  * than spin: in a pipeline of tools every stage runs on all cores, and a
  * spinning waiter would steal the core of the thread it waits for. */
 struct pool {
@@ -693,6 +677,18 @@ struct wjob {
 	size_t nready;
 };
 
+/* What went wrong with a block (write_one's bad: 1 out of memory, 3 the
+ * fill failed, 4 no room in the spool) recorded for the whole write. */
+static void note_failure(struct wjob *job, int bad)
+{
+	if (bad == 1)
+		__atomic_store_n(&job->nomem, 1, __ATOMIC_RELAXED);
+	if (bad == 3)
+		__atomic_store_n(&job->nofill, 1, __ATOMIC_RELAXED);
+	if (bad == 4)
+		__atomic_store_n(&job->werrno, ENOMEM, __ATOMIC_RELAXED);
+}
+
 /* Write the blocks ready from next_out on, in order; called with job->mu
  * held by the thread that set job->writing, which it holds throughout. */
 static void write_ready(struct wjob *job, struct pool *p)
@@ -704,10 +700,7 @@ static void write_ready(struct wjob *job, struct pool *p)
 		struct wready b = *r;
 		r->ready = 0;
 		pthread_mutex_unlock(&job->mu);
-		if (b.bad == 1)
-			__atomic_store_n(&job->nomem, 1, __ATOMIC_RELAXED);
-		if (b.bad == 3)
-			__atomic_store_n(&job->nofill, 1, __ATOMIC_RELAXED);
+		note_failure(job, b.bad);
 		if (!b.bad && !job->nomem && !job->werrno && !job->nofill) {
 			struct iovec iov[2];
 			int k = 1;
@@ -789,12 +782,7 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 			w->mem->blk[job->first + j] = own;
 			w->mem->len[job->first + j] = BLK_HDR + b.stored;
 		}
-		if (bad == 1)
-			__atomic_store_n(&job->nomem, 1, __ATOMIC_RELAXED);
-		if (bad == 3)
-			__atomic_store_n(&job->nofill, 1, __ATOMIC_RELAXED);
-		if (bad == 4)
-			__atomic_store_n(&job->werrno, ENOMEM, __ATOMIC_RELAXED);
+		note_failure(job, bad);
 		if (bad)
 			pool_halt(p);
 		return;
@@ -1120,7 +1108,7 @@ int st_write_spool(st_writer *w, st_spool *s, st_error *err)
 			int k = 0, put = 1;
 			for (; k < 64 && i + k < c->nblk; k++)
 				iov[k] = (struct iovec){m->blk[i + k], m->len[i + k]};
-			if (by_ref && (put = vmsplice_full(w->fd, iov, k)) == 1)
+			if (by_ref && (put = put_iov(w->fd, iov, k, 1)) == 1)
 				by_ref = 0;
 			if (put < 0 || (put == 1 && writev_full(w->fd, iov, k) < 0)) {
 				seterr(&w->err, "write error: %s", strerror(errno));
@@ -1442,19 +1430,11 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 	}
 	/* A wanted block of a regular file is only passed over in turn: its
 	 * bytes are read with pread after the turn, by each thread for its own
-	 * block, so reading them is not one thread at a time.  (A short read
-	 * there is the same truncation, and the lowest block failing is the
-	 * one reported.) */
-	b->at = -1;
-	if (b->need && r->skip == SKIP_SEEK) {
-		off_t at = lseek(r->fd, 0, SEEK_CUR);
-		if (at >= 0 && lseek(r->fd, (off_t)b->stored, SEEK_CUR) >= 0) {
-			b->at = at;
-			return B_OK;
-		}
-	}
-	got = b->need ? read_full(r->fd, b->payload, b->stored)
-	              : skip_bytes(r, wk->buf, r->slot ? r->slot : 1, b->stored);
+	 * block, so reading them is not one thread at a time.  Passing over
+	 * finds a file cut short in turn, as reading would. */
+	b->at = b->need && r->skip == SKIP_SEEK ? lseek(r->fd, 0, SEEK_CUR) : -1;
+	got = b->need && b->at < 0 ? read_full(r->fd, b->payload, b->stored)
+	                           : skip_bytes(r, wk->buf, r->slot ? r->slot : 1, b->stored);
 	if (got < 0) {
 		*errnum = errno;
 		return B_READ;
