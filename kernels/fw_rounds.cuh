@@ -78,6 +78,24 @@ struct RoundKernels {
 	int npad = 0, nb = 0, t1 = 0, t3 = 0, g3 = 0;
 	size_t s1 = 0, s3 = 0;
 	const Sparse *sp = nullptr;
+	// Phase 3 of round T closes pivot block T+1 where the band holds it,
+	// and round T+1 runs no phase 1 of its own (run_rounds_with: every round
+	// in order, each band's after() before its next before()); how, as
+	// close_kind says: HOW_FEW where phase 3 of a band is under three waves
+	// of the resident CTAs, HOW_MANY otherwise.
+	bool chain = false;
+	int resident = 0;
+	static constexpr int HOW_MANY = close_kind<T, B, R, PATHS>(),
+	                     HOW_FEW = close_kind_few<T, B, R, PATHS>();
+	int how(const Band &x) const
+	{
+		return !chain ? 0 : (long long)nb * x.rows < 3LL * resident ? HOW_FEW : HOW_MANY;
+	}
+	bool chained(const Band &x, int round) const { return round > 0 && how(x) > 0; }
+	int next_pivot(const Band &x, int round) const
+	{
+		return how(x) > 0 && round + 1 < nb && x.holds(round + 1) ? round + 1 : -1;
+	}
 
 	// Launch attributes on device id (current); fails where the blocking
 	// factor needs more shared memory than the device has.
@@ -85,7 +103,7 @@ struct RoundKernels {
 	{
 		npad = npad_, nb = npad_ / B, sp = sp_;
 		t1 = p1_dim<B>() * p1_dim<B>();
-		s1 = (size_t)B * (B + 1) * (sizeof(T) + (PATHS ? 4 : 0));
+		s1 = p1_smem<T, B, PATHS>();
 		t3 = tile_threads<B, R>();
 		s3 = tile_smem<T, B>();
 		if ((int)s1 > smem_limit(id) || (int)s3 > smem_limit(id))
@@ -95,8 +113,13 @@ struct RoundKernels {
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3>,
+		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		int sms = 0;
+		CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
+		resident = fill_grid(tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY>, t3, s3, sms);
 		CUDA_TRY(cudaFuncSetAttribute(tile_update_level<T, B, R, PATHS, PACKED, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update_level<T, B, R, PATHS, PACKED, 3>,
@@ -108,7 +131,7 @@ struct RoundKernels {
 	int before(Err e, const Band &x, int round) const
 	{
 		T *d = (T *)x.d;
-		if (x.holds(round))
+		if (x.holds(round) && !chained(x, round))
 			phase1<T, B, PATHS><<<1, t1, s1, x.s>>>(d, x.p, npad, round, nullptr);
 		if (nb > 1) {
 			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
@@ -118,7 +141,7 @@ struct RoundKernels {
 			if (x.holds(round))
 				tile_update<T, B, R, PATHS, PACKED, 2><<<nb + x.rows, t3, s3, x.s>>>(
 				        d, x.p, x.p ? x.p + (size_t)round * B * npad : nullptr, npad, round,
-				        (T *)x.colT, (T *)x.rowP, x.row0, x.rows);
+				        (T *)x.colT, (T *)x.rowP, x.row0, x.rows, -1);
 		}
 		CUDA_TRY(cudaGetLastError());
 		return 0;
@@ -131,9 +154,16 @@ struct RoundKernels {
 			return 0;
 		if (!x.holds(round))
 			tile_update<T, B, R, PATHS, PACKED, 2><<<x.rows, t3, s3, x.s>>>(
-			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows);
-		tile_update<T, B, R, PATHS, PACKED, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
-		        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows);
+			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows, -1);
+		const dim3 g3d(nb, x.rows);
+		if (how(x) == HOW_FEW)
+			tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW><<<g3d, t3, s3, x.s>>>(
+			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows,
+			        next_pivot(x, round));
+		else
+			tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY><<<g3d, t3, s3, x.s>>>(
+			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows,
+			        next_pivot(x, round));
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -176,12 +206,18 @@ template <int B> struct RoundKernels16 {
 	int npad = 0, nb = 0, t1 = 0, t3 = 0, g3 = 0;
 	size_t s1 = 0, s3 = 0;
 	const Sparse *sp = nullptr;
+	bool chain = false; // as RoundKernels's, always in registers
+	bool chained(const Band &, int round) const { return chain && round > 0; }
+	int next_pivot(const Band &x, int round) const
+	{
+		return chain && round + 1 < nb && x.holds(round + 1) ? round + 1 : -1;
+	}
 
 	int setup(Err e, int id, int npad_, const Sparse *sp_)
 	{
 		npad = npad_, nb = npad_ / B, sp = sp_;
 		t1 = p1_dim<B>() * p1_dim<B>();
-		s1 = (size_t)B * (B + 1) * sizeof(short);
+		s1 = p1_smem<short, B, false>();
 		t3 = tile16_threads<B>();
 		s3 = tile16_smem<B>();
 		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 2>,
@@ -199,7 +235,7 @@ template <int B> struct RoundKernels16 {
 	int before(Err e, const Band &x, int round) const
 	{
 		short *d = (short *)x.d;
-		if (x.holds(round))
+		if (x.holds(round) && !chained(x, round))
 			phase1<short, B, false><<<1, t1, s1, x.s>>>(d, nullptr, npad, round, nullptr);
 		if (nb > 1) {
 			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
@@ -208,7 +244,7 @@ template <int B> struct RoundKernels16 {
 			                                 nullptr);
 			if (x.holds(round))
 				tile_update16<B, 2><<<nb + x.rows, t3, s3, x.s>>>(
-				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, x.row0, x.rows);
+				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, x.row0, x.rows, -1);
 		}
 		CUDA_TRY(cudaGetLastError());
 		return 0;
@@ -221,9 +257,10 @@ template <int B> struct RoundKernels16 {
 			return 0;
 		if (!x.holds(round))
 			tile_update16<B, 2><<<x.rows, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT,
-			                                            (short *)x.rowP, x.row0, x.rows);
+			                                            (short *)x.rowP, x.row0, x.rows, -1);
 		tile_update16<B, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
-		        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, x.row0, x.rows);
+		        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, x.row0, x.rows,
+		        next_pivot(x, round));
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -308,6 +345,7 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 		if (k.setup(e, v.dev[g].id, v.npad, sp))
 			return -1;
 	}
+	k.chain = !sp;
 	if (sp) { // one device, level by level
 		const Band x = band_of(v, v.dev[v.first], lanes16);
 		for (int l = 0; l < sp->levels(); l++)

@@ -4,7 +4,10 @@
 // blocks it is given.
 //
 // Round T of npad/B rounds:
-//   phase 1  one CTA runs Floyd-Warshall inside the pivot block (T,T);
+//   phase 1  one CTA runs Floyd-Warshall inside the pivot block (T,T): in
+//            round 0, or where the round scheduler says so, a kernel of its
+//            own; otherwise the CTA of phase 3 of round T-1 that updated
+//            block (T,T), right after it (close_pivot);
 //   phase 2  one CTA per block of pivot row T and pivot column T, each from
 //            the finished pivot block; they also write the two panels phase 3
 //            reads: the pivot column transposed (colT[k][i] = d[i][T*B+k]) and
@@ -45,6 +48,10 @@ constexpr int INF_PACKED = (1 << 22) - 1; // INF while int32 paths are packed
 #define FW_UNROLL 2
 #endif
 constexpr int k_unroll = FW_UNROLL;
+// Rows of the pivot block a phase-3 thread closes at a time (close_pivot_shared).
+#ifndef FW_P1_ROWS
+#define FW_P1_ROWS 4
+#endif
 
 
 // ---- element traits -------------------------------------------------------
@@ -67,92 +74,233 @@ template <> struct Elem<float> {
 
 // ---- phase 1: the pivot block ---------------------------------------------
 
-// Thread (ty,tx) of a TD x TD grid owns rows ty + TD*r and columns tx + TD*c
-// of the block and keeps them in registers.  Step k reads only row k and
-// column k (which step k leaves unchanged, d[k][k] being 0), so after each
-// step the owners publish row and column k+1 to shared memory: one barrier
-// and a few shared-memory accesses per step instead of a pass over the block.
+// TY x TX threads close block (round, round) of d (and p): thread (ty,tx)
+// keeps rows ty*RY .. ty*RY+RY-1 and columns tx*RX .. tx*RX+RX-1 in registers
+// (RY = B/TY, RX = B/TX).  Step k reads only row k and column k (d[k][k] = 0
+// leaves them unchanged), so after step k their owners put row and column
+// k+1 into shared memory, in the copy of the other parity: one barrier per
+// step.  The steps go U at a time (U = max(RY, RX)) so that the owners'
+// registers are named at compile time.  On 16-bit lanes (short) a register
+// holds two neighbouring columns.  Shared memory: p1_smem().
+template <typename T> struct P1Word {
+	using W = T;
+	static constexpr int per = 1;
+};
+template <> struct P1Word<short> {
+	using W = uint32_t;
+	static constexpr int per = 2;
+};
+template <typename T, int B, bool PATHS> __host__ __device__ constexpr size_t p1_smem()
+{
+	return 2 * (size_t)B * (2 * sizeof(T) + (PATHS ? 4 : 0)) + 16;
+}
+
+template <typename T, int B, int TY, int TX, bool PATHS>
+__device__ __forceinline__ void close_pivot(T *__restrict__ d, int32_t *__restrict__ p, int npad,
+                                            int round)
+{
+	using W = typename P1Word<T>::W;
+	constexpr int per = P1Word<T>::per, RY = B / TY, RX = B / TX, RW = RX / per;
+	constexpr int U = RY > RX ? RY : RX;
+	static_assert(RY * TY == B && RX * TX == B && RW * per == RX && U % RY == 0 && U % RX == 0,
+	              "threads must tile the pivot block");
+	static_assert(!PATHS || per == 1, "predecessors are kept on 32 bits");
+	extern __shared__ __align__(16) unsigned char smem[];
+	W(*srow)[B / per] = (W(*)[B / per])smem;             // [2][B/per]: row k
+	T(*scol)[B] = (T(*)[B])(smem + 2 * B * sizeof(T));  // [2][B]: column k
+	int32_t(*sprow)[B] = (int32_t(*)[B])(smem + 4 * B * sizeof(T)); // [2][B]
+	const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+	const size_t base = (size_t)round * B * npad + (size_t)round * B;
+	W v[RY][RW];
+	int32_t pv[PATHS ? RY : 1][PATHS ? RX : 1];
+#pragma unroll
+	for (int r = 0; r < RY; r++) {
+		const size_t row = base + (size_t)(ty * RY + r) * npad + tx * RX;
+#pragma unroll
+		for (int w = 0; w < RW; w++) {
+			v[r][w] = *(const W *)(d + row + w * per);
+			if constexpr (PATHS)
+				pv[r][w] = p[row + w];
+		}
+	}
+	// the element of column c of row r, and the owners' copies of step k
+	auto elem = [&](int r, int c) -> T {
+		if constexpr (per == 1)
+			return v[r][c];
+		else
+			return (T)(v[r][c / 2] >> (16 * (c % 2)));
+	};
+	auto publish = [&](int k, int u, int buf) {
+		if (ty == k / RY) {
+#pragma unroll
+			for (int w = 0; w < RW; w++) {
+				srow[buf][tx * RW + w] = v[u % RY][w];
+				if constexpr (PATHS)
+					sprow[buf][tx * RX + w] = pv[u % RY][w];
+			}
+		}
+		if (tx == k / RX) {
+#pragma unroll
+			for (int r = 0; r < RY; r++)
+				scol[buf][ty * RY + r] = elem(r, u % RX);
+		}
+	};
+	publish(0, 0, 0);
+	__syncthreads();
+#pragma unroll 1
+	for (int k0 = 0; k0 < B; k0 += U) {
+#pragma unroll
+		for (int u = 0; u < U; u++) {
+			const int k = k0 + u, buf = k & 1;
+			T colk[RY];
+			W rowk[RW];
+			int32_t prow[PATHS ? RX : 1];
+#pragma unroll
+			for (int r = 0; r < RY; r++)
+				colk[r] = scol[buf][ty * RY + r];
+#pragma unroll
+			for (int w = 0; w < RW; w++) {
+				rowk[w] = srow[buf][tx * RW + w];
+				if constexpr (PATHS)
+					prow[w] = sprow[buf][tx * RX + w];
+			}
+#pragma unroll
+			for (int r = 0; r < RY; r++)
+#pragma unroll
+				for (int w = 0; w < RW; w++) {
+					if constexpr (per == 2) {
+						const uint32_t a = (uint16_t)colk[r] * 0x10001u;
+						v[r][w] = __viaddmin_s16x2(a, rowk[w], v[r][w]);
+					} else if constexpr (PATHS) {
+						const T s = colk[r] + rowk[w];
+						if (s < v[r][w]) {
+							v[r][w] = s;
+							pv[r][w] = prow[w];
+						}
+					} else {
+						v[r][w] = Elem<T>::relax(colk[r], rowk[w], v[r][w]);
+					}
+				}
+			if (k + 1 < B)
+				publish(k + 1, u + 1, buf ^ 1);
+			__syncthreads();
+		}
+	}
+#pragma unroll
+	for (int r = 0; r < RY; r++) {
+		const size_t row = base + (size_t)(ty * RY + r) * npad + tx * RX;
+#pragma unroll
+		for (int w = 0; w < RW; w++) {
+			*(W *)(d + row + w * per) = v[r][w];
+			if constexpr (PATHS)
+				p[row + w] = pv[r][w];
+		}
+	}
+}
+
+// The same with the block in shared memory, for CTAs whose registers are
+// taken (the 8 x 8 register tile of phase 3): thread (ty,tx) owns rows
+// ty + TY*r and columns tx*RX .. tx*RX+RX-1 of it and is the only one to
+// touch them; row and column k+1 go to their copies as above.  Distances
+// only; shared memory: p1_smem_block().
+template <typename T, int B> __host__ __device__ constexpr size_t p1_smem_block()
+{
+	return (size_t)B * B * sizeof(T) + 4 * (size_t)B * sizeof(T) + 16;
+}
+
+template <typename T, int B, int TY, int TX>
+__device__ __forceinline__ void close_pivot_shared(T *__restrict__ d, int npad, int round)
+{
+	constexpr int RY = B / TY, RX = B / TX, RG = RY < FW_P1_ROWS ? RY : FW_P1_ROWS;
+	static_assert(RY * TY == B && RX * TX == B && RX % 4 == 0 && RY % RG == 0 && sizeof(T) == 4,
+	              "threads must tile the pivot block in 16-byte pieces");
+	extern __shared__ __align__(16) unsigned char smem[];
+	T(*blk)[B] = (T(*)[B])smem;
+	T(*srow)[B] = (T(*)[B])(smem + (size_t)B * B * sizeof(T));
+	T(*scol)[B] = srow + 2;
+	const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+	const size_t base = (size_t)round * B * npad + (size_t)round * B;
+#pragma unroll
+	for (int r = 0; r < RY; r++) {
+		const int i = ty + TY * r;
+#pragma unroll
+		for (int c = 0; c < RX; c += 4)
+			*(int4 *)&blk[i][tx * RX + c] = *(const int4 *)(d + base + (size_t)i * npad + tx * RX + c);
+	}
+	auto publish = [&](int k, int buf) {
+		if (ty == k % TY)
+#pragma unroll
+			for (int c = 0; c < RX; c += 4)
+				*(int4 *)&srow[buf][tx * RX + c] = *(const int4 *)&blk[k][tx * RX + c];
+		if (tx == k / RX)
+#pragma unroll
+			for (int r = 0; r < RY; r++)
+				scol[buf][ty + TY * r] = blk[ty + TY * r][k];
+	};
+	publish(0, 0);
+	__syncthreads();
+	for (int k = 0; k < B; k++) {
+		const int buf = k & 1;
+		T rowk[RX];
+#pragma unroll
+		for (int c = 0; c < RX; c += 4)
+			*(int4 *)&rowk[c] = *(const int4 *)&srow[buf][tx * RX + c];
+		// RG rows at a time: their loads all go before their stores
+#pragma unroll
+		for (int r0 = 0; r0 < RY; r0 += RG) {
+			T a[RG], v[RG][RX];
+#pragma unroll
+			for (int g = 0; g < RG; g++) {
+				const int i = ty + TY * (r0 + g);
+				a[g] = scol[buf][i];
+#pragma unroll
+				for (int c = 0; c < RX; c += 4)
+					*(int4 *)&v[g][c] = *(const int4 *)&blk[i][tx * RX + c];
+			}
+#pragma unroll
+			for (int g = 0; g < RG; g++)
+#pragma unroll
+				for (int c = 0; c < RX; c++)
+					v[g][c] = Elem<T>::relax(a[g], rowk[c], v[g][c]);
+#pragma unroll
+			for (int g = 0; g < RG; g++)
+#pragma unroll
+				for (int c = 0; c < RX; c += 4)
+					*(int4 *)&blk[ty + TY * (r0 + g)][tx * RX + c] = *(const int4 *)&v[g][c];
+		}
+		if (k + 1 < B)
+			publish(k + 1, buf ^ 1);
+		__syncthreads();
+	}
+#pragma unroll
+	for (int r = 0; r < RY; r++) {
+		const int i = ty + TY * r;
+#pragma unroll
+		for (int c = 0; c < RX; c += 4)
+			*(int4 *)(d + base + (size_t)i * npad + tx * RX + c) = *(const int4 *)&blk[i][tx * RX + c];
+	}
+}
+
+// close_pivot as a function of its own, for the tile kernels whose threads
+// hold 64 entries of it (16-bit lanes; the 8 x 8 register tile): the
+// register tile's loop is then allocated more nearly as if it were not there.
+template <typename T, int B, int TY, int TX, bool PATHS>
+__device__ __noinline__ void close_pivot_after(T *d, int32_t *p, int npad, int round)
+{
+	close_pivot<T, B, TY, TX, PATHS>(d, p, npad, round);
+}
+
+// Phase 1 alone: one CTA of p1_dim^2 threads per pivot block.  With pivots
+// (a level of a sparse run), CTA b closes block pivots[b].
 template <int B> __host__ __device__ constexpr int p1_dim() { return B < 32 ? B : 32; }
 
-// With pivots (a level of a sparse run), CTA b closes block pivots[b].
 template <typename T, int B, bool PATHS>
 __global__ void __launch_bounds__(p1_dim<B>() * p1_dim<B>())
 phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round, const int *pivots)
 {
-	constexpr int TD = p1_dim<B>(), RR = B / TD, LD = B + 1;
 	if (pivots)
 		round = pivots[blockIdx.x];
-	extern __shared__ __align__(16) unsigned char smem[];
-	T *sd = (T *)smem;
-	int32_t *sp = (int32_t *)(sd + B * LD);
-	const int tx = threadIdx.x % TD, ty = threadIdx.x / TD;
-	const size_t base = (size_t)round * B * npad + (size_t)round * B;
-	T v[RR][RR];
-	int32_t pv[PATHS ? RR : 1][PATHS ? RR : 1];
-#pragma unroll
-	for (int r = 0; r < RR; r++)
-#pragma unroll
-		for (int c = 0; c < RR; c++) {
-			const int i = ty + TD * r, j = tx + TD * c;
-			v[r][c] = d[base + (size_t)i * npad + j];
-			sd[i * LD + j] = v[r][c];
-			if constexpr (PATHS) {
-				pv[r][c] = p[base + (size_t)i * npad + j];
-				sp[i * LD + j] = pv[r][c];
-			}
-		}
-	__syncthreads();
-	for (int k = 0; k < B; k++) {
-		T colk[RR], rowk[RR];
-		int32_t prow[PATHS ? RR : 1];
-#pragma unroll
-		for (int r = 0; r < RR; r++)
-			colk[r] = sd[(ty + TD * r) * LD + k];
-#pragma unroll
-		for (int c = 0; c < RR; c++) {
-			rowk[c] = sd[k * LD + tx + TD * c];
-			if constexpr (PATHS)
-				prow[c] = sp[k * LD + tx + TD * c];
-		}
-#pragma unroll
-		for (int r = 0; r < RR; r++)
-#pragma unroll
-			for (int c = 0; c < RR; c++) {
-				if constexpr (PATHS) {
-					T s = colk[r] + rowk[c];
-					if (s < v[r][c]) {
-						v[r][c] = s;
-						pv[r][c] = prow[c];
-					}
-				} else {
-					v[r][c] = Elem<T>::relax(colk[r], rowk[c], v[r][c]);
-				}
-			}
-		const int next = k + 1;
-#pragma unroll
-		for (int r = 0; r < RR; r++)
-#pragma unroll
-			for (int c = 0; c < RR; c++) {
-				const int i = ty + TD * r, j = tx + TD * c;
-				// (next,k) and (k,next) are being read this step and did
-				// not change in it: their copies are already current.
-				if ((i == next && j != k) || (j == next && i != k)) {
-					sd[i * LD + j] = v[r][c];
-					if constexpr (PATHS)
-						sp[i * LD + j] = pv[r][c];
-				}
-			}
-		__syncthreads();
-	}
-#pragma unroll
-	for (int r = 0; r < RR; r++)
-#pragma unroll
-		for (int c = 0; c < RR; c++) {
-			const size_t g = base + (size_t)(ty + TD * r) * npad + tx + TD * c;
-			d[g] = v[r][c];
-			if constexpr (PATHS)
-				p[g] = pv[r][c];
-		}
+	close_pivot<T, B, p1_dim<B>(), p1_dim<B>(), PATHS>(d, p, npad, round);
 }
 
 // ---- panels -------------------------------------------------------------------
@@ -254,7 +402,7 @@ template <int B, int R> __host__ __device__ constexpr int tile_min_blocks()
 }
 // Two stages of A and B chunks; afterwards the same memory stages the new
 // predecessors (B x B int32), so it is at least that large.
-template <typename T, int B> constexpr size_t tile_smem()
+template <typename T, int B> __host__ __device__ constexpr size_t tile_smem()
 {
 	size_t chunks = 2 * 2 * (size_t)(B < FW_KC ? B : FW_KC) * B * sizeof(T);
 	return chunks > (size_t)B * B * 4 ? chunks : (size_t)B * B * 4;
@@ -265,13 +413,23 @@ template <typename T, int B> constexpr size_t tile_smem()
 // KIND 2: phase 2; where the device holds row T, CTA b < nb takes block
 //         (T,b); the next rows CTAs take blocks (row0 + b,T).
 // KIND 3: phase 3, CTA (x,y) takes block (row0 + y,x) unless it is in row or
-//         column T.
+//         column T; where it closes block (C,C) afterwards (close = C >= 0:
+//         phase 1 of the next round), CTAs (0,0) and (C,C - row0) trade
+//         places, so that the CTA with the longer work starts first.
 template <int KIND>
-__device__ __forceinline__ bool tile_of(int nb, int round, int row0, int rows, int *I, int *J)
+__device__ __forceinline__ bool tile_of(int nb, int round, int row0, int rows, int *I, int *J,
+                                        int close = -1)
 {
 	if constexpr (KIND == 3) {
-		*I = row0 + blockIdx.y;
-		*J = blockIdx.x;
+		int y = blockIdx.y, x = blockIdx.x;
+		if (close >= 0) {
+			if (x == close && y == close - row0)
+				x = y = 0;
+			else if (x == 0 && y == 0)
+				x = close, y = close - row0;
+		}
+		*I = row0 + y;
+		*J = x;
 		return *I != round && *J != round;
 	} else {
 		const int b = blockIdx.x, nr = holds_row(round, row0, rows) ? nb : 0;
@@ -444,16 +602,54 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 	return finite;
 }
 
-// Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says.
-template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
+// Whether the phase-3 kernel closes the next pivot block itself, and how:
+// in registers (close_pivot) where the tile's threads hold at most 16
+// entries each (and have more than 64 registers for predecessors); with the
+// block in shared memory (close_pivot_shared) for the 8 x 8 register tile of
+// distances, where it fits in the tile's shared memory; otherwise not.  (The
+// 16-bit tile kernel always closes it, in registers.)
+//
+// The 8 x 8 tile's closing in registers is quicker, but the tile's loop then
+// runs 1 to 5% slower (its registers are allocated with the closing's): it
+// pays only where phase 3 is a wave or two and the closing its tail
+// (close_kind_few; bench/gpu.md).
+template <typename T, int B, int R, bool PATHS> __host__ __device__ constexpr int close_kind()
+{
+	return (B / R) * (B / R) >= B * B / 16 && (!PATHS || tile_threads<B, R>() < 1024) ? 1
+	       : !PATHS && p1_smem_block<T, B>() <= tile_smem<T, B>() ? 2
+	                                                                : 0;
+}
+template <typename T, int B, int R, bool PATHS> __host__ __device__ constexpr int close_kind_few()
+{
+	return !PATHS && R == 8 ? 1 : close_kind<T, B, R, PATHS>();
+}
+
+// Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says.  close
+// (phase 3, HOW > 0: close_kind): the CTA that updates block (close, close),
+// the next round's pivot block, then runs phase 1 of that round on it.
+template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, int HOW = 0>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
 tile_update(T *__restrict__ d, int32_t *__restrict__ p, const int32_t *prow, int npad, int round,
-            T *__restrict__ colT, T *__restrict__ rowP, int row0, int rows)
+            T *__restrict__ colT, T *__restrict__ rowP, int row0, int rows, int close)
 {
 	int I, J;
-	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J))
+	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J, close))
 		return;
 	update_block<T, B, R, PATHS, PACKED, KIND>(d, p, prow, npad, round, colT, rowP, I, J);
+	// (tile_of moved block (close, close) to CTA (0,0): nothing else needs
+	// to stay in registers through the update)
+	constexpr int how = HOW;
+	if constexpr (KIND == 3 && how > 0) {
+		if (close >= 0 && blockIdx.x == 0 && blockIdx.y == 0) {
+			__syncthreads(); // the block's writes, and shared memory free
+			if constexpr (how == 1 && R == 8) // 64 entries a thread: a call
+				close_pivot_after<T, B, B / R, B / R, PATHS>(d, p, npad, close);
+			else if constexpr (how == 1)
+				close_pivot<T, B, B / R, B / R, PATHS>(d, p, npad, close);
+			else
+				close_pivot_shared<T, B, B / R, B / R>(d, npad, close);
+		}
+	}
 }
 
 // ---- a level of a sparse run ----------------------------------------------
@@ -722,12 +918,18 @@ __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, 
 template <int B, int KIND>
 __global__ void __launch_bounds__(tile16_threads<B>(), 4)
 tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
-              short *__restrict__ rowP, int row0, int rows)
+              short *__restrict__ rowP, int row0, int rows, int close)
 {
 	int I, J;
-	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J))
+	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J, close))
 		return;
 	update_block16<B, KIND>(d, npad, round, colT2, rowP, I, J);
+	if constexpr (KIND == 3) {
+		if (close >= 0 && blockIdx.x == 0 && blockIdx.y == 0) { // as tile_update
+			__syncthreads();
+			close_pivot_after<short, B, B / 8, B / 16, false>(d, nullptr, npad, close);
+		}
+	}
 }
 
 // A level's phase 2 or 3 in 16-bit lanes, as tile_update_level.
