@@ -23,6 +23,7 @@
 
 static int derive_mode = FWG_DERIVE_AUTO;
 static int schedule = FWG_SCHEDULE_AUTO;
+static int phase1 = FWG_PHASE1_AUTO;
 static int gpus = 1;
 
 static uint64_t mix(uint64_t x)
@@ -105,6 +106,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	o.derive = derive_mode;
 	o.gpus = gpus;
 	o.schedule = schedule;
+	o.phase1 = phase1;
 	struct fwg_timing t;
 	char err[512];
 	std::vector<double> ms;
@@ -147,6 +149,12 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--no-derive")) derive_mode = FWG_DERIVE_NEVER;
 		else if (!strcmp(argv[i], "--rounds")) schedule = FWG_SCHEDULE_ROUNDS;
 		else if (!strcmp(argv[i], "--rows")) schedule = FWG_SCHEDULE_ROWS;
+		else if (!strcmp(argv[i], "--phase1") && i + 1 < argc) {
+			const char *w = argv[++i];
+			phase1 = !strcmp(w, "apart") ? FWG_PHASE1_APART
+			       : !strcmp(w, "registers") ? FWG_PHASE1_REGISTERS
+			       : !strcmp(w, "shared") ? FWG_PHASE1_SHARED : FWG_PHASE1_AUTO;
+		}
 		else if (!strcmp(argv[i], "--header")) {
 			printf("%-8s %-4s %-8s %-6s %-7s %10s %12s %8s\n", "n", "B", "type", "mode", "form",
 			       "kernel_ms", "relax/s", "ceiling");
@@ -154,7 +162,8 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-g GPUS] [-t int32|float32] "
 			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit]\n"
-			                "       [--derive | --no-derive] [--rounds | --rows] | --header\n");
+			                "       [--derive | --no-derive] [--rounds | --rows]\n"
+			                "       [--phase1 auto|apart|registers|shared] | --header\n");
 			return 2;
 		}
 	}

@@ -402,6 +402,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	v.last = ranks ? o->rank + 1 : gpus;
 	v.B = B;
 	v.npad = (int)npad;
+	v.phase1 = o->phase1;
 	for (int g = 0; g < gpus; g++)
 		band(nb, gpus, g, &v.dev[g].row0, &v.dev[g].rows);
 
@@ -765,6 +766,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		t->upload_ms = up > t->upload_ms ? up : t->upload_ms;
 		t->kernel_ms = ker > t->kernel_ms ? ker : t->kernel_ms;
 	}
+	t->phase1 = v.phase1_ran;
 	CUDA_TRY(cudaSetDevice(d0.id));
 	return 0;
 }

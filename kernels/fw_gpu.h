@@ -19,6 +19,11 @@ extern "C" {
 enum { FWG_LANES16_AUTO = 0, FWG_LANES16_NEVER = 1, FWG_LANES16_ALWAYS = 2 };
 enum { FWG_DERIVE_AUTO = 0, FWG_DERIVE_NEVER = 1, FWG_DERIVE_ALWAYS = 2 };
 enum { FWG_SCHEDULE_AUTO = 0, FWG_SCHEDULE_ROUNDS = 1, FWG_SCHEDULE_ROWS = 2 };
+/* Where phase 1 of a round runs (fwg_opts.phase1; the same results every
+ * way): AUTO as the kernels choose; APART a launch of its own every round;
+ * REGISTERS, SHARED in the phase-3 CTA that updated the pivot block the round
+ * before, its registers or its shared memory, where that kernel can. */
+enum { FWG_PHASE1_AUTO = 0, FWG_PHASE1_APART = 1, FWG_PHASE1_REGISTERS = 2, FWG_PHASE1_SHARED = 3 };
 
 /* From this n on, FWG_SCHEDULE_AUTO takes row order where it can. */
 #define FWG_ROW_ORDER_FROM 32768
@@ -86,6 +91,8 @@ struct fwg_opts {
 	 * _AUTO rows from n = FWG_ROW_ORDER_FROM in fwg_solve_panels(), rounds
 	 * in fwg_solve(). */
 	int schedule;
+	/* Tests: where phase 1 runs (FWG_PHASE1_*). */
+	int phase1;
 	/* fwg_solve_panels() on a graph still being read (NULL: the graph is
 	 * whole).  In row order without paths the rounds start on the bands of
 	 * rows as they arrive (fwg_timing.streamed); elsewhere the engine sets
@@ -103,6 +110,9 @@ struct fwg_timing {
 	int lanes16;        /* 1: int32 distances computed in 16-bit lanes;
 	                       -1: tried, a distance came too close to the
 	                       16-bit limit, computed again on 32 bits */
+	int phase1;         /* where phase 1 ran after round 0 (FWG_PHASE1_APART,
+	                       _REGISTERS or _SHARED; in a run on several GPUs,
+	                       process 0's) */
 	int derived;        /* 1: predecessors derived from the final
 	                       distances and the edges into each vertex */
 	int zero_weight;    /* int32 with paths: an edge other than a loop weighs 0 */

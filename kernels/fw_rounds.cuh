@@ -84,12 +84,16 @@ struct RoundKernels {
 	// close_kind says: HOW_FEW where phase 3 of a band is under three waves
 	// of the resident CTAs, HOW_MANY otherwise.
 	bool chain = false;
-	int resident = 0;
+	int resident = 0, force = FWG_PHASE1_AUTO;
 	static constexpr int HOW_MANY = close_kind<T, B, R, PATHS>(),
 	                     HOW_FEW = close_kind_few<T, B, R, PATHS>();
 	int how(const Band &x) const
 	{
-		return !chain ? 0 : (long long)nb * x.rows < 3LL * resident ? HOW_FEW : HOW_MANY;
+		if (!chain)
+			return 0;
+		if (force == FWG_PHASE1_REGISTERS || force == FWG_PHASE1_SHARED)
+			return force == FWG_PHASE1_REGISTERS ? HOW_FEW : HOW_MANY;
+		return (long long)nb * x.rows < 3LL * resident ? HOW_FEW : HOW_MANY;
 	}
 	bool chained(const Band &x, int round) const { return round > 0 && how(x) > 0; }
 	int next_pivot(const Band &x, int round) const
@@ -207,6 +211,8 @@ template <int B> struct RoundKernels16 {
 	size_t s1 = 0, s3 = 0;
 	const Sparse *sp = nullptr;
 	bool chain = false; // as RoundKernels's, always in registers
+	int force = FWG_PHASE1_AUTO; // (no other way here)
+	int how(const Band &) const { return chain ? 1 : 0; }
 	bool chained(const Band &, int round) const { return chain && round > 0; }
 	int next_pivot(const Band &x, int round) const
 	{
@@ -345,7 +351,13 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 		if (k.setup(e, v.dev[g].id, v.npad, sp))
 			return -1;
 	}
-	k.chain = !sp;
+	k.chain = !sp && v.phase1 != FWG_PHASE1_APART;
+	k.force = v.phase1;
+	if (!sp) {
+		const int how = k.how(band_of(v, v.dev[v.first], lanes16));
+		v.phase1_ran = how == 1 ? FWG_PHASE1_REGISTERS : how == 2 ? FWG_PHASE1_SHARED
+		                                                          : FWG_PHASE1_APART;
+	}
 	if (sp) { // one device, level by level
 		const Band x = band_of(v, v.dev[v.first], lanes16);
 		for (int l = 0; l < sp->levels(); l++)

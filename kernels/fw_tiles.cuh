@@ -610,7 +610,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 // 16-bit tile kernel always closes it, in registers.)
 //
 // The 8 x 8 tile's closing in registers is quicker, but the tile's loop then
-// runs 1 to 5% slower (its registers are allocated with the closing's): it
+// runs 2 to 5% slower (its registers are allocated with the closing's): it
 // pays only where phase 3 is a wave or two and the closing its tail
 // (close_kind_few; bench/gpu.md).
 template <typename T, int B, int R, bool PATHS> __host__ __device__ constexpr int close_kind()

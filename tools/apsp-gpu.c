@@ -383,6 +383,15 @@ int main(int argc, char **argv)
 		o.schedule = FWG_SCHEDULE_ROUNDS;
 	else if (sched && !strcmp(sched, "rows"))
 		o.schedule = FWG_SCHEDULE_ROWS;
+	/* Tests: where phase 1 runs, "apart", "registers" or "shared" (the
+	 * same results every way). */
+	const char *p1 = getenv("APSP_PHASE1");
+	if (p1 && !strcmp(p1, "apart"))
+		o.phase1 = FWG_PHASE1_APART;
+	else if (p1 && !strcmp(p1, "registers"))
+		o.phase1 = FWG_PHASE1_REGISTERS;
+	else if (p1 && !strcmp(p1, "shared"))
+		o.phase1 = FWG_PHASE1_SHARED;
 	int c, order = ORDER_AUTO, gpus = 0;
 
 	tool_init("apsp-gpu", argc, argv);
@@ -635,7 +644,10 @@ int main(int argc, char **argv)
 	else if (t.gpus < o.gpus)
 		snprintf(on, sizeof on, " (%d GPU%s of %d: %s)", t.gpus, t.gpus > 1 ? "s" : "", o.gpus,
 		         o.skip ? "sparse runs use one" : "fewer block rows than GPUs");
-	tool_info("%s%s: n %llu, B %d, %s%s, %s%s, %s, %s, deflate %s: kernels %.1f ms "
+	const char *p1where = t.phase1 == FWG_PHASE1_REGISTERS ? "in phase 3's registers"
+	                 : t.phase1 == FWG_PHASE1_SHARED  ? "in phase 3's shared memory"
+	                                                  : "apart";
+	tool_info("%s%s: n %llu, B %d, %s%s, %s%s, phase 1 %s, %s, %s, deflate %s: kernels %.1f ms "
 	          "(%.3g dense relaxations/s), "
 	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
 	          "device wait %.3f s, solve %.3f s (%s), "
@@ -644,7 +656,8 @@ int main(int argc, char **argv)
 	          t.device_name, on, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
-	          : t.packed ? "packed" : "plain", t.derived ? ", predecessors derived" : "", why, skipped, st_engine(), t.kernel_ms,
+	          : t.packed ? "packed" : "plain", t.derived ? ", predecessors derived" : "", p1where, why,
+	          skipped, st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
 	          chains, res.sink_s, res.write_s, res.spool_wait_s,

@@ -151,8 +151,35 @@ expect_true "killed part-way: no output file, no temporary file, no process left
 	! pgrep -f "apsp-gpu -T 1 -z 9 $T/kill/big" >/dev/null'
 expect_true "provenance appended" '$gpu $T/g | "$BIN/bin2mtx" | grep -q "ID:apsp-gpu"'
 
+# Phase 1 after round 0 runs where phase 3 closes the next pivot block (in
+# its registers or its shared memory) or in a launch of its own: the same
+# results every way.
+$g -n 700 -d 20 -s 5 --negative -o "$T/p1g"
+$g -n 700 -d 20 -s 6 -o "$T/p1h"
+$g -n 700 -d 30 -s 5 -t float32 --negative -o "$T/p1f"
+for w in apart registers shared; do
+	export APSP_PHASE1=$w
+	check "phase 1 $w: int32, 32 bits" "$T/p1g" 0 -B 64 --no-16bit
+	check "phase 1 $w: int32, 32 bits, B = 128" "$T/p1g" 0 -B 128 --no-16bit --no-paths
+	check "phase 1 $w: int32, 16-bit lanes" "$T/p1h" 0 -B 64 --16bit --no-paths
+	check "phase 1 $w: int32 paths, B = 32" "$T/p1g" 0 -B 32
+	check "phase 1 $w: float32" "$T/p1f" 1e-4 -B 64
+	unset APSP_PHASE1
+done
+expect_true "-v says where phase 1 ran" \
+	'APSP_PHASE1=shared $gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 in phase 3.s shared memory" &&
+	APSP_PHASE1=apart $gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 apart" &&
+	$gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 in phase 3.s registers"'
+
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	$g -n 150 -d 20 -s 3 --negative -o "$T/g"
+	for w in registers shared; do
+		expect_true "compute-sanitizer memcheck and racecheck clean, phase 1 in $w" \
+			'for t in memcheck racecheck; do APSP_PHASE1=$w APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool $t $gpu -B 64 --no-16bit --no-paths $T/g >/dev/null || exit 1; done'
+	done
+	$g -n 300 -d 20 -s 7 -o "$T/g16"
+	expect_true "compute-sanitizer racecheck clean, 16-bit lanes" \
+		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool racecheck $gpu -B 64 --16bit --no-paths $T/g16 >/dev/null' 
 	for m in "" --no-paths; do
 		expect_true "compute-sanitizer memcheck clean ${m:-paths}" \
 			'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool memcheck $gpu -B 64 $m $T/g >/dev/null'
