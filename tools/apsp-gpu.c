@@ -647,21 +647,22 @@ int main(int argc, char **argv)
 	const char *p1where = t.phase1 == FWG_PHASE1_REGISTERS ? "in phase 3's registers"
 	                 : t.phase1 == FWG_PHASE1_SHARED  ? "in phase 3's shared memory"
 	                                                  : "apart";
-	tool_info("%s%s: n %llu, B %d, %s%s, %s%s, phase 1 %s, %s, %s, deflate %s: kernels %.1f ms "
+	tool_info("%s%s: n %llu, B %d, %s%s, %s%s, %s, %s, deflate %s: kernels %.1f ms "
 	          "(%.3g dense relaxations/s), "
 	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
 	          "device wait %.3f s, solve %.3f s (%s), "
 	          "panels: %.3f s on the host (%.3f s compressing, %.3f s of it the predecessors "
-	          "after the distances), %.3f s waiting for the device; rest written %.3f s",
+	          "after the distances), %.3f s waiting for the device; rest written %.3f s; "
+	          "phase 1 %s",
 	          t.device_name, on, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
-	          : t.packed ? "packed" : "plain", t.derived ? ", predecessors derived" : "", p1where, why,
+	          : t.packed ? "packed" : "plain", t.derived ? ", predecessors derived" : "", why,
 	          skipped, st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
 	          chains, res.sink_s, res.write_s, res.spool_wait_s,
-	          t.download_ms * 1e-3 - res.sink_s, t3 - t2);
+	          t.download_ms * 1e-3 - res.sink_s, t3 - t2, p1where);
 	tool_done(EXIT_OK);
 	ranks_finish();
 	st_header_free(&h);
