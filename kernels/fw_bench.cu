@@ -151,9 +151,14 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--rows")) schedule = FWG_SCHEDULE_ROWS;
 		else if (!strcmp(argv[i], "--phase1") && i + 1 < argc) {
 			const char *w = argv[++i];
-			phase1 = !strcmp(w, "apart") ? FWG_PHASE1_APART
+			phase1 = !strcmp(w, "auto") ? FWG_PHASE1_AUTO
+			       : !strcmp(w, "apart") ? FWG_PHASE1_APART
 			       : !strcmp(w, "registers") ? FWG_PHASE1_REGISTERS
-			       : !strcmp(w, "shared") ? FWG_PHASE1_SHARED : FWG_PHASE1_AUTO;
+			       : !strcmp(w, "shared") ? FWG_PHASE1_SHARED : -1;
+			if (phase1 < 0) {
+				fprintf(stderr, "fw-kernel-bench: --phase1 %s: auto, apart, registers or shared\n", w);
+				return 2;
+			}
 		}
 		else if (!strcmp(argv[i], "--header")) {
 			printf("%-8s %-4s %-8s %-6s %-7s %10s %12s %8s\n", "n", "B", "type", "mode", "form",

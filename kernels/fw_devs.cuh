@@ -185,8 +185,8 @@ struct Devs {
 	Dev dev[MAX_GPUS];
 	int count = 1, first = 0, last = 1;
 	int B = 0, npad = 0;
-	int phase1 = 0;     // FWG_PHASE1_*: as asked
-	int phase1_ran = 1; // ... and where it ran (run_rounds_with), APART unless said
+	int phase1 = FWG_PHASE1_AUTO;      // as asked
+	int phase1_ran = FWG_PHASE1_APART; // ... and where it ran (run_rounds_with)
 	Dev &holder(int round)
 	{
 		for (int g = 0; g < count; g++)

@@ -357,6 +357,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 {
 	Err e{errbuf, errlen};
 	memset(t, 0, sizeof *t);
+	t->phase1 = FWG_PHASE1_APART;
 	const int B = o->block ? o->block : fwg_choose_block(n, o->type, o->paths, o->lanes16, o->skip);
 	t->block = B;
 	t->gpus = 1;

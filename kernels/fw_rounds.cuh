@@ -72,19 +72,30 @@ struct Band {
 	bool takes_pivot(int round) const { return pivot_done || holds(round); }
 };
 
+// Where phase 1 runs after round 0 (run_rounds_with sets chain and force).
+// With how > 0 (close_kind), phase 3 of round T closes pivot block T+1
+// where the band holds it, and round T+1 runs no phase 1 of its own: every
+// round in order, each band's after() before its next before().
+struct PivotChain {
+	bool chain = false;
+	int force = FWG_PHASE1_AUTO; // FWG_PHASE1_*, as asked
+	static bool chained(int how, int round) { return round > 0 && how > 0; }
+	static int next_pivot(int how, const Band &x, int round, int nb)
+	{
+		return how > 0 && round + 1 < nb && x.holds(round + 1) ? round + 1 : -1;
+	}
+};
+
 // The 32-bit kernels (int32 or float32, with or without predecessors).
 template <typename T, int B, int R, bool PATHS, bool PACKED>
-struct RoundKernels {
+struct RoundKernels : PivotChain {
 	int npad = 0, nb = 0, t1 = 0, t3 = 0, g3 = 0;
 	size_t s1 = 0, s3 = 0;
 	const Sparse *sp = nullptr;
-	// Phase 3 of round T closes pivot block T+1 where the band holds it,
-	// and round T+1 runs no phase 1 of its own (run_rounds_with: every round
-	// in order, each band's after() before its next before()); how, as
-	// close_kind says: HOW_FEW where phase 3 of a band is under three waves
-	// of the resident CTAs, HOW_MANY otherwise.
-	bool chain = false;
-	int resident = 0, force = FWG_PHASE1_AUTO;
+	// How phase 3 closes the next pivot block (close_kind): HOW_FEW where
+	// phase 3 of a band is under three waves of the resident CTAs, HOW_MANY
+	// otherwise.
+	int resident = 0;
 	static constexpr int HOW_MANY = close_kind<T, B, R, PATHS>(),
 	                     HOW_FEW = close_kind_few<T, B, R, PATHS>();
 	int how(const Band &x) const
@@ -94,11 +105,6 @@ struct RoundKernels {
 		if (force == FWG_PHASE1_REGISTERS || force == FWG_PHASE1_SHARED)
 			return force == FWG_PHASE1_REGISTERS ? HOW_FEW : HOW_MANY;
 		return (long long)nb * x.rows < 3LL * resident ? HOW_FEW : HOW_MANY;
-	}
-	bool chained(const Band &x, int round) const { return round > 0 && how(x) > 0; }
-	int next_pivot(const Band &x, int round) const
-	{
-		return how(x) > 0 && round + 1 < nb && x.holds(round + 1) ? round + 1 : -1;
 	}
 
 	// Launch attributes on device id (current); fails where the blocking
@@ -135,7 +141,7 @@ struct RoundKernels {
 	int before(Err e, const Band &x, int round) const
 	{
 		T *d = (T *)x.d;
-		if (x.holds(round) && !chained(x, round))
+		if (x.holds(round) && !chained(how(x), round))
 			phase1<T, B, PATHS><<<1, t1, s1, x.s>>>(d, x.p, npad, round, nullptr);
 		if (nb > 1) {
 			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
@@ -160,14 +166,13 @@ struct RoundKernels {
 			tile_update<T, B, R, PATHS, PACKED, 2><<<x.rows, t3, s3, x.s>>>(
 			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows, -1);
 		const dim3 g3d(nb, x.rows);
-		if (how(x) == HOW_FEW)
+		const int h = how(x), close = next_pivot(h, x, round, nb);
+		if (h == HOW_FEW)
 			tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW><<<g3d, t3, s3, x.s>>>(
-			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows,
-			        next_pivot(x, round));
+			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows, close);
 		else
 			tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY><<<g3d, t3, s3, x.s>>>(
-			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows,
-			        next_pivot(x, round));
+			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows, close);
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -206,18 +211,11 @@ struct RoundKernels {
 
 // The same on 16-bit lanes (distances only; B = 64 or 128): the band's d
 // is the 16-bit matrix, colT holds each entry twice (fw_tiles.cuh).
-template <int B> struct RoundKernels16 {
+template <int B> struct RoundKernels16 : PivotChain {
 	int npad = 0, nb = 0, t1 = 0, t3 = 0, g3 = 0;
 	size_t s1 = 0, s3 = 0;
 	const Sparse *sp = nullptr;
-	bool chain = false; // as RoundKernels's, always in registers
-	int force = FWG_PHASE1_AUTO; // (no other way here)
-	int how(const Band &) const { return chain ? 1 : 0; }
-	bool chained(const Band &, int round) const { return chain && round > 0; }
-	int next_pivot(const Band &x, int round) const
-	{
-		return chain && round + 1 < nb && x.holds(round + 1) ? round + 1 : -1;
-	}
+	int how(const Band &) const { return chain ? 1 : 0; } // always in registers
 
 	int setup(Err e, int id, int npad_, const Sparse *sp_)
 	{
@@ -241,7 +239,7 @@ template <int B> struct RoundKernels16 {
 	int before(Err e, const Band &x, int round) const
 	{
 		short *d = (short *)x.d;
-		if (x.holds(round) && !chained(x, round))
+		if (x.holds(round) && !chained(how(x), round))
 			phase1<short, B, false><<<1, t1, s1, x.s>>>(d, nullptr, npad, round, nullptr);
 		if (nb > 1) {
 			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
@@ -266,7 +264,7 @@ template <int B> struct RoundKernels16 {
 			                                            (short *)x.rowP, x.row0, x.rows, -1);
 		tile_update16<B, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
 		        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, x.row0, x.rows,
-		        next_pivot(x, round));
+		        next_pivot(how(x), x, round, nb));
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}

@@ -48,10 +48,6 @@ constexpr int INF_PACKED = (1 << 22) - 1; // INF while int32 paths are packed
 #define FW_UNROLL 2
 #endif
 constexpr int k_unroll = FW_UNROLL;
-// Rows of the pivot block a phase-3 thread closes at a time (close_pivot_shared).
-#ifndef FW_P1_ROWS
-#define FW_P1_ROWS 4
-#endif
 
 
 // ---- element traits -------------------------------------------------------
@@ -211,7 +207,8 @@ template <typename T, int B> __host__ __device__ constexpr size_t p1_smem_block(
 template <typename T, int B, int TY, int TX>
 __device__ __forceinline__ void close_pivot_shared(T *__restrict__ d, int npad, int round)
 {
-	constexpr int RY = B / TY, RX = B / TX, RG = RY < FW_P1_ROWS ? RY : FW_P1_ROWS;
+	// RG rows at a time (8 spilled the float32 tile kernel's registers)
+	constexpr int RY = B / TY, RX = B / TX, RG = RY < 4 ? RY : 4;
 	static_assert(RY * TY == B && RX * TX == B && RX % 4 == 0 && RY % RG == 0 && sizeof(T) == 4,
 	              "threads must tile the pivot block in 16-byte pieces");
 	extern __shared__ __align__(16) unsigned char smem[];
@@ -638,13 +635,12 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, const int32_t *prow, int
 	update_block<T, B, R, PATHS, PACKED, KIND>(d, p, prow, npad, round, colT, rowP, I, J);
 	// (tile_of moved block (close, close) to CTA (0,0): nothing else needs
 	// to stay in registers through the update)
-	constexpr int how = HOW;
-	if constexpr (KIND == 3 && how > 0) {
+	if constexpr (KIND == 3 && HOW > 0) {
 		if (close >= 0 && blockIdx.x == 0 && blockIdx.y == 0) {
 			__syncthreads(); // the block's writes, and shared memory free
-			if constexpr (how == 1 && R == 8) // 64 entries a thread: a call
+			if constexpr (HOW == 1 && R == 8) // 64 entries a thread: a call
 				close_pivot_after<T, B, B / R, B / R, PATHS>(d, p, npad, close);
-			else if constexpr (how == 1)
+			else if constexpr (HOW == 1)
 				close_pivot<T, B, B / R, B / R, PATHS>(d, p, npad, close);
 			else
 				close_pivot_shared<T, B, B / R, B / R>(d, npad, close);
