@@ -1,7 +1,7 @@
 // fw_bench.cu - time the GPU engine alone, without streams or tools.
 //
 //   fw-kernel-bench -n 20000 [-B 128] [-p] [-g GPUS] [-t float32] [-r REPS] [--check]
-//                   [--rounds | --rows]
+//                   [--rounds | --rows] [--no-lookahead]
 //   (without -B, or -B 0: the engine chooses the blocking factor)
 //
 // Builds a random graph on the host (each ordered pair an edge with
@@ -24,6 +24,7 @@
 static int derive_mode = FWG_DERIVE_AUTO;
 static int schedule = FWG_SCHEDULE_AUTO;
 static int phase1 = FWG_PHASE1_AUTO;
+static int lookahead = FWG_LOOKAHEAD_AUTO;
 static int gpus = 1;
 
 static uint64_t mix(uint64_t x)
@@ -107,6 +108,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	o.gpus = gpus;
 	o.schedule = schedule;
 	o.phase1 = phase1;
+	o.lookahead = lookahead;
 	struct fwg_timing t;
 	char err[512];
 	std::vector<double> ms;
@@ -123,7 +125,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %s, %zu runs, min %.2f ms)\n", n, t.block,
 	       o.type == ST_INT32 ? "int32" : "float32", paths ? "paths" : "dist",
 	       t.derived ? (t.lanes16 == 1 ? "16bit+derive" : "derive") : t.lanes16 == 1 ? "16bit" : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
-	       t.row_bands ? "row order" : "rounds",
+	       t.row_bands ? "row order" : t.lookahead ? "rounds, lookahead" : "rounds",
 	       ms.size(), ms[0]);
 	return do_check ? check(w, d, p, n, paths) : 0;
 }
@@ -149,6 +151,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--no-derive")) derive_mode = FWG_DERIVE_NEVER;
 		else if (!strcmp(argv[i], "--rounds")) schedule = FWG_SCHEDULE_ROUNDS;
 		else if (!strcmp(argv[i], "--rows")) schedule = FWG_SCHEDULE_ROWS;
+		else if (!strcmp(argv[i], "--no-lookahead")) lookahead = FWG_LOOKAHEAD_NEVER;
 		else if (!strcmp(argv[i], "--phase1") && i + 1 < argc) {
 			const char *w = argv[++i];
 			phase1 = !strcmp(w, "auto") ? FWG_PHASE1_AUTO
@@ -167,7 +170,7 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-g GPUS] [-t int32|float32] "
 			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit]\n"
-			                "       [--derive | --no-derive] [--rounds | --rows]\n"
+			                "       [--derive | --no-derive] [--rounds | --rows] [--no-lookahead]\n"
 			                "       [--phase1 auto|apart|registers|shared] | --header\n");
 			return 2;
 		}

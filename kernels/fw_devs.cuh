@@ -108,6 +108,15 @@ struct InEdges {
 
 constexpr int MAX_GPUS = 16;
 
+// One device in core: the second stream and pair of panels of the rounds
+// with lookahead (fw_rounds.cuh, rounds_ahead); s stays null where the run
+// has no room for them or is not to look ahead.
+struct Ahead {
+	cudaStream_t s = nullptr;
+	void *colT = nullptr, *rowP = nullptr;
+	cudaEvent_t phase2 = nullptr, rest = nullptr; // recorded on s and on the first stream
+};
+
 // The communicators of the process's devices (fwg_init), kept for later runs;
 // or, one process of several (fwg_init_rank), its one device's.
 struct Group {
@@ -130,6 +139,7 @@ struct Dev {
 	void *relay[2] = {nullptr, nullptr}; // process 0 of several: other bands' rows
 	Sparse sparse;
 	InEdges ie;
+	Ahead ahead;
 	cudaStream_t s = nullptr;
 	cudaEvent_t ev[3] = {};  // upload start, kernels start, kernels end
 	cudaEvent_t done[2] = {}; // a staging buffer's copy finished
@@ -158,6 +168,13 @@ struct Dev {
 				cudaEventDestroy(x);
 		if (s)
 			cudaStreamDestroy(s);
+		cudaFree(ahead.colT);
+		cudaFree(ahead.rowP);
+		for (auto x : {ahead.phase2, ahead.rest})
+			if (x)
+				cudaEventDestroy(x);
+		if (ahead.s)
+			cudaStreamDestroy(ahead.s);
 	}
 	bool holds(int round) const { return round >= row0 && round < row0 + rows; }
 	// Where row 0 of the whole matrix would be, so that the kernels index
@@ -187,6 +204,7 @@ struct Devs {
 	int B = 0, npad = 0;
 	int phase1 = FWG_PHASE1_AUTO;      // as asked
 	int phase1_ran = FWG_PHASE1_APART; // ... and where it ran (run_rounds_with)
+	bool ahead_ran = false;            // the rounds ran with lookahead (rounds_ahead)
 	Dev &holder(int round)
 	{
 		for (int g = 0; g < count; g++)
@@ -294,21 +312,32 @@ int sync_all(Err e, Devs &v)
 	return 0;
 }
 
-// Facts each device of this process left in its scratch[0 .. count - 1],
-// summed (or their maximum taken) over every device of the run, into out.
-int combine(Err e, Devs &v, int count, bool sum, unsigned long long *out)
+// Facts each device of this process left in its scratch[at .. at + count
+// - 1], summed (or their maximum taken) over every device of the run, in
+// place, on the devices' streams.
+int reduce_scratch(Err e, Devs &v, int at, int count, bool sum)
 {
 #ifdef APSP_NCCL
 	if (v.count > 1) {
 		NCCL_TRY(ncclGroupStart());
 		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
-			NCCL_TRY(ncclAllReduce(x.scratch, x.scratch, count, ncclUint64, sum ? ncclSum : ncclMax,
-			                       x.comm, x.s));
+			NCCL_TRY(ncclAllReduce(x.scratch + at, x.scratch + at, count, ncclUint64,
+			                       sum ? ncclSum : ncclMax, x.comm, x.s));
 		}
 		NCCL_TRY(ncclGroupEnd());
 	}
+#else
+	(void)e, (void)v, (void)at, (void)count, (void)sum;
 #endif
+	return 0;
+}
+
+// ... scratch[0 .. count - 1] so, into out.
+int combine(Err e, Devs &v, int count, bool sum, unsigned long long *out)
+{
+	if (reduce_scratch(e, v, 0, count, sum))
+		return -1;
 	Dev &x = v.dev[v.first];
 	CUDA_TRY(cudaSetDevice(x.id));
 	CUDA_TRY(cudaMemcpyAsync(out, x.scratch, count * sizeof *out, cudaMemcpyDeviceToHost, x.s));

@@ -370,6 +370,11 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		return fail(e, "%llu vertices is more than this engine handles", (unsigned long long)n);
 	const bool is_int = o->type == ST_INT32;
 	const bool paths = o->paths != 0;
+	// int32 paths where 16-bit lanes are tried: distances in them, then
+	// predecessors derived from the distances and the edges into each vertex.
+	const int lanes16 = paths && o->derive == FWG_DERIVE_ALWAYS ? FWG_LANES16_ALWAYS : o->lanes16;
+	const bool may16 = is_int && use_lanes16(n, lanes16) && (B == 64 || B == 128)
+	                   && (!paths || o->derive != FWG_DERIVE_NEVER);
 	const uint64_t nb = npad / B;
 
 	// Several GPUs for dense runs only, each with a block row at least.
@@ -522,6 +527,28 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			for (auto &r : x.relay)
 				CUDA_TRY(cudaMalloc(&r, staging.bytes));
 	}
+	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
+	// to spare), allocated with the rest: without it they are not.
+	bool have16 = false;
+	if (may16 && !ooc && alloc16(e, v, &have16))
+		return -1;
+	// One device in core, every block every round: the rounds with
+	// lookahead (fw_rounds.cuh), where the second pair of panels fits.
+	if (gpus == 1 && !ranks && !ooc && !o->skip && o->lookahead != FWG_LOOKAHEAD_NEVER
+	    && nb > 2) {
+		Ahead &a = v.dev[0].ahead;
+		int least = 0, greatest = 0;
+		CUDA_TRY(cudaSetDevice(v.dev[0].id));
+		if (cudaMalloc(&a.colT, pbytes) == cudaSuccess
+		    && cudaMalloc(&a.rowP, pbytes) == cudaSuccess) {
+			CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+			CUDA_TRY(cudaStreamCreateWithPriority(&a.s, cudaStreamNonBlocking, greatest));
+			CUDA_TRY(cudaEventCreateWithFlags(&a.phase2, cudaEventDisableTiming));
+			CUDA_TRY(cudaEventCreateWithFlags(&a.rest, cudaEventDisableTiming));
+		} else {
+			cudaGetLastError(); // the rounds without it
+		}
+	}
 	// A graph still being read (o->feed): in row order without paths the
 	// rounds start on its first bands (fw_roworder.cuh); elsewhere the
 	// whole graph and the caller's verdict come first.
@@ -644,14 +671,10 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		rc = plan_levels(e, d0, *sp, (int)nb, (int)npad, B);
 		t->levels = sp->levels();
 	}
-	// int32 paths where 16-bit lanes are tried: distances in them, then
-	// predecessors derived from the distances and the edges into each vertex.
 	const int inf_dev = packed ? INF_PACKED : ST_INF_I32;
-	const int lanes16 = paths && o->derive == FWG_DERIVE_ALWAYS ? FWG_LANES16_ALWAYS : o->lanes16;
 	int derive16 = 0, derive32 = 0;
-	if (rc == 0 && is_int && paths && o->derive != FWG_DERIVE_NEVER && use_lanes16(n, lanes16)
-	    && (B == 64 || B == 128))
-		rc = list_in_edges_all<int>(e, v, (int)n, inf_dev, 2, true, &derive16);
+	if (rc == 0 && may16 && paths && have16)
+		rc = list_in_edges_all<int>(e, v, (int)n, inf_dev, 2, &derive16);
 	if (rc == 0 && !is_int && paths && o->derive != FWG_DERIVE_NEVER
 	    && (o->derive == FWG_DERIVE_ALWAYS || n > 2048)) {
 		// float32: distances on the plain kernel, then predecessors derived,
@@ -668,7 +691,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		if (combine(e, v, 1, false, &any))
 			return -1;
 		if (!any)
-			rc = list_in_edges_all<float>(e, v, (int)n, __builtin_inff(), 4, false, &derive32);
+			rc = list_in_edges_all<float>(e, v, (int)n, __builtin_inff(), 4, &derive32);
 	}
 	// What the sink may read (rows in row order reach it from the 16-bit
 	// run itself): as if the 16-bit run stands, then as it came out.
@@ -677,7 +700,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		t->derived = (derive16 && lanes == 1) || derive32;
 		t->chains_sure = t->derived && is_int && !t->zero_weight;
 	};
-	const bool tries16 = is_int && (!paths || derive16) && use_lanes16(n, lanes16);
+	const bool tries16 = may16 && have16 && (!paths || derive16);
 	choices(tries16 && rw ? 1 : 0);
 	if (rc == 0 && tries16)
 		rc = try16(e, v, (int)n, inf_dev, sp, derive16, rw, &done);
@@ -768,6 +791,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		t->kernel_ms = ker > t->kernel_ms ? ker : t->kernel_ms;
 	}
 	t->phase1 = v.phase1_ran;
+	t->lookahead = v.ahead_ran;
 	CUDA_TRY(cudaSetDevice(d0.id));
 	return 0;
 }

@@ -24,6 +24,11 @@ enum { FWG_SCHEDULE_AUTO = 0, FWG_SCHEDULE_ROUNDS = 1, FWG_SCHEDULE_ROWS = 2 };
  * REGISTERS, SHARED in the phase-3 CTA that updated the pivot block the round
  * before, its registers or its shared memory, where that kernel can. */
 enum { FWG_PHASE1_AUTO = 0, FWG_PHASE1_APART = 1, FWG_PHASE1_REGISTERS = 2, FWG_PHASE1_SHARED = 3 };
+/* Lookahead (fwg_opts.lookahead; the same results either way): AUTO where it
+ * can (one GPU, in core, every block every round, rounds in turn: each
+ * round's phase 3 in two parts, the next round's phases 1 and 2 beside the
+ * second); NEVER not. */
+enum { FWG_LOOKAHEAD_AUTO = 0, FWG_LOOKAHEAD_NEVER = 1 };
 
 /* From this n on, FWG_SCHEDULE_AUTO takes row order where it can. */
 #define FWG_ROW_ORDER_FROM 32768
@@ -93,6 +98,8 @@ struct fwg_opts {
 	int schedule;
 	/* Tests: where phase 1 runs (FWG_PHASE1_*). */
 	int phase1;
+	/* Tests and benchmarks: FWG_LOOKAHEAD_*. */
+	int lookahead;
 	/* fwg_solve_panels() on a graph still being read (NULL: the graph is
 	 * whole).  In row order without paths the rounds start on the bands of
 	 * rows as they arrive (fwg_timing.streamed); elsewhere the engine sets
@@ -113,6 +120,7 @@ struct fwg_timing {
 	int phase1;         /* where phase 1 ran after round 0 (FWG_PHASE1_APART,
 	                       _REGISTERS or _SHARED; in a run on several GPUs,
 	                       process 0's) */
+	int lookahead;      /* 1: the rounds ran with lookahead (FWG_LOOKAHEAD_AUTO) */
 	int derived;        /* 1: predecessors derived from the final
 	                       distances and the edges into each vertex */
 	int zero_weight;    /* int32 with paths: an edge other than a loop weighs 0 */

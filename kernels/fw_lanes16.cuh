@@ -10,28 +10,31 @@
 
 namespace {
 
-// The largest entry below limit of every device's rows (lanes16: of the
-// 16-bit matrices), into *out.
-int max_entry(Err e, Devs &v, bool lanes16, int limit, int *out)
+// The 16-bit matrices, where every device of the run has room for its own
+// with 64 MiB to spare (*ok); allocated with the run's other buffers, before
+// the kernels' time starts.
+int alloc16(Err e, Devs &v, bool *ok)
 {
+	bool short_of[MAX_GPUS] = {}, none = false;
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
-		const size_t count = x.count(v.B, v.npad);
+		const size_t bytes = x.count(v.B, v.npad) * 2;
+		size_t free_b = 0, total_b = 0;
 		CUDA_TRY(cudaSetDevice(x.id));
-		CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
-		if (count == 0)
-			continue;
-		if (lanes16)
-			max_below<short><<<1024, 256, 0, x.s>>>(x.d16, count, limit, (int *)x.scratch);
-		else
-			max_below<int><<<1024, 256, 0, x.s>>>((const int *)x.d, count, limit,
-			                                      (int *)x.scratch);
-		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+		if (bytes + (64 << 20) > free_b || cudaMalloc(&x.d16, bytes) != cudaSuccess) {
+			cudaGetLastError();
+			short_of[g] = true;
+		}
 	}
-	unsigned long long m = 0;
-	if (combine(e, v, 1, false, &m))
+	if (any_of(e, v, short_of, &none))
 		return -1;
-	*out = (int)m;
+	for (int g = v.first; g < v.last && none; g++) {
+		cudaSetDevice(v.dev[g].id);
+		cudaFree(v.dev[g].d16);
+		v.dev[g].d16 = nullptr;
+	}
+	*ok = !none;
 	return 0;
 }
 
@@ -49,43 +52,27 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 {
 	*done = 0;
 	const int B = v.B;
-	if (B != 64 && B != 128)
-		return 0;
 	const bool as_read = rw && rw->feed;
-	int wmax = 0, dmax = 0, rc = 0;
-	if (!as_read && max_entry(e, v, false, inf, &wmax)) // the largest weight
-		return -1;
-	if (wmax >= INF16 / 4)
-		return 0;
-	bool short_of[MAX_GPUS] = {}, no_room = false;
-	for (int g = v.first; g < v.last; g++) {
-		Dev &x = v.dev[g];
-		size_t free_b = 0, total_b = 0;
-		CUDA_TRY(cudaSetDevice(x.id));
-		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-		if (x.count(B, v.npad) * 2 + (64 << 20) > free_b
-		    || cudaMalloc(&x.d16, x.count(B, v.npad) * 2) != cudaSuccess) {
-			cudaGetLastError();
-			short_of[g] = true;
-		}
-	}
-	if (any_of(e, v, short_of, &no_room))
-		return -1;
-	if (no_room) { // the 32-bit run it is
-		for (int g = v.first; g < v.last; g++) {
-			cudaSetDevice(v.dev[g].id);
-			cudaFree(v.dev[g].d16);
-			v.dev[g].d16 = nullptr;
-		}
-		return 0;
-	}
+	int wmax = 0, rc = 0;
+	// the weights into 16-bit lanes, and the largest of them
 	for (int g = v.first; g < v.last && !as_read; g++) {
 		Dev &x = v.dev[g];
 		const size_t count = x.count(B, v.npad);
 		CUDA_TRY(cudaSetDevice(x.id));
-		to16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>((const int *)x.d, x.d16, count);
+		CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
+		if (count)
+			to16_max<<<1024, 256, 0, x.s>>>((const int *)x.d, x.d16, count, inf,
+			                                (int *)x.scratch);
 		CUDA_TRY(cudaGetLastError());
 	}
+	if (!as_read) {
+		unsigned long long m = 0;
+		if (combine(e, v, 1, false, &m))
+			return -1;
+		wmax = (int)m;
+	}
+	if (wmax >= INF16 / 4)
+		return 0;
 	if (rw) {
 		Dev &x = v.dev[v.first];
 		const size_t stride = (size_t)B * v.npad;
@@ -137,18 +124,43 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 		else if (rc == 0 && !rw->not16 && !rw->restart)
 			*done = 1;
 	} else {
+		// the rounds; then, where no distance came within wmax of INF16, the
+		// distances back to 32 bits (decided on the device), and the verdict
 		rc = B == 64 ? run_rounds16<64>(e, v, sp) : run_rounds16<128>(e, v, sp);
+		for (int g = v.first; g < v.last && rc == 0; g++) {
+			Dev &x = v.dev[g];
+			const size_t count = x.count(B, v.npad);
+			CUDA_TRY(cudaSetDevice(x.id));
+			CUDA_TRY(cudaMemsetAsync(&x.scratch[1], 0, sizeof *x.scratch, x.s));
+			if (count)
+				max_below<short><<<1024, 256, 0, x.s>>>(x.d16, count, INF16,
+				                                         (int *)&x.scratch[1]);
+			CUDA_TRY(cudaGetLastError());
+		}
 		if (rc == 0)
-			rc = max_entry(e, v, true, INF16, &dmax);
-		if (rc == 0 && dmax + wmax < INF16) {
-			for (int g = v.first; g < v.last && rc == 0; g++) {
+			rc = reduce_scratch(e, v, 1, 1, false);
+		for (int g = v.first; g < v.last && rc == 0; g++) {
+			Dev &x = v.dev[g];
+			const size_t count = x.count(B, v.npad);
+			CUDA_TRY(cudaSetDevice(x.id));
+			if (count)
+				from16_if<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(
+				        x.d16, (int *)x.d, count, wmax, (const int *)&x.scratch[1]);
+			CUDA_TRY(cudaGetLastError());
+		}
+		unsigned long long dmax = 0;
+		Dev &x0 = v.dev[v.first];
+		if (rc == 0) {
+			CUDA_TRY(cudaSetDevice(x0.id));
+			CUDA_TRY(cudaMemcpyAsync(&dmax, &x0.scratch[1], sizeof dmax, cudaMemcpyDeviceToHost,
+			                         x0.s));
+			rc = sync_all(e, v);
+		}
+		if (rc == 0 && (int)dmax + wmax < INF16) {
+			for (int g = v.first; g < v.last && rc == 0 && derive16; g++) {
 				Dev &x = v.dev[g];
-				const size_t count = x.count(B, v.npad);
 				CUDA_TRY(cudaSetDevice(x.id));
-				if (derive16)
-					rc = derive(e, v, x, x.base<short>(x.d16, B, v.npad), n);
-				from16<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(x.d16, (int *)x.d,
-				                                                         count);
+				rc = derive(e, v, x, x.base<short>(x.d16, B, v.npad), n);
 			}
 			*done = 1;
 		} else if (rc == 0) {
@@ -161,8 +173,6 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 		cudaError_t st = cudaStreamSynchronize(x.s);
 		if (rc == 0 && st != cudaSuccess)
 			rc = fail(e, "16-bit run: %s", cudaGetErrorString(st));
-		cudaFree(x.d16);
-		x.d16 = nullptr;
 	}
 	return rc;
 }

@@ -79,6 +79,7 @@ struct Band {
 struct PivotChain {
 	bool chain = false;
 	int force = FWG_PHASE1_AUTO; // FWG_PHASE1_*, as asked
+	bool ahead = false;          // phase 3 split (rounds_ahead): the closing CTA's grid is small
 	static bool chained(int how, int round) { return round > 0 && how > 0; }
 	static int next_pivot(int how, const Band &x, int round, int nb)
 	{
@@ -104,7 +105,7 @@ struct RoundKernels : PivotChain {
 			return 0;
 		if (force == FWG_PHASE1_REGISTERS || force == FWG_PHASE1_SHARED)
 			return force == FWG_PHASE1_REGISTERS ? HOW_FEW : HOW_MANY;
-		return (long long)nb * x.rows < 3LL * resident ? HOW_FEW : HOW_MANY;
+		return ahead || (long long)nb * x.rows < 3LL * resident ? HOW_FEW : HOW_MANY;
 	}
 
 	// Launch attributes on device id (current); fails where the blocking
@@ -123,6 +124,11 @@ struct RoundKernels : PivotChain {
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		for (auto f : {tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_REST>,
+		               tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_NEXT>,
+		               tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW, SPLIT_NEXT>,
+		               tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY, SPLIT_NEXT>})
+			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY>,
@@ -157,7 +163,10 @@ struct RoundKernels : PivotChain {
 		return 0;
 	}
 
-	int after(Err e, const Band &x, int round, const int32_t *prow) const
+	// Phase 3 of the round, or its part split (SPLIT_*); the kernel that
+	// closes nothing (HOW 0) where no CTA closes the next pivot block.
+	int after(Err e, const Band &x, int round, const int32_t *prow,
+	          int split = SPLIT_WHOLE) const
 	{
 		T *d = (T *)x.d;
 		if (nb == 1)
@@ -165,14 +174,24 @@ struct RoundKernels : PivotChain {
 		if (!x.holds(round))
 			tile_update<T, B, R, PATHS, PACKED, 2><<<x.rows, t3, s3, x.s>>>(
 			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows, -1);
-		const dim3 g3d(nb, x.rows);
+		const dim3 g3d = split == SPLIT_NEXT ? dim3(2 * nb) : dim3(nb, x.rows);
 		const int h = how(x), close = next_pivot(h, x, round, nb);
-		if (h == HOW_FEW)
-			tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW><<<g3d, t3, s3, x.s>>>(
-			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows, close);
+		auto go = [&](auto kernel) {
+			kernel<<<g3d, t3, s3, x.s>>>(d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP,
+			                            x.row0, x.rows, close);
+		};
+		if (split == SPLIT_REST)
+			go(tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_REST>);
+		else if (split == SPLIT_NEXT && close < 0)
+			go(tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_NEXT>);
+		else if (split == SPLIT_NEXT && h == HOW_FEW)
+			go(tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW, SPLIT_NEXT>);
+		else if (split == SPLIT_NEXT)
+			go(tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY, SPLIT_NEXT>);
+		else if (h == HOW_FEW)
+			go(tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW>);
 		else
-			tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY><<<g3d, t3, s3, x.s>>>(
-			        d, x.p, prow, npad, round, (T *)x.colT, (T *)x.rowP, x.row0, x.rows, close);
+			go(tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY>);
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -226,8 +245,9 @@ template <int B> struct RoundKernels16 : PivotChain {
 		s3 = tile16_smem<B>();
 		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update16<B, 3>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		for (auto f : {tile_update16<B, 3>, tile_update16<B, 3, SPLIT_NEXT>,
+		               tile_update16<B, 3, SPLIT_REST>})
+			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update16_level<B, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update16_level<B, 3>,
@@ -254,7 +274,7 @@ template <int B> struct RoundKernels16 : PivotChain {
 		return 0;
 	}
 
-	int after(Err e, const Band &x, int round, const int32_t *) const
+	int after(Err e, const Band &x, int round, const int32_t *, int split = SPLIT_WHOLE) const
 	{
 		short *d = (short *)x.d;
 		if (nb == 1)
@@ -262,9 +282,17 @@ template <int B> struct RoundKernels16 : PivotChain {
 		if (!x.holds(round))
 			tile_update16<B, 2><<<x.rows, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT,
 			                                            (short *)x.rowP, x.row0, x.rows, -1);
-		tile_update16<B, 3><<<dim3(nb, x.rows), t3, s3, x.s>>>(
-		        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, x.row0, x.rows,
-		        next_pivot(how(x), x, round, nb));
+		const int close = next_pivot(how(x), x, round, nb);
+		auto go = [&](auto kernel, dim3 g) {
+			kernel<<<g, t3, s3, x.s>>>(d, npad, round, (uint32_t *)x.colT, (short *)x.rowP,
+			                           x.row0, x.rows, close);
+		};
+		if (split == SPLIT_NEXT)
+			go(tile_update16<B, 3, SPLIT_NEXT>, dim3(2 * nb));
+		else if (split == SPLIT_REST)
+			go(tile_update16<B, 3, SPLIT_REST>, dim3(nb, x.rows));
+		else
+			go(tile_update16<B, 3>, dim3(nb, x.rows));
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -351,6 +379,7 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 	}
 	k.chain = !sp && v.phase1 != FWG_PHASE1_APART;
 	k.force = v.phase1;
+	k.ahead = !sp && v.count == 1 && nb > 2 && v.dev[v.first].ahead.s;
 	if (!sp) {
 		const int how = k.how(band_of(v, v.dev[v.first], lanes16));
 		v.phase1_ran = how == 1 ? FWG_PHASE1_REGISTERS : how == 2 ? FWG_PHASE1_SHARED
@@ -364,6 +393,9 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 					return -1;
 		return 0;
 	}
+	v.ahead_ran = k.ahead;
+	if (k.ahead)
+		return rounds_ahead(e, v, k, lanes16);
 	for (int round = 0; round < nb; round++) {
 		for (int g = v.first; g < v.last; g++) {
 			if (v.count > 1)
@@ -382,6 +414,50 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 			if (k.after(e, band_of(v, x, lanes16), round, pivot_preds(v, x, round)))
 				return -1;
 		}
+	}
+	return 0;
+}
+
+// The rounds on one device with lookahead: phase 3 of round T in two parts,
+// the blocks of row and column T+1 first on the device's second stream (of
+// the higher priority; the pivot block T+1 closed there too, where phase 1
+// runs inside phase 3), then the rest on the first stream, while the second
+// goes on with the panels and phase 2 of round T+1, which need no more than
+// that first part.  Round T+1's phase 3 waits for both.  The panels of odd
+// rounds are the second pair, since the rest of round T still reads round
+// T's while round T+1's are written.
+template <typename K>
+int rounds_ahead(Err e, Devs &v, K &k, bool lanes16)
+{
+	Dev &x = v.dev[v.first];
+	Ahead &a = x.ahead;
+	const int nb = v.npad / v.B;
+	const Band whole = band_of(v, x, lanes16);
+	auto on = [&](int round, cudaStream_t s) {
+		Band b = whole;
+		if (round & 1)
+			b.colT = a.colT, b.rowP = a.rowP;
+		b.s = s;
+		return b;
+	};
+	// the second stream after all that the first has queued
+	CUDA_TRY(cudaEventRecord(a.rest, x.s));
+	CUDA_TRY(cudaStreamWaitEvent(a.s, a.rest, 0));
+	if (k.before(e, on(0, a.s), 0))
+		return -1;
+	for (int round = 0; round < nb; round++) {
+		const int32_t *prow = pivot_preds(v, x, round);
+		CUDA_TRY(cudaEventRecord(a.phase2, a.s));
+		CUDA_TRY(cudaStreamWaitEvent(x.s, a.phase2, 0));
+		if (round + 1 == nb) // (no row T+1 to leave out: the whole)
+			return k.after(e, on(round, x.s), round, prow, SPLIT_REST);
+		if (k.after(e, on(round, a.s), round, prow, SPLIT_NEXT)
+		    || k.after(e, on(round, x.s), round, prow, SPLIT_REST))
+			return -1;
+		CUDA_TRY(cudaEventRecord(a.rest, x.s));
+		if (k.before(e, on(round + 1, a.s), round + 1))
+			return -1;
+		CUDA_TRY(cudaStreamWaitEvent(a.s, a.rest, 0));
 	}
 	return 0;
 }
@@ -438,10 +514,10 @@ int dispatch(Err e, int B, bool paths, bool packed, F run)
 
 // Lists the edges of the weight matrix w (entries below inf) into ie, or
 // sets *ok = 0 where device memory, or shared memory for a row of dist_bytes
-// entries, is short for it.  room: device memory to leave for the run.
+// entries, is short for it.
 template <typename T>
-int list_in_edges(Err e, const T *w, int n, int npad, T inf, size_t dist_bytes, size_t room,
-                  cudaStream_t s, int device, InEdges *ie, int *ok)
+int list_in_edges(Err e, const T *w, int n, int npad, T inf, size_t dist_bytes, cudaStream_t s,
+                  int device, InEdges *ie, int *ok)
 {
 	*ok = 0;
 	if ((size_t)n * dist_bytes > (size_t)smem_limit(device))
@@ -463,10 +539,9 @@ int list_in_edges(Err e, const T *w, int n, int npad, T inf, size_t dist_bytes, 
 	CUDA_TRY(cudaStreamSynchronize(s));
 	cudaFree(tmp);
 	tmp = nullptr;
-	// keys twice (the sort's input and output) and the sort's scratch, with
-	// room left for the 16-bit matrix
+	// keys twice (the sort's input and output) and the sort's scratch
 	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-	if (total * 8 * 3 + room + (256u << 20) > free_b) {
+	if (total * 8 * 3 + (256u << 20) > free_b) {
 		cudaFree(fill);
 		return 0;
 	}
@@ -523,10 +598,9 @@ int gather_rows(Err e, Devs &v, void *full[])
 
 // The lists of edges into each vertex (derived predecessors) on every
 // device; *ok = 0 where memory is short for them anywhere.  elem: bytes of a
-// distance the derivation holds per row in shared memory; room: device
-// memory to leave for the run.
+// distance the derivation holds per row in shared memory.
 template <typename T>
-int list_in_edges_all(Err e, Devs &v, int n, T inf, size_t elem, bool room16, int *ok)
+int list_in_edges_all(Err e, Devs &v, int n, T inf, size_t elem, int *ok)
 {
 	*ok = 0;
 	const size_t full_bytes = (size_t)v.npad * v.npad * sizeof(T);
@@ -551,8 +625,7 @@ int list_in_edges_all(Err e, Devs &v, int n, T inf, size_t elem, bool room16, in
 		CUDA_TRY(cudaSetDevice(x.id));
 		const T *w = v.count > 1 ? (const T *)full[g] : (const T *)x.d;
 		int one = 0;
-		rc = list_in_edges<T>(e, w, n, v.npad, inf, elem, room16 ? x.count(v.B, v.npad) * 2 : 0,
-		                      x.s, x.id, &x.ie, &one);
+		rc = list_in_edges<T>(e, w, n, v.npad, inf, elem, x.s, x.id, &x.ie, &one);
 		short_of[g] = !one;
 	}
 	for (int g = v.first; g < v.last; g++)

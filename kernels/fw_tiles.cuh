@@ -405,6 +405,12 @@ template <typename T, int B> __host__ __device__ constexpr size_t tile_smem()
 	return chunks > (size_t)B * B * 4 ? chunks : (size_t)B * B * 4;
 }
 
+// Phase 3 of a round in one launch (SPLIT_WHOLE) or, where the next round
+// starts before this one ends (one device, run_rounds_with), in two: the
+// blocks of row and column T+1, which the next round's phases 1 and 2 wait
+// for (SPLIT_NEXT), and the rest (SPLIT_REST).
+enum { SPLIT_WHOLE = 0, SPLIT_NEXT = 1, SPLIT_REST = 2 };
+
 // Which block (I,J) this CTA updates in round T, if any, on a device that
 // holds block rows row0 .. row0 + rows - 1 (one GPU: all of them).
 // KIND 2: phase 2; where the device holds row T, CTA b < nb takes block
@@ -413,11 +419,24 @@ template <typename T, int B> __host__ __device__ constexpr size_t tile_smem()
 //         column T; where it closes block (C,C) afterwards (close = C >= 0:
 //         phase 1 of the next round), CTAs (0,0) and (C,C - row0) trade
 //         places, so that the CTA with the longer work starts first.
-template <int KIND>
+//         split (one device): SPLIT_NEXT, a grid of 2 nb CTAs, CTA x < nb
+//         takes block (T+1,x), the others block (x - nb,T+1), with CTAs 0
+//         and T+1 trading places as above; SPLIT_REST, the whole grid, but
+//         none of those blocks.
+template <int KIND, int SPLIT = SPLIT_WHOLE>
 __device__ __forceinline__ bool tile_of(int nb, int round, int row0, int rows, int *I, int *J,
                                         int close = -1)
 {
-	if constexpr (KIND == 3) {
+	if constexpr (KIND == 3 && SPLIT == SPLIT_NEXT) {
+		const int next = round + 1, x = blockIdx.x == 0 ? next : blockIdx.x == next ? 0 : blockIdx.x;
+		*I = x < nb ? next : x - nb;
+		*J = x < nb ? x : next;
+		return *I != round && *J != round && (x < nb || *I != next);
+	} else if constexpr (KIND == 3 && SPLIT == SPLIT_REST) {
+		*I = row0 + blockIdx.y;
+		*J = blockIdx.x;
+		return *I != round && *J != round && *I != round + 1 && *J != round + 1;
+	} else if constexpr (KIND == 3) {
 		int y = blockIdx.y, x = blockIdx.x;
 		if (close >= 0) {
 			if (x == close && y == close - row0)
@@ -624,18 +643,19 @@ template <typename T, int B, int R, bool PATHS> __host__ __device__ constexpr in
 // Phase 2 (KIND 2) or phase 3 (KIND 3), blocks as tile_of() says.  close
 // (phase 3, HOW > 0: close_kind): the CTA that updates block (close, close),
 // the next round's pivot block, then runs phase 1 of that round on it.
-template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, int HOW = 0>
+template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, int HOW = 0,
+          int SPLIT = SPLIT_WHOLE>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
 tile_update(T *__restrict__ d, int32_t *__restrict__ p, const int32_t *prow, int npad, int round,
             T *__restrict__ colT, T *__restrict__ rowP, int row0, int rows, int close)
 {
 	int I, J;
-	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J, close))
+	if (!tile_of<KIND, SPLIT>(npad / B, round, row0, rows, &I, &J, close))
 		return;
 	update_block<T, B, R, PATHS, PACKED, KIND>(d, p, prow, npad, round, colT, rowP, I, J);
 	// (tile_of moved block (close, close) to CTA (0,0): nothing else needs
 	// to stay in registers through the update)
-	if constexpr (KIND == 3 && HOW > 0) {
+	if constexpr (KIND == 3 && HOW > 0 && SPLIT != SPLIT_REST) {
 		if (close >= 0 && blockIdx.x == 0 && blockIdx.y == 0) {
 			__syncthreads(); // the block's writes, and shared memory free
 			if constexpr (HOW == 1 && R == 8) // 64 entries a thread: a call
@@ -911,16 +931,16 @@ __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, 
 	return finite;
 }
 
-template <int B, int KIND>
+template <int B, int KIND, int SPLIT = SPLIT_WHOLE>
 __global__ void __launch_bounds__(tile16_threads<B>(), 4)
 tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
               short *__restrict__ rowP, int row0, int rows, int close)
 {
 	int I, J;
-	if (!tile_of<KIND>(npad / B, round, row0, rows, &I, &J, close))
+	if (!tile_of<KIND, SPLIT>(npad / B, round, row0, rows, &I, &J, close))
 		return;
 	update_block16<B, KIND>(d, npad, round, colT2, rowP, I, J);
-	if constexpr (KIND == 3) {
+	if constexpr (KIND == 3 && SPLIT != SPLIT_REST) {
 		if (close >= 0 && blockIdx.x == 0 && blockIdx.y == 0) { // as tile_update
 			__syncthreads();
 			close_pivot_after<short, B, B / 8, B / 16, false>(d, nullptr, npad, close);
@@ -961,6 +981,35 @@ __global__ void from16(const short *__restrict__ d16, int *__restrict__ d, size_
 {
 	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (e < count)
+		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
+}
+
+// to16, and the largest weight below limit into *out (which starts at 0),
+// in one pass.
+__global__ void to16_max(const int *__restrict__ d, short *__restrict__ d16, size_t count,
+                         int limit, int *out)
+{
+	int m = 0;
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
+	     e += (size_t)gridDim.x * blockDim.x) {
+		const int w = d[e];
+		d16[e] = (short)(w >= INF16 ? INF16 : w);
+		if (w < limit && w > m)
+			m = w;
+	}
+	m = __reduce_max_sync(0xffffffffu, m);
+	if ((threadIdx.x & 31) == 0)
+		atomicMax(out, m);
+}
+
+// from16 where the 16-bit run stands: no distance came within the largest
+// weight wmax of INF16 (dmax: the largest distance below INF16, on the
+// device, so that no round trip to the host comes between).
+__global__ void from16_if(const short *__restrict__ d16, int *__restrict__ d, size_t count,
+                          int wmax, const int *dmax)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count && *dmax + wmax < INF16)
 		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
 }
 

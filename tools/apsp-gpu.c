@@ -392,6 +392,10 @@ int main(int argc, char **argv)
 		o.phase1 = FWG_PHASE1_REGISTERS;
 	else if (p1 && !strcmp(p1, "shared"))
 		o.phase1 = FWG_PHASE1_SHARED;
+	/* Tests: "never" runs the rounds without lookahead (the same results). */
+	const char *look = getenv("APSP_LOOKAHEAD");
+	if (look && !strcmp(look, "never"))
+		o.lookahead = FWG_LOOKAHEAD_NEVER;
 	int c, order = ORDER_AUTO, gpus = 0;
 
 	tool_init("apsp-gpu", argc, argv);
@@ -653,7 +657,7 @@ int main(int argc, char **argv)
 	          "device wait %.3f s, solve %.3f s (%s), "
 	          "panels: %.3f s on the host (%.3f s compressing, %.3f s of it the predecessors "
 	          "after the distances), %.3f s waiting for the device; rest written %.3f s; "
-	          "phase 1 %s",
+	          "phase 1 %s%s",
 	          t.device_name, on, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
@@ -662,7 +666,8 @@ int main(int argc, char **argv)
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
 	          chains, res.sink_s, res.write_s, res.spool_wait_s,
-	          t.download_ms * 1e-3 - res.sink_s, t3 - t2, p1where);
+	          t.download_ms * 1e-3 - res.sink_s, t3 - t2, p1where,
+	          t.lookahead ? "; lookahead" : "");
 	tool_done(EXIT_OK);
 	ranks_finish();
 	st_header_free(&h);

@@ -171,6 +171,27 @@ expect_true "-v says where phase 1 ran" \
 	APSP_PHASE1=apart $gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 apart" &&
 	$gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 in phase 3.s registers"'
 
+# Lookahead (one GPU, more than two block rows): each round's phase 3 in two
+# parts, the next round's phases 1 and 2 beside the second.  The same
+# updates in the same order within each block: the same bytes without it.
+for m in "-B 64 --no-16bit" "-B 128 --no-16bit --no-paths" "-B 64 --16bit --no-paths" "-B 32" "-B 16 --no-paths" "-B 64 --16bit"; do
+	expect_true "lookahead or not, the same bytes: int32 $m" \
+		'$gpu $m -o $T/la $T/p1g && mv $T/la $T/la1 && APSP_LOOKAHEAD=never $gpu $m -o $T/la $T/p1g && cmp $T/la $T/la1'
+done
+for m in "-B 64" "-B 32 --no-paths"; do
+	expect_true "lookahead or not, the same bytes: float32 $m" \
+		'$gpu $m -o $T/la $T/p1f && mv $T/la $T/la1 && APSP_LOOKAHEAD=never $gpu $m -o $T/la $T/p1f && cmp $T/la $T/la1'
+done
+expect_true "lookahead or not, the same bytes: phase 1 apart" \
+	'APSP_PHASE1=apart $gpu -B 64 --no-16bit -o $T/la $T/p1g && mv $T/la $T/la1 &&
+	APSP_PHASE1=apart APSP_LOOKAHEAD=never $gpu -B 64 --no-16bit -o $T/la $T/p1g && cmp $T/la $T/la1'
+$g -n 128 -d 20 -s 4 -o "$T/two"
+expect_true "-v says when the rounds ran with lookahead" \
+	'$gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 in phase 3.s registers; lookahead$" &&
+	APSP_LOOKAHEAD=never $gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 in phase 3.s registers$" &&
+	! $gpu -v -B 64 --no-16bit --no-paths $T/two 2>&1 >/dev/null | grep -q "lookahead"'
+check "two block rows: no lookahead" "$T/two" 0 -B 64
+
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	$g -n 150 -d 20 -s 3 --negative -o "$T/g"
 	for w in registers shared; do
