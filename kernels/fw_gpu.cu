@@ -235,13 +235,16 @@ extern "C" int fwg_init_rank(int device, int rank, int ranks, const void *id,
 #endif
 }
 
-// Whether int32 distances are tried in 16-bit lanes.  By default not for
-// n <= 2048: at n = 1000 the 16-bit run took 1.07 ms against 0.66 for 32
-// bits (the conversions, the check and their allocations); at 2000 they were
-// equal, at 3000 16-bit lanes were 15% faster (H100, bench/gpu.md).
-static bool use_lanes16(uint64_t n, int lanes16)
+// Whether int32 distances are tried in 16-bit lanes.  By default from n =
+// 2000 for distances alone, above n = 2048 with paths (H100, with lookahead,
+// bench/gpu.md): at n = 1500 the 16-bit run took 0.89 ms against 0.81 on 32
+// bits (converting the matrix and checking the result), at 2000 1.22
+// against 1.26; with paths derived from them 2.05 ms at 2000 against 1.56
+// for packed paths on 32 bits, 2.41 against 2.99 at 2500.
+static bool use_lanes16(uint64_t n, int lanes16, bool paths)
 {
-	return lanes16 == FWG_LANES16_ALWAYS || (lanes16 == FWG_LANES16_AUTO && n > 2048);
+	return lanes16 == FWG_LANES16_ALWAYS
+	       || (lanes16 == FWG_LANES16_AUTO && n >= (paths ? 2049u : 2000u));
 }
 
 // Measured on the H100 (bench/gpu.md, kernel times at n = 1000 .. 20000,
@@ -262,8 +265,8 @@ extern "C" int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, in
 {
 	const bool is_int = type == ST_INT32;
 	if (skip)
-		return paths && is_int && n <= 2048 && !use_lanes16(n, lanes16) ? 32 : 64;
-	if (is_int && use_lanes16(n, lanes16)) // paths derived from 16-bit distances too
+		return paths && is_int && n <= 2048 && !use_lanes16(n, lanes16, paths) ? 32 : 64;
+	if (is_int && use_lanes16(n, lanes16, paths)) // paths derived from 16-bit distances too
 		return n <= 16000 ? 64 : 128;
 	if (paths && !is_int && n > 2048) // derived from distances (unless a weight is negative)
 		return 64;
@@ -373,7 +376,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	// int32 paths where 16-bit lanes are tried: distances in them, then
 	// predecessors derived from the distances and the edges into each vertex.
 	const int lanes16 = paths && o->derive == FWG_DERIVE_ALWAYS ? FWG_LANES16_ALWAYS : o->lanes16;
-	const bool may16 = is_int && use_lanes16(n, lanes16) && (B == 64 || B == 128)
+	const bool may16 = is_int && use_lanes16(n, lanes16, paths) && (B == 64 || B == 128)
 	                   && (!paths || o->derive != FWG_DERIVE_NEVER);
 	const uint64_t nb = npad / B;
 
