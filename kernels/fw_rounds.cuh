@@ -364,6 +364,50 @@ int plan_levels(Err e, Dev &x, Sparse &sp, int nb, int npad, int B)
 	return 0;
 }
 
+// The rounds on one device with lookahead: phase 3 of round T in two parts,
+// the blocks of row and column T+1 first on the device's second stream (of
+// the higher priority; the pivot block T+1 closed there too, where phase 1
+// runs inside phase 3), then the rest on the first stream, while the second
+// goes on with the panels and phase 2 of round T+1, which need no more than
+// that first part.  Round T+1's phase 3 waits for both.  The panels of odd
+// rounds are the second pair, since the rest of round T still reads round
+// T's while round T+1's are written.
+template <typename K>
+int rounds_ahead(Err e, Devs &v, K &k, bool lanes16)
+{
+	Dev &x = v.dev[v.first];
+	Ahead &a = x.ahead;
+	const int nb = v.npad / v.B;
+	const Band whole = band_of(v, x, lanes16);
+	auto on = [&](int round, cudaStream_t s) {
+		Band b = whole;
+		if (round & 1)
+			b.colT = a.colT, b.rowP = a.rowP;
+		b.s = s;
+		return b;
+	};
+	// the second stream after all that the first has queued
+	CUDA_TRY(cudaEventRecord(a.rest, x.s));
+	CUDA_TRY(cudaStreamWaitEvent(a.s, a.rest, 0));
+	if (k.before(e, on(0, a.s), 0))
+		return -1;
+	for (int round = 0; round < nb; round++) {
+		const int32_t *prow = pivot_preds(v, x, round);
+		CUDA_TRY(cudaEventRecord(a.phase2, a.s));
+		CUDA_TRY(cudaStreamWaitEvent(x.s, a.phase2, 0));
+		if (round + 1 == nb) // (no row T+1 to leave out: the whole)
+			return k.after(e, on(round, x.s), round, prow, SPLIT_REST);
+		if (k.after(e, on(round, a.s), round, prow, SPLIT_NEXT)
+		    || k.after(e, on(round, x.s), round, prow, SPLIT_REST))
+			return -1;
+		CUDA_TRY(cudaEventRecord(a.rest, x.s));
+		if (k.before(e, on(round + 1, a.s), round + 1))
+			return -1;
+		CUDA_TRY(cudaStreamWaitEvent(a.s, a.rest, 0));
+	}
+	return 0;
+}
+
 // The rounds over the devices of a run, with kernels K (set up on each):
 // the pivot row and every device's column panel; the pivot row to the other
 // devices; the pivot column elsewhere and phase 3.  elem: bytes of an entry.
@@ -414,50 +458,6 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 			if (k.after(e, band_of(v, x, lanes16), round, pivot_preds(v, x, round)))
 				return -1;
 		}
-	}
-	return 0;
-}
-
-// The rounds on one device with lookahead: phase 3 of round T in two parts,
-// the blocks of row and column T+1 first on the device's second stream (of
-// the higher priority; the pivot block T+1 closed there too, where phase 1
-// runs inside phase 3), then the rest on the first stream, while the second
-// goes on with the panels and phase 2 of round T+1, which need no more than
-// that first part.  Round T+1's phase 3 waits for both.  The panels of odd
-// rounds are the second pair, since the rest of round T still reads round
-// T's while round T+1's are written.
-template <typename K>
-int rounds_ahead(Err e, Devs &v, K &k, bool lanes16)
-{
-	Dev &x = v.dev[v.first];
-	Ahead &a = x.ahead;
-	const int nb = v.npad / v.B;
-	const Band whole = band_of(v, x, lanes16);
-	auto on = [&](int round, cudaStream_t s) {
-		Band b = whole;
-		if (round & 1)
-			b.colT = a.colT, b.rowP = a.rowP;
-		b.s = s;
-		return b;
-	};
-	// the second stream after all that the first has queued
-	CUDA_TRY(cudaEventRecord(a.rest, x.s));
-	CUDA_TRY(cudaStreamWaitEvent(a.s, a.rest, 0));
-	if (k.before(e, on(0, a.s), 0))
-		return -1;
-	for (int round = 0; round < nb; round++) {
-		const int32_t *prow = pivot_preds(v, x, round);
-		CUDA_TRY(cudaEventRecord(a.phase2, a.s));
-		CUDA_TRY(cudaStreamWaitEvent(x.s, a.phase2, 0));
-		if (round + 1 == nb) // (no row T+1 to leave out: the whole)
-			return k.after(e, on(round, x.s), round, prow, SPLIT_REST);
-		if (k.after(e, on(round, a.s), round, prow, SPLIT_NEXT)
-		    || k.after(e, on(round, x.s), round, prow, SPLIT_REST))
-			return -1;
-		CUDA_TRY(cudaEventRecord(a.rest, x.s));
-		if (k.before(e, on(round + 1, a.s), round + 1))
-			return -1;
-		CUDA_TRY(cudaStreamWaitEvent(a.s, a.rest, 0));
 	}
 	return 0;
 }
