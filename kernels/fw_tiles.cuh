@@ -40,9 +40,13 @@ namespace {
 constexpr int INF_PACKED = (1 << 22) - 1; // INF while int32 paths are packed
 
 // Tuning knobs of the tile kernel (bench/gpu.md records what was measured):
-// k values per shared-memory chunk, and unrolling of the k loop.
+// k values per shared-memory chunk (FW_KC64 at B = 64), and unrolling of the
+// k loop (FW_UNROLL; float32 at B = 64: 4).
 #ifndef FW_KC
 #define FW_KC 32
+#endif
+#ifndef FW_KC64
+#define FW_KC64 16
 #endif
 #ifndef FW_UNROLL
 #define FW_UNROLL 2
@@ -397,12 +401,24 @@ template <int B, int R> __host__ __device__ constexpr int tile_min_blocks()
 {
 	return tile_threads<B, R>() >= 1024 ? 1 : tile_threads<B, R>() >= 256 ? 2 : 8;
 }
+// k values per chunk of the panels in shared memory.  At B = 64, 16: the
+// two stages then take 16 KB, and eight CTAs of the 8 x 8 register tile
+// share an SM (registers are then the limit); with 32 k, 32 KB, seven (shared
+// memory was the limit), and n = 20000 took 600 ms against 574 on 32 bits
+// (H100, bench/gpu.md).
+template <int B> __host__ __device__ constexpr int tile_kc()
+{
+	return B == 64 ? FW_KC64 : B < FW_KC ? B : FW_KC;
+}
 // Two stages of A and B chunks; afterwards the same memory stages the new
-// predecessors (B x B int32), so it is at least that large.
+// predecessors (B x B int32) or, up to B = 64, holds the next pivot block
+// while it is closed (close_pivot_shared), so it is at least that large.
 template <typename T, int B> __host__ __device__ constexpr size_t tile_smem()
 {
-	size_t chunks = 2 * 2 * (size_t)(B < FW_KC ? B : FW_KC) * B * sizeof(T);
-	return chunks > (size_t)B * B * 4 ? chunks : (size_t)B * B * 4;
+	const size_t chunks = 2 * 2 * (size_t)tile_kc<B>() * B * sizeof(T),
+	             staged = (size_t)B * B * 4, closing = B <= 64 ? p1_smem_block<T, B>() : 0;
+	const size_t m = chunks > staged ? chunks : staged;
+	return m > closing ? m : closing;
 }
 
 // Phase 3 of a round in one launch (SPLIT_WHOLE) or, where the next round
@@ -470,7 +486,9 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
                                              T *__restrict__ rowP, int I, int J)
 {
 	constexpr int TX = B / R, THREADS = TX * TX, G = R / 4, GS = B / G;
-	constexpr int KC = B < FW_KC ? B : FW_KC, NCH = B / KC;
+	constexpr int KC = tile_kc<B>(), NCH = B / KC;
+	// float32 at B = 64: 4 (n = 20000, 671 against 682 ms with 2)
+	constexpr int KU = std::is_same<T, float>::value && B == 64 ? 4 : k_unroll;
 	constexpr bool TRACK = PATHS && !PACKED;
 	const T inf = Elem<T>::inf(PACKED);
 	bool finite = false;
@@ -526,7 +544,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 		}
 		__syncthreads();
 		const int buf = ch & 1;
-#pragma unroll k_unroll
+#pragma unroll KU
 		for (int kk = 0; kk < KC; kk++) {
 			T a[R], b[R];
 #pragma unroll
