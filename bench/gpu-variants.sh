@@ -1,21 +1,26 @@
 #!/bin/sh
-# Build the kernel harness with other tile-kernel knobs (FW_KC: k values per
-# shared-memory chunk; FW_UNROLL: k-loop unrolling) and time each at n=20000.
-#   sh bench/gpu-variants.sh "32:2 16:2 32:1 64:2"
+# Build the kernel harness with other tile-kernel knobs (k values per
+# shared-memory chunk: FW_KC64 at B = 64, FW_KC at the other B, both set to
+# KC here; FW_UNROLL: k-loop unrolling, where the kernel does not fix it) and
+# time each at n = 20000, 32-bit distances at B = 64 and 128, float32 at 64.
+# Needs build/libapsp.a (make) and the libraries the Makefile links.
+#   sh bench/gpu-variants.sh "32:2 16:2 32:4 16:4"
 set -u
-variants=${1:-"32:2 16:2 32:1 64:2"}
+variants=${1:-"32:2 16:2 32:4 16:4"}
 mkdir -p build/variants
 for v in $variants; do
 	kc=${v%:*} un=${v#*:}
 	( nvcc -O3 -lineinfo -gencode=arch=compute_90,code=sm_90 -std=c++17 -Ilib -Ikernels \
-		-DFW_KC=$kc -DFW_UNROLL=$un -Xcompiler -fopenmp -o build/variants/bench-$kc-$un \
-		kernels/fw_bench.cu kernels/fw_gpu.cu -lgomp ) &
+		-DFW_KC=$kc -DFW_KC64=$kc -DFW_UNROLL=$un -Xcompiler -fopenmp,-pthread \
+		-o build/variants/bench-$kc-$un kernels/fw_bench.cu kernels/fw_gpu.cu build/libapsp.a \
+		-lz -lm -lgomp -lisal -lmetis ) &
 done
 wait
 bin/fw-kernel-bench --header
 for v in $variants; do
 	kc=${v%:*} un=${v#*:}
-	echo "-- FW_KC=$kc FW_UNROLL=$un"
-	build/variants/bench-$kc-$un -n 20000 -B 128 -r 2
-	build/variants/bench-$kc-$un -n 20000 -B 128 -r 2 -p
+	echo "-- KC=$kc FW_UNROLL=$un"
+	build/variants/bench-$kc-$un -n 20000 -B 64 --no-16bit -r 2 | tail -n 1
+	build/variants/bench-$kc-$un -n 20000 -B 128 --no-16bit -r 2 | tail -n 1
+	build/variants/bench-$kc-$un -n 20000 -B 64 -t float32 -r 2 | tail -n 1
 done
