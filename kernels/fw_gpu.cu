@@ -530,15 +530,19 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			for (auto &r : x.relay)
 				CUDA_TRY(cudaMalloc(&r, staging.bytes));
 	}
+	const bool by_rows = gpus == 1 && !ranks && !o->skip && !o->order && nb > 1 && !ooc
+	                       && o->schedule != FWG_SCHEDULE_ROUNDS
+	                       && (o->schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
 	// to spare), allocated with the rest: without it they are not.
 	bool have16 = false;
 	if (may16 && !ooc && alloc16(e, v, &have16))
 		return -1;
-	// One device in core, every block every round: the rounds with
-	// lookahead (fw_rounds.cuh), where the second pair of panels fits.
-	if (gpus == 1 && !ranks && !ooc && !o->skip && o->lookahead != FWG_LOOKAHEAD_NEVER
-	    && nb > 2) {
+	// One device in core, every block every round, round after round: the
+	// rounds with lookahead (fw_rounds.cuh), where the second pair of panels
+	// fits.
+	if (gpus == 1 && !ranks && !ooc && !o->skip && !by_rows
+	    && o->lookahead != FWG_LOOKAHEAD_NEVER && nb > 2) {
 		Ahead &a = v.dev[0].ahead;
 		int least = 0, greatest = 0;
 		CUDA_TRY(cudaSetDevice(v.dev[0].id));
@@ -555,9 +559,6 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	// A graph still being read (o->feed): in row order without paths the
 	// rounds start on its first bands (fw_roworder.cuh); elsewhere the
 	// whole graph and the caller's verdict come first.
-	const bool by_rows = gpus == 1 && !ranks && !o->skip && !o->order && nb > 1 && !ooc
-	                       && o->schedule != FWG_SCHEDULE_ROUNDS
-	                       && (o->schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM);
 	const bool as_read = o->feed && by_rows && !paths;
 	if (o->feed && !as_read
 	    && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx)))
