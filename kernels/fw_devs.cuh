@@ -115,6 +115,16 @@ struct Ahead {
 	cudaStream_t s = nullptr;
 	void *colT = nullptr, *rowP = nullptr;
 	cudaEvent_t phase2 = nullptr, rest = nullptr; // recorded on s and on the first stream
+	~Ahead() // (after ~Dev's body has made the device current)
+	{
+		cudaFree(colT);
+		cudaFree(rowP);
+		for (auto x : {phase2, rest})
+			if (x)
+				cudaEventDestroy(x);
+		if (s)
+			cudaStreamDestroy(s);
+	}
 };
 
 // The communicators of the process's devices (fwg_init), kept for later runs;
@@ -168,13 +178,6 @@ struct Dev {
 				cudaEventDestroy(x);
 		if (s)
 			cudaStreamDestroy(s);
-		cudaFree(ahead.colT);
-		cudaFree(ahead.rowP);
-		for (auto x : {ahead.phase2, ahead.rest})
-			if (x)
-				cudaEventDestroy(x);
-		if (ahead.s)
-			cudaStreamDestroy(ahead.s);
 	}
 	bool holds(int round) const { return round >= row0 && round < row0 + rows; }
 	// Where row 0 of the whole matrix would be, so that the kernels index

@@ -534,7 +534,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	                       && o->schedule != FWG_SCHEDULE_ROUNDS
 	                       && (o->schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
-	// to spare), allocated with the rest: without it they are not.
+	// to spare), allocated with the rest: without it (have16) they are not.
 	bool have16 = false;
 	if (may16 && !ooc && alloc16(e, v, &have16))
 		return -1;
@@ -677,7 +677,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	}
 	const int inf_dev = packed ? INF_PACKED : ST_INF_I32;
 	int derive16 = 0, derive32 = 0;
-	if (rc == 0 && may16 && paths && have16)
+	if (rc == 0 && paths && have16)
 		rc = list_in_edges_all<int>(e, v, (int)n, inf_dev, 2, &derive16);
 	if (rc == 0 && !is_int && paths && o->derive != FWG_DERIVE_NEVER
 	    && (o->derive == FWG_DERIVE_ALWAYS || n > 2048)) {
@@ -704,7 +704,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		t->derived = (derive16 && lanes == 1) || derive32;
 		t->chains_sure = t->derived && is_int && !t->zero_weight;
 	};
-	const bool tries16 = may16 && have16 && (!paths || derive16);
+	const bool tries16 = have16 && (!paths || derive16);
 	choices(tries16 && rw ? 1 : 0);
 	if (rc == 0 && tries16)
 		rc = try16(e, v, (int)n, inf_dev, sp, derive16, rw, &done);

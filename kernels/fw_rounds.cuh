@@ -423,7 +423,7 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 	}
 	k.chain = !sp && v.phase1 != FWG_PHASE1_APART;
 	k.force = v.phase1;
-	k.ahead = !sp && v.count == 1 && nb > 2 && v.dev[v.first].ahead.s;
+	k.ahead = v.dev[v.first].ahead.s; // (there only where the rounds can run ahead)
 	if (!sp) {
 		const int how = k.how(band_of(v, v.dev[v.first], lanes16));
 		v.phase1_ran = how == 1 ? FWG_PHASE1_REGISTERS : how == 2 ? FWG_PHASE1_SHARED
