@@ -1,7 +1,7 @@
 // fw_bench.cu - time the GPU engine alone, without streams or tools.
 //
 //   fw-kernel-bench -n 20000 [-B 128] [-p] [-g GPUS] [-t float32] [-r REPS] [--check]
-//                   [--rounds | --rows] [--no-lookahead]
+//                   [--rounds | --rows] [--no-lookahead] [--no-float-bits] [--negative-zeros]
 //   (without -B, or -B 0: the engine chooses the blocking factor)
 //
 // Builds a random graph on the host (each ordered pair an edge with
@@ -9,7 +9,8 @@
 // times and prints kernel time (CUDA events, all phases of all rounds), n^3
 // relaxations per second and the share of the 16.6e12/s add-min ceiling the
 // H100 measured.  --check compares with a plain Floyd-Warshall on the host
-// (small n only) and walks every predecessor chain.
+// (small n only) and walks every predecessor chain.  --negative-zeros makes
+// the weights of 1 -0 (float32; int32 0): a test of the engine's sign check.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@ static int derive_mode = FWG_DERIVE_AUTO;
 static int schedule = FWG_SCHEDULE_AUTO;
 static int phase1 = FWG_PHASE1_AUTO;
 static int lookahead = FWG_LOOKAHEAD_AUTO;
+static int float_bits = FWG_FLOAT_BITS_AUTO;
+static bool negative_zeros = false;
 static int gpus = 1;
 
 static uint64_t mix(uint64_t x)
@@ -48,7 +51,10 @@ static void make_graph(std::vector<T> &w, int n, double density, uint64_t seed)
 		for (int j = 0; j < n; j++) {
 			uint64_t r = mix(seed ^ mix(((uint64_t)i << 32) | (uint32_t)j));
 			bool edge = (r >> 11) * (1.0 / 9007199254740992.0) < density / 100.0;
-			w[(size_t)i * n + j] = i == j ? (T)0 : edge ? (T)(1 + (r & 0xffff) % 100) : inf_of<T>();
+			T x = edge ? (T)(1 + (r & 0xffff) % 100) : inf_of<T>();
+			if (negative_zeros && x == (T)1)
+				x = (T)-0.0;
+			w[(size_t)i * n + j] = i == j ? (T)0 : x;
 		}
 }
 
@@ -109,6 +115,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	o.schedule = schedule;
 	o.phase1 = phase1;
 	o.lookahead = lookahead;
+	o.float_bits = float_bits;
 	struct fwg_timing t;
 	char err[512];
 	std::vector<double> ms;
@@ -124,7 +131,7 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	double med = ms[ms.size() / 2], rate = (double)n * n * n / (med * 1e-3);
 	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %s, %zu runs, min %.2f ms)\n", n, t.block,
 	       o.type == ST_INT32 ? "int32" : "float32", paths ? "paths" : "dist",
-	       t.derived ? (t.lanes16 == 1 ? "16bit+derive" : "derive") : t.lanes16 == 1 ? "16bit" : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
+	       t.derived ? (t.lanes16 == 1 ? "16bit+derive" : "derive") : t.lanes16 == 1 ? "16bit" : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : t.float_bits ? "bits" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
 	       t.row_bands ? "row order" : t.lookahead ? "rounds, lookahead" : "rounds",
 	       ms.size(), ms[0]);
 	return do_check ? check(w, d, p, n, paths) : 0;
@@ -152,6 +159,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--rounds")) schedule = FWG_SCHEDULE_ROUNDS;
 		else if (!strcmp(argv[i], "--rows")) schedule = FWG_SCHEDULE_ROWS;
 		else if (!strcmp(argv[i], "--no-lookahead")) lookahead = FWG_LOOKAHEAD_NEVER;
+		else if (!strcmp(argv[i], "--no-float-bits")) float_bits = FWG_FLOAT_BITS_NEVER;
+		else if (!strcmp(argv[i], "--negative-zeros")) negative_zeros = true;
 		else if (!strcmp(argv[i], "--phase1") && i + 1 < argc) {
 			const char *w = argv[++i];
 			phase1 = !strcmp(w, "auto") ? FWG_PHASE1_AUTO
@@ -171,7 +180,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-g GPUS] [-t int32|float32] "
 			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit]\n"
 			                "       [--derive | --no-derive] [--rounds | --rows] [--no-lookahead]\n"
-			                "       [--phase1 auto|apart|registers|shared] | --header\n");
+			                "       [--no-float-bits] [--negative-zeros] [--phase1 auto|apart|registers|shared] | --header\n");
 			return 2;
 		}
 	}

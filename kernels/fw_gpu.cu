@@ -679,24 +679,29 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	int derive16 = 0, derive32 = 0;
 	if (rc == 0 && paths && have16)
 		rc = list_in_edges_all<int>(e, v, (int)n, inf_dev, 2, &derive16);
-	if (rc == 0 && !is_int && paths && o->derive != FWG_DERIVE_NEVER
-	    && (o->derive == FWG_DERIVE_ALWAYS || n > 2048)) {
-		// float32: distances on the plain kernel, then predecessors derived,
-		// where no weight is negative
-		unsigned long long any = 0;
+	// float32 with the whole graph on the devices: its signs (SIGN_*).
+	// Distances as bits (Elem<uint32_t>) where no entry has its sign bit
+	// set; with paths, predecessors derived where no weight is negative,
+	// from distances computed without them.
+	unsigned long long signs = 0;
+	if (rc == 0 && !is_int && !as_read) {
 		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
 			CUDA_TRY(cudaSetDevice(x.id));
 			CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
-			any_negative<<<1024, 256, 0, x.s>>>((const float *)x.d, x.count(B, npad),
-			                                    (int *)x.scratch);
+			float_signs<<<1024, 256, 0, x.s>>>((const float *)x.d, x.count(B, npad),
+			                                   (int *)x.scratch);
 			CUDA_TRY(cudaGetLastError());
 		}
-		if (combine(e, v, 1, false, &any))
+		if (combine(e, v, 1, false, &signs))
 			return -1;
-		if (!any)
-			rc = list_in_edges_all<float>(e, v, (int)n, __builtin_inff(), 4, &derive32);
 	}
+	const bool as_bits = !is_int && !as_read && !(signs & SIGN_NOT_ORDERED)
+	                     && o->float_bits != FWG_FLOAT_BITS_NEVER;
+	if (rc == 0 && !is_int && paths && !(signs & SIGN_BELOW_ZERO) && o->derive != FWG_DERIVE_NEVER
+	    && (o->derive == FWG_DERIVE_ALWAYS || n > 2048))
+		rc = list_in_edges_all<float>(e, v, (int)n, __builtin_inff(), 4, &derive32);
+	t->float_bits = as_bits && (!paths || derive32);
 	// What the sink may read (rows in row order reach it from the 16-bit
 	// run itself): as if the 16-bit run stands, then as it came out.
 	auto choices = [&](int lanes) {
@@ -747,8 +752,9 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		                        [](int, int) { return 0; });
 	};
 	if (rc == 0 && done != 1)
-		rc = is_int ? dispatch<int>(e, B, paths, packed, rounds)
-		            : dispatch<float>(e, B, paths && !derive32, packed, rounds);
+		rc = is_int           ? dispatch<int>(e, B, paths, packed, rounds)
+		     : t->float_bits ? dispatch<uint32_t>(e, B, false, false, rounds)
+		                      : dispatch<float>(e, B, paths && !derive32, packed, rounds);
 	if (rc == 0 && rw && rw->restart)
 		return 1;
 	for (int g = v.first; g < v.last && rc == 0 && derive32 && !rw; g++) {

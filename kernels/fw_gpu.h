@@ -29,6 +29,11 @@ enum { FWG_PHASE1_AUTO = 0, FWG_PHASE1_APART = 1, FWG_PHASE1_REGISTERS = 2, FWG_
  * round's phase 3 in two parts, the next round's phases 1 and 2 beside the
  * second); NEVER not. */
 enum { FWG_LOOKAHEAD_AUTO = 0, FWG_LOOKAHEAD_NEVER = 1 };
+/* float32 distances relaxed as the bits of their values (fwg_opts.float_bits;
+ * the same results either way): AUTO where no entry of the weight matrix
+ * has its sign bit set (no weight below +0, no -0, no NaN) and the whole
+ * graph is on the device before the rounds; NEVER not. */
+enum { FWG_FLOAT_BITS_AUTO = 0, FWG_FLOAT_BITS_NEVER = 1 };
 
 /* From this n on, FWG_SCHEDULE_AUTO takes row order where it can. */
 #define FWG_ROW_ORDER_FROM 32768
@@ -100,6 +105,8 @@ struct fwg_opts {
 	int phase1;
 	/* Tests and benchmarks: FWG_LOOKAHEAD_*. */
 	int lookahead;
+	/* Tests and benchmarks: FWG_FLOAT_BITS_*. */
+	int float_bits;
 	/* fwg_solve_panels() on a graph still being read (NULL: the graph is
 	 * whole).  In row order without paths the rounds start on the bands of
 	 * rows as they arrive (fwg_timing.streamed); elsewhere the engine sets
@@ -121,6 +128,7 @@ struct fwg_timing {
 	                       _REGISTERS or _SHARED; in a run on several GPUs,
 	                       process 0's) */
 	int lookahead;      /* 1: the rounds ran with lookahead (FWG_LOOKAHEAD_AUTO) */
+	int float_bits;     /* 1: float32 distances relaxed as bits (FWG_FLOAT_BITS_AUTO) */
 	int derived;        /* 1: predecessors derived from the final
 	                       distances and the edges into each vertex */
 	int zero_weight;    /* int32 with paths: an edge other than a loop weighs 0 */

@@ -491,10 +491,14 @@ int dispatch_modes(F run, bool paths, bool packed)
 	constexpr int RD = B >= 64 ? 8 : 4;
 	if (!paths)
 		return run(Config<T, B, RD, false, false>{});
-	if constexpr (std::is_same<T, int>::value)
-		if (packed)
-			return run(Config<T, B, RD, true, true>{});
-	return run(Config<T, B, 4, true, false>{});
+	if constexpr (std::is_same<T, uint32_t>::value) { // float32 as bits: distances only
+		return -1;
+	} else {
+		if constexpr (std::is_same<T, int>::value)
+			if (packed)
+				return run(Config<T, B, RD, true, true>{});
+		return run(Config<T, B, 4, true, false>{});
+	}
 }
 
 // run(Config<...>{}) for blocking factor B and the paths asked for: each

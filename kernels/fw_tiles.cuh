@@ -40,8 +40,10 @@ namespace {
 constexpr int INF_PACKED = (1 << 22) - 1; // INF while int32 paths are packed
 
 // Tuning knobs of the tile kernel (bench/gpu.md records what was measured):
-// k values per shared-memory chunk (FW_KC64 at B = 64), and unrolling of the
-// k loop (FW_UNROLL; float32 at B = 64: 4).
+// k values per shared-memory chunk (FW_KC64 at B = 64), unrolling of the
+// k loop (FW_UNROLL; float32 with predecessors at B = 64: 4), and int32's
+// columns of the 8 x 8 register tile relaxed with add-mins alone (FW_ALU_Q64,
+// FW_ALU_Q128; alu_columns).
 #ifndef FW_KC
 #define FW_KC 32
 #endif
@@ -51,16 +53,39 @@ constexpr int INF_PACKED = (1 << 22) - 1; // INF while int32 paths are packed
 #ifndef FW_UNROLL
 #define FW_UNROLL 2
 #endif
+#ifndef FW_ALU_Q64
+#define FW_ALU_Q64 4
+#endif
+#ifndef FW_ALU_Q128
+#define FW_ALU_Q128 3
+#endif
 constexpr int k_unroll = FW_UNROLL;
 
 
 // ---- element traits -------------------------------------------------------
 
+// relax(a, b, c) = min(a + b, c); relax2(a0, b0, a1, b1, c, one, alu) =
+// min(c, a0 + b0, a1 + b1), two steps of k at once in the tile kernel.
+//
+// The H100 runs the int32 add-min (VIADDMNMX) and the three-way min
+// (VIMNMX3) on its ALU pipe at half rate; an integer multiply-add (IMAD) runs
+// on the FMA pipe, float adds on either FMA pipe.  So int32 takes part of its
+// pairs as two add-mins on the ALU pipe (alu) and the rest as two adds on the
+// FMA pipe, IMAD by a one that the compiler cannot fold to an add (one),
+// then a three-way min: both pipes busy (a loop of shared-memory loads and an
+// 8 x 8 tile: 17.4e12 relaxations a second against 15.4e12 with add-mins
+// only; bench/gpu.md).
 template <typename T> struct Elem;
 template <> struct Elem<int> {
 	static __device__ __forceinline__ int relax(int a, int b, int c)
 	{
 		return __viaddmin_s32(a, b, c); // one VIADDMNMX on sm_90
+	}
+	static __device__ __forceinline__ int relax2(int a0, int b0, int a1, int b1, int c, int one,
+	                                             bool alu)
+	{
+		return alu ? __viaddmin_s32(a1, b1, __viaddmin_s32(a0, b0, c))
+		           : __vimin3_s32(c, a0 * one + b0, a1 * one + b1);
 	}
 	static __device__ __forceinline__ int inf(bool packed) { return packed ? INF_PACKED : ST_INF_I32; }
 };
@@ -69,7 +94,33 @@ template <> struct Elem<float> {
 	{
 		return fminf(a + b, c);
 	}
+	static __device__ __forceinline__ float relax2(float a0, float b0, float a1, float b1, float c,
+	                                               int, bool)
+	{
+		return fminf(a1 + b1, fminf(a0 + b0, c));
+	}
 	static __device__ __forceinline__ float inf(bool) { return __int_as_float(0x7f800000); }
+};
+// float32 where no entry has its sign bit set (no weight below +0, no NaN),
+// held as its bits: for such floats the order of the bits as integers is the
+// order of the values (+inf last), so the min of two sums is an integer min
+// (ALU pipe) and their adds float adds (FMA pipes), and a pair of steps
+// takes three instructions instead of four (FADD, FMNMX each).
+template <> struct Elem<uint32_t> {
+	static __device__ __forceinline__ int sum(uint32_t a, uint32_t b)
+	{
+		return __float_as_int(__uint_as_float(a) + __uint_as_float(b));
+	}
+	static __device__ __forceinline__ uint32_t relax(uint32_t a, uint32_t b, uint32_t c)
+	{
+		return (uint32_t)min(sum(a, b), (int)c);
+	}
+	static __device__ __forceinline__ uint32_t relax2(uint32_t a0, uint32_t b0, uint32_t a1,
+	                                                  uint32_t b1, uint32_t c, int, bool)
+	{
+		return (uint32_t)__vimin3_s32((int)c, sum(a0, b0), sum(a1, b1));
+	}
+	static __device__ __forceinline__ uint32_t inf(bool) { return 0x7f800000u; }
 };
 
 // ---- phase 1: the pivot block ---------------------------------------------
@@ -479,7 +530,29 @@ __device__ __forceinline__ bool tile_of(int nb, int round, int row0, int rows, i
 // afterwards (for the map of live blocks of a sparse run).  CG: the block is
 // read past L1, where another CTA may have written it since (a level of a
 // sparse run).
-template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, bool CG = false>
+// int32: columns of the register tile whose pairs of steps take two add-mins
+// on the ALU pipe (Elem<int>::relax2); the others take two IMADs on the FMA
+// pipe and a three-way min on the ALU pipe.  Per pair an add-min pair keeps
+// the ALU 4 cycles, the other form the FMA pipe 4 and the ALU 2, so some of
+// each keeps both pipes busy; how many was measured (bench/gpu.md).
+template <int B, int R> __host__ __device__ constexpr int alu_columns()
+{
+	return R != 8 ? R / 2 : B == 64 ? FW_ALU_Q64 : FW_ALU_Q128;
+}
+
+#ifndef FW_ALU_PATTERN
+#define FW_ALU_PATTERN 0
+#endif
+template <int Q, int R> __device__ __forceinline__ constexpr bool alu_entry(int r, int q)
+{
+	return FW_ALU_PATTERN == 1 && Q * 2 == R   ? q % 2 == 0
+	       : FW_ALU_PATTERN == 2               ? r < Q
+	       : FW_ALU_PATTERN == 3 && Q * 2 == R ? (r + q) % 2 == 0
+	                                           : q < Q;
+}
+
+template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, bool CG = false,
+          int ALU_Q = alu_columns<B, R>()>
 __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restrict__ p,
                                              const int32_t *prow,
                                              int npad, int round, T *__restrict__ colT,
@@ -487,9 +560,13 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 {
 	constexpr int TX = B / R, THREADS = TX * TX, G = R / 4, GS = B / G;
 	constexpr int KC = tile_kc<B>(), NCH = B / KC;
-	// float32 at B = 64: 4 (n = 20000, 671 against 682 ms with 2)
+	// Steps of k unrolled: k_unroll (float32 with predecessors at B = 64:
+	// 4); pairs of steps: k_unroll / 2 (float32's 4 there spilled).
 	constexpr int KU = std::is_same<T, float>::value && B == 64 ? 4 : k_unroll;
+	constexpr int KU2 = k_unroll > 2 ? k_unroll / 2 : 1;
 	constexpr bool TRACK = PATHS && !PACKED;
+	static_assert(KC % 2 == 0, "the k loop takes steps in pairs");
+	const int one = 1 + (npad >> 31); // 1 (npad >= 0), not known to the compiler
 	const T inf = Elem<T>::inf(PACKED);
 	bool finite = false;
 	extern __shared__ __align__(16) unsigned char smem[];
@@ -544,28 +621,48 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 		}
 		__syncthreads();
 		const int buf = ch & 1;
+		if constexpr (TRACK || ALU_Q >= R) { // one step at a time
 #pragma unroll KU
-		for (int kk = 0; kk < KC; kk++) {
-			T a[R], b[R];
+			for (int kk = 0; kk < KC; kk++) {
+				T a[R], b[R];
 #pragma unroll
-			for (int g = 0; g < G; g++) {
-				*(int4 *)&a[g * 4] = *(const int4 *)&sa[buf][kk][g * GS + ty * 4];
-				*(int4 *)&b[g * 4] = *(const int4 *)&sb[buf][kk][g * GS + tx * 4];
-			}
-#pragma unroll
-			for (int r = 0; r < R; r++)
-#pragma unroll
-				for (int q = 0; q < R; q++) {
-					if (TRACK) {
-						T s = a[r] + b[q];
-						if (s < c[r][q]) {
-							c[r][q] = s;
-							kbest[r][q] = ch * KC + kk;
-						}
-					} else {
-						c[r][q] = Elem<T>::relax(a[r], b[q], c[r][q]);
-					}
+				for (int g = 0; g < G; g++) {
+					*(int4 *)&a[g * 4] = *(const int4 *)&sa[buf][kk][g * GS + ty * 4];
+					*(int4 *)&b[g * 4] = *(const int4 *)&sb[buf][kk][g * GS + tx * 4];
 				}
+#pragma unroll
+				for (int r = 0; r < R; r++)
+#pragma unroll
+					for (int q = 0; q < R; q++) {
+						if constexpr (TRACK) {
+							T s = a[r] + b[q];
+							if (s < c[r][q]) {
+								c[r][q] = s;
+								kbest[r][q] = ch * KC + kk;
+							}
+						} else {
+							c[r][q] = Elem<T>::relax(a[r], b[q], c[r][q]);
+						}
+					}
+			}
+		} else { // two steps at a time
+#pragma unroll KU2
+			for (int kk = 0; kk < KC; kk += 2) {
+				T a0[R], b0[R], a1[R], b1[R];
+#pragma unroll
+				for (int g = 0; g < G; g++) {
+					*(int4 *)&a0[g * 4] = *(const int4 *)&sa[buf][kk][g * GS + ty * 4];
+					*(int4 *)&b0[g * 4] = *(const int4 *)&sb[buf][kk][g * GS + tx * 4];
+					*(int4 *)&a1[g * 4] = *(const int4 *)&sa[buf][kk + 1][g * GS + ty * 4];
+					*(int4 *)&b1[g * 4] = *(const int4 *)&sb[buf][kk + 1][g * GS + tx * 4];
+				}
+#pragma unroll
+				for (int r = 0; r < R; r++)
+#pragma unroll
+					for (int q = 0; q < R; q++)
+						c[r][q] = Elem<T>::relax2(a0[r], b0[q], a1[r], b1[q], c[r][q], one,
+						                          alu_entry<ALU_Q, R>(r, q));
+			}
 		}
 		__syncthreads();
 	}
@@ -670,7 +767,9 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, const int32_t *prow, int
 	int I, J;
 	if (!tile_of<KIND, SPLIT>(npad / B, round, row0, rows, &I, &J, close))
 		return;
-	update_block<T, B, R, PATHS, PACKED, KIND>(d, p, prow, npad, round, colT, rowP, I, J);
+	// (closing in registers: one step at a time, which leaves it more of them)
+	update_block<T, B, R, PATHS, PACKED, KIND, false, HOW == 1 ? R : alu_columns<B, R>()>(
+	        d, p, prow, npad, round, colT, rowP, I, J);
 	// (tile_of moved block (close, close) to CTA (0,0): nothing else needs
 	// to stay in registers through the update)
 	if constexpr (KIND == 3 && HOW > 0 && SPLIT != SPLIT_REST) {
@@ -1239,15 +1338,23 @@ __global__ void in_edges(const T *__restrict__ w, int npad, int n, T inf,
 	}
 }
 
-// Whether any entry of w is below 0 (*neg starts at 0).
-__global__ void any_negative(const float *__restrict__ w, size_t count, int *neg)
+// Signs of a float32 matrix: SIGN_BELOW_ZERO, an entry below 0 (together
+// with SIGN_NOT_ORDERED); SIGN_NOT_ORDERED, an entry whose bits do not order
+// as its value among the others (sign bit set, -0 too, or NaN): Elem<uint32_t>
+// cannot take it.  The largest of all, so that a max over devices combines.
+enum { SIGN_BELOW_ZERO = 1, SIGN_NOT_ORDERED = 2 };
+__global__ void float_signs(const float *__restrict__ w, size_t count, int *signs)
 {
-	bool f = false;
+	int f = 0;
 	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
-	     e += (size_t)gridDim.x * blockDim.x)
-		f |= w[e] < 0.0f;
-	if (__any_sync(0xffffffffu, f) && (threadIdx.x & 31) == 0)
-		atomicOr(neg, 1);
+	     e += (size_t)gridDim.x * blockDim.x) {
+		const float x = w[e];
+		f |= (x < 0.0f ? SIGN_BELOW_ZERO : 0) | (__float_as_uint(x) > 0x7f800000u ? SIGN_NOT_ORDERED : 0);
+	}
+	for (int o = 16; o > 0; o /= 2)
+		f |= __shfl_xor_sync(0xffffffffu, f, o);
+	if (f && (threadIdx.x & 31) == 0)
+		atomicMax(signs, f);
 }
 
 // Two facts of an int32 graph as uploaded (rows of n, stride npad, before

@@ -397,6 +397,10 @@ int main(int argc, char **argv)
 	const char *look = getenv("APSP_LOOKAHEAD");
 	if (look && !strcmp(look, "never"))
 		o.lookahead = FWG_LOOKAHEAD_NEVER;
+	/* Tests: "never" relaxes float32 as floats, never as bits (the same results). */
+	const char *bits = getenv("APSP_FLOAT_BITS");
+	if (bits && !strcmp(bits, "never"))
+		o.float_bits = FWG_FLOAT_BITS_NEVER;
 	int c, order = ORDER_AUTO, gpus = 0;
 
 	tool_init("apsp-gpu", argc, argv);
@@ -662,7 +666,7 @@ int main(int argc, char **argv)
 	          t.device_name, on, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
-	          : t.packed ? "packed" : "plain", t.derived ? ", predecessors derived" : "", why,
+	          : t.packed ? "packed" : t.float_bits ? "as bits" : "plain", t.derived ? ", predecessors derived" : "", why,
 	          skipped, st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,

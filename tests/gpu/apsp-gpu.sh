@@ -90,16 +90,43 @@ for s in 1 2 3; do
 	check "float32 derived predecessors, ties and zeros, seed $s" "$T/g" 1e-4 --derive-paths always -B 32
 done
 $g -n 150 -d 20 -s 4 -t float32 -o "$T/g"
-expect_stderr "float32 --derive-paths always said" 0 'float32, paths, plain, predecessors derived' \
+expect_stderr "float32 --derive-paths always said" 0 'float32, paths, as bits, predecessors derived' \
 	'$gpu -v --derive-paths always $T/g >/dev/null'
 $g -n 150 -d 20 -s 4 -t float32 --negative -o "$T/g"
 expect_stderr "float32 with negative weights: predecessors tracked" 0 'float32, paths, plain, natural' \
 	'$gpu -v --derive-paths always $T/g >/dev/null'
 check "float32 negative weights, --derive-paths always (tracked)" "$T/g" 1e-4 --derive-paths always
 $g -n 2100 -d 10 -s 15 -t float32 -o "$T/g"
-expect_stderr "float32 n = 2100 with paths: predecessors derived" 0 'float32, paths, plain, predecessors derived' \
+expect_stderr "float32 n = 2100 with paths: predecessors derived" 0 'float32, paths, as bits, predecessors derived' \
 	'$gpu -v $T/g >/dev/null'
 check "float32 n = 2100 with paths, derived" "$T/g" 1e-4
+# float32 where no entry has its sign bit set: relaxed as the bits of the
+# values (an integer min of float sums), the same bytes as relaxed as floats.
+for n in 97 300; do
+	for B in 16 32 64 128; do
+		$g -n $n -d 30 -s $((n + B)) -t float32 -o "$T/g"
+		check "float32 as bits n=$n B=$B --no-paths" "$T/g" 1e-4 -B $B --no-paths
+		check "float32 as bits n=$n B=$B, paths derived" "$T/g" 1e-4 -B $B --derive-paths always
+		expect_true "float32 as bits or as floats, the same bytes: n=$n B=$B" \
+			'$gpu -B $B --no-paths -o $T/fb $T/g && mv $T/fb $T/fb1 &&
+			APSP_FLOAT_BITS=never $gpu -B $B --no-paths -o $T/fb $T/g && cmp $T/fb $T/fb1'
+	done
+done
+$g -n 120 -d 30 -s 3 -t float32 -w 0:2 -o "$T/g"
+check "float32 as bits, zero weights and ties" "$T/g" 1e-4 -B 64 --no-paths
+expect_stderr "-v: float32 distances as bits" 0 'float32, as bits' '$gpu -v --no-paths $T/g >/dev/null'
+expect_stderr "-v: float32 as floats where asked" 0 'float32, plain' \
+	'APSP_FLOAT_BITS=never $gpu -v --no-paths $T/g >/dev/null'
+$g -n 120 -d 30 -s 3 -t float32 --negative -o "$T/g"
+expect_stderr "-v: float32 with a negative weight, as floats" 0 'float32, plain' \
+	'$gpu -v --no-paths $T/g >/dev/null'
+# A weight of -0 (the library takes one; the tools' readers make it +0):
+# its bits would order first, so the engine relaxes as floats.
+expect_true "float32 with -0 weights: as floats, right" \
+	'$BIN/fw-kernel-bench -n 300 -t float32 -r 0 -B 64 --check --negative-zeros >$T/kb &&
+	grep -q " plain " $T/kb && grep -q "^check: 0 wrong distances, 0 bad" $T/kb &&
+	$BIN/fw-kernel-bench -n 300 -t float32 -r 0 -B 64 --check >$T/kb &&
+	grep -q " bits " $T/kb && grep -q "^check: 0 wrong distances, 0 bad" $T/kb'
 $g -n 70 -d 10 -s 9 -B 32 -o "$T/g"
 check "int32 padded input stream (npad > n)" "$T/g" 0
 # Weights too large for the packed (distance, k) form: the plain path.
