@@ -540,17 +540,6 @@ template <int B, int R> __host__ __device__ constexpr int alu_columns()
 	return R != 8 ? R / 2 : B == 64 ? FW_ALU_Q64 : FW_ALU_Q128;
 }
 
-#ifndef FW_ALU_PATTERN
-#define FW_ALU_PATTERN 0
-#endif
-template <int Q, int R> __device__ __forceinline__ constexpr bool alu_entry(int r, int q)
-{
-	return FW_ALU_PATTERN == 1 && Q * 2 == R   ? q % 2 == 0
-	       : FW_ALU_PATTERN == 2               ? r < Q
-	       : FW_ALU_PATTERN == 3 && Q * 2 == R ? (r + q) % 2 == 0
-	                                           : q < Q;
-}
-
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, bool CG = false,
           int ALU_Q = alu_columns<B, R>()>
 __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restrict__ p,
@@ -661,7 +650,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 #pragma unroll
 					for (int q = 0; q < R; q++)
 						c[r][q] = Elem<T>::relax2(a0[r], b0[q], a1[r], b1[q], c[r][q], one,
-						                          alu_entry<ALU_Q, R>(r, q));
+						                          q < ALU_Q);
 			}
 		}
 		__syncthreads();
