@@ -534,10 +534,13 @@ __device__ __forceinline__ bool tile_of(int nb, int round, int row0, int rows, i
 // on the ALU pipe (Elem<int>::relax2); the others take two IMADs on the FMA
 // pipe and a three-way min on the ALU pipe.  Per pair an add-min pair keeps
 // the ALU 4 cycles, the other form the FMA pipe 4 and the ALU 2, so some of
-// each keeps both pipes busy; how many was measured (bench/gpu.md).
+// each keeps both pipes busy; how many was measured (bench/gpu.md).  R (all
+// of them) runs the k loop one step at a time: the 4 x 4 tile (B <= 32) does,
+// where pairs were slower (n = 2000, packed paths at B = 32: 1.64 against
+// 1.59 ms).
 template <int B, int R> __host__ __device__ constexpr int alu_columns()
 {
-	return R != 8 ? R / 2 : B == 64 ? FW_ALU_Q64 : FW_ALU_Q128;
+	return R != 8 ? R : B == 64 ? FW_ALU_Q64 : FW_ALU_Q128;
 }
 
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, bool CG = false,
