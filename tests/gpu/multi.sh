@@ -98,6 +98,7 @@ for n in 131 300 1000; do
 	same "int32 16-bit lanes n=$n --no-paths" "$T/g" --16bit --no-paths
 	$g -n $n -d $dens -s $n -t float32 -o "$T/g"
 	same "float32 derived paths n=$n" "$T/g" --derive-paths always
+	same "float32 as bits n=$n --no-paths" "$T/g" --no-paths
 	$g -n $n -d $dens -s $n -w 0:3 -o "$T/g"
 	same "int32 zero weights, 16-bit lanes n=$n" "$T/g" --16bit
 	same "int32 zero weights, tracked n=$n" "$T/g" --no-16bit
