@@ -102,6 +102,19 @@ static int check(const std::vector<T> &w, const std::vector<T> &got, const std::
 	return bad || badp;
 }
 
+// How the run held its distances (the "form" column) and scheduled its rounds.
+static const char *form_of(const struct fwg_timing &t)
+{
+	if (t.derived)
+		return t.lanes16 == 1 ? "16bit+derive" : "derive";
+	return t.lanes16 == 1 ? "16bit" : t.lanes16 == -1 ? "16>32" : t.packed ? "packed"
+	       : t.float_bits ? "bits" : "plain";
+}
+static const char *schedule_of(const struct fwg_timing &t)
+{
+	return t.row_bands ? "row order" : t.lookahead ? "rounds, lookahead" : "rounds";
+}
+
 template <typename T>
 static int run(int n, int B, bool paths, int reps, double density, bool do_check, int lanes)
 {
@@ -131,9 +144,8 @@ static int run(int n, int B, bool paths, int reps, double density, bool do_check
 	double med = ms[ms.size() / 2], rate = (double)n * n * n / (med * 1e-3);
 	printf("%-8d %-4d %-8s %-6s %-7s %10.2f %12.3e %7.1f%%   (%s, %s, %zu runs, min %.2f ms)\n", n, t.block,
 	       o.type == ST_INT32 ? "int32" : "float32", paths ? "paths" : "dist",
-	       t.derived ? (t.lanes16 == 1 ? "16bit+derive" : "derive") : t.lanes16 == 1 ? "16bit" : t.lanes16 == -1 ? "16>32" : t.packed ? "packed" : t.float_bits ? "bits" : "plain", med, rate, 100 * rate / 16.6e12, t.device_name,
-	       t.row_bands ? "row order" : t.lookahead ? "rounds, lookahead" : "rounds",
-	       ms.size(), ms[0]);
+	       form_of(t), med, rate, 100 * rate / 16.6e12, t.device_name, schedule_of(t), ms.size(),
+	       ms[0]);
 	return do_check ? check(w, d, p, n, paths) : 0;
 }
 
