@@ -484,15 +484,15 @@ template <typename T_, int B_, int R_, bool PATHS_, bool PACKED_> struct Config 
 };
 
 template <typename T, int B, typename F>
-int dispatch_modes(F run, bool paths, bool packed)
+int dispatch_modes(Err e, F run, bool paths, bool packed)
 {
 	// Register tile: 8 x 8 where the block is large enough and the kernel
 	// keeps nothing but distances; 4 x 4 when it also tracks k explicitly.
 	constexpr int RD = B >= 64 ? 8 : 4;
 	if (!paths)
 		return run(Config<T, B, RD, false, false>{});
-	if constexpr (std::is_same<T, uint32_t>::value) { // float32 as bits: distances only
-		return -1;
+	if constexpr (std::is_same<T, uint32_t>::value) {
+		return fail(e, "float32 as bits holds distances only");
 	} else {
 		if constexpr (std::is_same<T, int>::value)
 			if (packed)
@@ -508,10 +508,10 @@ template <typename T, typename F>
 int dispatch(Err e, int B, bool paths, bool packed, F run)
 {
 	switch (B) {
-	case 16: return dispatch_modes<T, 16>(run, paths, packed);
-	case 32: return dispatch_modes<T, 32>(run, paths, packed);
-	case 64: return dispatch_modes<T, 64>(run, paths, packed);
-	case 128: return dispatch_modes<T, 128>(run, paths, packed);
+	case 16: return dispatch_modes<T, 16>(e, run, paths, packed);
+	case 32: return dispatch_modes<T, 32>(e, run, paths, packed);
+	case 64: return dispatch_modes<T, 64>(e, run, paths, packed);
+	case 128: return dispatch_modes<T, 128>(e, run, paths, packed);
 	}
 	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
 }
