@@ -84,13 +84,38 @@ template <typename F> int fill_grid(F f, int threads, size_t smem, int sms)
 }
 
 // The edges into each vertex, by increasing weight (fw_tiles.cuh: derived
-// predecessors): off[j] .. off[j + 1] - 1 index keys (w << 32 | u).
+// predecessors): off[j] .. off[j + 1] - 1 index keys (w << 32 | u).  They
+// are listed on a stream of their own (s, the lowest priority), beside the
+// rounds: read, recorded there once the weights have been read (whatever
+// overwrites them waits for it); ready, once the lists are sorted (the
+// derivation waits for it).  Their memory is the stream's (cudaMallocAsync),
+// all of it kept until the end of the run.
 struct InEdges {
 	unsigned long long *off = nullptr, *keys = nullptr;
-	~InEdges()
+	unsigned long long *fill = nullptr, *unsorted = nullptr;
+	void *tmp = nullptr, *sort_tmp = nullptr;
+	cudaStream_t s = nullptr;
+	cudaEvent_t read = nullptr, ready = nullptr;
+	// stream t goes on once the weights have been read (nothing where no
+	// lists were started)
+	cudaError_t after_read(cudaStream_t t) const
 	{
-		cudaFree(off);
-		cudaFree(keys);
+		return read ? cudaStreamWaitEvent(t, read, 0) : cudaSuccess;
+	}
+	~InEdges() // (after ~Dev's body has made the device current)
+	{
+		if (!s)
+			return;
+		cudaDeviceSynchronize(); // (the lists may be in use on another stream)
+		for (void *x : {(void *)off, (void *)keys, (void *)fill, (void *)unsorted, tmp, sort_tmp})
+			if (x)
+				cudaFreeAsync(x, s);
+		cudaStreamSynchronize(s);
+		for (auto x : {read, ready})
+			if (x)
+				cudaEventDestroy(x);
+		if (s)
+			cudaStreamDestroy(s);
 	}
 };
 

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include <chrono>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -236,16 +237,22 @@ extern "C" int fwg_init_rank(int device, int rank, int ranks, const void *id,
 }
 
 // Whether int32 distances are tried in 16-bit lanes.  By default from n =
-// 2000 for distances alone, above n = 2048 with paths (H100, with lookahead,
+// 2000 for distances alone, from 1500 with paths (H100, with lookahead,
 // bench/gpu.md): at n = 1500 the 16-bit run took 0.89 ms against 0.81 on 32
 // bits (converting the matrix and checking the result), at 2000 1.22
-// against 1.26; with paths derived from them 2.05 ms at 2000 against 1.56
-// for packed paths on 32 bits, 2.41 against 2.99 at 2500.
+// against 1.26; with paths derived from them (their lists made beside the
+// rounds) 0.99 ms at 1500 against 1.08 for packed paths on 32 bits, 1.37
+// against 1.57 at 2000, 0.63 to 0.78 against 0.72 at 1000.
 static bool use_lanes16(uint64_t n, int lanes16, bool paths)
 {
 	return lanes16 == FWG_LANES16_ALWAYS
-	       || (lanes16 == FWG_LANES16_AUTO && n >= (paths ? 2049u : 2000u));
+	       || (lanes16 == FWG_LANES16_AUTO && n >= (paths ? 1500u : 2000u));
 }
+
+// float32 with paths: predecessors derived from the distances (no weight
+// negative) from this n, tracked through the rounds below it: at n = 2000
+// 1.78 to 1.84 ms against 2.33, at 1000 0.82 to 0.86 against 0.75 (H100).
+static const uint64_t DERIVE_FLOAT_FROM = 2000;
 
 // Measured on the H100 (bench/gpu.md, kernel times at n = 1000 .. 20000,
 // B = 32, 64, 128): per round, B = 64 pays less for phases 1 and 2 than
@@ -268,7 +275,7 @@ extern "C" int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, in
 		return paths && is_int && n <= 2048 && !use_lanes16(n, lanes16, paths) ? 32 : 64;
 	if (is_int && use_lanes16(n, lanes16, paths)) // paths derived from 16-bit distances too
 		return n <= 16000 ? 64 : 128;
-	if (paths && !is_int && n > 2048) // derived from distances (unless a weight is negative)
+	if (paths && !is_int && n >= DERIVE_FLOAT_FROM) // derived (unless a weight is negative)
 		return 64;
 	if (paths)
 		return is_int ? (n <= 2048 ? 32 : n <= 11000 ? 64 : 128) : (n <= 16000 ? 64 : 128);
@@ -677,8 +684,27 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	}
 	const int inf_dev = packed ? INF_PACKED : ST_INF_I32;
 	int derive16 = 0, derive32 = 0;
-	if (rc == 0 && paths && have16)
+	// The lists of edges for predecessors derived from 16-bit distances: on
+	// one device in the rounds' order, made once the 16-bit rounds are
+	// queued (where memory is sure to hold them), so that the host's wait
+	// for their count and the allocations come while the device runs.
+	std::function<int()> lists16;
+	if (rc == 0 && paths && have16 && v.count == 1 && !rw) {
+		int sure = 0;
+		rc = lists_open(e, (int)n, 2, d0.s, d0.id, &d0.ie, &derive16, &sure);
+		if (rc == 0 && derive16 && sure)
+			lists16 = [&]() -> int {
+				int ok = 0;
+				if (lists_make<int>(e, (const int *)d0.d, (int)n, (int)npad, inf_dev, &d0.ie, &ok))
+					return -1;
+				return ok ? 0 : fail(e, "device memory ran short for the lists of edges");
+			};
+		else if (rc == 0 && derive16)
+			rc = lists_make<int>(e, (const int *)d0.d, (int)n, (int)npad, inf_dev, &d0.ie,
+			                     &derive16);
+	} else if (rc == 0 && paths && have16) {
 		rc = list_in_edges_all<int>(e, v, (int)n, inf_dev, 2, &derive16);
+	}
 	// float32 with the whole graph on the devices: its signs (SIGN_*).
 	// Distances as bits (Elem<uint32_t>) where no entry has its sign bit
 	// set; with paths, predecessors derived where no weight is negative,
@@ -699,8 +725,20 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	const bool as_bits = !is_int && !as_read && !(signs & SIGN_NOT_ORDERED)
 	                     && o->float_bits != FWG_FLOAT_BITS_NEVER;
 	if (rc == 0 && !is_int && paths && !(signs & SIGN_BELOW_ZERO) && o->derive != FWG_DERIVE_NEVER
-	    && (o->derive == FWG_DERIVE_ALWAYS || n > 2048))
+	    && (o->derive == FWG_DERIVE_ALWAYS || n >= DERIVE_FLOAT_FROM))
 		rc = list_in_edges_all<float>(e, v, (int)n, __builtin_inff(), 4, &derive32);
+	// The lists are made beside what follows, from the weights in d: the
+	// rounds that overwrite d wait until they have been read.  The 16-bit
+	// run's rounds do not (try16 waits before its distances go back to d),
+	// unless they go in row order.
+	auto weights_read = [&]() -> int {
+		for (int g = v.first; g < v.last; g++) {
+			CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			CUDA_TRY(v.dev[g].ie.after_read(v.dev[g].s));
+		}
+		CUDA_TRY(cudaSetDevice(d0.id));
+		return 0;
+	};
 	t->float_bits = as_bits && (!paths || derive32);
 	// What the sink may read (rows in row order reach it from the 16-bit
 	// run itself): as if the 16-bit run stands, then as it came out.
@@ -711,8 +749,12 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	};
 	const bool tries16 = have16 && (!paths || derive16);
 	choices(tries16 && rw ? 1 : 0);
+	if (rc == 0 && (rw || !tries16))
+		rc = weights_read();
 	if (rc == 0 && tries16)
-		rc = try16(e, v, (int)n, inf_dev, sp, derive16, rw, &done);
+		rc = try16(e, v, (int)n, inf_dev, sp, derive16, rw, &done, lists16);
+	if (rc == 0)
+		rc = weights_read();
 	if (rc == 0 && rw && rw->restart)
 		return 1;
 	if (rw && rw->not16) // from the first band again, on 32 bits

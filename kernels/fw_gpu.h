@@ -71,7 +71,7 @@ struct fwg_opts {
 	const int32_t *order;
 	/* Predecessors derived from the final distances and the edges into
 	 * each vertex, instead of tracked through the rounds: FWG_DERIVE_AUTO
-	 * for int32 where 16-bit lanes are tried and for float32 above n = 2048
+	 * for int32 where 16-bit lanes are tried and for float32 from n = 2000
 	 * (no weight negative), _NEVER never, _ALWAYS at every n. */
 	int derive;
 	int skip;       /* keep a map of the blocks that hold a finite entry and

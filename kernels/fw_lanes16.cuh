@@ -8,6 +8,8 @@
 #include "fw_rounds.cuh"
 #include "fw_roworder.cuh"
 
+#include <functional>
+
 namespace {
 
 // The 16-bit matrices, where every device of the run has room for its own
@@ -40,7 +42,9 @@ int alloc16(Err e, Devs &v, bool *ok)
 
 // Try the 16-bit run.  *done: 1 its result stands (the devices' d hold it),
 // -1 it was run and rejected, 0 it was not tried.  inf: d's INF.  With
-// derive, a result that stands also gets its predecessors, derived into p.
+// derive, a result that stands also gets its predecessors, derived into p;
+// lists, where given, makes the lists of edges that needs once the rounds
+// are queued.
 // With rw (one device), the rounds go in row order and each band, checked
 // and converted, goes to rw's sink as soon as it is final; a band rejected
 // stops the run (*done -1, rw->sunk rows taken; the other bands of d were
@@ -48,7 +52,7 @@ int alloc16(Err e, Devs &v, bool *ok)
 // weights are checked as it comes; a band too heavy for 16-bit lanes ends
 // the attempt (*done 0, rw->not16), as does a failed input (rw->restart).
 int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOrder *rw,
-          int *done)
+          int *done, const std::function<int()> &lists = nullptr)
 {
 	*done = 0;
 	const int B = v.B;
@@ -127,6 +131,8 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 		// the rounds; then, where no distance came within wmax of INF16, the
 		// distances back to 32 bits (decided on the device), and the verdict
 		rc = B == 64 ? run_rounds16<64>(e, v, sp) : run_rounds16<128>(e, v, sp);
+		if (rc == 0 && lists) // (made while the devices run the rounds queued)
+			rc = lists();
 		for (int g = v.first; g < v.last && rc == 0; g++) {
 			Dev &x = v.dev[g];
 			const size_t count = x.count(B, v.npad);
@@ -139,10 +145,16 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 		}
 		if (rc == 0)
 			rc = reduce_scratch(e, v, 1, 1, false);
+		// (the predecessors derived on the device's verdict too, before the
+		// host hears it; the weights overwritten once the lists have them)
 		for (int g = v.first; g < v.last && rc == 0; g++) {
 			Dev &x = v.dev[g];
 			const size_t count = x.count(B, v.npad);
 			CUDA_TRY(cudaSetDevice(x.id));
+			if (derive16 && derive(e, v, x, x.base<short>(x.d16, B, v.npad), n,
+			                       (const int *)&x.scratch[1], wmax))
+				return -1;
+			CUDA_TRY(x.ie.after_read(x.s));
 			if (count)
 				from16_if<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(
 				        x.d16, (int *)x.d, count, wmax, (const int *)&x.scratch[1]);
@@ -157,11 +169,6 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 			rc = sync_all(e, v);
 		}
 		if (rc == 0 && (int)dmax + wmax < INF16) {
-			for (int g = v.first; g < v.last && rc == 0 && derive16; g++) {
-				Dev &x = v.dev[g];
-				CUDA_TRY(cudaSetDevice(x.id));
-				rc = derive(e, v, x, x.base<short>(x.d16, B, v.npad), n);
-			}
 			*done = 1;
 		} else if (rc == 0) {
 			*done = -1;

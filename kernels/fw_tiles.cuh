@@ -1330,6 +1330,55 @@ __global__ void in_edges(const T *__restrict__ w, int npad, int n, T inf,
 	}
 }
 
+// The longest list: *longest = max over j of off[j + 1] - off[j] (starts at 0).
+__global__ void longest_list(const unsigned long long *__restrict__ off, int n,
+                             unsigned long long *longest)
+{
+	unsigned long long m = 0;
+	for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
+		m = max(m, off[j + 1] - off[j]);
+	m = __reduce_max_sync(0xffffffffu, (unsigned)m); // (lists shorter than 2^32 here)
+	if ((threadIdx.x & 31) == 0)
+		atomicMax(longest, m);
+}
+
+// Each list of at most SORT_KEYS keys sorted in shared memory (bitonic, the
+// list padded to a power of two with the largest key), CTA j taking list j:
+// far quicker than a general segmented sort for the lists of graphs whose
+// vertices have at most that many edges in (all keys differ: u does).
+constexpr int SORT_KEYS = 4096;
+__global__ void __launch_bounds__(256)
+sort_lists(const unsigned long long *__restrict__ off, const unsigned long long *__restrict__ in,
+           unsigned long long *__restrict__ out)
+{
+	__shared__ unsigned long long k[SORT_KEYS];
+	const unsigned long long b = off[blockIdx.x];
+	const int len = (int)(off[blockIdx.x + 1] - b);
+	if (len == 0)
+		return;
+	int size = 2;
+	while (size < len)
+		size *= 2;
+	for (int t = threadIdx.x; t < size; t += blockDim.x)
+		k[t] = t < len ? in[b + t] : ~0ull;
+	__syncthreads();
+	for (int m = 2; m <= size; m *= 2)
+		for (int h = m / 2; h > 0; h /= 2) {
+			for (int t = threadIdx.x; t < size / 2; t += blockDim.x) {
+				const int lo = 2 * t - (t & (h - 1)), hi = lo + h; // pairs h apart
+				const bool up = (lo & m) == 0;
+				const unsigned long long x = k[lo], y = k[hi];
+				if ((x > y) == up) {
+					k[lo] = y;
+					k[hi] = x;
+				}
+			}
+			__syncthreads();
+		}
+	for (int t = threadIdx.x; t < len; t += blockDim.x)
+		out[b + t] = k[t];
+}
+
 // Signs of a float32 matrix: SIGN_BELOW_ZERO, an entry below 0 (together
 // with SIGN_NOT_ORDERED); SIGN_NOT_ORDERED, an entry whose bits do not order
 // as its value among the others (sign bit set, -0 too, or NaN): Elem<uint32_t>
@@ -1401,13 +1450,17 @@ template <> struct Derive<float> {
 // list with d[i][u] + w = d[i][j] (float32: the closest, if none is), or -1
 // (j = i, unreachable, none).  Weights and distances are >= 0 here, so no u
 // past the first weight above d[i][j] can match.  Rows row0 .. end - 1
-// (dist and p point where row 0 would be).
+// (dist and p point where row 0 would be).  gate: the largest 16-bit
+// distance below INF16 (max_below); with the largest weight wmax it must
+// stay below INF16, or the 16-bit run is rejected and p is left as it was.
 template <typename D>
 __global__ void derive_preds(const D *__restrict__ dist, int npad, int n,
                              const unsigned long long *__restrict__ off,
                              const unsigned long long *__restrict__ keys, int32_t *__restrict__ p,
-                             int row0, int end)
+                             int row0, int end, const int *gate, int wmax)
 {
+	if (gate && *gate + wmax >= INF16)
+		return;
 	extern __shared__ __align__(16) unsigned char smem[];
 	D *row = (D *)smem;
 	for (int i = row0 + blockIdx.x; i < end; i += gridDim.x) {
