@@ -61,7 +61,7 @@ check "int32 every weight 0" "$T/g" 0 -B 64
 check "int32 every weight 0, predecessors derived" "$T/g" 0 --16bit
 
 # Paths from 16-bit distances: predecessors derived from the distances and
-# the edges into each vertex (--16bit forces it below n = 2048), then the
+# the edges into each vertex (--16bit forces it below n = 1500), then the
 # chains re-attached where zero-weight cycles tie them in loops.
 for s in 1 2 3; do
 	$g -n 97 -d 30 -s $s -w 0:9 -o "$T/g"
@@ -81,6 +81,18 @@ expect_stderr "--derive-paths never: predecessors tracked" 0 'n 2100, B 64, int3
 	'$gpu -v --derive-paths never $T/g >/dev/null'
 check "int32 n = 2100, --derive-paths never" "$T/g" 0 --derive-paths never
 expect_stderr "--derive-paths bad" 2 "is not auto, always or never" '$gpu --derive-paths maybe $T/g'
+# Where 16-bit lanes start with paths: n = 1500 derives, 1499 tracks them.
+$g -n 1500 -d 10 -s 16 -w 0:20 -o "$T/g"
+expect_stderr "n = 1500 with paths: predecessors derived" 0 'n 1500, B 64, int32, paths, 16-bit lanes, predecessors derived' \
+	'$gpu -v $T/g >/dev/null'
+check "int32 n = 1500 with paths, derived, zero weights" "$T/g" 0
+$g -n 1499 -d 10 -s 16 -o "$T/g"
+expect_stderr "n = 1499 with paths: packed on 32 bits" 0 'n 1499, B 32, int32, paths, packed' \
+	'$gpu -v $T/g >/dev/null'
+# Lists longer than one CTA sorts in shared memory (4096 edges into a
+# vertex): the general segmented sort, the same predecessors' rules.
+$g -n 4200 -d 100 -s 17 -w 1:9 -o "$T/g"
+check "derived predecessors, 4199 edges into each vertex" "$T/g" 0
 # float32: distances on the plain kernel, predecessors derived (the closest
 # edge where rounding leaves none exact); not with negative weights.
 for s in 1 2 3; do
