@@ -159,7 +159,8 @@ $g -n 2100 -d 10 -s 14 -o "$T/g2100"
 expect_stderr "n = 2100: 16-bit lanes and B = 64 chosen" 0 'n 2100, B 64, int32, 16-bit lanes' '$gpu -v --no-paths $T/g2100 >/dev/null'
 $g -n 2000 -d 10 -s 15 -o "$T/g2000"
 expect_stderr "n = 2000: 16-bit lanes for distances alone" 0 'n 2000, B 64, int32, 16-bit lanes' '$gpu -v --no-paths $T/g2000 >/dev/null'
-expect_stderr "n = 2000 with paths: packed on 32 bits, B = 32" 0 'n 2000, B 32, int32, paths, packed' '$gpu -v $T/g2000 >/dev/null'
+expect_stderr "n = 2000 with paths: 16-bit lanes, predecessors derived, B = 64" 0 'n 2000, B 64, int32, paths, 16-bit lanes, predecessors derived' '$gpu -v $T/g2000 >/dev/null'
+expect_stderr "n = 2000 with paths, --no-16bit: packed on 32 bits, B = 32" 0 'n 2000, B 32, int32, paths, packed' '$gpu -v --no-16bit $T/g2000 >/dev/null'
 $g -n 1999 -d 10 -s 15 -o "$T/g1999"
 expect_stderr "n = 1999: 32 bits" 0 'n 1999, B 64, int32, plain' '$gpu -v --no-paths $T/g1999 >/dev/null'
 check "int32 n = 2100 --no-paths, chosen lanes and blocking factor" "$T/g2100" 0 --no-paths
