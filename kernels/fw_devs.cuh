@@ -114,8 +114,7 @@ struct InEdges {
 		for (auto x : {read, ready})
 			if (x)
 				cudaEventDestroy(x);
-		if (s)
-			cudaStreamDestroy(s);
+		cudaStreamDestroy(s);
 	}
 };
 
