@@ -749,11 +749,11 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	};
 	const bool tries16 = have16 && (!paths || derive16);
 	choices(tries16 && rw ? 1 : 0);
-	if (rc == 0 && (rw || !tries16))
+	if (rc == 0 && tries16 && rw) // (16-bit rounds in row order)
 		rc = weights_read();
 	if (rc == 0 && tries16)
 		rc = try16(e, v, (int)n, inf_dev, sp, derive16, rw, &done, lists16);
-	if (rc == 0)
+	if (rc == 0) // (the 32-bit rounds, if they come)
 		rc = weights_read();
 	if (rc == 0 && rw && rw->restart)
 		return 1;
