@@ -445,6 +445,46 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
 	asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// Entry (row, col) of a block, from the block's first entry, in a matrix of
+// npad columns: an offset below B * npad, so 32 bits (B * npad < 2^32
+// wherever npad^2 entries fit in memory), which spares the integer pipe the
+// 64-bit arithmetic of every row's address.
+__device__ __forceinline__ size_t tile_at(int row, int npad, int col)
+{
+	return (unsigned)row * (unsigned)npad + (unsigned)col;
+}
+
+// Rows k0 .. k0 + K - 1 of a panel (W entries of E each, from panel, rows
+// npad apart) into shared memory (K x W), 16 bytes a thread at a time, by
+// THREADS threads; the caller commits.  Each thread's passes are counted at
+// compile time: no loop bounds to test, no division, one address a pass.
+// Before (a loop over the CTA's 16-byte pieces, 64-bit addresses), the
+// loads and the block's addresses took a tenth of the ALU pipe's
+// instructions in phase 3 at B = 64, the pipe that bounds int32
+// (bench/gpu.md).
+template <int K, int W, int THREADS, typename E>
+__device__ __forceinline__ void chunk_rows(E *s, const E *panel, int k0, int npad)
+{
+	constexpr int V = 16 / sizeof(E), Q = W / V, PASS = THREADS / Q;
+	static_assert(W % V == 0 && THREADS % Q == 0 && K % PASS == 0,
+	              "a chunk's loads in whole passes of the CTA");
+	const unsigned t = threadIdx.x, row = t / Q, col = (t % Q) * V;
+	const E *g = panel + tile_at(k0 + row, npad, col);
+#pragma unroll
+	for (int it = 0; it < K / PASS; it++) {
+		cp_async16(s + (row + it * PASS) * W + col, g);
+		g += (size_t)PASS * npad;
+	}
+}
+
+// The one that Elem<int>::relax2's IMADs multiply by.  In constant memory
+// the compiler can neither fold it (the IMADs would become adds on the ALU
+// pipe) nor hold it in an ordinary register: the IMADs read it from a
+// uniform one.  Taken from npad instead (1 + (npad >> 31)), it went to an
+// ordinary register, made again every pair of steps, and n = 20000 on
+// 32 bits took 561 ms against 501 (H100, bench/gpu.md).
+static __constant__ int fw_one = 1;
+
 // Thread (ty,tx) owns rows/cols g*(B/G) + t*4 + c, g < G = R/4, c < 4, so a
 // warp's 16-byte loads of one k-row are contiguous (no bank conflicts).
 template <int B, int R> __host__ __device__ constexpr int tile_threads() { return (B / R) * (B / R); }
@@ -558,7 +598,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 	constexpr int KU2 = k_unroll > 2 ? k_unroll / 2 : 1;
 	constexpr bool TRACK = PATHS && !PACKED;
 	static_assert(KC % 2 == 0, "the k loop takes steps in pairs");
-	const int one = 1 + (npad >> 31); // 1 (npad >= 0), not known to the compiler
+	const int one = fw_one;
 	const T inf = Elem<T>::inf(PACKED);
 	bool finite = false;
 	extern __shared__ __align__(16) unsigned char smem[];
@@ -569,12 +609,8 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 	const T *gb = rowP + (size_t)J * B;
 
 	auto load = [&](int chunk, int buf) {
-		for (int v = tid; v < KC * B / 4; v += THREADS) {
-			int kk = v / (B / 4), c4 = (v % (B / 4)) * 4;
-			size_t g = (size_t)(chunk * KC + kk) * npad + c4;
-			cp_async16(&sa[buf][kk][c4], ga + g);
-			cp_async16(&sb[buf][kk][c4], gb + g);
-		}
+		chunk_rows<KC, B, THREADS>(&sa[buf][0][0], ga, chunk * KC, npad);
+		chunk_rows<KC, B, THREADS>(&sb[buf][0][0], gb, chunk * KC, npad);
 		cp_async_commit();
 	};
 	load(0, 0);
@@ -587,7 +623,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 		const int row = (r / 4) * GS + ty * 4 + r % 4;
 #pragma unroll
 		for (int g = 0; g < G; g++) {
-			const T *src = dtile + (size_t)row * npad + g * GS + tx * 4;
+			const T *src = dtile + tile_at(row, npad, g * GS + tx * 4);
 			if (sizeof(T) == 4) {
 				int4 v = CG ? __ldcg((const int4 *)src) : *(const int4 *)src;
 				T *cv = (T *)&v;
@@ -709,7 +745,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 						colT[(size_t)(col + q) * npad + (size_t)I * B + row] =
 						        PACKED ? (T)((int)v << 8) : v;
 			}
-			*(int4 *)(dtile + (size_t)row * npad + col) = *(int4 *)out;
+			*(int4 *)(dtile + tile_at(row, npad, col)) = *(int4 *)out;
 			// ... and the new pivot row in rowP (packed: with k + 1).
 			if constexpr (KIND == 2) {
 				if (I == round) {
@@ -962,14 +998,8 @@ __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, 
 	const uint32_t *ga = colT2 + (size_t)I * B;
 	const short *gb = rowP + (size_t)J * B;
 	auto load = [&](int chunk, int buf) {
-		for (int v = tid; v < KC * B / 4; v += THREADS) {
-			int kk = v / (B / 4), c4 = (v % (B / 4)) * 4;
-			cp_async16(&sa[buf][kk][c4], ga + (size_t)(chunk * KC + kk) * npad + c4);
-		}
-		for (int v = tid; v < KC * B / 8; v += THREADS) {
-			int kk = v / (B / 8), c8 = (v % (B / 8)) * 8;
-			cp_async16(&sb[buf][kk][c8], gb + (size_t)(chunk * KC + kk) * npad + c8);
-		}
+		chunk_rows<KC, B, THREADS>(&sa[buf][0][0], ga, chunk * KC, npad);
+		chunk_rows<KC, B, THREADS>(&sb[buf][0][0], gb, chunk * KC, npad);
 		cp_async_commit();
 	};
 	load(0, 0);
@@ -982,7 +1012,7 @@ __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, 
 #pragma unroll
 		for (int g = 0; g < 2; g++)
 		{
-			const uint4 *src = (const uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8);
+			const uint4 *src = (const uint4 *)(dtile + tile_at(row, npad, g * GS + tx * 8));
 			*(uint4 *)&c[r][g * 4] = CG ? __ldcg(src) : *src;
 		}
 	}
@@ -1016,7 +1046,7 @@ __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, 
 		const int row = (r / 4) * GS + ty * 4 + r % 4;
 #pragma unroll
 		for (int g = 0; g < 2; g++) {
-			*(uint4 *)(dtile + (size_t)row * npad + g * GS + tx * 8) = *(const uint4 *)&c[r][g * 4];
+			*(uint4 *)(dtile + tile_at(row, npad, g * GS + tx * 8)) = *(const uint4 *)&c[r][g * 4];
 #pragma unroll
 			for (int q = 0; q < 4; q++)
 				finite |= (c[r][g * 4 + q] & 0xffffu) < (uint32_t)INF16 ||
