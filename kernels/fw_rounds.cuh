@@ -112,6 +112,13 @@ struct RoundKernels : PivotChain {
 			return force == FWG_PHASE1_REGISTERS ? HOW_FEW : HOW_MANY;
 		return ahead || (long long)nb * x.rows < 3LL * resident ? HOW_FEW : HOW_MANY;
 	}
+	// Whether phase 3 of a band is under three waves of the resident CTAs,
+	// so short that phase 2 and the blocks of row and column T+1 are the
+	// rounds' critical path: their kernels then take twice the registers
+	// (tile_min_blocks).  Measured against one wave and against every n
+	// (H100, bench/gpu.md): from 3.8 waves (n = 4000 at B = 64) the
+	// registers cost more than they give.
+	bool small(const Band &x) const { return (long long)nb * x.rows < 3LL * resident; }
 
 	// Launch attributes on device id (current); fails where the blocking
 	// factor needs more shared memory than the device has.
@@ -127,11 +134,13 @@ struct RoundKernels : PivotChain {
 			               "the device allows %d", B, s1 > s3 ? s1 : s3, smem_limit(id));
 		CUDA_TRY(cudaFuncSetAttribute(phase1<T, B, PATHS>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s1));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 2>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		for (auto f : {tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_REST>,
+		for (auto f : {tile_update<T, B, R, PATHS, PACKED, 2>,
+		               tile_update<T, B, R, PATHS, PACKED, 2, 0, SPLIT_WHOLE, true>,
+		               tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_REST>,
 		               tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_NEXT>,
+		               tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_NEXT, true>,
 		               tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW, SPLIT_NEXT>,
+		               tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW, SPLIT_NEXT, true>,
 		               tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY, SPLIT_NEXT>})
 			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW>,
@@ -160,7 +169,8 @@ struct RoundKernels : PivotChain {
 			                                         x.row0, x.rows, x.takes_pivot(round),
 			                                         nullptr, nullptr);
 			if (x.holds(round))
-				tile_update<T, B, R, PATHS, PACKED, 2><<<nb + x.rows, t3, s3, x.s>>>(
+				(small(x) ? tile_update<T, B, R, PATHS, PACKED, 2, 0, SPLIT_WHOLE, true>
+				          : tile_update<T, B, R, PATHS, PACKED, 2>)<<<nb + x.rows, t3, s3, x.s>>>(
 				        d, x.p, x.p ? x.p + (size_t)round * B * npad : nullptr, npad, round,
 				        (T *)x.colT, (T *)x.rowP, x.row0, x.rows, -1);
 		}
@@ -187,8 +197,12 @@ struct RoundKernels : PivotChain {
 		};
 		if (split == SPLIT_REST)
 			go(tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_REST>);
+		else if (split == SPLIT_NEXT && close < 0 && small(x))
+			go(tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_NEXT, true>);
 		else if (split == SPLIT_NEXT && close < 0)
 			go(tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_NEXT>);
+		else if (split == SPLIT_NEXT && h == HOW_FEW && small(x))
+			go(tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW, SPLIT_NEXT, true>);
 		else if (split == SPLIT_NEXT && h == HOW_FEW)
 			go(tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW, SPLIT_NEXT>);
 		else if (split == SPLIT_NEXT)

@@ -488,9 +488,16 @@ static __constant__ int fw_one = 1;
 // Thread (ty,tx) owns rows/cols g*(B/G) + t*4 + c, g < G = R/4, c < 4, so a
 // warp's 16-byte loads of one k-row are contiguous (no bank conflicts).
 template <int B, int R> __host__ __device__ constexpr int tile_threads() { return (B / R) * (B / R); }
-template <int B, int R> __host__ __device__ constexpr int tile_min_blocks()
+// small: a kernel of phase 2 or of the blocks of row and column T+1 for a
+// matrix whose phase 3 is a wave or two (RoundKernels::small).  Those kernels
+// are then the rounds' critical path, and half the CTAs an SM gives them the
+// registers that their loads and the pivot's closing need without spilling
+// (H100, n = 2000 on 32 bits: 1.17 ms against 1.25, float32 1.30 against
+// 1.55; bench/gpu.md).
+template <int B, int R> __host__ __device__ constexpr int tile_min_blocks(bool small = false)
 {
-	return tile_threads<B, R>() >= 1024 ? 1 : tile_threads<B, R>() >= 256 ? 2 : 8;
+	const int m = tile_threads<B, R>() >= 1024 ? 1 : tile_threads<B, R>() >= 256 ? 2 : 8;
+	return small && m > 1 ? m / 2 : m;
 }
 // k values per chunk of the panels in shared memory.  At B = 64, 16: the
 // two stages then take 16 KB, and eight CTAs of the 8 x 8 register tile
@@ -787,8 +794,8 @@ template <typename T, int B, int R, bool PATHS> __host__ __device__ constexpr in
 // (phase 3, HOW > 0: close_kind): the CTA that updates block (close, close),
 // the next round's pivot block, then runs phase 1 of that round on it.
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, int HOW = 0,
-          int SPLIT = SPLIT_WHOLE>
-__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
+          int SPLIT = SPLIT_WHOLE, bool SMALL = false>
+__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>(SMALL))
 tile_update(T *__restrict__ d, int32_t *__restrict__ p, const int32_t *prow, int npad, int round,
             T *__restrict__ colT, T *__restrict__ rowP, int row0, int rows, int close)
 {
