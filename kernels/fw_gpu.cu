@@ -844,6 +844,7 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	}
 	t->phase1 = v.phase1_ran;
 	t->lookahead = v.ahead_ran;
+	t->small = v.small_ran;
 	CUDA_TRY(cudaSetDevice(d0.id));
 	return 0;
 }

@@ -86,6 +86,8 @@ struct PivotChain {
 	int force = FWG_PHASE1_AUTO; // FWG_PHASE1_*, as asked
 	bool ahead = false;          // phase 3 split (rounds_ahead): the closing CTA's grid is small
 	static bool chained(int how, int round) { return round > 0 && how > 0; }
+	// Whether phase 2 takes the kernels of twice the registers (RoundKernels)
+	static bool small(const Band &) { return false; }
 	static int next_pivot(int how, const Band &x, int round, int nb)
 	{
 		return how > 0 && round + 1 < nb && x.holds(round + 1) ? round + 1 : -1;
@@ -447,6 +449,7 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 		const int how = k.how(band_of(v, v.dev[v.first], lanes16));
 		v.phase1_ran = how == 1 ? FWG_PHASE1_REGISTERS : how == 2 ? FWG_PHASE1_SHARED
 		                                                          : FWG_PHASE1_APART;
+		v.small_ran = nb > 1 && k.small(band_of(v, v.dev[v.first], lanes16));
 	}
 	if (sp) { // one device, level by level
 		const Band x = band_of(v, v.dev[v.first], lanes16);

@@ -662,7 +662,7 @@ int main(int argc, char **argv)
 	          "device wait %.3f s, solve %.3f s (%s), "
 	          "panels: %.3f s on the host (%.3f s compressing, %.3f s of it the predecessors "
 	          "after the distances), %.3f s waiting for the device; rest written %.3f s; "
-	          "phase 1 %s%s",
+	          "phase 1 %s%s%s",
 	          t.device_name, on, (unsigned long long)n, t.block,
 	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
@@ -672,7 +672,10 @@ int main(int argc, char **argv)
 	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
 	          chains, res.sink_s, res.write_s, res.spool_wait_s,
 	          t.download_ms * 1e-3 - res.sink_s, t3 - t2, p1where,
-	          t.lookahead ? "; lookahead" : "");
+	          t.lookahead ? "; lookahead" : "",
+	          !t.small ? "" : t.lookahead ? ", phase 2 and the next round's row and column with "
+	                                        "twice the registers"
+	                                      : "; phase 2 with twice the registers");
 	tool_done(EXIT_OK);
 	ranks_finish();
 	st_header_free(&h);

@@ -231,10 +231,19 @@ expect_true "lookahead or not, the same bytes: phase 1 apart" \
 	'APSP_PHASE1=apart $gpu -B 64 --no-16bit -o $T/la $T/p1g && mv $T/la $T/la1 &&
 	APSP_PHASE1=apart APSP_LOOKAHEAD=never $gpu -B 64 --no-16bit -o $T/la $T/p1g && cmp $T/la $T/la1'
 $g -n 128 -d 20 -s 4 -o "$T/two"
+# n = 700 at B = 64: 121 blocks in phase 3, under three waves on any GPU
+# of 41 SMs or more, so phase 2 runs in the kernels of twice the registers.
 expect_true "-v says when the rounds ran with lookahead" \
-	'$gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 in phase 3.s registers; lookahead$" &&
-	APSP_LOOKAHEAD=never $gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 in phase 3.s registers$" &&
+	'$gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 in phase 3.s registers; lookahead, phase 2 and the next round.s row and column with twice the registers$" &&
+	APSP_LOOKAHEAD=never $gpu -v -B 64 --no-16bit --no-paths $T/p1g 2>&1 >/dev/null | grep -q "phase 1 in phase 3.s registers; phase 2 with twice the registers$" &&
 	! $gpu -v -B 64 --no-16bit --no-paths $T/two 2>&1 >/dev/null | grep -q "lookahead"'
+# n = 4000 at B = 64: 3969 blocks, more than three waves of the resident
+# thread blocks on an H100 or H200 (132 SMs); 16-bit lanes take none.
+$g -n 4000 -d 2 -s 6 -o "$T/g4k"
+expect_true "-v says where phase 2 took twice the registers, and where not" \
+	'! $gpu -v -B 64 --no-16bit --no-paths $T/g4k 2>&1 >/dev/null | grep -q "twice the registers" &&
+	! $gpu -v -B 64 --16bit --no-paths $T/p1h 2>&1 >/dev/null | grep -q "twice the registers" &&
+	$gpu -v -B 64 --no-16bit $T/p1g 2>&1 >/dev/null | grep -q "twice the registers$"'
 check "two block rows: no lookahead" "$T/two" 0 -B 64
 
 if command -v compute-sanitizer >/dev/null 2>&1; then
