@@ -232,7 +232,7 @@ struct Devs {
 	int phase1 = FWG_PHASE1_AUTO;      // as asked
 	int phase1_ran = FWG_PHASE1_APART; // ... and where it ran (run_rounds_with)
 	bool ahead_ran = false;            // the rounds ran with lookahead (rounds_ahead)
-	bool small_ran = false;            // phase 2 with twice the registers (RoundKernels::small)
+	bool small_ran = false;            // phase 2 with twice the registers (run_rounds, row order)
 	Dev &holder(int round)
 	{
 		for (int g = 0; g < count; g++)

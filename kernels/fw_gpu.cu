@@ -790,8 +790,10 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 				                   std::min((int)n, r1 * B));
 			return 0;
 		};
-		return row_order_rounds(e, v, k, band_of(v, d0), n, *rw, finish_band,
-		                        [](int, int) { return 0; });
+		const int rc = row_order_rounds(e, v, k, band_of(v, d0), n, *rw, finish_band,
+		                                [](int, int) { return 0; });
+		v.small_ran = k.small_ran;
+		return rc;
 	};
 	if (rc == 0 && done != 1)
 		rc = is_int           ? dispatch<int>(e, B, paths, packed, rounds)

@@ -128,10 +128,10 @@ struct fwg_timing {
 	                       _REGISTERS or _SHARED; in a run on several GPUs,
 	                       process 0's) */
 	int lookahead;      /* 1: the rounds ran with lookahead (FWG_LOOKAHEAD_AUTO) */
-	int small;          /* 1: phase 3 under three waves of thread blocks, so
-	                       phase 2 (and with lookahead the first part of
-	                       phase 3) ran in kernels of twice the registers;
-	                       32-bit kernels, process 0's band */
+	int small;          /* 1: where a band's phase 3 was under three waves
+	                       of thread blocks, phase 2 (and with lookahead
+	                       the first part of phase 3) ran in kernels of
+	                       twice the registers; 32-bit kernels, process 0's */
 	int float_bits;     /* 1: float32 distances relaxed as bits (FWG_FLOAT_BITS_AUTO) */
 	int derived;        /* 1: predecessors derived from the final
 	                       distances and the edges into each vertex */

@@ -98,6 +98,7 @@ struct OutOfCore {
 	cudaStream_t xs = nullptr; // copies
 	cudaEvent_t loaded[2] = {}, computed[2] = {}, done[2] = {};
 	bool used[2] = {false, false};
+	bool small_ran = false; // phase 2 with twice the registers (RoundKernels::small)
 	~OutOfCore()
 	{
 		free(host_d);
@@ -304,6 +305,7 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 	if (prev >= 0 && ooc_store(e, oc, prev, prev_sl, npad, B, guard))
 		return -1;
 	CUDA_TRY(cudaStreamSynchronize(oc.xs));
+	oc.small_ran = k.small_ran;
 	return 0;
 }
 
@@ -357,6 +359,7 @@ int solve_out_of_core(Err e, Devs &v, OutOfCore &oc, int type, bool paths, uint6
 	                      : dispatch<float>(e, B, paths, false, rounds);
 	if (rc)
 		return rc;
+	t->small = oc.small_ran;
 	CUDA_TRY(cudaEventRecord(x.ev[2], x.s));
 	if (packed && finish_rows(e, v, x))
 		return -1;

@@ -86,8 +86,8 @@ struct PivotChain {
 	int force = FWG_PHASE1_AUTO; // FWG_PHASE1_*, as asked
 	bool ahead = false;          // phase 3 split (rounds_ahead): the closing CTA's grid is small
 	static bool chained(int how, int round) { return round > 0 && how > 0; }
-	// Whether phase 2 takes the kernels of twice the registers (RoundKernels)
-	static bool small(const Band &) { return false; }
+	// A launch took the kernels of twice the registers (RoundKernels::small)
+	mutable bool small_ran = false;
 	static int next_pivot(int how, const Band &x, int round, int nb)
 	{
 		return how > 0 && round + 1 < nb && x.holds(round + 1) ? round + 1 : -1;
@@ -112,7 +112,7 @@ struct RoundKernels : PivotChain {
 			return 0;
 		if (force == FWG_PHASE1_REGISTERS || force == FWG_PHASE1_SHARED)
 			return force == FWG_PHASE1_REGISTERS ? HOW_FEW : HOW_MANY;
-		return ahead || (long long)nb * x.rows < 3LL * resident ? HOW_FEW : HOW_MANY;
+		return ahead || small(x) ? HOW_FEW : HOW_MANY;
 	}
 	// Whether phase 3 of a band is under three waves of the resident CTAs,
 	// so short that phase 2 and the blocks of row and column T+1 are the
@@ -121,6 +121,14 @@ struct RoundKernels : PivotChain {
 	// (H100, bench/gpu.md): from 3.8 waves (n = 4000 at B = 64) the
 	// registers cost more than they give.
 	bool small(const Band &x) const { return (long long)nb * x.rows < 3LL * resident; }
+	// small(x), where a launch takes those kernels (noted in small_ran)
+	bool take_small(const Band &x) const
+	{
+		if (!small(x))
+			return false;
+		small_ran = true;
+		return true;
+	}
 
 	// Launch attributes on device id (current); fails where the blocking
 	// factor needs more shared memory than the device has.
@@ -171,8 +179,8 @@ struct RoundKernels : PivotChain {
 			                                         x.row0, x.rows, x.takes_pivot(round),
 			                                         nullptr, nullptr);
 			if (x.holds(round))
-				(small(x) ? tile_update<T, B, R, PATHS, PACKED, 2, 0, SPLIT_WHOLE, true>
-				          : tile_update<T, B, R, PATHS, PACKED, 2>)<<<nb + x.rows, t3, s3, x.s>>>(
+				(take_small(x) ? tile_update<T, B, R, PATHS, PACKED, 2, 0, SPLIT_WHOLE, true>
+				               : tile_update<T, B, R, PATHS, PACKED, 2>)<<<nb + x.rows, t3, s3, x.s>>>(
 				        d, x.p, x.p ? x.p + (size_t)round * B * npad : nullptr, npad, round,
 				        (T *)x.colT, (T *)x.rowP, x.row0, x.rows, -1);
 		}
@@ -199,11 +207,11 @@ struct RoundKernels : PivotChain {
 		};
 		if (split == SPLIT_REST)
 			go(tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_REST>);
-		else if (split == SPLIT_NEXT && close < 0 && small(x))
+		else if (split == SPLIT_NEXT && close < 0 && take_small(x))
 			go(tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_NEXT, true>);
 		else if (split == SPLIT_NEXT && close < 0)
 			go(tile_update<T, B, R, PATHS, PACKED, 3, 0, SPLIT_NEXT>);
-		else if (split == SPLIT_NEXT && h == HOW_FEW && small(x))
+		else if (split == SPLIT_NEXT && h == HOW_FEW && take_small(x))
 			go(tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW, SPLIT_NEXT, true>);
 		else if (split == SPLIT_NEXT && h == HOW_FEW)
 			go(tile_update<T, B, R, PATHS, PACKED, 3, HOW_FEW, SPLIT_NEXT>);
@@ -449,7 +457,6 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 		const int how = k.how(band_of(v, v.dev[v.first], lanes16));
 		v.phase1_ran = how == 1 ? FWG_PHASE1_REGISTERS : how == 2 ? FWG_PHASE1_SHARED
 		                                                          : FWG_PHASE1_APART;
-		v.small_ran = nb > 1 && k.small(band_of(v, v.dev[v.first], lanes16));
 	}
 	if (sp) { // one device, level by level
 		const Band x = band_of(v, v.dev[v.first], lanes16);
@@ -488,7 +495,9 @@ template <typename T, int B, int R, bool PATHS, bool PACKED>
 int run_rounds(Err e, Devs &v, const Sparse *sp)
 {
 	RoundKernels<T, B, R, PATHS, PACKED> k;
-	return run_rounds_with(e, v, k, sp, sizeof(T), PATHS, false);
+	const int rc = run_rounds_with(e, v, k, sp, sizeof(T), PATHS, false);
+	v.small_ran = k.small_ran;
+	return rc;
 }
 
 template <int B> int run_rounds16(Err e, Devs &v, const Sparse *sp)
