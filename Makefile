@@ -22,7 +22,7 @@ LIB_VERSION := 0.1.0
 SOMAJOR     := 0
 # The headers other programs include as <apsp/NAME.h>; lib/blockcodec.h is
 # internal.
-PUBLIC_H    := lib/stream.h lib/graphio.h lib/solve.h lib/fw.h
+PUBLIC_H    := lib/types.h lib/stream.h lib/graphio.h lib/solve.h lib/fw.h
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g

@@ -1,7 +1,7 @@
 // fw_devs.cuh - the devices of a run (included by fw_gpu.cu): errors, the
-// band of block rows each device holds, the NCCL communicators between them,
-// and what passes between them each round (the pivot row) or once (facts all
-// of them must agree on).
+// band of block rows each device holds and what each holds of the run, the
+// host's staging buffers, and the steps every device takes alike (prepare,
+// finish, wait).  What passes between devices is fw_exchange.cuh's.
 #ifndef APSP_FW_DEVS_CUH
 #define APSP_FW_DEVS_CUH
 
@@ -11,10 +11,7 @@
 
 #include <vector>
 
-#ifdef APSP_NCCL
-#include <nccl.h>
-#endif
-
+#include "fw_prepare.cuh"
 #include "fw_tiles.cuh"
 
 namespace {
@@ -48,6 +45,29 @@ int smem_limit(int device)
 	cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
 	return v;
 }
+
+// Host <-> device copies go through two page-locked staging buffers, so
+// the caller's matrices need not be page-locked (pinning hundreds of MB costs
+// more than it saves).  Uploads: rows are copied into one buffer on all cores
+// while the other is in flight.  Downloads: row panels of the distances (and
+// predecessors) come back into one buffer while the caller's sink consumes
+// the panel in the other, so compressing the result overlaps the copy.
+// guard[b]: the event of buffer b's last copy (on whichever device made it).
+struct Staging {
+	void *buf[2] = {nullptr, nullptr};
+	size_t bytes = 0;
+} staging;
+
+// Two of 32 MiB for results under 512 MiB, 128 MiB from there: a panel then
+// holds 128 blocks of the stream's default size, eight per thread on 16
+// cores, where 32 MiB gave two and left the compressing threads waiting on
+// each other.  Registering memory made ready beside the context (fw_gpu.cu)
+// made the larger buffers cheap enough for n = 10000 with paths (800 MB of
+// results): its panels took 0.11 s against 0.13 to 0.18 with 32 MiB, at
+// n = 20000 0.45 to 0.49 s against 0.59 to 0.74 (H100 machine,
+// bench/pipeline.md).  Under 512 MiB a run is short and its panels few.
+constexpr size_t STAGING_BYTES = 32u << 20, STAGING_BYTES_LARGE = 128u << 20;
+constexpr uint64_t STAGING_LARGE_FROM = 512ull << 20;
 
 // A sparse run's state on the device: which blocks are live (hold a finite
 // entry), the lists of blocks that can change in the rounds under way, and
@@ -156,9 +176,7 @@ struct Ahead {
 struct Group {
 	int first = -1, count = 0;
 	int rank = 0, ranks = 0;
-#ifdef APSP_NCCL
-	ncclComm_t comm[MAX_GPUS] = {};
-#endif
+	void *comm[MAX_GPUS] = {}; // NCCL communicators (fw_exchange.cuh)
 } group;
 
 struct Dev {
@@ -177,9 +195,7 @@ struct Dev {
 	cudaStream_t s = nullptr;
 	cudaEvent_t ev[3] = {};  // upload start, kernels start, kernels end
 	cudaEvent_t done[2] = {}; // a staging buffer's copy finished
-#ifdef APSP_NCCL
-	ncclComm_t comm = nullptr;
-#endif
+	void *comm = nullptr;     // its NCCL communicator (fw_exchange.cuh)
 	~Dev()
 	{
 		if (id < 0)
@@ -243,47 +259,12 @@ struct Devs {
 	int rank(const Dev &x) const { return (int)(&x - dev); }
 };
 
-#ifdef APSP_NCCL
-#define NCCL_TRY(call)                                                        \
-	do {                                                                      \
-		ncclResult_t rc_ = (call);                                            \
-		if (rc_ != ncclSuccess)                                               \
-			return fail(e, "%s: %s (%s:%d)", #call, ncclGetErrorString(rc_), \
-			            __FILE__, __LINE__);                                  \
-	} while (0)
-#endif
-
 // The predecessors' pivot rows the kernels of round read on device x.
 int32_t *pivot_preds(const Devs &v, const Dev &x, int round)
 {
 	if (!x.p)
 		return nullptr;
 	return x.holds(round) ? x.pbase(v.B, v.npad) + (size_t)round * v.B * v.npad : x.prow;
-}
-
-// The pivot row panel rowP (bytes per entry: size) and, with preds, the
-// pivot rows of the predecessors (pivot_preds), from the device that holds
-// row round to the others.
-int share_pivot(Err e, Devs &v, int round, size_t size, bool preds)
-{
-	if (v.count == 1)
-		return 0;
-#ifdef APSP_NCCL
-	const int root = v.rank(v.holder(round));
-	const size_t panel = (size_t)v.B * v.npad;
-	NCCL_TRY(ncclGroupStart());
-	for (int g = v.first; g < v.last; g++) {
-		Dev &x = v.dev[g];
-		int32_t *pp = pivot_preds(v, x, round); // sent by the holder, received by the rest
-		NCCL_TRY(ncclBroadcast(x.rowP, x.rowP, panel * size, ncclUint8, root, x.comm, x.s));
-		if (preds)
-			NCCL_TRY(ncclBroadcast(pp, pp, panel, ncclInt32, root, x.comm, x.s));
-	}
-	NCCL_TRY(ncclGroupEnd());
-	return 0;
-#else
-	return fail(e, "several GPUs need a build with NCCL");
-#endif
 }
 
 // The two facts of an int32 graph (int_facts) over the caller's rows of x,
@@ -337,56 +318,6 @@ int sync_all(Err e, Devs &v)
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
 	}
-	return 0;
-}
-
-// Facts each device of this process left in its scratch[at .. at + count
-// - 1], summed (or their maximum taken) over every device of the run, in
-// place, on the devices' streams.
-int reduce_scratch(Err e, Devs &v, int at, int count, bool sum)
-{
-#ifdef APSP_NCCL
-	if (v.count > 1) {
-		NCCL_TRY(ncclGroupStart());
-		for (int g = v.first; g < v.last; g++) {
-			Dev &x = v.dev[g];
-			NCCL_TRY(ncclAllReduce(x.scratch + at, x.scratch + at, count, ncclUint64,
-			                       sum ? ncclSum : ncclMax, x.comm, x.s));
-		}
-		NCCL_TRY(ncclGroupEnd());
-	}
-#else
-	(void)e, (void)v, (void)at, (void)count, (void)sum;
-#endif
-	return 0;
-}
-
-// ... scratch[0 .. count - 1] so, into out.
-int combine(Err e, Devs &v, int count, bool sum, unsigned long long *out)
-{
-	if (reduce_scratch(e, v, 0, count, sum))
-		return -1;
-	Dev &x = v.dev[v.first];
-	CUDA_TRY(cudaSetDevice(x.id));
-	CUDA_TRY(cudaMemcpyAsync(out, x.scratch, count * sizeof *out, cudaMemcpyDeviceToHost, x.s));
-	return sync_all(e, v);
-}
-
-// Whether any device of the run says yes (flag[g] for this process's
-// device g), so that every process takes the same way.
-int any_of(Err e, Devs &v, const bool *flag, bool *out)
-{
-	for (int g = v.first; g < v.last; g++) {
-		Dev &x = v.dev[g];
-		const unsigned long long f = flag[g];
-		CUDA_TRY(cudaSetDevice(x.id));
-		CUDA_TRY(cudaMemcpyAsync(x.scratch, &f, sizeof f, cudaMemcpyHostToDevice, x.s));
-		CUDA_TRY(cudaStreamSynchronize(x.s));
-	}
-	unsigned long long m = 0;
-	if (combine(e, v, 1, false, &m))
-		return -1;
-	*out = m != 0;
 	return 0;
 }
 

@@ -1,7 +1,9 @@
 // fw_gpu.cu - the engine behind fw_gpu.h: initialisation, the choices made by
-// n, and fwg_solve_panels(), which sets up the devices of a run
-// (fw_devs.cuh), moves the matrices (fw_transfer.cuh) and runs the rounds
-// (fw_rounds.cuh) that launch the tile kernels of fw_tiles.cuh.
+// n, and fwg_solve_panels(), a run in stages (plan_run, fit_run,
+// open_devices, upload_and_prepare, choose_kernels, run_kernels,
+// collect_results) over the devices of fw_devs.cuh: it moves the matrices
+// (fw_transfer.cuh, fw_exchange.cuh) and runs the rounds (fw_rounds.cuh)
+// that launch the tile kernels of fw_tiles.cuh.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include <vector>
 
 #include "fw_gpu.h"
-#include "fw_devs.cuh"
+#include "fw_exchange.cuh"
 #include "fw_rounds.cuh"
 #include "fw_transfer.cuh"
 #include "fw_roworder.cuh"
@@ -104,11 +106,7 @@ struct StagingPrep {
 
 extern "C" int fwg_max_gpus(void)
 {
-#ifdef APSP_NCCL
-	return MAX_GPUS;
-#else
-	return 1;
-#endif
+	return EXCHANGE_BUILT ? MAX_GPUS : 1;
 }
 
 extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errbuf, size_t errlen)
@@ -129,11 +127,8 @@ extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errb
 		            count == 1 ? "" : "s");
 	if (gpus > MAX_GPUS)
 		return fail(e, "at most %d GPUs", MAX_GPUS);
-#ifndef APSP_NCCL
-	if (gpus > 1)
-		return fail(e, "%d GPUs asked for: this build has no NCCL, so it uses one GPU "
-		               "(build with NCCL, see README)", gpus);
-#endif
+	if (gpus > 1 && !EXCHANGE_BUILT) // (the refusal, before any context)
+		return open_group(e, device, gpus);
 	StagingPrep prep;
 	prep.start(staging_bytes);
 	// The contexts are made side by side: each takes a few hundred ms.
@@ -151,60 +146,23 @@ extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errb
 		if (made[g] != cudaSuccess)
 			return fail(e, "device %d: %s", device + g, cudaGetErrorString(made[g]));
 	CUDA_TRY(cudaSetDevice(device));
-#ifdef APSP_NCCL
-	if (gpus > 1 && (group.first != device || group.count != gpus)) {
-		for (int g = 0; g < group.count; g++)
-			ncclCommDestroy(group.comm[g]);
-		group.count = 0;
-		int list[MAX_GPUS];
-		for (int g = 0; g < gpus; g++)
-			list[g] = device + g;
-		NCCL_TRY(ncclCommInitAll(group.comm, gpus, list));
-		group.first = device;
-		group.count = gpus;
-		// NCCL connects its devices at the first collective (40 ms on two
-		// H200s): do that here, while the caller reads its input.
-		void *one[MAX_GPUS] = {};
-		for (int g = 0; g < gpus; g++) {
-			CUDA_TRY(cudaSetDevice(device + g));
-			CUDA_TRY(cudaMalloc(&one[g], 4));
-		}
-		NCCL_TRY(ncclGroupStart());
-		for (int g = 0; g < gpus; g++)
-			NCCL_TRY(ncclBroadcast(one[g], one[g], 1, ncclInt32, 0, group.comm[g], 0));
-		NCCL_TRY(ncclGroupEnd());
-		for (int g = 0; g < gpus; g++) {
-			CUDA_TRY(cudaSetDevice(device + g));
-			CUDA_TRY(cudaDeviceSynchronize());
-			cudaFree(one[g]);
-		}
-		CUDA_TRY(cudaSetDevice(device));
-	}
-#endif
+	if (open_group(e, device, gpus))
+		return -1;
 	return prep.finish(e);
 }
 
 extern "C" int fwg_unique_id(void *id, size_t len, char *errbuf, size_t errlen)
 {
 	Err e{errbuf, errlen};
-#ifdef APSP_NCCL
-	static_assert(sizeof(ncclUniqueId) <= FWG_ID_BYTES, "FWG_ID_BYTES too small");
-	if (len < sizeof(ncclUniqueId))
-		return fail(e, "an NCCL id needs %zu bytes", sizeof(ncclUniqueId));
-	ncclUniqueId u;
-	NCCL_TRY(ncclGetUniqueId(&u));
-	memcpy(id, &u, sizeof u);
-	return 0;
-#else
-	return fail(e, "several processes need a build with NCCL");
-#endif
+	return unique_id(e, id, len);
 }
 
 extern "C" int fwg_init_rank(int device, int rank, int ranks, const void *id,
                              uint64_t staging_bytes, char *errbuf, size_t errlen)
 {
 	Err e{errbuf, errlen};
-#ifdef APSP_NCCL
+	if (!EXCHANGE_BUILT)
+		return fail(e, "several processes need a build with NCCL");
 	const int count = fwg_device_count(errbuf, errlen);
 	if (count < 0)
 		return -1;
@@ -217,23 +175,9 @@ extern "C" int fwg_init_rank(int device, int rank, int ranks, const void *id,
 	prep.start(staging_bytes);
 	CUDA_TRY(cudaSetDevice(device));
 	CUDA_TRY(cudaFree(0)); // creates the context
-	ncclUniqueId u;
-	memcpy(&u, id, sizeof u);
-	NCCL_TRY(ncclCommInitRank(&group.comm[0], ranks, u, rank));
-	group.first = device;
-	group.count = 1;
-	group.rank = rank;
-	group.ranks = ranks;
-	// NCCL connects at the first collective: here, while process 0 reads.
-	int *one = nullptr;
-	CUDA_TRY(cudaMalloc(&one, 4));
-	NCCL_TRY(ncclAllReduce(one, one, 1, ncclInt32, ncclSum, group.comm[0], 0));
-	CUDA_TRY(cudaDeviceSynchronize());
-	cudaFree(one);
+	if (open_rank(e, device, rank, ranks, id))
+		return -1;
 	return prep.finish(e);
-#else
-	return fail(e, "several processes need a build with NCCL");
-#endif
 }
 
 // Whether int32 distances are tried in 16-bit lanes.  By default from n =
@@ -300,48 +244,14 @@ extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths, int gpus
 	return rows * npad * 4 * (paths ? 2 : 1) + (2 + (gpus > 1 && paths)) * (uint64_t)block * npad * 4;
 }
 
-// The largest n below limit whose matrices fit in bytes on each of gpus
-// devices (fwg_memory_needed grows with n).
-static uint64_t largest_n(uint64_t bytes, int block, bool paths, int gpus, uint64_t limit)
+// The largest n up to limit for which fits(n) holds, where fits holds for
+// every n below one it holds for (the memory a run needs grows with n).
+template <typename Fits> static uint64_t largest_n(uint64_t limit, Fits fits)
 {
 	uint64_t lo = 0, hi = limit;
 	while (lo < hi) {
 		const uint64_t mid = lo + (hi - lo + 1) / 2;
-		if (fwg_memory_needed(mid, block, paths, gpus) <= bytes)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-// The largest n below limit that runs on one device with bytes free, in
-// its memory or out of core.
-static uint64_t largest_n_ooc(uint64_t bytes, int block, bool paths, uint64_t limit)
-{
-	uint64_t lo = 0, hi = limit;
-	while (lo < hi) {
-		const uint64_t mid = lo + (hi - lo + 1) / 2, npad = (mid + block - 1) / block * block;
-		OocPlan pl;
-		if (fwg_memory_needed(mid, block, paths, 1) <= bytes
-		    || plan_out_of_core(npad, block, paths, bytes, &pl))
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-// The largest n below limit that runs on one device with bytes free and, out
-// of core, host bytes for the bands not resident.
-static uint64_t largest_n_host(uint64_t bytes, uint64_t host, int block, bool paths, uint64_t limit)
-{
-	uint64_t lo = 0, hi = limit;
-	while (lo < hi) {
-		const uint64_t mid = lo + (hi - lo + 1) / 2, npad = (mid + block - 1) / block * block;
-		OocPlan pl;
-		if (fwg_memory_needed(mid, block, paths, 1) <= bytes
-		    || (plan_out_of_core(npad, block, paths, bytes, &pl) && pl.host_bytes <= host))
+		if (fits(mid))
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -361,36 +271,87 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph
 	return fwg_solve_panels(&oo, n, graph, copy_into, &into, t, errbuf, errlen);
 }
 
-extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void *graph,
-                                fwg_sink *sink, void *ctx, struct fwg_timing *t, char *errbuf,
-                                size_t errlen)
+// One call of fwg_solve_panels(): what it was asked, what each stage
+// decided, and what the run holds, handed from stage to stage.  Members are
+// destroyed in reverse order: the row-order state, the renumbering, the
+// out-of-core state, then the devices.
+struct Run {
+	Err e;
+	const fwg_opts *o;
+	uint64_t n;
+	const void *graph;
+	fwg_sink *sink;
+	void *ctx;
+	fwg_timing *t;
+
+	// plan_run
+	int B = 0, gpus = 1;
+	uint64_t npad = 0, nb = 0;
+	bool is_int = false, paths = false, may16 = false, ranks = false;
+	Devs v;
+	cudaDeviceProp prop;
+	size_t pbytes = 0; // a B x npad panel
+	// fit_run
+	uint64_t extra = 0; // device bytes a run needs beside its band and panels
+	OutOfCore oc;
+	bool ooc = false;
+	// open_devices
+	bool by_rows = false, have16 = false, as_read = false;
+	// upload_and_prepare
+	Reorder reorder;
+	Reorder *ro = nullptr;
+	Sparse *sp = nullptr;
+	bool packed = false;
+	// choose_kernels
+	int inf_dev = ST_INF_I32;
+	int derive16 = 0, derive32 = 0;
+	std::function<int()> lists16;
+	RowOrder row_order;
+	RowOrder *rw = nullptr;
+	// run_kernels
+	int done = 0;
+	uint64_t sunk = 0; // rows the sink has taken
+
+	Run(Err e_, const fwg_opts *o_, uint64_t n_, const void *graph_, fwg_sink *sink_,
+	    void *ctx_, fwg_timing *t_)
+	        : e(e_), o(o_), n(n_), graph(graph_), sink(sink_), ctx(ctx_), t(t_)
+	{
+	}
+	Dev &d0() { return v.dev[v.first]; }
+	// A device's need: its band of the matrices, the panels, the extras.
+	size_t need_of(const Dev &x) const
+	{
+		return x.count(B, npad) * 4 * (paths ? 2 : 1) + 2 * pbytes
+		     + (gpus > 1 && paths ? pbytes : 0) + extra;
+	}
+};
+
+// Stage 1: the shape of the run: blocking factor, padding, 16-bit lanes,
+// how many devices or processes and each one's band of block rows.
+static int plan_run(Run &r)
 {
-	Err e{errbuf, errlen};
-	memset(t, 0, sizeof *t);
-	t->phase1 = FWG_PHASE1_APART;
-	const int B = o->block ? o->block : fwg_choose_block(n, o->type, o->paths, o->lanes16, o->skip);
-	t->block = B;
-	t->gpus = 1;
-	if (B != 16 && B != 32 && B != 64 && B != 128)
-		return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
-	if (n == 0)
-		return 0;
+	Err e = r.e;
+	const fwg_opts *o = r.o;
+	const uint64_t n = r.n;
+	const int B = r.B;
 	const uint64_t npad = (n + B - 1) / B * B;
 	if (npad > (uint64_t)INT32_MAX / 2)
 		return fail(e, "%llu vertices is more than this engine handles", (unsigned long long)n);
-	const bool is_int = o->type == ST_INT32;
-	const bool paths = o->paths != 0;
+	r.npad = npad;
+	r.nb = npad / B;
+	r.is_int = o->type == ST_INT32;
+	r.paths = o->paths != 0;
 	// int32 paths where 16-bit lanes are tried: distances in them, then
 	// predecessors derived from the distances and the edges into each vertex.
-	const int lanes16 = paths && o->derive == FWG_DERIVE_ALWAYS ? FWG_LANES16_ALWAYS : o->lanes16;
-	const bool may16 = is_int && use_lanes16(n, lanes16, paths) && (B == 64 || B == 128)
-	                   && (!paths || o->derive != FWG_DERIVE_NEVER);
-	const uint64_t nb = npad / B;
+	const int lanes16 = r.paths && o->derive == FWG_DERIVE_ALWAYS ? FWG_LANES16_ALWAYS : o->lanes16;
+	r.may16 = r.is_int && use_lanes16(n, lanes16, r.paths) && (B == 64 || B == 128)
+	          && (!r.paths || o->derive != FWG_DERIVE_NEVER);
+	const uint64_t nb = r.nb;
 
 	// Several GPUs for dense runs only, each with a block row at least.
-	const bool ranks = o->ranks > 1;
-	int gpus = ranks ? o->ranks : o->gpus > 1 && !o->order && !o->skip ? o->gpus : 1;
-	if (ranks) {
+	r.ranks = o->ranks > 1;
+	int gpus = r.ranks ? o->ranks : o->gpus > 1 && !o->order && !o->skip ? o->gpus : 1;
+	if (r.ranks) {
 		if (o->order || o->skip)
 			return fail(e, "a sparse run (skipped blocks, an order) takes one process");
 		if ((uint64_t)gpus > nb)
@@ -398,9 +359,9 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			            (unsigned long long)n, (unsigned long long)nb, B, gpus);
 		if (group.ranks != o->ranks || group.rank != o->rank)
 			return fail(e, "process %d of %d: fwg_init_rank() first", o->rank, o->ranks);
-		if (relay_rows(npad, paths) == 0)
+		if (relay_rows(npad, r.paths) == 0)
 			return fail(e, "n = %llu is too large for several processes", (unsigned long long)n);
-		if ((o->rank == 0) != (graph != nullptr))
+		if ((o->rank == 0) != (r.graph != nullptr))
 			return fail(e, "process %d of %d: the graph belongs to process 0 alone", o->rank,
 			            o->ranks);
 	}
@@ -408,14 +369,15 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		gpus = (int)nb;
 	if (gpus > MAX_GPUS)
 		return fail(e, "at most %d GPUs", MAX_GPUS);
-	if (!ranks && gpus > 1 && (group.first != o->device || group.count != gpus)
-	    && fwg_init(o->device, gpus, 0, errbuf, errlen) < 0)
+	if (!r.ranks && gpus > 1 && (group.first != o->device || group.count != gpus)
+	    && fwg_init(o->device, gpus, 0, e.buf, e.len) < 0)
 		return -1;
-	t->gpus = gpus;
-	Devs v;
+	r.gpus = gpus;
+	r.t->gpus = gpus;
+	Devs &v = r.v;
 	v.count = gpus;
-	v.first = ranks ? o->rank : 0;
-	v.last = ranks ? o->rank + 1 : gpus;
+	v.first = r.ranks ? o->rank : 0;
+	v.last = r.ranks ? o->rank + 1 : gpus;
 	v.B = B;
 	v.npad = (int)npad;
 	v.phase1 = o->phase1;
@@ -423,100 +385,144 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		band(nb, gpus, g, &v.dev[g].row0, &v.dev[g].rows);
 
 	CUDA_TRY(cudaSetDevice(o->device));
-	cudaDeviceProp prop;
-	CUDA_TRY(cudaGetDeviceProperties(&prop, o->device));
-	if (ranks)
-		snprintf(t->device_name, sizeof t->device_name, "%d processes x %.100s", gpus, prop.name);
+	CUDA_TRY(cudaGetDeviceProperties(&r.prop, o->device));
+	fwg_timing *t = r.t;
+	if (r.ranks)
+		snprintf(t->device_name, sizeof t->device_name, "%d processes x %.100s", gpus, r.prop.name);
 	else if (gpus > 1)
-		snprintf(t->device_name, sizeof t->device_name, "%d x %.100s", gpus, prop.name);
+		snprintf(t->device_name, sizeof t->device_name, "%d x %.100s", gpus, r.prop.name);
 	else
 		snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1,
-		         prop.name);
-	const size_t pbytes = (size_t)B * npad * 4;
-	// What each device needs: its band of the matrices, the panels, and the
-	// extras of the run.  Where that is more than a device has free, the run
-	// goes out of core on the first device (fw_outcore.cuh), dense and in
-	// the caller's order, unless it spans processes.
-	size_t free_of[MAX_GPUS] = {}, total_of[MAX_GPUS] = {};
-	uint64_t extra = 0;
-	if (ranks && o->rank == 0) // the relay
-		extra += 2 * staging.bytes;
-	if (o->order) // renumbering: the order both ways, two staging-sized buffers
-		extra += 8 * n + 2 * staging.bytes;
-	if (o->skip) // the map of live blocks, its locks, a level's lists (and panels)
-		extra += 5 * nb * nb + 8 * nb * LEVEL_MAX + 64;
-	auto need_of = [&](const Dev &x) {
-		return x.count(B, npad) * 4 * (paths ? 2 : 1) + 2 * pbytes
-		     + (gpus > 1 && paths ? pbytes : 0) + extra;
+		         r.prop.name);
+	r.pbytes = (size_t)B * npad * 4;
+	return 0;
+}
+
+// ": at most n = N fits" with where after it and, with paths, " (M without
+// paths)": most(p) is the largest n that fits with paths or without.
+template <typename Most>
+static void fits_text(char *buf, size_t len, const char *where, bool paths, Most most)
+{
+	const int k = snprintf(buf, len, ": at most n = %llu fits%s", (unsigned long long)most(paths),
+	                       where);
+	if (paths)
+		snprintf(buf + k, len - k, " (%llu without paths)", (unsigned long long)most(false));
+}
+
+// Why a run that fits neither in the devices nor out of core is refused,
+// with the largest n that would fit beside the same extras, with and
+// without paths.
+static int explain_refusal(Run &r, int short_of, size_t free_b, size_t total_b)
+{
+	Err e = r.e;
+	const int B = r.B, gpus = r.gpus;
+	const bool paths = r.paths;
+	const unsigned long long n = r.n;
+	const Dev &x = r.v.dev[short_of];
+	const size_t need = r.need_of(x);
+	char fits[128];
+	if (r.ranks) {
+		const uint64_t room = free_b > r.extra ? free_b - r.extra : 0;
+		auto in_core = [&](bool p) {
+			return largest_n(n, [&](uint64_t m) { return fwg_memory_needed(m, B, p, gpus) <= room; });
+		};
+		fits_text(fits, sizeof fits, "", paths, in_core);
+		return fail(e, "n = %llu on %d processes needs %.1f MiB of memory on GPU %d of a "
+		               "process (%s); %.1f MiB of %.1f MiB are free%s",
+		            n, gpus, need / 1048576.0, x.id,
+		            paths ? "distances and predecessors" : "distances",
+		            free_b / 1048576.0, total_b / 1048576.0, fits);
+	}
+	auto out_of_core = [&](bool p) {
+		return largest_n(n, [&](uint64_t m) {
+			OocPlan pl;
+			return fwg_memory_needed(m, B, p, 1) <= free_b
+			       || plan_out_of_core((m + B - 1) / B * B, B, p, free_b, &pl);
+		});
 	};
+	fits_text(fits, sizeof fits, ", out of core", paths, out_of_core);
+	return fail(e, "n = %llu needs %.1f MiB of device memory (%s), at least %.1f MiB out "
+	               "of core; %.1f MiB of %.1f MiB are free%s",
+	            n, need / 1048576.0, paths ? "distances and predecessors" : "distances",
+	            ooc_minimum(r.npad, B, paths) / 1048576.0, free_b / 1048576.0,
+	            total_b / 1048576.0, fits);
+}
+
+// Stage 2: whether the run fits.  Where a device has less free than its
+// share needs, the run goes out of core on the first device
+// (fw_outcore.cuh), dense and in the caller's order, unless it spans
+// processes; else it is refused (explain_refusal).
+static int fit_run(Run &r)
+{
+	Err e = r.e;
+	const fwg_opts *o = r.o;
+	const int B = r.B;
+	const uint64_t nb = r.nb, n = r.n;
+	Devs &v = r.v;
+	size_t free_of[MAX_GPUS] = {}, total_of[MAX_GPUS] = {};
+	if (r.ranks && o->rank == 0) // the relay
+		r.extra += 2 * staging.bytes;
+	if (o->order) // renumbering: the order both ways, two staging-sized buffers
+		r.extra += 8 * n + 2 * staging.bytes;
+	if (o->skip) // the map of live blocks, its locks, a level's lists (and panels)
+		r.extra += 5 * nb * nb + 8 * nb * LEVEL_MAX + 64;
 	int short_of = -1;
 	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(o->device + g - v.first));
 		CUDA_TRY(cudaMemGetInfo(&free_of[g], &total_of[g]));
 		if (o->memory_cap && free_of[g] > o->memory_cap)
 			free_of[g] = o->memory_cap;
-		if (short_of < 0 && need_of(v.dev[g]) > free_of[g])
+		if (short_of < 0 && r.need_of(v.dev[g]) > free_of[g])
 			short_of = g;
 	}
-	OutOfCore oc;
-	bool ooc = false;
-	if (short_of >= 0) {
-		const uint64_t free_b = free_of[v.first], total_b = total_of[v.first];
-		if (!ranks && plan_out_of_core(npad, B, paths, free_b, &oc.pl)) {
-			// Host memory for the bands not resident, if the caller counts it.
-			if (o->host_memory && oc.pl.host_bytes > o->host_memory)
-				return fail(e, "n = %llu does not fit in device memory (%.1f MiB free) and out of "
-				               "core needs %.1f MiB of host memory beside the graph; %.1f MiB are "
-				               "available: at most n = %llu fits",
-				            (unsigned long long)n, free_b / 1048576.0,
-				            oc.pl.host_bytes / 1048576.0, o->host_memory / 1048576.0,
-				            (unsigned long long)largest_n_host(free_b, o->host_memory, B, paths, n));
-			ooc = true;
-			gpus = 1;
-			v.count = 1, v.first = 0, v.last = 1;
-			v.dev[0].row0 = 0;
-			v.dev[0].rows = oc.pl.resident * oc.pl.S;
-			t->gpus = 1;
-			snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1,
-			         prop.name);
-		} else {
-			// what would fit beside the same extras, with and without paths
-			const Dev &x = v.dev[short_of];
-			const size_t need = need_of(x), fb = free_of[short_of], tb = total_of[short_of];
-			const uint64_t room = fb > extra ? fb - extra : 0;
-			char fits[128];
-			if (ranks) {
-				const int k = snprintf(fits, sizeof fits, ": at most n = %llu fits",
-				                       (unsigned long long)largest_n(room, B, paths, gpus, n));
-				if (paths)
-					snprintf(fits + k, sizeof fits - k, " (%llu without paths)",
-					         (unsigned long long)largest_n(room, B, false, gpus, n));
-				return fail(e, "n = %llu on %d processes needs %.1f MiB of memory on GPU %d of a "
-				               "process (%s); %.1f MiB of %.1f MiB are free%s",
-				            (unsigned long long)n, gpus, need / 1048576.0, x.id,
-				            paths ? "distances and predecessors" : "distances",
-				            fb / 1048576.0, tb / 1048576.0, fits);
-			}
-			const int k = snprintf(fits, sizeof fits, ": at most n = %llu fits, out of core",
-			                       (unsigned long long)largest_n_ooc(free_b, B, paths, n));
-			if (paths)
-				snprintf(fits + k, sizeof fits - k, " (%llu without paths)",
-				         (unsigned long long)largest_n_ooc(free_b, B, false, n));
-			return fail(e, "n = %llu needs %.1f MiB of device memory (%s), at least %.1f MiB out "
-			               "of core; %.1f MiB of %.1f MiB are free%s",
-			            (unsigned long long)n, need / 1048576.0,
-			            paths ? "distances and predecessors" : "distances",
-			            ooc_minimum(npad, B, paths) / 1048576.0, free_b / 1048576.0,
-			            total_b / 1048576.0, fits);
-		}
+	if (short_of < 0)
+		return 0;
+	const uint64_t free_b = free_of[v.first];
+	if (r.ranks || !plan_out_of_core(r.npad, B, r.paths, free_b, &r.oc.pl))
+		return explain_refusal(r, short_of, r.ranks ? free_of[short_of] : free_b,
+		                       r.ranks ? total_of[short_of] : total_of[v.first]);
+	// Host memory for the bands not resident, if the caller counts it.
+	if (o->host_memory && r.oc.pl.host_bytes > o->host_memory) {
+		const uint64_t host = o->host_memory;
+		const bool paths = r.paths;
+		const uint64_t most = largest_n(n, [&](uint64_t m) {
+			OocPlan pl;
+			return fwg_memory_needed(m, B, paths, 1) <= free_b
+			       || (plan_out_of_core((m + B - 1) / B * B, B, paths, free_b, &pl)
+			           && pl.host_bytes <= host);
+		});
+		return fail(e, "n = %llu does not fit in device memory (%.1f MiB free) and out of "
+		               "core needs %.1f MiB of host memory beside the graph; %.1f MiB are "
+		               "available: at most n = %llu fits",
+		            (unsigned long long)n, free_b / 1048576.0, r.oc.pl.host_bytes / 1048576.0,
+		            host / 1048576.0, (unsigned long long)most);
 	}
+	r.ooc = true;
+	r.gpus = 1;
+	v.count = 1, v.first = 0, v.last = 1;
+	v.dev[0].row0 = 0;
+	v.dev[0].rows = r.oc.pl.resident * r.oc.pl.S;
+	r.t->gpus = 1;
+	snprintf(r.t->device_name, sizeof r.t->device_name, "%.*s",
+	         (int)sizeof r.t->device_name - 1, r.prop.name);
+	return 0;
+}
+
+// Stage 3: each device's streams, events and memory; the 16-bit matrix
+// where the lanes are tried; the second pair of panels for lookahead.
+static int open_devices(Run &r)
+{
+	Err e = r.e;
+	const fwg_opts *o = r.o;
+	const int B = r.B, gpus = r.gpus;
+	const uint64_t npad = r.npad;
+	const size_t pbytes = r.pbytes;
+	Devs &v = r.v;
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		x.id = o->device + g - v.first;
-#ifdef APSP_NCCL
 		if (gpus > 1)
 			x.comm = group.comm[g - v.first];
-#endif
 		const size_t mbytes = x.count(B, npad) * 4;
 		CUDA_TRY(cudaSetDevice(x.id));
 		CUDA_TRY(cudaStreamCreateWithFlags(&x.s, cudaStreamNonBlocking));
@@ -526,30 +532,29 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 			CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
 		if (mbytes)
 			CUDA_TRY(cudaMalloc(&x.d, mbytes));
-		if (paths && mbytes)
+		if (r.paths && mbytes)
 			CUDA_TRY(cudaMalloc(&x.p, mbytes));
-		if (gpus > 1 && paths)
+		if (gpus > 1 && r.paths)
 			CUDA_TRY(cudaMalloc(&x.prow, pbytes));
 		CUDA_TRY(cudaMalloc(&x.colT, pbytes));
 		CUDA_TRY(cudaMalloc(&x.rowP, pbytes));
 		CUDA_TRY(cudaMalloc(&x.scratch, 4 * sizeof *x.scratch));
-		if (ranks && o->rank == 0)
-			for (auto &r : x.relay)
-				CUDA_TRY(cudaMalloc(&r, staging.bytes));
+		if (r.ranks && o->rank == 0)
+			for (auto &rl : x.relay)
+				CUDA_TRY(cudaMalloc(&rl, staging.bytes));
 	}
-	const bool by_rows = gpus == 1 && !ranks && !o->skip && !o->order && nb > 1 && !ooc
-	                       && o->schedule != FWG_SCHEDULE_ROUNDS
-	                       && (o->schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM);
+	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && r.nb > 1 && !r.ooc
+	            && o->schedule != FWG_SCHEDULE_ROUNDS
+	            && (o->schedule == FWG_SCHEDULE_ROWS || r.n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
 	// to spare), allocated with the rest: without it (have16) they are not.
-	bool have16 = false;
-	if (may16 && !ooc && alloc16(e, v, &have16))
+	if (r.may16 && !r.ooc && alloc16(e, v, &r.have16))
 		return -1;
 	// One device in core, every block every round, round after round: the
 	// rounds with lookahead (fw_rounds.cuh), where the second pair of panels
 	// fits.
-	if (gpus == 1 && !ranks && !ooc && !o->skip && !by_rows
-	    && o->lookahead != FWG_LOOKAHEAD_NEVER && nb > 2) {
+	if (gpus == 1 && !r.ranks && !r.ooc && !o->skip && !r.by_rows
+	    && o->lookahead != FWG_LOOKAHEAD_NEVER && r.nb > 2) {
 		Ahead &a = v.dev[0].ahead;
 		int least = 0, greatest = 0;
 		CUDA_TRY(cudaSetDevice(v.dev[0].id));
@@ -566,277 +571,324 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	// A graph still being read (o->feed): in row order without paths the
 	// rounds start on its first bands (fw_roworder.cuh); elsewhere the
 	// whole graph and the caller's verdict come first.
-	const bool as_read = o->feed && by_rows && !paths;
-	if (o->feed && !as_read
-	    && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx)))
-		return 1;
-	t->streamed = as_read;
-	if (ooc)
-		return solve_out_of_core(e, v, oc, o->type, paths, n, graph, sink, ctx, t);
-	Dev &d0 = v.dev[v.first];
-	CUDA_TRY(cudaSetDevice(d0.id));
+	r.as_read = o->feed && r.by_rows && !r.paths;
+	return 0;
+}
 
-	Reorder reorder, *ro = nullptr;
+// Stage 4: the renumbering and the sparse run's map; the graph onto the
+// devices (other processes' bands through process 0); its facts; each
+// device's rows prepared for the rounds.
+static int upload_and_prepare(Run &r)
+{
+	Err e = r.e;
+	const fwg_opts *o = r.o;
+	const uint64_t n = r.n, npad = r.npad, nb = r.nb;
+	const int B = r.B;
+	Devs &v = r.v;
+	Dev &d0 = r.d0();
+	CUDA_TRY(cudaSetDevice(d0.id));
 	if (o->order) {
-		ro = &reorder;
-		ro->host = o->order;
+		r.ro = &r.reorder;
+		r.ro->host = o->order;
 		std::vector<int32_t> pos(n);
 		for (uint64_t k = 0; k < n; k++)
 			pos[o->order[k]] = (int32_t)k;
-		CUDA_TRY(cudaMalloc(&ro->order, n * 4));
-		CUDA_TRY(cudaMalloc(&ro->pos, n * 4));
-		CUDA_TRY(cudaMemcpy(ro->order, o->order, n * 4, cudaMemcpyHostToDevice));
-		CUDA_TRY(cudaMemcpy(ro->pos, pos.data(), n * 4, cudaMemcpyHostToDevice));
-		for (auto &x : ro->tmp)
+		CUDA_TRY(cudaMalloc(&r.ro->order, n * 4));
+		CUDA_TRY(cudaMalloc(&r.ro->pos, n * 4));
+		CUDA_TRY(cudaMemcpy(r.ro->order, o->order, n * 4, cudaMemcpyHostToDevice));
+		CUDA_TRY(cudaMemcpy(r.ro->pos, pos.data(), n * 4, cudaMemcpyHostToDevice));
+		for (auto &x : r.ro->tmp)
 			CUDA_TRY(cudaMalloc(&x, staging.bytes));
 	}
-	Sparse *sp = nullptr;
 	if (o->skip && nb > 1) {
-		sp = &d0.sparse;
-		CUDA_TRY(cudaMalloc(&sp->live, nb * nb));
-		CUDA_TRY(cudaMalloc(&sp->updates, sizeof *sp->updates));
-		sp->sms = prop.multiProcessorCount;
+		r.sp = &d0.sparse;
+		CUDA_TRY(cudaMalloc(&r.sp->live, nb * nb));
+		CUDA_TRY(cudaMalloc(&r.sp->updates, sizeof *r.sp->updates));
+		r.sp->sms = r.prop.multiProcessorCount;
 	}
 
 	cudaEvent_t guard[2] = {nullptr, nullptr};
 	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[0], v.dev[g].s));
-		if (graph && !as_read && upload_rows(e, graph, v.dev[g], n, npad, B, guard, ro))
+		if (r.graph && !r.as_read && upload_rows(e, r.graph, v.dev[g], n, npad, B, guard, r.ro))
 			return -1;
 	}
-#ifdef APSP_NCCL
-	for (int g = 1; g < gpus && ranks; g++) // other processes' bands, through process 0
-		if ((o->rank == 0 || g == o->rank) && relay_up(e, v, graph, g, n, guard))
+	for (int g = 1; g < r.gpus && r.ranks; g++) // other processes' bands, through process 0
+		if ((o->rank == 0 || g == o->rank) && relay_up(e, v, r.graph, g, n, guard))
 			return -1;
-#endif
 	// int32: the sum of each vertex's largest weight bounds every simple
 	// path; below INF_PACKED, tracked paths can take the packed form.  And
 	// where no edge weighs 0, every derived chain ends at its source.  Both
 	// matter only with paths.
-	bool packed = false;
-	if (is_int && paths) {
-		for (int g = v.first; g < v.last; g++) {
-			Dev &x = v.dev[g];
-			CUDA_TRY(cudaSetDevice(x.id));
-			CUDA_TRY(cudaMemsetAsync(x.scratch, 0, 2 * sizeof *x.scratch, x.s));
-			if (facts_of_rows(e, v, x, n))
-				return -1;
-		}
-		unsigned long long facts[2];
-		if (combine(e, v, 2, true, facts))
-			return -1;
-		t->zero_weight = facts[1] != 0;
-		packed = facts[0] < (unsigned long long)INF_PACKED;
-	}
-	t->packed = packed;
-	for (int g = v.first; g < v.last && !as_read; g++) {
+	if (r.is_int && r.paths && int32_facts(e, v, n, r.t, &r.packed, [](Dev &) { return 0; }))
+		return -1;
+	r.t->packed = r.packed;
+	for (int g = v.first; g < v.last && !r.as_read; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
-		if (prepare_rows(e, v, v.dev[g], n, is_int, packed))
+		if (prepare_rows(e, v, v.dev[g], n, r.is_int, r.packed))
 			return -1;
 	}
 	// The kernels' time runs from when every device is ready (rows still
 	// arriving: from when the first band is).
-	if (gpus > 1 && sync_all(e, v))
+	if (r.gpus > 1 && sync_all(e, v))
 		return -1;
-	for (int g = v.first; g < v.last && !as_read; g++) {
+	for (int g = v.first; g < v.last && !r.as_read; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[1], v.dev[g].s));
 	}
 	CUDA_TRY(cudaSetDevice(d0.id));
+	r.inf_dev = r.packed ? INF_PACKED : ST_INF_I32;
+	r.t->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
+	return 0;
+}
 
-	// A sparse run (one GPU) starts from the blocks that hold a finite entry
-	// (again before a 32-bit run that follows a rejected 16-bit one).
-	auto sparse_start = [&]() -> int {
-		if (!sp)
-			return 0;
-		CUDA_TRY(cudaMemsetAsync(sp->updates, 0, sizeof *sp->updates, d0.s));
-		const dim3 g((unsigned)nb, (unsigned)nb);
-		if (is_int)
-			live_init<int><<<g, 256, 0, d0.s>>>((const int *)d0.d, (int)npad, B,
-			                                    packed ? INF_PACKED : ST_INF_I32, sp->live);
-		else
-			live_init<float><<<g, 256, 0, d0.s>>>((const float *)d0.d, (int)npad, B,
-			                                      __builtin_inff(), sp->live);
-		CUDA_TRY(cudaGetLastError());
+// A sparse run (one GPU) starts from the blocks that hold a finite entry
+// (again before a 32-bit run that follows a rejected 16-bit one).
+static int sparse_start(Run &r)
+{
+	Err e = r.e;
+	Sparse *sp = r.sp;
+	if (!sp)
 		return 0;
+	Dev &d0 = r.d0();
+	CUDA_TRY(cudaMemsetAsync(sp->updates, 0, sizeof *sp->updates, d0.s));
+	const dim3 g((unsigned)r.nb, (unsigned)r.nb);
+	if (r.is_int)
+		live_init<int><<<g, 256, 0, d0.s>>>((const int *)d0.d, (int)r.npad, r.B,
+		                                    r.packed ? INF_PACKED : ST_INF_I32, sp->live);
+	else
+		live_init<float><<<g, 256, 0, d0.s>>>((const float *)d0.d, (int)r.npad, r.B,
+		                                      __builtin_inff(), sp->live);
+	CUDA_TRY(cudaGetLastError());
+	return 0;
+}
+
+// The lists of edges for predecessors derived from 16-bit distances: on
+// one device in the rounds' order, made once the 16-bit rounds are queued
+// (where memory is sure to hold them, r.lists16), so that the host's wait
+// for their count and the allocations come while the device runs.
+static int lists_for16(Run &r)
+{
+	Err e = r.e;
+	Dev &d0 = r.d0();
+	const int n = (int)r.n, npad = (int)r.npad;
+	if (r.v.count != 1 || r.rw)
+		return list_in_edges_all<int>(e, r.v, n, r.inf_dev, 2, &r.derive16);
+	int sure = 0;
+	const int rc = lists_open(e, n, 2, d0.s, d0.id, &d0.ie, &r.derive16, &sure);
+	if (rc || !r.derive16)
+		return rc;
+	if (!sure)
+		return lists_make<int>(e, (const int *)d0.d, n, npad, r.inf_dev, &d0.ie, &r.derive16);
+	r.lists16 = [&r, &d0, e, n, npad]() -> int {
+		int ok = 0;
+		if (lists_make<int>(e, (const int *)d0.d, n, npad, r.inf_dev, &d0.ie, &ok))
+			return -1;
+		return ok ? 0 : fail(e, "device memory ran short for the lists of edges");
 	};
-	t->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
+	return 0;
+}
+
+// Stage 5: the kernels the run takes: row order, the sparse levels, the
+// lists of edges for derived predecessors, float32 as bits (from the
+// graph's signs).
+static int choose_kernels(Run &r)
+{
+	Err e = r.e;
+	const fwg_opts *o = r.o;
+	fwg_timing *t = r.t;
+	Devs &v = r.v;
+	Dev &d0 = r.d0();
 	// Row order (fw_roworder.cuh): one device, in core, dense, as numbered;
 	// each band of rows goes to the sink as soon as it is final.
-	RowOrder row_order, *rw = nullptr;
-	if (by_rows) {
-		if (row_order.open(e, (int)nb, d0.id))
+	if (r.by_rows) {
+		RowOrder &ro = r.row_order;
+		if (ro.open(e, (int)r.nb, d0.id))
 			return -1;
-		row_order.sink = sink, row_order.ctx = ctx, row_order.paths = paths;
-		if (as_read) {
-			row_order.feed = o->feed, row_order.graph = graph, row_order.is_int = is_int;
-			row_order.start = d0.ev[1];
+		ro.sink = r.sink, ro.ctx = r.ctx, ro.paths = r.paths;
+		if (r.as_read) {
+			ro.feed = o->feed, ro.graph = r.graph, ro.is_int = r.is_int;
+			ro.start = d0.ev[1];
 		}
-		rw = &row_order;
-		t->row_bands = row_order.bands;
+		r.rw = &ro;
+		t->row_bands = ro.bands;
 	}
-	int done = 0;
-	int rc = sparse_start();
-	if (rc == 0 && sp) {
-		rc = plan_levels(e, d0, *sp, (int)nb, (int)npad, B);
-		t->levels = sp->levels();
+	int rc = sparse_start(r);
+	if (rc == 0 && r.sp) {
+		rc = plan_levels(e, d0, *r.sp, (int)r.nb, (int)r.npad, r.B);
+		t->levels = r.sp->levels();
 	}
-	const int inf_dev = packed ? INF_PACKED : ST_INF_I32;
-	int derive16 = 0, derive32 = 0;
-	// The lists of edges for predecessors derived from 16-bit distances: on
-	// one device in the rounds' order, made once the 16-bit rounds are
-	// queued (where memory is sure to hold them), so that the host's wait
-	// for their count and the allocations come while the device runs.
-	std::function<int()> lists16;
-	if (rc == 0 && paths && have16 && v.count == 1 && !rw) {
-		int sure = 0;
-		rc = lists_open(e, (int)n, 2, d0.s, d0.id, &d0.ie, &derive16, &sure);
-		if (rc == 0 && derive16 && sure)
-			lists16 = [&]() -> int {
-				int ok = 0;
-				if (lists_make<int>(e, (const int *)d0.d, (int)n, (int)npad, inf_dev, &d0.ie, &ok))
-					return -1;
-				return ok ? 0 : fail(e, "device memory ran short for the lists of edges");
-			};
-		else if (rc == 0 && derive16)
-			rc = lists_make<int>(e, (const int *)d0.d, (int)n, (int)npad, inf_dev, &d0.ie,
-			                     &derive16);
-	} else if (rc == 0 && paths && have16) {
-		rc = list_in_edges_all<int>(e, v, (int)n, inf_dev, 2, &derive16);
-	}
+	if (rc == 0 && r.paths && r.have16)
+		rc = lists_for16(r);
 	// float32 with the whole graph on the devices: its signs (SIGN_*).
 	// Distances as bits (Elem<uint32_t>) where no entry has its sign bit
 	// set; with paths, predecessors derived where no weight is negative,
 	// from distances computed without them.
 	unsigned long long signs = 0;
-	if (rc == 0 && !is_int && !as_read) {
+	if (rc == 0 && !r.is_int && !r.as_read) {
 		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
 			CUDA_TRY(cudaSetDevice(x.id));
 			CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
-			float_signs<<<1024, 256, 0, x.s>>>((const float *)x.d, x.count(B, npad),
+			float_signs<<<1024, 256, 0, x.s>>>((const float *)x.d, x.count(r.B, r.npad),
 			                                   (int *)x.scratch);
 			CUDA_TRY(cudaGetLastError());
 		}
 		if (combine(e, v, 1, false, &signs))
 			return -1;
 	}
-	const bool as_bits = !is_int && !as_read && !(signs & SIGN_NOT_ORDERED)
+	const bool as_bits = !r.is_int && !r.as_read && !(signs & SIGN_NOT_ORDERED)
 	                     && o->float_bits != FWG_FLOAT_BITS_NEVER;
-	if (rc == 0 && !is_int && paths && !(signs & SIGN_BELOW_ZERO) && o->derive != FWG_DERIVE_NEVER
-	    && (o->derive == FWG_DERIVE_ALWAYS || n >= DERIVE_FLOAT_FROM))
-		rc = list_in_edges_all<float>(e, v, (int)n, __builtin_inff(), 4, &derive32);
-	// The lists are made beside what follows, from the weights in d: the
-	// rounds that overwrite d wait until they have been read.  The 16-bit
-	// run's rounds do not (try16 waits before its distances go back to d),
-	// unless they go in row order.
-	auto weights_read = [&]() -> int {
-		for (int g = v.first; g < v.last; g++) {
-			CUDA_TRY(cudaSetDevice(v.dev[g].id));
-			CUDA_TRY(v.dev[g].ie.after_read(v.dev[g].s));
-		}
-		CUDA_TRY(cudaSetDevice(d0.id));
+	if (rc == 0 && !r.is_int && r.paths && !(signs & SIGN_BELOW_ZERO)
+	    && o->derive != FWG_DERIVE_NEVER
+	    && (o->derive == FWG_DERIVE_ALWAYS || r.n >= DERIVE_FLOAT_FROM))
+		rc = list_in_edges_all<float>(e, v, (int)r.n, __builtin_inff(), 4, &r.derive32);
+	t->float_bits = as_bits && (!r.paths || r.derive32);
+	return rc;
+}
+
+// The lists are made beside what follows, from the weights in d: the
+// rounds that overwrite d wait until they have been read.  The 16-bit
+// run's rounds do not (try16 waits before its distances go back to d),
+// unless they go in row order.
+static int weights_read(Run &r)
+{
+	Err e = r.e;
+	Devs &v = r.v;
+	for (int g = v.first; g < v.last; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(v.dev[g].ie.after_read(v.dev[g].s));
+	}
+	CUDA_TRY(cudaSetDevice(r.d0().id));
+	return 0;
+}
+
+// What the sink may read (rows in row order reach it from the 16-bit run
+// itself): as if the 16-bit run stands, then as it came out.
+static void record_choices(Run &r, int lanes)
+{
+	fwg_timing *t = r.t;
+	t->lanes16 = lanes;
+	t->derived = (r.derive16 && lanes == 1) || r.derive32;
+	t->chains_sure = t->derived && r.is_int && !t->zero_weight;
+}
+
+// The 32-bit rounds of kernels c (a Config of dispatch()): round after
+// round, or in row order with each band finished as it becomes final.
+template <typename C> static int rounds_of(Run &r, C)
+{
+	Err e = r.e;
+	Devs &v = r.v;
+	if (!r.rw)
+		return run_rounds<typename C::T, C::B, C::R, C::PATHS, C::PACKED>(e, v, r.sp);
+	Dev &d0 = r.d0();
+	const int B = r.B, n = (int)r.n, npad = (int)r.npad;
+	RoundKernels<typename C::T, C::B, C::R, C::PATHS, C::PACKED> k;
+	if (k.setup(e, d0.id, npad, nullptr))
+		return -1;
+	const size_t stride = (size_t)B * npad;
+	auto finish_band = [&](int r0, int r1) -> int { // the caller's INF; predecessors
+		const size_t count = (size_t)(r1 - r0) * stride;
+		if (r.packed)
+			finish<int><<<(unsigned)((count + 255) / 256), 256, 0, d0.s>>>(
+			        (int *)d0.d + r0 * stride, count, ST_INF_I32, INF_PACKED);
+		CUDA_TRY(cudaGetLastError());
+		if (r.derive32)
+			return derive_rows(e, d0, (const float *)d0.d, d0.p, npad, n, r0 * B,
+			                   std::min(n, r1 * B));
 		return 0;
 	};
-	t->float_bits = as_bits && (!paths || derive32);
-	// What the sink may read (rows in row order reach it from the 16-bit
-	// run itself): as if the 16-bit run stands, then as it came out.
-	auto choices = [&](int lanes) {
-		t->lanes16 = lanes;
-		t->derived = (derive16 && lanes == 1) || derive32;
-		t->chains_sure = t->derived && is_int && !t->zero_weight;
-	};
-	const bool tries16 = have16 && (!paths || derive16);
-	choices(tries16 && rw ? 1 : 0);
-	if (rc == 0 && tries16 && rw) // (16-bit rounds in row order)
-		rc = weights_read();
+	const int rc = row_order_rounds(e, v, k, band_of(v, d0), r.n, *r.rw, finish_band,
+	                                [](int, int) { return 0; });
+	v.small_ran = k.small_ran;
+	return rc;
+}
+
+// Stage 6: the rounds: in 16-bit lanes where tried, else (or where their
+// result is rejected) on 32 bits; then the predecessors derived from
+// float32 distances.  1 where the caller must start again (row order).
+static int run_kernels(Run &r)
+{
+	Err e = r.e;
+	Devs &v = r.v;
+	Dev &d0 = r.d0();
+	const bool tries16 = r.have16 && (!r.paths || r.derive16);
+	int rc = 0;
+	record_choices(r, tries16 && r.rw ? 1 : 0);
+	if (tries16 && r.rw) // (16-bit rounds in row order)
+		rc = weights_read(r);
 	if (rc == 0 && tries16)
-		rc = try16(e, v, (int)n, inf_dev, sp, derive16, rw, &done, lists16);
+		rc = try16(e, v, (int)r.n, r.inf_dev, r.sp, r.derive16, r.rw, &r.done, r.lists16);
 	if (rc == 0) // (the 32-bit rounds, if they come)
-		rc = weights_read();
-	if (rc == 0 && rw && rw->restart)
+		rc = weights_read(r);
+	if (rc == 0 && r.rw && r.rw->restart)
 		return 1;
-	if (rw && rw->not16) // from the first band again, on 32 bits
-		rw->reset();
-	choices(done);
-	if (rc == 0 && done == -1)
-		rc = sparse_start();
-	uint64_t sunk = 0; // rows the sink has taken
-	if (rc == 0 && done == -1 && rw) { // from the weights again, on 32 bits, the rounds' way
-		sunk = rw->sunk;
-		rw = nullptr;
+	if (r.rw && r.rw->not16) // from the first band again, on 32 bits
+		r.rw->reset();
+	record_choices(r, r.done);
+	if (rc == 0 && r.done == -1)
+		rc = sparse_start(r);
+	if (rc == 0 && r.done == -1 && r.rw) { // from the weights again, on 32 bits, the rounds' way
+		r.sunk = r.rw->sunk;
+		r.rw = nullptr;
 		cudaEvent_t again[2] = {nullptr, nullptr};
-		if (upload_rows(e, graph, d0, n, npad, B, again, nullptr)
-		    || prepare_rows(e, v, d0, n, is_int, packed))
+		if (upload_rows(e, r.graph, d0, r.n, r.npad, r.B, again, nullptr)
+		    || prepare_rows(e, v, d0, r.n, r.is_int, r.packed))
 			return -1;
 	}
-	auto rounds = [&](auto c) {
-		using C = decltype(c);
-		if (!rw)
-			return run_rounds<typename C::T, C::B, C::R, C::PATHS, C::PACKED>(e, v, sp);
-		RoundKernels<typename C::T, C::B, C::R, C::PATHS, C::PACKED> k;
-		if (k.setup(e, d0.id, (int)npad, nullptr))
-			return -1;
-		const size_t stride = (size_t)B * npad;
-		auto finish_band = [&](int r0, int r1) -> int { // the caller's INF; predecessors
-			const size_t count = (size_t)(r1 - r0) * stride;
-			if (packed)
-				finish<int><<<(unsigned)((count + 255) / 256), 256, 0, d0.s>>>(
-				        (int *)d0.d + r0 * stride, count, ST_INF_I32, INF_PACKED);
-			CUDA_TRY(cudaGetLastError());
-			if (derive32)
-				return derive_rows(e, d0, (const float *)d0.d, d0.p, (int)npad, (int)n, r0 * B,
-				                   std::min((int)n, r1 * B));
-			return 0;
-		};
-		const int rc = row_order_rounds(e, v, k, band_of(v, d0), n, *rw, finish_band,
-		                                [](int, int) { return 0; });
-		v.small_ran = k.small_ran;
-		return rc;
-	};
-	if (rc == 0 && done != 1)
-		rc = is_int           ? dispatch<int>(e, B, paths, packed, rounds)
-		     : t->float_bits ? dispatch<uint32_t>(e, B, false, false, rounds)
-		                      : dispatch<float>(e, B, paths && !derive32, packed, rounds);
-	if (rc == 0 && rw && rw->restart)
+	auto rounds = [&r](auto c) { return rounds_of(r, c); };
+	if (rc == 0 && r.done != 1)
+		rc = r.is_int          ? dispatch<int>(e, r.B, r.paths, r.packed, rounds)
+		     : r.t->float_bits ? dispatch<uint32_t>(e, r.B, false, false, rounds)
+		                       : dispatch<float>(e, r.B, r.paths && !r.derive32, r.packed, rounds);
+	if (rc == 0 && r.rw && r.rw->restart)
 		return 1;
-	for (int g = v.first; g < v.last && rc == 0 && derive32 && !rw; g++) {
+	for (int g = v.first; g < v.last && rc == 0 && r.derive32 && !r.rw; g++) {
 		Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
-		rc = derive<float>(e, v, x, x.base<float>(x.d, B, (int)npad), (int)n);
+		rc = derive<float>(e, v, x, x.base<float>(x.d, r.B, (int)r.npad), (int)r.n);
 	}
-	if (rc)
-		return rc;
+	return rc;
+}
+
+// Stage 7: the results to the caller's sink (another process's to process
+// 0), and the run's times and choices.
+static int collect_results(Run &r)
+{
+	Err e = r.e;
+	const fwg_opts *o = r.o;
+	fwg_timing *t = r.t;
+	Devs &v = r.v;
+	Dev &d0 = r.d0();
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
-		if (!rw) // (row order records it after its last band)
+		if (!r.rw) // (row order records it after its last band)
 			CUDA_TRY(cudaEventRecord(x.ev[2], x.s));
-		if (packed && !rw && finish_rows(e, v, x))
+		if (r.packed && !r.rw && finish_rows(e, v, x))
 			return -1;
 	}
 	if (sync_all(e, v))
 		return -1;
 	CUDA_TRY(cudaSetDevice(d0.id));
 	auto t_down = std::chrono::steady_clock::now();
-	if (sp) {
+	if (r.sp) {
 		unsigned long long updates = 0;
-		CUDA_TRY(cudaMemcpy(&updates, sp->updates, sizeof updates, cudaMemcpyDeviceToHost));
+		CUDA_TRY(cudaMemcpy(&updates, r.sp->updates, sizeof updates, cudaMemcpyDeviceToHost));
 		t->tiles_skipped = t->tiles - updates;
 	}
-#ifdef APSP_NCCL
-	if (ranks && o->rank != 0) {
-		if (relay_down(e, v, n, paths))
+	if (r.ranks && o->rank != 0) {
+		if (relay_down(e, v, r.n, r.paths))
 			return -1;
-	} else
-#endif
-	if (rw) // in row order: from the first band final to the last panel taken
-		t->download_ms = (rw->last_s - rw->first_s) * 1e3;
-	else if (download_panels(e, v, n, paths, ro, nullptr, sink, ctx, sunk))
+	} else if (r.rw) { // in row order: from the first band final to the last panel taken
+		t->download_ms = (r.rw->last_s - r.rw->first_s) * 1e3;
+	} else if (download_panels(e, v, r.n, r.paths, r.ro, nullptr, r.sink, r.ctx, r.sunk)) {
 		return -1;
-	else
-		t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
+	} else {
+		t->download_ms = std::chrono::duration<double, std::milli>(
+		                         std::chrono::steady_clock::now() - t_down).count();
+	}
 	for (int g = v.first; g < v.last; g++) {
 		float up, ker;
 		CUDA_TRY(cudaEventElapsedTime(&up, v.dev[g].ev[0], v.dev[g].ev[1]));
@@ -849,4 +901,38 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	t->small = v.small_ran;
 	CUDA_TRY(cudaSetDevice(d0.id));
 	return 0;
+}
+
+extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void *graph,
+                                fwg_sink *sink, void *ctx, struct fwg_timing *t, char *errbuf,
+                                size_t errlen)
+{
+	Err e{errbuf, errlen};
+	memset(t, 0, sizeof *t);
+	t->phase1 = FWG_PHASE1_APART;
+	const int B = o->block ? o->block : fwg_choose_block(n, o->type, o->paths, o->lanes16, o->skip);
+	t->block = B;
+	t->gpus = 1;
+	if (B != 16 && B != 32 && B != 64 && B != 128)
+		return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
+	if (n == 0)
+		return 0;
+	Run r(e, o, n, graph, sink, ctx, t);
+	r.B = B;
+	if (plan_run(r) || fit_run(r) || open_devices(r))
+		return -1;
+	if (o->feed && !r.as_read
+	    && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx)))
+		return 1;
+	t->streamed = r.as_read;
+	if (r.ooc)
+		return solve_out_of_core(e, r.v, r.oc, o->type, r.paths, n, graph, sink, ctx, t);
+	if (upload_and_prepare(r))
+		return -1;
+	int rc = choose_kernels(r);
+	if (rc == 0)
+		rc = run_kernels(r);
+	if (rc)
+		return rc;
+	return collect_results(r);
 }

@@ -330,16 +330,11 @@ int solve_out_of_core(Err e, Devs &v, OutOfCore &oc, int type, bool paths, uint6
 	if (upload_rows(e, graph, x, n, npad, B, guard, nullptr))
 		return -1;
 	bool packed = false;
-	if (is_int && paths) { // as fwg_solve_panels(), over every band
-		unsigned long long facts[2];
-		CUDA_TRY(cudaMemsetAsync(x.scratch, 0, 2 * sizeof *x.scratch, x.s));
-		if (facts_of_rows(e, v, x, n) || ooc_facts(e, oc, x, graph, n, npad, B, guard))
-			return -1;
-		if (combine(e, v, 2, true, facts))
-			return -1;
-		t->zero_weight = facts[1] != 0;
-		packed = facts[0] < (unsigned long long)INF_PACKED;
-	}
+	if (is_int && paths // as fwg_solve_panels(), over every band
+	    && int32_facts(e, v, n, t, &packed, [&](Dev &d) {
+		       return ooc_facts(e, oc, d, graph, n, npad, B, guard);
+	       }))
+		return -1;
 	t->packed = packed;
 	if (prepare_rows(e, v, x, n, is_int, packed))
 		return -1;

@@ -1,9 +1,10 @@
 // fw_rounds.cuh - the round scheduler (included by fw_gpu.cu): the rounds of
 // blocked Floyd-Warshall on the devices of a run, in 16-bit lanes or on 32
-// bits, and the predecessors derived afterwards (with the lists of edges they
-// need); it launches the tile kernels of fw_tiles.cuh and never touches the
-// caller's matrices.  The 16-bit attempt is fw_lanes16.cuh; the same rounds
-// in row order, fw_roworder.cuh.
+// bits; it launches the tile kernels of fw_tiles.cuh and fw_tiles16.cuh and
+// never touches the caller's matrices.  The predecessors derived afterwards
+// are fw_derive.cuh's; the 16-bit attempt is fw_lanes16.cuh; the same rounds
+// in row order, fw_roworder.cuh; what passes between devices,
+// fw_exchange.cuh.
 #ifndef APSP_FW_ROUNDS_CUH
 #define APSP_FW_ROUNDS_CUH
 
@@ -11,47 +12,17 @@
 #include <type_traits>
 #include <vector>
 
-#include <cub/device/device_scan.cuh>
-#include <cub/device/device_segmented_sort.cuh>
-
-#include "fw_devs.cuh"
+#include "fw_derive.cuh"
+#include "fw_exchange.cuh"
+#include "fw_prepare.cuh"
+#include "fw_tiles.cuh"
+#include "fw_tiles16.cuh"
 
 extern "C" {
 #include "order.h"
 }
 
 namespace {
-
-// Predecessors of rows first .. end - 1, derived from the final distances
-// dist (fw_tiles.cuh) into p; both point where row 0 would be.  Once x's
-// lists are sorted; with gate (16-bit distances), only if *gate + wmax stays
-// below INF16, so that the verdict on the 16-bit run needs no wait first.
-template <typename D>
-int derive_rows(Err e, const Dev &x, const D *dist, int32_t *p, int npad, int n, int first,
-                int end, const int *gate = nullptr, int wmax = 0)
-{
-	if (first >= end)
-		return 0;
-	const size_t sm = (size_t)n * sizeof(D);
-	CUDA_TRY(cudaFuncSetAttribute(derive_preds<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                              (int)sm));
-	const int rows = end - first;
-	CUDA_TRY(cudaStreamWaitEvent(x.s, x.ie.ready, 0));
-	derive_preds<D><<<rows < 16384 ? rows : 16384, 512, sm, x.s>>>(dist, npad, n, x.ie.off,
-	                                                               x.ie.keys, p, first, end,
-	                                                               gate, wmax);
-	CUDA_TRY(cudaGetLastError());
-	return 0;
-}
-
-// ... of the rows x holds.
-template <typename D>
-int derive(Err e, const Devs &v, const Dev &x, const D *dist, int n, const int *gate = nullptr,
-           int wmax = 0)
-{
-	return derive_rows(e, x, dist, x.pbase(v.B, v.npad), v.npad, n, (int)x.first_row(v.B),
-	                   (int)x.end_row(v.B, n), gate, wmax);
-}
 
 // CTAs for phase 2 of a level of m pivots: at most 2 nb blocks each, and
 // no more than fill the device (g3).
@@ -545,179 +516,6 @@ int dispatch(Err e, int B, bool paths, bool packed, F run)
 	case 128: return dispatch_modes<T, 128>(e, run, paths, packed);
 	}
 	return fail(e, "blocking factor %d not supported (16, 32, 64 or 128)", B);
-}
-
-// Device memory the lists of total edges take, with 256 MiB to spare: the
-// keys twice (the sort's input and output) and about as much for its scratch.
-size_t lists_bytes(unsigned long long total) { return total * 8 * 3 + (256u << 20); }
-
-// The lists of the edges into each vertex (InEdges) in two steps.
-// lists_open: *ok = 0 where shared memory is short for a row of dist_bytes
-// entries (the derivation's); otherwise ie's stream, which starts after what
-// stream s has queued (the weights' upload), and *sure = 1 where device
-// memory has room for the lists of a complete graph, so that the lists can
-// be made later (lists_make) with nothing left to refuse them.
-int lists_open(Err e, int n, size_t dist_bytes, cudaStream_t s, int device, InEdges *ie,
-               int *ok, int *sure)
-{
-	*ok = *sure = 0;
-	if ((size_t)n * dist_bytes > (size_t)smem_limit(device))
-		return 0;
-	int least = 0, greatest = 0;
-	size_t free_b = 0, total_b = 0;
-	CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-	CUDA_TRY(cudaStreamCreateWithPriority(&ie->s, cudaStreamNonBlocking, least));
-	CUDA_TRY(cudaEventCreateWithFlags(&ie->read, cudaEventDisableTiming));
-	CUDA_TRY(cudaEventCreateWithFlags(&ie->ready, cudaEventDisableTiming));
-	CUDA_TRY(cudaEventRecord(ie->read, s)); // (the weights are there)
-	CUDA_TRY(cudaStreamWaitEvent(ie->s, ie->read, 0));
-	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-	*ok = 1;
-	*sure = lists_bytes((unsigned long long)n * (n - 1)) <= free_b;
-	return 0;
-}
-
-// lists_make: the edges of the weight matrix w (entries below inf) listed
-// on ie's stream: their count comes back to the host (its one wait), then
-// the keys are placed (ie->read: w may change after it) and sorted
-// (ie->ready) while the host goes on: each in shared memory where none is
-// longer than SORT_KEYS, by CUB's segmented sort otherwise.  *ok = 0 where
-// device memory is short.
-// Memory comes from the stream's pool (cudaMallocAsync), and none is given
-// back before the run ends: a cudaMalloc may, and a cudaFree does, wait for
-// the whole device, the rounds queued on it too.
-template <typename T>
-int lists_make(Err e, const T *w, int n, int npad, T inf, InEdges *ie, int *ok)
-{
-	*ok = 0;
-	unsigned long long total = 0, longest = 0;
-	size_t tmp_bytes = 0, scan_bytes = 0, free_b = 0, total_b = 0;
-	const dim3 g((n + 31) / 32, (n + 31) / 32);
-	CUDA_TRY(cudaMallocAsync(&ie->off, (n + 1) * sizeof *ie->off, ie->s));
-	CUDA_TRY(cudaMallocAsync(&ie->fill, (n + 2) * sizeof *ie->fill, ie->s)); // (+ the longest)
-	CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, ie->fill, ie->off, n + 1, ie->s));
-	CUDA_TRY(cudaMallocAsync(&ie->tmp, scan_bytes, ie->s));
-	CUDA_TRY(cudaMemsetAsync(ie->fill, 0, (n + 2) * sizeof *ie->fill, ie->s));
-	in_degree<<<g, 32, 0, ie->s>>>(w, npad, n, inf, ie->fill);
-	CUDA_TRY(cudaGetLastError());
-	CUDA_TRY(cub::DeviceScan::ExclusiveSum(ie->tmp, scan_bytes, ie->fill, ie->off, n + 1, ie->s));
-	longest_list<<<(n + 255) / 256, 256, 0, ie->s>>>(ie->off, n, ie->fill + n + 1);
-	CUDA_TRY(cudaGetLastError());
-	CUDA_TRY(cudaMemcpyAsync(&total, ie->off + n, sizeof total, cudaMemcpyDeviceToHost, ie->s));
-	CUDA_TRY(cudaMemcpyAsync(&longest, ie->fill + n + 1, sizeof longest, cudaMemcpyDeviceToHost,
-	                         ie->s));
-	CUDA_TRY(cudaStreamSynchronize(ie->s));
-	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-	if (lists_bytes(total) > free_b)
-		return 0;
-	CUDA_TRY(cudaMallocAsync(&ie->unsorted, (total ? total : 1) * 8, ie->s));
-	CUDA_TRY(cudaMallocAsync(&ie->keys, (total ? total : 1) * 8, ie->s));
-	const bool general = total && longest > (unsigned long long)SORT_KEYS;
-	if (general) {
-		CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(nullptr, tmp_bytes, ie->unsorted, ie->keys,
-		                                             (int64_t)total, n, ie->off, ie->off + 1,
-		                                             ie->s));
-		if (cudaMallocAsync(&ie->sort_tmp, tmp_bytes, ie->s) != cudaSuccess) {
-			cudaGetLastError();
-			return 0;
-		}
-	}
-	CUDA_TRY(cudaMemsetAsync(ie->fill, 0, (n + 1) * sizeof *ie->fill, ie->s));
-	in_edges<<<g, 32, 0, ie->s>>>(w, npad, n, inf, ie->off, ie->fill, ie->unsorted);
-	CUDA_TRY(cudaGetLastError());
-	CUDA_TRY(cudaEventRecord(ie->read, ie->s));
-	if (general && cub::DeviceSegmentedSort::SortKeys(ie->sort_tmp, tmp_bytes, ie->unsorted,
-	                                                  ie->keys, (int64_t)total, n, ie->off,
-	                                                  ie->off + 1, ie->s) != cudaSuccess)
-		return fail(e, "sorting the edges into each vertex: %s",
-		            cudaGetErrorString(cudaGetLastError()));
-	if (total && !general)
-		sort_lists<<<n, 256, 0, ie->s>>>(ie->off, ie->unsorted, ie->keys);
-	CUDA_TRY(cudaGetLastError());
-	CUDA_TRY(cudaEventRecord(ie->ready, ie->s));
-	*ok = 1;
-	return 0;
-}
-
-// Both steps at once.
-template <typename T>
-int list_in_edges(Err e, const T *w, int n, int npad, T inf, size_t dist_bytes, cudaStream_t s,
-                  int device, InEdges *ie, int *ok)
-{
-	int sure = 0;
-	const int rc = lists_open(e, n, dist_bytes, s, device, ie, ok, &sure);
-	if (rc || !*ok)
-		return rc;
-	return lists_make<T>(e, w, n, npad, inf, ie, ok);
-}
-
-// Every device's rows of the weights, whole on each (for the lists of edges
-// into each vertex); into full[g], npad x npad each.
-int gather_rows(Err e, Devs &v, void *full[])
-{
-#ifdef APSP_NCCL
-	NCCL_TRY(ncclGroupStart());
-	for (int src = 0; src < v.count; src++) { // every band, to this process's devices
-		const Dev &h = v.dev[src];
-		const size_t count = h.count(v.B, v.npad) * 4, at = (size_t)h.row0 * v.B * v.npad * 4;
-		for (int g = v.first; g < v.last; g++) {
-			Dev &x = v.dev[g];
-			NCCL_TRY(ncclBroadcast(&x == &h ? h.d : (char *)full[g] + at, (char *)full[g] + at,
-			                       count, ncclUint8, src, x.comm, x.s));
-		}
-	}
-	NCCL_TRY(ncclGroupEnd());
-	return 0;
-#else
-	return fail(e, "several GPUs need a build with NCCL");
-#endif
-}
-
-// The lists of edges into each vertex (derived predecessors) on every
-// device; *ok = 0 where memory is short for them anywhere.  elem: bytes of a
-// distance the derivation holds per row in shared memory.
-template <typename T>
-int list_in_edges_all(Err e, Devs &v, int n, T inf, size_t elem, int *ok)
-{
-	*ok = 0;
-	const size_t full_bytes = (size_t)v.npad * v.npad * sizeof(T);
-	void *full[MAX_GPUS] = {};
-	bool short_of[MAX_GPUS] = {}, none = false;
-	int rc = 0;
-	if (v.count > 1) { // the whole matrix on each device for a while
-		for (int g = v.first; g < v.last; g++) {
-			CUDA_TRY(cudaSetDevice(v.dev[g].id));
-			if (cudaMalloc(&full[g], full_bytes) != cudaSuccess) {
-				cudaGetLastError();
-				short_of[g] = true;
-			}
-		}
-		if (any_of(e, v, short_of, &none))
-			rc = -1;
-		else if (!none && gather_rows(e, v, full))
-			rc = -1;
-	}
-	for (int g = v.first; g < v.last && rc == 0 && !none; g++) {
-		Dev &x = v.dev[g];
-		CUDA_TRY(cudaSetDevice(x.id));
-		const T *w = v.count > 1 ? (const T *)full[g] : (const T *)x.d;
-		int one = 0;
-		rc = list_in_edges<T>(e, w, n, v.npad, inf, elem, x.s, x.id, &x.ie, &one);
-		short_of[g] = !one;
-	}
-	for (int g = v.first; g < v.last; g++)
-		if (full[g]) { // (read by the lists' own stream)
-			cudaSetDevice(v.dev[g].id);
-			if (v.dev[g].ie.s)
-				cudaStreamSynchronize(v.dev[g].ie.s);
-			cudaFree(full[g]);
-		}
-	if (rc == 0 && !none && any_of(e, v, short_of, &none))
-		rc = -1;
-	if (rc < 0)
-		return rc;
-	*ok = !none;
-	return 0;
 }
 
 } // namespace

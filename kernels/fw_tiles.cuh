@@ -1,5 +1,9 @@
 // fw_tiles.cuh - the tile kernels of blocked Floyd-Warshall (Venkataraman,
-// Sahni, Mukhopadhyaya 2003), included by the round scheduler in fw_gpu.cu.
+// Sahni, Mukhopadhyaya 2003) on 32-bit entries, included by the round
+// scheduler (fw_rounds.cuh).  The same phases in 16-bit lanes are
+// fw_tiles16.cuh; preparing and finishing a run's matrices, its facts and
+// sparse runs' block lists fw_prepare.cuh; derived predecessors
+// fw_derive.cuh.
 // Nothing here allocates, launches or decides: each kernel updates the
 // blocks it is given.
 //
@@ -33,7 +37,7 @@
 
 #include <type_traits>
 
-#include "stream.h"
+#include "types.h"
 
 namespace {
 
@@ -477,6 +481,42 @@ __device__ __forceinline__ void chunk_rows(E *s, const E *panel, int k0, int npa
 	}
 }
 
+// Phase 3's operands in flight: chunks of KC pivot rows of the transposed
+// pivot column (colT, entries EA) and of the pivot row (rowP, entries EB),
+// B entries wide, double-buffered in shared memory with cp.async, so that
+// chunk ch + 1 loads while chunk ch is relaxed.  The one loader of every
+// element width: start() issues chunk 0 (the caller then loads its tile),
+// run(body) calls body(ch, buf) with chunk ch whole in buffer buf.
+template <int KC, int B, int THREADS, typename EA, typename EB> struct PanelPipe {
+	EA (*sa)[KC][B];
+	EB (*sb)[KC][B];
+	const EA *ga;
+	const EB *gb;
+	int npad;
+
+	__device__ __forceinline__ void load(int chunk, int buf) const
+	{
+		chunk_rows<KC, B, THREADS>(&sa[buf][0][0], ga, chunk * KC, npad);
+		chunk_rows<KC, B, THREADS>(&sb[buf][0][0], gb, chunk * KC, npad);
+		cp_async_commit();
+	}
+	__device__ __forceinline__ void start() const { load(0, 0); }
+	template <int NCH, typename Body> __device__ __forceinline__ void run(Body &&body) const
+	{
+		for (int ch = 0; ch < NCH; ch++) {
+			if (ch + 1 < NCH) {
+				load(ch + 1, (ch + 1) & 1);
+				cp_async_wait<1>();
+			} else {
+				cp_async_wait<0>();
+			}
+			__syncthreads();
+			body(ch, ch & 1);
+			__syncthreads();
+		}
+	}
+};
+
 // The one that Elem<int>::relax2's IMADs multiply by.  In constant memory
 // the compiler can neither fold it (the IMADs would become adds on the ALU
 // pipe) nor hold it in an ordinary register: the IMADs read it from a
@@ -612,15 +652,9 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 	T(*sa)[KC][B] = (T(*)[KC][B])smem;
 	T(*sb)[KC][B] = (T(*)[KC][B])(smem + 2 * KC * B * sizeof(T));
 	const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
-	const T *ga = colT + (size_t)I * B;
-	const T *gb = rowP + (size_t)J * B;
-
-	auto load = [&](int chunk, int buf) {
-		chunk_rows<KC, B, THREADS>(&sa[buf][0][0], ga, chunk * KC, npad);
-		chunk_rows<KC, B, THREADS>(&sb[buf][0][0], gb, chunk * KC, npad);
-		cp_async_commit();
-	};
-	load(0, 0);
+	const PanelPipe<KC, B, THREADS, T, T> pipe{sa, sb, colT + (size_t)I * B, rowP + (size_t)J * B,
+	                                           npad};
+	pipe.start();
 
 	T c[R][R];
 	int kbest[TRACK ? R : 1][TRACK ? R : 1];
@@ -647,15 +681,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 		}
 	}
 
-	for (int ch = 0; ch < NCH; ch++) {
-		if (ch + 1 < NCH) {
-			load(ch + 1, (ch + 1) & 1);
-			cp_async_wait<1>();
-		} else {
-			cp_async_wait<0>();
-		}
-		__syncthreads();
-		const int buf = ch & 1;
+	pipe.template run<NCH>([&](int ch, int buf) {
 		if constexpr (TRACK || ALU_Q >= R) { // one step at a time
 #pragma unroll KU
 			for (int kk = 0; kk < KC; kk++) {
@@ -699,8 +725,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 						                          q < ALU_Q);
 			}
 		}
-		__syncthreads();
-	}
+	});
 
 	const int32_t *ppanel = prow + (size_t)J * B;
 	int32_t *ptile = p + (size_t)I * B * npad + (size_t)J * B;
@@ -930,606 +955,6 @@ tile_update_level(T *__restrict__ d, int32_t *__restrict__ p, int npad, const in
 		        d, p, p + (size_t)round * B * npad, npad, round, colT + panel, rowP + panel,
 		        it.I, it.J);
 		block_done(f, &live[at], lock);
-	}
-}
-
-// ---- 16-bit lanes: distances only, small int32 distances --------------------
-//
-// VIADDMNMX.S16x2 does two relaxations per instruction.  When only distances
-// are asked for, the run can be made on 16-bit entries provided no finite
-// distance reaches INF16.  That is not known beforehand, but it is checked
-// afterwards: a finite distance that reached INF16 would have a shortest path
-// whose last vertex k still below INF16 gives d[i][k] + w(k,j) >= INF16; so if
-// the largest finite result plus the largest edge weight stays below INF16,
-// nothing was cut off.  Otherwise the run is repeated on 32 bits.
-constexpr int INF16 = 16383; // the sum of two stays within int16
-
-template <> struct Elem<short> {
-	static __device__ __forceinline__ short relax(short a, short b, short c)
-	{
-		int s = a + b;
-		return (short)(s < c ? s : c);
-	}
-};
-
-// Panels as above: colT2[k][x] = d[x][T*B+k] in both halves of a word,
-// rowP[k][x] = d[T*B+k][x].
-template <int B>
-__global__ void panels16(const short *__restrict__ d, int npad, int round,
-                         uint32_t *__restrict__ colT2, short *__restrict__ rowP, int row0, int rows,
-                         bool pivot, const int *pivots, const uint8_t *live)
-{
-	if (pivots) {
-		round = pivots[blockIdx.z];
-		colT2 += (size_t)blockIdx.z * B * npad;
-		rowP += (size_t)blockIdx.z * B * npad;
-	}
-	__shared__ short tile[32][33];
-	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
-	const int lx = threadIdx.x, ly = threadIdx.y;
-	const int lo = row0 * B, hi = (row0 + rows) * B;
-	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
-		return;
-	if (skip_panel<B>(live, npad, round, x0))
-		return;
-	for (int q = ly; q < 32; q += 8) {
-		const int k = k0 + q, x = x0 + lx;
-		if (pivot && k < B && x < npad)
-			rowP[(size_t)k * npad + x] = d[(size_t)(round * B + k) * npad + x];
-		if (x0 + q >= lo && x0 + q < hi && k0 + lx < B)
-			tile[q][lx] = d[(size_t)(x0 + q) * npad + round * B + k0 + lx];
-	}
-	__syncthreads();
-	for (int q = ly; q < 32; q += 8)
-		if (x0 + lx >= lo && x0 + lx < hi && k0 + q < B)
-			colT2[(size_t)(k0 + q) * npad + x0 + lx] = (uint16_t)tile[lx][q] * 0x10001u;
-}
-
-// Thread (ty,tx) owns 8 rows (as tile_update with R = 8) and 16 columns as
-// 8 pairs: g*(B/2) + tx*8 + 0..7 for g < 2.
-template <int B> __host__ __device__ constexpr int tile16_threads() { return (B / 8) * (B / 16); }
-template <int B> constexpr size_t tile16_smem() { return 2 * 32 * (size_t)B * (4 + 2); }
-
-template <int B, int KIND, bool CG = false>
-__device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, int round,
-                                               uint32_t *__restrict__ colT2,
-                                               short *__restrict__ rowP, int I, int J)
-{
-	constexpr int TX = B / 16, THREADS = tile16_threads<B>(), GS = B / 2;
-	constexpr int KC = 32, NCH = B / KC;
-	bool finite = false;
-	extern __shared__ __align__(16) unsigned char smem[];
-	uint32_t(*sa)[KC][B] = (uint32_t(*)[KC][B])smem;
-	short(*sb)[KC][B] = (short(*)[KC][B])(smem + 2 * KC * B * 4);
-	const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
-	const uint32_t *ga = colT2 + (size_t)I * B;
-	const short *gb = rowP + (size_t)J * B;
-	auto load = [&](int chunk, int buf) {
-		chunk_rows<KC, B, THREADS>(&sa[buf][0][0], ga, chunk * KC, npad);
-		chunk_rows<KC, B, THREADS>(&sb[buf][0][0], gb, chunk * KC, npad);
-		cp_async_commit();
-	};
-	load(0, 0);
-
-	uint32_t c[8][8];
-	short *dtile = d + (size_t)I * B * npad + (size_t)J * B;
-#pragma unroll
-	for (int r = 0; r < 8; r++) {
-		const int row = (r / 4) * GS + ty * 4 + r % 4;
-#pragma unroll
-		for (int g = 0; g < 2; g++)
-		{
-			const uint4 *src = (const uint4 *)(dtile + tile_at(row, npad, g * GS + tx * 8));
-			*(uint4 *)&c[r][g * 4] = CG ? __ldcg(src) : *src;
-		}
-	}
-	for (int ch = 0; ch < NCH; ch++) {
-		if (ch + 1 < NCH) {
-			load(ch + 1, (ch + 1) & 1);
-			cp_async_wait<1>();
-		} else {
-			cp_async_wait<0>();
-		}
-		__syncthreads();
-		const int buf = ch & 1;
-#pragma unroll k_unroll
-		for (int kk = 0; kk < KC; kk++) {
-			uint32_t a[8], b[8];
-#pragma unroll
-			for (int g = 0; g < 2; g++) {
-				*(uint4 *)&a[g * 4] = *(const uint4 *)&sa[buf][kk][g * GS + ty * 4];
-				*(uint4 *)&b[g * 4] = *(const uint4 *)&sb[buf][kk][g * GS + tx * 8];
-			}
-#pragma unroll
-			for (int r = 0; r < 8; r++)
-#pragma unroll
-				for (int q = 0; q < 8; q++)
-					c[r][q] = __viaddmin_s16x2(a[r], b[q], c[r][q]);
-		}
-		__syncthreads();
-	}
-#pragma unroll
-	for (int r = 0; r < 8; r++) {
-		const int row = (r / 4) * GS + ty * 4 + r % 4;
-#pragma unroll
-		for (int g = 0; g < 2; g++) {
-			*(uint4 *)(dtile + tile_at(row, npad, g * GS + tx * 8)) = *(const uint4 *)&c[r][g * 4];
-#pragma unroll
-			for (int q = 0; q < 4; q++)
-				finite |= (c[r][g * 4 + q] & 0xffffu) < (uint32_t)INF16 ||
-				          (c[r][g * 4 + q] >> 16) < (uint32_t)INF16;
-			// Phase 2 leaves the new pivot row and column in the panels
-			// for phase 3, as tile_update does.
-			if constexpr (KIND == 2) {
-				if (I == round)
-					*(uint4 *)(rowP + (size_t)row * npad + (size_t)J * B + g * GS + tx * 8) =
-					        *(const uint4 *)&c[r][g * 4];
-				if (J == round)
-#pragma unroll
-					for (int w = 0; w < 8; w++) {
-						const uint32_t h = (c[r][g * 4 + w / 2] >> (16 * (w % 2))) & 0xffffu;
-						colT2[(size_t)(g * GS + tx * 8 + w) * npad + (size_t)I * B + row] =
-						        h * 0x10001u;
-					}
-			}
-		}
-	}
-	return finite;
-}
-
-template <int B, int KIND, int SPLIT = SPLIT_WHOLE>
-__global__ void __launch_bounds__(tile16_threads<B>(), 4)
-tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
-              short *__restrict__ rowP, int row0, int rows, int close)
-{
-	int I, J;
-	if (!tile_of<KIND, SPLIT>(npad / B, round, row0, rows, &I, &J, close))
-		return;
-	update_block16<B, KIND>(d, npad, round, colT2, rowP, I, J);
-	if constexpr (KIND == 3 && SPLIT != SPLIT_REST) {
-		if (close >= 0 && blockIdx.x == 0 && blockIdx.y == 0) { // as tile_update
-			__syncthreads();
-			close_pivot_after<short, B, B / 8, B / 16, false>(d, nullptr, npad, close);
-		}
-	}
-}
-
-// A level's phase 2 or 3 in 16-bit lanes, as tile_update_level.
-template <int B, int KIND>
-__global__ void __launch_bounds__(tile16_threads<B>(), 4)
-tile_update16_level(short *__restrict__ d, int npad, const int *pivots, int m,
-                    uint32_t *__restrict__ colT2, short *__restrict__ rowP,
-                    const int *__restrict__ lists, uint8_t *__restrict__ live, int *locks)
-{
-	__shared__ long long start[LEVEL_MAX + 1];
-	const int nb = npad / B;
-	const long long total = level_starts<KIND>(lists, nb, m, start);
-	for (long long w = blockIdx.x; w < total; w += gridDim.x) {
-		const LevelItem it = level_item<KIND>(pivots, lists, nb, m, start, w);
-		const size_t panel = (size_t)it.b * B * npad, at = (size_t)it.I * nb + it.J;
-		int *lock = KIND == 3 && locks ? &locks[at] : nullptr;
-		if (lock)
-			block_lock(lock);
-		const bool f = update_block16<B, KIND, true>(d, npad, pivots[it.b], colT2 + panel,
-		                                             rowP + panel, it.I, it.J);
-		block_done(f, &live[at], lock);
-	}
-}
-
-__global__ void to16(const int *__restrict__ d, short *__restrict__ d16, size_t count)
-{
-	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (e < count)
-		d16[e] = (short)(d[e] >= INF16 ? INF16 : d[e]);
-}
-
-__global__ void from16(const short *__restrict__ d16, int *__restrict__ d, size_t count)
-{
-	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (e < count)
-		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
-}
-
-// to16, and the largest weight below limit into *out (which starts at 0),
-// in one pass.
-__global__ void to16_max(const int *__restrict__ d, short *__restrict__ d16, size_t count,
-                         int limit, int *out)
-{
-	int m = 0;
-	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
-	     e += (size_t)gridDim.x * blockDim.x) {
-		const int w = d[e];
-		d16[e] = (short)(w >= INF16 ? INF16 : w);
-		if (w < limit && w > m)
-			m = w;
-	}
-	m = __reduce_max_sync(0xffffffffu, m);
-	if ((threadIdx.x & 31) == 0)
-		atomicMax(out, m);
-}
-
-// from16 where the 16-bit run stands: no distance came within the largest
-// weight wmax of INF16 (dmax: the largest distance below INF16, on the
-// device, so that no round trip to the host comes between).
-__global__ void from16_if(const short *__restrict__ d16, int *__restrict__ d, size_t count,
-                          int wmax, const int *dmax)
-{
-	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (e < count && *dmax + wmax < INF16)
-		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
-}
-
-// Largest entry below limit (out starts at 0; entries are >= 0 here).
-template <typename T>
-__global__ void max_below(const T *__restrict__ d, size_t count, int limit, int *out)
-{
-	int m = 0;
-	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
-	     e += (size_t)gridDim.x * blockDim.x)
-		if (d[e] < limit && d[e] > m)
-			m = d[e];
-	m = __reduce_max_sync(0xffffffffu, m);
-	if ((threadIdx.x & 31) == 0)
-		atomicMax(out, m);
-}
-
-// ---- set-up and finishing ----------------------------------------------------
-
-// Padding rows and columns: isolated vertices.  Predecessors start as i for
-// every finite off-diagonal entry.  With packed paths INF becomes INF_PACKED.
-// d and p hold rows row0 .. row0 + rows - 1 (padded numbering).
-template <typename T>
-__global__ void prepare(T *d, int32_t *p, int n, int npad, T inf, T inf_dev, int row0, int rows)
-{
-	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (e >= (size_t)rows * npad)
-		return;
-	int i = row0 + (int)(e / npad), j = (int)(e % npad);
-	T v;
-	if (i >= n || j >= n)
-		v = i == j ? (T)0 : inf_dev;
-	else {
-		v = d[e];
-		if (v >= inf)
-			v = inf_dev;
-	}
-	d[e] = v;
-	if (p)
-		p[e] = (i != j && v < inf_dev) ? i : -1;
-}
-
-// Rows first .. end - 1 of the caller's vertices (d: where row first is),
-// as sv_prepare() leaves them: the diagonal 0.
-template <typename T>
-__global__ void zero_diagonal(T *d, int npad, int first, int end)
-{
-	const int i = first + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-	if (i < end)
-		d[(size_t)(i - first) * npad + i] = (T)0;
-}
-
-template <typename T>
-__global__ void finish(T *d, size_t count, T inf, T inf_dev)
-{
-	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	if (e < count && d[e] >= inf_dev)
-		d[e] = inf;
-}
-
-// ---- sparse runs: live blocks, round lists, vertex orders ---------------------
-
-// live[I * nb + J] = whether block (I, J) holds an entry below inf.
-template <typename T>
-__global__ void live_init(const T *__restrict__ d, int npad, int B, T inf, uint8_t *__restrict__ live)
-{
-	const int I = blockIdx.y, J = blockIdx.x;
-	bool f = false;
-	for (int e = threadIdx.x; e < B * B; e += blockDim.x)
-		f |= d[(size_t)(I * B + e / B) * npad + (size_t)J * B + e % B] < inf;
-	f = __syncthreads_or(f);
-	if (threadIdx.x == 0)
-		live[(size_t)I * gridDim.x + J] = f ? 1 : 0;
-}
-
-// CTA b (1024 threads) lists, in increasing order, the blocks of the round
-// of pivot block pivots[b] that can change: lists[2 ..] the rows I != round
-// whose block (I, round) is live, lists[2 + nb ..] the columns J != round
-// whose block (round, J) is live; lists[0] and lists[1] their counts (lists:
-// CTA b's at b x (2 + 2 nb)).  *updates counts the block updates of phases
-// 2 and 3 that follow.
-__global__ void __launch_bounds__(1024)
-round_lists(const uint8_t *__restrict__ live, int nb, const int *pivots, int *__restrict__ lists,
-            unsigned long long *updates)
-{
-	const int round = pivots[blockIdx.x];
-	lists += blockIdx.x * list_ints(nb);
-	__shared__ int sums[2][32], base[2];
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	int *rows = lists + 2, *cols = lists + 2 + nb;
-	if (threadIdx.x == 0)
-		base[0] = base[1] = 0;
-	__syncthreads();
-	for (int x0 = 0; x0 < nb; x0 += 1024) {
-		const int x = x0 + threadIdx.x;
-		const bool fr = x < nb && x != round && live[(size_t)x * nb + round];
-		const bool fc = x < nb && x != round && live[(size_t)round * nb + x];
-		const unsigned br = __ballot_sync(~0u, fr), bc = __ballot_sync(~0u, fc);
-		if (lane == 0) {
-			sums[0][warp] = __popc(br);
-			sums[1][warp] = __popc(bc);
-		}
-		__syncthreads();
-		int orow = base[0], ocol = base[1];
-		for (int w = 0; w < warp; w++) {
-			orow += sums[0][w];
-			ocol += sums[1][w];
-		}
-		const unsigned below = (1u << lane) - 1;
-		if (fr)
-			rows[orow + __popc(br & below)] = x;
-		if (fc)
-			cols[ocol + __popc(bc & below)] = x;
-		__syncthreads();
-		if (threadIdx.x == 0)
-			for (int w = 0; w < 32; w++) {
-				base[0] += sums[0][w];
-				base[1] += sums[1][w];
-			}
-		__syncthreads();
-	}
-	if (threadIdx.x == 0) {
-		lists[0] = base[0];
-		lists[1] = base[1];
-		atomicAdd(updates, (unsigned long long)base[0] + base[1]
-		                           + (unsigned long long)base[0] * base[1]);
-	}
-}
-
-// Upload in an order: src holds k of the caller's rows (k x n), those of
-// vertices order[r0 .. r0 + k - 1]; row r0 + q of the device matrix gets
-// src row q with its columns in the same order.
-__global__ void take_rows(const uint32_t *__restrict__ src, uint64_t n, uint64_t k,
-                          uint32_t *__restrict__ d, int npad, uint64_t r0,
-                          const int32_t *__restrict__ order)
-{
-	for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < k * n;
-	     e += (uint64_t)gridDim.x * blockDim.x) {
-		const uint64_t q = e / n, j = e % n;
-		d[(r0 + q) * npad + j] = src[q * n + order[j]];
-	}
-}
-
-// Download in an order: rows r0 .. r0 + k - 1 of the result in the caller's
-// numbering into dst (k x n); pos is order's inverse.  Predecessors are
-// positions on the device and become vertices again.
-__global__ void give_rows(const uint32_t *__restrict__ d, const int32_t *__restrict__ p, int npad,
-                          uint64_t n, uint64_t r0, uint64_t k, const int32_t *__restrict__ order,
-                          const int32_t *__restrict__ pos, uint32_t *__restrict__ dst,
-                          int32_t *__restrict__ pdst)
-{
-	for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < k * n;
-	     e += (uint64_t)gridDim.x * blockDim.x) {
-		const uint64_t q = e / n, c = e % n;
-		const size_t g = (size_t)pos[r0 + q] * npad + pos[c];
-		dst[e] = d[g];
-		if (p) {
-			const int32_t v = p[g];
-			pdst[e] = v >= 0 ? order[v] : v;
-		}
-	}
-}
-
-// ---- predecessors derived from distances ------------------------------------
-//
-// With the final distances known, a predecessor of j on a shortest path from
-// i is any u with d[i][u] + w(u, j) = d[i][j].  The edges into each vertex are
-// listed by increasing weight (key: w << 32 | u), so the search stops at the
-// first weight above d[i][j] and usually finds a u among the first few.
-// Where zero-weight cycles make such u point at each other, the host's
-// repair of predecessor chains re-attaches them, as after any blocked run.
-
-// A weight as its key's upper half: non-negative int32 or float32 order the
-// same as their bits (a float -0 counts as 0).
-__device__ __forceinline__ unsigned weight_bits(int v) { return (unsigned)v; }
-__device__ __forceinline__ unsigned weight_bits(float v) { return __float_as_uint(fmaxf(v, 0.0f)); }
-
-// in[j] += edges u -> j (u != j, w[u][j] < inf); rows of a 32 x 32 tile.
-template <typename T>
-__global__ void in_degree(const T *__restrict__ w, int npad, int n, T inf,
-                          unsigned long long *__restrict__ in)
-{
-	const int j = blockIdx.x * 32 + threadIdx.x;
-	if (j >= n)
-		return;
-	unsigned c = 0;
-	for (int u = blockIdx.y * 32; u < n && u < blockIdx.y * 32 + 32; u++)
-		c += u != j && w[(size_t)u * npad + j] < inf;
-	if (c)
-		atomicAdd(&in[j], (unsigned long long)c);
-}
-
-// Keys of the edges into j at off[j] .. off[j + 1] - 1, in no set order
-// (sorted afterwards); fill[j] counts those placed.
-template <typename T>
-__global__ void in_edges(const T *__restrict__ w, int npad, int n, T inf,
-                         const unsigned long long *__restrict__ off,
-                         unsigned long long *__restrict__ fill,
-                         unsigned long long *__restrict__ keys)
-{
-	const int j = blockIdx.x * 32 + threadIdx.x;
-	if (j >= n)
-		return;
-	for (int u = blockIdx.y * 32; u < n && u < blockIdx.y * 32 + 32; u++) {
-		const T v = w[(size_t)u * npad + j];
-		if (u != j && v < inf)
-			keys[off[j] + atomicAdd(&fill[j], 1ull)] =
-			        (unsigned long long)weight_bits(v) << 32 | (unsigned)u;
-	}
-}
-
-// The longest list: *longest = max over j of off[j + 1] - off[j] (starts at 0).
-__global__ void longest_list(const unsigned long long *__restrict__ off, int n,
-                             unsigned long long *longest)
-{
-	unsigned long long m = 0;
-	for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
-		m = max(m, off[j + 1] - off[j]);
-	m = __reduce_max_sync(0xffffffffu, (unsigned)m); // (lists shorter than 2^32 here)
-	if ((threadIdx.x & 31) == 0)
-		atomicMax(longest, m);
-}
-
-// Each list of at most SORT_KEYS keys sorted in shared memory (bitonic, the
-// list padded to a power of two with the largest key), CTA j taking list j:
-// far quicker than a general segmented sort for the lists of graphs whose
-// vertices have at most that many edges in (all keys differ: u does).
-constexpr int SORT_KEYS = 4096;
-__global__ void __launch_bounds__(256)
-sort_lists(const unsigned long long *__restrict__ off, const unsigned long long *__restrict__ in,
-           unsigned long long *__restrict__ out)
-{
-	__shared__ unsigned long long k[SORT_KEYS];
-	const unsigned long long b = off[blockIdx.x];
-	const int len = (int)(off[blockIdx.x + 1] - b);
-	if (len == 0)
-		return;
-	int size = 2;
-	while (size < len)
-		size *= 2;
-	for (int t = threadIdx.x; t < size; t += blockDim.x)
-		k[t] = t < len ? in[b + t] : ~0ull;
-	__syncthreads();
-	for (int m = 2; m <= size; m *= 2)
-		for (int h = m / 2; h > 0; h /= 2) {
-			for (int t = threadIdx.x; t < size / 2; t += blockDim.x) {
-				const int lo = 2 * t - (t & (h - 1)), hi = lo + h; // pairs h apart
-				const bool up = (lo & m) == 0;
-				const unsigned long long x = k[lo], y = k[hi];
-				if ((x > y) == up) {
-					k[lo] = y;
-					k[hi] = x;
-				}
-			}
-			__syncthreads();
-		}
-	for (int t = threadIdx.x; t < len; t += blockDim.x)
-		out[b + t] = k[t];
-}
-
-// Signs of a float32 matrix: SIGN_BELOW_ZERO, an entry below 0 (together
-// with SIGN_NOT_ORDERED); SIGN_NOT_ORDERED, an entry whose bits do not order
-// as its value among the others (sign bit set, -0 too, or NaN): Elem<uint32_t>
-// cannot take it.  The largest of all, so that a max over devices combines.
-enum { SIGN_BELOW_ZERO = 1, SIGN_NOT_ORDERED = 2 };
-__global__ void float_signs(const float *__restrict__ w, size_t count, int *signs)
-{
-	int f = 0;
-	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
-	     e += (size_t)gridDim.x * blockDim.x) {
-		const float x = w[e];
-		f |= (x < 0.0f ? SIGN_BELOW_ZERO : 0) | (__float_as_uint(x) > 0x7f800000u ? SIGN_NOT_ORDERED : 0);
-	}
-	for (int o = 16; o > 0; o /= 2)
-		f |= __shfl_xor_sync(0xffffffffu, f, o);
-	if (f && (threadIdx.x & 31) == 0)
-		atomicMax(signs, f);
-}
-
-// Two facts of an int32 graph as uploaded (rows of n, stride npad, before
-// prepare): the sum over rows of the largest finite weight, which bounds
-// every simple path (*bound starts at 0), and whether an edge other than a
-// loop weighs 0 (*zero starts at 0).  One block of 256 threads per row, over
-// rows row0 .. end - 1 (w points where row 0 would be).
-__global__ void int_facts(const int *__restrict__ w, int n, int npad, unsigned long long *bound,
-                          int *zero, int row0, int end)
-{
-	__shared__ int top[8];
-	for (int i = row0 + blockIdx.x; i < end; i += gridDim.x) {
-		const int *row = w + (size_t)i * npad;
-		int m = 0;
-		bool z = false;
-		for (int j = threadIdx.x; j < n; j += blockDim.x) {
-			const int x = row[j];
-			if (x < ST_INF_I32 && x > m)
-				m = x;
-			z |= x == 0 && j != i;
-		}
-		for (int o = 16; o > 0; o >>= 1)
-			m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
-		if (__any_sync(0xffffffffu, z) && (threadIdx.x & 31) == 0)
-			atomicOr(zero, 1);
-		if ((threadIdx.x & 31) == 0)
-			top[threadIdx.x >> 5] = m;
-		__syncthreads();
-		if (threadIdx.x == 0) {
-			for (int k = 1; k < (int)(blockDim.x >> 5); k++)
-				m = max(m, top[k]);
-			atomicAdd(bound, (unsigned long long)m);
-		}
-		__syncthreads();
-	}
-}
-
-template <typename D> struct Derive;
-// 16-bit distances of int32 weights: sums are exact.
-template <> struct Derive<short> {
-	static __device__ __forceinline__ bool finite(short d) { return d < INF16; }
-	static __device__ __forceinline__ int weight(unsigned bits) { return (int)bits; }
-};
-// float32 distances: sums of the weights along a path may round differently
-// from the blocked run's, so the closest u is taken where none is exact.
-template <> struct Derive<float> {
-	static __device__ __forceinline__ bool finite(float d) { return d < __int_as_float(0x7f800000); }
-	static __device__ __forceinline__ float weight(unsigned bits) { return __uint_as_float(bits); }
-};
-
-// Row i of the distances in shared memory; p[i][j] = the first u of j's
-// list with d[i][u] + w = d[i][j] (float32: the closest, if none is), or -1
-// (j = i, unreachable, none).  Weights and distances are >= 0 here, so no u
-// past the first weight above d[i][j] can match.  Rows row0 .. end - 1
-// (dist and p point where row 0 would be).  gate: the largest 16-bit
-// distance below INF16 (max_below); with the largest weight wmax it must
-// stay below INF16, or the 16-bit run is rejected and p is left as it was.
-template <typename D>
-__global__ void derive_preds(const D *__restrict__ dist, int npad, int n,
-                             const unsigned long long *__restrict__ off,
-                             const unsigned long long *__restrict__ keys, int32_t *__restrict__ p,
-                             int row0, int end, const int *gate, int wmax)
-{
-	if (gate && *gate + wmax >= INF16)
-		return;
-	extern __shared__ __align__(16) unsigned char smem[];
-	D *row = (D *)smem;
-	for (int i = row0 + blockIdx.x; i < end; i += gridDim.x) {
-		for (int j = threadIdx.x; j < n; j += blockDim.x)
-			row[j] = dist[(size_t)i * npad + j];
-		__syncthreads();
-		for (int j = threadIdx.x; j < n; j += blockDim.x) {
-			const D dij = row[j];
-			int32_t pred = -1;
-			if (j != i && Derive<D>::finite(dij)) {
-				float best = __int_as_float(0x7f800000);
-				for (unsigned long long e = off[j], end = off[j + 1]; e < end; e++) {
-					const unsigned long long k = keys[e];
-					const auto wt = Derive<D>::weight((unsigned)(k >> 32));
-					const int u = (int)(unsigned)k;
-					if (wt > dij)
-						break;
-					const auto sum = row[u] + wt;
-					if (sum == dij) {
-						pred = u;
-						break;
-					}
-					if constexpr (std::is_same<D, float>::value)
-						if (Derive<D>::finite(row[u]) && fabsf(sum - dij) < best) {
-							best = fabsf(sum - dij);
-							pred = u;
-						}
-				}
-			}
-			p[(size_t)i * npad + j] = pred;
-		}
-		__syncthreads();
 	}
 }
 

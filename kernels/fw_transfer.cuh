@@ -1,6 +1,7 @@
 // fw_transfer.cuh - matrices between the caller and the devices (included by
-// fw_gpu.cu): page-locked staging, uploads, the row panels handed to the
-// caller's sink, and the relay of rows through process 0 of several.
+// fw_gpu.cu): uploads through the staging buffers (fw_devs.cuh), and the row
+// panels handed to the caller's sink; rows of other processes come through
+// the relay (fw_exchange.cuh).
 #ifndef APSP_FW_TRANSFER_CUH
 #define APSP_FW_TRANSFER_CUH
 
@@ -9,33 +10,10 @@
 
 #include <vector>
 
-#include "fw_devs.cuh"
+#include "fw_exchange.cuh"
 #include "fw_gpu.h"
 
 namespace {
-
-// Host <-> device copies go through two page-locked staging buffers, so
-// the caller's matrices need not be page-locked (pinning hundreds of MB costs
-// more than it saves).  Uploads: rows are copied into one buffer on all cores
-// while the other is in flight.  Downloads: row panels of the distances (and
-// predecessors) come back into one buffer while the caller's sink consumes
-// the panel in the other, so compressing the result overlaps the copy.
-// guard[b]: the event of buffer b's last copy (on whichever device made it).
-struct Staging {
-	void *buf[2] = {nullptr, nullptr};
-	size_t bytes = 0;
-} staging;
-
-// Two of 32 MiB for results under 512 MiB, 128 MiB from there: a panel then
-// holds 128 blocks of the stream's default size, eight per thread on 16
-// cores, where 32 MiB gave two and left the compressing threads waiting on
-// each other.  Registering memory made ready beside the context (fw_gpu.cu)
-// made the larger buffers cheap enough for n = 10000 with paths (800 MB of
-// results): its panels took 0.11 s against 0.13 to 0.18 with 32 MiB, at
-// n = 20000 0.45 to 0.49 s against 0.59 to 0.74 (H100 machine,
-// bench/pipeline.md).  Under 512 MiB a run is short and its panels few.
-constexpr size_t STAGING_BYTES = 32u << 20, STAGING_BYTES_LARGE = 128u << 20;
-constexpr uint64_t STAGING_LARGE_FROM = 512ull << 20;
 
 // A run in another vertex order (fwg_opts.order, one GPU): the order and
 // its inverse on the device, and two device buffers of the staging size
@@ -147,69 +125,6 @@ int stage_down(Err e, char *host, const char *dev, size_t bytes, cudaStream_t s,
 	return 0;
 }
 
-// Where the run spans processes, process 0 alone has the caller's matrices:
-// rows of the other bands go through its device to theirs and back, by NCCL
-// send and receive, relay_rows(n) rows at a time through two device buffers
-// of the staging size (the same count on both sides: every process is given
-// the same size).  A panel of relayed rows then fills a staging buffer as
-// one from process 0's own device does, so the sink gets panels as large.
-uint64_t relay_rows(uint64_t npad, bool paths)
-{
-	return staging.bytes / (npad * 4 * (paths ? 2 : 1));
-}
-
-#ifdef APSP_NCCL
-// Process 0: the caller's rows of band g, to its process.  Band g's
-// process: them, into its distances.
-int relay_up(Err e, Devs &v, const void *host, int g, uint64_t n, cudaEvent_t guard[2])
-{
-	const uint64_t npad = v.npad, row = n * 4, rows = relay_rows(npad, false);
-	const Dev &h = v.dev[g];
-	const uint64_t first = h.first_row(v.B), r1 = h.end_row(v.B, n);
-	Dev &x = v.dev[v.first];
-	int b = 0;
-	for (uint64_t r0 = first; r0 < r1; r0 += rows, b ^= 1) {
-		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows;
-		if (v.first == g) { // this process holds band g
-			NCCL_TRY(ncclRecv((char *)x.d + (r0 - first) * npad * 4, k * npad * 4, ncclUint8, 0,
-			                  x.comm, x.s));
-			continue;
-		}
-		char *st = (char *)staging.buf[b];
-		if (guard[b])
-			CUDA_TRY(cudaEventSynchronize(guard[b]));
-#pragma omp parallel for schedule(static)
-		for (int64_t i = 0; i < (int64_t)k; i++)
-			memcpy(st + i * row, (const char *)host + (r0 + i) * row, row);
-		CUDA_TRY(cudaMemcpy2DAsync(x.relay[b], npad * 4, st, row, row, k, cudaMemcpyHostToDevice,
-		                           x.s));
-		CUDA_TRY(cudaEventRecord(x.done[b], x.s));
-		guard[b] = x.done[b];
-		NCCL_TRY(ncclSend(x.relay[b], k * npad * 4, ncclUint8, g, x.comm, x.s));
-	}
-	return 0;
-}
-
-// Band g's process (not 0): its rows of the results to process 0, in the
-// panels download_panels() receives them in.
-int relay_down(Err e, Devs &v, uint64_t n, bool paths)
-{
-	Dev &x = v.dev[v.first];
-	const uint64_t npad = v.npad, rows = relay_rows(npad, paths);
-	const uint64_t first = x.first_row(v.B), r1 = x.end_row(v.B, n);
-	for (uint64_t r0 = first; r0 < r1; r0 += rows) {
-		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows, at = (r0 - first) * npad;
-		NCCL_TRY(ncclGroupStart());
-		NCCL_TRY(ncclSend((char *)x.d + at * 4, k * npad * 4, ncclUint8, 0, x.comm, x.s));
-		if (paths)
-			NCCL_TRY(ncclSend(x.p + at, k * npad * 4, ncclUint8, 0, x.comm, x.s));
-		NCCL_TRY(ncclGroupEnd());
-	}
-	CUDA_TRY(cudaStreamSynchronize(x.s));
-	return 0;
-}
-#endif
-
 // Rows row0 .. n - 1 of the results in host memory (a run out of core),
 // stride npad.
 struct HostRows {
@@ -274,22 +189,17 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 			if (v.count > 1)
 				CUDA_TRY(cudaSetDevice(x.id));
 			if (relayed) {
-#ifdef APSP_NCCL
 				// panels as relay_down() sends them (in the same count)
 				const uint64_t rr = relay_rows(npad, paths);
 				k = stop - r0 < rr ? stop - r0 : rr;
 				char *rl = (char *)x.relay[b];
-				NCCL_TRY(ncclGroupStart());
-				NCCL_TRY(ncclRecv(rl, k * npad * 4, ncclUint8, g, x.comm, x.s));
-				if (paths)
-					NCCL_TRY(ncclRecv(rl + k * npad * 4, k * npad * 4, ncclUint8, g, x.comm, x.s));
-				NCCL_TRY(ncclGroupEnd());
+				if (relay_recv(e, x, g, rl, k * npad * 4, paths))
+					return -1;
 				CUDA_TRY(cudaMemcpy2DAsync(st, row, rl, npad * 4, row, k, cudaMemcpyDeviceToHost,
 				                           x.s));
 				if (paths)
 					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, rl + k * npad * 4, npad * 4, row,
 					                           k, cudaMemcpyDeviceToHost, x.s));
-#endif
 			} else if (ro) { // the caller's rows, renumbered, gathered on the device
 				char *tmp = (char *)ro->tmp[b];
 				give_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)x.d, x.p, (int)npad, n,

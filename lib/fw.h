@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "stream.h"
+#include "types.h"
 
 enum fw_simd { FW_SIMD_AUTO = 0, FW_SIMD_PORTABLE, FW_SIMD_AVX2, FW_SIMD_AVX512 };
 

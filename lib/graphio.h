@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "stream.h"
+#include "types.h"
 
 enum gio_format { GIO_AUTO = 0, GIO_MTX, GIO_DIMACS, GIO_EDGES };
 enum gio_weights { GIO_VALUE = 0, GIO_ABS, GIO_UNIT };

@@ -1,5 +1,6 @@
 /* order.c - nested-dissection orders through METIS.  See order.h. */
 #include "order.h"
+#include "common.h"
 
 #include <math.h>
 #include <omp.h>
@@ -12,18 +13,6 @@
 #include <metis.h>
 #endif
 
-#define OMP_THREADS(t) num_threads((t) > 0 ? (t) : omp_get_max_threads())
-
-static int fail(st_error *err, const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 int ord_available(void)
 {
@@ -53,7 +42,7 @@ uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, uint64_t limi
 {
 	/* Rows in a spread order, so a dense graph is known for one after a few. */
 	uint64_t edges = 0;
-	#pragma omp parallel for schedule(static, 1) OMP_THREADS(threads)
+	#pragma omp parallel for schedule(static, 1) LIB_OMP_THREADS(threads)
 	for (uint64_t i = 0; i < n; i++) {
 		if (__atomic_load_n(&edges, __ATOMIC_RELAXED) > limit)
 			continue;
@@ -203,16 +192,16 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 {
 #ifndef HAVE_METIS
 	(void)n, (void)type, (void)w, (void)perm, (void)block, (void)threads;
-	return fail(err, "nested dissection needs METIS, which this build lacks");
+	return lib_fail(err, "nested dissection needs METIS, which this build lacks");
 #else
 	if (n > INT32_MAX)
-		return fail(err, "n = %llu is too large for METIS", (unsigned long long)n);
+		return lib_fail(err, "n = %llu is too large for METIS", (unsigned long long)n);
 	/* Each edge i -> j once in row i, then both directions, then the
 	 * duplicates (i -> j and j -> i both present) dropped. */
 	uint64_t *deg = calloc(n + 1, sizeof *deg);
 	if (!deg)
-		return fail(err, "out of memory for the graph's adjacency");
-	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
+		return lib_fail(err, "out of memory for the graph's adjacency");
+	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
 	for (uint64_t i = 0; i < n; i++)
 		deg[i + 1] = row_edges(n, type, w, i);
 	for (uint64_t i = 0; i < n; i++)
@@ -220,7 +209,7 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	uint64_t m = deg[n];
 	if (2 * m > INT32_MAX) {
 		free(deg);
-		return fail(err, "%llu edges are too many for METIS's 32-bit indices",
+		return lib_fail(err, "%llu edges are too many for METIS's 32-bit indices",
 		            (unsigned long long)m);
 	}
 	int32_t *out = malloc((m ? m : 1) * sizeof *out);
@@ -228,9 +217,9 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	idx_t *iperm = malloc(n * sizeof *iperm), *p = malloc(n * sizeof *p);
 	if (!out || !xadj || !adj || !iperm || !p) {
 		free(deg), free(out), free(xadj), free(adj), free(iperm), free(p);
-		return fail(err, "out of memory for the graph's adjacency");
+		return lib_fail(err, "out of memory for the graph's adjacency");
 	}
-	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
+	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t c = deg[i];
 		for (uint64_t j = 0; j < n; j++)
@@ -248,7 +237,7 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	idx_t *fillp = malloc((n ? n : 1) * sizeof *fillp);
 	if (!fillp) {
 		free(deg), free(out), free(xadj), free(adj), free(iperm), free(p);
-		return fail(err, "out of memory for the graph's adjacency");
+		return lib_fail(err, "out of memory for the graph's adjacency");
 	}
 	memcpy(fillp, xadj, n * sizeof *fillp);
 	for (uint64_t i = 0; i < n; i++)
@@ -302,7 +291,7 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	free(xadj), free(adj), free(iperm);
 	if (rc != METIS_OK) {
 		free(p);
-		return fail(err, "METIS's nested dissection failed (%s)",
+		return lib_fail(err, "METIS's nested dissection failed (%s)",
 		            rc == METIS_ERROR_MEMORY ? "out of memory" : "error");
 	}
 	for (uint64_t i = 0; i < n; i++)

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "stream.h"
+#include "types.h"
 
 /* 1 when the library was built with METIS (nested dissection available). */
 int ord_available(void);

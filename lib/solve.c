@@ -9,21 +9,9 @@
 #include <string.h>
 
 #include "solve.h"
+#include "common.h"
 
-static int fail(st_error *err, const char *fmt, ...)
-{
-	va_list ap;
 
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-/* threads <= 0: OpenMP's default (all cores). */
-#define OMP_THREADS(t) num_threads((t) > 0 ? (t) : omp_get_max_threads())
 
 /* What one pass over a row of the weight matrix learns. */
 struct row_facts {
@@ -157,7 +145,7 @@ static int csr_build(struct csr *g, const void *dist, uint32_t type, uint64_t n,
 	g->weight = malloc((m ? m : 1) * sizeof *g->weight);
 	if (!g->head || !g->weight)
 		return -1;
-	#pragma omp parallel for schedule(dynamic, 64) OMP_THREADS(threads)
+	#pragma omp parallel for schedule(dynamic, 64) LIB_OMP_THREADS(threads)
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t e = g->start[i];
 		for (uint64_t j = 0; j < n; j++) {
@@ -244,16 +232,16 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 	memset(p, 0, sizeof *p);
 	p->n = n, p->type = h->type, p->cycle_vertex = -1;
 	if (h->type != ST_INT32 && h->type != ST_FLOAT32)
-		return fail(err, "unknown element type %u", h->type);
+		return lib_fail(err, "unknown element type %u", h->type);
 	if (npad < n)
-		return fail(err, "padded size %llu below n %llu",
+		return lib_fail(err, "padded size %llu below n %llu",
 		            (unsigned long long)npad, (unsigned long long)n);
 	if (n == 0)
 		return 0;
 	if (!(facts = calloc(n, sizeof *facts)))
-		return fail(err, "out of memory");
+		return lib_fail(err, "out of memory");
 
-	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
+	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
 	for (uint64_t i = 0; i < n; i++) {
 		if (h->type == ST_INT32 && weights == dist && npad == n && !pred)
 			facts_row_i32((int32_t *)dist + i * n, n, i, &facts[i]);
@@ -281,10 +269,10 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 	}
 	if (bad) {
 		if (h->type == ST_INT32)
-			fail(err, "weight outside the int32 range (-%d, %d]",
+			lib_fail(err, "weight outside the int32 range (-%d, %d]",
 			     ST_INF_I32, ST_INF_I32);
 		else
-			fail(err, "weight is NaN or -infinity");
+			lib_fail(err, "weight is NaN or -infinity");
 		goto out;
 	}
 	if (neg_diag >= 0) {
@@ -293,7 +281,7 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 		goto out;
 	}
 	if (h->type == ST_INT32 && (pos_bound >= ST_INF_I32 || neg_bound >= ST_INF_I32)) {
-		fail(err, "int32 distances could overflow (path bound %lld >= %d); import as float32",
+		lib_fail(err, "int32 distances could overflow (path bound %lld >= %d); import as float32",
 		     (long long)(pos_bound >= ST_INF_I32 ? pos_bound : -neg_bound), ST_INF_I32);
 		goto out;
 	}
@@ -309,14 +297,14 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 	int ok;
 	if (!hd || csr_build(&g, dist, h->type, n, facts, threads) < 0) {
 		free(hd), csr_free(&g);
-		fail(err, "out of memory");
+		lib_fail(err, "out of memory");
 		goto out;
 	}
 	int64_t cycle = potentials(&g, n, hd, &ok);
 	csr_free(&g);
 	if (!ok) {
 		free(hd);
-		fail(err, "out of memory");
+		lib_fail(err, "out of memory");
 		goto out;
 	}
 	if (cycle >= 0) {
@@ -334,7 +322,7 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 	int64_t *pot = malloc(n * sizeof *pot);
 	if (!pot) {
 		free(hd);
-		fail(err, "out of memory");
+		lib_fail(err, "out of memory");
 		goto out;
 	}
 	for (uint64_t v = 0; v < n; v++)
@@ -344,7 +332,7 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 	/* w' = w + h[u] - h[v] >= 0.  A simple path has at most one edge out of
 	 * each vertex, so the sum of each vertex's largest w' bounds it. */
 	int64_t rbound = 0;
-	#pragma omp parallel for schedule(static) reduction(+:rbound) OMP_THREADS(threads)
+	#pragma omp parallel for schedule(static) reduction(+:rbound) LIB_OMP_THREADS(threads)
 	for (uint64_t u = 0; u < n; u++) {
 		int32_t *d = (int32_t *)dist + u * n;
 		int64_t mx = 0;
@@ -360,7 +348,7 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 	}
 	if (rbound >= ST_INF_I32) {
 		free(pot);
-		fail(err, "int32 distances could overflow (path bound %lld >= %d); import as float32",
+		lib_fail(err, "int32 distances could overflow (path bound %lld >= %d); import as float32",
 		     (long long)rbound, ST_INF_I32);
 		goto out;
 	}
@@ -383,7 +371,7 @@ void sv_finish_rows(sv_plan *p, void *dist, uint64_t first, uint64_t rows, int t
 
 	if (p->type != ST_INT32 || !pot)
 		return;
-	#pragma omp parallel for schedule(static) OMP_THREADS(threads)
+	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
 	for (uint64_t u = first; u < first + rows; u++) {
 		int32_t *d = (int32_t *)dist + (u - first) * n;
 		for (uint64_t v = 0; v < n; v++)
@@ -411,6 +399,6 @@ int sv_result_header(const st_header *in, int paths, st_header *out, st_error *e
 	out->cycle_vertex = -1;
 	out->provenance = strdup(in->provenance ? in->provenance : "");
 	if (!out->provenance)
-		return fail(err, "out of memory");
+		return lib_fail(err, "out of memory");
 	return 0;
 }

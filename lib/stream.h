@@ -16,36 +16,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ST_VERSION 1
+#include "types.h"
 
-/* Element types.  Both are 4 bytes wide. */
-enum st_type { ST_INT32 = 1, ST_FLOAT32 = 2 };
+#define ST_VERSION 1
 
 /* Which matrices follow the header (bit set), stored in this order. */
 enum st_matrix { ST_WEIGHTS = 1u << 0, ST_DIST = 1u << 1, ST_PRED = 1u << 2 };
-
-/* Header flags. */
-enum st_flag {
-	ST_DIRECTED = 1u << 0,    /* edge (i,j) does not imply (j,i) */
-	ST_NEGATIVE = 1u << 1,    /* some edge weight is negative */
-	ST_NEGCYCLE = 1u << 2,    /* a negative cycle was found: no distances follow */
-};
-
-/* Unreachable in an int32 matrix.  Finite int32 distances and weights lie
- * strictly between -ST_INF_I32 and ST_INF_I32, so the sum of two finite values
- * never overflows.  float32 uses +infinity.  A predecessor of -1 means none. */
-#define ST_INF_I32 0x3fffffff
 
 #define ST_BLOCK_DEFAULT (1u << 20) /* raw bytes per block */
 #define ST_LEVEL_DEFAULT 1          /* deflate level: see bench/stream.md */
 /* The deflate engine the library was built with: "ISA-L" or "zlib".  Either
  * reads what the other writes. */
 const char *st_engine(void);
-#define ST_MAX_N ((uint64_t)1 << 31) /* vertices; sizes beyond are refused */
-
-typedef struct st_error {
-	char msg[256];
-} st_error;
 
 typedef struct st_header {
 	uint64_t n;         /* real vertex count */

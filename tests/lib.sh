@@ -90,4 +90,9 @@ sanitized() {
 }
 has_gpu() { [ -x "$BIN/apsp-gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
 # mtx2bin built with libarchive (it reads .tar.gz, .zip)?
+# GPU test files: end the file with one SKIP line (as NAME) where apsp-gpu
+# was not built, or where this machine has no GPU.
+need_gpu_build() { [ -x "$BIN/apsp-gpu" ] || { skip "$1" "not built (no nvcc)"; exit 0; }; }
+need_gpu() { has_gpu || { skip "$1" "no GPU on this machine"; exit 0; }; }
+
 has_archives() { "$BIN/mtx2bin" --help | grep -qi "archives (libarchive): yes"; }

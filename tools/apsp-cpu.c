@@ -44,13 +44,6 @@ static void progress(void *ctx, uint64_t round, uint64_t rounds)
 	tool_progress("rounds", round, rounds);
 }
 
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
 	enum { OPT_NO_PATHS = 0x2000, OPT_SIMD, OPT_ORDER, OPT_DERIVE };
@@ -105,7 +98,7 @@ int main(int argc, char **argv)
 	int threads = tool_threads();
 	o.threads = threads;
 
-	double t0 = seconds();
+	double t0 = tool_now();
 	int out = tool_output_open(1);
 	st_error err;
 	st_header in;
@@ -144,7 +137,7 @@ int main(int argc, char **argv)
 	if (rc == 1)
 		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
 
-	double t1 = seconds();
+	double t1 = tool_now();
 	char why[160];
 	int32_t *perm = engine_order(order, n, in.type, dist, 0, threads, NULL, why, sizeof why);
 	o.order = perm; /* the engine reads and writes through it */
@@ -152,9 +145,9 @@ int main(int argc, char **argv)
 		tool_die_st(NULL, &err);
 	free(perm);
 	tool_progress_end();
-	double t2 = seconds();
+	double t2 = tool_now();
 	engine_write_result(out, &h, &plan, dist, pred, threads);
-	double t3 = seconds();
+	double t3 = tool_now();
 	double relax = (double)n * n * n;
 	tool_info("n %llu, B %d, %s%s%s, %s, %d threads, %s, %llu of %llu tiles skipped (%.1f%%): "
 	          "solve %.3f s (%.3g dense relaxations/s); read+prepare %.3f s, write %.3f s",

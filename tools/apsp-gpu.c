@@ -136,13 +136,6 @@ static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job)
 	return EXIT_OK;
 }
 
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* The device, once its thread has made it ready: the GPUs it took into o,
  * and when (dies where it could not be made ready). */
 static double device_ready(const struct init_job *job, struct fwg_opts *o)
@@ -152,7 +145,7 @@ static double device_ready(const struct init_job *job, struct fwg_opts *o)
 		tool_die("%s", job->err);
 	o->gpus = job->gpus;
 	tool_mark("device ready");
-	return seconds();
+	return tool_now();
 }
 
 /* Each row panel of the result as it comes back from the device: its
@@ -236,7 +229,7 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 {
 	struct result *res = ctx;
 	struct panel pn = {res, r0, dist, pred, 0, 0};
-	double t0 = seconds();
+	double t0 = tool_now();
 	if (r0 == 0)
 		tool_mark("first panel back");
 	if ((pred && !res->t->chains_sure) || res->plan->potential)
@@ -246,7 +239,7 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 		return -1;
 	}
 	res->repaired += pn.repaired;
-	double t = seconds();
+	double t = tool_now();
 	const size_t len = rows * res->n * 4;
 	struct spool_job sj = {res->pred, pred, len, 0, {{0}}};
 	pthread_t tid;
@@ -254,18 +247,18 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 	if (pred && !beside)
 		spool_panel(&sj);
 	int rc = st_write(res->w, dist, len, &res->err);
-	double tj = seconds();
+	double tj = tool_now();
 	if (beside)
 		pthread_join(tid, NULL);
-	res->spool_wait_s += seconds() - tj;
+	res->spool_wait_s += tool_now() - tj;
 	if (rc == 0 && sj.rc < 0)
 		res->err = sj.err, rc = -1;
 	if (rc < 0) {
 		res->failed = 2;
 		return -1;
 	}
-	res->write_s += seconds() - t;
-	res->sink_s += seconds() - t0;
+	res->write_s += tool_now() - t;
+	res->sink_s += tool_now() - t0;
 	tool_progress("rows", r0 + rows, res->n);
 	return 0;
 }
@@ -308,14 +301,14 @@ static void *read_ahead(void *arg)
 {
 	struct reading *rd = arg;
 	int failed = engine_read_weights_as(rd->r, rd->graph, rows_in, rd, &rd->err) < 0;
-	rd->t_read = seconds();
+	rd->t_read = tool_now();
 	if (!failed) {
 		tool_mark("weights read");
 		rd->rc = sv_prepare(rd->in, rd->graph, rd->graph, NULL, rd->threads, &rd->plan,
 		                    &rd->err);
 		rd->sparse = rd->rc == 0 && engine_sparse(rd->in->n, rd->in->type, rd->graph,
 		                                          rd->threads);
-		rd->t_prep = seconds();
+		rd->t_prep = tool_now();
 		tool_mark("prepared");
 	}
 	pthread_mutex_lock(&rd->mu);
@@ -352,90 +345,159 @@ static int feed_verdict(void *ctx)
 		return 0; /* (not reached: an order is only made for sparse graphs) */
 	struct result *res = rd->res;
 	st_error err;
-	if (!(res->w = st_writer_open(rd->out, rd->h, tool_opts.level, rd->threads, &err))
-	    || (res->pred == NULL && 0))
-		return 0;
-	return 1;
+	return (res->w = st_writer_open(rd->out, rd->h, tool_opts.level, rd->threads, &err)) != NULL;
 }
 
-int main(int argc, char **argv)
+/* When each step of a run ended (tool_now()), for -v. */
+struct times {
+	double start, read, prep, ready, solved, written;
+};
+
+/* -v: what the run chose and where its time went, in one line. */
+static void report(const struct fwg_opts *o, const struct fwg_timing *tp,
+                   const struct result *res, uint64_t n, const char *why, const char *alone,
+                   int nproc, const struct times *tm)
 {
-	static const struct option longopts[] = {
-		TOOL_LONGOPTS,
-		{"block", required_argument, 0, 'B'},
-		{"no-paths", no_argument, 0, 'P'},
-		{"device", required_argument, 0, 'd'},
-		{"gpus", required_argument, 0, 'g'},
-		{"no-16bit", no_argument, 0, 'S'},
-		{"16bit", no_argument, 0, 'L'},
-		{"order", required_argument, 0, 'O'},
-		{"derive-paths", required_argument, 0, 'D'},
-		{0, 0, 0, 0},
-	};
-	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
+	const struct fwg_timing t = *tp;
+	const double t0 = tm->start, t_read = tm->read, t_prep = tm->prep, t1 = tm->ready,
+	             t2 = tm->solved, t3 = tm->written;
+	double relax = (double)n * n * n;
+	char skipped[160] = "every block updated";
+	if (o->skip) {
+		int k = snprintf(skipped, sizeof skipped, "%llu of %llu block updates skipped (%.1f%%)",
+		                 (unsigned long long)t.tiles_skipped, (unsigned long long)t.tiles,
+		                 t.tiles ? 100.0 * (double)t.tiles_skipped / (double)t.tiles : 0.0);
+		if (t.levels > 0)
+			snprintf(skipped + k, sizeof skipped - k, ", %llu rounds in %d levels",
+			         (unsigned long long)((n + t.block - 1) / t.block), t.levels);
+	}
+	char chains[64] = "no paths";
+	if (o->paths && t.chains_sure)
+		snprintf(chains, sizeof chains, "chains end at their sources, not checked");
+	else if (o->paths)
+		snprintf(chains, sizeof chains, "%lld predecessor chains re-attached", (long long)res->repaired);
+	char on[160] = "";
+	if (t.bands)
+		snprintf(on, sizeof on, " (out of core%s: %d bands of %d rows, %d of them held on the "
+		         "device)", o->skip ? ", dense, as numbered" : "", t.bands, t.band_rows, t.resident);
+	else if (alone)
+		snprintf(on, sizeof on, " (process 0 alone of %d: %s)", nproc, alone);
+	else if (t.row_bands)
+		snprintf(on, sizeof on, " (row order%s: %d bands of results handed over as they were "
+		         "final%s)", t.streamed ? ", the first rounds on the rows read while the rest came"
+		         : "", t.row_bands, t.lanes16 == -1 ? ", the rest after a 32-bit run" : "");
+	else if (t.gpus < o->gpus)
+		snprintf(on, sizeof on, " (%d GPU%s of %d: %s)", t.gpus, t.gpus > 1 ? "s" : "", o->gpus,
+		         o->skip ? "sparse runs use one" : "fewer block rows than GPUs");
+	const char *p1where = t.phase1 == FWG_PHASE1_REGISTERS ? "in phase 3's registers"
+	                 : t.phase1 == FWG_PHASE1_SHARED  ? "in phase 3's shared memory"
+	                                                  : "apart";
+	tool_info("%s%s: n %llu, B %d, %s%s, %s%s, %s, %s, deflate %s: kernels %.1f ms "
+	          "(%.3g dense relaxations/s), "
+	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
+	          "device wait %.3f s, solve %.3f s (%s), "
+	          "panels: %.3f s on the host (%.3f s compressing, %.3f s of it the predecessors "
+	          "after the distances), %.3f s waiting for the device; rest written %.3f s; "
+	          "phase 1 %s%s%s",
+	          t.device_name, on, (unsigned long long)n, t.block,
+	          o->type == ST_INT32 ? "int32" : "float32", o->paths ? ", paths" : "",
+	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
+	          : t.packed ? "packed" : t.float_bits ? "as bits" : "plain", t.derived ? ", predecessors derived" : "", why,
+	          skipped, st_engine(), t.kernel_ms,
+	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
+	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
+	          chains, res->sink_s, res->write_s, res->spool_wait_s,
+	          t.download_ms * 1e-3 - res->sink_s, t3 - t2, p1where,
+	          t.lookahead ? "; lookahead" : "",
+	          !t.small ? "" : t.lookahead ? ", phase 2 and the next round's row and column with "
+	                                        "twice the registers"
+	                                      : "; phase 2 with twice the registers");
+}
+
+/* Tests: environment variables that choose among ways to the same results,
+ * and a device's memory capped. */
+static void test_hooks(struct fwg_opts *o)
+{
 	/* Tests: a device with this many bytes free, at most. */
 	const char *cap = getenv("APSP_DEVICE_MEMORY");
 	if (cap && *cap)
-		o.memory_cap = strtoull(cap, NULL, 10);
+		o->memory_cap = strtoull(cap, NULL, 10);
 	/* Tests: the order of the block updates, "rounds" or "rows" (the same
 	 * results either way). */
 	const char *sched = getenv("APSP_SCHEDULE");
 	if (sched && !strcmp(sched, "rounds"))
-		o.schedule = FWG_SCHEDULE_ROUNDS;
+		o->schedule = FWG_SCHEDULE_ROUNDS;
 	else if (sched && !strcmp(sched, "rows"))
-		o.schedule = FWG_SCHEDULE_ROWS;
+		o->schedule = FWG_SCHEDULE_ROWS;
 	/* Tests: where phase 1 runs, "apart", "registers" or "shared" (the
 	 * same results every way). */
 	const char *p1 = getenv("APSP_PHASE1");
 	if (p1 && !strcmp(p1, "apart"))
-		o.phase1 = FWG_PHASE1_APART;
+		o->phase1 = FWG_PHASE1_APART;
 	else if (p1 && !strcmp(p1, "registers"))
-		o.phase1 = FWG_PHASE1_REGISTERS;
+		o->phase1 = FWG_PHASE1_REGISTERS;
 	else if (p1 && !strcmp(p1, "shared"))
-		o.phase1 = FWG_PHASE1_SHARED;
+		o->phase1 = FWG_PHASE1_SHARED;
 	/* Tests: "never" runs the rounds without lookahead (the same results). */
 	const char *look = getenv("APSP_LOOKAHEAD");
 	if (look && !strcmp(look, "never"))
-		o.lookahead = FWG_LOOKAHEAD_NEVER;
+		o->lookahead = FWG_LOOKAHEAD_NEVER;
 	/* Tests: "never" relaxes float32 as floats, never as bits (the same results). */
 	const char *bits = getenv("APSP_FLOAT_BITS");
 	if (bits && !strcmp(bits, "never"))
-		o.float_bits = FWG_FLOAT_BITS_NEVER;
-	int c, order = ORDER_AUTO, gpus = 0;
+		o->float_bits = FWG_FLOAT_BITS_NEVER;
+}
 
-	tool_init("apsp-gpu", argc, argv);
+/* The options into o, order and gpus (0: by n, -1: all); the input's name. */
+static const char *parse_options(int argc, char **argv, struct fwg_opts *o, int *order, int *gpus)
+{
+	enum { OPT_NO_PATHS = 0x2000, OPT_NO_16BIT, OPT_16BIT, OPT_ORDER, OPT_DERIVE };
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		{"block", required_argument, 0, 'B'},
+		{"no-paths", no_argument, 0, OPT_NO_PATHS},
+		{"device", required_argument, 0, 'd'},
+		{"gpus", required_argument, 0, 'g'},
+		{"no-16bit", no_argument, 0, OPT_NO_16BIT},
+		{"16bit", no_argument, 0, OPT_16BIT},
+		{"order", required_argument, 0, OPT_ORDER},
+		{"derive-paths", required_argument, 0, OPT_DERIVE},
+		{0, 0, 0, 0},
+	};
+	int c;
+
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:d:g:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage))
 			continue;
 		switch (c) {
 		case 'B':
-			o.block = (int)tool_parse_ll("-B", optarg, 1, 1 << 20);
-			if (o.block != 16 && o.block != 32 && o.block != 64 && o.block != 128)
-				tool_usage_error("-B %d: blocking factor must be 16, 32, 64 or 128", o.block);
+			o->block = (int)tool_parse_ll("-B", optarg, 1, 1 << 20);
+			if (o->block != 16 && o->block != 32 && o->block != 64 && o->block != 128)
+				tool_usage_error("-B %d: blocking factor must be 16, 32, 64 or 128", o->block);
 			break;
-		case 'P':
-			o.paths = 0;
+		case OPT_NO_PATHS:
+			o->paths = 0;
 			break;
-		case 'S':
-			o.lanes16 = FWG_LANES16_NEVER;
+		case OPT_NO_16BIT:
+			o->lanes16 = FWG_LANES16_NEVER;
 			break;
-		case 'L':
-			o.lanes16 = FWG_LANES16_ALWAYS;
+		case OPT_16BIT:
+			o->lanes16 = FWG_LANES16_ALWAYS;
 			break;
-		case 'O':
-			order = engine_parse_order(optarg);
+		case OPT_ORDER:
+			*order = engine_parse_order(optarg);
 			break;
-		case 'D': {
+		case OPT_DERIVE: {
 			int d = engine_parse_derive(optarg);
-			o.derive = d == DERIVE_ALWAYS ? FWG_DERIVE_ALWAYS
+			o->derive = d == DERIVE_ALWAYS ? FWG_DERIVE_ALWAYS
 			         : d == DERIVE_NEVER ? FWG_DERIVE_NEVER : FWG_DERIVE_AUTO;
 			break;
 		}
 		case 'd':
-			o.device = (int)tool_parse_ll("-d", optarg, 0, 1024);
+			o->device = (int)tool_parse_ll("-d", optarg, 0, 1024);
 			break;
 		case 'g':
-			gpus = strcmp(optarg, "all") == 0 ? -1 : (int)tool_parse_ll("-g", optarg, 1, 16);
+			*gpus = strcmp(optarg, "all") == 0 ? -1 : (int)tool_parse_ll("-g", optarg, 1, 16);
 			break;
 		default:
 			tool_usage_error("unexpected option");
@@ -443,7 +505,17 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		tool_usage_error("too many arguments");
-	const char *input = optind < argc ? argv[optind] : "-";
+	return optind < argc ? argv[optind] : "-";
+}
+
+int main(int argc, char **argv)
+{
+	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
+	int order = ORDER_AUTO, gpus = 0;
+
+	tool_init("apsp-gpu", argc, argv);
+	test_hooks(&o);
+	const char *input = parse_options(argc, argv, &o, &order, &gpus);
 	const int threads = tool_threads();
 	/* The engine's copies through its staging buffers take as many threads:
 	 * under mpirun OpenMP's own default made them four times slower. */
@@ -458,7 +530,7 @@ int main(int argc, char **argv)
 	if (!ranks_joined())
 		tool_detach_teardown();
 	tool_before_death(before_death);
-	double t0 = seconds();
+	double t0 = tool_now();
 
 	/* Process 0 of an MPI run writes through mpirun's copy of its stdout. */
 	if (rank == 0 && ranks_raw_stdout())
@@ -560,7 +632,7 @@ int main(int argc, char **argv)
 		t_read = rd.t_read, t_prep = rd.t_prep;
 	} else {
 		engine_read_weights(r, weights);
-		t_read = seconds();
+		t_read = tool_now();
 		tool_mark("weights read");
 		rc = sv_prepare(&in, weights, graph, NULL, threads, &plan, &err);
 	}
@@ -594,7 +666,7 @@ int main(int argc, char **argv)
 			alone_now = !go;
 		}
 		if (!ahead) {
-			t_prep = seconds();
+			t_prep = tool_now();
 			tool_mark("prepared");
 		}
 		t1 = device_ready(&job, &o);
@@ -612,7 +684,7 @@ int main(int argc, char **argv)
 		if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0)
 			solve_failed(&res, msg);
 	}
-	double t2 = seconds();
+	double t2 = tool_now();
 	tool_mark("distances out");
 	free(perm);
 	if (st_write_end_matrix(res.w, &err) < 0 || (o.paths && st_write_spool(res.w, res.pred, &err) < 0)
@@ -620,62 +692,13 @@ int main(int argc, char **argv)
 		tool_die_st("write", &err);
 	sv_plan_free(&plan);
 	tool_output_commit();
-	double t3 = seconds();
-	double relax = (double)n * n * n;
+	double t3 = tool_now();
 	/* Rows taken as read: the device was ready before the input was,
 	 * and the solve is counted from the input checked. */
 	if (solved)
 		t1 = t_prep;
-	char skipped[160] = "every block updated";
-	if (o.skip) {
-		int k = snprintf(skipped, sizeof skipped, "%llu of %llu block updates skipped (%.1f%%)",
-		                 (unsigned long long)t.tiles_skipped, (unsigned long long)t.tiles,
-		                 t.tiles ? 100.0 * (double)t.tiles_skipped / (double)t.tiles : 0.0);
-		if (t.levels > 0)
-			snprintf(skipped + k, sizeof skipped - k, ", %llu rounds in %d levels",
-			         (unsigned long long)((n + t.block - 1) / t.block), t.levels);
-	}
-	char chains[64] = "no paths";
-	if (o.paths && t.chains_sure)
-		snprintf(chains, sizeof chains, "chains end at their sources, not checked");
-	else if (o.paths)
-		snprintf(chains, sizeof chains, "%lld predecessor chains re-attached", (long long)res.repaired);
-	char on[160] = "";
-	if (t.bands)
-		snprintf(on, sizeof on, " (out of core%s: %d bands of %d rows, %d of them held on the "
-		         "device)", o.skip ? ", dense, as numbered" : "", t.bands, t.band_rows, t.resident);
-	else if (alone)
-		snprintf(on, sizeof on, " (process 0 alone of %d: %s)", nproc, alone);
-	else if (t.row_bands)
-		snprintf(on, sizeof on, " (row order%s: %d bands of results handed over as they were "
-		         "final%s)", t.streamed ? ", the first rounds on the rows read while the rest came"
-		         : "", t.row_bands, t.lanes16 == -1 ? ", the rest after a 32-bit run" : "");
-	else if (t.gpus < o.gpus)
-		snprintf(on, sizeof on, " (%d GPU%s of %d: %s)", t.gpus, t.gpus > 1 ? "s" : "", o.gpus,
-		         o.skip ? "sparse runs use one" : "fewer block rows than GPUs");
-	const char *p1where = t.phase1 == FWG_PHASE1_REGISTERS ? "in phase 3's registers"
-	                 : t.phase1 == FWG_PHASE1_SHARED  ? "in phase 3's shared memory"
-	                                                  : "apart";
-	tool_info("%s%s: n %llu, B %d, %s%s, %s%s, %s, %s, deflate %s: kernels %.1f ms "
-	          "(%.3g dense relaxations/s), "
-	          "upload %.1f ms, download and distances out %.1f ms; read %.3f s, prepare %.3f s, "
-	          "device wait %.3f s, solve %.3f s (%s), "
-	          "panels: %.3f s on the host (%.3f s compressing, %.3f s of it the predecessors "
-	          "after the distances), %.3f s waiting for the device; rest written %.3f s; "
-	          "phase 1 %s%s%s",
-	          t.device_name, on, (unsigned long long)n, t.block,
-	          o.type == ST_INT32 ? "int32" : "float32", o.paths ? ", paths" : "",
-	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
-	          : t.packed ? "packed" : t.float_bits ? "as bits" : "plain", t.derived ? ", predecessors derived" : "", why,
-	          skipped, st_engine(), t.kernel_ms,
-	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
-	          t.download_ms, t_read - t0, t_prep - t_read, t1 - t_prep, t2 - t1,
-	          chains, res.sink_s, res.write_s, res.spool_wait_s,
-	          t.download_ms * 1e-3 - res.sink_s, t3 - t2, p1where,
-	          t.lookahead ? "; lookahead" : "",
-	          !t.small ? "" : t.lookahead ? ", phase 2 and the next round's row and column with "
-	                                        "twice the registers"
-	                                      : "; phase 2 with twice the registers");
+	const struct times tm = {t0, t_read, t_prep, t1, t2, t3};
+	report(&o, &t, &res, n, why, alone, nproc, &tm);
 	tool_done(EXIT_OK);
 	ranks_finish();
 	st_header_free(&h);

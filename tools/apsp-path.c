@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 
 	/* Two rows (distances, predecessors) per source, and the path. */
 	double need = 8.0 * (double)h.npad * (double)nrows + 8.0 * (double)n;
-	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	double have = tool_physical_memory();
 	if (have > 0 && need > have) {
 		uint64_t npad = h.npad;
 		st_reader_free(r);

@@ -386,7 +386,7 @@ int main(int argc, char **argv)
 
 	/* Refuse what cannot fit before allocating it (a hostile header). */
 	double need = (double)st_matrix_bytes(&h);
-	double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	double have = tool_physical_memory();
 	if (have > 0 && need > have)
 		tool_die("%s: a %llu x %llu matrix needs %.1f GiB of memory, this machine has %.1f GiB",
 		         name, (unsigned long long)h.npad, (unsigned long long)h.npad,

@@ -50,7 +50,7 @@ double engine_physical_memory(void)
 	const char *cap = getenv("APSP_HOST_MEMORY");
 	if (cap && *cap)
 		return strtod(cap, NULL);
-	return (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	return tool_physical_memory();
 }
 
 void engine_check_memory(const char *path, const st_header *h, double bytes)
@@ -152,8 +152,7 @@ int engine_parse_derive(const char *arg)
 int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int block,
                       int threads, int *sparse, char *why, size_t len)
 {
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	const double began = tool_now();
 	double degree = 0;
 	/* Counted once, for the auto rule and the caller's question. */
 	int counted = 0, is_sparse = 0;
@@ -198,12 +197,11 @@ int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int bl
 		free(perm);
 		tool_die("nested dissection: %s", err.msg);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &b);
+	const double took = tool_now() - began;
 	char aligned[48] = "";
 	if (block > 0)
 		snprintf(aligned, sizeof aligned, ", halves on blocks of %d", block);
 	snprintf(why, len, "nested-dissection order (%s%s, METIS %.3f s)",
-	         mode == ORDER_ND ? "--order nd" : "sparse", aligned, (double)(b.tv_sec - a.tv_sec)
-	         + (double)(b.tv_nsec - a.tv_nsec) * 1e-9);
+	         mode == ORDER_ND ? "--order nd" : "sparse", aligned, took);
 	return perm;
 }

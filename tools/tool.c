@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "tool.h"
+#include "common.h"
 
 struct tool_opts tool_opts = {
 	.output = NULL, .threads = 0, .level = ST_LEVEL_DEFAULT,
@@ -48,8 +49,6 @@ static int stdout_checked;       /* stdout flushed and closed, or not ours to ch
 static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 static int progress_drawn;       /* characters on the progress line now */
 static double progress_last;     /* time of the last redraw, or of the start */
-
-static double now(void);
 
 static void quiet_pipe_exit(void)
 {
@@ -111,7 +110,7 @@ void tool_init(const char *name, int argc, char **argv)
 	 * SIGXFSZ with half a file left behind. */
 	signal(SIGXFSZ, SIG_IGN);
 	atexit(at_exit);
-	progress_last = now();
+	progress_last = tool_now();
 	tool_mark("start");
 }
 
@@ -493,11 +492,16 @@ static int progress_on(void)
 	return tool_opts.verbose >= 1 && isatty(STDERR_FILENO);
 }
 
-static double now(void)
+double tool_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double tool_physical_memory(void)
+{
+	return (double)lib_physical_memory();
 }
 
 void tool_progress(const char *what, uint64_t done, uint64_t total)
@@ -507,7 +511,7 @@ void tool_progress(const char *what, uint64_t done, uint64_t total)
 		return;
 	if (enabled < 0)
 		enabled = progress_on();
-	double t = now();
+	double t = tool_now();
 	/* At most 5 redraws a second, and nothing in the first 0.2 s of the run. */
 	if (!enabled || t - progress_last < 0.2) {
 		pthread_mutex_unlock(&progress_lock);
@@ -543,7 +547,7 @@ void tool_progress_end(void)
 		fflush(stderr);
 		progress_drawn = 0;
 	}
-	progress_last = now();
+	progress_last = tool_now();
 	pthread_mutex_unlock(&progress_lock);
 }
 

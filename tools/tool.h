@@ -97,6 +97,10 @@ void tool_write_all(int fd, const void *buf, size_t len);
 /* Progress on stderr, only if enabled (see tool_opts.progress), redrawn at
  * most a few times a second.  done/total in units of what. */
 void tool_progress(const char *what, uint64_t done, uint64_t total);
+/* Seconds on the monotonic clock, for a tool's own timings. */
+double tool_now(void);
+/* This machine's physical memory in bytes. */
+double tool_physical_memory(void);
 void tool_progress_end(void);
 
 /* Die with the library's message, prefixed by what. */

@@ -12,22 +12,7 @@
 
 #include "fuzz.h"
 #include "graphio.h"
-
-struct pieces {
-	const uint8_t *p;
-	size_t left, step;
-};
-
-static ssize_t read_pieces(void *ctx, void *buf, size_t len, st_error *err)
-{
-	struct pieces *d = ctx;
-	size_t n = d->step < len ? d->step : len;
-	if (n > d->left)
-		n = d->left;
-	memcpy(buf, d->p, n);
-	d->p += n, d->left -= n;
-	return (ssize_t)n;
-}
+#include "../unit/t.h" /* t_dribble_read */
 
 static void check_graph(const gio_graph *g, const gio_opts *o)
 {
@@ -107,8 +92,8 @@ static int fuzz_graph(const uint8_t *data, size_t size, int format)
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
 	int ra = gio_read_buffer("fuzz", data, size, &o, &a, &ea);
-	struct pieces d = {data, size, step};
-	int rb = gio_read("fuzz", read_pieces, &d, &o, &b, &eb);
+	struct t_dribble d = {data, size, step};
+	int rb = gio_read("fuzz", t_dribble_read, &d, &o, &b, &eb);
 	if (ra < 0)
 		fuzz_check_message("gio_read_buffer", &ea);
 	if (rb < 0)

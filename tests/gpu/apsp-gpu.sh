@@ -9,10 +9,7 @@ gpu=$BIN/apsp-gpu
 c=$BIN/apsp-cpu
 g=$BIN/gengraph
 
-if [ ! -x "$gpu" ]; then
-	skip "apsp-gpu" "not built (no nvcc)"
-	exit 0
-fi
+need_gpu_build "apsp-gpu"
 expect_true "help" '$gpu --help | grep -q "^Usage: apsp-gpu"'
 expect_stderr "bad -B" 2 'must be 16, 32, 64 or 128' '$gpu -B 48 </dev/null'
 if ! has_gpu; then

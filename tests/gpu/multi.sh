@@ -10,18 +10,12 @@ g=$BIN/gengraph
 d=$BIN/apsp-diff
 x=$BIN/bin2mtx
 
-if [ ! -x "$gpu" ]; then
-	skip "apsp-gpu --gpus" "not built (no nvcc)"
-	exit 0
-fi
+need_gpu_build "apsp-gpu --gpus"
 expect_true "apsp-gpu --help names --gpus" '$gpu --help | grep -q -- "--gpus N|all"'
 expect_stderr "apsp-gpu --gpus 0" 2 "out of range" '$gpu --gpus 0 /dev/null'
 expect_stderr "apsp-gpu --gpus 17" 2 "out of range" '$gpu --gpus 17 /dev/null'
 expect_stderr "apsp-gpu --gpus x" 2 "not an integer" '$gpu --gpus x /dev/null'
-if ! has_gpu; then
-	skip "apsp-gpu on several GPUs" "no GPU on this machine"
-	exit 0
-fi
+need_gpu "apsp-gpu on several GPUs"
 count=$(nvidia-smi -L | grep -c '^GPU')
 $g -n 300 -d 10 -s 1 -o "$T/g"
 if [ "$count" -lt 2 ]; then

@@ -10,16 +10,10 @@ c=$BIN/apsp-cpu
 g=$BIN/gengraph
 d=$BIN/apsp-diff
 
-if [ ! -x "$gpu" ]; then
-	skip "apsp-gpu --order" "not built (no nvcc)"
-	exit 0
-fi
+need_gpu_build "apsp-gpu --order"
 expect_true "apsp-gpu --help names --order" '$gpu --help | grep -q -- "--order ORDER"'
 expect_stderr "apsp-gpu --order bad" 2 "is not nd, natural or auto" '$gpu --order spiral /dev/null'
-if ! has_gpu; then
-	skip "apsp-gpu sparse runs" "no GPU on this machine"
-	exit 0
-fi
+need_gpu "apsp-gpu sparse runs"
 
 # check NAME GRAPH TOL [options]: apsp-cpu's distances, valid chains (tests/lib.sh).
 CPU_OPTS="--order natural"

@@ -10,14 +10,8 @@ gpu=$BIN/apsp-gpu
 g=$BIN/gengraph
 d=$BIN/apsp-diff
 
-if [ ! -x "$gpu" ]; then
-	skip "apsp-gpu out of core" "not built (no nvcc)"
-	exit 0
-fi
-if ! has_gpu; then
-	skip "apsp-gpu out of core" "no GPU on this machine"
-	exit 0
-fi
+need_gpu_build "apsp-gpu out of core"
+need_gpu "apsp-gpu out of core"
 
 # same NAME CAP GRAPH [options]: under APSP_DEVICE_MEMORY=CAP the run goes
 # out of core (-v says so) and gives the matrices of the run that fits byte

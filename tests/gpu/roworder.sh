@@ -13,14 +13,8 @@
 gpu=$BIN/apsp-gpu
 g=$BIN/gengraph
 
-if [ ! -x "$gpu" ]; then
-	skip "apsp-gpu row order" "not built (no nvcc)"
-	exit 0
-fi
-if ! has_gpu; then
-	skip "apsp-gpu row order" "no GPU on this machine"
-	exit 0
-fi
+need_gpu_build "apsp-gpu row order"
+need_gpu "apsp-gpu row order"
 
 # same NAME GRAPH [options]: the two orders give the same matrices byte for
 # byte (the headers differ in nothing but the command line), -v says row

@@ -11,17 +11,6 @@
 
 #define INF ST_INF_I32
 
-static void ref_i32(int32_t *d, int32_t *p, int n)
-{
-	for (int k = 0; k < n; k++)
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < n; j++)
-				if (d[i * n + k] + d[k * n + j] < d[i * n + j]) {
-					d[i * n + j] = d[i * n + k] + d[k * n + j];
-					p[i * n + j] = p[k * n + j];
-				}
-}
-
 static void ref_f32(float *d, int n)
 {
 	for (int k = 0; k < n; k++)
@@ -87,7 +76,7 @@ static int run_i32(int n, int B, int simd, int paths, unsigned seed)
 	memcpy(r, d, sizeof *r * n * n);
 	for (int i = 0; i < n * n; i++)
 		rp[i] = w[i] < INF && i / n != i % n ? i / n : -1;
-	ref_i32(r, rp, n);
+	t_fw_i32(r, rp, n);
 	/* paths: 0 none, 1 derived from the distances, 2 tracked */
 	fw_stats st = {0, 0, 0};
 	fw_opts o = {.block = B, .threads = 2, .simd = simd, .stats = &st, .track_paths = paths == 2};
@@ -120,7 +109,7 @@ static int run_sparse(int n, int B, int density, int order_kind, unsigned seed, 
 	for (int i = 0; i < n * n; i++)
 		p[i] = rp[i] = w[i] < INF && i / n != i % n ? i / n : -1;
 	memcpy(r, d, sizeof *r * n * n);
-	ref_i32(r, rp, n);
+	t_fw_i32(r, rp, n);
 	fw_stats st = {0, 0, 0};
 	fw_opts o = {.block = B, .threads = 2, .stats = &st, .order = order_kind ? ord : NULL};
 	st_error err;
@@ -200,7 +189,7 @@ int main(void)
 		memcpy(d, w, sizeof d);
 		for (int i = 0; i < 16; i++)
 			p[i] = w[i] < INF && i / 4 != i % 4 ? i / 4 : -1;
-		ref_i32(d, p, 4);
+		t_fw_i32(d, p, 4);
 		p[0 * 4 + 1] = 2, p[0 * 4 + 2] = 1; /* a predecessor cycle */
 		p[1 * 4 + 3] = -1;                  /* a chain that stops short */
 		int64_t fixed = fw_repair_paths(ST_INT32, 4, w, 4, d, p, 1);
@@ -237,7 +226,7 @@ int main(void)
 			memcpy(d, w, sizeof *d * n * n);
 			for (int i = 0; i < n * n; i++)
 				p[i] = w[i] < INF && i / n != i % n ? i / n : -1;
-			ref_i32(d, p, n);
+			t_fw_i32(d, p, n);
 			/* row 0 broken: dead ends, below n - 1 on the path, at
 			 * every vertex of the clique */
 			for (int t = 1; t < n - (g == 0); t++)

@@ -22,23 +22,6 @@ static int rd(const char *text, const gio_opts *o, gio_graph *g, st_error *e)
 	return gio_read_buffer("t.mtx", text, strlen(text), o, g, e);
 }
 
-/* A reader that hands out at most `step` bytes a call. */
-struct dribble {
-	const char *p;
-	size_t left, step;
-};
-
-static ssize_t dribble_read(void *ctx, void *buf, size_t len, st_error *err)
-{
-	struct dribble *d = ctx;
-	size_t n = d->step < len ? d->step : len;
-	if (n > d->left)
-		n = d->left;
-	memcpy(buf, d->p, n);
-	d->p += n, d->left -= n;
-	return (ssize_t)n;
-}
-
 static int same_graph(const gio_graph *a, const gio_graph *b)
 {
 	return a->n == b->n && a->npad == b->npad && a->type == b->type &&
@@ -224,8 +207,8 @@ static void test_reads_cut_anywhere(void)
 	T_CHECK("whole", gio_read_buffer("t", text, len, &o, &a, &e) == 0);
 	int ok = 1;
 	for (size_t step = 1; step < 16; step++) {
-		struct dribble d = {text, len, step};
-		if (gio_read("t", dribble_read, &d, &o, &b, &e) != 0 || !same_graph(&a, &b))
+		struct t_dribble d = {text, len, step};
+		if (gio_read("t", t_dribble_read, &d, &o, &b, &e) != 0 || !same_graph(&a, &b))
 			ok = 0;
 		gio_graph_free(&b);
 	}
@@ -244,8 +227,8 @@ static void test_reads_cut_anywhere(void)
 		                       (int)((x >> 4) % 2001) - 1000);
 	}
 	T_CHECK("big whole", gio_read_buffer("big", big, off, &o, &a, &e) == 0 && a.entries == m);
-	struct dribble d = {big, off, 65537};
-	T_CHECK("big dribbled", gio_read("big", dribble_read, &d, &o, &b, &e) == 0 &&
+	struct t_dribble d = {big, off, 65537};
+	T_CHECK("big dribbled", gio_read("big", t_dribble_read, &d, &o, &b, &e) == 0 &&
 	                        same_graph(&a, &b));
 	gio_graph_free(&a);
 	gio_graph_free(&b);

@@ -19,18 +19,6 @@ static st_header header(uint64_t n, uint64_t npad, uint32_t type)
 	return h;
 }
 
-/* Plain Floyd-Warshall, the textbook loop, for checking end to end. */
-static void fw_i32(int32_t *d, int32_t *p, int n)
-{
-	for (int k = 0; k < n; k++)
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < n; j++)
-				if (d[i * n + k] + d[k * n + j] < d[i * n + j]) {
-					d[i * n + j] = d[i * n + k] + d[k * n + j];
-					p[i * n + j] = p[k * n + j];
-				}
-}
-
 /* Bellman-Ford from s on the raw weights (stride npad), 64-bit. */
 static void bf(const int32_t *w, int n, int npad, int s, int64_t *d)
 {
@@ -71,7 +59,7 @@ static void test_basic(void)
 	T_CHECK("solve: diagonal 0, self-loop ignored, pred -1", diag0);
 	T_CHECK("solve: pred = tail of edge", p[0 * 3 + 1] == 0 && p[1 * 3 + 2] == 1 &&
 	        p[2 * 3 + 0] == 2 && p[0 * 3 + 2] == -1);
-	fw_i32(d, p, 3);
+	t_fw_i32(d, p, 3);
 	sv_finish(&plan, d, 0);
 	int32_t want[9] = {0, 5, 3, 2, 0, -2, 4, 9, 0};
 	T_CHECK("solve: distances after finish", memcmp(d, want, sizeof want) == 0);
@@ -203,7 +191,7 @@ static void test_random(void)
 			ok = 0;
 			break;
 		}
-		fw_i32(d, p, n);
+		t_fw_i32(d, p, n);
 		sv_finish(&plan, d, 0);
 		for (int s = 0; s < n; s++) {
 			bf(w, n, npad, s, ref);

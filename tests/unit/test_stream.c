@@ -1,5 +1,5 @@
-/* test_stream.c - unit tests of the binary matrix stream (lib/stream.c):
- * round trips, identical bytes whatever the thread count, row reads and
+/* test_stream.c - unit tests of the binary matrix stream (lib/stream_format.c,
+ * stream_write.c, stream_read.c): round trips, identical bytes whatever the thread count, row reads and
  * skips, and rejection of truncated, corrupted and hand-made bad streams. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,0 +1,217 @@
+// fw_prepare.cuh - the kernels around the rounds: a run's matrices prepared
+// (padding, the device's INF, first predecessors) and finished, the facts
+// that choose its kernels, and for sparse runs the live blocks, each round's
+// lists of blocks and the renumbering of rows.
+#ifndef APSP_FW_PREPARE_CUH
+#define APSP_FW_PREPARE_CUH
+
+#include "fw_tiles.cuh"
+#include "fw_tiles16.cuh"
+
+namespace {
+
+// ---- set-up and finishing ----------------------------------------------------
+
+// Padding rows and columns: isolated vertices.  Predecessors start as i for
+// every finite off-diagonal entry.  With packed paths INF becomes INF_PACKED.
+// d and p hold rows row0 .. row0 + rows - 1 (padded numbering).
+template <typename T>
+__global__ void prepare(T *d, int32_t *p, int n, int npad, T inf, T inf_dev, int row0, int rows)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= (size_t)rows * npad)
+		return;
+	int i = row0 + (int)(e / npad), j = (int)(e % npad);
+	T v;
+	if (i >= n || j >= n)
+		v = i == j ? (T)0 : inf_dev;
+	else {
+		v = d[e];
+		if (v >= inf)
+			v = inf_dev;
+	}
+	d[e] = v;
+	if (p)
+		p[e] = (i != j && v < inf_dev) ? i : -1;
+}
+
+// Rows first .. end - 1 of the caller's vertices (d: where row first is),
+// as sv_prepare() leaves them: the diagonal 0.
+template <typename T>
+__global__ void zero_diagonal(T *d, int npad, int first, int end)
+{
+	const int i = first + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+	if (i < end)
+		d[(size_t)(i - first) * npad + i] = (T)0;
+}
+
+template <typename T>
+__global__ void finish(T *d, size_t count, T inf, T inf_dev)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count && d[e] >= inf_dev)
+		d[e] = inf;
+}
+
+// ---- sparse runs: live blocks, round lists, vertex orders ---------------------
+
+// live[I * nb + J] = whether block (I, J) holds an entry below inf.
+template <typename T>
+__global__ void live_init(const T *__restrict__ d, int npad, int B, T inf, uint8_t *__restrict__ live)
+{
+	const int I = blockIdx.y, J = blockIdx.x;
+	bool f = false;
+	for (int e = threadIdx.x; e < B * B; e += blockDim.x)
+		f |= d[(size_t)(I * B + e / B) * npad + (size_t)J * B + e % B] < inf;
+	f = __syncthreads_or(f);
+	if (threadIdx.x == 0)
+		live[(size_t)I * gridDim.x + J] = f ? 1 : 0;
+}
+
+// CTA b (1024 threads) lists, in increasing order, the blocks of the round
+// of pivot block pivots[b] that can change: lists[2 ..] the rows I != round
+// whose block (I, round) is live, lists[2 + nb ..] the columns J != round
+// whose block (round, J) is live; lists[0] and lists[1] their counts (lists:
+// CTA b's at b x (2 + 2 nb)).  *updates counts the block updates of phases
+// 2 and 3 that follow.
+__global__ void __launch_bounds__(1024)
+round_lists(const uint8_t *__restrict__ live, int nb, const int *pivots, int *__restrict__ lists,
+            unsigned long long *updates)
+{
+	const int round = pivots[blockIdx.x];
+	lists += blockIdx.x * list_ints(nb);
+	__shared__ int sums[2][32], base[2];
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	int *rows = lists + 2, *cols = lists + 2 + nb;
+	if (threadIdx.x == 0)
+		base[0] = base[1] = 0;
+	__syncthreads();
+	for (int x0 = 0; x0 < nb; x0 += 1024) {
+		const int x = x0 + threadIdx.x;
+		const bool fr = x < nb && x != round && live[(size_t)x * nb + round];
+		const bool fc = x < nb && x != round && live[(size_t)round * nb + x];
+		const unsigned br = __ballot_sync(~0u, fr), bc = __ballot_sync(~0u, fc);
+		if (lane == 0) {
+			sums[0][warp] = __popc(br);
+			sums[1][warp] = __popc(bc);
+		}
+		__syncthreads();
+		int orow = base[0], ocol = base[1];
+		for (int w = 0; w < warp; w++) {
+			orow += sums[0][w];
+			ocol += sums[1][w];
+		}
+		const unsigned below = (1u << lane) - 1;
+		if (fr)
+			rows[orow + __popc(br & below)] = x;
+		if (fc)
+			cols[ocol + __popc(bc & below)] = x;
+		__syncthreads();
+		if (threadIdx.x == 0)
+			for (int w = 0; w < 32; w++) {
+				base[0] += sums[0][w];
+				base[1] += sums[1][w];
+			}
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		lists[0] = base[0];
+		lists[1] = base[1];
+		atomicAdd(updates, (unsigned long long)base[0] + base[1]
+		                           + (unsigned long long)base[0] * base[1]);
+	}
+}
+
+// Upload in an order: src holds k of the caller's rows (k x n), those of
+// vertices order[r0 .. r0 + k - 1]; row r0 + q of the device matrix gets
+// src row q with its columns in the same order.
+__global__ void take_rows(const uint32_t *__restrict__ src, uint64_t n, uint64_t k,
+                          uint32_t *__restrict__ d, int npad, uint64_t r0,
+                          const int32_t *__restrict__ order)
+{
+	for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < k * n;
+	     e += (uint64_t)gridDim.x * blockDim.x) {
+		const uint64_t q = e / n, j = e % n;
+		d[(r0 + q) * npad + j] = src[q * n + order[j]];
+	}
+}
+
+// Download in an order: rows r0 .. r0 + k - 1 of the result in the caller's
+// numbering into dst (k x n); pos is order's inverse.  Predecessors are
+// positions on the device and become vertices again.
+__global__ void give_rows(const uint32_t *__restrict__ d, const int32_t *__restrict__ p, int npad,
+                          uint64_t n, uint64_t r0, uint64_t k, const int32_t *__restrict__ order,
+                          const int32_t *__restrict__ pos, uint32_t *__restrict__ dst,
+                          int32_t *__restrict__ pdst)
+{
+	for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < k * n;
+	     e += (uint64_t)gridDim.x * blockDim.x) {
+		const uint64_t q = e / n, c = e % n;
+		const size_t g = (size_t)pos[r0 + q] * npad + pos[c];
+		dst[e] = d[g];
+		if (p) {
+			const int32_t v = p[g];
+			pdst[e] = v >= 0 ? order[v] : v;
+		}
+	}
+}
+
+
+// ---- facts that choose a run's kernels ----------------------------------------
+
+// Signs of a float32 matrix: SIGN_BELOW_ZERO, an entry below 0 (together
+// with SIGN_NOT_ORDERED); SIGN_NOT_ORDERED, an entry whose bits do not order
+// as its value among the others (sign bit set, -0 too, or NaN): Elem<uint32_t>
+// cannot take it.  The largest of all, so that a max over devices combines.
+enum { SIGN_BELOW_ZERO = 1, SIGN_NOT_ORDERED = 2 };
+__global__ void float_signs(const float *__restrict__ w, size_t count, int *signs)
+{
+	int f = 0;
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
+	     e += (size_t)gridDim.x * blockDim.x) {
+		const float x = w[e];
+		f |= (x < 0.0f ? SIGN_BELOW_ZERO : 0) | (__float_as_uint(x) > 0x7f800000u ? SIGN_NOT_ORDERED : 0);
+	}
+	for (int o = 16; o > 0; o /= 2)
+		f |= __shfl_xor_sync(0xffffffffu, f, o);
+	if (f && (threadIdx.x & 31) == 0)
+		atomicMax(signs, f);
+}
+
+// Two facts of an int32 graph as uploaded (rows of n, stride npad, before
+// prepare): the sum over rows of the largest finite weight, which bounds
+// every simple path (*bound starts at 0), and whether an edge other than a
+// loop weighs 0 (*zero starts at 0).  One block of 256 threads per row, over
+// rows row0 .. end - 1 (w points where row 0 would be).
+__global__ void int_facts(const int *__restrict__ w, int n, int npad, unsigned long long *bound,
+                          int *zero, int row0, int end)
+{
+	__shared__ int top[8];
+	for (int i = row0 + blockIdx.x; i < end; i += gridDim.x) {
+		const int *row = w + (size_t)i * npad;
+		int m = 0;
+		bool z = false;
+		for (int j = threadIdx.x; j < n; j += blockDim.x) {
+			const int x = row[j];
+			if (x < ST_INF_I32 && x > m)
+				m = x;
+			z |= x == 0 && j != i;
+		}
+		for (int o = 16; o > 0; o >>= 1)
+			m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
+		if (__any_sync(0xffffffffu, z) && (threadIdx.x & 31) == 0)
+			atomicOr(zero, 1);
+		if ((threadIdx.x & 31) == 0)
+			top[threadIdx.x >> 5] = m;
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			for (int k = 1; k < (int)(blockDim.x >> 5); k++)
+				m = max(m, top[k]);
+			atomicAdd(bound, (unsigned long long)m);
+		}
+		__syncthreads();
+	}
+}
+
+} // namespace
+#endif

@@ -1,0 +1,238 @@
+// fw_tiles16.cuh - the tile phases in 16-bit lanes (two relaxations an
+// instruction) for int32 distances that stay small, and the conversions to
+// and from them; the same shapes as fw_tiles.cuh, whose loader they share.
+#ifndef APSP_FW_TILES16_CUH
+#define APSP_FW_TILES16_CUH
+
+#include "fw_tiles.cuh"
+
+namespace {
+
+// ---- 16-bit lanes: distances only, small int32 distances --------------------
+//
+// VIADDMNMX.S16x2 does two relaxations per instruction.  When only distances
+// are asked for, the run can be made on 16-bit entries provided no finite
+// distance reaches INF16.  That is not known beforehand, but it is checked
+// afterwards: a finite distance that reached INF16 would have a shortest path
+// whose last vertex k still below INF16 gives d[i][k] + w(k,j) >= INF16; so if
+// the largest finite result plus the largest edge weight stays below INF16,
+// nothing was cut off.  Otherwise the run is repeated on 32 bits.
+constexpr int INF16 = 16383; // the sum of two stays within int16
+
+template <> struct Elem<short> {
+	static __device__ __forceinline__ short relax(short a, short b, short c)
+	{
+		int s = a + b;
+		return (short)(s < c ? s : c);
+	}
+};
+
+// Panels as above: colT2[k][x] = d[x][T*B+k] in both halves of a word,
+// rowP[k][x] = d[T*B+k][x].
+template <int B>
+__global__ void panels16(const short *__restrict__ d, int npad, int round,
+                         uint32_t *__restrict__ colT2, short *__restrict__ rowP, int row0, int rows,
+                         bool pivot, const int *pivots, const uint8_t *live)
+{
+	if (pivots) {
+		round = pivots[blockIdx.z];
+		colT2 += (size_t)blockIdx.z * B * npad;
+		rowP += (size_t)blockIdx.z * B * npad;
+	}
+	__shared__ short tile[32][33];
+	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+	const int lx = threadIdx.x, ly = threadIdx.y;
+	const int lo = row0 * B, hi = (row0 + rows) * B;
+	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
+		return;
+	if (skip_panel<B>(live, npad, round, x0))
+		return;
+	for (int q = ly; q < 32; q += 8) {
+		const int k = k0 + q, x = x0 + lx;
+		if (pivot && k < B && x < npad)
+			rowP[(size_t)k * npad + x] = d[(size_t)(round * B + k) * npad + x];
+		if (x0 + q >= lo && x0 + q < hi && k0 + lx < B)
+			tile[q][lx] = d[(size_t)(x0 + q) * npad + round * B + k0 + lx];
+	}
+	__syncthreads();
+	for (int q = ly; q < 32; q += 8)
+		if (x0 + lx >= lo && x0 + lx < hi && k0 + q < B)
+			colT2[(size_t)(k0 + q) * npad + x0 + lx] = (uint16_t)tile[lx][q] * 0x10001u;
+}
+
+// Thread (ty,tx) owns 8 rows (as tile_update with R = 8) and 16 columns as
+// 8 pairs: g*(B/2) + tx*8 + 0..7 for g < 2.
+template <int B> __host__ __device__ constexpr int tile16_threads() { return (B / 8) * (B / 16); }
+template <int B> constexpr size_t tile16_smem() { return 2 * 32 * (size_t)B * (4 + 2); }
+
+template <int B, int KIND, bool CG = false>
+__device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, int round,
+                                               uint32_t *__restrict__ colT2,
+                                               short *__restrict__ rowP, int I, int J)
+{
+	constexpr int TX = B / 16, THREADS = tile16_threads<B>(), GS = B / 2;
+	constexpr int KC = 32, NCH = B / KC;
+	bool finite = false;
+	extern __shared__ __align__(16) unsigned char smem[];
+	uint32_t(*sa)[KC][B] = (uint32_t(*)[KC][B])smem;
+	short(*sb)[KC][B] = (short(*)[KC][B])(smem + 2 * KC * B * 4);
+	const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+	const PanelPipe<KC, B, THREADS, uint32_t, short> pipe{sa, sb, colT2 + (size_t)I * B,
+	                                                      rowP + (size_t)J * B, npad};
+	pipe.start();
+
+	uint32_t c[8][8];
+	short *dtile = d + (size_t)I * B * npad + (size_t)J * B;
+#pragma unroll
+	for (int r = 0; r < 8; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < 2; g++)
+		{
+			const uint4 *src = (const uint4 *)(dtile + tile_at(row, npad, g * GS + tx * 8));
+			*(uint4 *)&c[r][g * 4] = CG ? __ldcg(src) : *src;
+		}
+	}
+	pipe.template run<NCH>([&](int, int buf) {
+#pragma unroll k_unroll
+		for (int kk = 0; kk < KC; kk++) {
+			uint32_t a[8], b[8];
+#pragma unroll
+			for (int g = 0; g < 2; g++) {
+				*(uint4 *)&a[g * 4] = *(const uint4 *)&sa[buf][kk][g * GS + ty * 4];
+				*(uint4 *)&b[g * 4] = *(const uint4 *)&sb[buf][kk][g * GS + tx * 8];
+			}
+#pragma unroll
+			for (int r = 0; r < 8; r++)
+#pragma unroll
+				for (int q = 0; q < 8; q++)
+					c[r][q] = __viaddmin_s16x2(a[r], b[q], c[r][q]);
+		}
+	});
+#pragma unroll
+	for (int r = 0; r < 8; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < 2; g++) {
+			*(uint4 *)(dtile + tile_at(row, npad, g * GS + tx * 8)) = *(const uint4 *)&c[r][g * 4];
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				finite |= (c[r][g * 4 + q] & 0xffffu) < (uint32_t)INF16 ||
+				          (c[r][g * 4 + q] >> 16) < (uint32_t)INF16;
+			// Phase 2 leaves the new pivot row and column in the panels
+			// for phase 3, as tile_update does.
+			if constexpr (KIND == 2) {
+				if (I == round)
+					*(uint4 *)(rowP + (size_t)row * npad + (size_t)J * B + g * GS + tx * 8) =
+					        *(const uint4 *)&c[r][g * 4];
+				if (J == round)
+#pragma unroll
+					for (int w = 0; w < 8; w++) {
+						const uint32_t h = (c[r][g * 4 + w / 2] >> (16 * (w % 2))) & 0xffffu;
+						colT2[(size_t)(g * GS + tx * 8 + w) * npad + (size_t)I * B + row] =
+						        h * 0x10001u;
+					}
+			}
+		}
+	}
+	return finite;
+}
+
+template <int B, int KIND, int SPLIT = SPLIT_WHOLE>
+__global__ void __launch_bounds__(tile16_threads<B>(), 4)
+tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
+              short *__restrict__ rowP, int row0, int rows, int close)
+{
+	int I, J;
+	if (!tile_of<KIND, SPLIT>(npad / B, round, row0, rows, &I, &J, close))
+		return;
+	update_block16<B, KIND>(d, npad, round, colT2, rowP, I, J);
+	if constexpr (KIND == 3 && SPLIT != SPLIT_REST) {
+		if (close >= 0 && blockIdx.x == 0 && blockIdx.y == 0) { // as tile_update
+			__syncthreads();
+			close_pivot_after<short, B, B / 8, B / 16, false>(d, nullptr, npad, close);
+		}
+	}
+}
+
+// A level's phase 2 or 3 in 16-bit lanes, as tile_update_level.
+template <int B, int KIND>
+__global__ void __launch_bounds__(tile16_threads<B>(), 4)
+tile_update16_level(short *__restrict__ d, int npad, const int *pivots, int m,
+                    uint32_t *__restrict__ colT2, short *__restrict__ rowP,
+                    const int *__restrict__ lists, uint8_t *__restrict__ live, int *locks)
+{
+	__shared__ long long start[LEVEL_MAX + 1];
+	const int nb = npad / B;
+	const long long total = level_starts<KIND>(lists, nb, m, start);
+	for (long long w = blockIdx.x; w < total; w += gridDim.x) {
+		const LevelItem it = level_item<KIND>(pivots, lists, nb, m, start, w);
+		const size_t panel = (size_t)it.b * B * npad, at = (size_t)it.I * nb + it.J;
+		int *lock = KIND == 3 && locks ? &locks[at] : nullptr;
+		if (lock)
+			block_lock(lock);
+		const bool f = update_block16<B, KIND, true>(d, npad, pivots[it.b], colT2 + panel,
+		                                             rowP + panel, it.I, it.J);
+		block_done(f, &live[at], lock);
+	}
+}
+
+__global__ void to16(const int *__restrict__ d, short *__restrict__ d16, size_t count)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count)
+		d16[e] = (short)(d[e] >= INF16 ? INF16 : d[e]);
+}
+
+__global__ void from16(const short *__restrict__ d16, int *__restrict__ d, size_t count)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count)
+		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
+}
+
+// to16, and the largest weight below limit into *out (which starts at 0),
+// in one pass.
+__global__ void to16_max(const int *__restrict__ d, short *__restrict__ d16, size_t count,
+                         int limit, int *out)
+{
+	int m = 0;
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
+	     e += (size_t)gridDim.x * blockDim.x) {
+		const int w = d[e];
+		d16[e] = (short)(w >= INF16 ? INF16 : w);
+		if (w < limit && w > m)
+			m = w;
+	}
+	m = __reduce_max_sync(0xffffffffu, m);
+	if ((threadIdx.x & 31) == 0)
+		atomicMax(out, m);
+}
+
+// from16 where the 16-bit run stands: no distance came within the largest
+// weight wmax of INF16 (dmax: the largest distance below INF16, on the
+// device, so that no round trip to the host comes between).
+__global__ void from16_if(const short *__restrict__ d16, int *__restrict__ d, size_t count,
+                          int wmax, const int *dmax)
+{
+	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < count && *dmax + wmax < INF16)
+		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
+}
+
+// Largest entry below limit (out starts at 0; entries are >= 0 here).
+template <typename T>
+__global__ void max_below(const T *__restrict__ d, size_t count, int limit, int *out)
+{
+	int m = 0;
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
+	     e += (size_t)gridDim.x * blockDim.x)
+		if (d[e] < limit && d[e] > m)
+			m = d[e];
+	m = __reduce_max_sync(0xffffffffu, m);
+	if ((threadIdx.x & 31) == 0)
+		atomicMax(out, m);
+}
+
+} // namespace
+#endif

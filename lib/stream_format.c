@@ -1,0 +1,162 @@
+/* stream_format.c - the binary matrix stream's header: defaults, checks,
+ * provenance lines; and what the writer and the reader share.
+ *
+ * A stream is a checked header, then each matrix as independently deflated
+ * blocks with sizes and a CRC32, then markers; the byte layout is in
+ * man/apspmat.5.  The writer is stream_write.c, the reader stream_read.c,
+ * one block's coding (deflate engine, CRC32, byte shuffle) blockcodec.c.
+ * Nothing here prints or exits.
+ */
+#include "stream_internal.h"
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const unsigned char st_magic[8] = {0x89, 'A', 'P', 'M', '\r', '\n', 0x1a, '\n'};
+
+void workers_free(struct worker *wk, int n)
+{
+	if (!wk)
+		return;
+	for (int i = 0; i < n; i++) {
+		bc_coder_free(wk[i].c);
+		free(wk[i].buf);
+		free(wk[i].raw);
+		free(wk[i].buf2);
+		free(wk[i].raw2);
+	}
+	free(wk);
+}
+
+
+/* ---- header ---- */
+
+void st_header_init(st_header *h, uint64_t n, uint64_t pad, enum st_type type)
+{
+	memset(h, 0, sizeof *h);
+	h->n = n;
+	h->npad = pad > 1 ? (n + pad - 1) / pad * pad : n;
+	h->type = type;
+	h->block = ST_BLOCK_DEFAULT;
+	h->inf_i32 = ST_INF_I32;
+	h->cycle_vertex = -1;
+}
+
+void st_header_free(st_header *h)
+{
+	if (!h)
+		return;
+	free(h->provenance);
+	h->provenance = NULL;
+}
+
+uint64_t st_matrix_bytes(const st_header *h)
+{
+	return h->npad * h->npad * 4;
+}
+
+int st_matrix_count(const st_header *h)
+{
+	return __builtin_popcount(h->matrices & (ST_WEIGHTS | ST_DIST | ST_PRED));
+}
+
+/* Append s to b, escaping what would break a tab-separated line. */
+static size_t escape_into(char *b, const char *s)
+{
+	size_t k = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\t') { b[k++] = '\\'; b[k++] = 't'; }
+		else if (c == '\n') { b[k++] = '\\'; b[k++] = 'n'; }
+		else if (c == '\r') { b[k++] = '\\'; b[k++] = 'r'; }
+		else if (c < 0x20 || c == 0x7f) k += (size_t)sprintf(b + k, "\\x%02x", c);
+		else b[k++] = (char)c;
+	}
+	return k;
+}
+
+int st_header_add_pg(st_header *h, const char *name, const char *version,
+                     int argc, char **argv, st_error *err)
+{
+	size_t need = 32, old = h->provenance ? strlen(h->provenance) : 0;
+
+	name = name ? name : "";
+	version = version ? version : "";
+	need += 4 * (strlen(name) + strlen(version));
+	for (int i = 0; i < argc && argv && argv[i]; i++)
+		need += 4 * strlen(argv[i]) + 1;
+	char *line = malloc(need);
+	if (!line) {
+		lib_fail(err, "out of memory for a provenance line (%zu bytes)", need);
+		return -1;
+	}
+	size_t k = 0;
+	k += (size_t)sprintf(line + k, "@PG\tID:");
+	k += escape_into(line + k, name);
+	k += (size_t)sprintf(line + k, "\tVN:");
+	k += escape_into(line + k, version);
+	k += (size_t)sprintf(line + k, "\tCL:");
+	for (int i = 0; i < argc && argv && argv[i]; i++) {
+		if (i)
+			line[k++] = ' ';
+		k += escape_into(line + k, argv[i]);
+	}
+	line[k++] = '\n';
+	if (old + k > PROV_MAX) {
+		free(line);
+		lib_fail(err, "provenance would exceed %u bytes", PROV_MAX);
+		return -1;
+	}
+	char *p = realloc(h->provenance, old + k + 1);
+	if (!p) {
+		free(line);
+		lib_fail(err, "out of memory for provenance (%zu bytes)", old + k + 1);
+		return -1;
+	}
+	memcpy(p + old, line, k);
+	p[old + k] = '\0';
+	h->provenance = p;
+	free(line);
+	return 0;
+}
+
+/* Is h a header this version can write and read?  0, or -1 with why. */
+int header_check(const st_header *h, size_t provlen, char *why, size_t len)
+{
+	if (h->type != ST_INT32 && h->type != ST_FLOAT32)
+		snprintf(why, len, "unknown element type %u", h->type);
+	else if (h->matrices & ~(uint32_t)(ST_WEIGHTS | ST_DIST | ST_PRED))
+		snprintf(why, len, "unknown matrix bits 0x%x", h->matrices);
+	else if (h->flags & ~(uint32_t)(ST_DIRECTED | ST_NEGATIVE | ST_NEGCYCLE))
+		snprintf(why, len, "unknown flag bits 0x%x", h->flags);
+	else if (h->npad < h->n)
+		snprintf(why, len, "padded size %llu is smaller than n = %llu",
+		         (unsigned long long)h->npad, (unsigned long long)h->n);
+	else if (h->npad >= ST_MAX_N)
+		snprintf(why, len, "padded size %llu is not below the limit %llu",
+		         (unsigned long long)h->npad, (unsigned long long)ST_MAX_N);
+	else if (h->n == 0 && h->npad != 0)
+		snprintf(why, len, "n is 0 but the padded size is %llu",
+		         (unsigned long long)h->npad);
+	else if (h->block == 0 || h->block % 4 || h->block > BLOCK_MAX)
+		snprintf(why, len, "block size %u is not a positive multiple of 4 up to %u",
+		         h->block, BLOCK_MAX);
+	else if (h->inf_i32 != ST_INF_I32)
+		snprintf(why, len, "INF convention %d, expected %d", h->inf_i32, ST_INF_I32);
+	else if (h->cycle_vertex < -1 || (h->cycle_vertex >= 0 && (uint64_t)h->cycle_vertex >= h->n))
+		snprintf(why, len, "negative-cycle vertex %lld out of range",
+		         (long long)h->cycle_vertex);
+	else if (provlen > PROV_MAX)
+		snprintf(why, len, "provenance of %zu bytes exceeds %u", provlen, PROV_MAX);
+	else
+		return 0;
+	return -1;
+}
+
+const char *st_engine(void)
+{
+	return bc_engine();
+}

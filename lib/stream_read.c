@@ -1,0 +1,647 @@
+/* stream_read.c - the stream's reader: blocks read in order and inflated
+ * on many threads, whole matrices, chosen rows, or headers only.
+ *
+ * Each thread takes the next block, reads its stored bytes when its turn
+ * comes (in a regular file it only notes where they are, and reads them
+ * after the turn) and inflates it while the others read on.  A reader
+ * passes over the blocks it does not want without copying them where it
+ * can: it seeks past them in a regular file and moves them from a pipe to
+ * /dev/null inside the kernel; nothing needs it: a stream still goes
+ * through anything that reads in order.  Nothing here prints or exits.
+ */
+#include "stream_internal.h"
+#include "common.h"
+#include "fdio.h"
+#include "pool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- reading ---- */
+
+struct rblk {
+	uint64_t index;             /* block number in the matrix */
+	uint32_t raw, stored, crc, method;
+	int need;                   /* inflate it (else skipped) */
+	unsigned char *payload;     /* stored bytes as read */
+	unsigned char *dest;        /* where the raw bytes go */
+	size_t first_row;           /* rows mode: first wanted row that may overlap */
+	int64_t at;                 /* >= 0: the stored bytes are at this offset of a
+	                               regular file, read after the turn (pread) */
+};
+
+struct st_reader {
+	int fd, threads;
+	char *name;
+	uint32_t block;
+	uint64_t npad, mbytes, nblk;
+	uint32_t todo;              /* matrix bits not yet read */
+	int nmat;
+	size_t slot;                /* bytes per block buffer */
+	struct worker *wk;
+	int failed;
+	st_progress_fn *progress;   /* st_reader_progress() */
+	void *progress_ctx;
+	int skip;                   /* how unwanted blocks are passed over (SKIP_*) */
+	int devnull;                /* SKIP_SPLICE: /dev/null, opened when first needed */
+};
+
+/* How a reader passes over the stored bytes of blocks it does not want. */
+enum { SKIP_READ, SKIP_SEEK, SKIP_SPLICE };
+
+/* Pass over len bytes of the input: a regular file seeks past them, a pipe
+ * moves them to /dev/null inside the kernel (splice), anything else (or
+ * where those fail) reads them into buf (cap bytes) and drops them.  Bytes
+ * passed over, fewer only at the end of the input; -1 (errno). */
+static ssize_t skip_bytes(st_reader *r, unsigned char *buf, size_t cap, size_t len)
+{
+	size_t done = 0;
+
+	if (r->skip == SKIP_SEEK) {
+		struct stat st;
+		off_t at = lseek(r->fd, 0, SEEK_CUR);
+		if (at >= 0 && fstat(r->fd, &st) == 0) {
+			uint64_t left = st.st_size > at ? (uint64_t)(st.st_size - at) : 0;
+			size_t k = left < len ? (size_t)left : len;
+			if (lseek(r->fd, (off_t)k, SEEK_CUR) >= 0)
+				return (ssize_t)k;
+		}
+		r->skip = SKIP_READ;
+	}
+#ifdef SPLICE_F_MOVE
+	if (r->skip == SKIP_SPLICE && r->devnull < 0
+	    && (r->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+		r->skip = SKIP_READ;
+	while (r->skip == SKIP_SPLICE && done < len) {
+		ssize_t k = splice(r->fd, NULL, r->devnull, NULL, len - done, SPLICE_F_MOVE);
+		if (k > 0)
+			done += (size_t)k;
+		else if (k == 0)
+			return (ssize_t)done;
+		else if (errno == EINVAL || errno == ENOSYS)
+			r->skip = SKIP_READ; /* a kernel that will not: read the rest */
+		else if (errno != EINTR)
+			return -1;
+	}
+#endif
+	while (done < len) {
+		size_t want = len - done < cap ? len - done : cap;
+		ssize_t k = fdio_read_full(r->fd, buf, want);
+		if (k < 0)
+			return -1;
+		done += (size_t)k;
+		if ((size_t)k < want)
+			break;
+	}
+	return (ssize_t)done;
+}
+
+static const char *display_name(const char *name)
+{
+	return !name || !strcmp(name, "-") ? "stdin" : name;
+}
+
+/* Why 64 bytes that are not our magic are not: a hint for common mistakes. */
+static const char *magic_hint(const unsigned char *b, size_t got)
+{
+	if (got >= 4 && !memcmp(b, st_magic, 4))
+		return "bad magic: mangled by a text-mode transfer?";
+	if (got >= 14 && !memcmp(b, "%%MatrixMarket", 14))
+		return "bad magic: this is Matrix Market text; convert it with mtx2bin";
+	if (got >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return "bad magic: this is gzip data";
+	return "bad magic";
+}
+
+st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
+                          st_error *err)
+{
+	unsigned char b[HDR_FIXED];
+	const char *nm = display_name(name);
+	char why[200];
+
+	memset(h, 0, sizeof *h);
+	ssize_t got = fdio_read_full(fd, b, sizeof b);
+	if (got < 0) {
+		lib_fail(err, "%s: read error: %s", nm, strerror(errno));
+		return NULL;
+	}
+	if (got == 0) {
+		lib_fail(err, "%s: empty input, not an apsp matrix stream", nm);
+		return NULL;
+	}
+	if ((size_t)got < 8 || memcmp(b, st_magic, 8)) {
+		if ((size_t)got < 8 && !memcmp(b, st_magic, (size_t)got))
+			lib_fail(err, "%s: truncated in the stream header", nm);
+		else
+			lib_fail(err, "%s: not an apsp matrix stream (%s)", nm, magic_hint(b, (size_t)got));
+		return NULL;
+	}
+	if ((size_t)got >= 12 && get32(b + 8) != ST_VERSION) {
+		lib_fail(err, "%s: unsupported stream version %u (this program reads version %d)",
+		       nm, get32(b + 8), ST_VERSION);
+		return NULL;
+	}
+	if ((size_t)got < sizeof b) {
+		lib_fail(err, "%s: truncated in the stream header", nm);
+		return NULL;
+	}
+	uint32_t hlen = get32(b + 12), plen = get32(b + 60);
+	if (plen > PROV_MAX) {
+		lib_fail(err, "%s: bad stream header: provenance of %u bytes exceeds %u", nm, plen, PROV_MAX);
+		return NULL;
+	}
+	if (hlen != HDR_FIXED + plen + 4) {
+		lib_fail(err, "%s: bad stream header: header length %u does not match its provenance length %u",
+		       nm, hlen, plen);
+		return NULL;
+	}
+	unsigned char *all = malloc(hlen);
+	if (!all) {
+		lib_fail(err, "%s: out of memory for the header (%u bytes)", nm, hlen);
+		return NULL;
+	}
+	memcpy(all, b, sizeof b);
+	got = fdio_read_full(fd, all + HDR_FIXED, plen + 4);
+	if (got < 0 || (size_t)got < plen + 4) {
+		if (got < 0)
+			lib_fail(err, "%s: read error: %s", nm, strerror(errno));
+		else
+			lib_fail(err, "%s: truncated in the stream header", nm);
+		free(all);
+		return NULL;
+	}
+	if (get32(all + HDR_FIXED + plen) != bc_crc32(all, HDR_FIXED + plen)) {
+		lib_fail(err, "%s: CRC mismatch in the stream header", nm);
+		free(all);
+		return NULL;
+	}
+	if (memchr(all + HDR_FIXED, '\0', plen)) {
+		lib_fail(err, "%s: bad stream header: provenance holds a NUL byte", nm);
+		free(all);
+		return NULL;
+	}
+	st_header t = {0};
+	t.n = get64(b + 16);
+	t.npad = get64(b + 24);
+	t.type = get32(b + 32);
+	t.matrices = get32(b + 36);
+	t.flags = get32(b + 40);
+	t.block = get32(b + 44);
+	t.inf_i32 = (int32_t)get32(b + 48);
+	t.cycle_vertex = (int64_t)get64(b + 52);
+	if (header_check(&t, plen, why, sizeof why) < 0) {
+		lib_fail(err, "%s: bad stream header: %s", nm, why);
+		free(all);
+		return NULL;
+	}
+	t.provenance = malloc((size_t)plen + 1);
+	st_reader *r = calloc(1, sizeof *r);
+	char *rname = strdup(nm);
+	if (!t.provenance || !r || !rname) {
+		lib_fail(err, "%s: out of memory", nm);
+		free(t.provenance);
+		free(r);
+		free(rname);
+		free(all);
+		return NULL;
+	}
+	memcpy(t.provenance, all + HDR_FIXED, plen);
+	t.provenance[plen] = '\0';
+	free(all);
+
+	r->fd = fd;
+	r->devnull = -1;
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		r->skip = S_ISREG(st.st_mode) ? SKIP_SEEK : S_ISFIFO(st.st_mode) ? SKIP_SPLICE : SKIP_READ;
+	r->name = rname;
+	r->threads = lib_threads(threads);
+	r->block = t.block;
+	r->npad = t.npad;
+	r->mbytes = st_matrix_bytes(&t);
+	r->nblk = (r->mbytes + t.block - 1) / t.block;
+	r->todo = t.matrices;
+	r->nmat = st_matrix_count(&t);
+	r->slot = r->mbytes < r->block ? (size_t)r->mbytes : r->block;
+	r->wk = calloc((size_t)r->threads, sizeof *r->wk);
+	if (!r->wk) {
+		lib_fail(err, "%s: out of memory", nm);
+		free(t.provenance);
+		st_reader_free(r);
+		return NULL;
+	}
+	*h = t;
+	return r;
+}
+
+void st_reader_free(st_reader *r)
+{
+	if (!r)
+		return;
+	workers_free(r->wk, r->threads);
+	if (r->devnull >= 0)
+		close(r->devnull);
+	free(r->name);
+	free(r);
+}
+
+uint32_t st_next_matrix(st_reader *r)
+{
+	return first_bit(r->todo);
+}
+
+enum { READ_ALL, READ_ROWS, READ_SKIP, READ_SCAN, READ_VERIFY };
+
+/* What went wrong with a block; the first by block number is reported. */
+enum { B_OK, B_READ, B_TRUNC, B_EARLY, B_HEADER, B_CORRUPT, B_CRC, B_NOMEM };
+
+/* Inflate and check one block into b->dest.  B_OK or what went wrong. */
+static int decode_block(st_reader *r, struct worker *wk, struct rblk *b)
+{
+	if (b->method != M_STORED) {
+		if (!wk->c && !(wk->c = bc_coder_new(0, (uint32_t)r->slot)))
+			return B_NOMEM;
+		int rc = bc_decode(wk->c, b->method, b->payload, b->stored, b->dest, b->raw);
+		if (rc != BC_OK)
+			return rc == BC_NOMEM ? B_NOMEM : B_CORRUPT;
+	} else if (b->payload != b->dest) {
+		memcpy(b->dest, b->payload, b->raw);
+	}
+	return bc_crc32(b->dest, b->raw) != b->crc ? B_CRC : B_OK;
+}
+
+/* Read block i's header and stored bytes (in stream order, one thread at a
+ * time).  Decides whether the block is needed; *ri is the rows cursor. */
+static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
+                      const uint64_t *rows, size_t nrows, size_t *ri,
+                      unsigned char *dst, struct rblk *b, int *errnum)
+{
+	unsigned char hd[BLK_HDR];
+	uint64_t start = i * r->block, rowbytes = r->npad * 4;
+	uint32_t expect = i == r->nblk - 1 ? (uint32_t)(r->mbytes - start) : r->block;
+	ssize_t got = fdio_read_full(r->fd, hd, sizeof hd);
+
+	b->index = i;
+	b->need = 0;
+	if (got < 0) {
+		*errnum = errno;
+		return B_READ;
+	}
+	if ((size_t)got < sizeof hd)
+		return B_TRUNC;
+	b->raw = get32(hd);
+	b->stored = get32(hd + 4);
+	b->crc = get32(hd + 8) ^ block_tag(first_bit(r->todo), i);
+	b->method = get32(hd + 12);
+	if (b->raw == 0 && b->stored == 0 && b->method == TAG_EOM)
+		return B_EARLY;
+	if (b->raw != expect || b->method > M_SHUFFLE
+	    || (b->method == M_STORED ? b->stored != b->raw : b->stored == 0 || b->stored > b->raw))
+		return B_HEADER;
+	if (mode == READ_ALL) {
+		b->need = 1;
+	} else if (mode == READ_ROWS) {
+		while (*ri < nrows && (rows[*ri] + 1) * rowbytes <= start)
+			++*ri;
+		b->first_row = *ri;
+		b->need = *ri < nrows && rows[*ri] * rowbytes < start + b->raw;
+	} else if (mode == READ_VERIFY) {
+		b->need = 1; /* inflated and checked, then dropped */
+	}
+	if (!wk->buf && !(wk->buf = malloc(r->slot ? r->slot : 1)))
+		return B_NOMEM;
+	if ((mode == READ_ROWS || mode == READ_VERIFY) && b->need && !wk->raw
+	    && !(wk->raw = malloc(r->slot)))
+		return B_NOMEM;
+	b->payload = wk->buf; /* a skipped block's bytes are passed over */
+	if (b->need) {
+		b->dest = mode == READ_ALL ? dst + start : wk->raw;
+		if (mode == READ_ALL && b->method == M_STORED)
+			b->payload = b->dest;
+	}
+	/* A wanted block of a regular file is only passed over in turn: its
+	 * bytes are read with pread after the turn, by each thread for its own
+	 * block, so reading them is not one thread at a time.  Passing over
+	 * finds a file cut short in turn, as reading would. */
+	b->at = b->need && r->skip == SKIP_SEEK ? lseek(r->fd, 0, SEEK_CUR) : -1;
+	got = b->need && b->at < 0 ? fdio_read_full(r->fd, b->payload, b->stored)
+	                           : skip_bytes(r, wk->buf, r->slot ? r->slot : 1, b->stored);
+	if (got < 0) {
+		*errnum = errno;
+		return B_READ;
+	}
+	return (size_t)got < b->stored ? B_TRUNC : B_OK;
+}
+
+/* Rows mode: copy the wanted rows' parts of block b into dst. */
+static void copy_rows(const st_reader *r, const struct rblk *b, const uint64_t *rows,
+                      size_t nrows, unsigned char *dst)
+{
+	uint64_t rowbytes = r->npad * 4;
+	uint64_t bstart = b->index * r->block, bend = bstart + b->raw;
+
+	for (size_t k = b->first_row; k < nrows && rows[k] * rowbytes < bend; k++) {
+		uint64_t rs = rows[k] * rowbytes, re = rs + rowbytes;
+		uint64_t s = rs > bstart ? rs : bstart, e = re < bend ? re : bend;
+		if (s < e)
+			memcpy(dst + k * rowbytes + (s - rs), b->dest + (s - bstart), e - s);
+	}
+}
+
+static int rfail(st_reader *r)
+{
+	r->failed = 1;
+	return -1;
+}
+
+struct rfail {
+	uint64_t index;
+	int what, errnum;
+	struct rblk b;
+};
+
+struct rjob {
+	st_reader *r;
+	int mode;
+	const uint64_t *rows;
+	size_t nrows;
+	unsigned char *dst;
+	size_t ri;                  /* rows cursor, moved in stream order */
+	st_matrix_info *info;       /* scan and verify modes: what the blocks hold */
+	int stop;                   /* a block failed: read no further */
+	pthread_mutex_t mu;
+	struct rfail fail;          /* the failing block with the lowest number */
+	unsigned char *done;        /* with progress: the blocks inflated and checked */
+	uint64_t prefix;            /* blocks 0 .. prefix - 1 are all done */
+};
+
+/* With progress: block i is in place; report the whole prefix when it grows. */
+static void block_done(struct rjob *job, uint64_t i)
+{
+	st_reader *r = job->r;
+	pthread_mutex_lock(&job->mu);
+	job->done[i] = 1;
+	uint64_t k = job->prefix;
+	while (k < r->nblk && job->done[k])
+		k++;
+	if (k > job->prefix) {
+		job->prefix = k;
+		uint64_t bytes = k * r->block;
+		r->progress(r->progress_ctx, bytes < r->mbytes ? bytes : r->mbytes);
+	}
+	pthread_mutex_unlock(&job->mu);
+}
+
+static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
+{
+	struct rjob *job = ctx;
+	st_reader *r = job->r;
+	struct worker *wk = &r->wk[t];
+	struct rblk b = {0};
+	int what = B_OK, errnum = 0;
+
+	pool_enter(p, i);
+	if (!__atomic_load_n(&job->stop, __ATOMIC_RELAXED)) {
+		what = read_block(r, wk, job->mode, i, job->rows, job->nrows, &job->ri, job->dst,
+		                  &b, &errnum);
+		if (what)
+			__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
+		else if (job->info) { /* in stream order: one thread at a time */
+			job->info->blocks++;
+			job->info->stored_bytes += BLK_HDR + b.stored;
+			job->info->by_method[b.method]++;
+		}
+	}
+	pool_leave(p, i);
+	if (!what && b.at >= 0) {
+		ssize_t got = fdio_read_at(r->fd, b.payload, b.stored, b.at);
+		what = got < 0 ? (errnum = errno, B_READ) : (size_t)got < b.stored ? B_TRUNC : B_OK;
+	}
+	if (!what && b.need && !(what = decode_block(r, wk, &b)) && job->mode == READ_ROWS)
+		copy_rows(r, &b, job->rows, job->nrows, job->dst);
+	else if (!what && job->done)
+		block_done(job, i);
+	if (what) {
+		__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
+		pool_halt(p);
+		pthread_mutex_lock(&job->mu);
+		if (i < job->fail.index)
+			job->fail = (struct rfail){i, what, errnum, b};
+		pthread_mutex_unlock(&job->mu);
+	}
+}
+
+/* Read the next matrix: all of it, some rows, or none.  Each thread reads
+ * its next block's stored bytes when its turn comes (stream order), then
+ * inflates and checks it while the others read theirs. */
+static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
+                     unsigned char *dst, st_matrix_info *info, st_error *err)
+{
+	uint32_t bit = first_bit(r->todo);
+	const char *mname = matrix_name(bit);
+	unsigned char hd[BLK_HDR];
+
+	if (r->failed) {
+		lib_fail(err, "%s: cannot read on after an error", r->name);
+		return -1;
+	}
+	if (!bit) {
+		lib_fail(err, "%s: no matrix left to read: the stream holds %d", r->name, r->nmat);
+		return -1;
+	}
+	if (mode == READ_ROWS) {
+		for (size_t k = 0; k < nrows; k++) {
+			if (rows[k] >= r->npad || (k && rows[k] < rows[k - 1])) {
+				lib_fail(err, "%s: row %llu %s", r->name, (unsigned long long)rows[k],
+				       rows[k] >= r->npad ? "is out of range" : "is out of order");
+				return -1;
+			}
+		}
+	}
+
+	struct rjob job = {r, mode, rows, nrows, dst, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0};
+	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
+		lib_fail(err, "%s: out of memory", r->name);
+		return rfail(r);
+	}
+	if (info) {
+		memset(info, 0, sizeof *info);
+		info->raw_bytes = r->mbytes;
+	}
+	int nt = mode != READ_SKIP && mode != READ_SCAN && r->mbytes >= PARALLEL_MIN_BYTES
+	         ? r->threads : 1;
+	pool_run(nt, r->nblk, read_one, &job);
+	pthread_mutex_destroy(&job.mu);
+	free(job.done);
+	struct rfail fail = job.fail;
+
+	if (fail.what) {
+		unsigned long long k = (unsigned long long)fail.index;
+		switch (fail.what) {
+		case B_READ:
+			lib_fail(err, "%s: read error: %s", r->name, strerror(fail.errnum));
+			break;
+		case B_TRUNC:
+			lib_fail(err, "%s: truncated in block %llu of the %s", r->name, k, mname);
+			break;
+		case B_EARLY:
+			lib_fail(err, "%s: the %s ends after %llu of its %llu blocks", r->name, mname, k,
+			       (unsigned long long)r->nblk);
+			break;
+		case B_HEADER:
+			lib_fail(err, "%s: bad header of block %llu of the %s (raw %u, stored %u, method %u)",
+			       r->name, k, mname, fail.b.raw, fail.b.stored, fail.b.method);
+			break;
+		case B_CORRUPT:
+			lib_fail(err, "%s: corrupt compressed data in block %llu of the %s", r->name, k, mname);
+			break;
+		case B_CRC:
+			lib_fail(err, "%s: CRC mismatch in block %llu of the %s", r->name, k, mname);
+			break;
+		default:
+			lib_fail(err, "%s: out of memory for buffers of %zu bytes", r->name, r->slot);
+		}
+		return rfail(r);
+	}
+
+	ssize_t got = fdio_read_full(r->fd, hd, sizeof hd);
+	if (got < 0) {
+		lib_fail(err, "%s: read error: %s", r->name, strerror(errno));
+		return rfail(r);
+	}
+	if ((size_t)got < sizeof hd) {
+		lib_fail(err, "%s: truncated at the end of the %s", r->name, mname);
+		return rfail(r);
+	}
+	if (get32(hd) != 0 || get32(hd + 4) != 0 || get32(hd + 12) != TAG_EOM
+	    || get32(hd + 8) != (uint32_t)r->nblk) {
+		lib_fail(err, "%s: bad end-of-matrix marker after the %s (more blocks than %llu?)",
+		       r->name, mname, (unsigned long long)r->nblk);
+		return rfail(r);
+	}
+	if (info)
+		info->stored_bytes += BLK_HDR; /* the end-of-matrix marker */
+	r->todo &= ~bit;
+	return 0;
+}
+
+void st_reader_progress(st_reader *r, st_progress_fn *fn, void *ctx)
+{
+	r->progress = fn;
+	r->progress_ctx = ctx;
+}
+
+int st_read_matrix(st_reader *r, void *dst, st_error *err)
+{
+	return read_body(r, READ_ALL, NULL, 0, dst, NULL, err);
+}
+
+int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
+                 st_error *err)
+{
+	return read_body(r, READ_ROWS, rows, nrows, dst, NULL, err);
+}
+
+int st_skip_matrix(st_reader *r, st_error *err)
+{
+	return read_body(r, READ_SKIP, NULL, 0, NULL, NULL, err);
+}
+
+int st_scan_matrix(st_reader *r, int verify, st_matrix_info *info, st_error *err)
+{
+	st_matrix_info mine;
+	return read_body(r, verify ? READ_VERIFY : READ_SCAN, NULL, 0, NULL, info ? info : &mine,
+	                 err);
+}
+
+int st_reader_close(st_reader *r, st_error *err)
+{
+	unsigned char m[BLK_HDR];
+	int rc = 0;
+
+	while (!r->failed && r->todo)
+		if (st_skip_matrix(r, err) < 0)
+			rc = -1;
+	if (r->failed) {
+		if (!rc)
+			lib_fail(err, "%s: stream not read to its end after an error", r->name);
+		st_reader_free(r);
+		return -1;
+	}
+	ssize_t got = fdio_read_full(r->fd, m, sizeof m);
+	if (got < 0) {
+		lib_fail(err, "%s: read error: %s", r->name, strerror(errno));
+		rc = -1;
+	} else if ((size_t)got < sizeof m) {
+		lib_fail(err, "%s: truncated before the end-of-stream marker", r->name);
+		rc = -1;
+	} else if (get32(m) != 0 || get32(m + 4) != 0 || get32(m + 12) != TAG_EOS
+	           || get32(m + 8) != (uint32_t)r->nmat) {
+		lib_fail(err, "%s: bad end-of-stream marker (more matrices than the header announces?)",
+		       r->name);
+		rc = -1;
+	} else if ((got = fdio_read_full(r->fd, m, 1)) != 0) {
+		/* Two streams concatenated, or junk appended: not one stream. */
+		if (got < 0)
+			lib_fail(err, "%s: read error: %s", r->name, strerror(errno));
+		else
+			lib_fail(err, "%s: data after the end-of-stream marker", r->name);
+		rc = -1;
+	}
+	st_reader_free(r);
+	return rc;
+}
+
+/* ---- whole streams ---- */
+
+int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error *err)
+{
+	memset(m, 0, sizeof *m);
+	st_reader *r = st_reader_open(fd, name, &m->h, threads, err);
+	if (!r)
+		return -1;
+	uint64_t bytes = st_matrix_bytes(&m->h);
+	int count = st_matrix_count(&m->h);
+	if (count && bytes > lib_physical_memory() / (uint64_t)count) {
+		lib_fail(err, "%s: %d matrices of %llu x %llu need %.1f GB, more than this machine's memory",
+		       display_name(name), count, (unsigned long long)m->h.npad,
+		       (unsigned long long)m->h.npad, (double)bytes * count / 1e9);
+		goto fail;
+	}
+	for (uint32_t bit; (bit = st_next_matrix(r));) {
+		void **slot = bit == ST_WEIGHTS ? &m->weights : bit == ST_DIST ? &m->dist : &m->pred;
+		if (!(*slot = malloc(bytes ? (size_t)bytes : 1))) {
+			lib_fail(err, "%s: out of memory: %llu bytes for the %s", display_name(name),
+			       (unsigned long long)bytes, matrix_name(bit));
+			goto fail;
+		}
+		if (st_read_matrix(r, *slot, err) < 0)
+			goto fail;
+	}
+	if (st_reader_close(r, err) < 0) {
+		r = NULL;
+		goto fail;
+	}
+	return 0;
+fail:
+	st_reader_free(r);
+	st_matrices_free(m);
+	return -1;
+}
+
+void st_matrices_free(st_matrices *m)
+{
+	st_header_free(&m->h);
+	free(m->weights);
+	free(m->dist);
+	free(m->pred);
+	m->weights = m->dist = m->pred = NULL;
+}
