@@ -22,7 +22,7 @@ LIB_VERSION := 0.1.0
 SOMAJOR     := 0
 # The headers other programs include as <apsp/NAME.h>; lib/blockcodec.h is
 # internal.
-PUBLIC_H    := lib/types.h lib/stream.h lib/graphio.h lib/solve.h lib/fw.h
+PUBLIC_H    := lib/types.h lib/stream.h lib/graphio.h lib/solve.h lib/fw.h lib/stats.h
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -112,7 +112,7 @@ endif
 LIB_SRC   := $(wildcard lib/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
 TOOL_OBJ  := build/tools/tool.o
-TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/ranks.c tools/apsp-gpu.c,$(wildcard tools/*.c))
+TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/ranks.c tools/statsout.c tools/apsp-gpu.c,$(wildcard tools/*.c))
 TOOLS     := $(TOOL_SRC:tools/%.c=bin/%)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
@@ -176,8 +176,10 @@ build/%.o: %.c $(wildcard lib/*.h tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-# The two engines share the reading and negative-cycle handling.
-bin/apsp-cpu: build/tools/engine.o
+# The two engines share the reading and negative-cycle handling; they and
+# apsp-stats print statistics alike.
+bin/apsp-cpu: build/tools/engine.o build/tools/statsout.o
+bin/apsp-stats: build/tools/statsout.o
 
 build/tools/mtx2bin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
 bin/mtx2bin: LDLIBS += $(ARCHIVE_LIBS)
@@ -191,7 +193,7 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/tools/ranks.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
+bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/tools/statsout.o build/tools/ranks.o build/kernels/fw_gpu.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
 

@@ -121,6 +121,13 @@ int st_read_matrix(st_reader *r, void *dst, st_error *err);
  * are skipped without being inflated. */
 int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
                  st_error *err);
+/* Read the next matrix a window of whole rows at a time, in order:
+ * fn(ctx, first, count, data) for rows first .. first + count - 1, each
+ * npad * 4 bytes, back to back in data (valid during the call); count is
+ * about rows or more, so the reader holds a few of them, never the matrix.
+ * fn returns 0, or non-zero to stop reading (then -1). */
+typedef int st_rows_fn(void *ctx, uint64_t first, uint64_t count, const void *data);
+int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err);
 /* Skip the next matrix without inflating it. */
 int st_skip_matrix(st_reader *r, st_error *err);
 /* What a matrix holds, from its block headers. */

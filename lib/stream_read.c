@@ -281,7 +281,7 @@ static int decode_block(st_reader *r, struct worker *wk, struct rblk *b)
  * time).  Decides whether the block is needed; *ri is the rows cursor. */
 static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
                       const uint64_t *rows, size_t nrows, size_t *ri,
-                      unsigned char *dst, struct rblk *b, int *errnum)
+                      unsigned char *dst, uint64_t dst_off, struct rblk *b, int *errnum)
 {
 	unsigned char hd[BLK_HDR];
 	uint64_t start = i * r->block, rowbytes = r->npad * 4;
@@ -322,7 +322,7 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 		return B_NOMEM;
 	b->payload = wk->buf; /* a skipped block's bytes are passed over */
 	if (b->need) {
-		b->dest = mode == READ_ALL ? dst + start : wk->raw;
+		b->dest = mode == READ_ALL ? dst + (start - dst_off) : wk->raw;
 		if (mode == READ_ALL && b->method == M_STORED)
 			b->payload = b->dest;
 	}
@@ -372,7 +372,9 @@ struct rjob {
 	int mode;
 	const uint64_t *rows;
 	size_t nrows;
-	unsigned char *dst;
+	unsigned char *dst;         /* READ_ALL: where byte dst_off of the matrix goes */
+	uint64_t dst_off;
+	uint64_t base;              /* the first block of this pass (windows: one of several) */
 	size_t ri;                  /* rows cursor, moved in stream order */
 	st_matrix_info *info;       /* scan and verify modes: what the blocks hold */
 	int stop;                   /* a block failed: read no further */
@@ -406,11 +408,13 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 	struct worker *wk = &r->wk[t];
 	struct rblk b = {0};
 	int what = B_OK, errnum = 0;
+	const uint64_t turn = i;
 
-	pool_enter(p, i);
+	i += job->base;
+	pool_enter(p, turn);
 	if (!__atomic_load_n(&job->stop, __ATOMIC_RELAXED)) {
 		what = read_block(r, wk, job->mode, i, job->rows, job->nrows, &job->ri, job->dst,
-		                  &b, &errnum);
+		                  job->dst_off, &b, &errnum);
 		if (what)
 			__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
 		else if (job->info) { /* in stream order: one thread at a time */
@@ -419,7 +423,7 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 			job->info->by_method[b.method]++;
 		}
 	}
-	pool_leave(p, i);
+	pool_leave(p, turn);
 	if (!what && b.at >= 0) {
 		ssize_t got = fdio_read_at(r->fd, b.payload, b.stored, b.at);
 		what = got < 0 ? (errnum = errno, B_READ) : (size_t)got < b.stored ? B_TRUNC : B_OK;
@@ -438,80 +442,76 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 	}
 }
 
-/* Read the next matrix: all of it, some rows, or none.  Each thread reads
- * its next block's stored bytes when its turn comes (stream order), then
- * inflates and checks it while the others read theirs. */
-static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
-                     unsigned char *dst, st_matrix_info *info, st_error *err)
+/* Whether the next matrix can be read (0), or -1 with why. */
+static int read_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows, st_error *err)
 {
-	uint32_t bit = first_bit(r->todo);
-	const char *mname = matrix_name(bit);
-	unsigned char hd[BLK_HDR];
-
 	if (r->failed) {
 		lib_fail(err, "%s: cannot read on after an error", r->name);
 		return -1;
 	}
-	if (!bit) {
+	if (!first_bit(r->todo)) {
 		lib_fail(err, "%s: no matrix left to read: the stream holds %d", r->name, r->nmat);
 		return -1;
 	}
-	if (mode == READ_ROWS) {
-		for (size_t k = 0; k < nrows; k++) {
-			if (rows[k] >= r->npad || (k && rows[k] < rows[k - 1])) {
-				lib_fail(err, "%s: row %llu %s", r->name, (unsigned long long)rows[k],
-				       rows[k] >= r->npad ? "is out of range" : "is out of order");
-				return -1;
-			}
+	for (size_t k = 0; mode == READ_ROWS && k < nrows; k++) {
+		if (rows[k] >= r->npad || (k && rows[k] < rows[k - 1])) {
+			lib_fail(err, "%s: row %llu %s", r->name, (unsigned long long)rows[k],
+			       rows[k] >= r->npad ? "is out of range" : "is out of order");
+			return -1;
 		}
 	}
+	return 0;
+}
 
-	struct rjob job = {r, mode, rows, nrows, dst, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0};
-	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
-		lib_fail(err, "%s: out of memory", r->name);
-		return rfail(r);
-	}
-	if (info) {
-		memset(info, 0, sizeof *info);
-		info->raw_bytes = r->mbytes;
-	}
+/* Blocks job->base .. job->base + count - 1 of the next matrix.  Each
+ * thread reads its next block's stored bytes when its turn comes (stream
+ * order), then inflates and checks it while the others read theirs. */
+static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *err)
+{
+	const char *mname = matrix_name(first_bit(r->todo));
+	int mode = job->mode;
+
+	job->fail = (struct rfail){UINT64_MAX, 0, 0, {0}};
 	int nt = mode != READ_SKIP && mode != READ_SCAN && r->mbytes >= PARALLEL_MIN_BYTES
 	         ? r->threads : 1;
-	pool_run(nt, r->nblk, read_one, &job);
-	pthread_mutex_destroy(&job.mu);
-	free(job.done);
-	struct rfail fail = job.fail;
-
-	if (fail.what) {
-		unsigned long long k = (unsigned long long)fail.index;
-		switch (fail.what) {
-		case B_READ:
-			lib_fail(err, "%s: read error: %s", r->name, strerror(fail.errnum));
-			break;
-		case B_TRUNC:
-			lib_fail(err, "%s: truncated in block %llu of the %s", r->name, k, mname);
-			break;
-		case B_EARLY:
-			lib_fail(err, "%s: the %s ends after %llu of its %llu blocks", r->name, mname, k,
-			       (unsigned long long)r->nblk);
-			break;
-		case B_HEADER:
-			lib_fail(err, "%s: bad header of block %llu of the %s (raw %u, stored %u, method %u)",
-			       r->name, k, mname, fail.b.raw, fail.b.stored, fail.b.method);
-			break;
-		case B_CORRUPT:
-			lib_fail(err, "%s: corrupt compressed data in block %llu of the %s", r->name, k, mname);
-			break;
-		case B_CRC:
-			lib_fail(err, "%s: CRC mismatch in block %llu of the %s", r->name, k, mname);
-			break;
-		default:
-			lib_fail(err, "%s: out of memory for buffers of %zu bytes", r->name, r->slot);
-		}
-		return rfail(r);
+	pool_run(nt, count, read_one, job);
+	struct rfail fail = job->fail;
+	if (!fail.what)
+		return 0;
+	unsigned long long k = (unsigned long long)fail.index;
+	switch (fail.what) {
+	case B_READ:
+		lib_fail(err, "%s: read error: %s", r->name, strerror(fail.errnum));
+		break;
+	case B_TRUNC:
+		lib_fail(err, "%s: truncated in block %llu of the %s", r->name, k, mname);
+		break;
+	case B_EARLY:
+		lib_fail(err, "%s: the %s ends after %llu of its %llu blocks", r->name, mname, k,
+		       (unsigned long long)r->nblk);
+		break;
+	case B_HEADER:
+		lib_fail(err, "%s: bad header of block %llu of the %s (raw %u, stored %u, method %u)",
+		       r->name, k, mname, fail.b.raw, fail.b.stored, fail.b.method);
+		break;
+	case B_CORRUPT:
+		lib_fail(err, "%s: corrupt compressed data in block %llu of the %s", r->name, k, mname);
+		break;
+	case B_CRC:
+		lib_fail(err, "%s: CRC mismatch in block %llu of the %s", r->name, k, mname);
+		break;
+	default:
+		lib_fail(err, "%s: out of memory for buffers of %zu bytes", r->name, r->slot);
 	}
+	return rfail(r);
+}
 
+/* After the next matrix's blocks: its end marker. */
+static int read_end(st_reader *r, st_matrix_info *info, st_error *err)
+{
+	uint32_t bit = first_bit(r->todo);
+	const char *mname = matrix_name(bit);
+	unsigned char hd[BLK_HDR];
 	ssize_t got = fdio_read_full(r->fd, hd, sizeof hd);
 	if (got < 0) {
 		lib_fail(err, "%s: read error: %s", r->name, strerror(errno));
@@ -531,6 +531,74 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 		info->stored_bytes += BLK_HDR; /* the end-of-matrix marker */
 	r->todo &= ~bit;
 	return 0;
+}
+
+/* Read the next matrix: all of it, some rows, or none. */
+static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
+                     unsigned char *dst, st_matrix_info *info, st_error *err)
+{
+	if (read_check(r, mode, rows, nrows, err) < 0)
+		return -1;
+	struct rjob job = {r, mode, rows, nrows, dst, 0, 0, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0};
+	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
+		lib_fail(err, "%s: out of memory", r->name);
+		return rfail(r);
+	}
+	if (info) {
+		memset(info, 0, sizeof *info);
+		info->raw_bytes = r->mbytes;
+	}
+	int rc = read_pass(r, &job, r->nblk, err);
+	pthread_mutex_destroy(&job.mu);
+	free(job.done);
+	return rc < 0 ? rc : read_end(r, info, err);
+}
+
+int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err)
+{
+	if (read_check(r, READ_ALL, NULL, 0, err) < 0)
+		return -1;
+	const uint64_t rowbytes = r->npad * 4;
+	if (rows < 1)
+		rows = 1;
+	/* A pass: enough blocks for the rows asked, and a few a thread. */
+	uint64_t count = (rows * rowbytes + r->block - 1) / r->block;
+	if (count < (uint64_t)r->threads * 4)
+		count = (uint64_t)r->threads * 4;
+	if (count > r->nblk)
+		count = r->nblk;
+	const size_t cap = (size_t)(count * r->block + rowbytes);
+	unsigned char *buf = malloc(cap ? cap : 1);
+	if (!buf) {
+		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap);
+		return rfail(r);
+	}
+	struct rjob job = {r, READ_ALL, NULL, 0, buf, 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0};
+	uint64_t row0 = 0, carry = 0; /* bytes of a row begun at the start of buf */
+	int rc = 0;
+	for (uint64_t b0 = 0; b0 < r->nblk && rc == 0; b0 += count) {
+		const uint64_t k = r->nblk - b0 < count ? r->nblk - b0 : count;
+		const uint64_t start = b0 * r->block;
+		const uint64_t end = start + k * r->block < r->mbytes ? start + k * r->block : r->mbytes;
+		job.base = b0;
+		job.dst_off = start - carry;
+		if ((rc = read_pass(r, &job, k, err)) < 0)
+			break;
+		const uint64_t have = carry + (end - start), whole = have / rowbytes;
+		if (whole && fn(ctx, row0, whole, buf) != 0) {
+			lib_fail(err, "%s: reading stopped at row %llu", r->name, (unsigned long long)row0);
+			rc = rfail(r);
+			break;
+		}
+		carry = have - whole * rowbytes;
+		memmove(buf, buf + whole * rowbytes, carry);
+		row0 += whole;
+	}
+	pthread_mutex_destroy(&job.mu);
+	free(buf);
+	return rc < 0 ? rc : read_end(r, NULL, err);
 }
 
 void st_reader_progress(st_reader *r, st_progress_fn *fn, void *ctx)

@@ -1,0 +1,214 @@
+/* stats.c - graph statistics from all-pairs distances (see stats.h).
+ *
+ * A batch of rows is read twice from memory: once split by rows for the
+ * out figures (each row's own reduction), once split by columns for the in
+ * figures, each thread owning a strip of columns and adding the batch's
+ * rows in order, so that every column's floating sum is made in row order
+ * whatever the thread count.  The diagonal (0) is counted as any entry and
+ * taken back out at the end of the batch. */
+#include "stats.h"
+#include "common.h"
+#include "stream.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Columns a thread takes at a time: its accumulators stay in cache. */
+#define GS_STRIP 2048
+
+int gs_init(gs_stats *s, uint64_t n, uint32_t type, st_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->n = n;
+	s->type = type;
+	if (type != ST_INT32 && type != ST_FLOAT32)
+		return lib_fail(err, "unknown element type %u", type);
+	size_t k = n ? (size_t)n : 1;
+	size_t esum = type == ST_INT32 ? sizeof(int64_t) : sizeof(double);
+	for (int dir = 0; dir < 2; dir++) {
+		s->reach[dir] = calloc(k, sizeof(uint64_t));
+		s->sum[dir] = calloc(k, esum);
+		s->ecc[dir] = calloc(k, 4); /* 0 and 0.0f alike */
+	}
+	s->harmonic = calloc(k, sizeof(double));
+	if (!s->reach[0] || !s->reach[1] || !s->sum[0] || !s->sum[1] || !s->ecc[0] || !s->ecc[1]
+	    || !s->harmonic) {
+		gs_free(s);
+		return lib_fail(err, "out of memory for the statistics of %llu vertices",
+		                (unsigned long long)n);
+	}
+	return 0;
+}
+
+void gs_free(gs_stats *s)
+{
+	for (int dir = 0; dir < 2; dir++) {
+		free(s->reach[dir]);
+		free(s->sum[dir]);
+		free(s->ecc[dir]);
+		s->reach[dir] = NULL, s->sum[dir] = NULL, s->ecc[dir] = NULL;
+	}
+	free(s->harmonic);
+	s->harmonic = NULL;
+}
+
+/* The out figures of rows [first, first + rows): one row at a time. */
+#define GS_ROWS(T, S, FINITE)                                                       \
+static void rows_##T(gs_stats *s, uint64_t first, uint64_t rows, const T *d,        \
+                     uint64_t stride, int threads)                                \
+{                                                                                   \
+	const uint64_t n = s->n;                                                        \
+	_Pragma("omp parallel for schedule(static) num_threads(threads)")              \
+	for (uint64_t k = 0; k < rows; k++) {                                           \
+		const T *row = d + k * stride;                                              \
+		uint64_t cnt = 0;                                                           \
+		S sum = 0;                                                                  \
+		T ecc = 0;                                                                  \
+		for (uint64_t v = 0; v < n; v++) {                                          \
+			const T x = row[v];                                                     \
+			if (FINITE(x)) {                                                        \
+				cnt++;                                                              \
+				sum += x;                                                           \
+				ecc = x > ecc ? x : ecc;                                            \
+			}                                                                       \
+		}                                                                           \
+		const uint64_t u = first + k;                                               \
+		T *e = (T *)s->ecc[GS_OUT] + u;                                             \
+		s->reach[GS_OUT][u] += cnt;                                                 \
+		((S *)s->sum[GS_OUT])[u] += sum;                                            \
+		*e = ecc > *e ? ecc : *e;                                                   \
+	}                                                                               \
+}
+
+/* The in figures of the same rows: strips of columns, rows in order. */
+#define GS_COLS(T, S, FINITE)                                                       \
+static void cols_##T(gs_stats *s, uint64_t rows, const T *d, uint64_t stride,        \
+                     int threads)                                                   \
+{                                                                                   \
+	const uint64_t n = s->n, strips = (n + GS_STRIP - 1) / GS_STRIP;               \
+	_Pragma("omp parallel for schedule(dynamic, 1) num_threads(threads)")          \
+	for (uint64_t st = 0; st < strips; st++) {                                      \
+		const uint64_t c0 = st * GS_STRIP, c1 = c0 + GS_STRIP < n ? c0 + GS_STRIP : n; \
+		uint64_t *reach = s->reach[GS_IN];                                          \
+		S *sum = s->sum[GS_IN];                                                     \
+		T *ecc = s->ecc[GS_IN];                                                     \
+		double *harm = s->harmonic;                                                 \
+		for (uint64_t k = 0; k < rows; k++) {                                       \
+			const T *row = d + k * stride;                                          \
+			for (uint64_t v = c0; v < c1; v++) {                                    \
+				const T x = row[v];                                                 \
+				if (FINITE(x)) {                                                    \
+					reach[v]++;                                                     \
+					sum[v] += x;                                                    \
+					ecc[v] = x > ecc[v] ? x : ecc[v];                               \
+					if (x != 0)                                                     \
+						harm[v] += 1.0 / (double)x;                                 \
+				}                                                                   \
+			}                                                                       \
+		}                                                                           \
+	}                                                                               \
+}
+
+#define FINITE_I32(x) ((x) < ST_INF_I32)
+#define FINITE_F32(x) ((x) < INFINITY)
+GS_ROWS(int32_t, int64_t, FINITE_I32)
+GS_ROWS(float, double, FINITE_F32)
+GS_COLS(int32_t, int64_t, FINITE_I32)
+GS_COLS(float, double, FINITE_F32)
+
+void gs_add_rows(gs_stats *s, uint64_t first, uint64_t rows, const void *d, uint64_t stride,
+                 int threads)
+{
+	threads = lib_threads(threads);
+	if (s->type == ST_INT32) {
+		rows_int32_t(s, first, rows, d, stride, threads);
+		cols_int32_t(s, rows, d, stride, threads);
+	} else {
+		rows_float(s, first, rows, d, stride, threads);
+		cols_float(s, rows, d, stride, threads);
+	}
+	/* The diagonal was counted as reached (d(u,u) = 0 adds nothing else). */
+	for (uint64_t k = 0; k < rows; k++) {
+		const uint64_t u = first + k;
+		if (u >= s->n)
+			break;
+		const int finite = s->type == ST_INT32
+		                   ? FINITE_I32(((const int32_t *)d)[k * stride + u])
+		                   : FINITE_F32(((const float *)d)[k * stride + u]);
+		if (finite) {
+			s->reach[GS_OUT][u]--;
+			s->reach[GS_IN][u]--;
+		}
+	}
+}
+
+void gs_merge(gs_stats *a, const gs_stats *b)
+{
+	for (uint64_t u = 0; u < a->n; u++) {
+		for (int dir = 0; dir < 2; dir++) {
+			a->reach[dir][u] += b->reach[dir][u];
+			if (a->type == ST_INT32) {
+				int32_t *ea = a->ecc[dir];
+				const int32_t *eb = b->ecc[dir];
+				((int64_t *)a->sum[dir])[u] += ((const int64_t *)b->sum[dir])[u];
+				ea[u] = eb[u] > ea[u] ? eb[u] : ea[u];
+			} else {
+				float *ea = a->ecc[dir];
+				const float *eb = b->ecc[dir];
+				((double *)a->sum[dir])[u] += ((const double *)b->sum[dir])[u];
+				ea[u] = eb[u] > ea[u] ? eb[u] : ea[u];
+			}
+		}
+		a->harmonic[u] += b->harmonic[u];
+	}
+}
+
+double gs_sum(const gs_stats *s, int dir, uint64_t u)
+{
+	return s->type == ST_INT32 ? (double)((const int64_t *)s->sum[dir])[u]
+	                           : ((const double *)s->sum[dir])[u];
+}
+
+double gs_ecc(const gs_stats *s, int dir, uint64_t u)
+{
+	return s->type == ST_INT32 ? (double)((const int32_t *)s->ecc[dir])[u]
+	                           : (double)((const float *)s->ecc[dir])[u];
+}
+
+double gs_closeness(const gs_stats *s, uint64_t u)
+{
+	const double reach = (double)s->reach[GS_IN][u], sum = gs_sum(s, GS_IN, u);
+	if (!(sum > 0) || s->n < 2)
+		return 0;
+	return reach / sum * (reach / (double)(s->n - 1));
+}
+
+void gs_summarize(const gs_stats *s, gs_summary *out)
+{
+	memset(out, 0, sizeof *out);
+	out->n = s->n;
+	out->wiener_exact = s->type == ST_INT32;
+	__int128 wiener = 0;
+	for (uint64_t u = 0; u < s->n; u++) {
+		const double e = gs_ecc(s, GS_OUT, u);
+		out->pairs += s->reach[GS_OUT][u];
+		if (u == 0 || e > out->diameter)
+			out->diameter = e;
+		if (u == 0 || e < out->radius)
+			out->radius = e;
+		if (s->type == ST_INT32)
+			wiener += ((const int64_t *)s->sum[GS_OUT])[u];
+		else
+			out->wiener += ((const double *)s->sum[GS_OUT])[u];
+	}
+	if (s->type == ST_INT32) {
+		out->wiener = (double)wiener;
+		out->wiener_exact = wiener <= INT64_MAX && wiener >= INT64_MIN;
+		out->wiener_i = out->wiener_exact ? (int64_t)wiener : 0;
+		out->diameter_i = (int64_t)out->diameter;
+		out->radius_i = (int64_t)out->radius;
+	}
+	out->average = out->pairs ? out->wiener / (double)out->pairs : 0;
+}

@@ -1,0 +1,70 @@
+/* stats.h - graph statistics from all-pairs distances, row by row.
+ * Public: installed as <apsp/stats.h> with libapsp (make install; pkg-config apsp).
+ *
+ * For each vertex u, with d(u,v) the distance from u to v (n x n, INF or
+ * +inf where v is unreachable):
+ *   reach[GS_OUT][u]  the v != u with d(u,v) finite; reach[GS_IN][u] the v != u
+ *                     with d(v,u) finite;
+ *   sum[..][u]        the sum of those finite distances (int64_t, exact, for
+ *                     int32 graphs; double for float32);
+ *   ecc[..][u]        the largest of them and 0 (u itself): int32_t or float;
+ *   harmonic[u]       the sum of 1 / d(v,u) over v with d(v,u) finite, not 0.
+ * closeness is networkx's closeness_centrality (Wasserman and Faust, on
+ * incoming distances).  Rows may be added in any grouping; added in the
+ * same order (as a stream is read) the floating sums are the same bits
+ * whatever the thread count.  Nothing here prints or exits.
+ */
+#ifndef APSP_STATS_H
+#define APSP_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types.h"
+
+enum { GS_OUT = 0, GS_IN = 1 };
+
+typedef struct gs_stats {
+	uint64_t n;
+	uint32_t type;       /* enum st_type: the distances' element type */
+	uint64_t *reach[2];
+	void *sum[2];        /* int64_t (ST_INT32) or double (ST_FLOAT32), n each */
+	void *ecc[2];        /* int32_t or float, n each */
+	double *harmonic;
+} gs_stats;
+
+/* The graph-wide figures: pairs, the sum of out_reach; diameter and radius,
+ * the largest and smallest out-eccentricity; wiener, the sum of every finite
+ * distance between distinct vertices; average, wiener / pairs (0 without
+ * pairs).  For int32 graphs the integers are also exact in the _i fields
+ * (wiener_i only where wiener_exact: it fits in 64 bits). */
+typedef struct gs_summary {
+	uint64_t n, pairs;
+	double diameter, radius, wiener, average;
+	int64_t diameter_i, radius_i, wiener_i;
+	int wiener_exact;
+} gs_summary;
+
+/* Zeroed accumulators for n vertices of type.  0 or -1 (out of memory). */
+int gs_init(gs_stats *s, uint64_t n, uint32_t type, st_error *err);
+void gs_free(gs_stats *s);
+
+/* Rows first .. first + rows - 1 of the distances (row k at d + k * stride
+ * entries, n entries each), on threads (<= 0: all cores). */
+void gs_add_rows(gs_stats *s, uint64_t first, uint64_t rows, const void *d, uint64_t stride,
+                 int threads);
+
+/* Add b's figures to a's: a and b hold disjoint sets of rows of the same
+ * graph (b's out figures of rows a has not, its in figures summed). */
+void gs_merge(gs_stats *a, const gs_stats *b);
+
+/* Vertex u's closeness: (in_reach / in_sum) x (in_reach / (n - 1)) where
+ * in_sum > 0 and n > 1, else 0. */
+double gs_closeness(const gs_stats *s, uint64_t u);
+/* The value of sum[dir][u] or ecc[dir][u] as a double. */
+double gs_sum(const gs_stats *s, int dir, uint64_t u);
+double gs_ecc(const gs_stats *s, int dir, uint64_t u);
+
+void gs_summarize(const gs_stats *s, gs_summary *out);
+
+#endif

@@ -1,0 +1,113 @@
+/* apsp-stats - graph statistics from a result stream: for each vertex its
+ * reach, distance sums and eccentricities out and in, closeness and
+ * harmonic centrality (networkx's definitions); or, with --summary, the
+ * graph's diameter, radius, average distance and Wiener index.
+ *
+ * The distances are read a window of rows at a time (st_read_windows) and
+ * folded into O(n) accumulators (lib/stats.h) on every core, so the n x n
+ * matrix is never held.  Nothing is printed until the whole stream has
+ * been read and checked: a damaged stream gives no table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "statsout.h"
+#include "stream.h"
+#include "tool.h"
+
+/* Rows a window holds at least: the reader keeps a few blocks more. */
+#define WINDOW_ROWS 64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: %s [options] [RESULT]\n"
+	        "Statistics of the graph whose distances the stream RESULT (default stdin)\n"
+	        "holds: a tab-separated line a vertex with its reach, distance sums and\n"
+	        "eccentricities out and in, closeness and harmonic centrality.\n"
+	        "\n",
+	        tool_name());
+	stats_help(f);
+	tool_common_help(f, 0);
+	fputs("\nExit status: 0 success, 2 trouble (usage, a damaged or unreadable RESULT),\n"
+	      "3 the graph has a negative cycle.\n", f);
+}
+
+struct fold {
+	gs_stats *s;
+	int threads;
+};
+
+static int fold_rows(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct fold *f = ctx;
+	uint64_t n = f->s->n, rows = first + count <= n ? count : first < n ? n - first : 0;
+	gs_add_rows(f->s, first, rows, data, n, f->threads);
+	tool_progress("rows", first + count, n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		TOOL_LONGOPTS,
+		STATS_LONGOPTS,
+		{0, 0, 0, 0},
+	};
+	struct stats_form form = {STATS_TABLE, 0, 0};
+	int c;
+
+	tool_init("apsp-stats", argc, argv);
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS, longopts, NULL)) != -1) {
+		if (tool_common_option(c, optarg, usage) || stats_option(c, optarg, &form))
+			continue;
+		tool_usage_error("unexpected option");
+	}
+	if (argc - optind > 1)
+		tool_usage_error("one input at most ('%s' is extra)", argv[optind + 1]);
+	const char *input = optind < argc ? argv[optind] : "-";
+	const char *name = strcmp(input, "-") == 0 ? "standard input" : input;
+	const int threads = tool_threads();
+	int fd = tool_open_input(input);
+	st_header h;
+	st_error err;
+	st_reader *r = st_reader_open(fd, name, &h, threads, &err);
+	if (!r)
+		tool_die_st(NULL, &err);
+	if (h.flags & ST_NEGCYCLE) {
+		long long v = (long long)h.cycle_vertex + (long long)form.base;
+		st_reader_free(r);
+		st_header_free(&h);
+		tool_die_status(EXIT_NEGCYCLE,
+		                "%s: the graph has a negative cycle through vertex %lld: no shortest paths",
+		                name, v);
+	}
+	if (!(h.matrices & ST_DIST)) {
+		st_reader_free(r);
+		st_header_free(&h);
+		tool_die("%s: the stream holds no distances (run apsp-cpu or apsp-gpu first)", name);
+	}
+	gs_stats s;
+	if (gs_init(&s, h.n, h.type, &err) < 0)
+		tool_die_st(name, &err);
+	struct fold f = {&s, threads};
+	if (h.npad != h.n) /* a padded stream: rows of npad, the first n entries */
+		tool_die("%s: a result stream has no padding (npad %llu, n %llu)", name,
+		         (unsigned long long)h.npad, (unsigned long long)h.n);
+	for (uint32_t bit; (bit = st_next_matrix(r)) != 0;) {
+		int rc = bit == ST_DIST ? st_read_windows(r, WINDOW_ROWS, fold_rows, &f, &err)
+		                        : st_skip_matrix(r, &err);
+		if (rc < 0)
+			tool_die_st(NULL, &err);
+	}
+	if (st_reader_close(r, &err) < 0)
+		tool_die_st(NULL, &err);
+	tool_progress_end();
+	FILE *out = tool_output_fopen(0);
+	stats_print(out, &s, &form);
+	tool_output_commit();
+	gs_free(&s);
+	st_header_free(&h);
+	return EXIT_OK;
+}

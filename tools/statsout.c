@@ -1,0 +1,122 @@
+/* statsout.c - the statistics table, summary and JSON (see statsout.h).
+ * Integers are printed exactly; floating values with as many digits as
+ * read back to the same double (%.17g) or float (%.9g). */
+#include "statsout.h"
+
+#include <inttypes.h>
+
+#include "stream.h"
+#include "tool.h"
+
+int stats_option(int c, const char *arg, struct stats_form *f)
+{
+	switch (c) {
+	case STATS_OPT_SUMMARY: f->what = STATS_SUMMARY; return 1;
+	case STATS_OPT_JSON: f->json = 1; return 1;
+	case STATS_OPT_BASE: f->base = (uint64_t)tool_parse_ll("--base", arg, 0, 1); return 1;
+	}
+	return 0;
+}
+
+void stats_help(FILE *f)
+{
+	fputs("      --summary       graph-wide lines (n, pairs, diameter, radius, average,\n"
+	      "                      wiener) instead of a line a vertex\n"
+	      "      --json          the same as one JSON object\n"
+	      "      --base B        vertices are numbered from B, 0 or 1 (default 0)\n", f);
+}
+
+static const char *const columns[] = {
+	"vertex", "out_reach", "in_reach", "out_sum", "in_sum", "out_eccentricity",
+	"in_eccentricity", "closeness", "harmonic",
+};
+#define NCOL (sizeof columns / sizeof *columns)
+
+/* Column c of vertex u, as text. */
+static void cell(char *b, size_t len, const gs_stats *s, uint64_t u, size_t c, uint64_t base)
+{
+	const int i32 = s->type == ST_INT32;
+	switch (c) {
+	case 0: snprintf(b, len, "%" PRIu64, u + base); break;
+	case 1: case 2: snprintf(b, len, "%" PRIu64, s->reach[c - 1][u]); break;
+	case 3: case 4:
+		if (i32)
+			snprintf(b, len, "%" PRId64, ((const int64_t *)s->sum[c - 3])[u]);
+		else
+			snprintf(b, len, "%.17g", ((const double *)s->sum[c - 3])[u]);
+		break;
+	case 5: case 6:
+		if (i32)
+			snprintf(b, len, "%" PRId32, ((const int32_t *)s->ecc[c - 5])[u]);
+		else
+			snprintf(b, len, "%.9g", (double)((const float *)s->ecc[c - 5])[u]);
+		break;
+	case 7: snprintf(b, len, "%.17g", gs_closeness(s, u)); break;
+	default: snprintf(b, len, "%.17g", s->harmonic[u]); break;
+	}
+}
+
+static void print_table(FILE *out, const gs_stats *s, uint64_t base)
+{
+	char b[64];
+	for (size_t c = 0; c < NCOL; c++)
+		fprintf(out, "%s%c", columns[c], c + 1 < NCOL ? '\t' : '\n');
+	for (uint64_t u = 0; u < s->n; u++)
+		for (size_t c = 0; c < NCOL; c++) {
+			cell(b, sizeof b, s, u, c, base);
+			fputs(b, out);
+			fputc(c + 1 < NCOL ? '\t' : '\n', out);
+		}
+}
+
+static void print_table_json(FILE *out, const gs_stats *s, uint64_t base)
+{
+	char b[64];
+	fprintf(out, "{\"n\": %" PRIu64, s->n);
+	for (size_t c = 0; c < NCOL; c++) {
+		fprintf(out, ", \"%s\": [", columns[c]);
+		for (uint64_t u = 0; u < s->n; u++) {
+			cell(b, sizeof b, s, u, c, base);
+			fprintf(out, "%s%s", u ? ", " : "", b);
+		}
+		fputc(']', out);
+	}
+	fputs("}\n", out);
+}
+
+static void print_summary(FILE *out, const gs_stats *s, int json)
+{
+	gs_summary m;
+	char v[4][48];
+	gs_summarize(s, &m);
+	if (s->type == ST_INT32) {
+		snprintf(v[0], sizeof v[0], "%" PRId64, m.diameter_i);
+		snprintf(v[1], sizeof v[1], "%" PRId64, m.radius_i);
+		if (m.wiener_exact)
+			snprintf(v[3], sizeof v[3], "%" PRId64, m.wiener_i);
+		else
+			snprintf(v[3], sizeof v[3], "%.17g", m.wiener);
+	} else {
+		snprintf(v[0], sizeof v[0], "%.9g", m.diameter);
+		snprintf(v[1], sizeof v[1], "%.9g", m.radius);
+		snprintf(v[3], sizeof v[3], "%.17g", m.wiener);
+	}
+	snprintf(v[2], sizeof v[2], "%.17g", m.average);
+	if (json)
+		fprintf(out, "{\"n\": %" PRIu64 ", \"pairs\": %" PRIu64 ", \"diameter\": %s, "
+		        "\"radius\": %s, \"average\": %s, \"wiener\": %s}\n",
+		        m.n, m.pairs, v[0], v[1], v[2], v[3]);
+	else
+		fprintf(out, "n\t%" PRIu64 "\npairs\t%" PRIu64 "\ndiameter\t%s\nradius\t%s\n"
+		        "average\t%s\nwiener\t%s\n", m.n, m.pairs, v[0], v[1], v[2], v[3]);
+}
+
+void stats_print(FILE *out, const gs_stats *s, const struct stats_form *f)
+{
+	if (f->what == STATS_SUMMARY)
+		print_summary(out, s, f->json);
+	else if (f->json)
+		print_table_json(out, s, f->base);
+	else
+		print_table(out, s, f->base);
+}
