@@ -32,8 +32,11 @@ static void usage(FILE *f)
 	        "      --derive-paths WHEN  predecessors derived from the final distances:\n"
 	        "                      auto or always (the default, unless a weight is\n"
 	        "                      negative), or never (tracked through the rounds)\n"
+	        "      --stats         print the graph's statistics (apsp-stats' table, no\n"
+	        "                      predecessors) instead of writing a result stream\n"
 	        "\n",
 	        tool_name(), FW_BLOCK_DEFAULT);
+	engine_stats_help(f);
 	tool_common_help(f, 1);
 	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O), 3 negative cycle.\n", f);
 }
@@ -54,15 +57,17 @@ int main(int argc, char **argv)
 		{"simd", required_argument, 0, OPT_SIMD},
 		{"order", required_argument, 0, OPT_ORDER},
 		{"derive-paths", required_argument, 0, OPT_DERIVE},
+		ENGINE_STATS_LONGOPTS,
 		{0, 0, 0, 0},
 	};
 	fw_stats stats = {0, 0, 0};
 	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL, &stats, NULL, 0};
-	int paths = 1, c, order = ORDER_AUTO;
+	int paths = 1, c, order = ORDER_AUTO, as_stats = 0;
+	struct stats_form form = {STATS_TABLE, 0, 0};
 
 	tool_init("apsp-cpu", argc, argv);
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:", longopts, NULL)) != -1) {
-		if (tool_common_option(c, optarg, usage))
+		if (tool_common_option(c, optarg, usage) || engine_stats_option(c, optarg, &form, &as_stats))
 			continue;
 		switch (c) {
 		case 'B':
@@ -93,13 +98,17 @@ int main(int argc, char **argv)
 	if (o.simd > (int)fw_simd_detect())
 		tool_die("--simd %s: this processor does not run it (best: %s)",
 		         fw_simd_name(o.simd), fw_simd_name(fw_simd_detect()));
+	engine_check_stats(&form, as_stats);
+	if (as_stats) /* distances alone, folded into the statistics */
+		paths = 0;
 	const char *path = optind < argc ? argv[optind] : "-";
 	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
 	int threads = tool_threads();
 	o.threads = threads;
 
 	double t0 = tool_now();
-	int out = tool_output_open(1);
+	int out = as_stats ? -1 : tool_output_open(1);
+	FILE *sout = as_stats ? tool_output_fopen(0) : NULL;
 	st_error err;
 	st_header in;
 	st_reader *r = engine_open(path, threads, &in);
@@ -146,7 +155,10 @@ int main(int argc, char **argv)
 	free(perm);
 	tool_progress_end();
 	double t2 = tool_now();
-	engine_write_result(out, &h, &plan, dist, pred, threads);
+	if (as_stats)
+		engine_write_stats(sout, &form, &plan, dist, n, in.type, threads);
+	else
+		engine_write_result(out, &h, &plan, dist, pred, threads);
 	double t3 = tool_now();
 	double relax = (double)n * n * n;
 	tool_info("n %llu, B %d, %s%s%s, %s, %d threads, %s, %llu of %llu tiles skipped (%.1f%%): "

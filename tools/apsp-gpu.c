@@ -45,8 +45,11 @@ static void usage(FILE *f)
 	        "      --order ORDER   nd (nested dissection), natural or auto (default:\n"
 	        "                      nd for sparse int32 graphs when built with METIS);\n"
 	        "                      sparse graphs and nd skip blocks that cannot change\n"
+	        "      --stats         print the graph's statistics (apsp-stats' table, no\n"
+	        "                      predecessors) instead of writing a result stream\n"
 	        "\n",
 	        tool_name(), GPUS_FROM);
+	engine_stats_help(f);
 	tool_common_help(f, 1);
 	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O, CUDA), 3 negative cycle.\n", f);
 }

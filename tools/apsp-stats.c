@@ -69,6 +69,7 @@ int main(int argc, char **argv)
 	const char *input = optind < argc ? argv[optind] : "-";
 	const char *name = strcmp(input, "-") == 0 ? "standard input" : input;
 	const int threads = tool_threads();
+	FILE *out = tool_output_fopen(0); /* a damaged input leaves no file behind */
 	int fd = tool_open_input(input);
 	st_header h;
 	st_error err;
@@ -104,7 +105,6 @@ int main(int argc, char **argv)
 	if (st_reader_close(r, &err) < 0)
 		tool_die_st(NULL, &err);
 	tool_progress_end();
-	FILE *out = tool_output_fopen(0);
 	stats_print(out, &s, &form);
 	tool_output_commit();
 	gs_free(&s);

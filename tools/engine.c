@@ -87,6 +87,9 @@ void engine_read_weights(st_reader *r, void *dst)
 _Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int threads)
 {
 	st_error err;
+	if (out < 0) /* statistics: no stream to write */
+		tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld: no statistics",
+		                (long long)v);
 	result->matrices = 0;
 	result->flags |= ST_NEGCYCLE;
 	result->cycle_vertex = v;
@@ -204,4 +207,41 @@ int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int bl
 	snprintf(why, len, "nested-dissection order (%s%s, METIS %.3f s)",
 	         mode == ORDER_ND ? "--order nd" : "sparse", aligned, took);
 	return perm;
+}
+
+void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan, void *dist,
+                        uint64_t n, uint32_t type, int threads)
+{
+	gs_stats s;
+	st_error err;
+	sv_finish(plan, dist, threads);
+	sv_plan_free(plan);
+	if (gs_init(&s, n, type, &err) < 0)
+		tool_die_st(NULL, &err);
+	gs_add_rows(&s, 0, n, dist, n, threads);
+	stats_print(out, &s, form);
+	tool_output_commit();
+	gs_free(&s);
+}
+
+int engine_stats_option(int c, const char *arg, struct stats_form *form, int *stats)
+{
+	if (c == ENGINE_OPT_STATS) {
+		*stats = 1;
+		return 1;
+	}
+	return stats_option(c, arg, form);
+}
+
+void engine_stats_help(FILE *f)
+{
+	fputs("  with --stats:\n", f);
+	stats_help(f);
+	fputc('\n', f);
+}
+
+void engine_check_stats(const struct stats_form *form, int stats)
+{
+	if (!stats && (form->what != STATS_TABLE || form->json || form->base))
+		tool_usage_error("--summary, --json and --base go with --stats");
 }

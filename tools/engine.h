@@ -6,6 +6,7 @@
 
 #include "solve.h"
 #include "stream.h"
+#include "statsout.h"
 
 /* Open the graph stream path ("-" = stdin) and read its header into h.  Dies
  * (exit 3) when the stream records a negative cycle, (exit 2) when it holds
@@ -52,6 +53,19 @@ int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int bl
 
 /* Undo the plan's reweighting, write the result stream (distances, and
  * predecessors when pred is not NULL) and commit the output; dies on error. */
+/* --stats: the statistics of the finished distances (n x n, reweighting
+ * undone here) to out in form, then the output committed. */
+void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan, void *dist,
+                        uint64_t n, uint32_t type, int threads);
+/* The engines' --stats and the statistics' own options (statsout.h):
+ * 1 if c was one of them. */
+enum { ENGINE_OPT_STATS = 0x3800 };
+#define ENGINE_STATS_LONGOPTS {"stats", no_argument, 0, ENGINE_OPT_STATS}, STATS_LONGOPTS
+int engine_stats_option(int c, const char *arg, struct stats_form *form, int *stats);
+/* Their help lines. */
+void engine_stats_help(FILE *f);
+/* --summary, --json, --base without --stats: a usage error. */
+void engine_check_stats(const struct stats_form *form, int stats);
 void engine_write_result(int out, const st_header *result, sv_plan *plan, void *dist,
                          const int32_t *pred, int threads);
 
