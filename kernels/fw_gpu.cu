@@ -23,6 +23,7 @@
 #include "fw_roworder.cuh"
 #include "fw_lanes16.cuh"
 #include "fw_outcore.cuh"
+#include "fw_stats.cuh"
 #include "stream.h"
 
 extern "C" int fwg_device_count(char *errbuf, size_t errlen)
@@ -543,7 +544,7 @@ static int open_devices(Run &r)
 			for (auto &rl : x.relay)
 				CUDA_TRY(cudaMalloc(&rl, staging.bytes));
 	}
-	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && r.nb > 1 && !r.ooc
+	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && r.nb > 1 && !r.ooc && !o->stats
 	            && o->schedule != FWG_SCHEDULE_ROUNDS
 	            && (o->schedule == FWG_SCHEDULE_ROWS || r.n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
@@ -878,7 +879,14 @@ static int collect_results(Run &r)
 		CUDA_TRY(cudaMemcpy(&updates, r.sp->updates, sizeof updates, cudaMemcpyDeviceToHost));
 		t->tiles_skipped = t->tiles - updates;
 	}
-	if (r.ranks && o->rank != 0) {
+	if (o->stats && !r.ranks) { // the statistics where the distances are
+		if (stats_run(e, v, r.n, r.is_int, r.ro, o->potential, r.prop.multiProcessorCount,
+		              o->stats))
+			return -1;
+		t->stats_on_device = 1;
+		t->download_ms = std::chrono::duration<double, std::milli>(
+		                         std::chrono::steady_clock::now() - t_down).count();
+	} else if (r.ranks && o->rank != 0) {
 		if (relay_down(e, v, r.n, r.paths))
 			return -1;
 	} else if (r.rw) { // in row order: from the first band final to the last panel taken

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gs_stats;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -112,6 +114,16 @@ struct fwg_opts {
 	 * rows as they arrive (fwg_timing.streamed); elsewhere the engine sets
 	 * up the device, then waits for the whole graph and the verdict. */
 	const struct fwg_feed *feed;
+	/* Statistics instead of results (lib/stats.h, zeroed by gs_init() for
+	 * n vertices of type): where the run is in core in this process the
+	 * devices fold their own rows of the final distances, the sink is not
+	 * called and no predecessors are made (fwg_timing.stats_on_device);
+	 * elsewhere (out of core, several processes) the panels go to the sink
+	 * as usual and the caller folds them.  potential: h[v] of int32 weights
+	 * reweighted by the caller (sv_prepare), d(u,v) = d'(u,v) - h[u] + h[v];
+	 * NULL: none. */
+	struct gs_stats *stats;
+	const int64_t *potential;
 };
 
 struct fwg_timing {
@@ -150,6 +162,7 @@ struct fwg_timing {
 	                           includes waiting for them) */
 	uint64_t tiles;         /* block updates of phases 2 and 3 a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped (with skip) */
+	int stats_on_device;    /* 1: fwg_opts.stats filled by the devices */
 	int levels;             /* with skip: the steps the rounds took, those of
 	                           independent pivot blocks together (ord_block_levels) */
 	char device_name[128];

@@ -2,21 +2,23 @@
  *
  * A batch of rows is read twice from memory: once split by rows for the
  * out figures (each row's own reduction), once split by columns for the in
- * figures, each thread owning a strip of columns and adding the batch's
- * rows in order, so that every column's floating sum is made in row order
- * whatever the thread count.  The diagonal (0) is counted as any entry and
- * taken back out at the end of the batch. */
+ * figures, each task a strip of columns adding the batch's rows in order,
+ * so that every column's floating sum is made in row order whatever the
+ * thread count.  The diagonal (0) is counted as any entry and
+ * taken back out at the end of the batch.  The threads are the stream's
+ * pool's (lib/pool.c), which sleep when idle: OpenMP's spin after a loop
+ * and took the cores of the reader that inflates the next batch. */
 #include "stats.h"
 #include "common.h"
+#include "pool.h"
 #include "stream.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Columns a thread takes at a time: its accumulators stay in cache. */
-#define GS_STRIP 2048
+#define GS_STRIP 512
 
 int gs_init(gs_stats *s, uint64_t n, uint32_t type, st_error *err)
 {
@@ -54,61 +56,86 @@ void gs_free(gs_stats *s)
 	s->harmonic = NULL;
 }
 
-/* The out figures of rows [first, first + rows): one row at a time. */
+/* The folds built for AVX2 too, taken where the processor has it (the
+ * baseline's SSE2 has no vectors of their 64-bit sums). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GS_VECTORS __attribute__((target_clones("avx2", "default"), optimize("O3")))
+#else
+#define GS_VECTORS
+#endif
+
+/* A batch being folded, for the pool's bodies. */
+struct batch {
+	gs_stats *s;
+	uint64_t first, rows, stride;
+	const void *d;
+};
+
+/* Rows a task of the out figures takes. */
+#define GS_ROW_TASK 16
+
+/* The out figures of rows [first + 16 i, ...): one row at a time. */
 #define GS_ROWS(T, S, FINITE)                                                       \
-static void rows_##T(gs_stats *s, uint64_t first, uint64_t rows, const T *d,        \
-                     uint64_t stride, int threads)                                \
+GS_VECTORS static void rows_##T(void *ctx, int t, uint64_t i, struct pool *p)                \
 {                                                                                   \
-	const uint64_t n = s->n;                                                        \
-	_Pragma("omp parallel for schedule(static) num_threads(threads)")              \
-	for (uint64_t k = 0; k < rows; k++) {                                           \
+	const struct batch *b = ctx;                                                    \
+	gs_stats *s = b->s;                                                             \
+	const uint64_t n = s->n, k1 = (i + 1) * GS_ROW_TASK < b->rows                  \
+	                                  ? (i + 1) * GS_ROW_TASK : b->rows;            \
+	const T *d = b->d;                                                              \
+	const uint64_t stride = b->stride;                                              \
+	for (uint64_t k = i * GS_ROW_TASK; k < k1; k++) {                               \
 		const T *row = d + k * stride;                                              \
 		uint64_t cnt = 0;                                                           \
 		S sum = 0;                                                                  \
 		T ecc = 0;                                                                  \
+		_Pragma("omp simd reduction(+ : cnt) reduction(max : ecc)")                  \
 		for (uint64_t v = 0; v < n; v++) {                                          \
 			const T x = row[v];                                                     \
-			if (FINITE(x)) {                                                        \
-				cnt++;                                                              \
-				sum += x;                                                           \
-				ecc = x > ecc ? x : ecc;                                            \
-			}                                                                       \
+			const int fin = FINITE(x);                                              \
+			cnt += (uint64_t)fin;                                                   \
+			ecc = fin && x > ecc ? x : ecc;                                         \
 		}                                                                           \
-		const uint64_t u = first + k;                                               \
+		/* the sum in order: float sums must not depend on vector width */         \
+		for (uint64_t v = 0; v < n; v++)                                            \
+			sum += FINITE(row[v]) ? (S)row[v] : (S)0;                               \
+		const uint64_t u = b->first + k;                                            \
 		T *e = (T *)s->ecc[GS_OUT] + u;                                             \
 		s->reach[GS_OUT][u] += cnt;                                                 \
 		((S *)s->sum[GS_OUT])[u] += sum;                                            \
 		*e = ecc > *e ? ecc : *e;                                                   \
 	}                                                                               \
+	(void)t, (void)p;                                                               \
 }
 
-/* The in figures of the same rows: strips of columns, rows in order. */
+/* The in figures of the same rows: strip i of columns, rows in order. */
 #define GS_COLS(T, S, FINITE)                                                       \
-static void cols_##T(gs_stats *s, uint64_t rows, const T *d, uint64_t stride,        \
-                     int threads)                                                   \
+GS_VECTORS static void cols_##T(void *ctx, int t, uint64_t st, struct pool *p)               \
 {                                                                                   \
-	const uint64_t n = s->n, strips = (n + GS_STRIP - 1) / GS_STRIP;               \
-	_Pragma("omp parallel for schedule(dynamic, 1) num_threads(threads)")          \
-	for (uint64_t st = 0; st < strips; st++) {                                      \
-		const uint64_t c0 = st * GS_STRIP, c1 = c0 + GS_STRIP < n ? c0 + GS_STRIP : n; \
-		uint64_t *reach = s->reach[GS_IN];                                          \
-		S *sum = s->sum[GS_IN];                                                     \
-		T *ecc = s->ecc[GS_IN];                                                     \
-		double *harm = s->harmonic;                                                 \
-		for (uint64_t k = 0; k < rows; k++) {                                       \
-			const T *row = d + k * stride;                                          \
-			for (uint64_t v = c0; v < c1; v++) {                                    \
-				const T x = row[v];                                                 \
-				if (FINITE(x)) {                                                    \
-					reach[v]++;                                                     \
-					sum[v] += x;                                                    \
-					ecc[v] = x > ecc[v] ? x : ecc[v];                               \
-					if (x != 0)                                                     \
-						harm[v] += 1.0 / (double)x;                                 \
-				}                                                                   \
-			}                                                                       \
+	const struct batch *b = ctx;                                                    \
+	const gs_stats *s = b->s;                                                       \
+	const uint64_t n = s->n, rows = b->rows, stride = b->stride;                    \
+	const uint64_t c0 = st * GS_STRIP, c1 = c0 + GS_STRIP < n ? c0 + GS_STRIP : n;  \
+	const T *d = b->d;                                                              \
+	uint64_t *restrict reach = s->reach[GS_IN];                                     \
+	S *restrict sum = s->sum[GS_IN];                                                \
+	T *restrict ecc = s->ecc[GS_IN];                                                \
+	double *restrict harm = s->harmonic;                                            \
+	for (uint64_t k = 0; k < rows; k++) {                                           \
+		const T *row = d + k * stride;                                              \
+		/* branch-free, so that the compiler makes vectors of it */                 \
+		_Pragma("omp simd")                                                          \
+		for (uint64_t v = c0; v < c1; v++) {                                        \
+			const T x = row[v];                                                     \
+			const int fin = FINITE(x);                                              \
+			const double r = 1.0 / (double)x;                                       \
+			reach[v] += (uint64_t)fin;                                              \
+			sum[v] += fin ? (S)x : (S)0;                                            \
+			ecc[v] = fin && x > ecc[v] ? x : ecc[v];                                \
+			harm[v] += fin && x != 0 ? r : 0.0;                                     \
 		}                                                                           \
 	}                                                                               \
+	(void)t, (void)p;                                                               \
 }
 
 #define FINITE_I32(x) ((x) < ST_INF_I32)
@@ -121,14 +148,11 @@ GS_COLS(float, double, FINITE_F32)
 void gs_add_rows(gs_stats *s, uint64_t first, uint64_t rows, const void *d, uint64_t stride,
                  int threads)
 {
+	struct batch b = {s, first, rows, stride, d};
+	const int i32 = s->type == ST_INT32;
 	threads = lib_threads(threads);
-	if (s->type == ST_INT32) {
-		rows_int32_t(s, first, rows, d, stride, threads);
-		cols_int32_t(s, rows, d, stride, threads);
-	} else {
-		rows_float(s, first, rows, d, stride, threads);
-		cols_float(s, rows, d, stride, threads);
-	}
+	pool_run(threads, (rows + GS_ROW_TASK - 1) / GS_ROW_TASK, i32 ? rows_int32_t : rows_float, &b);
+	pool_run(threads, (s->n + GS_STRIP - 1) / GS_STRIP, i32 ? cols_int32_t : cols_float, &b);
 	/* The diagonal was counted as reached (d(u,u) = 0 adds nothing else). */
 	for (uint64_t k = 0; k < rows; k++) {
 		const uint64_t u = first + k;

@@ -14,6 +14,7 @@
 #include "fw.h"
 #include "fw_gpu.h"
 #include "solve.h"
+#include "stats.h"
 #include "stream.h"
 #include "tool.h"
 
@@ -165,6 +166,7 @@ struct result {
 	st_writer *w;
 	st_spool *pred;         /* the predecessor matrix, compressed ahead */
 	const struct fwg_timing *t; /* the engine's choices, set before the first panel */
+	gs_stats *stats;        /* --stats: the panels folded here, not written */
 	int64_t repaired;
 	double write_s;         /* in st_write and st_spool_write */
 	double sink_s;          /* in take_panel: the host's part of the panels */
@@ -243,6 +245,12 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 	}
 	res->repaired += pn.repaired;
 	double t = tool_now();
+	if (res->stats) { /* (the engine folded them itself where it could) */
+		gs_add_rows(res->stats, r0, rows, dist, res->n, res->threads);
+		res->sink_s += tool_now() - t0;
+		tool_progress("rows", r0 + rows, res->n);
+		return 0;
+	}
 	const size_t len = rows * res->n * 4;
 	struct spool_job sj = {res->pred, pred, len, 0, {{0}}};
 	pthread_t tid;
@@ -401,7 +409,7 @@ static void report(const struct fwg_opts *o, const struct fwg_timing *tp,
 	          "device wait %.3f s, solve %.3f s (%s), "
 	          "panels: %.3f s on the host (%.3f s compressing, %.3f s of it the predecessors "
 	          "after the distances), %.3f s waiting for the device; rest written %.3f s; "
-	          "phase 1 %s%s%s",
+	          "phase 1 %s%s%s%s",
 	          t.device_name, on, (unsigned long long)n, t.block,
 	          o->type == ST_INT32 ? "int32" : "float32", o->paths ? ", paths" : "",
 	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
@@ -414,7 +422,39 @@ static void report(const struct fwg_opts *o, const struct fwg_timing *tp,
 	          t.lookahead ? "; lookahead" : "",
 	          !t.small ? "" : t.lookahead ? ", phase 2 and the next round's row and column with "
 	                                        "twice the registers"
-	                                      : "; phase 2 with twice the registers");
+	                                      : "; phase 2 with twice the registers",
+	          t.stats_on_device ? "; statistics folded on the device" : "");
+}
+
+/* --stats: the figures to fill, by the devices or by take_panel. */
+static void open_stats(struct result *res, struct fwg_opts *o, const sv_plan *plan, uint64_t n,
+                       uint32_t type)
+{
+	static gs_stats st;
+	st_error err;
+	if (gs_init(&st, n, type, &err) < 0)
+		tool_die_st(NULL, &err);
+	res->stats = &st;
+	o->stats = &st;
+	o->potential = plan->potential;
+}
+
+/* The result stream's ends, or the statistics; then the output committed. */
+static void finish_output(struct result *res, const struct fwg_opts *o, FILE *sout,
+                          const struct stats_form *form)
+{
+	st_error err;
+	if (res->stats) {
+		stats_print(sout, res->stats, form);
+		tool_output_commit();
+		gs_free(res->stats);
+		return;
+	}
+	if (st_write_end_matrix(res->w, &err) < 0
+	    || (o->paths && st_write_spool(res->w, res->pred, &err) < 0)
+	    || st_writer_close(res->w, &err) < 0)
+		tool_die_st("write", &err);
+	tool_output_commit();
 }
 
 /* Tests: environment variables that choose among ways to the same results,
@@ -451,8 +491,16 @@ static void test_hooks(struct fwg_opts *o)
 		o->float_bits = FWG_FLOAT_BITS_NEVER;
 }
 
-/* The options into o, order and gpus (0: by n, -1: all); the input's name. */
-static const char *parse_options(int argc, char **argv, struct fwg_opts *o, int *order, int *gpus)
+/* What the command line asks beside the engine's options. */
+struct choices {
+	int order;               /* ORDER_* */
+	int gpus;                /* 0: by n, -1: all */
+	int stats;               /* --stats: statistics, no result stream */
+	struct stats_form form;
+};
+
+/* The options into o and ch; the input's name. */
+static const char *parse_options(int argc, char **argv, struct fwg_opts *o, struct choices *ch)
 {
 	enum { OPT_NO_PATHS = 0x2000, OPT_NO_16BIT, OPT_16BIT, OPT_ORDER, OPT_DERIVE };
 	static const struct option longopts[] = {
@@ -465,12 +513,14 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, int 
 		{"16bit", no_argument, 0, OPT_16BIT},
 		{"order", required_argument, 0, OPT_ORDER},
 		{"derive-paths", required_argument, 0, OPT_DERIVE},
+		ENGINE_STATS_LONGOPTS,
 		{0, 0, 0, 0},
 	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:d:g:", longopts, NULL)) != -1) {
-		if (tool_common_option(c, optarg, usage))
+		if (tool_common_option(c, optarg, usage)
+		    || engine_stats_option(c, optarg, &ch->form, &ch->stats))
 			continue;
 		switch (c) {
 		case 'B':
@@ -488,7 +538,7 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, int 
 			o->lanes16 = FWG_LANES16_ALWAYS;
 			break;
 		case OPT_ORDER:
-			*order = engine_parse_order(optarg);
+			ch->order = engine_parse_order(optarg);
 			break;
 		case OPT_DERIVE: {
 			int d = engine_parse_derive(optarg);
@@ -500,7 +550,7 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, int 
 			o->device = (int)tool_parse_ll("-d", optarg, 0, 1024);
 			break;
 		case 'g':
-			*gpus = strcmp(optarg, "all") == 0 ? -1 : (int)tool_parse_ll("-g", optarg, 1, 16);
+			ch->gpus = strcmp(optarg, "all") == 0 ? -1 : (int)tool_parse_ll("-g", optarg, 1, 16);
 			break;
 		default:
 			tool_usage_error("unexpected option");
@@ -508,17 +558,21 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, int 
 	}
 	if (argc - optind > 1)
 		tool_usage_error("too many arguments");
+	engine_check_stats(&ch->form, ch->stats);
+	if (ch->stats) /* distances alone, folded into the statistics */
+		o->paths = 0;
 	return optind < argc ? argv[optind] : "-";
 }
 
 int main(int argc, char **argv)
 {
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
-	int order = ORDER_AUTO, gpus = 0;
+	struct choices ch = {ORDER_AUTO, 0, 0, {STATS_TABLE, 0, 0}};
 
 	tool_init("apsp-gpu", argc, argv);
 	test_hooks(&o);
-	const char *input = parse_options(argc, argv, &o, &order, &gpus);
+	const char *input = parse_options(argc, argv, &o, &ch);
+	const int order = ch.order, gpus = ch.gpus;
 	const int threads = tool_threads();
 	/* The engine's copies through its staging buffers take as many threads:
 	 * under mpirun OpenMP's own default made them four times slower. */
@@ -538,7 +592,8 @@ int main(int argc, char **argv)
 	/* Process 0 of an MPI run writes through mpirun's copy of its stdout. */
 	if (rank == 0 && ranks_raw_stdout())
 		tool_opts.force = 1;
-	int out = rank == 0 ? tool_output_open(1) : -1;
+	int out = rank == 0 && !ch.stats ? tool_output_open(1) : -1;
+	FILE *sout = rank == 0 && ch.stats ? tool_output_fopen(0) : NULL;
 	st_header in;
 	st_reader *r = NULL;
 	struct { uint64_t n; uint32_t type; } head = {0, 0};
@@ -605,7 +660,7 @@ int main(int argc, char **argv)
 	 * reweighting, sparse), nothing has been written and the run goes on
 	 * below as if the graph had been read first. */
 	const char *ra = getenv("APSP_READ_AHEAD"); /* benchmarks: 0, the graph read first */
-	const int ahead = !(ra && !strcmp(ra, "0")) && nproc == 1 && gpus >= 0 && gpus <= 1 && in_place && !o.paths
+	const int ahead = !(ra && !strcmp(ra, "0")) && nproc == 1 && gpus >= 0 && gpus <= 1 && in_place && !o.paths && !ch.stats
 	                  && order != ORDER_ND && n > 1 && o.schedule != FWG_SCHEDULE_ROUNDS
 	                  && (o.schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM);
 	if (ahead) {
@@ -681,8 +736,10 @@ int main(int argc, char **argv)
 			o.device = job.device;
 			o.gpus = 1;
 		}
-		if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
-		    || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
+		if (ch.stats)
+			open_stats(&res, &o, &plan, n, in.type);
+		else if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
+		         || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
 			tool_die_st("write", &err);
 		if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0)
 			solve_failed(&res, msg);
@@ -690,11 +747,8 @@ int main(int argc, char **argv)
 	double t2 = tool_now();
 	tool_mark("distances out");
 	free(perm);
-	if (st_write_end_matrix(res.w, &err) < 0 || (o.paths && st_write_spool(res.w, res.pred, &err) < 0)
-	    || st_writer_close(res.w, &err) < 0)
-		tool_die_st("write", &err);
+	finish_output(&res, &o, sout, &ch.form);
 	sv_plan_free(&plan);
-	tool_output_commit();
 	double t3 = tool_now();
 	/* Rows taken as read: the device was ready before the input was,
 	 * and the solve is counted from the input checked. */

@@ -1,0 +1,89 @@
+# apsp-gpu --stats: the statistics folded on the devices equal apsp-stats'
+# on the result stream of the same kind of run (integer columns to the
+# digit, floating ones within 1e-12 relative), in every mode: 16-bit lanes
+# and 32 bits, float32 as bits and as floats, negative weights (reweighted),
+# sparse runs in a nested-dissection order (positions put back at their
+# vertices), several blocking factors, several GPUs; out of core and under
+# mpirun the panels are folded on the host instead; -v says which.
+. "$TOP/tests/lib.sh"
+gpu=$BIN/apsp-gpu
+g=$BIN/gengraph
+s=$BIN/apsp-stats
+
+need_gpu_build "apsp-gpu --stats"
+expect_true "apsp-gpu --help names --stats" '$gpu --help | grep -q -- "--stats"'
+expect_stderr "apsp-gpu --json alone" 2 'go with --stats' '$gpu --json </dev/null'
+need_gpu "apsp-gpu --stats"
+
+# same_stats NAME A B: two tables, integers equal, the rest within 1e-12.
+same_stats() {
+	if awk -F'\t' 'NR == FNR { a[FNR] = $0; next }
+		{ split(a[FNR], x, "\t"); if (NF != 9) exit 1
+		  for (i = 1; i <= NF; i++) {
+			if (x[i] == $i) continue
+			if (FNR == 1 || $i !~ /[.e]/) exit 1
+			d = x[i] - $i; if (d < 0) d = -d; m = x[i] < 0 ? -x[i] : x[i]
+			if (d > 1e-12 * m) exit 1 } }
+		END { if (FNR != length(a)) exit 1 }' "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "$(diff "$2" "$3" | head -n 4 | tr '\n' ' ')"
+	fi
+}
+
+# stats_gpu NAME GRAPH [apsp-gpu options]
+stats_gpu() {
+	name=$1 graph=$2
+	shift 2
+	if $gpu "$@" "$graph" -o "$T/r.apm" 2>"$T/err" && $s "$T/r.apm" >"$T/a.tsv" 2>>"$T/err" \
+	   && $gpu -v --stats "$@" "$graph" >"$T/b.tsv" 2>"$T/v"; then
+		same_stats "--stats $name" "$T/a.tsv" "$T/b.tsv"
+	else
+		fail "--stats $name" "$(head -c 300 "$T/err" "$T/v")"
+	fi
+}
+
+$g -n 2500 -d 3 -s 21 -o "$T/i"
+stats_gpu "int32, 16-bit lanes" "$T/i"
+expect_true "-v: folded on the device" 'grep -q "statistics folded on the device" "$T/v"'
+stats_gpu "int32, 32 bits" "$T/i" --no-16bit
+stats_gpu "int32, B 32" "$T/i" -B 32 --no-16bit
+$g -n 1500 -d 2 -t float32 -w 0.25:40 -s 22 -o "$T/f"
+stats_gpu "float32 as bits" "$T/f"
+APSP_FLOAT_BITS=never stats_gpu "float32 as floats" "$T/f"
+$g -n 900 -d 5 --negative -s 23 -o "$T/n"
+stats_gpu "negative weights, reweighted" "$T/n"
+$g -n 700 -d 5 --negative -t float32 -s 24 -o "$T/nf"
+stats_gpu "float32, negative weights" "$T/nf"
+$g --grid 40x50 -s 25 -o "$T/grid"
+stats_gpu "grid, natural order" "$T/grid" --order natural
+if $BIN/apsp-cpu --help >/dev/null && $gpu --order nd "$T/grid" >/dev/null 2>&1; then
+	stats_gpu "grid, nested dissection" "$T/grid" --order nd
+	expect_true "-v: nd and on the device" 'grep -q "nested-dissection" "$T/v" && grep -q "folded on the device" "$T/v"'
+else
+	skip "--stats grid, nested dissection" "no METIS in this build"
+fi
+$g -n 3000 -d 4 -s 26 -o "$T/big"
+APSP_DEVICE_MEMORY=30000000 stats_gpu "out of core: folded on the host" "$T/big"
+expect_true "-v: out of core, not on the device" 'grep -q "out of core" "$T/v" && ! grep -q "folded on the device" "$T/v"'
+if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
+	stats_gpu "two GPUs" "$T/big" --gpus 2
+	expect_true "-v: two GPUs" 'grep -q "2 x " "$T/v"'
+	if command -v mpirun >/dev/null 2>&1 && ldd "$gpu" | grep -q libmpi; then
+		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+		if NCCL_NVLS_ENABLE=0 timeout 120 mpirun -np 2 --oversubscribe --bind-to none \
+		   $gpu --stats "$T/big" >"$T/m.tsv" 2>"$T/err"; then
+			$gpu "$T/big" | $s >"$T/a.tsv"
+			same_stats "--stats under mpirun -np 2" "$T/a.tsv" "$T/m.tsv"
+		else
+			fail "--stats under mpirun -np 2" "$(head -c 300 "$T/err")"
+		fi
+	else
+		skip "--stats under mpirun" "mpirun not found or built without MPI"
+	fi
+else
+	skip "--stats on two GPUs" "one GPU on this machine"
+fi
+# A negative cycle: status 3, nothing printed.
+printf '%%%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 -3\n2 3 1\n3 1 1\n' | $BIN/mtx2bin -o "$T/cyc"
+expect_stderr "--stats: negative cycle" 3 'negative cycle' '$gpu --stats "$T/cyc"'
