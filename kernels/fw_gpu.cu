@@ -544,7 +544,7 @@ static int open_devices(Run &r)
 			for (auto &rl : x.relay)
 				CUDA_TRY(cudaMalloc(&rl, staging.bytes));
 	}
-	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && r.nb > 1 && !r.ooc && !o->stats
+	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && r.nb > 1 && !r.ooc
 	            && o->schedule != FWG_SCHEDULE_ROUNDS
 	            && (o->schedule == FWG_SCHEDULE_ROWS || r.n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
@@ -708,6 +708,7 @@ static int choose_kernels(Run &r)
 		if (ro.open(e, (int)r.nb, d0.id))
 			return -1;
 		ro.sink = r.sink, ro.ctx = r.ctx, ro.paths = r.paths;
+		ro.keep = o->stats != nullptr; // (folded on the device at the end)
 		if (r.as_read) {
 			ro.feed = o->feed, ro.graph = r.graph, ro.is_int = r.is_int;
 			ro.start = d0.ev[1];
@@ -880,8 +881,7 @@ static int collect_results(Run &r)
 		t->tiles_skipped = t->tiles - updates;
 	}
 	if (o->stats && !r.ranks) { // the statistics where the distances are
-		if (stats_run(e, v, r.n, r.is_int, r.ro, o->potential, r.prop.multiProcessorCount,
-		              o->stats))
+		if (stats_run(e, v, r.n, r.is_int, r.ro, o->potential, o->stats))
 			return -1;
 		t->stats_on_device = 1;
 		t->download_ms = std::chrono::duration<double, std::milli>(

@@ -48,6 +48,7 @@ struct RowOrder {
 	fwg_sink *sink = nullptr;
 	void *ctx = nullptr;
 	bool paths = false;
+	bool keep = false;              // the bands stay on the device (statistics)
 	// 16-bit lanes: each band's largest finite distance (max_below), to
 	// check against the largest weight before it is handed on
 	bool lanes16 = false;
@@ -164,7 +165,8 @@ void take_bands(RowOrder *w, Devs *v, uint64_t n)
 		}
 		const uint64_t r0 = (uint64_t)i * w->band * v->B;
 		const uint64_t r1 = std::min(n, (uint64_t)(i + 1) * w->band * v->B);
-		if (download_panels(e, *v, n, w->paths, nullptr, nullptr, w->sink, w->ctx, r0, r1, w->cs)) {
+		if (!w->keep
+		    && download_panels(e, *v, n, w->paths, nullptr, nullptr, w->sink, w->ctx, r0, r1, w->cs)) {
 			w->rc = -1;
 			w->give_up();
 			return;

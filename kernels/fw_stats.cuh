@@ -1,10 +1,12 @@
 // fw_stats.cuh - graph statistics of the final distances where they are
 // (fwg_opts.stats, lib/stats.h): each device folds its own band of rows,
 // the rows' figures (reach, sum, eccentricity out) a CTA a row, the
-// columns' (in, and harmonic centrality) a thread a column over a chunk of
-// the band's rows in order, the chunks then added in order; the host adds
-// the devices' column figures in device order and puts each position back
-// at its vertex.  Only O(n) figures leave a device.  (Included by fw_gpu.cu.)
+// columns' (in, and harmonic centrality) a thread a column over the band's
+// rows in order, starting from the figures of the devices before it, so
+// that every column's floating sum is made in the order of a stream's rows
+// (as apsp-stats makes it); the host puts each position back at its
+// vertex.  Only O(n) figures pass between host and devices.  (Included by
+// fw_gpu.cu.)
 #ifndef APSP_FW_STATS_CUH
 #define APSP_FW_STATS_CUH
 
@@ -83,24 +85,51 @@ stats_rows(const T *__restrict__ d, int npad, int n, int first, int end,
 	}
 }
 
-// Column j over rows r0 .. r1 - 1 of chunk blockIdx.y (rows in order):
-// into the chunk's partial figures (n each).
+// The same with a thread a row, its entries in order: float32 sums, whose
+// bits depend on the order of the additions, then equal the host's fold
+// (int32 sums are exact in any order, and take the faster kernel above).
+template <typename T>
+__global__ void stats_rows_ordered(const T *__restrict__ d, int npad, int n, int first, int end,
+                                   unsigned long long *__restrict__ reach,
+                                   typename StatsElem<T>::Sum *__restrict__ sum,
+                                   typename StatsElem<T>::Sum *__restrict__ ecc)
+{
+	using S = typename StatsElem<T>::Sum;
+	const int i = first + blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= end)
+		return;
+	const T *row = d + (size_t)i * npad;
+	unsigned long long c = 0;
+	S s = 0, m = 0;
+	for (int j = 0; j < n; j++) {
+		const T x = row[j];
+		if (j != i && StatsElem<T>::finite(x)) {
+			const S y = StatsElem<T>::value(x, nullptr, i, j);
+			c++;
+			s += y;
+			m = y > m ? y : m;
+		}
+	}
+	reach[i] = c, sum[i] = s, ecc[i] = m;
+}
+
+// Column j over the band's rows first .. end - 1 in order, added to the
+// running figures of the devices before (the same order of additions as
+// the host's fold of a stream, lib/stats.c, so the same bits).
 template <typename T>
 __global__ void stats_cols(const T *__restrict__ d, int npad, int n, int first, int end,
-                           int chunk, const long long *__restrict__ h,
-                           unsigned long long *__restrict__ reach,
+                           const long long *__restrict__ h, unsigned long long *__restrict__ reach,
                            typename StatsElem<T>::Sum *__restrict__ sum,
                            typename StatsElem<T>::Sum *__restrict__ ecc, double *__restrict__ harm)
 {
 	using S = typename StatsElem<T>::Sum;
 	const int j = blockIdx.x * blockDim.x + threadIdx.x;
-	const int r0 = first + blockIdx.y * chunk, r1 = min(end, r0 + chunk);
 	if (j >= n)
 		return;
-	unsigned long long c = 0;
-	S s = 0, m = 0;
-	double hs = 0;
-	for (int i = r0; i < r1; i++) {
+	unsigned long long c = reach[j];
+	S s = sum[j], m = ecc[j];
+	double hs = harm[j];
+	for (int i = first; i < end; i++) {
 		const T x = d[(size_t)i * npad + j];
 		if (i != j && StatsElem<T>::finite(x)) {
 			const S y = StatsElem<T>::value(x, h, i, j);
@@ -111,29 +140,11 @@ __global__ void stats_cols(const T *__restrict__ d, int npad, int n, int first, 
 				hs += 1.0 / (double)y;
 		}
 	}
-	const size_t at = (size_t)blockIdx.y * n + j;
-	reach[at] = c, sum[at] = s, ecc[at] = m, harm[at] = hs;
+	reach[j] = c, sum[j] = s, ecc[j] = m, harm[j] = hs;
 }
 
-// The chunks' partial figures of column j added in chunk order into chunk 0's.
-template <typename S>
-__global__ void stats_chunks(int n, int chunks, unsigned long long *__restrict__ reach,
-                             S *__restrict__ sum, S *__restrict__ ecc, double *__restrict__ harm)
-{
-	const int j = blockIdx.x * blockDim.x + threadIdx.x;
-	if (j >= n)
-		return;
-	for (int k = 1; k < chunks; k++) {
-		const size_t at = (size_t)k * n + j;
-		reach[j] += reach[at];
-		sum[j] += sum[at];
-		ecc[j] = ecc[at] > ecc[j] ? ecc[at] : ecc[j];
-		harm[j] += harm[at];
-	}
-}
-
-// One device's figures, on the host: its rows' out figures (rows first ..
-// end - 1) and its column partials (n each), sums and eccentricities as
+// A device's out figures (its rows first .. end - 1), and the in figures
+// of every device so far (n each), on the host; sums and eccentricities as
 // int64 or double.
 struct DevStats {
 	int first = 0, end = 0;
@@ -155,42 +166,50 @@ struct StatsMem {
 	}
 };
 
-// Device x's figures of its rows into ds (as T: int or float distances).
+// Device x's figures of its rows into ds; its in figures start from ds's
+// (the devices' before it; empty: zeros).
 template <typename T>
 int stats_of_device(Err e, const Devs &v, const Dev &x, uint64_t n, const long long *h,
-                    int sms, DevStats &ds)
+                    DevStats &ds)
 {
 	using S = typename StatsElem<T>::Sum;
+	constexpr bool I = std::is_same<S, long long>::value;
 	const int first = (int)x.first_row(v.B), end = (int)x.end_row(v.B, n), rows = end - first;
 	ds.first = first, ds.end = end;
+	ds.out_reach.assign(n, 0), ds.harm.resize(n), ds.in_reach.resize(n);
+	std::vector<S> os(n), oe(n), is(n), ie(n);
+	if constexpr (I)
+		is = ds.in_isum.empty() ? is : ds.in_isum, ie = ds.in_iecc.empty() ? ie : ds.in_iecc;
+	else
+		is = ds.in_fsum.empty() ? is : ds.in_fsum, ie = ds.in_fecc.empty() ? ie : ds.in_fecc;
 	if (rows <= 0)
 		return 0;
-	const int ncol = (int)n, cblocks = (ncol + 255) / 256;
-	// enough chunks of rows to fill the device four times over
-	int chunks = std::max(1, std::min(rows, (4 * sms + cblocks - 1) / cblocks));
-	const int chunk = (rows + chunks - 1) / chunks;
-	chunks = (rows + chunk - 1) / chunk;
-	const size_t cn = (size_t)chunks * n;
+	const int cblocks = (int)((n + 255) / 256);
 	StatsMem m;
 	m.id = x.id;
-	CUDA_TRY(cudaMalloc(&m.p[0], n * 8 + cn * 8));     // out reach (rows), in reach (chunks)
-	CUDA_TRY(cudaMalloc(&m.p[1], n * sizeof(S) * 2));  // out sum, out ecc
-	CUDA_TRY(cudaMalloc(&m.p[2], cn * sizeof(S) * 2)); // in sum, in ecc
-	CUDA_TRY(cudaMalloc(&m.p[3], cn * 8));             // harmonic
+	CUDA_TRY(cudaMalloc(&m.p[0], n * 8 * 2));     // out reach, in reach
+	CUDA_TRY(cudaMalloc(&m.p[1], n * sizeof(S) * 4)); // out sum, out ecc, in sum, in ecc
+	CUDA_TRY(cudaMalloc(&m.p[2], n * 8));         // harmonic
 	unsigned long long *oreach = (unsigned long long *)m.p[0], *ireach = oreach + n;
-	S *osum = (S *)m.p[1], *oecc = osum + n, *isum = (S *)m.p[2], *iecc = isum + cn;
-	double *harm = (double *)m.p[3];
+	S *osum = (S *)m.p[1], *oecc = osum + n, *isum = oecc + n, *iecc = isum + n;
+	double *harm = (double *)m.p[2];
+	if (ds.in_reach.size() == n && ds.harm.size() == n) {
+		CUDA_TRY(cudaMemcpyAsync(ireach, ds.in_reach.data(), n * 8, cudaMemcpyHostToDevice, x.s));
+		CUDA_TRY(cudaMemcpyAsync(harm, ds.harm.data(), n * 8, cudaMemcpyHostToDevice, x.s));
+	}
+	CUDA_TRY(cudaMemcpyAsync(isum, is.data(), n * sizeof(S), cudaMemcpyHostToDevice, x.s));
+	CUDA_TRY(cudaMemcpyAsync(iecc, ie.data(), n * sizeof(S), cudaMemcpyHostToDevice, x.s));
 	const T *d = x.base<T>(x.d, v.B, v.npad);
-	stats_rows<T><<<std::min(rows, 65535), 256, 0, x.s>>>(d, v.npad, ncol, first, end, h, oreach,
-	                                                     osum, oecc);
+	if constexpr (I)
+		stats_rows<T><<<std::min(rows, 65535), 256, 0, x.s>>>(d, v.npad, (int)n, first, end, h,
+		                                                     oreach, osum, oecc);
+	else
+		stats_rows_ordered<T><<<(rows + 127) / 128, 128, 0, x.s>>>(d, v.npad, (int)n, first, end,
+		                                                          oreach, osum, oecc);
 	CUDA_TRY(cudaGetLastError());
-	stats_cols<T><<<dim3(cblocks, chunks), 256, 0, x.s>>>(d, v.npad, ncol, first, end, chunk, h,
-	                                                     ireach, isum, iecc, harm);
+	stats_cols<T><<<cblocks, 256, 0, x.s>>>(d, v.npad, (int)n, first, end, h, ireach, isum, iecc,
+	                                       harm);
 	CUDA_TRY(cudaGetLastError());
-	stats_chunks<S><<<cblocks, 256, 0, x.s>>>(ncol, chunks, ireach, isum, iecc, harm);
-	CUDA_TRY(cudaGetLastError());
-	std::vector<S> os(n), oe(n), is(n), ie(n);
-	ds.out_reach.resize(n), ds.in_reach.resize(n), ds.harm.resize(n);
 	CUDA_TRY(cudaMemcpyAsync(ds.out_reach.data(), oreach, n * 8, cudaMemcpyDeviceToHost, x.s));
 	CUDA_TRY(cudaMemcpyAsync(ds.in_reach.data(), ireach, n * 8, cudaMemcpyDeviceToHost, x.s));
 	CUDA_TRY(cudaMemcpyAsync(os.data(), osum, n * sizeof(S), cudaMemcpyDeviceToHost, x.s));
@@ -199,46 +218,33 @@ int stats_of_device(Err e, const Devs &v, const Dev &x, uint64_t n, const long l
 	CUDA_TRY(cudaMemcpyAsync(ie.data(), iecc, n * sizeof(S), cudaMemcpyDeviceToHost, x.s));
 	CUDA_TRY(cudaMemcpyAsync(ds.harm.data(), harm, n * 8, cudaMemcpyDeviceToHost, x.s));
 	CUDA_TRY(cudaStreamSynchronize(x.s));
-	if constexpr (sizeof(S) == 8 && std::is_same<S, long long>::value) {
+	if constexpr (I)
 		ds.out_isum = os, ds.out_iecc = oe, ds.in_isum = is, ds.in_iecc = ie;
-	} else {
+	else
 		ds.out_fsum = os, ds.out_fecc = oe, ds.in_fsum = is, ds.in_fecc = ie;
-	}
 	return 0;
 }
 
-// One device's figures added into out (zeroed, n vertices; devices in
-// order), positions put back at their vertices (order: the vertex at each
-// position, or NULL).
-void add_device_stats(const DevStats &ds, uint64_t n, bool is_int, const int32_t *order,
-                      gs_stats *out)
+// A device's out figures into out (rows first .. end - 1), or with in,
+// the in figures of every device (n each); positions put back at their
+// vertices (order: the vertex at each position, or NULL).
+void put_stats(const DevStats &ds, uint64_t n, bool is_int, const int32_t *order, bool in,
+               gs_stats *out)
 {
-	if (ds.end <= ds.first)
-		return;
-	for (uint64_t p = 0; p < n; p++) { // in figures: every position
+	const uint64_t p0 = in ? 0 : (uint64_t)ds.first, p1 = in ? n : (uint64_t)ds.end;
+	const int dir = in ? GS_IN : GS_OUT;
+	for (uint64_t p = p0; p < p1; p++) {
 		const uint64_t u = order ? (uint64_t)order[p] : p;
-		out->reach[GS_IN][u] += ds.in_reach[p];
-		out->harmonic[u] += ds.harm[p];
+		out->reach[dir][u] = in ? ds.in_reach[p] : ds.out_reach[p];
 		if (is_int) {
-			int32_t *e = (int32_t *)out->ecc[GS_IN] + u;
-			((int64_t *)out->sum[GS_IN])[u] += ds.in_isum[p];
-			*e = std::max(*e, (int32_t)ds.in_iecc[p]);
+			((int64_t *)out->sum[dir])[u] = in ? ds.in_isum[p] : ds.out_isum[p];
+			((int32_t *)out->ecc[dir])[u] = (int32_t)(in ? ds.in_iecc[p] : ds.out_iecc[p]);
 		} else {
-			float *e = (float *)out->ecc[GS_IN] + u;
-			((double *)out->sum[GS_IN])[u] += ds.in_fsum[p];
-			*e = std::max(*e, (float)ds.in_fecc[p]);
+			((double *)out->sum[dir])[u] = in ? ds.in_fsum[p] : ds.out_fsum[p];
+			((float *)out->ecc[dir])[u] = (float)(in ? ds.in_fecc[p] : ds.out_fecc[p]);
 		}
-	}
-	for (int p = ds.first; p < ds.end; p++) { // out figures: the device's rows
-		const uint64_t u = order ? (uint64_t)order[p] : (uint64_t)p;
-		out->reach[GS_OUT][u] = ds.out_reach[p];
-		if (is_int) {
-			((int64_t *)out->sum[GS_OUT])[u] = ds.out_isum[p];
-			((int32_t *)out->ecc[GS_OUT])[u] = (int32_t)ds.out_iecc[p];
-		} else {
-			((double *)out->sum[GS_OUT])[u] = ds.out_fsum[p];
-			((float *)out->ecc[GS_OUT])[u] = (float)ds.out_fecc[p];
-		}
+		if (in)
+			out->harmonic[u] = ds.harm[p];
 	}
 }
 
@@ -246,7 +252,7 @@ void add_device_stats(const DevStats &ds, uint64_t n, bool is_int, const int32_t
 // reweighting's potentials on each device in the run's positions, then
 // every device's figures.
 int stats_run(Err e, Devs &v, uint64_t n, bool is_int, const Reorder *ro,
-              const int64_t *potential, int sms, gs_stats *out)
+              const int64_t *potential, gs_stats *out)
 {
 	std::vector<long long> hp;
 	if (potential) {
@@ -263,17 +269,19 @@ int stats_run(Err e, Devs &v, uint64_t n, bool is_int, const Reorder *ro,
 			rc = fail(e, "the potentials on device %d: %s", v.dev[g].id,
 			          cudaGetErrorString(cudaGetLastError()));
 	}
-	// (each device's figures read its own copy; one device: the only one)
+	// device after device, each adding its rows to the in figures so far
+	DevStats ds;
 	for (int g = v.first; g < v.last && rc == 0; g++) {
-		std::vector<DevStats> one(1);
 		const Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
-		if (is_int ? stats_of_device<int>(e, v, x, n, hd[g], sms, one[0])
-		           : stats_of_device<float>(e, v, x, n, hd[g], sms, one[0]))
+		if (is_int ? stats_of_device<int>(e, v, x, n, hd[g], ds)
+		           : stats_of_device<float>(e, v, x, n, hd[g], ds))
 			rc = -1;
 		else
-			add_device_stats(one[0], n, is_int, ro ? ro->host : nullptr, out);
+			put_stats(ds, n, is_int, ro ? ro->host : nullptr, false, out);
 	}
+	if (rc == 0)
+		put_stats(ds, n, is_int, ro ? ro->host : nullptr, true, out);
 	for (int g = v.first; g < v.last; g++)
 		if (hd[g]) {
 			cudaSetDevice(v.dev[g].id);

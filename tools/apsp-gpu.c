@@ -356,6 +356,8 @@ static int feed_verdict(void *ctx)
 		return 0; /* (not reached: an order is only made for sparse graphs) */
 	struct result *res = rd->res;
 	st_error err;
+	if (res->stats) /* (the run began with its figures open, not reweighted) */
+		return 1;
 	return (res->w = st_writer_open(rd->out, rd->h, tool_opts.level, rd->threads, &err)) != NULL;
 }
 
@@ -432,11 +434,11 @@ static void open_stats(struct result *res, struct fwg_opts *o, const sv_plan *pl
 {
 	static gs_stats st;
 	st_error err;
-	if (gs_init(&st, n, type, &err) < 0)
+	if (!res->stats && gs_init(&st, n, type, &err) < 0)
 		tool_die_st(NULL, &err);
 	res->stats = &st;
 	o->stats = &st;
-	o->potential = plan->potential;
+	o->potential = plan ? plan->potential : NULL;
 }
 
 /* The result stream's ends, or the statistics; then the output committed. */
@@ -660,7 +662,7 @@ int main(int argc, char **argv)
 	 * reweighting, sparse), nothing has been written and the run goes on
 	 * below as if the graph had been read first. */
 	const char *ra = getenv("APSP_READ_AHEAD"); /* benchmarks: 0, the graph read first */
-	const int ahead = !(ra && !strcmp(ra, "0")) && nproc == 1 && gpus >= 0 && gpus <= 1 && in_place && !o.paths && !ch.stats
+	const int ahead = !(ra && !strcmp(ra, "0")) && nproc == 1 && gpus >= 0 && gpus <= 1 && in_place && !o.paths
 	                  && order != ORDER_ND && n > 1 && o.schedule != FWG_SCHEDULE_ROUNDS
 	                  && (o.schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM);
 	if (ahead) {
@@ -676,6 +678,8 @@ int main(int argc, char **argv)
 		t1 = device_ready(&job, &o);
 		const struct fwg_feed feed = {feed_rows, feed_verdict, &rd};
 		o.feed = &feed;
+		if (ch.stats) /* a reweighted graph is not the run begun: no potentials */
+			open_stats(&res, &o, NULL, n, in.type);
 		res.plan = &rd.plan; /* (the sink runs after the verdict) */
 		rc = fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg);
 		o.feed = NULL;

@@ -3,8 +3,9 @@
 # digit, floating ones within 1e-12 relative), in every mode: 16-bit lanes
 # and 32 bits, float32 as bits and as floats, negative weights (reweighted),
 # sparse runs in a nested-dissection order (positions put back at their
-# vertices), several blocking factors, several GPUs; out of core and under
-# mpirun the panels are folded on the host instead; -v says which.
+# vertices), several blocking factors, row order with the rounds begun on
+# the rows as they are read, several GPUs; out of core and under mpirun the
+# panels are folded on the host instead; -v says which.
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 g=$BIN/gengraph
@@ -46,10 +47,17 @@ stats_gpu() {
 $g -n 2500 -d 3 -s 21 -o "$T/i"
 stats_gpu "int32, 16-bit lanes" "$T/i"
 expect_true "-v: folded on the device" 'grep -q "statistics folded on the device" "$T/v"'
+# Each column's floating sums are made in the order of the stream's rows,
+# as apsp-stats makes them: the same bytes.
+expect_true "--stats: apsp-stats' bytes" 'cmp -s "$T/a.tsv" "$T/b.tsv"'
 stats_gpu "int32, 32 bits" "$T/i" --no-16bit
+APSP_SCHEDULE=rows stats_gpu "row order, rounds begun on the rows as read" "$T/i" --no-16bit
+expect_true "-v: row order, begun as read" 'grep -q "row order, the first rounds on the rows read" "$T/v" && grep -q "folded on the device" "$T/v"'
+APSP_SCHEDULE=rows stats_gpu "row order, 16-bit lanes" "$T/i"
 stats_gpu "int32, B 32" "$T/i" -B 32 --no-16bit
 $g -n 1500 -d 2 -t float32 -w 0.25:40 -s 22 -o "$T/f"
 stats_gpu "float32 as bits" "$T/f"
+expect_true "--stats float32: apsp-stats' bytes" 'cmp -s "$T/a.tsv" "$T/b.tsv"'
 APSP_FLOAT_BITS=never stats_gpu "float32 as floats" "$T/f"
 $g -n 900 -d 5 --negative -s 23 -o "$T/n"
 stats_gpu "negative weights, reweighted" "$T/n"
