@@ -95,3 +95,12 @@ $c "$T/cyc" >"$T/cyc.apm" 2>/dev/null
 expect_stderr "negative cycle refused" 3 'negative cycle through vertex' '$s "$T/cyc.apm"'
 expect_stderr "apsp-cpu --stats: negative cycle" 3 'negative cycle' '$c --stats "$T/cyc"'
 expect_stderr "not a stream" 2 'magic|not an apsp' 'echo hello | $s'
+
+# The manual page: every option of --help, and clean for groff.
+$s --help >"$T/h"
+expect_true "man page names every option" 'for o in $(grep -o -- "--[a-z][a-z-]*" "$T/h" | sort -u); do
+	grep -q -- "$(printf "%s" "$o" | sed "s/-/\\\\\\\\-/g")" "$TOP/man/apsp-stats.1" || { echo "$o not in man page" >&2; exit 1; }; done'
+if command -v groff >/dev/null 2>&1; then
+	expect_output "man page clean" '' 'groff -ww -man -Tutf8 "$TOP/man/apsp-stats.1" 2>&1 >/dev/null'
+fi
+expect_true "--progress accepted" '$s --progress "$T/big.apm" 2>/dev/null | cmp -s - "$T/a.tsv"'
