@@ -95,4 +95,17 @@ has_gpu() { [ -x "$BIN/apsp-gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && n
 need_gpu_build() { [ -x "$BIN/apsp-gpu" ] || { skip "$1" "not built (no nvcc)"; exit 0; }; }
 need_gpu() { has_gpu || { skip "$1" "no GPU on this machine"; exit 0; }; }
 
+# find_python MODULE...: the first python3 on PATH, or Debian's, that imports
+# every MODULE, into $py; empty where none does.
+find_python() {
+	py=
+	for _p in python3 /usr/bin/python3; do
+		if command -v "$_p" >/dev/null 2>&1 && "$_p" -c "import $(echo "$@" | tr ' ' ',')" 2>/dev/null; then
+			py=$_p
+			return 0
+		fi
+	done
+	return 1
+}
+
 has_archives() { "$BIN/mtx2bin" --help | grep -qi "archives (libarchive): yes"; }

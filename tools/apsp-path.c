@@ -197,29 +197,10 @@ int main(int argc, char **argv)
 
 	const char *name = strcmp(input, "-") == 0 ? "standard input" : input;
 	int threads = tool_threads();
-	int fd = tool_open_input(input);
 	st_header h;
 	st_error err;
-	st_reader *r = st_reader_open(fd, name, &h, threads, &err);
-	if (!r)
-		tool_die_st(NULL, &err);
-	/* Free the reader before these deaths: clean under LeakSanitizer. */
-	if (h.flags & ST_NEGCYCLE) {
-		long long v = (long long)h.cycle_vertex + (long long)base;
-		st_reader_free(r);
-		st_header_free(&h);
-		tool_die_status(EXIT_NEGCYCLE,
-		                "%s: the graph has a negative cycle through vertex %lld: no shortest paths",
-		                name, v);
-	}
-	if (!(h.matrices & ST_DIST) || !(h.matrices & ST_PRED)) {
-		int nodist = !(h.matrices & ST_DIST);
-		st_reader_free(r);
-		st_header_free(&h);
-		if (nodist)
-			tool_die("%s: the stream holds no distances (run apsp-cpu or apsp-gpu first)", name);
-		tool_die("%s: the stream holds no predecessors (computed with --no-paths?)", name);
-	}
+	int fd;
+	st_reader *r = tool_open_result(input, &h, base, 1, threads, &fd);
 
 	uint64_t n = h.n;
 	if (from) {

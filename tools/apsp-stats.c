@@ -70,25 +70,9 @@ int main(int argc, char **argv)
 	const char *name = strcmp(input, "-") == 0 ? "standard input" : input;
 	const int threads = tool_threads();
 	FILE *out = tool_output_fopen(0); /* a damaged input leaves no file behind */
-	int fd = tool_open_input(input);
 	st_header h;
 	st_error err;
-	st_reader *r = st_reader_open(fd, name, &h, threads, &err);
-	if (!r)
-		tool_die_st(NULL, &err);
-	if (h.flags & ST_NEGCYCLE) {
-		long long v = (long long)h.cycle_vertex + (long long)form.base;
-		st_reader_free(r);
-		st_header_free(&h);
-		tool_die_status(EXIT_NEGCYCLE,
-		                "%s: the graph has a negative cycle through vertex %lld: no shortest paths",
-		                name, v);
-	}
-	if (!(h.matrices & ST_DIST)) {
-		st_reader_free(r);
-		st_header_free(&h);
-		tool_die("%s: the stream holds no distances (run apsp-cpu or apsp-gpu first)", name);
-	}
+	st_reader *r = tool_open_result(input, &h, form.base, 0, threads, NULL);
 	gs_stats s;
 	if (gs_init(&s, h.n, h.type, &err) < 0)
 		tool_die_st(name, &err);

@@ -718,3 +718,34 @@ void tool_parallel(int threads, uint64_t n, void (*fn)(void *ctx, uint64_t begin
 	for (int t = 1; t <= started; t++)
 		pthread_join(tid[t], NULL);
 }
+
+st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int need_pred,
+                            int threads, int *fdp)
+{
+	const char *name = strcmp(input, "-") == 0 ? "standard input" : input;
+	int fd = tool_open_input(input);
+	if (fdp)
+		*fdp = fd;
+	st_error err;
+	st_reader *r = st_reader_open(fd, name, h, threads, &err);
+	if (!r)
+		tool_die_st(NULL, &err);
+	/* Free the reader before these deaths: clean under LeakSanitizer. */
+	if (h->flags & ST_NEGCYCLE) {
+		long long v = (long long)h->cycle_vertex + (long long)base;
+		st_reader_free(r);
+		st_header_free(h);
+		tool_die_status(EXIT_NEGCYCLE,
+		                "%s: the graph has a negative cycle through vertex %lld: no shortest paths",
+		                name, v);
+	}
+	if (!(h->matrices & ST_DIST) || (need_pred && !(h->matrices & ST_PRED))) {
+		int nodist = !(h->matrices & ST_DIST);
+		st_reader_free(r);
+		st_header_free(h);
+		if (nodist)
+			tool_die("%s: the stream holds no distances (run apsp-cpu or apsp-gpu first)", name);
+		tool_die("%s: the stream holds no predecessors (computed with --no-paths?)", name);
+	}
+	return r;
+}

@@ -103,6 +103,13 @@ double tool_now(void);
 double tool_physical_memory(void);
 void tool_progress_end(void);
 
+/* A result stream opened (input "-": stdin) and its header read into h;
+ * dies where it records a negative cycle (status 3, the vertex numbered
+ * from base), holds no distances, or (need_pred) no predecessors.  *fd
+ * (if fd): the descriptor, for the caller to close. */
+st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int need_pred,
+                            int threads, int *fd);
+
 /* Die with the library's message, prefixed by what. */
 _Noreturn void tool_die_st(const char *what, const st_error *err);
 

@@ -17,13 +17,7 @@ expect_true "apsp-cpu --help names --stats" '$c --help | grep -q -- "--stats"'
 expect_stderr "apsp-cpu --summary alone" 2 'go with --stats' '$c --summary </dev/null'
 expect_stderr "bad --base" 2 'base' '$s --base 2 </dev/null'
 
-py=
-for p in python3 /usr/bin/python3; do
-	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import networkx, igraph' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
+find_python networkx igraph
 
 # stats_case NAME GRAPH [unit]: the table of apsp-stats on apsp-cpu's result
 # is apsp-cpu --stats' to the byte, and the oracles agree with it.

@@ -55,8 +55,8 @@ expect_output npy-pred '-1 0 1 2 -1 1 2 0 -1' '$b --npy --pred $D/result3.apm | 
 expect_true npy-float '$b --npy $D/float2.apm | head -c 128 | grep -aq "<f4" &&
 	[ "$($b --npy $D/float2.apm | tail -c 16 | od -An -v -tx4 | tr -s " \n" " ")" = " 00000000 3dcccccd 7f800000 00000000 " ]'
 expect_output npy-big-shape 1 '$g -n 1000 -d 1 | $b --npy | head -c 128 | grep -ac "(1000, 1000)"'
-if python3 -c 'import numpy' 2>/dev/null; then
-	expect_output npy-numpy-load '(3, 3) int32 -2' '$b --npy -o $T/w.npy $D/weights3.apm && python3 -c "import numpy; a = numpy.load(\"$T/w.npy\"); print(a.shape, a.dtype, a[1, 2])"'
+if find_python numpy; then
+	expect_output npy-numpy-load '(3, 3) int32 -2' '$b --npy -o $T/w.npy $D/weights3.apm && "$py" -c "import numpy; a = numpy.load(\"$T/w.npy\"); print(a.shape, a.dtype, a[1, 2])"'
 else
 	skip npy-numpy-load "no numpy"
 fi

@@ -1,14 +1,7 @@
 # python/apspmat.py, the stream reader and writer for Python: its own tests
 # (tests/python/test_apspmat.py) where a python3 with numpy is found.
 . "$TOP/tests/lib.sh"
-py=
-for p in python3 /usr/bin/python3; do
-	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
-if [ -z "$py" ]; then
+if ! find_python numpy; then
 	skip python "no python3 with numpy (Debian: python3-numpy)"
 	exit 0
 fi
