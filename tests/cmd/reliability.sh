@@ -528,6 +528,9 @@ bin2mtx 2 \$BIN/bin2mtx \$T/cut-r
 bin2mtx 3 \$BIN/bin2mtx \$T/negr
 apsp-info 0 \$BIN/apsp-info \$T/r60 \$T/negr
 apsp-info 2 \$BIN/apsp-info \$T/cut-r
+apsp-stats 0 \$BIN/apsp-stats \$T/r60
+apsp-stats 2 \$BIN/apsp-stats \$T/cut-r
+apsp-stats 3 \$BIN/apsp-stats \$T/negr
 apsp-gpu 0 \$BIN/apsp-gpu \$T/g60
 apsp-gpu 2 \$BIN/apsp-gpu \$T/cut-g
 apsp-gpu 3 \$BIN/apsp-gpu \$T/neg
