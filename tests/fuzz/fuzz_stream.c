@@ -71,6 +71,21 @@ static void repair_crcs(uint8_t *d, size_t size)
 	}
 }
 
+/* st_read_windows' rows, checked to come in order, into a whole matrix. */
+struct windows {
+	unsigned char *m;
+	uint64_t npad, next;
+};
+
+static int take_window(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct windows *w = ctx;
+	FUZZ_ASSERT(first == w->next && count > 0 && first + count <= w->npad);
+	memcpy(w->m + first * w->npad * 4, data, count * w->npad * 4);
+	w->next = first + count;
+	return 0;
+}
+
 static void read_stream(const uint8_t *data, size_t size)
 {
 	int threads = 1 + (size & 1);
@@ -84,7 +99,8 @@ static void read_stream(const uint8_t *data, size_t size)
 		fuzz_check_message("st_read_all", &err);
 	close(fd);
 
-	/* Matrix by matrix, each read whole, by rows or skipped. */
+	/* Matrix by matrix, each read whole, by rows, a window of rows at a time
+	 * or skipped. */
 	fd = fuzz_fd(data, size);
 	st_header h;
 	err.msg[0] = '\0';
@@ -101,7 +117,7 @@ static void read_stream(const uint8_t *data, size_t size)
 	int ok = 1, k = 0;
 	void *m = bytes <= FUZZ_ALLOC_MAX ? malloc(bytes ? bytes : 1) : NULL;
 	for (uint32_t bit; ok && (bit = st_next_matrix(r)); k++) {
-		int mode = m ? (int)((size >> (2 * k)) % 3) : 2;
+		int mode = m ? (int)((size >> (2 * k)) % 4) : 2;
 		const void *want = !all_ok ? NULL : bit == ST_WEIGHTS ? all.weights
 		                 : bit == ST_DIST ? all.dist : all.pred;
 		err.msg[0] = '\0';
@@ -120,6 +136,13 @@ static void read_stream(const uint8_t *data, size_t size)
 					FUZZ_ASSERT(memcmp((char *)m + i * npad * 4,
 					                   (const char *)want + rows[i] * npad * 4,
 					                   npad * 4) == 0);
+		} else if (mode == 3) { /* a window of 1 + size % 5 rows at least */
+			struct windows w = {m, npad, 0};
+			ok = st_read_windows(r, 1 + size % 5, take_window, &w, &err) == 0;
+			if (ok)
+				FUZZ_ASSERT(w.next == npad);
+			if (ok && want)
+				FUZZ_ASSERT(memcmp(m, want, bytes) == 0);
 		} else {
 			ok = st_skip_matrix(r, &err) == 0;
 		}
