@@ -125,6 +125,8 @@ MAN5      := $(wildcard man/*.5)
 
 ifneq ($(NVCC),)
 GPU_TOOLS := bin/apsp-gpu bin/fw-kernel-bench
+# fw-kernel-bench is the developers' kernel benchmark (bench/): built, not installed.
+INSTALL_GPU_TOOLS := bin/apsp-gpu
 endif
 
 all: $(TOOLS) $(GPU_TOOLS)
@@ -246,7 +248,7 @@ lib: build/libapsp.a build/libapsp.so.$(LIB_VERSION) build/apsp.pc
 
 install: all lib
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
-	cp $(TOOLS) $(wildcard $(GPU_TOOLS)) $(DESTDIR)$(BINDIR)/
+	cp $(TOOLS) $(wildcard $(INSTALL_GPU_TOOLS)) $(DESTDIR)$(BINDIR)/
 	cp $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	cp $(MAN3) $(DESTDIR)$(MANDIR)/man3/
 	cp $(MAN5) $(DESTDIR)$(MANDIR)/man5/

@@ -189,11 +189,16 @@ int main(int argc, char **argv)
 			       "kernel_ms", "relax/s", "ceiling");
 			return 0;
 		} else {
-			fprintf(stderr, "usage: fw-kernel-bench [-n N] [-B B] [-p] [-g GPUS] [-t int32|float32] "
-			                "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit]\n"
-			                "       [--derive | --no-derive] [--rounds | --rows] [--no-lookahead]\n"
-			                "       [--no-float-bits] [--negative-zeros] [--phase1 auto|apart|registers|shared] | --header\n");
-			return 2;
+			/* --help: the usage on stdout, success; anything else: on stderr, trouble */
+			const bool help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+			fprintf(help ? stdout : stderr,
+			        "usage: fw-kernel-bench [-n N] [-B B] [-p] [-g GPUS] [-t int32|float32] "
+			        "[-d DENSITY] [-r REPS] [--check] [--no-16bit | --16bit]\n"
+			        "       [--derive | --no-derive] [--rounds | --rows] [--no-lookahead]\n"
+			        "       [--no-float-bits] [--negative-zeros] [--phase1 auto|apart|registers|shared] | --header\n"
+			        "The tile kernels timed alone on a random graph (bench/gpu.md); a developer's\n"
+			        "benchmark, built in bin/ and not installed.\n");
+			return help ? 0 : 2;
 		}
 	}
 	char err[256];

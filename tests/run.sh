@@ -14,8 +14,8 @@ run() {
 	out=$("$@" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | sed "s|^|[$name] |" >>"$log"
-	printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP) ' | sed "s|^\([A-Z]*\) |\1 $name: |"
-	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL '; then
+	printf '%s\n' "$out" | grep -aE '^(PASS|FAIL|SKIP) ' | sed "s|^\([A-Z]*\) |\1 $name: |"
+	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -aq '^FAIL '; then
 		echo "FAIL $name: exited $rc without reporting"
 		printf '%s\n' "$out" | tail -n 5 | sed 's/^/    /'
 	fi
@@ -27,8 +27,8 @@ done
 for t in "$top"/tests/cmd/*.sh "$top"/tests/gpu/*.sh; do
 	[ -f "$t" ] && run "$(basename "$t" .sh)" sh "$t"
 done
-} | tee "$log.res" | grep -E '^(FAIL|SKIP)' | sed 's/^/  /'
-p=$(grep -c '^PASS' "$log.res"); f=$(grep -c '^FAIL' "$log.res"); s=$(grep -c '^SKIP' "$log.res")
+} | tee "$log.res" | grep -aE '^(FAIL|SKIP)' | sed 's/^/  /'
+p=$(grep -ac '^PASS' "$log.res"); f=$(grep -ac '^FAIL' "$log.res"); s=$(grep -ac '^SKIP' "$log.res")
 if [ "$f" -ne 0 ]; then
 	mkdir -p "$top/build"; cp "$log" "$top/build/test.log"
 	echo "full output of failing runs: build/test.log"

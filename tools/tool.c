@@ -234,6 +234,8 @@ int tool_common_option(int c, const char *arg, void (*usage)(FILE *))
 		printf("%s (apsp) %s\n", prog, APSP_VERSION);
 		exit(EXIT_OK);
 	case 'o':
+		if (!*arg) /* refused now, not at the rename after the whole job */
+			tool_usage_error("-o: the file name is empty");
 		tool_opts.output = arg;
 		return 1;
 	case 'T':

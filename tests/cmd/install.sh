@@ -10,6 +10,14 @@ if [ ! -d "$S" ]; then
 fi
 expect_true tools-and-man '[ -x $U/bin/apsp-info ] && [ -x $U/bin/gengraph ] && [ -f $U/share/man/man1/apsp-info.1 ] &&
 	[ -f $U/share/man/man5/apspmat.5 ] && [ -f $U/share/man/man3/libapsp.3 ]'
+# Every installed tool has its manual page, and --help says success.
+expect_true every-tool-its-man-page 'for b in $U/bin/*; do t=$(basename $b)
+	[ -f $U/share/man/man1/$t.1 ] || { echo "$t: no manual page" >&2; exit 1; }
+	$b --help >/dev/null || { echo "$t --help: exit $?" >&2; exit 1; }; done'
+expect_true no-kernel-bench-installed '[ ! -e $U/bin/fw-kernel-bench ]'
+if [ -x "$BIN/fw-kernel-bench" ]; then
+	expect_true "fw-kernel-bench --help: usage, exit 0" '$BIN/fw-kernel-bench --help | grep -q "^usage: fw-kernel-bench"'
+fi
 expect_true library-files '[ -f $U/lib/libapsp.a ] && [ -f $U/lib/libapsp.so.0.1.0 ] &&
 	[ "$(readlink $U/lib/libapsp.so.0)" = libapsp.so.0.1.0 ] && [ "$(readlink $U/lib/libapsp.so)" = libapsp.so.0 ]'
 expect_true public-headers '[ -f $U/include/apsp/stream.h ] && [ -f $U/include/apsp/graphio.h ] &&

@@ -497,6 +497,14 @@ expect_true "apsp-cpu -z 0, 1, 9: the same matrices" '
 		$BIN/bin2mtx --npy --dist $T/z$z >$T/z$z.d; $BIN/bin2mtx --npy --pred $T/z$z >$T/z$z.p; done
 	cmp $T/z0.d $T/z1.d && cmp $T/z0.d $T/z9.d && cmp $T/z0.p $T/z1.p && cmp $T/z0.p $T/z9.p'
 
+# The unit tests print text only: a stray byte once hid a PASS line from
+# tests/run.sh's count.
+if [ -x "$TOP/build/tests/test_stream" ]; then
+	expect_true "test_stream prints text only" '"$TOP/build/tests/test_stream" >"$T/ts.out"; ! LC_ALL=C grep -q "[^[:print:][:space:]]" "$T/ts.out"'
+fi
+# An empty -o name is refused before any work (apsp-cpu would solve first).
+expect_stderr "apsp-cpu -o empty" 2 'file name is empty' '$BIN/apsp-cpu "$T/neg" -o ""'
+
 # ---- EXIT STATUS ----
 # Each tool's man page lists its statuses; each one is produced here, and no
 # status is produced that the page does not list.

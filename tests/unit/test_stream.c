@@ -438,7 +438,7 @@ static void test_rows(void)
 {
 	st_header h;
 	struct mats x;
-	st_error err;
+	st_error err = {""};
 	size_t len;
 
 	st_header_init(&h, 131, 1, ST_INT32);
