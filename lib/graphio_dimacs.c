@@ -33,9 +33,8 @@ int gp_dimacs_lines(parser *P, const char *p, const char *end)
 				if (gp_scan_uint(&q, &nm[k]) != 0 || nm[k] == UINT64_MAX)
 					return gp_fail(P, "'%s' is not a count", gp_token(P, w[k + 1]));
 			}
-			if (nm[0] > ST_MAX_N)
-				return gp_fail(P, "%llu vertices: more than the %llu a stream can hold",
-				            (unsigned long long)nm[0], (unsigned long long)ST_MAX_N);
+			if (gp_check_size(P, nm[0]) != 0) /* at this line, not at the end */
+				return -1;
 			P->have_size = 1;
 			P->size_n = nm[0], P->size_m = nm[1];
 			goto next;

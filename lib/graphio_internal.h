@@ -84,6 +84,9 @@ static inline const char *skip_blanks(const char *p)
 }
 
 /* graphio_parse.c: messages, numbers, tokens, the result */
+/* Whether n vertices fit a stream and (dense) this machine's memory: 0, or
+ * -1 with the message at the current line. */
+int gp_check_size(parser *P, uint64_t n);
 int gp_alloc_dense(parser *P, uint64_t n);
 void gp_decide(parser *P, int sym, int integer_data, int pattern);
 int gp_fail(parser *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -235,9 +235,8 @@ int gp_read_index(parser *P, const char **pp, uint64_t n, const char *what, uint
 
 /* ---- the result ---- */
 
-int gp_alloc_dense(parser *P, uint64_t n)
+int gp_check_size(parser *P, uint64_t n)
 {
-	gio_graph *g = P->g;
 	uint64_t pad = P->o->pad ? P->o->pad : 1;
 	if (n > ST_MAX_N)
 		return gp_fail(P, "%llu vertices: more than the %llu a stream can hold",
@@ -246,11 +245,9 @@ int gp_alloc_dense(parser *P, uint64_t n)
 		return gp_fail(P, "%llu vertices padded to a multiple of %llu: a stream holds fewer than %llu",
 		            (unsigned long long)n, (unsigned long long)pad,
 		            (unsigned long long)ST_MAX_N);
-	g->n = n;
-	g->npad = (n + pad - 1) / pad * pad;
 	if (P->o->edges_only)
 		return 0;
-	uint64_t npad = g->npad;
+	uint64_t npad = (n + pad - 1) / pad * pad;
 	if (npad && npad > SIZE_MAX / 4 / npad)
 		return gp_fail(P, "a %llu x %llu matrix does not fit in memory",
 		            (unsigned long long)npad, (unsigned long long)npad);
@@ -262,6 +259,20 @@ int gp_alloc_dense(parser *P, uint64_t n)
 		            "memory here", (unsigned long long)npad, (unsigned long long)npad,
 		            (double)npad * npad * 4 / 1073741824.0,
 		            (double)have / 1073741824.0);
+	return 0;
+}
+
+int gp_alloc_dense(parser *P, uint64_t n)
+{
+	gio_graph *g = P->g;
+	uint64_t pad = P->o->pad ? P->o->pad : 1;
+	if (gp_check_size(P, n) != 0)
+		return -1;
+	g->n = n;
+	g->npad = (n + pad - 1) / pad * pad;
+	if (P->o->edges_only)
+		return 0;
+	uint64_t npad = g->npad;
 	g->w = malloc(npad * npad * 4 + 4);
 	if (!g->w)
 		return gp_fail(P, "a %llu x %llu matrix (%.1f MiB): out of memory",

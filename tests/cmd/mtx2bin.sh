@@ -210,3 +210,10 @@ expect_true "convert.sh writes NAME.apm for each graph" \
 expect_status "convert.sh without DIR" 2 'sh "$D/convert.sh"'
 expect_stderr "absurd size refused before allocating" 2 ":2: a 1000000 x 1000000 matrix needs 3725.3 GiB" \
 	'printf "%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n" | "$M" --check'
+
+# A DIMACS 'p' line that declares more vertices than memory or a stream
+# holds is reported at that line, not at a later arc or at the end.
+expect_stderr "DIMACS p line too large for memory: at its line" 2 '^mtx2bin: -:2: a 100000000 x 100000000 matrix needs' \
+	'printf "c big\np sp 100000000 2\na 1 2 3\na 2 1 4\n" | $M -F dimacs'
+expect_stderr "DIMACS p line beyond a stream: at its line" 2 '^mtx2bin: -:2: 3000000000 vertices' \
+	'printf "c big\np sp 3000000000 2\na 1 2 3\n" | $M -F dimacs'
