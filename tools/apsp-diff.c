@@ -39,6 +39,9 @@ static void usage(FILE *f)
 	        tool_name(), tool_name());
 }
 
+/* Where the report goes: -o FILE or standard output (tool_output_fopen). */
+static FILE *report;
+
 struct result {
 	const char *name;
 	st_matrices m;
@@ -104,16 +107,16 @@ static int compare(const struct result *a, const struct result *b, double tol, l
 				continue;
 			differ++;
 			if (shown < maxdiffs && tool_opts.verbose > 0) {
-				printf("%llu %llu: ", (unsigned long long)i, (unsigned long long)j);
-				print_value(stdout, x);
-				fputs(" != ", stdout);
-				print_value(stdout, y);
-				fputc('\n', stdout);
+				fprintf(report, "%llu %llu: ", (unsigned long long)i, (unsigned long long)j);
+				print_value(report, x);
+				fputs(" != ", report);
+				print_value(report, y);
+				fputc('\n', report);
 				shown++;
 			}
 		}
 	if (tool_opts.verbose > 0) {
-		printf("%llu pairs compared, %llu different (%llu reachable in one only); "
+		fprintf(report, "%llu pairs compared, %llu different (%llu reachable in one only); "
 		       "largest difference %.9g absolute, %.3g relative\n",
 		       (unsigned long long)pairs, (unsigned long long)differ,
 		       (unsigned long long)unreach, maxabs, maxrel);
@@ -176,17 +179,17 @@ static uint64_t check_paths(const struct result *g, const struct result *r, doub
 			bad++;
 			#pragma omp critical
 			if (shown < maxdiffs && tool_opts.verbose > 0) {
-				printf("%s: %llu -> %llu: %s", r->name, (unsigned long long)s,
+				fprintf(report, "%s: %llu -> %llu: %s", r->name, (unsigned long long)s,
 				       (unsigned long long)t, why);
 				if (why[0] == 'p')
-					printf(" (%.9g, distance %.9g)", sum, d);
-				putchar('\n');
+					fprintf(report, " (%.9g, distance %.9g)", sum, d);
+				fputc('\n', report);
 				shown++;
 			}
 		}
 	}
 	if (tool_opts.verbose > 0)
-		printf("%s: %llu pairs checked against the graph, %llu bad\n", r->name,
+		fprintf(report, "%s: %llu pairs checked against the graph, %llu bad\n", r->name,
 		       (unsigned long long)n * n, (unsigned long long)bad);
 	return bad;
 }
@@ -216,6 +219,7 @@ int main(int argc, char **argv)
 	int c;
 
 	tool_init("apsp-diff", argc, argv);
+	tool_text_output();
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "g:n:t:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage))
 			continue;
@@ -235,6 +239,7 @@ int main(int argc, char **argv)
 		tool_usage_error(graph ? "give one or two results after --graph G"
 		                       : "give two results to compare, A B");
 	int threads = tool_threads();
+	report = tool_output_fopen(0);
 
 	struct result g = {0}, r[2] = {{0}};
 	for (int i = 0; i < nargs; i++) {
@@ -268,8 +273,7 @@ int main(int argc, char **argv)
 	}
 	if (nargs == 2 && compare(&r[0], &r[1], tol, maxdiffs) != EXIT_OK)
 		status = EXIT_DIFFERENT;
-	if (fflush(stdout) != 0 || ferror(stdout))
-		tool_die("standard output:");
+	tool_output_commit();
 	st_matrices_free(&g.m);
 	st_matrices_free(&r[0].m);
 	st_matrices_free(&r[1].m);

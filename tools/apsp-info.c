@@ -217,6 +217,7 @@ int main(int argc, char **argv)
 	int check = 0, json = 0, c;
 
 	tool_init("apsp-info", argc, argv);
+	tool_text_output();
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "c", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage))
 			continue;

@@ -29,16 +29,12 @@ static void usage(FILE *f)
 	        "      --tsv           tab-separated: SRC, DST, distance, vertices joined by ','\n"
 	        "                      (unreachable: distance 'inf', no vertices)\n"
 	        "      --base B        vertices are numbered from B, 0 or 1 (default 0)\n"
-	        "  -o, --output FILE   write to FILE (replaced only on success), not stdout\n"
-	        "  -T, --threads N     use N threads to inflate (default 0: all cores)\n"
-	        "  -q, --quiet         print no warnings\n"
-	        "  -h, --help          print this help and exit\n"
-	        "  -V, --version       print the version and exit\n"
-	        "\n"
-	        "Exit status: 0 every pair has a path, 1 some pair is unreachable,\n"
-	        "2 trouble (usage, input, a vertex out of range, no predecessors),\n"
-	        "3 the graph has a negative cycle.\n",
+	        "\n",
 	        tool_name(), tool_name(), tool_name());
+	tool_common_help(f, 0);
+	fputs("\nExit status: 0 every pair has a path, 1 some pair is unreachable,\n"
+	      "2 trouble (usage, input, a vertex out of range, no predecessors),\n"
+	      "3 the graph has a negative cycle.\n", f);
 }
 
 struct pair {
@@ -166,6 +162,7 @@ int main(int argc, char **argv)
 	struct query q = {0};
 
 	tool_init("apsp-path", argc, argv);
+	tool_text_output();
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "i:p:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage))
 			continue;

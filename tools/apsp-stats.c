@@ -59,6 +59,7 @@ int main(int argc, char **argv)
 	int c;
 
 	tool_init("apsp-stats", argc, argv);
+	tool_text_output();
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS, longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage) || stats_option(c, optarg, &form))
 			continue;

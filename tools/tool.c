@@ -224,6 +224,14 @@ _Noreturn void tool_die_st(const char *what, const st_error *err)
 
 /* ---- options ---- */
 
+/* tool_text_output(): the tool writes text, so -z and -f mean nothing. */
+static int text_only;
+
+void tool_text_output(void)
+{
+	text_only = 1;
+}
+
 int tool_common_option(int c, const char *arg, void (*usage)(FILE *))
 {
 	switch (c) {
@@ -242,6 +250,8 @@ int tool_common_option(int c, const char *arg, void (*usage)(FILE *))
 		tool_opts.threads = (int)tool_parse_ll("-T", arg, 0, 4096);
 		return 1;
 	case 'z':
+		if (text_only)
+			tool_usage_error("-z: %s writes text, not a compressed stream", prog);
 		tool_opts.level = (int)tool_parse_ll("-z", arg, 0, 9);
 		return 1;
 	case 'q':
@@ -251,6 +261,8 @@ int tool_common_option(int c, const char *arg, void (*usage)(FILE *))
 		tool_opts.verbose++;
 		return 1;
 	case 'f':
+		if (text_only)
+			tool_usage_error("-f: %s writes text, which goes to a terminal as it is", prog);
 		tool_opts.force = 1;
 		return 1;
 	case TOOL_OPT_PROGRESS:

@@ -48,6 +48,9 @@ enum { TOOL_OPT_PROGRESS = 0x1000, TOOL_OPT_NO_PROGRESS };
 void tool_init(const char *name, int argc, char **argv);
 const char *tool_name(void);
 
+/* A tool that writes text calls this after tool_init(): -z and -f, which
+ * concern binary streams, are then refused as usage errors. */
+void tool_text_output(void);
 /* Handle option c if it is a common one; returns 1 if handled, 0 if not.
  * 'h' calls usage(stdout) and exits 0; 'V' prints the version, exits 0. */
 int tool_common_option(int c, const char *arg, void (*usage)(FILE *));

@@ -84,3 +84,6 @@ if command -v groff >/dev/null 2>&1; then
 fi
 expect_true "man page names every option" 'for o in $($d --help | grep -o -- "--[a-z][a-z0-9-]*" | sort -u); do
 	grep -q -- "$(printf "%s" "$o" | sed "s/-/\\\\\\\\-/g")" $TOP/man/apsp-diff.1 || { echo "$o not in man page" >&2; exit 1; }; done'
+
+# -o FILE takes the report, as in every tool; nothing on stdout.
+expect_true "-o FILE: the report there" '$d -o "$T/report" "$T/a" "$T/b" >"$T/stdout" && grep -q "pairs compared" "$T/report" && [ ! -s "$T/stdout" ]'

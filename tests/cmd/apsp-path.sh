@@ -60,3 +60,9 @@ if command -v groff >/dev/null 2>&1; then
 fi
 expect_true "man page names every option" 'for o in $($p --help | grep -o -- "--[a-z][a-z0-9-]*" | sort -u); do
 	grep -q -- "$(printf "%s" "$o" | sed "s/-/\\\\\\\\-/g")" $TOP/man/apsp-path.1 || { echo "$o not in man page" >&2; exit 1; }; done'
+
+# Every option accepted is listed (common ones too), and those that concern
+# binary streams are refused: apsp-path writes text.
+expect_true "--help lists -v and --progress" '$BIN/apsp-path --help | grep -q -- "--verbose" && $BIN/apsp-path --help | grep -q -- "--progress"'
+expect_stderr "-z refused" 2 'writes text' '$BIN/apsp-path -z 1 0 1 </dev/null'
+expect_stderr "-f refused" 2 'writes text' '$BIN/apsp-path -f 0 1 </dev/null'
