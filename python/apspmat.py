@@ -164,7 +164,9 @@ def _read_matrix(inp, s, bit):
     name = _NAMES[bit]
     total = s.npad * s.npad * 4
     nblk = (total + s.block - 1) // s.block
-    out = bytearray(total)
+    # Grown block by block: a header alone (a hostile n) allocates nothing
+    # the data has not shown.
+    out = bytearray()
     for k in range(nblk):
         hd = inp.read(16)
         if len(hd) < 16:
@@ -198,7 +200,7 @@ def _read_matrix(inp, s, bit):
                 data = _unshuffle(data)
         if zlib.crc32(data) ^ place_tag(bit, k) != crc:
             inp.fail("CRC mismatch in block %d of the %s" % (k, name))
-        out[start:start + raw] = data
+        out += data
     hd = inp.read(16)
     if len(hd) < 16:
         inp.fail("truncated at the end of the %s" % name)

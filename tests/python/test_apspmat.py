@@ -5,8 +5,11 @@ Usage: python3 test_apspmat.py TOP BIN TMPDIR"""
 
 import io
 import os
+import struct
 import subprocess
 import sys
+import time
+import zlib
 
 TOP, BIN, TMP = sys.argv[1:4]
 sys.path.insert(0, os.path.join(TOP, "python"))
@@ -134,6 +137,23 @@ raises("truncated in a block", load_bytes(data[:hlen + 30]), "truncated in block
 raises("truncated before the end marker", load_bytes(data[:-16]), "end-of-stream")
 raises("data after the end", load_bytes(data + b"\0"), "data after the end-of-stream marker")
 raises("empty input", load_bytes(b""), "bad magic")
+
+
+def header_only(n):
+    """A valid header announcing an n x n distance matrix, and nothing after it."""
+    fixed = apspmat.MAGIC + struct.pack("<IIQQIIIIiqI", 1, 68, n, n, 1, 2, 1, 1 << 20,
+                                        apspmat.INF_I32, -1, 0)
+    return fixed + struct.pack("<I", zlib.crc32(fixed))
+
+
+# A hostile header: refused at the first missing block, before allocating
+# the matrix it announces (2^31 - 1 once raised OverflowError, 100000 a
+# MemoryError, 40000 took 16 s and 6 GB).
+for big in (40000, 100000, 2 ** 31 - 1):
+    t0 = time.time()
+    raises("header alone, n = %d: truncated, nothing allocated" % big, load_bytes(header_only(big)),
+           "truncated in block 0")
+    check("header alone, n = %d: at once" % big, time.time() - t0 < 2, "%.1f s" % (time.time() - t0))
 # A block that is fine but in another block's place: its tag breaks the CRC.
 hdr = data[:hlen]
 blocks = data[hlen:]
