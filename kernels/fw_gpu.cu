@@ -29,8 +29,12 @@
 extern "C" int fwg_device_count(char *errbuf, size_t errlen)
 {
 	Err e{errbuf, errlen};
-	int count = 0;
+	int count = 0, driver = 0;
 	cudaError_t rc = cudaGetDeviceCount(&count);
+	// Without libcuda the runtime says the driver is "insufficient": say
+	// what it is, none found.
+	if (rc != cudaSuccess && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+		return fail(e, "no NVIDIA driver was found (no GPU here, or its driver is not installed)");
 	if (rc != cudaSuccess)
 		return fail(e, "no usable CUDA driver or device: %s", cudaGetErrorString(rc));
 	return count;

@@ -15,6 +15,9 @@ expect_stderr "bad -B" 2 'must be 16, 32, 64 or 128' '$gpu -B 48 </dev/null'
 if ! has_gpu; then
 	$g -n 5 -d 50 -o "$T/g"
 	expect_stderr "no GPU: clear error, exit 2" 2 '^apsp-gpu: .*(CUDA|device|driver)' '$gpu $T/g >/dev/null'
+	if ! ls /usr/lib/x86_64-linux-gnu/libcuda.so* /usr/lib64/libcuda.so* >/dev/null 2>&1; then
+		expect_stderr "no driver: says so" 2 '^apsp-gpu: no NVIDIA driver was found' '$gpu $T/g >/dev/null'
+	fi
 	skip "apsp-gpu against apsp-cpu" "no GPU on this machine"
 	skip "apsp-gpu negative cycles" "no GPU on this machine"
 	skip "apsp-gpu compute-sanitizer" "no GPU on this machine"
