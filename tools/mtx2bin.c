@@ -383,13 +383,20 @@ static int read_graph_archive(input *in, const char *member, const gio_opts *o, 
 	char *first_primary = NULL, *first_plain = NULL, *exact = NULL;
 	char named[4096];
 	snprintf(named, sizeof named, "%s/%s.mtx", stem, stem);
+	const char *not_regular = NULL; /* what the member asked for is, if not a file */
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		if (archive_format(a) == ARCHIVE_FORMAT_RAW) {
 			raw = 1;
 			break;
 		}
-		if (archive_entry_filetype(e) != AE_IFREG)
+		if (archive_entry_filetype(e) != AE_IFREG) {
+			if (member && !not_regular
+			    && strcmp(strip_dot(archive_entry_pathname(e)), strip_dot(member)) == 0)
+				not_regular = archive_entry_filetype(e) == AE_IFLNK ? "a symbolic link"
+				            : archive_entry_filetype(e) == AE_IFDIR ? "a directory"
+				            : "not a regular file";
 			continue;
+		}
 		const char *p = strip_dot(archive_entry_pathname(e));
 		size_t pl = strlen(p);
 		char *nl = realloc(list, nlist + pl + 3);
@@ -412,6 +419,9 @@ static int read_graph_archive(input *in, const char *member, const gio_opts *o, 
 		want = NULL; /* the single stream of a compressed file */
 	} else if (exact) {
 		want = exact;
+	} else if (member && not_regular) {
+		tool_die("%s: member '%s' is %s: only regular files are read", in->path, member,
+		         not_regular);
 	} else if (member) {
 		tool_die("%s: no member '%s' (members: %s)", in->path, member, list ? list : "none");
 	} else if (nprimary == 1) {

@@ -217,3 +217,16 @@ expect_stderr "DIMACS p line too large for memory: at its line" 2 '^mtx2bin: -:2
 	'printf "c big\np sp 100000000 2\na 1 2 3\na 2 1 4\n" | $M -F dimacs'
 expect_stderr "DIMACS p line beyond a stream: at its line" 2 '^mtx2bin: -:2: 3000000000 vertices' \
 	'printf "c big\np sp 3000000000 2\na 1 2 3\n" | $M -F dimacs'
+
+# An archive member that is a symbolic link is named as one, not reported
+# missing.
+if has_archives && command -v tar >/dev/null 2>&1; then
+	mkdir -p "$T/lnk"
+	printf '%%%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 3\n' >"$T/lnk/g.mtx"
+	ln -s g.mtx "$T/lnk/link.mtx"
+	(cd "$T/lnk" && tar czf ../lnk.tar.gz g.mtx link.mtx)
+	expect_stderr "archive member that is a symlink: said so" 2 "member 'link.mtx' is a symbolic link" \
+		'$M --member link.mtx "$T/lnk.tar.gz" -o "$T/lnk.apm"'
+else
+	skip "archive member that is a symlink" "no libarchive or tar"
+fi
