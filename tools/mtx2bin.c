@@ -5,7 +5,8 @@
  * zlib, archives (and every compression) with libarchive when built with it
  * (HAVE_LIBARCHIVE).  An archive is read into memory (it is compressed, and
  * smaller than the matrix it becomes) so that its members can be listed
- * before the chosen one is parsed, whatever their order. */
+ * before the chosen one is parsed, whatever their order; the chosen member
+ * is then inflated and parsed as a stream.  --progress shows both steps. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -247,6 +248,7 @@ static char *base_name(const char *path)
 typedef struct arc {
 	struct archive *a;
 	const char *path;
+	uint64_t done, size; /* the member's bytes inflated, and its size (0: unknown) */
 } arc;
 
 static ssize_t read_member(void *ctx, void *buf, size_t len, st_error *err)
@@ -255,6 +257,10 @@ static ssize_t read_member(void *ctx, void *buf, size_t len, st_error *err)
 	la_ssize_t n = archive_read_data(r->a, buf, len);
 	if (n < 0)
 		snprintf(err->msg, sizeof err->msg, "%s: %s", r->path, archive_error_string(r->a));
+	if (n > 0) {
+		r->done += (uint64_t)n;
+		tool_progress("MB of the member parsed", r->done >> 20, r->size >> 20);
+	}
 	return n;
 }
 
@@ -370,6 +376,7 @@ static int read_graph_archive(input *in, const char *member, const gio_opts *o, 
 		if (r == 0)
 			in->eof = 1;
 		len += (size_t)r;
+		tool_progress("MB of the archive read", len >> 20, in->total >> 20);
 	}
 
 	check_gzip(data, len, in->path);
@@ -440,7 +447,8 @@ static int read_graph_archive(input *in, const char *member, const gio_opts *o, 
 		const char *p = strip_dot(archive_entry_pathname(e));
 		if (!raw && (archive_entry_filetype(e) != AE_IFREG || strcmp(p, want) != 0))
 			continue;
-		arc ctx = {a, in->path};
+		arc ctx = {a, in->path, 0,
+		           archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0};
 		char *name = NULL;
 		if (raw) {
 			/* x.mtx.gz: detect from "x.mtx" */
