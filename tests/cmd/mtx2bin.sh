@@ -234,7 +234,7 @@ fi
 # --progress shows an archive's member being parsed, as it shows gzip input.
 if has_archives && command -v tar >/dev/null 2>&1; then
 	mkdir -p "$T/prog"
-	$BIN/gengraph -n 3000 -d 15 -s 3 | $B2M --weights >"$T/prog/big.mtx"
+	$BIN/gengraph -n 4000 -d 20 -s 3 | $B2M --weights >"$T/prog/big.mtx" # (parsing takes over 0.2 s)
 	(cd "$T/prog" && tar czf ../prog.tar.gz big.mtx)
 	expect_true "--progress on a .tar.gz: the member's progress" \
 		'$M --progress "$T/prog.tar.gz" -o "$T/prog.apm" 2>&1 >/dev/null | tr "\r" "\n" | grep -q "MB of the member parsed"'
