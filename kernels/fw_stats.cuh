@@ -156,7 +156,7 @@ struct DevStats {
 // Device memory for the figures, freed on every way out.
 struct StatsMem {
 	int id = -1;
-	void *p[6] = {};
+	void *p[3] = {};
 	~StatsMem()
 	{
 		if (id >= 0)
@@ -176,7 +176,7 @@ int stats_of_device(Err e, const Devs &v, const Dev &x, uint64_t n, const long l
 	constexpr bool I = std::is_same<S, long long>::value;
 	const int first = (int)x.first_row(v.B), end = (int)x.end_row(v.B, n), rows = end - first;
 	ds.first = first, ds.end = end;
-	ds.out_reach.assign(n, 0), ds.harm.resize(n), ds.in_reach.resize(n);
+	ds.out_reach.assign(n, 0), ds.harm.resize(n), ds.in_reach.resize(n); // (zeros at first)
 	std::vector<S> os(n), oe(n), is(n), ie(n);
 	if constexpr (I)
 		is = ds.in_isum.empty() ? is : ds.in_isum, ie = ds.in_iecc.empty() ? ie : ds.in_iecc;
@@ -193,10 +193,8 @@ int stats_of_device(Err e, const Devs &v, const Dev &x, uint64_t n, const long l
 	unsigned long long *oreach = (unsigned long long *)m.p[0], *ireach = oreach + n;
 	S *osum = (S *)m.p[1], *oecc = osum + n, *isum = oecc + n, *iecc = isum + n;
 	double *harm = (double *)m.p[2];
-	if (ds.in_reach.size() == n && ds.harm.size() == n) {
-		CUDA_TRY(cudaMemcpyAsync(ireach, ds.in_reach.data(), n * 8, cudaMemcpyHostToDevice, x.s));
-		CUDA_TRY(cudaMemcpyAsync(harm, ds.harm.data(), n * 8, cudaMemcpyHostToDevice, x.s));
-	}
+	CUDA_TRY(cudaMemcpyAsync(ireach, ds.in_reach.data(), n * 8, cudaMemcpyHostToDevice, x.s));
+	CUDA_TRY(cudaMemcpyAsync(harm, ds.harm.data(), n * 8, cudaMemcpyHostToDevice, x.s));
 	CUDA_TRY(cudaMemcpyAsync(isum, is.data(), n * sizeof(S), cudaMemcpyHostToDevice, x.s));
 	CUDA_TRY(cudaMemcpyAsync(iecc, ie.data(), n * sizeof(S), cudaMemcpyHostToDevice, x.s));
 	const T *d = x.base<T>(x.d, v.B, v.npad);

@@ -168,27 +168,6 @@ void gs_add_rows(gs_stats *s, uint64_t first, uint64_t rows, const void *d, uint
 	}
 }
 
-void gs_merge(gs_stats *a, const gs_stats *b)
-{
-	for (uint64_t u = 0; u < a->n; u++) {
-		for (int dir = 0; dir < 2; dir++) {
-			a->reach[dir][u] += b->reach[dir][u];
-			if (a->type == ST_INT32) {
-				int32_t *ea = a->ecc[dir];
-				const int32_t *eb = b->ecc[dir];
-				((int64_t *)a->sum[dir])[u] += ((const int64_t *)b->sum[dir])[u];
-				ea[u] = eb[u] > ea[u] ? eb[u] : ea[u];
-			} else {
-				float *ea = a->ecc[dir];
-				const float *eb = b->ecc[dir];
-				((double *)a->sum[dir])[u] += ((const double *)b->sum[dir])[u];
-				ea[u] = eb[u] > ea[u] ? eb[u] : ea[u];
-			}
-		}
-		a->harmonic[u] += b->harmonic[u];
-	}
-}
-
 double gs_sum(const gs_stats *s, int dir, uint64_t u)
 {
 	return s->type == ST_INT32 ? (double)((const int64_t *)s->sum[dir])[u]

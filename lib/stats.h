@@ -54,10 +54,6 @@ void gs_free(gs_stats *s);
 void gs_add_rows(gs_stats *s, uint64_t first, uint64_t rows, const void *d, uint64_t stride,
                  int threads);
 
-/* Add b's figures to a's: a and b hold disjoint sets of rows of the same
- * graph (b's out figures of rows a has not, its in figures summed). */
-void gs_merge(gs_stats *a, const gs_stats *b);
-
 /* Vertex u's closeness: (in_reach / in_sum) x (in_reach / (n - 1)) where
  * in_sum > 0 and n > 1, else 0. */
 double gs_closeness(const gs_stats *s, uint64_t u);
