@@ -132,7 +132,7 @@ static void summarize(gio_graph *g)
 int gio_read(const char *name, gio_read_fn rd, void *ctx, const gio_opts *o,
              gio_graph *g, st_error *err)
 {
-	parser P = {.name = name ? name : "-", .o = o, .g = g, .err = err, .line = 1,
+	parser P = {.name = name && strcmp(name, "-") ? name : "standard input", .o = o, .g = g, .err = err, .line = 1,
 	            .format = o->format, .all_integral = 1};
 	size_t cap = CHUNK, have = 0;
 	int eof = 0, rc = -1, empty = 1;

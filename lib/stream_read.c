@@ -104,7 +104,7 @@ static ssize_t skip_bytes(st_reader *r, unsigned char *buf, size_t cap, size_t l
 
 static const char *display_name(const char *name)
 {
-	return !name || !strcmp(name, "-") ? "stdin" : name;
+	return !name || !strcmp(name, "-") ? "standard input" : name;
 }
 
 /* Why 64 bytes that are not our magic are not: a hint for common mistakes. */
@@ -679,9 +679,9 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 	uint64_t bytes = st_matrix_bytes(&m->h);
 	int count = st_matrix_count(&m->h);
 	if (count && bytes > lib_physical_memory() / (uint64_t)count) {
-		lib_fail(err, "%s: %d matrices of %llu x %llu need %.1f GB, more than this machine's memory",
+		lib_fail(err, "%s: %d matrices of %llu x %llu need %.1f GiB, more than this machine's memory",
 		       display_name(name), count, (unsigned long long)m->h.npad,
-		       (unsigned long long)m->h.npad, (double)bytes * count / 1e9);
+		       (unsigned long long)m->h.npad, (double)bytes * count / (1 << 30));
 		goto fail;
 	}
 	for (uint32_t bit; (bit = st_next_matrix(r));) {

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 	if (as_stats) /* distances alone, folded into the statistics */
 		paths = 0;
 	const char *path = optind < argc ? argv[optind] : "-";
-	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+	const char *name = tool_input_name(path);
 	int threads = tool_threads();
 	o.threads = threads;
 

@@ -51,7 +51,7 @@ static void load(struct result *r, const char *path, int threads)
 {
 	st_error err;
 	int fd = tool_open_input(path);
-	r->name = strcmp(path, "-") == 0 ? "standard input" : path;
+	r->name = tool_input_name(path);
 	if (st_read_all(fd, r->name, threads, &r->m, &err) < 0)
 		tool_die_st(NULL, &err);
 	if (fd != 0)
@@ -238,6 +238,11 @@ int main(int argc, char **argv)
 	if (graph ? nargs < 1 || nargs > 2 : nargs != 2)
 		tool_usage_error(graph ? "give one or two results after --graph G"
 		                       : "give two results to compare, A B");
+	int from_stdin = graph && !strcmp(graph, "-");
+	for (int i = 0; i < nargs; i++)
+		from_stdin += !strcmp(argv[optind + i], "-");
+	if (from_stdin > 1)
+		tool_usage_error("standard input ('-') can be only one of the inputs");
 	int threads = tool_threads();
 	report = tool_output_fopen(0);
 

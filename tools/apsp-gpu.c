@@ -226,7 +226,7 @@ _Noreturn static void solve_failed(const struct result *res, const char *msg)
 	if (res->failed == 1)
 		tool_die("out of memory checking the predecessor chains");
 	if (res->failed == 2)
-		tool_die_st("write", &res->err);
+		tool_die_st(tool_output_name(), &res->err);
 	tool_die("%s", msg);
 }
 
@@ -455,7 +455,7 @@ static void finish_output(struct result *res, const struct fwg_opts *o, FILE *so
 	if (st_write_end_matrix(res->w, &err) < 0
 	    || (o->paths && st_write_spool(res->w, res->pred, &err) < 0)
 	    || st_writer_close(res->w, &err) < 0)
-		tool_die_st("write", &err);
+		tool_die_st(tool_output_name(), &err);
 	tool_output_commit();
 }
 
@@ -744,7 +744,7 @@ int main(int argc, char **argv)
 			open_stats(&res, &o, &plan, n, in.type);
 		else if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
 		         || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
-			tool_die_st("write", &err);
+			tool_die_st(tool_output_name(), &err);
 		if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0)
 			solve_failed(&res, msg);
 	}

@@ -156,7 +156,7 @@ static void print_json(FILE *out, const char *name, const struct desc *d, int ch
 static int describe(FILE *out, const char *path, int check, int json, int threads)
 {
 	int is_stdin = strcmp(path, "-") == 0;
-	const char *name = is_stdin ? "standard input" : path;
+	const char *name = tool_input_name(path);
 	int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		tool_warn("%s:", path);

@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	if (pairs_file)
 		read_pairs(&q, pairs_file);
 
-	const char *name = strcmp(input, "-") == 0 ? "standard input" : input;
+	const char *name = tool_input_name(input);
 	int threads = tool_threads();
 	st_header h;
 	st_error err;

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 	if (argc - optind > 1)
 		tool_usage_error("one input at most ('%s' is extra)", argv[optind + 1]);
 	const char *input = optind < argc ? argv[optind] : "-";
-	const char *name = strcmp(input, "-") == 0 ? "standard input" : input;
+	const char *name = tool_input_name(input);
 	const int threads = tool_threads();
 	FILE *out = tool_output_fopen(0); /* a damaged input leaves no file behind */
 	st_header h;

@@ -359,7 +359,7 @@ int main(int argc, char **argv)
 	if (argc - optind > 1)
 		tool_usage_error("one input at most ('%s' is extra)", argv[optind + 1]);
 	const char *path = optind < argc ? argv[optind] : "-";
-	const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+	const char *name = tool_input_name(path);
 	int threads = tool_threads();
 
 	if (strcmp(path, "-") == 0 && isatty(STDIN_FILENO))

@@ -15,16 +15,10 @@
 #define ND_MAX_DEGREE 32
 #define ND_MIN_N 256
 
-/* How messages name the input. */
-static const char *display(const char *path)
-{
-	return strcmp(path, "-") == 0 ? "standard input" : path;
-}
-
 st_reader *engine_open(const char *path, int threads, st_header *h)
 {
 	st_error err;
-	const char *name = display(path);
+	const char *name = tool_input_name(path);
 	int fd = tool_open_input(path);
 	st_reader *r = st_reader_open(fd, path, h, threads, &err);
 	if (!r)
@@ -55,7 +49,7 @@ double engine_physical_memory(void)
 
 void engine_check_memory(const char *path, const st_header *h, double bytes)
 {
-	const char *name = display(path);
+	const char *name = tool_input_name(path);
 	double have = engine_physical_memory();
 	/* What fits: the matrices grow as n^2. */
 	if (have > 0 && bytes > have)
@@ -94,7 +88,7 @@ _Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int 
 	result->flags |= ST_NEGCYCLE;
 	result->cycle_vertex = v;
 	if (st_write_all(out, result, NULL, NULL, NULL, tool_opts.level, threads, &err) < 0)
-		tool_die_st("write", &err);
+		tool_die_st(tool_output_name(), &err);
 	tool_output_commit();
 	tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld", (long long)v);
 }
@@ -106,7 +100,7 @@ void engine_write_result(int out, const st_header *result, sv_plan *plan, void *
 	sv_finish(plan, dist, threads);
 	sv_plan_free(plan);
 	if (st_write_all(out, result, NULL, dist, pred, tool_opts.level, threads, &err) < 0)
-		tool_die_st("write", &err);
+		tool_die_st(tool_output_name(), &err);
 	tool_output_commit();
 }
 

@@ -563,7 +563,7 @@ int main(int argc, char **argv)
 	if (!check)
 		out = tool_output_open(1); /* refuse a terminal before reading anything */
 
-	input in = {.fd = tool_open_input(path), .path = path && strcmp(path, "-") ? path : "-"};
+	input in = {.fd = tool_open_input(path), .path = tool_input_name(path)};
 	char *label = base_name(in.path);
 	gio_graph g;
 	st_error err = {{0}};
@@ -628,7 +628,7 @@ int main(int argc, char **argv)
 		h.flags = g.flags;
 		tool_add_provenance(&h);
 		if (st_write_all(out, &h, g.w, NULL, NULL, tool_opts.level, tool_threads(), &err) != 0)
-			tool_die_st("write", &err);
+			tool_die_st(tool_output_name(), &err);
 		st_header_free(&h);
 		tool_output_commit();
 	}

@@ -91,7 +91,7 @@ static void at_exit(void)
 	if (bad) {
 		if (e == EPIPE)
 			quiet_pipe_exit();
-		fprintf(stderr, "%s: write error: %s\n", prog, strerror(e));
+		fprintf(stderr, "%s: standard output: write error: %s\n", prog, strerror(e));
 		_exit(EXIT_TROUBLE);
 	}
 }
@@ -337,6 +337,11 @@ static void widen_pipe(int fd)
 		(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
 }
 
+const char *tool_input_name(const char *path)
+{
+	return !path || strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
 int tool_open_input(const char *path)
 {
 	if (!path || strcmp(path, "-") == 0) {
@@ -435,13 +440,19 @@ FILE *tool_output_fopen(int binary)
 	return out_file;
 }
 
+const char *tool_output_name(void)
+{
+	const char *path = tool_opts.output;
+	return path && strcmp(path, "-") ? path : "standard output";
+}
+
 void tool_output_commit(void)
 {
 	if (out_committed)
 		return;
 	out_committed = 1;
 	tool_progress_end();
-	const char *name = target_path ? target_path : "standard output";
+	const char *name = tool_output_name();
 	int fd = out_fd >= 0 ? out_fd : STDOUT_FILENO;
 	int bad = 0, e = 0;
 	if (out_file) {
@@ -490,6 +501,8 @@ void tool_write_all(int fd, const void *buf, size_t len)
 				continue;
 			if (errno == EPIPE)
 				quiet_pipe_exit();
+			if (fd == out_fd || (out_fd < 0 && fd == STDOUT_FILENO))
+				tool_die("%s: write error:", tool_output_name());
 			tool_die("write error:");
 		}
 		p += k;
@@ -736,7 +749,7 @@ void tool_parallel(int threads, uint64_t n, void (*fn)(void *ctx, uint64_t begin
 st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int need_pred,
                             int threads, int *fdp)
 {
-	const char *name = strcmp(input, "-") == 0 ? "standard input" : input;
+	const char *name = tool_input_name(input);
 	int fd = tool_open_input(input);
 	if (fdp)
 		*fdp = fd;

@@ -82,6 +82,8 @@ double tool_parse_double(const char *opt, const char *s);
 
 /* Input: path NULL or "-" is stdin.  Returns an fd; dies with a message. */
 int tool_open_input(const char *path);
+/* The name every message gives an input: "standard input" for NULL or "-". */
+const char *tool_input_name(const char *path);
 
 /* Output.  tool_output_open() returns an fd for tool_opts.output (or
  * stdout): a named file is written as a temporary file beside it and only
@@ -92,8 +94,11 @@ int tool_open_input(const char *path);
 int tool_output_open(int binary);
 FILE *tool_output_fopen(int binary); /* same, as a stdio stream */
 void tool_output_commit(void);
+/* The name every message gives the output: -o's file or "standard output". */
+const char *tool_output_name(void);
 
-/* Write all of buf to fd; dies on error ("write error: ..."); a closed pipe
+/* Write all of buf to fd; dies on error ("NAME: write error: ...", NAME the
+ * output's name where fd is the output's); a closed pipe
  * ends the program quietly. */
 void tool_write_all(int fd, const void *buf, size_t len);
 

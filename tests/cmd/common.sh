@@ -14,7 +14,7 @@ for t in gengraph bin2mtx; do
 	expect_stderr $t-bad-short 2 "^$t: invalid option" '$BIN/$t -Y'
 	expect_stderr $t-missing-arg 2 "requires an argument" '$BIN/$t -o'
 	expect_stderr $t-empty-output 2 "^$t: -o: the file name is empty" '$BIN/$t -o "" $T/s'
-	expect_stderr $t-help-full 2 "^$t: write error: No space left on device" '$BIN/$t --help >/dev/full'
+	expect_stderr $t-help-full 2 "^$t: standard output: write error: No space left on device" '$BIN/$t --help >/dev/full'
 	expect_true $t-help-options-true 'for o in $(grep -o -- "--[a-z][a-z-]*" $T/h | sort -u); do
 		case $o in --help|--version) continue;; esac
 		$BIN/$t $o 2>&1 </dev/null | grep -q "unrecognized option" && { echo "$o not accepted" >&2; exit 1; }; done; true'

@@ -655,7 +655,7 @@ static void test_damage(void)
 		l2 = l1 + 16;
 		int fd = mem_fd(s2, l2);
 		st_matrices m;
-		T_CHECKF(st_read_all(fd, "-", 1, &m, &err) < 0 && strstr(err.msg, "stdin: bad end-of-stream marker"),
+		T_CHECKF(st_read_all(fd, "-", 1, &m, &err) < 0 && strstr(err.msg, "standard input: bad end-of-stream marker"),
 		       "extra marker before the end: %s", err.msg);
 		close(fd);
 		free(s1);
