@@ -47,6 +47,10 @@ typedef struct fw_opts {
 	 * the edges into each vertex (the rounds then run on distances alone),
 	 * except where a weight is negative; 1 tracks them through the rounds. */
 	int track_paths;
+	/* Called by one thread as each step around the rounds begins: "tiling",
+	 * "repairing the predecessors", "deriving the predecessors",
+	 * "untiling" (may be NULL; ctx as for progress). */
+	void (*stage)(void *ctx, const char *what);
 } fw_opts;
 
 /* The best SIMD level this processor supports. */

@@ -170,6 +170,8 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	 * (else a column read is as short). */
 	in_edges ie = {NULL, NULL, NULL, NULL, 0, 0};
 	int derive = 0;
+	if (o->stage)
+		o->stage(o->ctx, "tiling");
 	if (pred)
 		/* no room for the lists (16 bytes an edge at most): tracked, which
 		 * needs a tiled predecessor matrix instead */
@@ -282,11 +284,17 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		o->stats->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
 		o->stats->tiles_skipped = skipped;
 	}
+	if (!oom && p && o->stage)
+		o->stage(o->ctx, "repairing the predecessors");
 	if (!oom && p)
 		fwc_repair_tiles(d, p, dist, order, pos, ie.off ? &ie : NULL, n, nb, B, type, threads);
+	if (!oom && derive && o->stage)
+		o->stage(o->ctx, "deriving the predecessors");
 	if (!oom && derive && fwc_derive_tiles(d, dist, pred, &ie, order, pos, n, nb, B, type,
 	                                   simd == FW_SIMD_AVX512, threads))
 		oom = 1;
+	if (!oom && o->stage)
+		o->stage(o->ctx, "untiling");
 	if (!oom)
 		from_tiles(d, p, dist, p ? pred : NULL, n, nb, B, order, threads);
 	free(d), free(p), free(pos), fwc_in_edges_free(&ie);

@@ -47,6 +47,18 @@ static void progress(void *ctx, uint64_t round, uint64_t rounds)
 	tool_progress("rounds", round, rounds);
 }
 
+static void stage(void *ctx, const char *what)
+{
+	(void)ctx;
+	tool_progress_stage(what);
+}
+
+/* The graph read so far, in MiB of its matrix (ctx: the matrix's bytes). */
+static void read_progress(void *ctx, uint64_t bytes)
+{
+	tool_progress("MiB of the graph read", bytes >> 20, *(const uint64_t *)ctx >> 20);
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_NO_PATHS = 0x2000, OPT_SIMD, OPT_ORDER, OPT_DERIVE };
@@ -61,7 +73,7 @@ int main(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	fw_stats stats = {0, 0, 0};
-	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL, &stats, NULL, 0};
+	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL, &stats, NULL, 0, stage};
 	int paths = 1, c, order = ORDER_AUTO, as_stats = 0;
 	struct stats_form form = {STATS_TABLE, 0, 0};
 
@@ -131,7 +143,11 @@ int main(int argc, char **argv)
 	void *weights = in_place ? dist : malloc(st_matrix_bytes(&in) + 1);
 	if (!weights)
 		tool_die("%s: n = %llu: out of memory for the weights", name, (unsigned long long)n);
-	engine_read_weights(r, weights);
+	tool_progress_stage("reading the graph");
+	uint64_t wbytes = st_matrix_bytes(&in);
+	if (engine_read_weights_as(r, weights, read_progress, &wbytes, &err) < 0)
+		tool_die_st(NULL, &err);
+	tool_progress_stage("preparing the graph");
 	sv_plan plan;
 	int rc = sv_prepare(&in, weights, dist, pred, threads, &plan, &err);
 	if (!in_place)
@@ -148,13 +164,14 @@ int main(int argc, char **argv)
 
 	double t1 = tool_now();
 	char why[160];
+	tool_progress_stage("ordering the vertices");
 	int32_t *perm = engine_order(order, n, in.type, dist, 0, threads, NULL, why, sizeof why);
 	o.order = perm; /* the engine reads and writes through it */
 	if (fw_cpu(&o, in.type, n, dist, pred, &err) < 0)
 		tool_die_st(NULL, &err);
 	free(perm);
-	tool_progress_end();
 	double t2 = tool_now();
+	tool_progress_stage(as_stats ? "folding the statistics" : "writing the result");
 	if (as_stats)
 		engine_write_stats(sout, &form, &plan, dist, n, in.type, threads);
 	else

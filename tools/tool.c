@@ -531,20 +531,47 @@ double tool_physical_memory(void)
 	return (double)lib_physical_memory();
 }
 
-void tool_progress(const char *what, uint64_t done, uint64_t total)
+/* Draw line in place of the progress line; the caller holds progress_lock. */
+static void progress_draw(const char *line, int len)
+{
+	int pad = progress_drawn > len ? progress_drawn - len : 0;
+	fprintf(stderr, "\r%s%*s", line, pad, "");
+	if (pad)
+		fprintf(stderr, "\r%s", line);
+	fflush(stderr);
+	progress_drawn = len;
+	progress_last = tool_now();
+}
+
+static int progress_enabled(void)
 {
 	static int enabled = -1;
-	if (enabled == 0 || pthread_mutex_trylock(&progress_lock) != 0)
-		return;
 	if (enabled < 0)
 		enabled = progress_on();
+	return enabled;
+}
+
+void tool_progress_stage(const char *what)
+{
+	if (!progress_enabled())
+		return;
+	pthread_mutex_lock(&progress_lock);
+	char line[160];
+	int len = snprintf(line, sizeof line, "%s: %s", prog, what);
+	progress_draw(line, len < (int)sizeof line ? len : (int)sizeof line - 1);
+	pthread_mutex_unlock(&progress_lock);
+}
+
+void tool_progress(const char *what, uint64_t done, uint64_t total)
+{
+	if (!progress_enabled() || pthread_mutex_trylock(&progress_lock) != 0)
+		return;
 	double t = tool_now();
 	/* At most 5 redraws a second, and nothing in the first 0.2 s of the run. */
-	if (!enabled || t - progress_last < 0.2) {
+	if (t - progress_last < 0.2) {
 		pthread_mutex_unlock(&progress_lock);
 		return;
 	}
-	progress_last = t;
 	char line[160];
 	int len;
 	if (total)
@@ -556,12 +583,7 @@ void tool_progress(const char *what, uint64_t done, uint64_t total)
 		               (unsigned long long)done);
 	if (len >= (int)sizeof line)
 		len = sizeof line - 1;
-	int pad = progress_drawn > len ? progress_drawn - len : 0;
-	fprintf(stderr, "\r%s%*s", line, pad, "");
-	if (pad)
-		fprintf(stderr, "\r%s", line);
-	fflush(stderr);
-	progress_drawn = len;
+	progress_draw(line, len);
 	pthread_mutex_unlock(&progress_lock);
 }
 

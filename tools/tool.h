@@ -105,6 +105,9 @@ void tool_write_all(int fd, const void *buf, size_t len);
 /* Progress on stderr, only if enabled (see tool_opts.progress), redrawn at
  * most a few times a second.  done/total in units of what. */
 void tool_progress(const char *what, uint64_t done, uint64_t total);
+/* Progress: a step without a count begins (drawn at once, where progress
+ * is shown), until the next tool_progress or stage replaces it. */
+void tool_progress_stage(const char *what);
 /* Seconds on the monotonic clock, for a tool's own timings. */
 double tool_now(void);
 /* This machine's physical memory in bytes. */

@@ -240,3 +240,18 @@ else
 			'$c --order $o -o $T/ssr $T/ss && "$BIN/apsp-diff" -q --graph $T/ss $T/ssr'
 	done
 fi
+
+# --progress names every step, from the read to the write, in order (a long
+# run once showed nothing for its first fifth, while it read and prepared).
+"$BIN/gengraph" -n 300 -d 20 -s 5 >"$T/pr.apm"
+steps() { tr '\r' '\n' <"$T/pe" | sed -n 's/^apsp-cpu: \([a-z][a-z ]*[a-z]\).*/\1/p' | uniq | grep -v "^rounds$\|^MiB of the graph read$" | tr '\n' ','; }
+expect_output "--progress: every step in order, with paths" \
+	"reading the graph,preparing the graph,ordering the vertices,tiling,deriving the predecessors,untiling,writing the result," \
+	'$c --progress "$T/pr.apm" -o "$T/pr.out" 2>"$T/pe" && steps'
+expect_output "--progress: every step in order, statistics" \
+	"reading the graph,preparing the graph,ordering the vertices,tiling,untiling,folding the statistics," \
+	'$c --progress --stats "$T/pr.apm" -o "$T/pr.out" 2>"$T/pe" && steps'
+expect_output "--progress: tracked paths are repaired" \
+	"reading the graph,preparing the graph,ordering the vertices,tiling,repairing the predecessors,untiling,writing the result," \
+	'$c --progress --derive-paths never "$T/pr.apm" -o "$T/pr.out" 2>"$T/pe" && steps'
+expect_output "no progress without --progress off a terminal" "" '$c "$T/pr.apm" -o "$T/pr.out" 2>&1'
