@@ -214,6 +214,12 @@ int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dis
  * the solve with an error. */
 typedef int fwg_sink(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred);
 
+/* Pay the first launches' costs of the run of n with options o beforehand
+ * (after fwg_init; e.g. while the graph is read): a small run with the same
+ * kernels, its results thrown away.  One device, one process, no order;
+ * elsewhere nothing.  0, or -1 with a message (the run itself may still
+ * work). */
+int fwg_warm(const struct fwg_opts *o, uint64_t n, char *err, size_t errlen);
 /* Solve as fwg_solve(), handing the results to sink panel by panel: 0, -1,
  * or 1 (o->feed's input failed or its verdict was 0; nothing handed over).
  * Every field of *t but download_ms, upload_ms and kernel_ms is set before
