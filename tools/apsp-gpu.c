@@ -64,8 +64,8 @@ struct init_job {
 	unsigned char id[FWG_ID_BYTES];
 	uint64_t n, staging;
 	char err[256];
-	/* Then, unless APSP_WARM=0, the run's kernels launched once on a small
-	 * graph (fwg_warm), in warm_s seconds; o: the run's options. */
+	/* Then, with paths unless APSP_WARM=0, the run's kernels launched once
+	 * on a small graph (fwg_warm), in warm_s seconds; o: the run's options. */
 	struct fwg_opts o;
 	int warm;
 	double warm_s;
@@ -632,7 +632,7 @@ int main(int argc, char **argv)
 	job.ranks = nproc;
 	job.o = o;
 	const char *warm = getenv("APSP_WARM"); /* benchmarks: 0, none */
-	job.warm = !(warm && !strcmp(warm, "0"));
+	job.warm = o.paths && !(warm && !strcmp(warm, "0")); /* (without paths it paid less than it cost) */
 	if (nproc > 1) {
 		char msg[256];
 		if (rank == 0 && fwg_unique_id(job.id, sizeof job.id, msg, sizeof msg) < 0)

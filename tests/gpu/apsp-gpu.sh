@@ -139,6 +139,23 @@ expect_true "float32 with -0 weights: as floats, right" \
 	grep -q " plain " $T/kb && grep -q "^check: 0 wrong distances, 0 bad" $T/kb &&
 	$BIN/fw-kernel-bench -n 300 -t float32 -r 0 -B 64 --check >$T/kb &&
 	grep -q " bits " $T/kb && grep -q "^check: 0 wrong distances, 0 bad" $T/kb'
+# The warm-up before a run with paths (the run's kernels once on a small
+# graph while the input is read): reported by -v, and the result is the
+# same bytes as without it, in 16-bit lanes (derived), on 32 bits (tracked)
+# and in float32.
+for opts in "" "--derive-paths never" "-t float32"; do
+	case $opts in -t*) gopts=$opts run= ;; *) gopts= run=$opts ;; esac
+	# shellcheck disable=SC2086
+	$g -n 2100 -d 10 -s 4 $gopts -o "$T/g"
+	expect_true "warm-up with paths ${opts:-(16-bit lanes)}: reported, same bytes as without" \
+		'$gpu -v $run -o $T/w1 $T/g 2>$T/v1 && APSP_WARM=0 $gpu -v $run -o $T/w0 $T/g 2>$T/v0 &&
+		cmp $T/w1 $T/w0 && grep -q "(warm-up 0\.[0-9]*[1-9][0-9]* s)" $T/v1 &&
+		grep -q "(warm-up 0\.000 s)" $T/v0'
+done
+expect_stderr "no warm-up without paths" 0 '\(warm-up 0\.000 s\)' '$gpu -v --no-paths -o $T/w0 $T/g'
+expect_true "fw-kernel-bench --warm: a first run like the others, right" \
+	'$BIN/fw-kernel-bench -n 300 -p -r 1 --warm --check >$T/kb &&
+	grep -q "first run" $T/kb && grep -q "^check: 0 wrong distances, 0 bad" $T/kb'
 $g -n 70 -d 10 -s 9 -B 32 -o "$T/g"
 check "int32 padded input stream (npad > n)" "$T/g" 0
 # Weights too large for the packed (distance, k) form: the plain path.
