@@ -277,9 +277,9 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph
 	return fwg_solve_panels(&oo, n, graph, copy_into, &into, t, errbuf, errlen);
 }
 
-// A run's first launch of each kernel costs more than the later ones (the
-// code loaded, the lists' first set-up: 10 to 12 ms before 1.3 ms of 16-bit
-// rounds with derived paths at n = 2000, H200, bench/first-run.md).  A small
+// A process's first run with paths costs more than the later ones (9.7 to
+// 12.8 ms of kernels against 1.3 with derived paths at n = 2000, H200; not
+// the loading of code: bench/first-run.md).  A small
 // run with the same choices pays that beforehand, on each device the run
 // of n will use alone; its results are thrown away.
 extern "C" int fwg_warm(const struct fwg_opts *o, uint64_t n, char *errbuf, size_t errlen)
