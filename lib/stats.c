@@ -59,7 +59,7 @@ void gs_free(gs_stats *s)
 /* The folds built for AVX2 too, taken where the processor has it (the
  * baseline's SSE2 has no vectors of their 64-bit sums). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define GS_VECTORS __attribute__((target_clones("avx2", "default"), optimize("O3")))
+#define GS_VECTORS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"), optimize("O3", "no-trapping-math")))
 #else
 #define GS_VECTORS
 #endif
