@@ -112,7 +112,7 @@ endif
 LIB_SRC   := $(wildcard lib/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
 TOOL_OBJ  := build/tools/tool.o
-TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/ranks.c tools/statsout.c tools/apsp-gpu.c,$(wildcard tools/*.c))
+TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/ranks.c tools/statsout.c tools/checkpoint.c tools/apsp-gpu.c,$(wildcard tools/*.c))
 TOOLS     := $(TOOL_SRC:tools/%.c=bin/%)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
@@ -180,7 +180,7 @@ build/%.o: %.c $(wildcard lib/*.h tools/*.h)
 
 # The two engines share the reading and negative-cycle handling; they and
 # apsp-stats print statistics alike.
-bin/apsp-cpu: build/tools/engine.o build/tools/statsout.o
+bin/apsp-cpu: build/tools/engine.o build/tools/statsout.o build/tools/checkpoint.o
 bin/apsp-stats: build/tools/statsout.o
 
 build/tools/mtx2bin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)

@@ -51,6 +51,19 @@ typedef struct fw_opts {
 	 * "repairing the predecessors", "deriving the predecessors",
 	 * "untiling" (may be NULL; ctx as for progress). */
 	void (*stage)(void *ctx, const char *what);
+	/* Checkpoints (may be NULL; ctx as for progress).  The state between
+	 * rounds is the tiled matrices: bytes of distances at d and, where
+	 * predecessors are tracked through the rounds, as many at p (else p is
+	 * NULL); its layout depends on n, the type, B, the order and whether
+	 * predecessors are tracked or derived, which the caller must keep.
+	 * save(ctx, round, d, p, bytes): called by one thread before each round
+	 * from 1 on, with the state after round - 1 (the callback decides
+	 * whether to keep it).  load(ctx, d, p, bytes): called once before the
+	 * rounds; it fills d (and p) and returns the round to go on from, or 0
+	 * to start from the graph (d, p untouched), or -1 to stop (an error:
+	 * fw_cpu returns -1 with "checkpoint not loaded"). */
+	void (*save)(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes);
+	int64_t (*load)(void *ctx, void *d, int32_t *p, uint64_t bytes);
 } fw_opts;
 
 /* The best SIMD level this processor supports. */

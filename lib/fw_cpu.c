@@ -196,7 +196,13 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		for (uint64_t k = 0; k < n; k++)
 			pos[order[k]] = (int32_t)k;
 	}
-	to_tiles(dist, p ? pred : NULL, d, p, n, nb, B, type, order, pos, threads);
+	int64_t first = o->load ? o->load(o->ctx, d, p, total * 4) : 0;
+	if (first < 0 || (uint64_t)first > nb) {
+		free(d), free(p), free(pos), fwc_in_edges_free(&ie);
+		return lib_fail(err, "checkpoint not loaded");
+	}
+	if (first == 0)
+		to_tiles(dist, p ? pred : NULL, d, p, n, nb, B, type, order, pos, threads);
 	/* live[I * nb + J]: tile (I, J) holds a finite entry.  A tile whose
 	 * operands in a round are not both live cannot change in it, and a
 	 * tile only turns live, never back (entries only decrease).  Sparse
@@ -225,9 +231,11 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 			oom = 1;
 		}
 		#pragma omp barrier
-		for (uint64_t K = 0; K < nb && !oom; K++) {
+		for (uint64_t K = (uint64_t)first; K < nb && !oom; K++) {
 			#pragma omp single
 			{
+				if (o->save && K > 0)
+					o->save(o->ctx, K, d, p, total * 4);
 				if (o->progress)
 					o->progress(o->ctx, K, nb);
 				closure(TILE_D(K, K), TILE_P(K, K), B);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "engine.h"
 #include "fw.h"
 #include "solve.h"
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 	        "\n",
 	        tool_name(), FW_BLOCK_DEFAULT);
 	engine_stats_help(f);
+	fputs(ckpt_help, f);
 	tool_common_help(f, 1);
 	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O), 3 negative cycle.\n", f);
 }
@@ -70,16 +72,19 @@ int main(int argc, char **argv)
 		{"order", required_argument, 0, OPT_ORDER},
 		{"derive-paths", required_argument, 0, OPT_DERIVE},
 		ENGINE_STATS_LONGOPTS,
+		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
 	fw_stats stats = {0, 0, 0};
-	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL, &stats, NULL, 0, stage};
+	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL, &stats, NULL, 0, stage, NULL, NULL};
+	struct ckpt ck = {.every = -1};
 	int paths = 1, c, order = ORDER_AUTO, as_stats = 0;
 	struct stats_form form = {STATS_TABLE, 0, 0};
 
 	tool_init("apsp-cpu", argc, argv);
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:", longopts, NULL)) != -1) {
-		if (tool_common_option(c, optarg, usage) || engine_stats_option(c, optarg, &form, &as_stats))
+		if (tool_common_option(c, optarg, usage) || engine_stats_option(c, optarg, &form, &as_stats)
+		    || ckpt_option(&ck, c, optarg))
 			continue;
 		switch (c) {
 		case 'B':
@@ -167,6 +172,13 @@ int main(int argc, char **argv)
 	tool_progress_stage("ordering the vertices");
 	int32_t *perm = engine_order(order, n, in.type, dist, 0, threads, NULL, why, sizeof why);
 	o.order = perm; /* the engine reads and writes through it */
+	if (ck.path || ck.resume) {
+		char layout[96];
+		snprintf(layout, sizeof layout, "B:%d,paths:%s,engine:cpu", o.block,
+		         !paths ? "none" : o.track_paths ? "tracked" : "auto");
+		ckpt_begin(&ck, in.type, n, dist, perm, layout, (n + o.block - 1) / o.block);
+		o.save = ckpt_save, o.load = ckpt_load, o.ctx = &ck;
+	}
 	if (fw_cpu(&o, in.type, n, dist, pred, &err) < 0)
 		tool_die_st(NULL, &err);
 	free(perm);
@@ -176,6 +188,7 @@ int main(int argc, char **argv)
 		engine_write_stats(sout, &form, &plan, dist, n, in.type, threads);
 	else
 		engine_write_result(out, &h, &plan, dist, pred, threads);
+	ckpt_end(&ck); /* the result committed: no more need of it */
 	double t3 = tool_now();
 	double relax = (double)n * n * n;
 	tool_info("n %llu, B %d, %s%s%s, %s, %d threads, %s, %llu of %llu tiles skipped (%.1f%%): "

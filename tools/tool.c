@@ -602,10 +602,47 @@ void tool_progress_end(void)
 
 /* ---- the rest ---- */
 
+/* Options the provenance leaves out (NULL-terminated; "--name=" takes a value). */
+static const char *const *prov_omit;
+
+void tool_provenance_omit(const char *const *opts)
+{
+	prov_omit = opts;
+}
+
+/* How many words of argv at i an omitted option takes ("--opt value",
+ * "--opt=value", "--flag"), or 0 for a word to keep. */
+static int omitted(int i)
+{
+	const char *a = prog_argv[i];
+	for (const char *const *o = prov_omit; o && *o; o++) {
+		size_t len = strlen(*o);
+		const int valued = len && (*o)[len - 1] == '=';
+		len -= (size_t)valued;
+		if (strncmp(a, *o, len) != 0 || (a[len] && a[len] != '='))
+			continue;
+		return valued && !a[len] && i + 1 < prog_argc ? 2 : 1;
+	}
+	return 0;
+}
+
 void tool_add_provenance(st_header *h)
 {
 	st_error err;
-	if (st_header_add_pg(h, prog, APSP_VERSION, prog_argc, prog_argv, &err) < 0)
+	char **argv = malloc(((size_t)prog_argc + 1) * sizeof *argv);
+	if (!argv)
+		tool_die("out of memory");
+	int argc = 0, operands = 0;
+	for (int i = 0; i < prog_argc;) {
+		int skip = i > 0 && !operands ? omitted(i) : 0;
+		operands |= !strcmp(prog_argv[i], "--");
+		if (!skip)
+			argv[argc++] = prog_argv[i++];
+		i += skip;
+	}
+	int rc = st_header_add_pg(h, prog, APSP_VERSION, argc, argv, &err);
+	free(argv);
+	if (rc < 0)
 		tool_die_st("provenance", &err);
 }
 

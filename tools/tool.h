@@ -126,6 +126,9 @@ _Noreturn void tool_die_st(const char *what, const st_error *err);
 
 /* Add this tool's provenance line to h (dies on failure). */
 void tool_add_provenance(st_header *h);
+/* Options that say nothing of the result, left out of the provenance line:
+ * long names, NULL-terminated, "--name=" for one that takes a value. */
+void tool_provenance_omit(const char *const *opts);
 
 /* Number of threads to use (tool_opts.threads or all cores). */
 int tool_threads(void);

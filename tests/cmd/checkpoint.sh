@@ -1,0 +1,76 @@
+# Checkpoints (apsp-cpu --checkpoint, --resume): a run killed at any moment
+# and resumed writes the same result bytes as a run never stopped; another
+# run's checkpoint, or a damaged one, is refused; the checkpoint goes once
+# the result is written.  APSP_CHECKPOINT_KILL kills the process at a chosen
+# moment (tools/checkpoint.c), as kill -9 would.
+. "$TOP/tests/lib.sh"
+c=$BIN/apsp-cpu
+g=$BIN/gengraph
+$g -n 700 -d 10 -s 8 -o "$T/g"
+$g -n 700 -d 10 -s 9 -o "$T/other"
+$g -n 300 -d 10 -s 8 -t float32 --negative -o "$T/f"
+# Every round a checkpoint (--checkpoint-every 0), B = 32: 22 rounds.
+ck="--checkpoint $T/ck --checkpoint-every 0 -B 32"
+
+for opts in "" "--no-paths" "--derive-paths never" "--stats"; do
+	# shellcheck disable=SC2086
+	$c $opts -B 32 "$T/g" >"$T/full"
+	for when in after:1 after:7 during:1 during:12 after:21; do
+		rm -f "$T"/ck*
+		# shellcheck disable=SC2086
+		expect_true "${opts:-paths}: killed $when, resumed: the same bytes" \
+			'! APSP_CHECKPOINT_KILL=$when $c $opts $ck "$T/g" >$T/part 2>/dev/null &&
+			$c $opts $ck --resume "$T/ck" "$T/g" >$T/out && cmp $T/out $T/full &&
+			! ls $T/ck* 2>/dev/null' # (the leftovers of a kill while writing too)
+	done
+done
+# during:1: no checkpoint was renamed into place; the temporary one stays.
+rm -f "$T"/ck*
+expect_true "killed while writing the first: nothing in its place, then from the start" \
+	'! APSP_CHECKPOINT_KILL=during:1 $c $ck "$T/g" >$T/part 2>/dev/null && ! test -e $T/ck &&
+	$c -v $ck --resume "$T/ck" "$T/g" 2>$T/v >$T/out && grep -q "no checkpoint yet" $T/v'
+rm -f "$T"/ck*
+$c -B 32 "$T/f" >"$T/full"
+expect_true "float32 with a negative weight (tracked): killed, resumed, the same bytes" \
+	'! APSP_CHECKPOINT_KILL=after:5 $c $ck "$T/f" >$T/part 2>/dev/null &&
+	$c $ck --resume "$T/ck" "$T/f" >$T/out && cmp $T/out $T/full'
+$c --order nd -B 32 "$T/g" >"$T/full" 2>/dev/null &&
+	expect_true "nested dissection: killed, resumed, the same bytes" \
+		'! APSP_CHECKPOINT_KILL=after:3 $c --order nd $ck "$T/g" >$T/part 2>/dev/null &&
+		$c --order nd $ck --resume "$T/ck" "$T/g" >$T/out && cmp $T/out $T/full'
+
+# A real kill -9 at whatever moment: the same bytes in the end.
+if command -v timeout >/dev/null 2>&1; then
+	$g -n 1500 -d 10 -s 4 -o "$T/big"
+	$c "$T/big" >"$T/full"
+	for t in 0.2 0.5 0.9; do
+		rm -f "$T"/ck*
+		expect_true "kill -9 after $t s, resumed: the same bytes" \
+			'timeout -s KILL $t $c --checkpoint $T/ck --checkpoint-every 0 "$T/big" >$T/part 2>/dev/null;
+			$c --checkpoint $T/ck --resume $T/ck "$T/big" >$T/out && cmp $T/out $T/full'
+	done
+fi
+
+# Refusals, exit 2, and the checkpoint kept.
+rm -f "$T"/ck*
+APSP_CHECKPOINT_KILL=after:3 $c $ck "$T/g" >/dev/null 2>&1
+cp "$T/ck" "$T/keep"
+expect_stderr "another graph's checkpoint: refused" 2 "checkpoint of another run" \
+	'$c $ck --resume $T/ck $T/other'
+expect_stderr "other options (B): refused" 2 "checkpoint of another run" \
+	'$c --checkpoint-every 0 -B 64 --resume $T/ck $T/g'
+expect_stderr "other options (no paths): refused" 2 "checkpoint of another run" \
+	'$c $ck --no-paths --resume $T/ck $T/g'
+expect_true "a refused checkpoint is kept" 'cmp $T/ck $T/keep'
+head -c 20000 "$T/keep" >"$T/cut"
+expect_stderr "a truncated checkpoint: refused, naming it" 2 "cut: truncated" \
+	'$c $ck --resume $T/cut $T/g'
+expect_stderr "a result stream is not a checkpoint" 2 "not a checkpoint" \
+	'$c -B 32 $T/g >$T/res; $c $ck --resume $T/res $T/g'
+expect_true "--keep-checkpoint keeps it" \
+	'$c $ck --keep-checkpoint --resume $T/ck $T/g >$T/out && test -s $T/ck'
+expect_stderr "an empty name: refused" 2 "need a file name" '$c --checkpoint "" $T/g'
+expect_stderr "a bad interval: refused" 2 "checkpoint-every" '$c --checkpoint-every -1 $T/g'
+expect_true "the provenance leaves the checkpoint options out" \
+	'$c -B 32 --checkpoint $T/ck2 --checkpoint-every=5 --keep-checkpoint $T/g | $BIN/apsp-info -v - 2>&1 |
+	grep "CL:apsp-cpu -B 32 .*/g$"'

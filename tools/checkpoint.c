@@ -1,0 +1,249 @@
+/* checkpoint.c - see checkpoint.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "checkpoint.h"
+#include "stream.h"
+#include "tool.h"
+
+#define CKPT_ID "checkpoint"
+
+const char ckpt_help[] =
+        "      --checkpoint FILE   keep the state between rounds in FILE, now and then\n"
+        "                          (removed once the result is written)\n"
+        "      --checkpoint-every SECONDS\n"
+        "                          at most that often (default: as often as costs a\n"
+        "                          tenth of the run's time)\n"
+        "      --resume FILE       go on from the checkpoint FILE (from the start if\n"
+        "                          there is none yet); another run's is refused\n"
+        "      --keep-checkpoint   do not remove the checkpoint at the end\n";
+
+int ckpt_option(struct ckpt *k, int c, const char *arg)
+{
+	static const char *const omit[] = {"--checkpoint=", "--checkpoint-every=", "--resume=",
+	                                   "--keep-checkpoint", NULL};
+	switch (c) {
+	case CKPT_OPT_FILE: k->path = arg; break;
+	case CKPT_OPT_RESUME: k->resume = arg; break;
+	case CKPT_OPT_KEEP: k->keep = 1; break;
+	case CKPT_OPT_EVERY:
+		k->every = tool_parse_double("--checkpoint-every", arg);
+		if (!(k->every >= 0))
+			tool_usage_error("--checkpoint-every: %s is not a number of seconds >= 0", arg);
+		break;
+	default: return 0;
+	}
+	if ((k->path && !*k->path) || (k->resume && !*k->resume))
+		tool_usage_error("--checkpoint and --resume need a file name");
+	tool_provenance_omit(omit);
+	return 1;
+}
+
+void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
+                const int32_t *order, const char *layout, uint64_t rounds)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+	const unsigned char *w = weights;
+	for (uint64_t left = n * n * 4, at = 0; left;) { /* (crc32 takes 32-bit lengths) */
+		uInt len = left > (1u << 30) ? (1u << 30) : (uInt)left;
+		crc = crc32(crc, w + at, len);
+		at += len, left -= len;
+	}
+	uLong ocrc = crc32(0L, Z_NULL, 0);
+	for (uint64_t v = 0; order && v < n; v++)
+		ocrc = crc32(ocrc, (const unsigned char *)&order[v], 4);
+	char ord[16] = "natural";
+	if (order)
+		snprintf(ord, sizeof ord, "%08lx", (unsigned long)ocrc);
+	snprintf(k->id, sizeof k->id, "n:%" PRIu64 ",type:%u,weights:%08lx,order:%s,%s", n, type,
+	         (unsigned long)crc, ord, layout);
+	k->type = type;
+	k->rounds = rounds;
+	k->last = tool_now();
+	k->cost = -1;
+}
+
+/* Whether a checkpoint is due: at most every k->every seconds, by default
+ * once the rounds since the last have taken ten times what writing one
+ * costs (the first one's cost guessed at 0.5 GB/s). */
+static int due(const struct ckpt *k, uint64_t bytes, double now)
+{
+	double cost = k->cost >= 0 ? k->cost : (double)bytes / 0.5e9;
+	double wait = k->every >= 0 ? k->every : 10 * cost;
+	return now - k->last >= wait;
+}
+
+/* Tests: APSP_CHECKPOINT_KILL="during:N" kills the process once the Nth
+ * checkpoint is written but not yet renamed into place, "after:N" once it
+ * is (as a kill -9 at those moments would). */
+static int test_kill(const char *when, int nth)
+{
+	const char *e = getenv("APSP_CHECKPOINT_KILL");
+	size_t len = strlen(when);
+	return e && strncmp(e, when, len) == 0 && e[len] == ':' && atoi(e + len + 1) == nth;
+}
+
+/* Write the state to a temporary file beside k->path, sync it, rename it
+ * over k->path.  0, or -1 after a warning (the run goes on without it). */
+static int write_state(struct ckpt *k, uint64_t round, const void *d, const int32_t *p,
+                       uint64_t bytes)
+{
+	char tmp[4096];
+	if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", k->path) >= (int)sizeof tmp) {
+		tool_warn("%s: checkpoint name too long", k->path);
+		return -1;
+	}
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		tool_warn("%s: cannot write a checkpoint:", k->path);
+		return -1;
+	}
+	uint64_t side = 1;
+	while (side * side * 4 < bytes)
+		side++;
+	st_header h;
+	st_header_init(&h, side, 1, (enum st_type)k->type);
+	h.matrices = ST_DIST | (p ? ST_PRED : 0);
+	char round_arg[64], of_arg[64], id_arg[300];
+	snprintf(round_arg, sizeof round_arg, "round=%" PRIu64, round);
+	snprintf(of_arg, sizeof of_arg, "of=%" PRIu64, k->rounds);
+	snprintf(id_arg, sizeof id_arg, "id=%s", k->id);
+	char *argv[] = {round_arg, of_arg, id_arg};
+	st_error err;
+	int rc = st_header_add_pg(&h, CKPT_ID, APSP_VERSION, 3, argv, &err);
+	st_writer *w = rc == 0 ? st_writer_open(fd, &h, 1, tool_threads(), &err) : NULL;
+	if (!w)
+		rc = -1;
+	else if (st_write_matrix(w, d, &err) < 0 || (p && st_write_matrix(w, p, &err) < 0)) {
+		st_writer_abort(w);
+		rc = -1;
+	} else {
+		rc = st_writer_close(w, &err); /* (frees w, also on error) */
+	}
+	st_header_free(&h);
+	if (rc == 0 && fsync(fd) != 0) {
+		rc = -1;
+		snprintf(err.msg, sizeof err.msg, "sync: %s", strerror(errno));
+	}
+	if (close(fd) != 0 && rc == 0) {
+		rc = -1;
+		snprintf(err.msg, sizeof err.msg, "close: %s", strerror(errno));
+	}
+	if (rc == 0 && test_kill("during", k->written + 1))
+		raise(SIGKILL);
+	if (rc == 0 && rename(tmp, k->path) != 0) {
+		rc = -1;
+		snprintf(err.msg, sizeof err.msg, "rename: %s", strerror(errno));
+	}
+	if (rc < 0) {
+		unlink(tmp);
+		tool_warn("%s: checkpoint not written: %s", k->path, err.msg);
+	}
+	return rc;
+}
+
+void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes)
+{
+	struct ckpt *k = ctx;
+	double t0 = tool_now();
+	if (!k->path || !due(k, bytes, t0))
+		return;
+	tool_progress_stage("writing a checkpoint");
+	if (write_state(k, round, d, p, bytes) == 0) {
+		k->written++;
+		tool_mark("checkpoint written");
+		if (test_kill("after", k->written))
+			raise(SIGKILL);
+	}
+	double t1 = tool_now();
+	k->cost = t1 - t0;
+	k->last = t1;
+}
+
+/* The value of field name ("round=") in the checkpoint's line, or NULL. */
+static const char *field(const char *line, const char *name)
+{
+	const char *f = strstr(line, name);
+	return f ? f + strlen(name) : NULL;
+}
+
+int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes)
+{
+	struct ckpt *k = ctx;
+	if (!k->resume)
+		return 0;
+	int fd = open(k->resume, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		tool_info("%s: no checkpoint yet: from the start", k->resume);
+		return 0;
+	}
+	if (fd < 0)
+		tool_die("%s:", k->resume);
+	st_header h;
+	st_error err;
+	st_reader *r = st_reader_open(fd, k->resume, &h, tool_threads(), &err);
+	if (!r)
+		tool_die_st(NULL, &err);
+	const char *line = h.provenance ? strstr(h.provenance, "@PG\tID:" CKPT_ID "\t") : NULL;
+	const char *id = line ? field(line, "id=") : NULL;
+	const char *rs = line ? field(line, "round=") : NULL, *of = line ? field(line, "of=") : NULL;
+	if (!id || !rs || !of)
+		tool_die("%s: not a checkpoint", k->resume);
+	size_t idlen = strcspn(id, "\n");
+	if (idlen != strlen(k->id) || strncmp(id, k->id, idlen) != 0)
+		tool_die("%s: the checkpoint of another run (%.*s), not of this one (%s)", k->resume,
+		         (int)idlen, id, k->id);
+	const int64_t round = strtoll(rs, NULL, 10);
+	if (round < 1 || (uint64_t)round >= k->rounds || strtoull(of, NULL, 10) != k->rounds
+	    || h.type != k->type || st_matrix_bytes(&h) != bytes
+	    || h.matrices != (ST_DIST | (p ? ST_PRED : 0)))
+		tool_die("%s: a checkpoint that does not fit this run (round %lld of %s)", k->resume,
+		         (long long)round, of);
+	if (st_next_matrix(r) != ST_DIST || st_read_matrix(r, d, &err) < 0
+	    || (p && (st_next_matrix(r) != ST_PRED || st_read_matrix(r, p, &err) < 0))
+	    || st_reader_close(r, &err) < 0)
+		tool_die_st(NULL, &err);
+	st_header_free(&h);
+	close(fd);
+	k->resumed = round;
+	tool_info("%s: going on from round %lld of %llu", k->resume, (long long)round,
+	          (unsigned long long)k->rounds);
+	return round;
+}
+
+/* Temporary checkpoints that a kill left behind beside path. */
+static void remove_leftovers(const char *path)
+{
+	char pattern[4096];
+	glob_t g;
+	if (snprintf(pattern, sizeof pattern, "%s.tmp.??????", path) >= (int)sizeof pattern
+	    || glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		unlink(g.gl_pathv[i]);
+	globfree(&g);
+}
+
+void ckpt_end(struct ckpt *k)
+{
+	if (k->path)
+		remove_leftovers(k->path);
+	if (k->resume)
+		remove_leftovers(k->resume);
+	if (k->keep)
+		return;
+	if (k->path && unlink(k->path) != 0 && errno != ENOENT)
+		tool_warn("%s: checkpoint not removed:", k->path);
+	if (k->resume && (!k->path || strcmp(k->resume, k->path)) && unlink(k->resume) != 0
+	    && errno != ENOENT)
+		tool_warn("%s: checkpoint not removed:", k->resume);
+}

@@ -1,0 +1,57 @@
+/* checkpoint.h - an engine's state between rounds saved to a file and
+ * taken up again (prefix ckpt_), for the engines' --checkpoint and --resume.
+ *
+ * A checkpoint is a matrix stream (apspmat.5): the engine's tiled state as a
+ * square matrix of distances (and, where predecessors are tracked through
+ * the rounds, of predecessors), with a provenance line
+ * "@PG ID:checkpoint ... CL:round=K of=R id=IDENTITY" that says how many
+ * rounds it holds and what run it belongs to: the graph (a digest of its
+ * prepared weights), the type, the blocking factor, the vertex order and
+ * the engine.  It is written to a temporary file beside its name, synced
+ * and renamed over it, so a kill at any moment leaves the last one whole.
+ */
+#ifndef APSP_CHECKPOINT_H
+#define APSP_CHECKPOINT_H
+
+#include <stdint.h>
+
+struct ckpt {
+	const char *path;   /* --checkpoint FILE (NULL: none) */
+	const char *resume; /* --resume FILE (NULL: none) */
+	double every;       /* --checkpoint-every seconds; < 0: the default */
+	int keep;           /* --keep-checkpoint */
+	/* set by ckpt_begin */
+	char id[256];
+	uint32_t type;
+	uint64_t rounds;
+	double last;       /* when the last one was written (or the rounds began) */
+	double cost;       /* how long the last one took to write */
+	int written;       /* how many this run wrote */
+	int64_t resumed;   /* the round the run went on from (0: the start) */
+};
+
+/* The options, for the engines' getopt tables and their option switch. */
+enum { CKPT_OPT_FILE = 0x4000, CKPT_OPT_EVERY, CKPT_OPT_RESUME, CKPT_OPT_KEEP };
+#define CKPT_LONGOPTS                                                   \
+	{"checkpoint", required_argument, 0, CKPT_OPT_FILE},            \
+	{"checkpoint-every", required_argument, 0, CKPT_OPT_EVERY},     \
+	{"resume", required_argument, 0, CKPT_OPT_RESUME},              \
+	{"keep-checkpoint", no_argument, 0, CKPT_OPT_KEEP}
+/* 1 where c was one of them (taken into k), 0 otherwise. */
+int ckpt_option(struct ckpt *k, int c, const char *arg);
+/* The options' help lines. */
+extern const char ckpt_help[];
+
+/* Before the rounds: the run's identity from its prepared weights (n x n of
+ * type), what else decides the state's layout (a text: blocking factor,
+ * order, engine), and its rounds.  Options that only say where checkpoints
+ * go are left out of the result's provenance. */
+void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
+                const int32_t *order, const char *layout, uint64_t rounds);
+/* The engines' callbacks (fw_opts.save and .load): ctx is the struct ckpt. */
+void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes);
+int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes);
+/* After the result is committed: the checkpoint removed unless kept. */
+void ckpt_end(struct ckpt *k);
+
+#endif
