@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "checkpoint.h"
 #include "engine.h"
 #include "ranks.h"
 #include "fw.h"
@@ -531,6 +532,7 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, stru
 		{"order", required_argument, 0, OPT_ORDER},
 		{"derive-paths", required_argument, 0, OPT_DERIVE},
 		ENGINE_STATS_LONGOPTS,
+		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
 	int c;
@@ -557,6 +559,9 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, stru
 		case OPT_ORDER:
 			ch->order = engine_parse_order(optarg);
 			break;
+		case CKPT_OPT_FILE: case CKPT_OPT_EVERY: case CKPT_OPT_RESUME: case CKPT_OPT_KEEP:
+			tool_usage_error("checkpoints are not taken on the GPU yet (apsp-cpu takes "
+			                 "--checkpoint and --resume)");
 		case OPT_DERIVE: {
 			int d = engine_parse_derive(optarg);
 			o->derive = d == DERIVE_ALWAYS ? FWG_DERIVE_ALWAYS

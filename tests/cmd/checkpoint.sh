@@ -74,3 +74,5 @@ expect_stderr "a bad interval: refused" 2 "checkpoint-every" '$c --checkpoint-ev
 expect_true "the provenance leaves the checkpoint options out" \
 	'$c -B 32 --checkpoint $T/ck2 --checkpoint-every=5 --keep-checkpoint $T/g | $BIN/apsp-info -v - 2>&1 |
 	grep "CL:apsp-cpu -B 32 .*/g$"'
+expect_stderr "apsp-gpu refuses checkpoints, pointing to apsp-cpu" 2 \
+	"not taken on the GPU yet \(apsp-cpu takes --checkpoint" '$BIN/apsp-gpu --checkpoint $T/ck $T/g'
