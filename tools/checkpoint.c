@@ -69,8 +69,17 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 	         (unsigned long)crc, ord, layout);
 	k->type = type;
 	k->rounds = rounds;
-	k->last = tool_now();
 	k->cost = -1;
+	if (k->path) { /* where checkpoints go must take one: said now, not an hour in */
+		char tmp[4096];
+		int fd = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", k->path) < (int)sizeof tmp
+		         ? mkstemp(tmp) : (errno = ENAMETOOLONG, -1);
+		if (fd < 0)
+			tool_die("%s: cannot write a checkpoint there:", k->path);
+		close(fd);
+		unlink(tmp);
+	}
+	k->last = tool_now();
 }
 
 /* Whether a checkpoint is due: at most every k->every seconds, by default
@@ -162,7 +171,8 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 	}
 	int fd = mkstemp(l->tmp);
 	if (fd < 0) {
-		tool_warn("%s: cannot write a checkpoint:", k->path);
+		if (!k->warned++)
+			tool_warn("%s: cannot write a checkpoint (the run goes on):", k->path);
 		return -1;
 	}
 	uint64_t side = 1;
@@ -191,7 +201,8 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 	if (rc < 0) {
 		close(fd);
 		unlink(l->tmp);
-		tool_warn("%s: checkpoint not written: %s", k->path, err.msg);
+		if (!k->warned++)
+			tool_warn("%s: checkpoint not written (the run goes on): %s", k->path, err.msg);
 		return -1;
 	}
 	l->fd = fd, l->nth = k->written + 1, l->path = k->path;

@@ -27,6 +27,7 @@ struct ckpt {
 	double last;       /* when the last one was written (or the rounds began) */
 	double cost;       /* how long the last one took to write */
 	int written;       /* how many this run wrote */
+	int warned;        /* a write failed and was said (once) */
 	int64_t resumed;   /* the round the run went on from (0: the start) */
 };
 

@@ -76,3 +76,5 @@ expect_true "the provenance leaves the checkpoint options out" \
 	grep "CL:apsp-cpu -B 32 .*/g$"'
 expect_stderr "apsp-gpu refuses checkpoints, pointing to apsp-cpu" 2 \
 	"not taken on the GPU yet \(apsp-cpu takes --checkpoint" '$BIN/apsp-gpu --checkpoint $T/ck $T/g'
+expect_stderr "a checkpoint where none can be written: refused before the rounds" 2 \
+	"cannot write a checkpoint there" '$c --checkpoint $T/no/such/dir/ck $T/g'
