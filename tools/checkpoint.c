@@ -45,6 +45,15 @@ int ckpt_option(struct ckpt *k, int c, const char *arg)
 	}
 	if ((k->path && !*k->path) || (k->resume && !*k->resume))
 		tool_usage_error("--checkpoint and --resume need a file name");
+	if (c == CKPT_OPT_FILE) { /* it must take one: said now, not an hour in */
+		char tmp[4096];
+		int fd = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", arg) < (int)sizeof tmp
+		         ? mkstemp(tmp) : (errno = ENAMETOOLONG, -1);
+		if (fd < 0)
+			tool_die("%s: cannot write a checkpoint there:", arg);
+		close(fd);
+		unlink(tmp);
+	}
 	tool_provenance_omit(omit);
 	return 1;
 }
@@ -70,15 +79,6 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 	k->type = type;
 	k->rounds = rounds;
 	k->cost = -1;
-	if (k->path) { /* where checkpoints go must take one: said now, not an hour in */
-		char tmp[4096];
-		int fd = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", k->path) < (int)sizeof tmp
-		         ? mkstemp(tmp) : (errno = ENAMETOOLONG, -1);
-		if (fd < 0)
-			tool_die("%s: cannot write a checkpoint there:", k->path);
-		close(fd);
-		unlink(tmp);
-	}
 	k->last = tool_now();
 }
 
