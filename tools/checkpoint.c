@@ -22,8 +22,8 @@ const char ckpt_help[] =
         "      --checkpoint FILE   keep the state between rounds in FILE, now and then\n"
         "                          (removed once the result is written)\n"
         "      --checkpoint-every SECONDS\n"
-        "                          at most that often (default: as often as costs a\n"
-        "                          tenth of the run's time)\n"
+        "                          at most that often (default: as often as costs\n"
+        "                          about a twentieth of the run's time)\n"
         "      --resume FILE       go on from the checkpoint FILE (from the start if\n"
         "                          there is none yet); another run's is refused\n"
         "      --keep-checkpoint   do not remove the checkpoint at the end\n";
@@ -83,14 +83,15 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 }
 
 /* Whether a checkpoint is due: at most every k->every seconds, by default
- * once the rounds since the last have taken ten times what writing one
+ * once the rounds since the last have taken twenty times what writing one
  * cost them (the first one's cost guessed at 4 GB/s, the page cache's
- * speed): at most a tenth of the run's time.  The disk's sync runs beside
+ * speed): about a twentieth of the run's time (the disk's sync beside
+ * slows the rounds a little more: bench/checkpoint.md).  The disk's sync runs beside
  * the rounds. */
 static int due(const struct ckpt *k, uint64_t bytes, double now)
 {
 	double cost = k->cost >= 0 ? k->cost : (double)bytes / 4e9;
-	double wait = k->every >= 0 ? k->every : 10 * cost;
+	double wait = k->every >= 0 ? k->every : 20 * cost;
 	return now - k->last >= wait;
 }
 
