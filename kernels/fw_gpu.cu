@@ -279,9 +279,10 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph
 
 // A process's first run with paths costs more than the later ones (9.7 to
 // 12.8 ms of kernels against 1.3 with derived paths at n = 2000, H200; not
-// the loading of code: bench/first-run.md).  A small
-// run with the same choices pays that beforehand, on each device the run
-// of n will use alone; its results are thrown away.
+// the loading of code: bench/first-run.md).  A small run with the same
+// choices pays that beforehand on the device a one-GPU run of n uses; its
+// results are thrown away.  (An order and skipped blocks are chosen later,
+// from the graph: such runs warm up the dense kernels.)
 extern "C" int fwg_warm(const struct fwg_opts *o, uint64_t n, char *errbuf, size_t errlen)
 {
 	if (n < 2 || o->ranks > 1 || o->gpus > 1 || o->order)

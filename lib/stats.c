@@ -56,8 +56,10 @@ void gs_free(gs_stats *s)
 	s->harmonic = NULL;
 }
 
-/* The folds built for AVX2 too, taken where the processor has it (the
- * baseline's SSE2 has no vectors of their 64-bit sums). */
+/* The folds built for AVX-512 and AVX2 too, taken where the processor has
+ * them (the baseline's SSE2 has no vectors of their 64-bit sums), and
+ * without floating-point traps: with them GCC keeps the division that a
+ * condition may discard out of vectors.  No result changes. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GS_VECTORS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"), optimize("O3", "no-trapping-math")))
 #else

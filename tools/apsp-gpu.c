@@ -155,6 +155,32 @@ static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job)
 	return EXIT_OK;
 }
 
+/* Start making the device ready (init_device) on its own thread, for a run
+ * of n with options o; process rank of nproc (an MPI run shares its NCCL
+ * id first). */
+static void start_device(struct init_job *job, const struct fwg_opts *o, uint64_t n, int gpus,
+                         int rank, int nproc)
+{
+	job->device = o->device + ranks_local();
+	job->gpus = gpus;
+	job->n = n;
+	job->staging = n ? n * n * 4 * (1 + o->paths) : 4096;
+	job->rank = rank;
+	job->ranks = nproc;
+	job->o = *o;
+	const char *warm = getenv("APSP_WARM"); /* benchmarks: 0, none */
+	job->warm = o->paths && !(warm && !strcmp(warm, "0")); /* (without paths it paid less than it cost) */
+	if (nproc > 1) {
+		char msg[256];
+		if (rank == 0 && fwg_unique_id(job->id, sizeof job->id, msg, sizeof msg) < 0)
+			tool_die("%s", msg);
+		ranks_bcast(job->id, sizeof job->id);
+	}
+	if (pthread_create(&init_thread, NULL, init_device, job) != 0)
+		tool_die("cannot start a thread:");
+	init_running = 1;
+}
+
 /* The device, once its thread has made it ready: the GPUs it took into o,
  * and when (dies where it could not be made ready). */
 static double device_ready(const struct init_job *job, struct fwg_opts *o)
@@ -629,24 +655,7 @@ int main(int argc, char **argv)
 	o.type = (int)head.type;
 	const uint64_t n = head.n;
 	static struct init_job job;
-	job.device = o.device + ranks_local();
-	job.gpus = gpus;
-	job.n = n;
-	job.staging = n ? n * n * 4 * (1 + o.paths) : 4096;
-	job.rank = rank;
-	job.ranks = nproc;
-	job.o = o;
-	const char *warm = getenv("APSP_WARM"); /* benchmarks: 0, none */
-	job.warm = o.paths && !(warm && !strcmp(warm, "0")); /* (without paths it paid less than it cost) */
-	if (nproc > 1) {
-		char msg[256];
-		if (rank == 0 && fwg_unique_id(job.id, sizeof job.id, msg, sizeof msg) < 0)
-			tool_die("%s", msg);
-		ranks_bcast(job.id, sizeof job.id);
-	}
-	if (pthread_create(&init_thread, NULL, init_device, &job) != 0)
-		tool_die("cannot start a thread:");
-	init_running = 1;
+	start_device(&job, &o, n, gpus, rank, nproc);
 	if (rank != 0)
 		return solve_elsewhere(&o, n, &job);
 	/* Without padding the weights are read straight into the matrix that

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <glob.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,17 @@ const char ckpt_help[] =
         "                          there is none yet); another run's is refused\n"
         "      --keep-checkpoint   do not remove the checkpoint at the end\n";
 
+/* A new temporary file beside path (its name in tmp, of size len), open
+ * for writing; -1 with errno where there is none. */
+static int temp_beside(const char *path, char *tmp, size_t len)
+{
+	if (snprintf(tmp, len, "%s.tmp.XXXXXX", path) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkstemp(tmp);
+}
+
 int ckpt_option(struct ckpt *k, int c, const char *arg)
 {
 	static const char *const omit[] = {"--checkpoint=", "--checkpoint-every=", "--resume=",
@@ -47,8 +59,7 @@ int ckpt_option(struct ckpt *k, int c, const char *arg)
 		tool_usage_error("--checkpoint and --resume need a file name");
 	if (c == CKPT_OPT_FILE) { /* it must take one: said now, not an hour in */
 		char tmp[4096];
-		int fd = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", arg) < (int)sizeof tmp
-		         ? mkstemp(tmp) : (errno = ENAMETOOLONG, -1);
+		int fd = temp_beside(arg, tmp, sizeof tmp);
 		if (fd < 0)
 			tool_die("%s: cannot write a checkpoint there:", arg);
 		close(fd);
@@ -58,24 +69,26 @@ int ckpt_option(struct ckpt *k, int c, const char *arg)
 	return 1;
 }
 
+/* The CRC32 of bytes at p (zlib's crc32 takes 32-bit lengths). */
+static unsigned long crc_of(const void *p, uint64_t bytes)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+	for (uint64_t at = 0; at < bytes;) {
+		uInt len = bytes - at > (1u << 30) ? (1u << 30) : (uInt)(bytes - at);
+		crc = crc32(crc, (const unsigned char *)p + at, len);
+		at += len;
+	}
+	return (unsigned long)crc;
+}
+
 void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
                 const int32_t *order, const char *layout, uint64_t rounds)
 {
-	uLong crc = crc32(0L, Z_NULL, 0);
-	const unsigned char *w = weights;
-	for (uint64_t left = n * n * 4, at = 0; left;) { /* (crc32 takes 32-bit lengths) */
-		uInt len = left > (1u << 30) ? (1u << 30) : (uInt)left;
-		crc = crc32(crc, w + at, len);
-		at += len, left -= len;
-	}
-	uLong ocrc = crc32(0L, Z_NULL, 0);
-	for (uint64_t v = 0; order && v < n; v++)
-		ocrc = crc32(ocrc, (const unsigned char *)&order[v], 4);
 	char ord[16] = "natural";
 	if (order)
-		snprintf(ord, sizeof ord, "%08lx", (unsigned long)ocrc);
+		snprintf(ord, sizeof ord, "%08lx", crc_of(order, n * 4));
 	snprintf(k->id, sizeof k->id, "n:%" PRIu64 ",type:%u,weights:%08lx,order:%s,%s", n, type,
-	         (unsigned long)crc, ord, layout);
+	         crc_of(weights, n * n * 4), ord, layout);
 	k->type = type;
 	k->rounds = rounds;
 	k->cost = -1;
@@ -85,9 +98,8 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 /* Whether a checkpoint is due: at most every k->every seconds, by default
  * once the rounds since the last have taken twenty times what writing one
  * cost them (the first one's cost guessed at 4 GB/s, the page cache's
- * speed): about a twentieth of the run's time (the disk's sync beside
- * slows the rounds a little more: bench/checkpoint.md).  The disk's sync runs beside
- * the rounds. */
+ * speed): about a twentieth of the run's time.  The disk's sync runs
+ * beside the rounds and slows them a little more (bench/checkpoint.md). */
 static int due(const struct ckpt *k, uint64_t bytes, double now)
 {
 	double cost = k->cost >= 0 ? k->cost : (double)bytes / 4e9;
@@ -144,19 +156,25 @@ static void *land(void *arg)
 	return NULL;
 }
 
-/* Wait for the checkpoint being made durable, if any; count it. */
+/* A landing done: counted, or its failure said (once a run). */
+static void count_landing(struct ckpt *k, const struct landing *l)
+{
+	if (l->rc == 0) {
+		k->written++;
+		tool_mark("checkpoint written");
+	} else if (!k->warned++) {
+		tool_warn("%s: checkpoint not written (the run goes on): %s", k->path, l->why);
+	}
+}
+
+/* Wait for the checkpoint being made durable, if any. */
 static void landed(struct ckpt *k)
 {
 	if (!landing_busy)
 		return;
 	pthread_join(landing.tid, NULL);
 	landing_busy = 0;
-	if (landing.rc == 0) {
-		k->written++;
-		tool_mark("checkpoint written");
-	} else {
-		tool_warn("%s: checkpoint not written: %s", k->path, landing.why);
-	}
+	count_landing(k, &landing);
 }
 
 /* Write the state to a temporary file beside k->path (stored blocks: the
@@ -166,17 +184,13 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
                        uint64_t bytes)
 {
 	struct landing *l = &landing;
-	if (snprintf(l->tmp, sizeof l->tmp, "%s.tmp.XXXXXX", k->path) >= (int)sizeof l->tmp) {
-		tool_warn("%s: checkpoint name too long", k->path);
-		return -1;
-	}
-	int fd = mkstemp(l->tmp);
+	int fd = temp_beside(k->path, l->tmp, sizeof l->tmp);
 	if (fd < 0) {
 		if (!k->warned++)
 			tool_warn("%s: cannot write a checkpoint (the run goes on):", k->path);
 		return -1;
 	}
-	uint64_t side = 1;
+	uint64_t side = (uint64_t)sqrt((double)(bytes / 4)); /* the state is square */
 	while (side * side * 4 < bytes)
 		side++;
 	st_header h;
@@ -212,10 +226,7 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 		return 0;
 	}
 	land(l); /* (no thread: here, waiting for the disk) */
-	if (l->rc == 0)
-		k->written++;
-	else
-		tool_warn("%s: checkpoint not written: %s", k->path, l->why);
+	count_landing(k, l);
 	return l->rc;
 }
 
@@ -278,7 +289,6 @@ int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes)
 		tool_die_st(NULL, &err);
 	st_header_free(&h);
 	close(fd);
-	k->resumed = round;
 	tool_info("%s: going on from round %lld of %llu", k->resume, (long long)round,
 	          (unsigned long long)k->rounds);
 	return round;

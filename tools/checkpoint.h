@@ -28,7 +28,6 @@ struct ckpt {
 	double cost;       /* how long the last one took to write */
 	int written;       /* how many this run wrote */
 	int warned;        /* a write failed and was said (once) */
-	int64_t resumed;   /* the round the run went on from (0: the start) */
 };
 
 /* The options, for the engines' getopt tables and their option switch. */
