@@ -129,7 +129,7 @@ GPU_TOOLS := bin/apsp-gpu bin/fw-kernel-bench
 INSTALL_GPU_TOOLS := bin/apsp-gpu
 endif
 
-all: $(TOOLS) $(GPU_TOOLS)
+all: $(TOOLS) $(GPU_TOOLS) build/libapsp.so.$(LIB_VERSION)
 ifeq ($(NVCC),)
 	@echo "nvcc not found: GPU tools (apsp-gpu) skipped"
 endif

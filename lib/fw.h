@@ -9,7 +9,7 @@
  * portable C, chosen at run time from what the processor supports.
  *
  * Input is what sv_prepare() leaves (see solve.h): int32 values in
- * [0, ST_INF_I32], or float32 without a negative cycle.  Nothing here prints
+ * [0, ST_INF_I32], or float32 or float64 without a negative cycle.  Nothing here prints
  * or exits.
  */
 #ifndef APSP_FW_H
@@ -59,11 +59,18 @@ typedef struct fw_opts {
 	 * save(ctx, round, d, p, bytes): called by one thread before each round
 	 * from 1 on, with the state after round - 1 (the callback decides
 	 * whether to keep it).  load(ctx, d, p, bytes): called once before the
-	 * rounds; it fills d (and p) and returns the round to go on from, or 0
+	 * rounds; it fills d (and p: bytes / ST_TYPE_SIZE(type) * 4, as for
+	 * save) and returns the round to go on from, or 0
 	 * to start from the graph (d, p untouched), or -1 to stop (an error:
 	 * fw_cpu returns -1 with "checkpoint not loaded"). */
 	void (*save)(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes);
 	int64_t (*load)(void *ctx, void *d, int32_t *p, uint64_t bytes);
+	/* With pred: 1 gives the predecessors the textbook order (one pivot at
+	 * a time, in vertex order, replaced on strict improvements only, as
+	 * scipy's floyd_warshall) picks among paths of equal length: the path
+	 * whose largest intermediate vertex is smallest.  The rounds carry
+	 * that vertex beside each distance (tracked, not derived; no order). */
+	int textbook_paths;
 } fw_opts;
 
 /* The best SIMD level this processor supports. */
@@ -77,6 +84,19 @@ const char *fw_simd_name(enum fw_simd s);
  * message in err. */
 int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
            int32_t *pred, st_error *err);
+
+/* All pairs in place in one call: sv_prepare(), fw_cpu() and sv_finish().
+ * dist (n x n, stride n) holds the weights of type on entry (ST_INF_I32 or
+ * +inf where there is no edge; a negative diagonal entry is a negative
+ * cycle, any other is taken as 0) and the distances on return; pred, when
+ * not NULL, receives the predecessors (-1: none), as textbook_paths gives
+ * them (scipy's among equal paths).  block and threads as in
+ * fw_opts (0: default).  Returns 0; 1 when there is a negative cycle
+ * (*cycle_vertex is a vertex on it; dist and pred are then undefined); -1
+ * on error (a NaN weight, int32 sums that could overflow, out of memory),
+ * with the message in err. */
+int fw_solve(uint32_t type, uint64_t n, void *dist, int32_t *pred, int block, int threads,
+             int64_t *cycle_vertex, st_error *err);
 
 /* Make every predecessor chain reach its source.  Blocked orders (this
  * engine's, a GPU's) relax a block through all of a round's pivots at once;

@@ -30,16 +30,20 @@
 #include "fw_internal.h"
 #include "common.h"
 
-/* Copy the n x n matrices into tiles (padding: isolated vertices).  With
- * order, position r holds vertex order[r]; pos is its inverse, for the
- * predecessors' values. */
+/* Copy the n x n matrices into tiles (padding: isolated vertices); es is
+ * the element's size.  With order, position r holds vertex order[r]; pos
+ * is its inverse, for the predecessors' values. */
 static void to_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *pdst,
                      uint64_t n, uint64_t nb, int B, uint32_t type, const int32_t *order,
                      const int32_t *pos, int threads)
 {
+	const size_t es = ST_TYPE_SIZE(type);
 	uint64_t npad = nb * (uint64_t)B;
-	int32_t inf = ST_INF_I32;
-	float finf = INFINITY;
+	const int32_t inf = ST_INF_I32;
+	const float finf = INFINITY;
+	const double dinf = INFINITY;
+	const void *pad = type == ST_INT32 ? (const void *)&inf
+	                  : type == ST_FLOAT32 ? (const void *)&finf : (const void *)&dinf;
 
 	#pragma omp parallel for schedule(static) num_threads(threads)
 	for (uint64_t r = 0; r < npad; r++) {
@@ -48,20 +52,18 @@ static void to_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *p
 		for (uint64_t J = 0; J < nb; J++) {
 			size_t off = ((I * nb + J) * B + i) * B;
 			uint64_t c0 = J * B, len = r < n && c0 < n ? (n - c0 < (uint64_t)B ? n - c0 : (uint64_t)B) : 0;
-			int32_t *d = (int32_t *)dst + off;
-			const int32_t *srow = (const int32_t *)src + sr * n;
+			char *d = (char *)dst + off * es;
+			const char *srow = (const char *)src + sr * n * es;
 			if (len && order)
 				for (uint64_t j = 0; j < len; j++)
-					d[j] = srow[order[c0 + j]];
+					memcpy(d + j * es, srow + (uint64_t)order[c0 + j] * es, es);
 			else if (len)
-				memcpy(d, srow + c0, len * 4);
+				memcpy(d, srow + c0 * es, len * es);
 			for (uint64_t j = len; j < (uint64_t)B; j++) {
 				if (c0 + j == r)
-					d[j] = 0;
-				else if (type == ST_INT32)
-					d[j] = inf;
+					memset(d + j * es, 0, es);
 				else
-					memcpy(&d[j], &finf, 4);
+					memcpy(d + j * es, pad, es);
 			}
 			if (!pdst)
 				continue;
@@ -81,27 +83,29 @@ static void to_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *p
 
 /* Back from tiles, to the given numbering when there is an order. */
 static void from_tiles(const void *src, const int32_t *psrc, void *dst, int32_t *pdst,
-                       uint64_t n, uint64_t nb, int B, const int32_t *order, int threads)
+                       uint64_t n, uint64_t nb, int B, size_t es, const int32_t *order,
+                       int threads)
 {
 	#pragma omp parallel for schedule(static) num_threads(threads)
 	for (uint64_t r = 0; r < n; r++) {
 		uint64_t I = r / B, i = r % B;
 		uint64_t dr = order ? (uint64_t)order[r] : r;
-		int32_t *drow = (int32_t *)dst + dr * n, *prow = pdst ? pdst + dr * n : NULL;
+		char *drow = (char *)dst + dr * n * es;
+		int32_t *prow = pdst ? pdst + dr * n : NULL;
 		for (uint64_t J = 0; J * B < n; J++) {
 			size_t off = ((I * nb + J) * B + i) * B;
 			uint64_t c0 = J * B, len = n - c0 < (uint64_t)B ? n - c0 : (uint64_t)B;
-			const int32_t *s = (const int32_t *)src + off;
+			const char *s = (const char *)src + off * es;
 			if (order) {
 				for (uint64_t j = 0; j < len; j++)
-					drow[order[c0 + j]] = s[j];
+					memcpy(drow + (uint64_t)order[c0 + j] * es, s + j * es, es);
 				if (prow)
 					for (uint64_t j = 0; j < len; j++) {
 						int32_t v = psrc[off + j];
 						prow[order[c0 + j]] = v >= 0 ? order[v] : v;
 					}
 			} else {
-				memcpy(drow + c0, s, len * 4);
+				memcpy(drow + c0 * es, s, len * es);
 				if (prow)
 					memcpy(prow + c0, psrc + off, len * 4);
 			}
@@ -132,13 +136,39 @@ static unsigned char tile_live(const void *t, size_t bb, uint32_t type)
 		for (size_t k = 0; k < bb; k++)
 			if (v[k] < ST_INF_I32)
 				return 1;
-	} else {
+	} else if (type == ST_FLOAT32) {
 		const float *v = t;
+		for (size_t k = 0; k < bb; k++)
+			if (v[k] < INFINITY)
+				return 1;
+	} else {
+		const double *v = t;
 		for (size_t k = 0; k < bb; k++)
 			if (v[k] < INFINITY)
 				return 1;
 	}
 	return 0;
+}
+
+/* The block kernels of a run: the textbook ones (tb, tbc) where its
+ * predecessors are textbook_paths', else update and closure. */
+struct kernels {
+	fwc_update_fn *update;
+	fwc_closure_fn *closure;
+	fwc_textbook_update_fn *tb;
+	fwc_textbook_closure_fn *tbc;
+};
+
+/* C = min(C, A (+) Bk) over the pivots from kbase; cp, ap, bp the
+ * predecessors (or largest intermediates) of C, A and Bk, or NULL. */
+static inline void relax(const struct kernels *k, void *c, int32_t *cp, const void *a,
+                         const int32_t *ap, const void *bk, const int32_t *bp, int32_t kbase,
+                         int B)
+{
+	if (k->tb)
+		k->tb(c, cp, a, ap, bk, bp, kbase, B);
+	else
+		k->update(c, cp, a, bk, bp, B);
 }
 
 int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
@@ -147,20 +177,24 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	int B = o->block ? o->block : FW_BLOCK_DEFAULT;
 	int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
 	enum fw_simd simd = o->simd ? (enum fw_simd)o->simd : fw_simd_detect();
-	fwc_update_fn *update;
-	fwc_closure_fn *closure;
+	struct kernels kern = {0};
 
 	if (B < 16 || B > 512 || B % 16)
 		return lib_fail(err, "blocking factor must be a multiple of 16 from 16 to 512");
-	if (type != ST_INT32 && type != ST_FLOAT32)
+	if (type != ST_INT32 && type != ST_FLOAT32 && type != ST_FLOAT64)
 		return lib_fail(err, "unknown element type");
 	if (simd > fw_simd_detect())
 		return lib_fail(err, "this processor lacks the requested SIMD instructions");
+	const int textbook = pred && o->textbook_paths;
+	if (textbook && o->order)
+		return lib_fail(err, "textbook predecessors are for the graph's own numbering, not an order");
 	if (n == 0)
 		return 0;
-	int f = type == ST_FLOAT32;
-	update = fwc_update_kernel(simd, f);
-	closure = fwc_closure_kernel(f);
+	const size_t es = ST_TYPE_SIZE(type);
+	kern.update = fwc_update_kernel(simd, type);
+	kern.closure = fwc_closure_kernel(type);
+	if (textbook)
+		fwc_textbook_kernels(type, &kern.tb, &kern.tbc);
 
 	uint64_t nb = (n + B - 1) / B;
 	size_t bb = (size_t)B * B, total = nb * nb * bb;
@@ -168,18 +202,19 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	 * track them, or a weight is negative.  The lists of edges in serve the
 	 * repair of tracked chains too, where there are at most n^2 / 8 edges
 	 * (else a column read is as short). */
-	in_edges ie = {NULL, NULL, NULL, NULL, 0, 0};
+	in_edges ie = {0};
 	int derive = 0;
 	if (o->stage)
 		o->stage(o->ctx, "tiling");
 	if (pred)
 		/* no room for the lists (16 bytes an edge at most): tracked, which
 		 * needs a tiled predecessor matrix instead */
-		derive = fwc_list_in_edges(type, n, dist, !o->track_paths, n * n / 8, &ie, threads) == 0 &&
+		derive = !textbook &&
+		         fwc_list_in_edges(type, n, dist, !o->track_paths, n * n / 8, &ie, threads) == 0 &&
 		         !o->track_paths && !ie.neg;
 	if (o->stats)
 		o->stats->derived = derive;
-	void *d = tile_alloc(total * 4);
+	void *d = tile_alloc(total * es);
 	int32_t *p = pred && !derive ? tile_alloc(total * 4) : NULL;
 	if (!d || (pred && !derive && !p)) {
 		free(d), free(p), fwc_in_edges_free(&ie);
@@ -196,13 +231,15 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		for (uint64_t k = 0; k < n; k++)
 			pos[order[k]] = (int32_t)k;
 	}
-	int64_t first = o->load ? o->load(o->ctx, d, p, total * 4) : 0;
+	int64_t first = o->load ? o->load(o->ctx, d, p, total * es) : 0;
 	if (first < 0 || (uint64_t)first > nb) {
 		free(d), free(p), free(pos), fwc_in_edges_free(&ie);
 		return lib_fail(err, "checkpoint not loaded");
 	}
 	if (first == 0)
 		to_tiles(dist, p ? pred : NULL, d, p, n, nb, B, type, order, pos, threads);
+	if (first == 0 && textbook) /* every path an edge so far: -1 */
+		memset(p, 0xff, total * 4);
 	/* live[I * nb + J]: tile (I, J) holds a finite entry.  A tile whose
 	 * operands in a round are not both live cannot change in it, and a
 	 * tile only turns live, never back (entries only decrease).  Sparse
@@ -215,16 +252,16 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	}
 	#pragma omp parallel for schedule(static) num_threads(threads)
 	for (uint64_t x = 0; x < nb * nb; x++)
-		live[x] = tile_live((char *)d + x * bb * 4, bb, type);
+		live[x] = tile_live((char *)d + x * bb * es, bb, type);
 	uint64_t skipped = 0;
 
-#define TILE_D(I, J) ((char *)d + ((I) * nb + (J)) * bb * 4)
+#define TILE_D(I, J) ((char *)d + ((I) * nb + (J)) * bb * es)
 #define TILE_P(I, J) (p ? p + ((I) * nb + (J)) * bb : NULL)
 	int oom = 0;
 	#pragma omp parallel num_threads(threads) reduction(+ : skipped)
 	{
 		/* a copy of the phase 2 block's old values */
-		void *old = aligned_alloc(64, bb * 4);
+		void *old = aligned_alloc(64, bb * es);
 		int32_t *pold = p ? aligned_alloc(64, bb * 4) : NULL;
 		if (!old || (p && !pold)) {
 			#pragma omp atomic write
@@ -235,10 +272,13 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 			#pragma omp single
 			{
 				if (o->save && K > 0)
-					o->save(o->ctx, K, d, p, total * 4);
+					o->save(o->ctx, K, d, p, total * es);
 				if (o->progress)
 					o->progress(o->ctx, K, nb);
-				closure(TILE_D(K, K), TILE_P(K, K), B);
+				if (kern.tbc)
+					kern.tbc(TILE_D(K, K), TILE_P(K, K), (int32_t)(K * B), B);
+				else
+					kern.closure(TILE_D(K, K), TILE_P(K, K), B);
 			}
 
 			#pragma omp for schedule(dynamic, 1)
@@ -256,15 +296,20 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 					/* pivot row block (K, o2): A = pivot block */
 					void *c = TILE_D(K, o2);
 					int32_t *cp = TILE_P(K, o2);
-					memcpy(old, c, bb * 4);
+					memcpy(old, c, bb * es);
 					if (cp)
 						memcpy(pold, cp, bb * 4);
-					update(c, cp, TILE_D(K, K), old, pold, B);
+					relax(&kern, c, cp, TILE_D(K, K), TILE_P(K, K), old, pold,
+					      (int32_t)(K * B), B);
 				} else {
 					/* pivot column block (o2, K): Bk = pivot block */
 					void *c = TILE_D(o2, K);
-					memcpy(old, c, bb * 4);
-					update(c, TILE_P(o2, K), old, TILE_D(K, K), TILE_P(K, K), B);
+					int32_t *cp = TILE_P(o2, K);
+					memcpy(old, c, bb * es);
+					if (textbook)
+						memcpy(pold, cp, bb * 4);
+					relax(&kern, c, cp, old, pold, TILE_D(K, K), TILE_P(K, K),
+					      (int32_t)(K * B), B);
 				}
 			}
 
@@ -277,8 +322,8 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 					skipped++;
 					continue;
 				}
-				update(TILE_D(I, J), TILE_P(I, J), TILE_D(I, K),
-				       TILE_D(K, J), TILE_P(K, J), B);
+				relax(&kern, TILE_D(I, J), TILE_P(I, J), TILE_D(I, K), TILE_P(I, K),
+				      TILE_D(K, J), TILE_P(K, J), (int32_t)(K * B), B);
 				if (!live[x])
 					live[x] = tile_live(TILE_D(I, J), bb, type);
 			}
@@ -292,9 +337,9 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		o->stats->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
 		o->stats->tiles_skipped = skipped;
 	}
-	if (!oom && p && o->stage)
+	if (!oom && p && !textbook && o->stage)
 		o->stage(o->ctx, "repairing the predecessors");
-	if (!oom && p)
+	if (!oom && p && !textbook)
 		fwc_repair_tiles(d, p, dist, order, pos, ie.off ? &ie : NULL, n, nb, B, type, threads);
 	if (!oom && derive && o->stage)
 		o->stage(o->ctx, "deriving the predecessors");
@@ -304,7 +349,9 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	if (!oom && o->stage)
 		o->stage(o->ctx, "untiling");
 	if (!oom)
-		from_tiles(d, p, dist, p ? pred : NULL, n, nb, B, order, threads);
+		from_tiles(d, p, dist, p ? pred : NULL, n, nb, B, es, order, threads);
+	if (!oom && textbook && fwc_textbook_preds(type, n, dist, pred, threads))
+		oom = 1;
 	free(d), free(p), free(pos), fwc_in_edges_free(&ie);
 	return oom ? lib_fail(err, "out of memory") : 0;
 }

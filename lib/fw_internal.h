@@ -18,8 +18,20 @@ typedef void fwc_update_fn(void *c, int32_t *cp, const void *a, const void *bk,
                            const int32_t *bp, int B);
 /* The pivot block closed through its own B vertices (phase 1). */
 typedef void fwc_closure_fn(void *c, int32_t *cp, int B);
-fwc_update_fn *fwc_update_kernel(enum fw_simd simd, int is_float);
-fwc_closure_fn *fwc_closure_kernel(int is_float);
+fwc_update_fn *fwc_update_kernel(enum fw_simd simd, uint32_t type);
+/* The same with fw_opts.textbook_paths: cm, am, bm hold the largest
+ * intermediate vertex of each entry's path (-1: none) in place of
+ * predecessors; kbase is the round's first pivot (fw_simd.c). */
+typedef void fwc_textbook_update_fn(void *c, int32_t *cm, const void *a, const int32_t *am,
+                                    const void *bk, const int32_t *bm, int32_t kbase, int B);
+typedef void fwc_textbook_closure_fn(void *c, int32_t *cm, int32_t kbase, int B);
+void fwc_textbook_kernels(uint32_t type, fwc_textbook_update_fn **update,
+                          fwc_textbook_closure_fn **closure);
+/* Predecessors from those vertices (fw_paths.c), in place: pred[s][t] =
+ * pred[m][t] for m = mid[s][t], s where m is -1, -1 where t is s or
+ * unreachable.  0, or -1 when out of memory (mid then partly converted). */
+int fwc_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid, int threads);
+fwc_closure_fn *fwc_closure_kernel(uint32_t type);
 
 /* The lists of edges into each vertex, by increasing weight, that the
  * derivation searches and the repair reads (fw_paths.c). */
@@ -27,7 +39,8 @@ typedef struct in_edges {
 	uint64_t *off;  /* n + 1 */
 	uint64_t *key;  /* sorted keys, split into: */
 	uint32_t *from; /* u of each edge */
-	uint32_t *wbits; /* its weight's bits */
+	uint32_t *wbits; /* its weight's bits (float64: the sort key, see weight_bits) */
+	double *w64;     /* float64: its weight; else NULL */
 	int zero;        /* some weight is 0 (ties can then form loops) */
 	int neg;         /* some weight is negative: then not in order of value */
 } in_edges;

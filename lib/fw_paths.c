@@ -160,12 +160,22 @@ static int unreachable(uint32_t type, const void *drow, uint64_t v)
 {
 	if (type == ST_INT32)
 		return ((const int32_t *)drow)[v] >= ST_INF_I32;
-	return ((const float *)drow)[v] == INFINITY;
+	if (type == ST_FLOAT32)
+		return ((const float *)drow)[v] == INFINITY;
+	return ((const double *)drow)[v] == INFINITY;
 }
 
 static double dist_at(uint32_t type, const void *drow, uint64_t v)
 {
-	return type == ST_INT32 ? ((const int32_t *)drow)[v] : ((const float *)drow)[v];
+	return type == ST_INT32 ? ((const int32_t *)drow)[v]
+	       : type == ST_FLOAT32 ? ((const float *)drow)[v] : ((const double *)drow)[v];
+}
+
+/* How far a sum may be from a distance and still count as equal: 0 for
+ * int32, the rounding of float32 and float64 chains otherwise. */
+static double tight_limit(uint32_t type, double dt)
+{
+	return type == ST_INT32 ? 0 : (type == ST_FLOAT32 ? 1e-5 : 1e-10) * (1 + fabs(dt));
 }
 
 /* The weight of u -> t in w (stride), infinite where there is none; w is
@@ -178,7 +188,7 @@ static double weight_at(uint32_t type, const void *w, uint64_t stride, const int
 		int32_t x = ((const int32_t *)w)[e];
 		return x >= ST_INF_I32 ? INFINITY : x;
 	}
-	return ((const float *)w)[e];
+	return type == ST_FLOAT32 ? ((const float *)w)[e] : ((const double *)w)[e];
 }
 
 /* How far u -> t, of weight x, is from lying on a shortest path from s:
@@ -217,6 +227,26 @@ static void chain_lengths(uint64_t s, const void *drow, const int32_t *prow, con
 	}
 }
 
+/* Whether in-list edges from weight x on (sorted by their keys, none
+ * negative) all weigh more than bound: for float64 the keys are float32
+ * roundings, which keep order but not strict order. */
+static int past_bound(uint32_t type, double x, double bound)
+{
+	return type == ST_FLOAT64 ? (float)x > (float)bound : x > bound;
+}
+
+/* The weight of in-list edge k. */
+static double in_weight(uint32_t type, const in_edges *ie, uint64_t k)
+{
+	if (type == ST_INT32)
+		return (int32_t)ie->wbits[k];
+	if (type == ST_FLOAT64)
+		return ie->w64[k];
+	float f;
+	memcpy(&f, &ie->wbits[k], 4);
+	return f;
+}
+
 /* Bad vertex t: the edges into it that lie on shortest paths offered to it
  * from good vertices (heap), kept from bad ones (*full where one found no
  * room).  ie is in the given numbering, pos maps it to positions. */
@@ -224,9 +254,9 @@ static void scan_in(uint32_t type, uint64_t n, uint64_t t, const void *drow, con
                     uint64_t wstride, const int32_t *order, const int32_t *pos,
                     const in_edges *ie, chains *c, uint64_t *used, int *full)
 {
-	/* float32 distances carry rounding */
+	/* floating distances carry rounding */
 	double dt = dist_at(type, drow, t);
-	double limit = type == ST_INT32 ? 0 : 1e-5 * (1 + fabs(dt));
+	double limit = tight_limit(type, dt);
 	uint64_t vt = order ? (uint64_t)order[t] : t;
 	uint64_t k = ie ? ie->off[vt] : 0, end = ie ? ie->off[vt + 1] : n;
 	for (; k < end; k++) {
@@ -234,16 +264,10 @@ static void scan_in(uint32_t type, uint64_t n, uint64_t t, const void *drow, con
 		double x;
 		if (ie) {
 			u = pos ? (uint64_t)pos[ie->from[k]] : ie->from[k];
-			if (type == ST_INT32) {
-				x = (int32_t)ie->wbits[k];
-			} else {
-				float f;
-				memcpy(&f, &ie->wbits[k], 4);
-				x = f;
-			}
+			x = in_weight(type, ie, k);
 			/* in increasing order of weight when none is negative:
 			 * past dt, none can be tight */
-			if (!ie->neg && x > dt + limit)
+			if (!ie->neg && past_bound(type, x, dt + limit))
 				break;
 		} else {
 			u = k;
@@ -343,7 +367,9 @@ void fwc_repair_tiles(const void *d, int32_t *p, const void *w, const int32_t *o
 {
 	#pragma omp parallel num_threads(threads)
 	{
-		int32_t *drow = malloc(n * 4), *prow = malloc(n * sizeof *prow);
+		const size_t es = ST_TYPE_SIZE(type);
+		char *drow = malloc(n * es);
+		int32_t *prow = malloc(n * sizeof *prow);
 		chains c;
 		int ok = chains_init(&c, n) == 0;
 		#pragma omp for schedule(dynamic, 16)
@@ -354,7 +380,7 @@ void fwc_repair_tiles(const void *d, int32_t *p, const void *w, const int32_t *o
 			for (uint64_t J = 0; J * B < n; J++) {
 				size_t off = ((I * nb + J) * B + i) * B;
 				uint64_t len = n - J * B < (uint64_t)B ? n - J * B : (uint64_t)B;
-				memcpy(drow + J * B, (const int32_t *)d + off, len * 4);
+				memcpy(drow + J * B * es, (const char *)d + off * es, len * es);
 				memcpy(prow + J * B, p + off, len * 4);
 			}
 			if (!repair_row(s, drow, prow, w, n, order, pos, ie, n, type, &c))
@@ -396,7 +422,7 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
 		#pragma omp for schedule(dynamic, 16)
 		for (uint64_t k = 0; k < rows; k++)
 			if (ok)
-				total += (int64_t)repair_row(first + k, (const char *)dist + k * n * 4,
+				total += (int64_t)repair_row(first + k, (const char *)dist + k * n * ST_TYPE_SIZE(type),
 				                             pred + k * n, weights, wstride, NULL, NULL,
 				                             NULL, n, type, &c);
 		chains_free(&c);
@@ -418,15 +444,23 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
 
 void fwc_in_edges_free(in_edges *ie)
 {
-	free(ie->off), free(ie->key), free(ie->from), free(ie->wbits);
-	ie->off = NULL, ie->key = NULL, ie->from = NULL, ie->wbits = NULL;
+	free(ie->off), free(ie->key), free(ie->from), free(ie->wbits), free(ie->w64);
+	ie->off = NULL, ie->key = NULL, ie->from = NULL, ie->wbits = NULL, ie->w64 = NULL;
 }
 
+/* A weight's sort key: its bits for int32 and float32; for float64 the
+ * bits of its float32 rounding, which keeps the order of non-negative
+ * values (the float64 weights are kept apart, in w64). */
 static uint32_t weight_bits(uint32_t type, const void *w, uint64_t e)
 {
 	uint32_t b;
-	memcpy(&b, (const char *)w + e * 4, 4);
-	if (type == ST_FLOAT32 && b == 0x80000000u) /* -0 */
+	if (type == ST_FLOAT64) {
+		float f = (float)((const double *)w)[e];
+		memcpy(&b, &f, 4);
+	} else {
+		memcpy(&b, (const char *)w + e * 4, 4);
+	}
+	if (type != ST_INT32 && b == 0x80000000u) /* -0 */
 		b = 0;
 	return b;
 }
@@ -474,8 +508,9 @@ int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint
 	int neg = 0, zero = 0;
 	uint32_t *cnt = calloc((size_t)threads * n, sizeof *cnt);
 	ie->off = calloc(n + 1, sizeof *ie->off);
-	ie->key = NULL, ie->from = NULL, ie->wbits = NULL;
+	ie->key = NULL, ie->from = NULL, ie->wbits = NULL, ie->w64 = NULL;
 	ie->zero = 0, ie->neg = 0;
+	const size_t es = ST_TYPE_SIZE(type);
 	if (!cnt || !ie->off) {
 		free(cnt), free(ie->off);
 		ie->off = NULL;
@@ -490,11 +525,10 @@ int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint
 		uint32_t *c = cnt + (size_t)t * n;
 		for (uint64_t u = r0; u < r1; u++)
 			for (uint64_t j = 0; j < n; j++) {
-				if (j == u || unreachable(type, (const char *)w + u * n * 4, j))
+				if (j == u || unreachable(type, (const char *)w + u * n * es, j))
 					continue;
 				c[j]++;
-				double x = type == ST_INT32 ? ((const int32_t *)w)[u * n + j]
-				                            : ((const float *)w)[u * n + j];
+				double x = dist_at(type, (const char *)w + u * n * es, j);
 				neg |= x < 0;
 				zero |= x == 0;
 			}
@@ -525,7 +559,7 @@ int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint
 		uint32_t *c = cnt + (size_t)t * n;
 		for (uint64_t u = r0; u < r1; u++)
 			for (uint64_t j = 0; j < n; j++)
-				if (j != u && !unreachable(type, (const char *)w + u * n * 4, j))
+				if (j != u && !unreachable(type, (const char *)w + u * n * es, j))
 					ie->key[ie->off[j] + c[j]++] =
 					        (uint64_t)weight_bits(type, w, u * n + j) << 32 | u;
 	}
@@ -549,6 +583,16 @@ int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint
 	}
 	free(ie->key);
 	ie->key = NULL;
+	if (type != ST_FLOAT64)
+		return 0;
+	if (!(ie->w64 = malloc((m ? m : 1) * sizeof *ie->w64))) {
+		fwc_in_edges_free(ie);
+		return -1;
+	}
+	#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+	for (uint64_t j = 0; j < n; j++)
+		for (uint64_t e = ie->off[j]; e < ie->off[j + 1]; e++)
+			ie->w64[e] = ((const double *)w)[ie->from[e] * n + j];
 	return 0;
 }
 
@@ -600,7 +644,7 @@ static void derive_row(uint32_t type, uint64_t n, uint64_t s, const void *drow, 
 			const int32_t *d = drow;
 			pred = use512 ? first_tight_i32_512(d, d[t], ie->from, ie->wbits, k, end)
 			              : first_tight_i32(d, d[t], ie->from, ie->wbits, k, end);
-		} else {
+		} else if (type == ST_FLOAT32) {
 			/* float32: the first exact sum, else the closest */
 			const float *d = drow;
 			float dt = d[t], best = INFINITY;
@@ -613,6 +657,26 @@ static void derive_row(uint32_t type, uint64_t n, uint64_t s, const void *drow, 
 				if (d[u] == INFINITY)
 					continue;
 				float e = fabsf(d[u] + wt - dt);
+				if (e == 0) {
+					pred = u;
+					break;
+				}
+				if (e < best)
+					best = e, pred = u;
+			}
+		} else {
+			/* float64: the same; the keys are float32 roundings, so
+			 * the search goes on past dt by its rounding */
+			const double *d = drow;
+			double dt = d[t], best = INFINITY;
+			for (; k < end; k++) {
+				double wt = ie->w64[k];
+				int32_t u = (int32_t)ie->from[k];
+				if (past_bound(type, wt, dt + tight_limit(type, dt)))
+					break;
+				if (d[u] == INFINITY)
+					continue;
+				double e = fabs(d[u] + wt - dt);
 				if (e == 0) {
 					pred = u;
 					break;
@@ -635,7 +699,8 @@ int fwc_derive_tiles(const void *d, const void *w, int32_t *pred, const in_edges
 	int oom = 0;
 	#pragma omp parallel num_threads(threads)
 	{
-		int32_t *drow = malloc(n * 4);
+		const size_t es = ST_TYPE_SIZE(type);
+		char *drow = malloc(n * es);
 		chains c;
 		int ok = chains_init(&c, n) == 0 && drow;
 		if (!ok) {
@@ -650,12 +715,12 @@ int fwc_derive_tiles(const void *d, const void *w, int32_t *pred, const in_edges
 			for (uint64_t J = 0; J * B < n; J++) {
 				size_t off = ((I * nb + J) * B + i) * B;
 				uint64_t c0 = J * B, len = n - c0 < (uint64_t)B ? n - c0 : (uint64_t)B;
-				const int32_t *src = (const int32_t *)d + off;
+				const char *src = (const char *)d + off * es;
 				if (order)
 					for (uint64_t j = 0; j < len; j++)
-						drow[order[c0 + j]] = src[j];
+						memcpy(drow + (uint64_t)order[c0 + j] * es, src + j * es, es);
 				else
-					memcpy(drow + c0, src, len * 4);
+					memcpy(drow + c0 * es, src, len * es);
 			}
 			int32_t *prow = pred + s * n;
 			derive_row(type, n, s, drow, prow, ie, use512);
@@ -670,3 +735,41 @@ int fwc_derive_tiles(const void *d, const void *w, int32_t *pred, const in_edges
 	return oom ? -1 : 0;
 }
 
+
+/* Textbook predecessors from the largest intermediate vertex of each path
+ * (fw_opts.textbook_paths): the textbook order sets pred[s][t] when it
+ * first reaches d[s][t], at pivot m = mid[s][t], to pred[m][t], which is
+ * final by then (m's own path to t has intermediates below m); so pred[s][t]
+ * is the last vertex x of s, mid[s][t], mid[mid[s][t]][t], ... with mid[x][t]
+ * = -1.  A column at a time, its mids copied first; the chain is cut at n
+ * steps, which exact sums never need. */
+int fwc_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid, int threads)
+{
+	const size_t es = ST_TYPE_SIZE(type);
+	int oom = 0;
+	#pragma omp parallel num_threads(threads) reduction(| : oom)
+	{
+		int32_t *col = malloc(n * sizeof *col);
+		oom = !col;
+		#pragma omp barrier
+		#pragma omp for schedule(dynamic, 16)
+		for (uint64_t t = 0; t < n; t++) {
+			if (!col)
+				continue;
+			for (uint64_t s = 0; s < n; s++)
+				col[s] = mid[s * n + t];
+			for (uint64_t s = 0; s < n; s++) {
+				int32_t x = (int32_t)s;
+				if (s == t || unreachable(type, (const char *)dist + s * n * es, t)) {
+					mid[s * n + t] = -1;
+					continue;
+				}
+				for (uint64_t k = 0; k < n && col[x] >= 0; k++)
+					x = col[x];
+				mid[s * n + t] = x;
+			}
+		}
+		free(col);
+	}
+	return oom ? -1 : 0;
+}

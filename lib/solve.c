@@ -88,41 +88,44 @@ static void facts_row_i32(int32_t *d, uint64_t n, uint64_t i, struct row_facts *
 	f->max_out = mx, f->min_out = mn, f->edges = edges;
 }
 
-static void copy_row_f32(const float *w, float *d, int32_t *pred, uint64_t n,
-                         uint64_t i, struct row_facts *f)
-{
-	uint64_t edges = 0;
-	int64_t mn = 0;
-
-	for (uint64_t j = 0; j < n; j++) {
-		float x = w[j];
-		if (isnan(x) || x == -INFINITY)
-			f->bad = 1, x = INFINITY;
-		if (j == i) {
-			if (x < 0)
-				f->neg_diag = 1;
-			d[j] = 0;
-			if (pred)
-				pred[j] = -1;
-			continue;
-		}
-		d[j] = x;
-		if (x < INFINITY) {
-			edges++;
-			if (x < 0)
-				mn = -1;
-		}
-		if (pred)
-			pred[j] = x < INFINITY ? (int32_t)i : -1;
-	}
-	f->max_out = 0, f->min_out = mn, f->edges = edges;
+/* A float32 or float64 row: NaN and -infinity are errors. */
+#define COPY_ROW_FLOAT(NAME, T)                                                 \
+static void NAME(const T *w, T *d, int32_t *pred, uint64_t n, uint64_t i,       \
+                 struct row_facts *f)                                           \
+{                                                                               \
+	uint64_t edges = 0;                                                     \
+	int64_t mn = 0;                                                         \
+	for (uint64_t j = 0; j < n; j++) {                                      \
+		T x = w[j];                                                     \
+		if (isnan(x) || x == -INFINITY)                                 \
+			f->bad = 1, x = INFINITY;                               \
+		if (j == i) {                                                   \
+			if (x < 0)                                              \
+				f->neg_diag = 1;                                \
+			d[j] = 0;                                               \
+			if (pred)                                               \
+				pred[j] = -1;                                   \
+			continue;                                               \
+		}                                                               \
+		d[j] = x;                                                       \
+		if (x < INFINITY) {                                             \
+			edges++;                                                \
+			if (x < 0)                                              \
+				mn = -1;                                        \
+		}                                                               \
+		if (pred)                                                       \
+			pred[j] = x < INFINITY ? (int32_t)i : -1;               \
+	}                                                                       \
+	f->max_out = 0, f->min_out = mn, f->edges = edges;                      \
 }
+COPY_ROW_FLOAT(copy_row_f32, float)
+COPY_ROW_FLOAT(copy_row_f64, double)
 
 /* The finite edges of the distance matrix as compressed rows. */
 struct csr {
 	uint64_t *start;   /* n + 1 */
 	int32_t *head;
-	double *weight;    /* exact for int32 weights, and for float32 */
+	double *weight;    /* exact for int32 weights, float32 and float64 */
 };
 
 static void csr_free(struct csr *g)
@@ -158,10 +161,10 @@ static int csr_build(struct csr *g, const void *dist, uint32_t type, uint64_t n,
 					continue;
 				x = v;
 			} else {
-				float v = ((const float *)dist)[i * n + j];
-				if (v == INFINITY)
+				x = type == ST_FLOAT32 ? ((const float *)dist)[i * n + j]
+				                       : ((const double *)dist)[i * n + j];
+				if (x == INFINITY)
 					continue;
-				x = v;
 			}
 			g->head[e] = (int32_t)j, g->weight[e] = x, e++;
 		}
@@ -231,7 +234,7 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 
 	memset(p, 0, sizeof *p);
 	p->n = n, p->type = h->type, p->cycle_vertex = -1;
-	if (h->type != ST_INT32 && h->type != ST_FLOAT32)
+	if (h->type != ST_INT32 && h->type != ST_FLOAT32 && h->type != ST_FLOAT64)
 		return lib_fail(err, "unknown element type %u", h->type);
 	if (npad < n)
 		return lib_fail(err, "padded size %llu below n %llu",
@@ -249,9 +252,13 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 			copy_row_i32((const int32_t *)weights + i * npad,
 			             (int32_t *)dist + i * n, pred ? pred + i * n : NULL,
 			             n, i, &facts[i]);
-		else
+		else if (h->type == ST_FLOAT32)
 			copy_row_f32((const float *)weights + i * npad,
 			             (float *)dist + i * n, pred ? pred + i * n : NULL,
+			             n, i, &facts[i]);
+		else
+			copy_row_f64((const double *)weights + i * npad,
+			             (double *)dist + i * n, pred ? pred + i * n : NULL,
 			             n, i, &facts[i]);
 	}
 
@@ -313,7 +320,7 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 		rc = 1;
 		goto out;
 	}
-	if (h->type == ST_FLOAT32) {
+	if (h->type != ST_INT32) {
 		free(hd);
 		rc = 0;
 		goto out;

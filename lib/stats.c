@@ -25,14 +25,14 @@ int gs_init(gs_stats *s, uint64_t n, uint32_t type, st_error *err)
 	memset(s, 0, sizeof *s);
 	s->n = n;
 	s->type = type;
-	if (type != ST_INT32 && type != ST_FLOAT32)
+	if (type != ST_INT32 && type != ST_FLOAT32 && type != ST_FLOAT64)
 		return lib_fail(err, "unknown element type %u", type);
 	size_t k = n ? (size_t)n : 1;
 	size_t esum = type == ST_INT32 ? sizeof(int64_t) : sizeof(double);
 	for (int dir = 0; dir < 2; dir++) {
 		s->reach[dir] = calloc(k, sizeof(uint64_t));
 		s->sum[dir] = calloc(k, esum);
-		s->ecc[dir] = calloc(k, 4); /* 0 and 0.0f alike */
+		s->ecc[dir] = calloc(k, ST_TYPE_SIZE(type)); /* 0, 0.0f and 0.0 alike */
 	}
 	s->harmonic = calloc(k, sizeof(double));
 	if (!s->reach[0] || !s->reach[1] || !s->sum[0] || !s->sum[1] || !s->ecc[0] || !s->ecc[1]
@@ -144,25 +144,31 @@ GS_VECTORS static void cols_##T(void *ctx, int t, uint64_t st, struct pool *p)  
 #define FINITE_F32(x) ((x) < INFINITY)
 GS_ROWS(int32_t, int64_t, FINITE_I32)
 GS_ROWS(float, double, FINITE_F32)
+GS_ROWS(double, double, FINITE_F32)
 GS_COLS(int32_t, int64_t, FINITE_I32)
 GS_COLS(float, double, FINITE_F32)
+GS_COLS(double, double, FINITE_F32)
 
 void gs_add_rows(gs_stats *s, uint64_t first, uint64_t rows, const void *d, uint64_t stride,
                  int threads)
 {
 	struct batch b = {s, first, rows, stride, d};
-	const int i32 = s->type == ST_INT32;
+	const int t = s->type == ST_INT32 ? 0 : s->type == ST_FLOAT32 ? 1 : 2;
+	static pool_body *const rows_fn[3] = {
+		rows_int32_t, rows_float, rows_double};
+	static pool_body *const cols_fn[3] = {
+		cols_int32_t, cols_float, cols_double};
 	threads = lib_threads(threads);
-	pool_run(threads, (rows + GS_ROW_TASK - 1) / GS_ROW_TASK, i32 ? rows_int32_t : rows_float, &b);
-	pool_run(threads, (s->n + GS_STRIP - 1) / GS_STRIP, i32 ? cols_int32_t : cols_float, &b);
+	pool_run(threads, (rows + GS_ROW_TASK - 1) / GS_ROW_TASK, rows_fn[t], &b);
+	pool_run(threads, (s->n + GS_STRIP - 1) / GS_STRIP, cols_fn[t], &b);
 	/* The diagonal was counted as reached (d(u,u) = 0 adds nothing else). */
 	for (uint64_t k = 0; k < rows; k++) {
 		const uint64_t u = first + k;
 		if (u >= s->n)
 			break;
-		const int finite = s->type == ST_INT32
-		                   ? FINITE_I32(((const int32_t *)d)[k * stride + u])
-		                   : FINITE_F32(((const float *)d)[k * stride + u]);
+		const int finite = t == 0 ? FINITE_I32(((const int32_t *)d)[k * stride + u])
+		                   : t == 1 ? FINITE_F32(((const float *)d)[k * stride + u])
+		                   : FINITE_F32(((const double *)d)[k * stride + u]);
 		if (finite) {
 			s->reach[GS_OUT][u]--;
 			s->reach[GS_IN][u]--;
@@ -179,7 +185,8 @@ double gs_sum(const gs_stats *s, int dir, uint64_t u)
 double gs_ecc(const gs_stats *s, int dir, uint64_t u)
 {
 	return s->type == ST_INT32 ? (double)((const int32_t *)s->ecc[dir])[u]
-	                           : (double)((const float *)s->ecc[dir])[u];
+	       : s->type == ST_FLOAT32 ? (double)((const float *)s->ecc[dir])[u]
+	                               : ((const double *)s->ecc[dir])[u];
 }
 
 double gs_closeness(const gs_stats *s, uint64_t u)

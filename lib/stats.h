@@ -6,8 +6,9 @@
  *   reach[GS_OUT][u]  the v != u with d(u,v) finite; reach[GS_IN][u] the v != u
  *                     with d(v,u) finite;
  *   sum[..][u]        the sum of those finite distances (int64_t, exact, for
- *                     int32 graphs; double for float32);
- *   ecc[..][u]        the largest of them and 0 (u itself): int32_t or float;
+ *                     int32 graphs; double for float32 and float64);
+ *   ecc[..][u]        the largest of them and 0 (u itself): int32_t, float or
+ *                     double;
  *   harmonic[u]       the sum of 1 / d(v,u) over v with d(v,u) finite, not 0.
  * closeness is networkx's closeness_centrality (Wasserman and Faust, on
  * incoming distances).  Rows may be added in any grouping; added in the
@@ -28,8 +29,8 @@ typedef struct gs_stats {
 	uint64_t n;
 	uint32_t type;       /* enum st_type: the distances' element type */
 	uint64_t *reach[2];
-	void *sum[2];        /* int64_t (ST_INT32) or double (ST_FLOAT32), n each */
-	void *ecc[2];        /* int32_t or float, n each */
+	void *sum[2];        /* int64_t (ST_INT32) or double, n each */
+	void *ecc[2];        /* int32_t, float or double (the distances' type), n each */
 	double *harmonic;
 } gs_stats;
 

@@ -14,8 +14,10 @@ typedef struct st_error {
 	char msg[256];
 } st_error;
 
-/* Element types.  Both are 4 bytes wide. */
-enum st_type { ST_INT32 = 1, ST_FLOAT32 = 2 };
+/* Element types of weights and distances: int32 and float32 are 4 bytes
+ * wide, float64 8 (ST_TYPE_SIZE).  Predecessors are int32 whatever the type. */
+enum st_type { ST_INT32 = 1, ST_FLOAT32 = 2, ST_FLOAT64 = 3 };
+#define ST_TYPE_SIZE(type) ((type) == ST_FLOAT64 ? 8u : 4u)
 
 /* A graph's flags, as a stream's header and a graph reader carry them. */
 enum st_flag {
@@ -26,7 +28,7 @@ enum st_flag {
 
 /* Unreachable in an int32 matrix.  Finite int32 distances and weights lie
  * strictly between -ST_INF_I32 and ST_INF_I32, so the sum of two finite values
- * never overflows.  float32 uses +infinity.  A predecessor of -1 means none. */
+ * never overflows.  float32 and float64 use +infinity.  A predecessor of -1 means none. */
 #define ST_INF_I32 0x3fffffff
 
 #define ST_MAX_N ((uint64_t)1 << 31) /* vertices; sizes beyond are refused */

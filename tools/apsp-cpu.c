@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	fw_stats stats = {0, 0, 0};
-	fw_opts o = {FW_BLOCK_DEFAULT, 0, FW_SIMD_AUTO, progress, NULL, &stats, NULL, 0, stage, NULL, NULL};
+	fw_opts o = {.block = FW_BLOCK_DEFAULT, .simd = FW_SIMD_AUTO, .progress = progress, .stats = &stats, .stage = stage};
 	struct ckpt ck = {.every = -1};
 	int paths = 1, c, order = ORDER_AUTO, as_stats = 0;
 	struct stats_form form = {STATS_TABLE, 0, 0};

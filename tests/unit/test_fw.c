@@ -1,6 +1,8 @@
 /* test_fw.c - the CPU blocked Floyd-Warshall engine against the textbook
- * triple loop: every SIMD level this processor runs, both types, with and
- * without predecessors, block sizes and n that do and do not divide. */
+ * triple loop: every SIMD level this processor runs, every type, with and
+ * without predecessors, block sizes and n that do and do not divide; the
+ * textbook predecessors (fw_opts.textbook_paths, fw_solve) equal to the
+ * loop's own. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +154,91 @@ static int run_f32(int n, int B, int simd, int paths, unsigned seed)
 	return ok;
 }
 
+/* The textbook loop in double, with predecessors (strict improvements). */
+static void ref_f64(double *d, int32_t *p, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				if (d[i * n + k] + d[k * n + j] < d[i * n + j]) {
+					d[i * n + j] = d[i * n + k] + d[k * n + j];
+					if (p)
+						p[i * n + j] = p[k * n + j];
+				}
+}
+
+/* float64, fractional weights (whole with ties where whole), negative
+ * edges from potentials for n <= 64: the distances within 1e-12 of the
+ * loop's (equal where whole), every chain adding up to its distance; with
+ * textbook 1 (fw_solve) the loop's predecessors exactly (whole weights). */
+static int run_f64(int n, int B, int simd, int paths, int whole, unsigned seed)
+{
+	double *w = malloc(sizeof *w * n * n), *d = malloc(sizeof *d * n * n);
+	double *r = malloc(sizeof *r * n * n);
+	int32_t *p = malloc(sizeof *p * n * n), *rp = malloc(sizeof *rp * n * n);
+	double pot[64];
+	for (int v = 0; v < 64; v++)
+		pot[v] = (double)(rand_r(&seed) % 8);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			double x = i == j ? 0 : INFINITY;
+			if (i != j && rand_r(&seed) % 100 < 30) {
+				x = whole ? (double)(rand_r(&seed) % 6)
+				          : (double)rand_r(&seed) / RAND_MAX * 10;
+				x += n <= 64 ? pot[i] - pot[j] : 0;
+			}
+			w[i * n + j] = d[i * n + j] = r[i * n + j] = x;
+			p[i * n + j] = rp[i * n + j] = x < INFINITY && i != j ? i : -1;
+		}
+	ref_f64(r, rp, n);
+	st_error err;
+	int ok;
+	if (paths == 3) {
+		int64_t cycle;
+		ok = fw_solve(ST_FLOAT64, (uint64_t)n, d, p, B, 2, &cycle, &err) == 0;
+	} else {
+		fw_opts o = {.block = B, .threads = 2, .simd = simd, .track_paths = paths == 2};
+		ok = fw_cpu(&o, ST_FLOAT64, (uint64_t)n, d, paths ? p : NULL, &err) == 0;
+	}
+	for (int i = 0; ok && i < n * n; i++)
+		ok = d[i] == r[i] || (!whole && fabs(d[i] - r[i]) <= 1e-12 * (1 + fabs(r[i])));
+	for (int s = 0; ok && paths && s < n; s++)
+		for (int t = 0; ok && t < n; t++) {
+			if (paths == 3 && whole && p[s * n + t] != rp[s * n + t])
+				ok = 0;
+			if (s == t || d[s * n + t] == INFINITY)
+				continue;
+			double sum = 0;
+			for (int v = t, steps = 0; ok && v != s; v = p[s * n + v])
+				if (p[s * n + v] < 0 || ++steps > n)
+					ok = 0;
+				else
+					sum += w[p[s * n + v] * n + v];
+			ok = ok && fabs(sum - d[s * n + t]) <= 1e-9 * (1 + fabs(d[s * n + t]));
+		}
+	free(w), free(d), free(r), free(p), free(rp);
+	return ok;
+}
+
+/* fw_solve's int32 predecessors against the loop's, zero-weight cycles and
+ * ties included. */
+static int run_textbook_i32(int n, int B, unsigned seed)
+{
+	int32_t *w = malloc(sizeof *w * n * n), *d = malloc(sizeof *d * n * n);
+	int32_t *p = malloc(sizeof *p * n * n), *rp = malloc(sizeof *rp * n * n);
+	graph(w, n, &seed, 30);
+	for (int i = 0; i < n * n; i++)
+		rp[i] = w[i] < INF && i / n != i % n ? i / n : -1;
+	memcpy(d, w, sizeof *d * n * n);
+	t_fw_i32(w, rp, n);
+	st_error err;
+	int64_t cycle;
+	int ok = fw_solve(ST_INT32, (uint64_t)n, d, p, B, 2, &cycle, &err) == 0;
+	ok = ok && memcmp(d, w, sizeof *d * n * n) == 0 && memcmp(p, rp, sizeof *p * n * n) == 0;
+	free(w), free(d), free(p), free(rp);
+	return ok;
+}
+
 int main(void)
 {
 	static const int sizes[] = {1, 2, 3, 17, 31, 64, 97, 130};
@@ -180,6 +267,39 @@ int main(void)
 			         fw_simd_name(simd), how[paths]);
 			T_CHECK(name, ok_f);
 		}
+	}
+	for (int simd = FW_SIMD_PORTABLE; simd <= best; simd++)
+		for (int paths = 0; paths <= 2; paths++) {
+			int ok = 1;
+			for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+				for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+					for (int whole = 0; whole < 2; whole++)
+						ok &= run_f64(sizes[s], blocks[b], simd, paths, whole,
+						              (unsigned)(sizes[s] * 7 + blocks[b] + whole));
+			static const char *how[] = {"distances", "with paths derived", "with paths tracked"};
+			snprintf(name, sizeof name, "fw: %s float64 %s matches the textbook loop, chains add up",
+			         fw_simd_name(simd), how[paths]);
+			T_CHECK(name, ok);
+		}
+	{
+		int ok_i = 1, ok_f = 1;
+		for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+			for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+				unsigned seed = (unsigned)(sizes[s] * 13 + blocks[b]);
+				ok_i &= run_textbook_i32(sizes[s], blocks[b], seed);
+				ok_f &= run_f64(sizes[s], blocks[b], 0, 3, 1, seed);
+				ok_f &= run_f64(sizes[s], blocks[b], 0, 3, 0, seed);
+			}
+		T_CHECK("fw: fw_solve int32: the textbook loop's distances and predecessors, ties included", ok_i);
+		T_CHECK("fw: fw_solve float64: the textbook loop's predecessors where weights are whole, chains add up", ok_f);
+		double neg[4] = {0, -1, -1, 0};
+		int64_t cycle = -2;
+		st_error e;
+		T_CHECK("fw: fw_solve finds a negative cycle and a vertex on it",
+		        fw_solve(ST_FLOAT64, 2, neg, NULL, 0, 1, &cycle, &e) == 1 && cycle >= 0 && cycle < 2);
+		double nan2[4] = {0, NAN, 1, 0};
+		T_CHECK("fw: fw_solve refuses a NaN weight",
+		        fw_solve(ST_FLOAT64, 2, nan2, NULL, 0, 1, &cycle, &e) == -1 && strstr(e.msg, "NaN"));
 	}
 	/* fw_repair_paths on a row-major result whose chains were broken by hand:
 	 * 0 -> 1 -> 2 -> 3 with 1 <-> 2 a zero-weight cycle. */

@@ -1,0 +1,26 @@
+"""apsp: all-pairs shortest paths on the toolkit's engines, in this process.
+
+    import apsp
+    dist = apsp.floyd_warshall(G)                       # scipy's interface
+    dist, pred = apsp.shortest_path(G, return_predecessors=True, device="cpu")
+    table = apsp.stats(G)                               # apsp-stats' columns
+
+shortest_path and floyd_warshall take scipy.sparse.csgraph's arguments and
+give its results (float64 distances, int32 predecessors with -9999 for
+none, NegativeCycleError); device= ('auto', 'cpu', 'gpu') and threads= are
+this package's.  load and save read and write the toolkit's streams
+(apspmat.py).  numpy is needed; scipy only for scipy matrices.  The
+libraries are found in the checkout (after make) or where make install put
+them (see _lib.py)."""
+from ._csgraph import floyd_warshall, shortest_path
+from ._engine import has_gpu
+from ._errors import NegativeCycleError
+from ._stats import stats, COLUMNS
+
+try:
+    from apspmat import Stream, StreamError, load, save
+except ImportError:  # pragma: no cover - apspmat.py lies beside this package
+    pass
+
+__all__ = ["floyd_warshall", "shortest_path", "stats", "COLUMNS", "NegativeCycleError",
+           "has_gpu", "load", "save", "Stream", "StreamError"]

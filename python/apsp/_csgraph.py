@@ -1,0 +1,69 @@
+"""scipy.sparse.csgraph's shortest_path and floyd_warshall on the toolkit's
+engines: the same arguments, conventions and results, float64 as scipy
+computes, every core, or the GPU."""
+import numpy as np
+
+from . import _engine, _memory
+from ._graph import dense_graph, _is_sparse
+
+METHODS = ("auto", "FW", "D", "BF", "J")
+
+
+def _run(csgraph, directed, return_predecessors, unweighted, overwrite, device, threads):
+    shape = np.shape(csgraph) if not _is_sparse(csgraph) else csgraph.shape
+    n = shape[0] if len(shape) == 2 else 0
+    where = _engine.pick_device(device)
+    in_place = (overwrite and isinstance(csgraph, np.ndarray)
+                and not np.ma.isMaskedArray(csgraph) and csgraph.dtype == np.float64
+                and csgraph.flags.c_contiguous and csgraph.flags.writeable)
+    _memory.check(n, return_predecessors, directed, in_place)
+    dist = dense_graph(csgraph, directed, unweighted, overwrite)
+    pred = _engine.solve(dist, return_predecessors, where, threads)
+    return (dist, pred) if return_predecessors else dist
+
+
+def floyd_warshall(csgraph, directed=True, return_predecessors=False, unweighted=False,
+                   overwrite=False, *, device="auto", threads=None):
+    """All-pairs shortest paths, as scipy.sparse.csgraph.floyd_warshall:
+    csgraph is a dense array (0, NaN and infinities: no edge), a masked
+    array (masked: no edge) or a scipy.sparse matrix (stored entries are
+    edges, explicit zeros too).  Returns the float64 distances (inf where
+    unreachable) and, with return_predecessors, the int32 predecessors
+    (-9999: none).  NegativeCycleError where a cycle is negative.
+    device: 'auto' (the GPU where there is one), 'cpu' or 'gpu'; threads:
+    CPU threads (None: every core)."""
+    return _run(csgraph, directed, return_predecessors, unweighted, overwrite, device,
+                threads)
+
+
+def _indices(indices, n):
+    idx = np.array(indices, order="C", dtype=np.int64, copy=True)
+    idx[idx < 0] += n
+    if np.any(idx < 0) or np.any(idx >= n):
+        raise ValueError("indices out of range 0...N")
+    return idx
+
+
+def shortest_path(csgraph, method="auto", directed=True, return_predecessors=False,
+                  unweighted=False, overwrite=False, indices=None, *, device="auto",
+                  threads=None):
+    """scipy.sparse.csgraph.shortest_path: every method ('auto', 'FW', 'D',
+    'BF', 'J') runs the toolkit's blocked Floyd-Warshall and gives the same
+    results; indices keeps the rows of those sources (shaped as indices,
+    then N), which 'FW' refuses as scipy does.  device and threads as for
+    floyd_warshall."""
+    if method not in METHODS:
+        raise ValueError("unrecognized method '%s'" % (method,))
+    if method == "FW" and indices is not None:
+        raise ValueError("Cannot specify indices with method == 'FW'.")
+    if indices is None:
+        return _run(csgraph, directed, return_predecessors, unweighted, overwrite, device,
+                    threads)
+    n = (csgraph.shape if _is_sparse(csgraph) else np.shape(csgraph))[0]
+    idx = _indices(indices, n)
+    got = _run(csgraph, directed, return_predecessors, unweighted, False, device, threads)
+    dist, pred = got if return_predecessors else (got, None)
+    dist = dist[idx.ravel()].reshape(idx.shape + (n,))
+    if not return_predecessors:
+        return dist
+    return dist, pred[idx.ravel()].reshape(idx.shape + (n,))

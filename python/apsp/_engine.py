@@ -1,0 +1,68 @@
+"""Running the engines on a prepared float64 matrix, in place."""
+import ctypes
+import os
+
+import numpy as np
+
+from . import _lib
+from ._errors import NegativeCycleError
+
+ST_FLOAT64 = 3
+NO_PREDECESSOR = -9999  # scipy's
+
+
+def _threads(threads):
+    if threads is None:
+        return 0
+    threads = int(threads)
+    if threads < 1:
+        raise ValueError("threads must be at least 1, or None for every core")
+    return threads
+
+
+def has_gpu():
+    """Whether a GPU and the toolkit's GPU library are there."""
+    return _lib.gpu() is not None
+
+
+def pick_device(device):
+    if device not in ("auto", "cpu", "gpu"):
+        raise ValueError("device must be 'auto', 'cpu' or 'gpu', not %r" % (device,))
+    if device == "cpu":
+        return "cpu"
+    if _lib.gpu() is not None:
+        return "gpu"
+    if device == "gpu":
+        raise RuntimeError("device='gpu': %s" % _lib.gpu_error())
+    return "cpu"
+
+
+def solve(dist, paths, device, threads):
+    """dist: C-ordered float64 n x n weights (+inf no edge, 0 diagonal),
+    turned into the distances.  Returns the predecessors (int32, scipy's
+    -9999 for none) or None."""
+    n = dist.shape[0]
+    pred = np.empty((n, n), dtype=np.int32) if paths else None
+    cycle = ctypes.c_int64(-1)
+    pred_ptr = pred.ctypes.data if paths else None
+    if device == "gpu":
+        lib = _lib.gpu()
+        msg = ctypes.create_string_buffer(256)
+        rc = lib.fwg_py_solve(ST_FLOAT64, n, dist.ctypes.data, pred_ptr, 0,
+                              ctypes.byref(cycle), msg, 256)
+        text = msg.value.decode("utf-8", "replace")
+    else:
+        lib = _lib.cpu()
+        err = _lib.Error()
+        rc = lib.fw_solve(ST_FLOAT64, n, dist.ctypes.data, pred_ptr, 0, _threads(threads),
+                          ctypes.byref(cycle), ctypes.byref(err))
+        text = err.text()
+    if rc == 1:
+        raise NegativeCycleError("Negative cycle through vertex %d" % cycle.value, cycle.value)
+    if rc != 0:
+        if "out of memory" in text:
+            raise MemoryError(text)
+        raise ValueError(text)
+    if paths:
+        pred[pred < 0] = NO_PREDECESSOR
+    return pred
