@@ -1,8 +1,9 @@
 # apsp toolkit - one GNU Make entry point.
 #   make            build every tool into bin/
 #   make check      build, then run unit, command and (with a GPU) GPU tests
-#   make install    PREFIX=/usr/local DESTDIR=  (tools, manual pages, and the
-#                   library: libapsp.a, libapsp.so, include/apsp/, apsp.pc)
+#   make install    PREFIX=/usr/local DESTDIR=  (tools, manual pages, the
+#                   library: libapsp.a, libapsp.so, include/apsp/, apsp.pc,
+#                   and the Python package apsp with apspmat.py: PYTHONDIR)
 #   make SANITIZE=1 check   the same under AddressSanitizer + UBSan
 #   make CUDA_ARCH="-gencode=..."  other GPU targets
 #   make ISAL=0     the stream's deflate engine from zlib even where ISA-L is
@@ -15,6 +16,10 @@ MANDIR  ?= $(PREFIX)/share/man
 LIBDIR  ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# Where the system's python3 finds packages: Debian's for /usr, the
+# versioned one under any other prefix (/usr/local/lib/python3.11/dist-packages).
+PYVER   := $(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
 DESTDIR ?=
 
 # The library's version; its shared object is libapsp.so.$(SOMAJOR).
@@ -258,6 +263,10 @@ install: all lib
 	ln -sf libapsp.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libapsp.so
 	cp $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/apsp/
 	cp build/apsp.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	mkdir -p $(DESTDIR)$(PYTHONDIR)/apsp
+	cp python/apspmat.py $(DESTDIR)$(PYTHONDIR)/
+	cp python/apsp/*.py $(DESTDIR)$(PYTHONDIR)/apsp/
+	sed 's|@LIBDIR@|$(LIBDIR)|' python/apsp/_lib.py >$(DESTDIR)$(PYTHONDIR)/apsp/_lib.py
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS) $(GPU_TOOLS)))
@@ -266,6 +275,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libapsp.a libapsp.so.$(LIB_VERSION) libapsp.so.$(SOMAJOR) libapsp.so)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/apsp/,$(notdir $(PUBLIC_H))) $(DESTDIR)$(PKGCONFIGDIR)/apsp.pc
+	rm -f $(DESTDIR)$(PYTHONDIR)/apspmat.py $(addprefix $(DESTDIR)$(PYTHONDIR)/apsp/,$(notdir $(wildcard python/apsp/*.py)))
+	-rmdir $(DESTDIR)$(PYTHONDIR)/apsp 2>/dev/null
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/apsp 2>/dev/null
 
 # What make install leaves, staged under build/stage (DESTDIR, PREFIX=/usr),

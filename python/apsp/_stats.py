@@ -51,7 +51,7 @@ def _fold(dist, threads):
         ok = total > 0
         close[ok] = reach[ok] / total[ok] * (reach[ok] / float(n - 1))
     cols["closeness"] = close
-    return cols
+    return {name: cols[name] for name in COLUMNS}
 
 
 def _summary(cols, n):

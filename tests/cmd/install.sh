@@ -61,3 +61,11 @@ expect_true example-builds-static '$cc $san -o $T/rows $TOP/examples/apsp-row.c 
 	! ldd $T/rows | grep -q libapsp && [ "$($T/rows $T/r 3 17 | tail -n 1)" = "$want" ]'
 expect_true example-stdin 'cat $T/r | LD_LIBRARY_PATH=$U/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $T/row - 0 5 | tail -n 1 | grep -q "^0 "'
 expect_stderr example-damaged 2 'apsp-row: .*truncated' 'head -c 400 $T/r | LD_LIBRARY_PATH=$U/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $T/row - 0 5'
+# The Python package, from its installed place alone (the library by the
+# loader's path, as the stage is not at its prefix).
+if find_python numpy; then
+	expect_true python-package-installed '[ -f $U/lib/python3/dist-packages/apsp/__init__.py ] && [ -f $U/lib/python3/dist-packages/apspmat.py ] &&
+		grep -q "_INSTALLED_LIBDIR = \"/usr/lib\"" $U/lib/python3/dist-packages/apsp/_lib.py'
+	expect_output python-package-runs-installed '[[0. 2.]
+ [1. 0.]]' 'cd $T && PYTHONPATH=$U/lib/python3/dist-packages LD_LIBRARY_PATH=$U/lib "$py" -c "import apsp, numpy as np; print(apsp.floyd_warshall(np.array([[0, 2.0], [1, 0]]), device=\"cpu\"))"'
+fi

@@ -1,0 +1,205 @@
+"""Tests of the apsp package (python/apsp) against scipy.sparse.csgraph:
+the same distances (bit for bit where weights are whole, within 1e-12
+otherwise), the same predecessors where weights are whole, scipy's input
+conventions, the errors, and stats() against its definitions and networkx.
+Prints PASS/FAIL/SKIP lines.  Usage: python3 test_apsp.py TOP [DEVICE]"""
+
+import os
+import sys
+
+TOP = sys.argv[1]
+DEVICE = sys.argv[2] if len(sys.argv) > 2 else "cpu"
+sys.path.insert(0, os.path.join(TOP, "python"))
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+import scipy.sparse.csgraph as cg  # noqa: E402
+
+import apsp  # noqa: E402
+from apsp import _memory  # noqa: E402
+
+failed = 0
+tag = "python-apsp(%s)" % DEVICE
+
+
+def check(name, cond, why=""):
+    global failed
+    if cond:
+        print("PASS %s: %s" % (tag, name))
+    else:
+        failed += 1
+        print("FAIL %s: %s%s" % (tag, name, ": " + why if why else ""))
+
+
+def raises(name, exc, fn, pattern=""):
+    try:
+        fn()
+    except exc as e:
+        check(name, pattern in str(e), "message %r lacks %r" % (str(e), pattern))
+        return
+    except Exception as e:  # noqa: BLE001 - any other exception is a failure
+        check(name, False, "raised %s: %s" % (type(e).__name__, e))
+        return
+    check(name, False, "nothing raised")
+
+
+def random_graph(rng, n, density=0.15, negative=False, whole=False):
+    g = rng.random((n, n)) * 10
+    if whole:
+        g = np.floor(g)
+    if negative:  # from potentials: no negative cycle
+        h = rng.integers(0, 5, n).astype(float)
+        g = g + h[:, None] - h[None, :]
+    g[rng.random((n, n)) > density] = 0
+    return g
+
+
+def same(got, ref, whole):
+    if got.shape != ref.shape or not np.array_equal(np.isinf(got), np.isinf(ref)):
+        return False
+    f = np.isfinite(ref)
+    if whole:
+        return np.array_equal(got[f], ref[f])
+    return bool(np.all(np.abs(got[f] - ref[f]) <= 1e-12 * (1 + np.abs(ref[f]))))
+
+
+def fw(g, **kw):
+    return apsp.floyd_warshall(g, device=DEVICE, **kw)
+
+
+rng = np.random.default_rng(7)
+# distances and predecessors against scipy's floyd_warshall
+for whole in (True, False):
+    for negative in (False, True):
+        ok_d = ok_p = ok_c = True
+        for n in (1, 2, 3, 5, 17, 64, 65, 127, 200):
+            for directed in (True, False):
+                g = random_graph(rng, n, negative=negative and directed, whole=whole)
+                rd, rp = cg.floyd_warshall(g, directed=directed, return_predecessors=True)
+                d, p = fw(g, directed=directed, return_predecessors=True)
+                ok_d &= same(d, rd, whole) and d.dtype == np.float64
+                ok_p &= p.dtype == np.int32 and (not whole or np.array_equal(p, rp))
+                ok_c &= same(cg.construct_dist_matrix(g, p, directed=directed), rd, False)
+        what = "%s weights%s" % ("whole" if whole else "fractional",
+                                 ", negative arcs" if negative else "")
+        check("distances equal to scipy's (%s; n = 1 to 200, directed and not)" % what, ok_d)
+        if whole:
+            check("predecessors equal to scipy's, ties included (%s)" % what, ok_p)
+        check("every predecessor chain adds up to its distance (%s)" % what, ok_c)
+
+g = random_graph(rng, 60, whole=True)
+ref = cg.shortest_path(g)
+check("every method gives the same distances",
+      all(np.array_equal(apsp.shortest_path(g, method=m, device=DEVICE), ref)
+          for m in ("auto", "FW", "D", "BF", "J")))
+d = apsp.shortest_path(g, indices=[[3, 4], [0, 59]], device=DEVICE)
+check("indices: the rows of those sources, shaped as indices", d.shape == (2, 2, 60)
+      and np.array_equal(d[1, 1], ref[59]) and np.array_equal(d[0, 0], ref[3]))
+d = apsp.shortest_path(g, indices=-1, device=DEVICE)
+check("indices: a negative index counts from the end", np.array_equal(d, ref[59]))
+check("unweighted: every edge weighs 1",
+      np.array_equal(fw(g, unweighted=True), cg.floyd_warshall((g != 0).astype(float))))
+check("a list of lists and an int array are graphs too",
+      np.array_equal(fw(g.tolist()), ref) and
+      np.array_equal(fw(g.astype(np.int64)), cg.floyd_warshall(g.astype(np.int64))))
+
+# scipy's input conventions
+s = sp.csr_matrix(([0.0, 2.0, 5.0], ([0, 1, 0], [1, 2, 2])), shape=(3, 3))
+check("sparse: an explicit zero is an edge of weight 0",
+      np.array_equal(fw(s), cg.floyd_warshall(s)) and fw(s)[0, 2] == 2.0)
+dup = sp.csr_matrix((np.array([5.0, 2.0, 3.0]), np.array([1, 1, 2]), np.array([0, 2, 3, 3])),
+                    shape=(3, 3))
+check("sparse: of repeated entries the smallest, as scipy", np.array_equal(fw(dup), cg.floyd_warshall(dup)))
+m = random_graph(rng, 40, whole=True)
+ok = True
+for conv in (sp.csr_matrix, sp.csc_matrix, sp.lil_matrix, sp.coo_matrix, sp.dok_matrix):
+    for directed in (True, False):
+        ok &= np.array_equal(fw(conv(m), directed=directed),
+                             cg.floyd_warshall(sp.csr_matrix(m), directed=directed))
+check("sparse: csr, csc, lil, coo and dok give the same, directed and not", ok)
+masked = np.ma.masked_greater(m, 7)
+check("masked array: masked entries are no edge",
+      np.array_equal(fw(masked), cg.floyd_warshall(masked)))
+nan = np.array([[0, 1, np.nan], [np.inf, 0, 2], [-np.inf, 1, 0]])
+check("dense: NaN and infinities are no edge, as scipy", np.array_equal(fw(nan), cg.floyd_warshall(nan)))
+loop = np.array([[-3.0, 1.0], [2.0, 5.0]])
+check("a loop's weight is ignored (the diagonal is 0), as scipy",
+      np.array_equal(fw(loop), cg.floyd_warshall(loop)))
+a = random_graph(rng, 30, whole=True)
+keep = a.copy()
+fw(a)
+check("overwrite=False leaves the graph alone", np.array_equal(a, keep))
+r = fw(a, overwrite=True)
+check("overwrite=True computes in the caller's array", r is a and np.array_equal(r, cg.floyd_warshall(keep)))
+ro = sp.csr_matrix([[1.0]])
+ro.data.flags["WRITEABLE"] = False
+check("a read-only sparse graph", fw(ro).shape == (1, 1))
+check("an empty graph", fw(np.zeros((0, 0))).shape == (0, 0))
+
+# errors
+neg = np.ones((5, 5))
+neg.flat[::6] = 0
+neg[1, 2] = -2
+raises("a negative cycle: NegativeCycleError", apsp.NegativeCycleError, lambda: fw(neg), "Negative cycle")
+raises("NegativeCycleError is scipy's (existing except clauses work)", cg.NegativeCycleError,
+       lambda: fw(neg))
+raises("undirected, a negative edge is a negative cycle", apsp.NegativeCycleError,
+       lambda: fw(np.array([[0, -1.0], [0, 0]]), directed=False))
+raises("not square", ValueError, lambda: fw(np.ones((3, 4))), "shape (N, N)")
+raises("not 2-D", ValueError, lambda: fw(np.ones(3)), "2-D")
+raises("a NaN stored edge", ValueError, lambda: fw(sp.csr_matrix(([np.nan], ([0], [1])), shape=(2, 2))), "NaN")
+raises("a stored -inf edge", ValueError, lambda: fw(sp.csr_matrix(([-np.inf], ([0], [1])), shape=(2, 2))), "-infinity")
+raises("an unknown method", ValueError, lambda: apsp.shortest_path(g, method="X"), "unrecognized method")
+raises("indices with method FW", ValueError, lambda: apsp.shortest_path(g, method="FW", indices=[0]), "indices")
+raises("indices out of range", ValueError, lambda: apsp.shortest_path(g, indices=[60]), "out of range")
+raises("an unknown device", ValueError, lambda: apsp.floyd_warshall(g, device="tpu"), "device")
+raises("threads below 1", ValueError, lambda: apsp.floyd_warshall(g, device="cpu", threads=0), "threads")
+saved = _memory.available
+_memory.available = lambda: 1 << 30
+try:
+    raises("too large for memory: the largest n that fits, before allocating", MemoryError,
+           lambda: fw(sp.csr_matrix((100000, 100000))), "at most n = ")
+finally:
+    _memory.available = saved
+if not apsp.has_gpu():
+    raises("device='gpu' without a GPU: a clear error", RuntimeError,
+           lambda: apsp.floyd_warshall(g, device="gpu"), "device='gpu'")
+    check("device='auto' without a GPU runs on the CPU",
+          np.array_equal(apsp.floyd_warshall(g, device="auto"), ref))
+
+# stats
+g = random_graph(rng, 90, density=0.04)
+g[:, 5] = 0  # no way into 5
+t = apsp.stats(g, device=DEVICE)
+dist = fw(g)  # the engine's own distances: the definitions exactly
+check("stats: its distances within 1e-12 of scipy's", same(dist, cg.floyd_warshall(g), False))
+n = dist.shape[0]
+fin = np.isfinite(dist) & ~np.eye(n, dtype=bool)
+reach_in = fin.sum(axis=0)
+sum_in = np.where(fin, dist, 0).sum(axis=0)
+ok = (np.array_equal(t["out_reach"], fin.sum(axis=1)) and np.array_equal(t["in_reach"], reach_in)
+      and np.allclose(t["out_sum"], np.where(fin, dist, 0).sum(axis=1), rtol=1e-12, atol=0)
+      and np.allclose(t["in_sum"], sum_in, rtol=1e-12, atol=0)
+      and np.array_equal(t["out_eccentricity"], np.where(fin, dist, 0).max(axis=1))
+      and np.array_equal(t["in_eccentricity"], np.where(fin, dist, 0).max(axis=0)))
+check("stats: reach, sums and eccentricities by their definitions", ok, "")
+check("stats: the columns apsp-stats prints", tuple(k for k in t if k != "summary") == apsp.COLUMNS)
+summ = t["summary"]
+check("stats: the summary", summ["n"] == n and summ["pairs"] == int(fin.sum())
+      and summ["diameter"] == float(np.where(fin, dist, 0).max(axis=1).max())
+      and abs(summ["average"] - dist[fin].sum() / fin.sum()) <= 1e-12 * summ["average"])
+try:
+    import networkx as nx
+except ImportError:
+    print("SKIP %s: stats against networkx (no python3-networkx)" % tag)
+else:
+    G = nx.DiGraph()
+    G.add_nodes_from(range(n))
+    for u, v in zip(*np.nonzero(g)):
+        G.add_edge(int(u), int(v), weight=float(g[u, v]))
+    cl = nx.closeness_centrality(G, distance="weight")
+    hc = nx.harmonic_centrality(G, distance="weight")
+    check("stats: closeness is networkx's closeness_centrality",
+          all(abs(t["closeness"][v] - cl[v]) <= 1e-12 * (1 + cl[v]) for v in range(n)))
+    check("stats: harmonic is networkx's harmonic_centrality",
+          all(abs(t["harmonic"][v] - hc[v]) <= 1e-12 * (1 + hc[v]) for v in range(n)))
+sys.exit(1 if failed else 0)
