@@ -129,7 +129,7 @@ MAN3      := $(wildcard man/*.3)
 MAN5      := $(wildcard man/*.5)
 
 ifneq ($(NVCC),)
-GPU_TOOLS := bin/apsp-gpu bin/fw-kernel-bench
+GPU_TOOLS := bin/apsp-gpu bin/fw-kernel-bench build/libapsp-gpu.so.$(LIB_VERSION)
 # fw-kernel-bench is the developers' kernel benchmark (bench/): built, not installed.
 INSTALL_GPU_TOOLS := bin/apsp-gpu
 endif
@@ -208,6 +208,13 @@ build/tools/apsp-gpu.o: tools/apsp-gpu.c $(wildcard lib/*.h tools/*.h kernels/*.
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ikernels $(CFLAGS) -c -o $@ $<
 
+# The GPU library the Python package loads (kernels/fw_matrix.h): float64
+# matrices in one call, on libapsp.so (found beside it: $$ORIGIN).
+build/libapsp-gpu.so.$(LIB_VERSION): kernels/fw_matrix.cu kernels/fw_f64.cuh kernels/fw_matrix.h build/libapsp.so.$(LIB_VERSION)
+	ln -sf libapsp.so.$(LIB_VERSION) build/libapsp.so.$(SOMAJOR)
+	$(NVCC) $(NVCCFLAGS) -shared -Xcompiler -fPIC -Xlinker -soname=libapsp-gpu.so.$(SOMAJOR) \
+		-o $@ $< -Lbuild -l:libapsp.so.$(SOMAJOR) -Xlinker -rpath='$$ORIGIN'
+
 bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(NCCL_LIBS)
@@ -260,6 +267,7 @@ install: all lib
 	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/apsp $(DESTDIR)$(PKGCONFIGDIR)
 	cp build/libapsp.a build/libapsp.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf libapsp.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/libapsp.so.$(SOMAJOR)
+	$(if $(NVCC),cp build/libapsp-gpu.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/ && ln -sf libapsp-gpu.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/libapsp-gpu.so.$(SOMAJOR))
 	ln -sf libapsp.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libapsp.so
 	cp $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/apsp/
 	cp build/apsp.pc $(DESTDIR)$(PKGCONFIGDIR)/
@@ -273,7 +281,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
-	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libapsp.a libapsp.so.$(LIB_VERSION) libapsp.so.$(SOMAJOR) libapsp.so)
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libapsp.a libapsp.so.$(LIB_VERSION) libapsp.so.$(SOMAJOR) libapsp.so libapsp-gpu.so.$(LIB_VERSION) libapsp-gpu.so.$(SOMAJOR))
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/apsp/,$(notdir $(PUBLIC_H))) $(DESTDIR)$(PKGCONFIGDIR)/apsp.pc
 	rm -f $(DESTDIR)$(PYTHONDIR)/apspmat.py $(addprefix $(DESTDIR)$(PYTHONDIR)/apsp/,$(notdir $(wildcard python/apsp/*.py)))
 	-rmdir $(DESTDIR)$(PYTHONDIR)/apsp 2>/dev/null

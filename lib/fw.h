@@ -98,6 +98,14 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 int fw_solve(uint32_t type, uint64_t n, void *dist, int32_t *pred, int block, int threads,
              int64_t *cycle_vertex, st_error *err);
 
+/* Textbook predecessors from the largest intermediate vertex of each
+ * path (-1: the edge itself), as the textbook_paths rounds leave them
+ * (the CPU engine, or a GPU's): in place, pred[s][t] = pred[m][t] for
+ * m = mid[s][t], s where m is -1, -1 where t is s or unreachable in dist
+ * (n x n, stride n, of type).  0, or -1 when out of memory (mid then
+ * partly converted). */
+int fw_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid, int threads);
+
 /* Make every predecessor chain reach its source.  Blocked orders (this
  * engine's, a GPU's) relax a block through all of a round's pivots at once;
  * among paths of equal length (zero-weight cycles, or float32 rounding) the

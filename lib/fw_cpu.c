@@ -350,7 +350,7 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		o->stage(o->ctx, "untiling");
 	if (!oom)
 		from_tiles(d, p, dist, p ? pred : NULL, n, nb, B, es, order, threads);
-	if (!oom && textbook && fwc_textbook_preds(type, n, dist, pred, threads))
+	if (!oom && textbook && fw_textbook_preds(type, n, dist, pred, threads))
 		oom = 1;
 	free(d), free(p), free(pos), fwc_in_edges_free(&ie);
 	return oom ? lib_fail(err, "out of memory") : 0;

@@ -27,10 +27,6 @@ typedef void fwc_textbook_update_fn(void *c, int32_t *cm, const void *a, const i
 typedef void fwc_textbook_closure_fn(void *c, int32_t *cm, int32_t kbase, int B);
 void fwc_textbook_kernels(uint32_t type, fwc_textbook_update_fn **update,
                           fwc_textbook_closure_fn **closure);
-/* Predecessors from those vertices (fw_paths.c), in place: pred[s][t] =
- * pred[m][t] for m = mid[s][t], s where m is -1, -1 where t is s or
- * unreachable.  0, or -1 when out of memory (mid then partly converted). */
-int fwc_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid, int threads);
 fwc_closure_fn *fwc_closure_kernel(uint32_t type);
 
 /* The lists of edges into each vertex, by increasing weight, that the

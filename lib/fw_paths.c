@@ -743,7 +743,7 @@ int fwc_derive_tiles(const void *d, const void *w, int32_t *pred, const in_edges
  * is the last vertex x of s, mid[s][t], mid[mid[s][t]][t], ... with mid[x][t]
  * = -1.  A column at a time, its mids copied first; the chain is cut at n
  * steps, which exact sums never need. */
-int fwc_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid, int threads)
+int fw_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid, int threads)
 {
 	const size_t es = ST_TYPE_SIZE(type);
 	int oom = 0;

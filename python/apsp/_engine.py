@@ -48,8 +48,8 @@ def solve(dist, paths, device, threads):
     if device == "gpu":
         lib = _lib.gpu()
         msg = ctypes.create_string_buffer(256)
-        rc = lib.fwg_py_solve(ST_FLOAT64, n, dist.ctypes.data, pred_ptr, 0,
-                              ctypes.byref(cycle), msg, 256)
+        rc = lib.fwm_solve(ST_FLOAT64, n, dist.ctypes.data, pred_ptr, 0,
+                           ctypes.byref(cycle), msg, 256)
         text = msg.value.decode("utf-8", "replace")
     else:
         lib = _lib.cpu()

@@ -82,15 +82,16 @@ def gpu():
     except ImportError as e:
         _gpu_error = "no GPU library (%s)" % e
         return None
-    lib.fwg_device_count.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-    lib.fwg_device_count.restype = ctypes.c_int
-    lib.fwg_py_solve.argtypes = [ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p,
-                                 ctypes.c_void_p, ctypes.c_int,
-                                 ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p,
-                                 ctypes.c_size_t]
-    lib.fwg_py_solve.restype = ctypes.c_int
+    lib.fwm_device_count.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    lib.fwm_device_count.restype = ctypes.c_int
+    lib.fwm_solve.argtypes = [ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p,
+                              ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
+                              ctypes.c_char_p, ctypes.c_size_t]
+    lib.fwm_solve.restype = ctypes.c_int
+    lib.fwm_kernel_ms.argtypes = []
+    lib.fwm_kernel_ms.restype = ctypes.c_double
     msg = ctypes.create_string_buffer(256)
-    count = lib.fwg_device_count(msg, 256)
+    count = lib.fwm_device_count(msg, 256)
     if count <= 0:
         _gpu_error = msg.value.decode() if count < 0 else "no CUDA device"
         return None

@@ -1,0 +1,184 @@
+// fw_f64.cuh - the float64 engine's kernels (fw_f64.cu schedules them).
+//
+// One kernel does every block update of a round: C = min(C, A (+) Bk) over
+// the round's B = 64 pivots, A and Bk staged in shared memory (A
+// transposed, so that a thread reads its rows' A[i][k] side by side), C in
+// registers, 4 x 4 entries a thread, 256 threads a block.  Phase 2 passes
+// the block itself as A or Bk: its old values are in shared memory before
+// any is replaced, and with the pivot block closed one pass gives the
+// textbook result (as the CPU engine, lib/fw_cpu.c).  With MID, each entry
+// carries the largest intermediate vertex of its path, and a sum replaces
+// an entry when it is shorter, or as short with a smaller one: the
+// textbook predecessors (fw_opts.textbook_paths in lib/fw.h).
+#pragma once
+
+#include <cstdint>
+
+namespace f64 {
+
+constexpr int B = 64;        // blocking factor
+constexpr int R = 4;         // rows and columns a thread holds
+constexpr int T = B / R;     // threads along a side: 16 x 16
+
+// Phase 1: the pivot block closed in place, one pivot at a time.
+// Shared memory of closure<MID> (dynamic: over the 48 KiB of static).
+template <bool MID> constexpr size_t closure_smem()
+{
+	return (size_t)B * (B + 1) * (sizeof(double) + (MID ? sizeof(int32_t) : 0));
+}
+
+template <bool MID>
+__global__ void __launch_bounds__(T * T) closure(double *d, int32_t *m, int64_t ld, int K)
+{
+	extern __shared__ double smem[];
+	double (*c)[B + 1] = reinterpret_cast<double (*)[B + 1]>(smem);
+	int32_t (*cm)[B + 1] = reinterpret_cast<int32_t (*)[B + 1]>(smem + B * (B + 1));
+	const int tx = threadIdx.x % T, ty = threadIdx.x / T;
+	const int64_t base = (int64_t)K * B * ld + (int64_t)K * B;
+	for (int r = 0; r < R; r++)
+		for (int q = 0; q < R; q++) {
+			int i = ty * R + r, j = tx * R + q;
+			c[i][j] = d[base + i * ld + j];
+			if (MID)
+				cm[i][j] = m[base + i * ld + j];
+		}
+	__syncthreads();
+	for (int k = 0; k < B; k++) {
+		double s[R][R];
+		int32_t sm[R][R];
+		for (int r = 0; r < R; r++)
+			for (int q = 0; q < R; q++) {
+				int i = ty * R + r, j = tx * R + q;
+				s[r][q] = c[i][k] + c[k][j];
+				if (MID) {
+					int32_t a = cm[i][k] > K * B + k ? cm[i][k] : K * B + k;
+					sm[r][q] = cm[k][j] > a ? cm[k][j] : a;
+				}
+			}
+		__syncthreads();
+		for (int r = 0; r < R; r++)
+			for (int q = 0; q < R; q++) {
+				int i = ty * R + r, j = tx * R + q;
+				bool better = s[r][q] < c[i][j];
+				if (MID)
+					better = better || (s[r][q] == c[i][j] && sm[r][q] < cm[i][j]);
+				if (better) {
+					c[i][j] = s[r][q];
+					if (MID)
+						cm[i][j] = sm[r][q];
+				}
+			}
+		__syncthreads();
+	}
+	for (int r = 0; r < R; r++)
+		for (int q = 0; q < R; q++) {
+			int i = ty * R + r, j = tx * R + q;
+			d[base + i * ld + j] = c[i][j];
+			if (MID)
+				m[base + i * ld + j] = cm[i][j];
+		}
+}
+
+// Which blocks a launch updates: phase 2 (the pivot row and column, 2 nb
+// of them, the pivot's own skipped) or phase 3 (the others).
+enum { PHASE2 = 2, PHASE3 = 3 };
+
+// Shared memory of update<MID, ...>: A transposed and Bk, and their
+// intermediates with MID.
+template <bool MID> constexpr size_t update_smem()
+{
+	return (size_t)2 * B * B * (sizeof(double) + (MID ? sizeof(int32_t) : 0));
+}
+
+// Thread (tx, ty) holds rows ty * R + r and columns tx + T * q of C: its
+// rows' A entries are read as one broadcast by half a warp, its columns'
+// Bk entries side by side across the threads.
+template <bool MID, int PHASE>
+__global__ void __launch_bounds__(T * T) update(double *d, int32_t *m, int64_t ld, int nb, int K)
+{
+	extern __shared__ double smem[];
+	double (*at)[B] = reinterpret_cast<double (*)[B]>(smem);          // at[k][i] = A[i][k]
+	double (*bk)[B] = reinterpret_cast<double (*)[B]>(smem + B * B);
+	int32_t (*amt)[B] = reinterpret_cast<int32_t (*)[B]>(smem + 2 * B * B);
+	int32_t (*bm)[B] = reinterpret_cast<int32_t (*)[B]>(smem + 2 * B * B) + B;
+	int I, J;
+	if (PHASE == PHASE2) {
+		int o = blockIdx.x / 2;
+		if (o == K)
+			return;
+		I = blockIdx.x % 2 == 0 ? K : o;
+		J = blockIdx.x % 2 == 0 ? o : K;
+	} else {
+		I = blockIdx.y, J = blockIdx.x;
+		if (I == K || J == K)
+			return;
+	}
+	const int64_t cb = (int64_t)I * B * ld + (int64_t)J * B;
+	const int64_t ab = (int64_t)I * B * ld + (int64_t)K * B;
+	const int64_t bb = (int64_t)K * B * ld + (int64_t)J * B;
+	for (int x = threadIdx.x; x < B * B; x += T * T) {
+		int i = x / B, j = x % B;
+		at[j][i] = d[ab + i * ld + j];
+		bk[i][j] = d[bb + i * ld + j];
+		if (MID) {
+			amt[j][i] = m[ab + i * ld + j];
+			bm[i][j] = m[bb + i * ld + j];
+		}
+	}
+	const int tx = threadIdx.x % T, ty = threadIdx.x / T;
+	double c[R][R];
+	int32_t cm[R][R];
+	for (int r = 0; r < R; r++)
+		for (int q = 0; q < R; q++) {
+			c[r][q] = d[cb + (ty * R + r) * ld + tx + T * q];
+			if (MID)
+				cm[r][q] = m[cb + (ty * R + r) * ld + tx + T * q];
+		}
+	__syncthreads();
+	const int kbase = K * B;
+#pragma unroll 4
+	for (int k = 0; k < B; k++) {
+		double a[R], b[R];
+		int32_t ma[R], mb[R];
+		for (int r = 0; r < R; r++) {
+			a[r] = at[k][ty * R + r];
+			b[r] = bk[k][tx + T * r];
+			if (MID) {
+				int32_t x = amt[k][ty * R + r];
+				ma[r] = x > kbase + k ? x : kbase + k;
+				mb[r] = bm[k][tx + T * r];
+			}
+		}
+		for (int r = 0; r < R; r++)
+			for (int q = 0; q < R; q++) {
+				double s = a[r] + b[q];
+				if (!MID) {
+					c[r][q] = fmin(c[r][q], s);
+					continue;
+				}
+				int32_t mm = ma[r] > mb[q] ? ma[r] : mb[q];
+				bool better = s < c[r][q] || (s == c[r][q] && mm < cm[r][q]);
+				c[r][q] = better ? s : c[r][q];
+				cm[r][q] = better ? mm : cm[r][q];
+			}
+	}
+	for (int r = 0; r < R; r++)
+		for (int q = 0; q < R; q++) {
+			d[cb + (ty * R + r) * ld + tx + T * q] = c[r][q];
+			if (MID)
+				m[cb + (ty * R + r) * ld + tx + T * q] = cm[r][q];
+		}
+}
+
+// The padded matrix before the rounds: +inf off the diagonal, 0 on it.
+__global__ void pad_fill(double *d, int32_t *m, int64_t npad)
+{
+	int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+	for (; x < npad * npad; x += (int64_t)gridDim.x * blockDim.x) {
+		d[x] = x / npad == x % npad ? 0.0 : __longlong_as_double(0x7ff0000000000000LL);
+		if (m)
+			m[x] = -1;
+	}
+}
+
+}  // namespace f64
