@@ -53,8 +53,11 @@ def main():
         got = got[0] if a.paths else got
         extra = ""
         if a.device == "gpu":
-            ms = _lib.gpu().fwm_kernel_ms()
-            extra = ", kernels %.1f ms (%.3g relaxations/s)" % (ms, relax / (ms / 1e3))
+            import ctypes
+            up, ker, down = ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+            _lib.gpu().fwm_times(ctypes.byref(up), ctypes.byref(ker), ctypes.byref(down))
+            extra = (", up %.1f ms, kernels %.1f ms (%.3g relaxations/s), down %.1f ms" %
+                     (up.value, ker.value, relax / (ker.value / 1e3), down.value))
         print("apsp floyd_warshall run %d: %.3f s wall (%.3g relaxations/s)%s" %
               (r + 1, t, relax / t, extra))
     if ref is not None:

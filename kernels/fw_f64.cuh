@@ -3,7 +3,7 @@
 // One kernel does every block update of a round: C = min(C, A (+) Bk) over
 // the round's B = 64 pivots, A and Bk staged in shared memory (A
 // transposed, so that a thread reads its rows' A[i][k] side by side), C in
-// registers, 4 x 4 entries a thread, 256 threads a block.  Phase 2 passes
+// registers, 4 x 8 entries a thread, 128 threads a block.  Phase 2 passes
 // the block itself as A or Bk: its old values are in shared memory before
 // any is replaced, and with the pivot block closed one pass gives the
 // textbook result (as the CPU engine, lib/fw_cpu.c).  With MID, each entry
@@ -17,8 +17,13 @@
 namespace f64 {
 
 constexpr int B = 64;        // blocking factor
-constexpr int R = 4;         // rows and columns a thread holds
-constexpr int T = B / R;     // threads along a side: 16 x 16
+constexpr int R = 4;         // closure: rows and columns a thread holds
+constexpr int T = B / R;     // closure: threads along a side, 16 x 16
+constexpr int UR = 4;        // update: rows a thread holds
+constexpr int UC = 8;        // update: columns a thread holds
+constexpr int UX = B / UC;   // update: threads along a row, 8
+constexpr int UY = B / UR;   // update: threads along a column, 16
+constexpr int UTHREADS = UX * UY;
 
 // Phase 1: the pivot block closed in place, one pivot at a time.
 // Shared memory of closure<MID> (dynamic: over the 48 KiB of static).
@@ -90,11 +95,12 @@ template <bool MID> constexpr size_t update_smem()
 	return (size_t)2 * B * B * (sizeof(double) + (MID ? sizeof(int32_t) : 0));
 }
 
-// Thread (tx, ty) holds rows ty * R + r and columns tx + T * q of C: its
-// rows' A entries are read as one broadcast by half a warp, its columns'
-// Bk entries side by side across the threads.
+// Thread (tx, ty) holds rows ty * UR + r and columns tx + UX * q of C
+// (4 x 8 entries, so 12 loads from shared memory feed 32 relaxations): its
+// rows' A entries are read as two 16-byte broadcasts, its columns' Bk
+// entries side by side across the threads.
 template <bool MID, int PHASE>
-__global__ void __launch_bounds__(T * T) update(double *d, int32_t *m, int64_t ld, int nb, int K)
+__global__ void __launch_bounds__(UTHREADS) update(double *d, int32_t *m, int64_t ld, int nb, int K)
 {
 	extern __shared__ double smem[];
 	double (*at)[B] = reinterpret_cast<double (*)[B]>(smem);          // at[k][i] = A[i][k]
@@ -116,7 +122,7 @@ __global__ void __launch_bounds__(T * T) update(double *d, int32_t *m, int64_t l
 	const int64_t cb = (int64_t)I * B * ld + (int64_t)J * B;
 	const int64_t ab = (int64_t)I * B * ld + (int64_t)K * B;
 	const int64_t bb = (int64_t)K * B * ld + (int64_t)J * B;
-	for (int x = threadIdx.x; x < B * B; x += T * T) {
+	for (int x = threadIdx.x; x < B * B; x += UTHREADS) {
 		int i = x / B, j = x % B;
 		at[j][i] = d[ab + i * ld + j];
 		bk[i][j] = d[bb + i * ld + j];
@@ -125,32 +131,36 @@ __global__ void __launch_bounds__(T * T) update(double *d, int32_t *m, int64_t l
 			bm[i][j] = m[bb + i * ld + j];
 		}
 	}
-	const int tx = threadIdx.x % T, ty = threadIdx.x / T;
-	double c[R][R];
-	int32_t cm[R][R];
-	for (int r = 0; r < R; r++)
-		for (int q = 0; q < R; q++) {
-			c[r][q] = d[cb + (ty * R + r) * ld + tx + T * q];
+	const int tx = threadIdx.x % UX, ty = threadIdx.x / UX;
+	double c[UR][UC];
+	int32_t cm[UR][UC];
+	for (int r = 0; r < UR; r++)
+		for (int q = 0; q < UC; q++) {
+			c[r][q] = d[cb + (ty * UR + r) * ld + tx + UX * q];
 			if (MID)
-				cm[r][q] = m[cb + (ty * R + r) * ld + tx + T * q];
+				cm[r][q] = m[cb + (ty * UR + r) * ld + tx + UX * q];
 		}
 	__syncthreads();
 	const int kbase = K * B;
 #pragma unroll 4
 	for (int k = 0; k < B; k++) {
-		double a[R], b[R];
-		int32_t ma[R], mb[R];
-		for (int r = 0; r < R; r++) {
-			a[r] = at[k][ty * R + r];
-			b[r] = bk[k][tx + T * r];
-			if (MID) {
-				int32_t x = amt[k][ty * R + r];
+		double a[UR], b[UC];
+		int32_t ma[UR], mb[UC];
+		const double2 a01 = *reinterpret_cast<const double2 *>(&at[k][ty * UR]);
+		const double2 a23 = *reinterpret_cast<const double2 *>(&at[k][ty * UR + 2]);
+		a[0] = a01.x, a[1] = a01.y, a[2] = a23.x, a[3] = a23.y;
+		for (int q = 0; q < UC; q++)
+			b[q] = bk[k][tx + UX * q];
+		if (MID) {
+			for (int r = 0; r < UR; r++) {
+				int32_t x = amt[k][ty * UR + r];
 				ma[r] = x > kbase + k ? x : kbase + k;
-				mb[r] = bm[k][tx + T * r];
 			}
+			for (int q = 0; q < UC; q++)
+				mb[q] = bm[k][tx + UX * q];
 		}
-		for (int r = 0; r < R; r++)
-			for (int q = 0; q < R; q++) {
+		for (int r = 0; r < UR; r++)
+			for (int q = 0; q < UC; q++) {
 				double s = a[r] + b[q];
 				if (!MID) {
 					c[r][q] = fmin(c[r][q], s);
@@ -162,11 +172,11 @@ __global__ void __launch_bounds__(T * T) update(double *d, int32_t *m, int64_t l
 				cm[r][q] = better ? mm : cm[r][q];
 			}
 	}
-	for (int r = 0; r < R; r++)
-		for (int q = 0; q < R; q++) {
-			d[cb + (ty * R + r) * ld + tx + T * q] = c[r][q];
+	for (int r = 0; r < UR; r++)
+		for (int q = 0; q < UC; q++) {
+			d[cb + (ty * UR + r) * ld + tx + UX * q] = c[r][q];
 			if (MID)
-				m[cb + (ty * R + r) * ld + tx + T * q] = cm[r][q];
+				m[cb + (ty * UR + r) * ld + tx + UX * q] = cm[r][q];
 		}
 }
 
@@ -178,6 +188,56 @@ __global__ void pad_fill(double *d, int32_t *m, int64_t npad)
 		d[x] = x / npad == x % npad ? 0.0 : __longlong_as_double(0x7ff0000000000000LL);
 		if (m)
 			m[x] = -1;
+	}
+}
+
+// What prepare() found, bits of its *found.
+enum { FOUND_NAN = 1, FOUND_NEG_INF = 2, FOUND_NEGATIVE = 4 };
+// fwm_solve's flags (fw_matrix.h), repeated for the kernels.
+enum { NULL_VALUES = 1, UNDIRECTED = 2, UNWEIGHTED = 4 };
+
+// The weights as uploaded (n x n at stride npad) made ready for the
+// rounds: no edge (+inf) where flags say so, 1 for every edge when
+// unweighted, the diagonal 0; found gets FOUND_* bits.
+__global__ void prepare(double *d, int64_t npad, int64_t n, int flags, unsigned *found)
+{
+	const double inf = __longlong_as_double(0x7ff0000000000000LL);
+	unsigned f = 0;
+	int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+	for (; x < n * n; x += (int64_t)gridDim.x * blockDim.x) {
+		const int64_t i = x / n, j = x % n;
+		double v = d[i * npad + j];
+		if (flags & NULL_VALUES) {
+			if (v == 0 || !isfinite(v))
+				v = inf;
+		} else if (isnan(v)) {
+			f |= FOUND_NAN, v = inf;
+		} else if (v == -inf) {
+			f |= FOUND_NEG_INF;
+		}
+		if ((flags & UNWEIGHTED) && v < inf)
+			v = 1;
+		if (i == j)
+			v = 0;
+		else if (v < 0)
+			f |= FOUND_NEGATIVE;
+		d[i * npad + j] = v;
+	}
+	if (f)
+		atomicOr(found, f);
+}
+
+// Undirected: the smaller of d[i][j] and d[j][i] both ways.
+__global__ void symmetric(double *d, int64_t npad, int64_t n)
+{
+	int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+	for (; x < n * n; x += (int64_t)gridDim.x * blockDim.x) {
+		const int64_t i = x / n, j = x % n;
+		if (i < j) {
+			double a = d[i * npad + j], b = d[j * npad + i];
+			double m = b <= a ? b : a;
+			d[i * npad + j] = m, d[j * npad + i] = m;
+		}
 	}
 }
 

@@ -16,21 +16,31 @@ extern "C" {
 /* The number of CUDA devices, or -1 with a message. */
 int fwm_device_count(char *err, size_t errlen);
 
-/* fw_solve() (lib/fw.h) on device number device: dist (n x n, stride n) of
- * type, which must be ST_FLOAT64, holds the weights (+inf: no edge; a
- * negative diagonal entry is a negative cycle, any other is taken as 0) on
- * entry and the distances on return; pred, when not NULL, receives the
- * textbook predecessors (fw_opts.textbook_paths; -1: none).  Returns 0; 1
- * when there is a negative cycle (*cycle_vertex is on it); -1 on error
- * (NaN weight, too large for the device: the message names the largest n
- * that fits, a CUDA error).  The CUDA context is made by the first call and
- * kept for the next ones. */
-int fwm_solve(uint32_t type, uint64_t n, void *dist, int32_t *pred, int device,
-              int64_t *cycle_vertex, char *err, size_t errlen);
+/* How fwm_solve() reads graph (bits of flags): */
+enum {
+	FWM_NULL_VALUES = 1, /* 0, NaN and infinities are no edge (scipy's dense arrays) */
+	FWM_UNDIRECTED = 2,  /* each edge both ways, the smaller weight of the two */
+	FWM_UNWEIGHTED = 4,  /* every edge weighs 1 */
+};
 
-/* The last fwm_solve()'s rounds, all three phases, in milliseconds (CUDA
- * events). */
-double fwm_kernel_ms(void);
+/* All pairs on device number device: graph (n x n, stride n) holds the
+ * weights of type, which must be ST_FLOAT64 (+inf: no edge; the diagonal
+ * is ignored, taken as 0, as scipy does), read as flags say; dist (n x n,
+ * which may be graph itself) receives the distances; pred, when not NULL,
+ * the textbook predecessors (fw_opts.textbook_paths in lib/fw.h; -1:
+ * none).  The weights are prepared on the device; where one is negative
+ * they come back to look for a negative cycle (sv_prepare).  Returns 0; 1
+ * when there is a negative cycle (*cycle_vertex is on it; dist then holds
+ * the prepared weights); -1 on error (a NaN or -infinity weight, too large
+ * for the device: the message names the largest n that fits, a CUDA
+ * error).  The CUDA context is made by the first call and kept for the
+ * next ones. */
+int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
+              int flags, int device, int64_t *cycle_vertex, char *err, size_t errlen);
+
+/* The last fwm_solve()'s times in milliseconds: the graph up and prepared,
+ * the rounds (CUDA events), the results down with the predecessors made. */
+void fwm_times(double *up_ms, double *kernel_ms, double *down_ms);
 
 #ifdef __cplusplus
 }

@@ -9,13 +9,36 @@ from ._graph import dense_graph, _is_sparse
 METHODS = ("auto", "FW", "D", "BF", "J")
 
 
+def _plain_float64(g):
+    return (isinstance(g, np.ndarray) and not np.ma.isMaskedArray(g) and g.dtype == np.float64
+            and g.flags.c_contiguous)
+
+
+def _on_gpu(csgraph, directed, return_predecessors, unweighted, overwrite, threads):
+    """A dense array goes up as it is and is read there by scipy's rules;
+    the result comes down into a new array (or into it, with overwrite)."""
+    n = np.shape(csgraph)[0] if np.ndim(csgraph) == 2 else 0
+    _memory.check_gpu_host(n, return_predecessors, copy=not _plain_float64(csgraph))
+    graph = np.ascontiguousarray(csgraph, dtype=np.float64)
+    if graph.ndim != 2:
+        raise ValueError("compressed-sparse graph must be 2-D")
+    if graph.shape[0] != graph.shape[1]:
+        raise ValueError("compressed-sparse graph must be shape (N, N)")
+    reuse = overwrite and graph is csgraph and graph.flags.writeable
+    dist = graph if reuse else np.empty(graph.shape)
+    flags = (_engine.NULL_VALUES | (0 if directed else _engine.UNDIRECTED)
+             | (_engine.UNWEIGHTED if unweighted else 0))
+    pred = _engine.solve(dist, return_predecessors, "gpu", threads, graph=graph, flags=flags)
+    return (dist, pred) if return_predecessors else dist
+
+
 def _run(csgraph, directed, return_predecessors, unweighted, overwrite, device, threads):
+    where = _engine.pick_device(device)
+    if where == "gpu" and not _is_sparse(csgraph) and not np.ma.isMaskedArray(csgraph):
+        return _on_gpu(csgraph, directed, return_predecessors, unweighted, overwrite, threads)
     shape = np.shape(csgraph) if not _is_sparse(csgraph) else csgraph.shape
     n = shape[0] if len(shape) == 2 else 0
-    where = _engine.pick_device(device)
-    in_place = (overwrite and isinstance(csgraph, np.ndarray)
-                and not np.ma.isMaskedArray(csgraph) and csgraph.dtype == np.float64
-                and csgraph.flags.c_contiguous and csgraph.flags.writeable)
+    in_place = overwrite and _plain_float64(csgraph) and csgraph.flags.writeable
     _memory.check(n, return_predecessors, directed, in_place)
     dist = dense_graph(csgraph, directed, unweighted, overwrite)
     pred = _engine.solve(dist, return_predecessors, where, threads)

@@ -9,6 +9,8 @@ from ._errors import NegativeCycleError
 
 ST_FLOAT64 = 3
 NO_PREDECESSOR = -9999  # scipy's
+# fwm_solve's flags (kernels/fw_matrix.h)
+NULL_VALUES, UNDIRECTED, UNWEIGHTED = 1, 2, 4
 
 
 def _threads(threads):
@@ -37,10 +39,12 @@ def pick_device(device):
     return "cpu"
 
 
-def solve(dist, paths, device, threads):
+def solve(dist, paths, device, threads, graph=None, flags=0):
     """dist: C-ordered float64 n x n weights (+inf no edge, 0 diagonal),
-    turned into the distances.  Returns the predecessors (int32, scipy's
-    -9999 for none) or None."""
+    turned into the distances.  On the GPU, graph (C-ordered float64) may
+    hold the weights instead, read as flags say (NULL_VALUES, UNDIRECTED,
+    UNWEIGHTED; the diagonal ignored), and dist is only written.  Returns
+    the predecessors (int32, scipy's -9999 for none) or None."""
     n = dist.shape[0]
     pred = np.empty((n, n), dtype=np.int32) if paths else None
     cycle = ctypes.c_int64(-1)
@@ -48,7 +52,8 @@ def solve(dist, paths, device, threads):
     if device == "gpu":
         lib = _lib.gpu()
         msg = ctypes.create_string_buffer(256)
-        rc = lib.fwm_solve(ST_FLOAT64, n, dist.ctypes.data, pred_ptr, 0,
+        src = dist if graph is None else graph
+        rc = lib.fwm_solve(ST_FLOAT64, n, src.ctypes.data, dist.ctypes.data, pred_ptr, flags, 0,
                            ctypes.byref(cycle), msg, 256)
         text = msg.value.decode("utf-8", "replace")
     else:

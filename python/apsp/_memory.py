@@ -52,3 +52,16 @@ def check(n, paths, directed, in_place, where="the CPU"):
         most = int(math.isqrt(room // k))
         raise MemoryError("n = %d needs about %.1f GiB on %s, %.1f GiB are available: "
                           "at most n = %d fits" % (n, need / 2**30, where, room / 2**30, most))
+
+
+def check_gpu_host(n, paths, copy):
+    """The host side of a GPU run: the result (8 per n^2), the predecessors
+    (4), a float64 copy of the graph where it is not one (8)."""
+    room = available()
+    if room is None or n == 0:
+        return
+    k = 8 + (4 if paths else 0) + (8 if copy else 0)
+    if k * n * n > room:
+        raise MemoryError("n = %d needs about %.1f GiB of host memory, %.1f GiB are available: "
+                          "at most n = %d fits" % (n, k * n * n / 2**30, room / 2**30,
+                                                   int(math.isqrt(room // k))))
