@@ -48,8 +48,11 @@ int st_header_add_pg(st_header *h, const char *name, const char *version,
                      int argc, char **argv, st_error *err);
 void st_header_free(st_header *h);
 
-/* Bytes of one stored matrix: npad * npad * 4. */
+/* Bytes of the stored weights or distances: npad * npad * ST_TYPE_SIZE(type). */
 uint64_t st_matrix_bytes(const st_header *h);
+/* Bytes of the stored matrix given by its bit: the predecessors are int32
+ * (npad * npad * 4) whatever the type. */
+uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix);
 /* Number of matrices the header announces. */
 int st_matrix_count(const st_header *h);
 

@@ -54,7 +54,12 @@ void st_header_free(st_header *h)
 
 uint64_t st_matrix_bytes(const st_header *h)
 {
-	return h->npad * h->npad * 4;
+	return h->npad * h->npad * ST_TYPE_SIZE(h->type);
+}
+
+uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix)
+{
+	return h->npad * h->npad * (matrix == ST_PRED ? 4 : ST_TYPE_SIZE(h->type));
 }
 
 int st_matrix_count(const st_header *h)
@@ -126,7 +131,7 @@ int st_header_add_pg(st_header *h, const char *name, const char *version,
 /* Is h a header this version can write and read?  0, or -1 with why. */
 int header_check(const st_header *h, size_t provlen, char *why, size_t len)
 {
-	if (h->type != ST_INT32 && h->type != ST_FLOAT32)
+	if (h->type != ST_INT32 && h->type != ST_FLOAT32 && h->type != ST_FLOAT64)
 		snprintf(why, len, "unknown element type %u", h->type);
 	else if (h->matrices & ~(uint32_t)(ST_WEIGHTS | ST_DIST | ST_PRED))
 		snprintf(why, len, "unknown matrix bits 0x%x", h->matrices);

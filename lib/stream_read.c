@@ -40,7 +40,8 @@ struct st_reader {
 	int fd, threads;
 	char *name;
 	uint32_t block;
-	uint64_t npad, mbytes, nblk;
+	uint64_t npad, mbytes, nblk;  /* of the next matrix (matrix_sizes) */
+	uint32_t es;                 /* bytes of a weight or distance */
 	uint32_t todo;              /* matrix bits not yet read */
 	int nmat;
 	size_t slot;                /* bytes per block buffer */
@@ -118,6 +119,8 @@ static const char *magic_hint(const unsigned char *b, size_t got)
 		return "bad magic: this is gzip data";
 	return "bad magic";
 }
+
+static void matrix_sizes(st_reader *r);
 
 st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
                           st_error *err)
@@ -225,11 +228,12 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 	r->threads = lib_threads(threads);
 	r->block = t.block;
 	r->npad = t.npad;
-	r->mbytes = st_matrix_bytes(&t);
-	r->nblk = (r->mbytes + t.block - 1) / t.block;
+	r->es = ST_TYPE_SIZE(t.type);
 	r->todo = t.matrices;
 	r->nmat = st_matrix_count(&t);
-	r->slot = r->mbytes < r->block ? (size_t)r->mbytes : r->block;
+	const uint64_t most = st_matrix_bytes(&t); /* the largest matrix */
+	r->slot = most < r->block ? (size_t)most : r->block;
+	matrix_sizes(r);
 	r->wk = calloc((size_t)r->threads, sizeof *r->wk);
 	if (!r->wk) {
 		lib_fail(err, "%s: out of memory", nm);
@@ -250,6 +254,19 @@ void st_reader_free(st_reader *r)
 		close(r->devnull);
 	free(r->name);
 	free(r);
+}
+
+/* The byte and block counts of the next matrix. */
+static void matrix_sizes(st_reader *r)
+{
+	r->mbytes = r->npad * r->npad * (first_bit(r->todo) == ST_PRED ? 4 : r->es);
+	r->nblk = (r->mbytes + r->block - 1) / r->block;
+}
+
+/* Bytes of a row of the next matrix. */
+static uint64_t row_bytes(const st_reader *r)
+{
+	return r->npad * (first_bit(r->todo) == ST_PRED ? 4 : r->es);
 }
 
 uint32_t st_next_matrix(st_reader *r)
@@ -284,7 +301,7 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
                       unsigned char *dst, uint64_t dst_off, struct rblk *b, int *errnum)
 {
 	unsigned char hd[BLK_HDR];
-	uint64_t start = i * r->block, rowbytes = r->npad * 4;
+	uint64_t start = i * r->block, rowbytes = row_bytes(r);
 	uint32_t expect = i == r->nblk - 1 ? (uint32_t)(r->mbytes - start) : r->block;
 	ssize_t got = fdio_read_full(r->fd, hd, sizeof hd);
 
@@ -344,7 +361,7 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 static void copy_rows(const st_reader *r, const struct rblk *b, const uint64_t *rows,
                       size_t nrows, unsigned char *dst)
 {
-	uint64_t rowbytes = r->npad * 4;
+	uint64_t rowbytes = row_bytes(r);
 	uint64_t bstart = b->index * r->block, bend = bstart + b->raw;
 
 	for (size_t k = b->first_row; k < nrows && rows[k] * rowbytes < bend; k++) {
@@ -530,6 +547,7 @@ static int read_end(st_reader *r, st_matrix_info *info, st_error *err)
 	if (info)
 		info->stored_bytes += BLK_HDR; /* the end-of-matrix marker */
 	r->todo &= ~bit;
+	matrix_sizes(r);
 	return 0;
 }
 
@@ -559,7 +577,7 @@ int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_e
 {
 	if (read_check(r, READ_ALL, NULL, 0, err) < 0)
 		return -1;
-	const uint64_t rowbytes = r->npad * 4;
+	const uint64_t rowbytes = row_bytes(r);
 	if (rows < 1)
 		rows = 1;
 	/* A pass: enough blocks for the rows asked, and a few a thread. */
@@ -676,15 +694,19 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 	st_reader *r = st_reader_open(fd, name, &m->h, threads, err);
 	if (!r)
 		return -1;
-	uint64_t bytes = st_matrix_bytes(&m->h);
+	uint64_t total = 0;
 	int count = st_matrix_count(&m->h);
-	if (count && bytes > lib_physical_memory() / (uint64_t)count) {
+	for (uint32_t bits = m->h.matrices & (ST_WEIGHTS | ST_DIST | ST_PRED), bit; (bit = first_bit(bits));
+	     bits &= ~bit)
+		total += st_matrix_bytes_of(&m->h, bit);
+	if (count && total > lib_physical_memory()) {
 		lib_fail(err, "%s: %d matrices of %llu x %llu need %.1f GiB, more than this machine's memory",
 		       display_name(name), count, (unsigned long long)m->h.npad,
-		       (unsigned long long)m->h.npad, (double)bytes * count / (1 << 30));
+		       (unsigned long long)m->h.npad, (double)total / (1 << 30));
 		goto fail;
 	}
 	for (uint32_t bit; (bit = st_next_matrix(r));) {
+		const uint64_t bytes = st_matrix_bytes_of(&m->h, bit);
 		void **slot = bit == ST_WEIGHTS ? &m->weights : bit == ST_DIST ? &m->dist : &m->pred;
 		if (!(*slot = malloc(bytes ? (size_t)bytes : 1))) {
 			lib_fail(err, "%s: out of memory: %llu bytes for the %s", display_name(name),

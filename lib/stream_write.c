@@ -56,7 +56,9 @@ struct wblk {
 struct st_writer {
 	int fd, level, threads, failed;
 	uint32_t block;
-	uint64_t mbytes, nblk;  /* bytes and blocks of one matrix */
+	uint64_t mbytes, nblk;  /* bytes and blocks of the matrix cur */
+	uint64_t npad;
+	uint32_t es;            /* bytes of a weight or distance */
 	uint32_t todo;          /* matrix bits not yet ended */
 	uint32_t cur;           /* the matrix being written, 0 when none is left */
 	uint64_t blocks_out;    /* blocks of cur written so far */
@@ -112,6 +114,13 @@ static int wfail(st_writer *w, st_error *err)
 	return -1;
 }
 
+/* The byte and block counts of the matrix cur (0 when none is left). */
+static void matrix_sizes(st_writer *w)
+{
+	w->mbytes = w->cur ? w->npad * w->npad * (w->cur == ST_PRED ? 4 : w->es) : 0;
+	w->nblk = (w->mbytes + w->block - 1) / w->block;
+}
+
 st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
                           st_error *err)
 {
@@ -135,13 +144,16 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	w->level = level;
 	w->threads = lib_threads(threads);
 	w->block = h->block;
-	w->mbytes = st_matrix_bytes(h);
-	w->nblk = (w->mbytes + h->block - 1) / h->block;
+	w->npad = h->npad;
+	w->es = ST_TYPE_SIZE(h->type);
 	w->todo = h->matrices;
 	w->cur = first_bit(w->todo);
 	w->nmat = st_matrix_count(h);
-	w->nb = batch_blocks(w->threads, w->block, w->nblk);
-	w->slot = w->mbytes < w->block ? (size_t)w->mbytes : w->block;
+	/* buffers for the largest matrix */
+	const uint64_t most = st_matrix_bytes(h);
+	w->nb = batch_blocks(w->threads, w->block, (most + h->block - 1) / h->block);
+	w->slot = most < w->block ? (size_t)most : w->block;
+	matrix_sizes(w);
 	w->wk = calloc((size_t)w->threads, sizeof *w->wk);
 	if (!w->wk) {
 		lib_fail(err, "out of memory");
@@ -544,6 +556,7 @@ int st_write_end_matrix(st_writer *w, st_error *err)
 		return -1;
 	w->todo &= ~w->cur;
 	w->cur = first_bit(w->todo);
+	matrix_sizes(w);
 	w->blocks_out = 0;
 	w->done = 0;
 	return 0;
@@ -596,10 +609,13 @@ st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 			lib_fail(err, "cannot spool matrix bits 0x%x: one matrix bit is needed", matrix);
 		return NULL;
 	}
+	/* the spooled matrix's blocks (predecessors may be narrower) */
+	const uint64_t nblk = (w->npad * w->npad * (matrix == ST_PRED ? 4 : w->es) + w->block - 1)
+	                      / w->block;
 	st_spool *s = calloc(1, sizeof *s);
 	struct spool_mem *m = calloc(1, sizeof *m);
-	if (!s || !m || !(m->blk = calloc(w->nblk, sizeof *m->blk))
-	    || !(m->len = calloc(w->nblk, sizeof *m->len))
+	if (!s || !m || !(m->blk = calloc(nblk ? nblk : 1, sizeof *m->blk))
+	    || !(m->len = calloc(nblk ? nblk : 1, sizeof *m->len))
 	    || !(s->w.wk = calloc((size_t)w->threads, sizeof *s->w.wk))) {
 		spool_mem_free(m, 0);
 		free(s);
@@ -608,7 +624,7 @@ st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 	}
 	/* Room for every block at its largest (a stored block is its raw bytes),
 	 * reserved, not committed: only what the blocks fill is ever touched. */
-	m->cap = (size_t)w->nblk * (((size_t)BLK_HDR + w->slot + 63) & ~(size_t)63);
+	m->cap = (size_t)nblk * (((size_t)BLK_HDR + w->slot + 63) & ~(size_t)63);
 	void *base = mmap(NULL, m->cap, PROT_READ | PROT_WRITE,
 	                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base != MAP_FAILED) {
@@ -623,9 +639,10 @@ st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 	c->level = w->level;
 	c->threads = w->threads;
 	c->block = w->block;
-	c->mbytes = w->mbytes;
-	c->nblk = w->nblk;
+	c->npad = w->npad;
+	c->es = w->es;
 	c->todo = c->cur = matrix;
+	matrix_sizes(c);
 	c->nmat = 1;
 	c->nb = w->nb;
 	c->slot = w->slot;

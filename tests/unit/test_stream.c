@@ -100,9 +100,10 @@ static void source_close(struct source *s)
 static void *make_matrix(const st_header *h, uint32_t bit)
 {
 	uint64_t np = h->npad;
-	void *m = malloc(st_matrix_bytes(h) ? st_matrix_bytes(h) : 1);
+	void *m = malloc(st_matrix_bytes_of(h, bit) ? st_matrix_bytes_of(h, bit) : 1);
 	int32_t *mi = m;
 	float *mf = m;
+	double *md = m;
 
 	for (uint64_t i = 0; i < np; i++)
 		for (uint64_t j = 0; j < np; j++) {
@@ -116,8 +117,10 @@ static void *make_matrix(const st_header *h, uint32_t bit)
 			int32_t v = i == j ? 0 : (int32_t)(1 + (i + j) % 300 + t_rnd() % 50);
 			if (h->type == ST_INT32)
 				mi[k] = inf ? ST_INF_I32 : v;
-			else
+			else if (h->type == ST_FLOAT32)
 				mf[k] = inf ? INFINITY : (float)v + 0.25f * (float)(t_rnd() % 4);
+			else
+				md[k] = inf ? INFINITY : (double)v + 1.0 / (double)(1 + t_rnd() % 7);
 		}
 	return m;
 }
@@ -156,7 +159,7 @@ static unsigned char *write_stream(const st_header *h, const struct mats *x, int
 			if (!x->m[k])
 				continue;
 			const unsigned char *p = x->m[k];
-			size_t left = st_matrix_bytes(h);
+			size_t left = st_matrix_bytes_of(h, 1u << k);
 			while (left) {
 				size_t c = left < chunk ? left : chunk;
 				if (st_write(w, p, c, err) < 0) {
@@ -189,14 +192,14 @@ static int read_equal(const unsigned char *b, size_t len, const st_header *h,
 	int ok = 0;
 
 	if (st_read_all(fd, "mem", threads, &m, err) == 0) {
-		uint64_t bytes = st_matrix_bytes(h);
 		void *got[3] = {m.weights, m.dist, m.pred};
 		ok = m.h.n == h->n && m.h.npad == h->npad && m.h.type == h->type
 		     && m.h.matrices == h->matrices && m.h.flags == h->flags
 		     && m.h.block == h->block && m.h.cycle_vertex == h->cycle_vertex
 		     && !strcmp(m.h.provenance, h->provenance ? h->provenance : "");
 		for (int k = 0; k < 3; k++)
-			ok = ok && (!x->m[k] ? !got[k] : got[k] && !memcmp(got[k], x->m[k], bytes));
+			ok = ok && (!x->m[k] ? !got[k]
+			                     : got[k] && !memcmp(got[k], x->m[k], st_matrix_bytes_of(h, 1u << k)));
 		st_matrices_free(&m);
 	}
 	close(fd);
@@ -205,7 +208,7 @@ static int read_equal(const unsigned char *b, size_t len, const st_header *h,
 
 static const char *tname(uint32_t t)
 {
-	return t == ST_INT32 ? "int32" : "float32";
+	return t == ST_INT32 ? "int32" : t == ST_FLOAT32 ? "float32" : "float64";
 }
 
 /* ---- round trips ---- */
@@ -217,7 +220,7 @@ static void test_round_trips(void)
 	static const int levels[] = {0, 1, 6};
 	st_error err;
 
-	for (uint32_t type = ST_INT32; type <= ST_FLOAT32; type++)
+	for (uint32_t type = ST_INT32; type <= ST_FLOAT64; type++)
 		for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
 			for (size_t bl = 0; bl < 3; bl++)
 				for (size_t lv = 0; lv < 3; lv++) {
@@ -239,8 +242,8 @@ static void test_round_trips(void)
 					free_all(&x);
 				}
 
-	/* Every combination of matrices, both types. */
-	for (uint32_t type = ST_INT32; type <= ST_FLOAT32; type++)
+	/* Every combination of matrices, every type. */
+	for (uint32_t type = ST_INT32; type <= ST_FLOAT64; type++)
 		for (uint32_t mset = 0; mset < 8; mset++) {
 			st_header h;
 			struct mats x;
@@ -403,7 +406,7 @@ static int rows_equal_via(int kind, const unsigned char *b, size_t len, const st
 	struct source src;
 	int fd = source_open(&src, kind, b, len);
 	st_header g;
-	uint64_t rb = h->npad * 4;
+	uint64_t rb = h->npad * ST_TYPE_SIZE(h->type);
 	int ok = 0;
 	st_reader *r = st_reader_open(fd, "mem", &g, 2, err);
 	unsigned char *dst = malloc(nrows * rb + 1);
@@ -414,9 +417,9 @@ static int rows_equal_via(int kind, const unsigned char *b, size_t len, const st
 		for (size_t k = 0; k < nrows; k++)
 			ok = ok && !memcmp(dst + k * rb, (unsigned char *)x->m[1] + rows[k] * rb, rb);
 		/* the stream goes on correctly after the rows */
-		unsigned char *pred = malloc(st_matrix_bytes(h));
+		unsigned char *pred = malloc(st_matrix_bytes_of(h, ST_PRED));
 		ok = ok && st_next_matrix(r) == ST_PRED && st_read_matrix(r, pred, err) == 0
-		     && !memcmp(pred, x->m[2], st_matrix_bytes(h)) && st_next_matrix(r) == 0;
+		     && !memcmp(pred, x->m[2], st_matrix_bytes_of(h, ST_PRED)) && st_next_matrix(r) == 0;
 		free(pred);
 		ok = ok && st_reader_close(r, err) == 0;
 		r = NULL;
@@ -458,6 +461,20 @@ static void test_rows(void)
 	T_CHECKF(rows_equal(b, len, &h, &x, last, 1, &err), "read_rows: last row");
 	T_CHECKF(rows_equal(b, len, &h, &x, mid, 1, &err), "read_rows: one middle row");
 	T_CHECKF(rows_equal(b, len, &h, &x, NULL, 0, &err), "read_rows: no row");
+	{
+		/* float64: rows of 1048 bytes, then the narrower predecessors */
+		st_header h8;
+		struct mats x8;
+		size_t len8;
+		st_header_init(&h8, 131, 1, ST_FLOAT64);
+		h8.matrices = ST_WEIGHTS | ST_DIST | ST_PRED;
+		h8.block = 200;
+		make_all(&h8, &x8);
+		unsigned char *b8 = write_stream(&h8, &x8, 1, 2, 0, &len8, &err);
+		T_CHECKF(b8 && rows_equal(b8, len8, &h8, &x8, some, 7, &err), "read_rows: float64 rows, then the predecessors %s", err.msg);
+		free(b8);
+		free_all(&x8);
+	}
 
 	/* Wrong rows are refused. */
 	static const uint64_t bad1[] = {3, 2}, bad2[] = {131};
