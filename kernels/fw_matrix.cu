@@ -126,7 +126,7 @@ static int upload(const void *graph, void *dist, double *d, int32_t *m, uint64_t
 		goto out;
 	}
 	rc = 0;
-	if (f & f64::FOUND_NEGATIVE) {
+	if ((f & f64::FOUND_NEGATIVE) && !(flags & FWM_CHECKED)) {
 		st_header h;
 		sv_plan plan;
 		st_error se;

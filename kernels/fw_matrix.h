@@ -21,6 +21,7 @@ enum {
 	FWM_NULL_VALUES = 1, /* 0, NaN and infinities are no edge (scipy's dense arrays) */
 	FWM_UNDIRECTED = 2,  /* each edge both ways, the smaller weight of the two */
 	FWM_UNWEIGHTED = 4,  /* every edge weighs 1 */
+	FWM_CHECKED = 8,     /* the caller has looked for negative cycles (sv_prepare) */
 };
 
 /* All pairs on device number device: graph (n x n, stride n) holds the

@@ -116,8 +116,15 @@ static void summarize(gio_graph *g)
 			neg |= w[k] < 0;
 		}
 		edges -= npad;
-	} else {
+	} else if (g->type == ST_FLOAT32) {
 		const float *w = g->w;
+		for (uint64_t k = 0; k < npad * npad; k++) {
+			edges += w[k] != INFINITY;
+			neg |= w[k] < 0;
+		}
+		edges -= npad;
+	} else {
+		const double *w = g->w;
 		for (uint64_t k = 0; k < npad * npad; k++) {
 			edges += w[k] != INFINITY;
 			neg |= w[k] < 0;

@@ -50,6 +50,7 @@ typedef struct parser {
 	int pattern;
 	int32_t *wi;
 	float *wf;
+	double *wd;     /* float64 */
 	size_t capedge;      /* edges_only: room in g->edge */
 
 	/* Edge lists and DIMACS. */

@@ -248,16 +248,17 @@ int gp_check_size(parser *P, uint64_t n)
 	if (P->o->edges_only)
 		return 0;
 	uint64_t npad = (n + pad - 1) / pad * pad;
-	if (npad && npad > SIZE_MAX / 4 / npad)
+	if (npad && npad > SIZE_MAX / 8 / npad)
 		return gp_fail(P, "a %llu x %llu matrix does not fit in memory",
 		            (unsigned long long)npad, (unsigned long long)npad);
 	/* Refuse before allocating what the machine cannot hold: a malloc that
 	 * overcommit lets through would die later, in the fill. */
 	uint64_t have = lib_physical_memory();
-	if (npad * npad * 4 > have)
+	const uint64_t es = ST_TYPE_SIZE(P->o->type);
+	if (npad * npad * es > have)
 		return gp_fail(P, "a %llu x %llu matrix needs %.1f GiB, more than the %.1f GiB of "
 		            "memory here", (unsigned long long)npad, (unsigned long long)npad,
-		            (double)npad * npad * 4 / 1073741824.0,
+		            (double)npad * npad * es / 1073741824.0,
 		            (double)have / 1073741824.0);
 	return 0;
 }
@@ -273,11 +274,12 @@ int gp_alloc_dense(parser *P, uint64_t n)
 	if (P->o->edges_only)
 		return 0;
 	uint64_t npad = g->npad;
-	g->w = malloc(npad * npad * 4 + 4);
+	const uint64_t es = ST_TYPE_SIZE(g->type);
+	g->w = malloc(npad * npad * es + 8);
 	if (!g->w)
 		return gp_fail(P, "a %llu x %llu matrix (%.1f MiB): out of memory",
 		            (unsigned long long)npad, (unsigned long long)npad,
-		            (double)npad * npad * 4 / 1048576);
+		            (double)npad * npad * es / 1048576);
 	if (g->type == ST_INT32) {
 		P->wi = g->w;
 		for (uint64_t i = 0; i < npad; i++) {
@@ -286,10 +288,18 @@ int gp_alloc_dense(parser *P, uint64_t n)
 				row[j] = ST_INF_I32;
 			row[i] = 0;
 		}
-	} else {
+	} else if (g->type == ST_FLOAT32) {
 		P->wf = g->w;
 		for (uint64_t i = 0; i < npad; i++) {
 			float *row = P->wf + i * npad;
+			for (uint64_t j = 0; j < npad; j++)
+				row[j] = INFINITY;
+			row[i] = 0;
+		}
+	} else {
+		P->wd = g->w;
+		for (uint64_t i = 0; i < npad; i++) {
+			double *row = P->wd + i * npad;
 			for (uint64_t j = 0; j < npad; j++)
 				row[j] = INFINITY;
 			row[i] = 0;
@@ -308,6 +318,9 @@ static int check_value(parser *P, double w)
 		if ((double)(int32_t)w != w)
 			return gp_fail(P, "value %.15g is not an integer: int32 cannot hold it "
 			            "(use -t float32)", w);
+	} else if (P->g->type == ST_FLOAT64) {
+		if (!isfinite(w))
+			return gp_fail(P, "value %.17g is not a finite weight", w);
 	} else {
 		float f = (float)w;
 		if (isinf(f))
@@ -340,10 +353,12 @@ static inline void store_min(parser *P, uint64_t i, uint64_t j, double w)
 		int32_t x = (int32_t)w;
 		if (x < P->wi[k])
 			P->wi[k] = x;
-	} else {
+	} else if (P->wf) {
 		float x = (float)w;
 		if (x < P->wf[k])
 			P->wf[k] = x;
+	} else if (w < P->wd[k]) {
+		P->wd[k] = w;
 	}
 }
 

@@ -26,7 +26,8 @@ int ord_available(void)
 static inline int finite_at(uint32_t type, const void *w, uint64_t e)
 {
 	return type == ST_INT32 ? ((const int32_t *)w)[e] < ST_INF_I32
-	                        : ((const float *)w)[e] < INFINITY;
+	       : type == ST_FLOAT32 ? ((const float *)w)[e] < INFINITY
+	                            : ((const double *)w)[e] < INFINITY;
 }
 
 /* Finite off-diagonal entries of row i. */

@@ -48,6 +48,8 @@ int st_header_add_pg(st_header *h, const char *name, const char *version,
                      int argc, char **argv, st_error *err);
 void st_header_free(st_header *h);
 
+/* "int32", "float32", "float64", or "unknown". */
+const char *st_type_name(uint32_t type);
 /* Bytes of the stored weights or distances: npad * npad * ST_TYPE_SIZE(type). */
 uint64_t st_matrix_bytes(const st_header *h);
 /* Bytes of the stored matrix given by its bit: the predecessors are int32

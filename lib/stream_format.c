@@ -52,6 +52,12 @@ void st_header_free(st_header *h)
 	h->provenance = NULL;
 }
 
+const char *st_type_name(uint32_t type)
+{
+	return type == ST_INT32 ? "int32" : type == ST_FLOAT32 ? "float32"
+	       : type == ST_FLOAT64 ? "float64" : "unknown";
+}
+
 uint64_t st_matrix_bytes(const st_header *h)
 {
 	return h->npad * h->npad * ST_TYPE_SIZE(h->type);

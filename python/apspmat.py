@@ -15,7 +15,7 @@ CRC, each block's size, method and CRC with its place tag, end markers,
 nothing after the end); a stream that fails one raises StreamError, naming
 the input and the reason.  ``save`` writes a stream the tools read.
 
-Unreachable int32 entries hold INF_I32 (1073741823), float32 ones +inf;
+Unreachable int32 entries hold INF_I32 (1073741823), float32 and float64 ones +inf;
 predecessors are int32 vertex numbers, -1 where there is none.
 """
 
@@ -30,7 +30,9 @@ __all__ = ["Stream", "StreamError", "load", "save", "INF_I32", "MAGIC"]
 MAGIC = b"\x89APM\r\n\x1a\n"
 VERSION = 1
 INF_I32 = 1073741823
-INT32, FLOAT32 = 1, 2
+INT32, FLOAT32, FLOAT64 = 1, 2, 3
+_TYPES = {INT32: "int32", FLOAT32: "float32", FLOAT64: "float64"}
+_DTYPES = {"int32": "<i4", "float32": "<f4", "float64": "<f8"}
 WEIGHTS, DIST, PRED = 1, 2, 4
 DIRECTED, NEGATIVE, NEGCYCLE = 1, 2, 4
 BLOCK_DEFAULT = 1 << 20
@@ -50,7 +52,7 @@ class StreamError(ValueError):
 class Stream:
     """A stream's header and its matrices (n x n numpy arrays, or None).
 
-    n, npad: real and stored vertex counts; type: "int32" or "float32";
+    n, npad: real and stored vertex counts; type: "int32", "float32" or "float64";
     flags: the header's flag bits (directed, negative, negcycle give them by
     name); block: raw bytes per block; cycle_vertex: a vertex on a negative
     cycle or -1; provenance: the @PG lines, oldest first.
@@ -142,7 +144,7 @@ def _read_header(inp):
         inp.fail("npad %d is too large (predecessors are int32)" % npad)
     if n == 0 and npad > 0:
         inp.fail("n is 0 but npad is %d" % npad)
-    if typ not in (INT32, FLOAT32):
+    if typ not in _TYPES:
         inp.fail("unknown element type %d" % typ)
     if mats & ~(WEIGHTS | DIST | PRED):
         inp.fail("unknown matrix bits 0x%x" % mats)
@@ -155,14 +157,15 @@ def _read_header(inp):
     if cycle != -1 and not 0 <= cycle < n:
         inp.fail("negative-cycle vertex %d out of range" % cycle)
     lines = prov.decode("utf-8", "replace").splitlines()
-    s = Stream(n, "int32" if typ == INT32 else "float32", flags=flags, provenance=lines,
+    s = Stream(n, _TYPES[typ], flags=flags, provenance=lines,
                cycle_vertex=cycle, npad=npad, block=block)
     return s, mats
 
 
 def _read_matrix(inp, s, bit):
     name = _NAMES[bit]
-    total = s.npad * s.npad * 4
+    dtype = "<i4" if bit == PRED else _DTYPES[s.type]
+    total = s.npad * s.npad * int(dtype[2])
     nblk = (total + s.block - 1) // s.block
     # Grown block by block: a header alone (a hostile n) allocates nothing
     # the data has not shown.
@@ -207,7 +210,6 @@ def _read_matrix(inp, s, bit):
     a, b, c, tag = struct.unpack("<IIII", hd)
     if a or b or tag != TAG_EOM or c != nblk & 0xFFFFFFFF:
         inp.fail("bad end-of-matrix marker after the %s (more blocks than %d?)" % (name, nblk))
-    dtype = "<i4" if bit == PRED or s.type == "int32" else "<f4"
     m = np.frombuffer(out, dtype).reshape(s.npad, s.npad)
     return m[:s.n, :s.n].astype(dtype[1:], copy=True)
 
@@ -216,7 +218,7 @@ def load(source):
     """Read a whole stream from a path or a binary file object.
 
     Returns a Stream whose weights, dist and pred are n x n numpy arrays
-    (int32 or float32; predecessors int32) or None for absent matrices.
+    (int32, float32 or float64; predecessors int32) or None for absent matrices.
     Raises StreamError for anything the C reader would refuse, OSError for
     what the system refuses.
     """
@@ -263,7 +265,7 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
     line naming this module (and command, if given).  Blocks are deflated at
     zlib's level (0 stores them), distances and predecessors byte-shuffled.
     """
-    typ = {"int32": INT32, "float32": FLOAT32}[s.type]
+    typ = {v: k for k, v in _TYPES.items()}[s.type]
     n = int(s.n)
     npad = n if s.npad is None else int(s.npad)
     if npad < n:
@@ -290,7 +292,7 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
             elif typ == INT32:
                 a = _padded(m, n, npad, "<i4", INF_I32, 0)
             else:
-                a = _padded(m, n, npad, "<f4", np.inf, 0)
+                a = _padded(m, n, npad, _DTYPES[s.type], np.inf, 0)
             raw_all = a.tobytes()
             nblk = (len(raw_all) + block - 1) // block
             for k in range(nblk):

@@ -133,14 +133,16 @@ int main(int argc, char **argv)
 
 	/* Refuse what cannot fit before allocating anything: the weights,
 	 * then distances and predecessors beside their tiled copies. */
-	double mat = 4.0 * (double)n * (double)n, npadb = (double)((n + o.block - 1) / o.block * o.block);
-	engine_check_memory(name, &in, mat * (1 + paths) + fmax(4.0 * (double)in.npad * (double)in.npad,
-	                                                        4.0 * npadb * npadb * (1 + paths)));
-	void *dist = tool_matrix_alloc(n * n * 4 + 1);
+	const uint64_t es = ST_TYPE_SIZE(in.type);
+	double mat = (double)n * (double)n, npadb = (double)((n + o.block - 1) / o.block * o.block);
+	engine_check_memory(name, &in, mat * (es + 4.0 * paths)
+	                               + fmax((double)es * (double)in.npad * (double)in.npad,
+	                                      npadb * npadb * (es + 4.0 * paths)));
+	void *dist = tool_matrix_alloc(n * n * es + 1);
 	int32_t *pred = paths ? tool_matrix_alloc(n * n * 4 + 1) : NULL;
 	if (!dist || (paths && !pred))
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
-		         (unsigned long long)n, (unsigned long long)n, (double)n * n * 4 / 1048576.0);
+		         (unsigned long long)n, (unsigned long long)n, (double)n * n * es / 1048576.0);
 	/* Without padding the weights are read straight into the distance
 	 * matrix, which sv_prepare() fills in place: one matrix less to fault
 	 * in and copy. */
@@ -193,7 +195,7 @@ int main(int argc, char **argv)
 	double relax = (double)n * n * n;
 	tool_info("n %llu, B %d, %s%s%s, %s, %d threads, %s, %llu of %llu tiles skipped (%.1f%%): "
 	          "solve %.3f s (%.3g dense relaxations/s); read+prepare %.3f s, write %.3f s",
-	          (unsigned long long)n, o.block, in.type == ST_INT32 ? "int32" : "float32",
+	          (unsigned long long)n, o.block, st_type_name(in.type),
 	          paths ? ", paths" : "",
 	          paths ? (stats.derived ? " derived from the distances" : " tracked") : "",
 	          fw_simd_name(o.simd ? (enum fw_simd)o.simd : fw_simd_detect()), threads, why,
@@ -202,7 +204,7 @@ int main(int argc, char **argv)
 	          t2 - t1, t2 > t1 ? relax / (t2 - t1) : 0.0, t1 - t0, t3 - t2);
 	st_header_free(&h);
 	st_header_free(&in);
-	tool_matrix_free(dist, n * n * 4 + 1);
+	tool_matrix_free(dist, n * n * es + 1);
 	tool_matrix_free(pred, n * n * 4 + 1);
 	return EXIT_OK;
 }

@@ -25,8 +25,9 @@ static void usage(FILE *f)
 	        "\n"
 	        "  -g, --graph G         check predecessors against the graph stream G\n"
 	        "  -n, --max-diffs N     print at most N differences (default 10)\n"
-	        "  -t, --tolerance X     float32: equal when |a - b| <= X * max(1, |a|, |b|)\n"
-	        "                        (default 1e-5); int32 distances must be equal\n"
+	        "  -t, --tolerance X     float32 and float64: equal when\n"
+	        "                        |a - b| <= X * max(1, |a|, |b|) (default 1e-5;\n"
+	        "                        1e-12 where both are float64); int32 must be equal\n"
 	        "  -T, --threads N       use N threads (default 0: all cores)\n"
 	        "  -q, --quiet           print nothing, only the exit status\n"
 	        "  -v, --verbose         say more\n"
@@ -65,7 +66,9 @@ static double value(const st_header *h, const void *m, size_t k)
 		int32_t x = ((const int32_t *)m)[k];
 		return x >= ST_INF_I32 ? INFINITY : x <= -ST_INF_I32 ? -INFINITY : (double)x;
 	}
-	return ((const float *)m)[k];
+	if (h->type == ST_FLOAT32)
+		return ((const float *)m)[k];
+	return ((const double *)m)[k];
 }
 
 static void print_value(FILE *f, double x)
@@ -73,7 +76,7 @@ static void print_value(FILE *f, double x)
 	if (isinf(x))
 		fputs(x > 0 ? "inf" : "-inf", f);
 	else
-		fprintf(f, "%.9g", x);
+		fprintf(f, "%.17g", x);
 }
 
 static int compare(const struct result *a, const struct result *b, double tol, long maxdiffs)
@@ -169,7 +172,7 @@ static uint64_t check_paths(const struct result *g, const struct result *r, doub
 						sum += w, sumabs += fabs(w), v = (uint64_t)u;
 					}
 				}
-				/* float32 sums were rounded in another order */
+				/* floating sums were rounded in another order */
 				double scale = fmax(1.0, fmax(fabs(d), sumabs));
 				if (!why && (hr->type == ST_INT32 ? sum != d : fabs(sum - d) > tol * scale))
 					why = "path weight differs from the distance";
@@ -215,7 +218,7 @@ int main(int argc, char **argv)
 	};
 	const char *graph = NULL;
 	long maxdiffs = 10;
-	double tol = 1e-5;
+	double tol = -1; /* unless given: 1e-12 where every input is float64, else 1e-5 */
 	int c;
 
 	tool_init("apsp-diff", argc, argv);
@@ -256,9 +259,14 @@ int main(int argc, char **argv)
 		         (unsigned long long)r[0].m.h.n, r[1].name, (unsigned long long)r[1].m.h.n);
 	if (nargs == 2 && r[0].m.h.type != r[1].m.h.type)
 		tool_warn("%s is %s, %s %s: compared within the tolerance", r[0].name,
-		          r[0].m.h.type == ST_INT32 ? "int32" : "float32", r[1].name,
-		          r[1].m.h.type == ST_INT32 ? "int32" : "float32");
+		          st_type_name(r[0].m.h.type), r[1].name, st_type_name(r[1].m.h.type));
 
+	if (tol < 0) {
+		int all64 = 1;
+		for (int i = 0; i < nargs; i++)
+			all64 &= r[i].m.h.type == ST_FLOAT64;
+		tol = all64 ? 1e-12 : 1e-5;
+	}
 	int status = EXIT_OK;
 	if (graph) {
 		load(&g, graph, threads);

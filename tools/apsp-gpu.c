@@ -11,6 +11,7 @@
 
 #include "checkpoint.h"
 #include "engine.h"
+#include "gpu64.h"
 #include "ranks.h"
 #include "fw.h"
 #include "fw_gpu.h"
@@ -654,6 +655,14 @@ int main(int argc, char **argv)
 	tool_mark("header read");
 	o.type = (int)head.type;
 	const uint64_t n = head.n;
+	if (head.type == ST_FLOAT64) {
+		if (nproc > 1 || gpus > 1)
+			tool_die("%s: float64 streams run on one GPU (no --gpus, no mpirun)",
+			         tool_input_name(input));
+		gpu64_solve(r, &in, input, out, sout, &ch.form, o.paths, o.device, threads);
+		st_header_free(&in);
+		return EXIT_OK;
+	}
 	static struct init_job job;
 	start_device(&job, &o, n, gpus, rank, nproc);
 	if (rank != 0)

@@ -89,7 +89,7 @@ static void print_text(FILE *out, const char *name, const struct desc *d, int ch
 	fprintf(out, "  vertices      %llu", (unsigned long long)h->n);
 	if (h->npad != h->n)
 		fprintf(out, " (stored padded to %llu)", (unsigned long long)h->npad);
-	fprintf(out, "\n  type          %s\n", h->type == ST_INT32 ? "int32" : "float32");
+	fprintf(out, "\n  type          %s\n", st_type_name(h->type));
 	fprintf(out, "  flags         %s%s%s\n", h->flags & ST_DIRECTED ? "directed" : "undirected",
 	        h->flags & ST_NEGATIVE ? ", negative weights" : "",
 	        h->flags & ST_NEGCYCLE ? ", negative cycle" : "");
@@ -126,7 +126,7 @@ static void print_json(FILE *out, const char *name, const struct desc *d, int ch
 	fprintf(out, ",\"n\":%llu,\"npad\":%llu,\"type\":\"%s\",\"directed\":%s,\"negative\":%s,"
 	        "\"negative_cycle\":%s,\"cycle_vertex\":%lld,\"block\":%u,\"matrices\":{",
 	        (unsigned long long)h->n, (unsigned long long)h->npad,
-	        h->type == ST_INT32 ? "int32" : "float32", h->flags & ST_DIRECTED ? "true" : "false",
+	        st_type_name(h->type), h->flags & ST_DIRECTED ? "true" : "false",
 	        h->flags & ST_NEGATIVE ? "true" : "false", h->flags & ST_NEGCYCLE ? "true" : "false",
 	        (long long)h->cycle_vertex, h->block);
 	for (int k = 0; k < d->nmat; k++) {

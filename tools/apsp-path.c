@@ -130,18 +130,22 @@ static void put_distance(FILE *out, const st_header *h, const void *drow, uint64
 		fprintf(out, "%ld", (long)((const int32_t *)drow)[v]);
 		return;
 	}
-	float x = ((const float *)drow)[v];
-	if (x == truncf(x) && fabsf(x) < 1e15f)
-		fprintf(out, "%.0f", (double)x);
+	/* whole numbers as such; others with the digits that read back the
+	 * same value (9 for float32, 17 for float64) */
+	double x = h->type == ST_FLOAT32 ? ((const float *)drow)[v] : ((const double *)drow)[v];
+	if (x == trunc(x) && fabs(x) < 1e15)
+		fprintf(out, "%.0f", x);
 	else
-		fprintf(out, "%.9g", (double)x);
+		fprintf(out, h->type == ST_FLOAT32 ? "%.9g" : "%.17g", x);
 }
 
 static int reachable(const st_header *h, const void *drow, uint64_t v)
 {
 	if (h->type == ST_INT32)
 		return ((const int32_t *)drow)[v] < ST_INF_I32;
-	return ((const float *)drow)[v] < INFINITY;
+	if (h->type == ST_FLOAT32)
+		return ((const float *)drow)[v] < INFINITY;
+	return ((const double *)drow)[v] < INFINITY;
 }
 
 int main(int argc, char **argv)
@@ -233,7 +237,7 @@ int main(int argc, char **argv)
 			rows[nrows++] = rows[i];
 
 	/* Two rows (distances, predecessors) per source, and the path. */
-	double need = 8.0 * (double)h.npad * (double)nrows + 8.0 * (double)n;
+	double need = (4.0 + ST_TYPE_SIZE(h.type)) * (double)h.npad * (double)nrows + 8.0 * (double)n;
 	double have = tool_physical_memory();
 	if (have > 0 && need > have) {
 		uint64_t npad = h.npad;
@@ -244,8 +248,8 @@ int main(int argc, char **argv)
 		         name, nrows, (unsigned long long)npad, need / 1073741824.0,
 		         have / 1073741824.0);
 	}
-	size_t rowbytes = h.npad * 4;
-	char *dist = malloc(nrows * rowbytes + 1), *pred = malloc(nrows * rowbytes + 1);
+	size_t rowbytes = h.npad * ST_TYPE_SIZE(h.type), prowbytes = h.npad * 4;
+	char *dist = malloc(nrows * rowbytes + 1), *pred = malloc(nrows * prowbytes + 1);
 	if (!dist || !pred)
 		tool_die("%zu rows of %llu:", nrows, (unsigned long long)h.npad);
 	for (uint32_t next; (next = st_next_matrix(r));) {
@@ -271,7 +275,7 @@ int main(int argc, char **argv)
 		uint64_t s = q.pairs[i].src, t = q.pairs[i].dst;
 		size_t ri = row_index(rows, nrows, s);
 		const void *drow = dist + ri * rowbytes;
-		const int32_t *prow = (const int32_t *)(pred + ri * rowbytes);
+		const int32_t *prow = (const int32_t *)(pred + ri * prowbytes);
 		if (!reachable(&h, drow, t)) {
 			status = EXIT_DIFFERENT;
 			if (tsv)

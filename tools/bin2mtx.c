@@ -135,6 +135,20 @@ static size_t put_g9(char *p, float f)
 	return (size_t)(p - start);
 }
 
+/* float64: whole numbers as integers, others in the 17 digits that read
+ * back the same double. */
+static size_t put_double(char *p, double v)
+{
+	if (isinf(v) || isnan(v)) {
+		const char *t = isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+		memcpy(p, t, strlen(t));
+		return strlen(t);
+	}
+	if (v == trunc(v) && fabs(v) < 9007199254740992.0 && !(v == 0 && signbit(v)))
+		return put_i64(p, (int64_t)v);
+	return (size_t)snprintf(p, 32, "%.17g", v);
+}
+
 static inline size_t put_float(char *p, float v)
 {
 	if (isinf(v)) {
@@ -156,6 +170,7 @@ static inline size_t put_float(char *p, float v)
 
 struct job {
 	const st_header *h;
+	uint64_t rowbytes;   /* of the matrix m */
 	const void *m;       /* npad x npad, stride npad */
 	uint32_t which;      /* ST_WEIGHTS, ST_DIST or ST_PRED */
 	enum format fmt;
@@ -163,11 +178,13 @@ struct job {
 
 static int entry_present(const struct job *jb, uint64_t i, uint64_t j)
 {
-	const char *row = (const char *)jb->m + i * jb->h->npad * 4;
+	const char *row = (const char *)jb->m + i * jb->rowbytes;
 	if (jb->which == ST_PRED)
 		return ((const int32_t *)row)[j] >= 0;
 	if (jb->h->type == ST_FLOAT32)
 		return isfinite(((const float *)row)[j]);
+	if (jb->h->type == ST_FLOAT64)
+		return isfinite(((const double *)row)[j]);
 	int32_t v = ((const int32_t *)row)[j];
 	return v < ST_INF_I32 && v > -ST_INF_I32;
 }
@@ -176,17 +193,21 @@ static int entry_present(const struct job *jb, uint64_t i, uint64_t j)
 static size_t format_row(const struct job *jb, uint64_t i, char *out)
 {
 	uint64_t n = jb->h->n;
-	const char *row = (const char *)jb->m + i * jb->h->npad * 4;
+	const char *row = (const char *)jb->m + i * jb->rowbytes;
 	const int32_t *ri = (const int32_t *)row;
 	const float *rf = (const float *)row;
+	const double *rd = (const double *)row;
 	int is_float = jb->h->type == ST_FLOAT32 && jb->which != ST_PRED;
+	int is_double = jb->h->type == ST_FLOAT64 && jb->which != ST_PRED;
 	char *p = out;
 
 	if (jb->fmt == FMT_DENSE) {
 		for (uint64_t j = 0; j < n; j++) {
 			if (j)
 				*p++ = ' ';
-			if (is_float)
+			if (is_double)
+				p += put_double(p, rd[j]);
+			else if (is_float)
 				p += put_float(p, rf[j]);
 			else if (jb->which != ST_PRED && ri[j] >= ST_INF_I32)
 				memcpy(p, "inf", 3), p += 3;
@@ -207,7 +228,9 @@ static size_t format_row(const struct job *jb, uint64_t i, char *out)
 		*p++ = ' ';
 		p += put_u64(p, j + 1);
 		*p++ = ' ';
-		if (is_float)
+		if (is_double)
+			p += put_double(p, rd[j]);
+		else if (is_float)
 			p += put_float(p, rf[j]);
 		else
 			p += put_i64(p, (int64_t)ri[j] + (jb->which == ST_PRED));
@@ -226,7 +249,7 @@ static void write_mtx_header(int fd, const struct job *jb, int threads)
 
 	const char *what = jb->which == ST_WEIGHTS ? "weights"
 	                 : jb->which == ST_DIST ? "distances" : "predecessors (1-based)";
-	int is_real = jb->h->type == ST_FLOAT32 && jb->which != ST_PRED;
+	int is_real = jb->h->type != ST_INT32 && jb->which != ST_PRED;
 	char line[256];
 	int len = snprintf(line, sizeof line,
 	                   "%%%%MatrixMarket matrix coordinate %s general\n%% apsp %s\n",
@@ -282,12 +305,13 @@ static void write_text(int fd, const struct job *jb, int threads)
 static void write_npy(int fd, const struct job *jb)
 {
 	uint64_t n = jb->h->n;
-	int is_float = jb->h->type == ST_FLOAT32 && jb->which != ST_PRED;
+	const char *descr = jb->which == ST_PRED || jb->h->type == ST_INT32 ? "<i4"
+	                    : jb->h->type == ST_FLOAT32 ? "<f4" : "<f8";
+	const size_t es = jb->which == ST_PRED ? 4 : ST_TYPE_SIZE(jb->h->type);
 	char dict[128];
 	int dl = snprintf(dict, sizeof dict,
 	                  "{'descr': '%s', 'fortran_order': False, 'shape': (%llu, %llu), }",
-	                  is_float ? "<f4" : "<i4", (unsigned long long)n,
-	                  (unsigned long long)n);
+	                  descr, (unsigned long long)n, (unsigned long long)n);
 	/* Magic, version 1.0, header length, then the dict padded with spaces
 	 * and a newline so the data starts at a multiple of 64 bytes. */
 	size_t total = (10 + (size_t)dl + 1 + 63) / 64 * 64;
@@ -303,17 +327,17 @@ static void write_npy(int fd, const struct job *jb)
 
 	const uint32_t one = 1;
 	int little = *(const unsigned char *)&one == 1;
-	uint32_t *row = little ? NULL : malloc(n * 4);
+	unsigned char *row = little ? NULL : malloc(n * es);
 	if (!little && !row)
 		tool_die("row buffer:");
 	for (uint64_t i = 0; i < n; i++) {
-		const uint32_t *src = (const uint32_t *)((const char *)jb->m + i * jb->h->npad * 4);
+		const unsigned char *src = (const unsigned char *)jb->m + i * jb->rowbytes;
 		if (little) {
-			tool_write_all(fd, src, n * 4);
+			tool_write_all(fd, src, n * es);
 		} else {
-			for (uint64_t j = 0; j < n; j++)
-				row[j] = __builtin_bswap32(src[j]);
-			tool_write_all(fd, row, n * 4);
+			for (uint64_t j = 0; j < n * es; j++) /* each element's bytes reversed */
+				row[j] = src[j / es * es + es - 1 - j % es];
+			tool_write_all(fd, row, n * es);
 		}
 		if ((i & 1023) == 1023)
 			tool_progress("rows", i + 1, n);
@@ -385,13 +409,13 @@ int main(int argc, char **argv)
 	}
 
 	/* Refuse what cannot fit before allocating it (a hostile header). */
-	double need = (double)st_matrix_bytes(&h);
+	double need = (double)st_matrix_bytes_of(&h, want);
 	double have = tool_physical_memory();
 	if (have > 0 && need > have)
 		tool_die("%s: a %llu x %llu matrix needs %.1f GiB of memory, this machine has %.1f GiB",
 		         name, (unsigned long long)h.npad, (unsigned long long)h.npad,
 		         need / 1073741824.0, have / 1073741824.0);
-	void *m = malloc(st_matrix_bytes(&h) ? st_matrix_bytes(&h) : 1);
+	void *m = malloc(st_matrix_bytes_of(&h, want) ? st_matrix_bytes_of(&h, want) : 1);
 	if (!m)
 		tool_die("%s: %llu x %llu matrix:", name, (unsigned long long)h.npad,
 		         (unsigned long long)h.npad);
@@ -404,7 +428,8 @@ int main(int argc, char **argv)
 		tool_die_st(NULL, &err);
 
 	int out = tool_output_open(fmt == FMT_NPY);
-	struct job jb = {.h = &h, .m = m, .which = want, .fmt = fmt};
+	struct job jb = {.h = &h, .rowbytes = h.npad * (want == ST_PRED ? 4 : ST_TYPE_SIZE(h.type)),
+	                 .m = m, .which = want, .fmt = fmt};
 	if (fmt == FMT_NPY)
 		write_npy(out, &jb);
 	else

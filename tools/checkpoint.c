@@ -88,7 +88,7 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 	if (order)
 		snprintf(ord, sizeof ord, "%08lx", crc_of(order, n * 4));
 	snprintf(k->id, sizeof k->id, "n:%" PRIu64 ",type:%u,weights:%08lx,order:%s,%s", n, type,
-	         crc_of(weights, n * n * 4), ord, layout);
+	         crc_of(weights, n * n * ST_TYPE_SIZE(type)), ord, layout);
 	k->type = type;
 	k->rounds = rounds;
 	k->cost = -1;
@@ -190,8 +190,9 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 			tool_warn("%s: cannot write a checkpoint (the run goes on):", k->path);
 		return -1;
 	}
-	uint64_t side = (uint64_t)sqrt((double)(bytes / 4)); /* the state is square */
-	while (side * side * 4 < bytes)
+	const uint64_t es = ST_TYPE_SIZE(k->type);
+	uint64_t side = (uint64_t)sqrt((double)(bytes / es)); /* the state is square */
+	while (side * side * es < bytes)
 		side++;
 	st_header h;
 	st_header_init(&h, side, 1, (enum st_type)k->type);

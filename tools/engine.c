@@ -174,7 +174,7 @@ int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int bl
 			 * bad vertices' edges in, apsp-cpu is faster in it
 			 * (cryg2500: 0.21 against 0.32 s); apsp-gpu's repair reads
 			 * columns and is not measured yet, so the rule stays. */
-			snprintf(why, len, "natural order (float32: --order nd to force)");
+			snprintf(why, len, "natural order (%s: --order nd to force)", st_type_name(type));
 			return NULL;
 		}
 		if (n < ND_MIN_N) {

@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	        "      --geometric R    a random geometric graph with radius R (0..2)\n"
 	        "  -w, --weights MIN:MAX  edge weights uniform in [MIN, MAX] (default 1:100)\n"
 	        "  -s, --seed S         random seed (default 1); same seed, same bytes\n"
-	        "  -t, --type TYPE      int32 (default) or float32\n"
+	        "  -t, --type TYPE      int32 (default), float32 or float64\n"
 	        "  -B, --pad B          pad the stored matrix to a multiple of B (default 1)\n"
 	        "      --undirected     edge (i,j) implies (j,i) with the same weight\n"
 	        "      --negative[=P]   add p[u] - p[v] to every edge u->v, p[v] uniform\n"
@@ -72,7 +72,7 @@ struct gen {
 	uint64_t edge_key, weight_key, potential_key; /* per-seed stream keys */
 	uint64_t threshold;  /* edge when (hash >> 11) < threshold (53-bit scale) */
 	int64_t imin, imax;  /* int32 weights */
-	double fmin, fmax;   /* float32 weights */
+	double fmin, fmax;   /* float32 and float64 weights */
 	int negative;
 	double pmax;         /* potentials in [0, pmax] */
 	void *potential;     /* int64_t[n] or double[n] */
@@ -170,8 +170,10 @@ static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, 
 		for (j = j0; j < j1; j++) {
 			if (g->type == ST_INT32)
 				((int32_t *)out)[j - j0] = i == j ? 0 : ST_INF_I32;
-			else
+			else if (g->type == ST_FLOAT32)
 				((float *)out)[j - j0] = i == j ? 0.0f : INFINITY;
+			else
+				((double *)out)[j - j0] = i == j ? 0.0 : INFINITY;
 		}
 		if (i >= g->n)
 			return;
@@ -190,8 +192,10 @@ static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, 
 				continue;
 			if (g->type == ST_INT32)
 				((int32_t *)out)[j - j0] = (int32_t)int_weight(g, h, i, j);
-			else
+			else if (g->type == ST_FLOAT32)
 				((float *)out)[j - j0] = (float)float_weight(g, h, i, j);
+			else
+				((double *)out)[j - j0] = float_weight(g, h, i, j);
 		}
 		return;
 	}
@@ -220,7 +224,7 @@ static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, 
 			r[j] = ST_INF_I32;
 		if (i >= j0 && i < j1)
 			r[i] = 0;
-	} else {
+	} else if (g->type == ST_FLOAT32) {
 		float *r = (float *)out - j0;
 		if (i < g->n && plain)
 			for (; j < jn; j++) {
@@ -235,6 +239,16 @@ static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, 
 			r[j] = INFINITY;
 		if (i >= j0 && i < j1)
 			r[i] = 0;
+	} else {
+		/* float64: the same weights, unrounded */
+		double *r = (double *)out - j0;
+		if (i < g->n)
+			for (; j < jn; j++)
+				r[j] = is_edge(g, i, j, &h) ? float_weight(g, h, i, j) : INFINITY;
+		for (j = j > jn ? j : jn; j < j1; j++)
+			r[j] = INFINITY;
+		if (i >= j0 && i < j1)
+			r[i] = 0;
 	}
 }
 
@@ -245,17 +259,18 @@ static uint64_t bytes_done;
 static int make_block(void *ctx, uint64_t offset, void *dst, size_t len)
 {
 	const struct gen *g = ctx;
-	uint64_t e = offset / 4, end = e + len / 4;
+	const uint64_t es = ST_TYPE_SIZE(g->type);
+	uint64_t e = offset / es, end = e + len / es;
 	char *out = dst;
 	while (e < end) {
 		uint64_t i = e / g->npad, j0 = e % g->npad;
 		uint64_t j1 = end - i * g->npad < g->npad ? end - i * g->npad : g->npad;
 		make_row(g, i, j0, j1, out);
-		out += (j1 - j0) * 4;
+		out += (j1 - j0) * es;
 		e += j1 - j0;
 	}
 	uint64_t done = __atomic_add_fetch(&bytes_done, len, __ATOMIC_RELAXED);
-	tool_progress("rows", done / 4 / g->npad, g->npad);
+	tool_progress("rows", done / es / g->npad, g->npad);
 	return 0;
 }
 
@@ -275,7 +290,8 @@ static int any_negative(const struct gen *g)
 		for (uint64_t j = 0; j < g->n && !mine; j++)
 			if (j != i && is_edge(g, i, j, &h))
 				mine = g->type == ST_INT32 ? int_weight(g, h, i, j) < 0
-				                           : (float)float_weight(g, h, i, j) < 0;
+				       : g->type == ST_FLOAT32 ? (float)float_weight(g, h, i, j) < 0
+				                               : float_weight(g, h, i, j) < 0;
 		if (mine) {
 			#pragma omp atomic write
 			found = 1;
@@ -308,8 +324,10 @@ static void parse_range(const char *s, int type, struct gen *g)
 		g->fmax = tool_parse_double("-w", hi);
 		if (g->fmin > g->fmax)
 			tool_usage_error("-w: MIN %g is above MAX %g", g->fmin, g->fmax);
-		if (fabs(g->fmin) > 1e37 || fabs(g->fmax) > 1e37)
+		if (type == ST_FLOAT32 && (fabs(g->fmin) > 1e37 || fabs(g->fmax) > 1e37))
 			tool_usage_error("-w: %s is out of the float32 range", s);
+		if (!isfinite(g->fmin) || !isfinite(g->fmax))
+			tool_usage_error("-w: %s is not a finite range", s);
 	}
 }
 
@@ -355,8 +373,10 @@ int main(int argc, char **argv)
 				g.type = ST_INT32;
 			else if (strcmp(optarg, "float32") == 0)
 				g.type = ST_FLOAT32;
+			else if (strcmp(optarg, "float64") == 0)
+				g.type = ST_FLOAT64;
 			else
-				tool_usage_error("-t: unknown type '%s' (int32 or float32)", optarg);
+				tool_usage_error("-t: unknown type '%s' (int32, float32 or float64)", optarg);
 			break;
 		default:
 			tool_usage_error("unexpected option");

@@ -36,8 +36,9 @@ static void usage(FILE *f)
 	        "reads standard input.\n\n"
 	        "  -F, --format FMT      mtx, dimacs or edges (default: detected)\n"
 	        "  -w, --weights POLICY  value (default), abs or unit (pattern data: unit)\n"
-	        "  -t, --type TYPE       int32 or float32 (default: int32 for integer and\n"
-	        "                        pattern data, float32 for real data)\n"
+	        "  -t, --type TYPE       int32, float32 or float64 (default: int32 for\n"
+	        "                        integer and pattern data, float32 for real data;\n"
+	        "                        float64 keeps every digit a double holds)\n"
 	        "      --undirected      mirror every entry (i,j) to (j,i)\n"
 	        "      --directed        store only the entries the file lists\n"
 	        "  -B, --pad B           pad the matrix to a multiple of B vertices\n"
@@ -530,8 +531,10 @@ int main(int argc, char **argv)
 				o.type = ST_INT32;
 			else if (!strcmp(optarg, "float32"))
 				o.type = ST_FLOAT32;
+			else if (!strcmp(optarg, "float64"))
+				o.type = ST_FLOAT64;
 			else
-				tool_usage_error("-t: unknown type '%s' (int32 or float32)", optarg);
+				tool_usage_error("-t: unknown type '%s' (int32, float32 or float64)", optarg);
 			break;
 		case 'B':
 			o.pad = (uint64_t)tool_parse_ll("-B", optarg, 1, 1 << 20);
@@ -609,7 +612,7 @@ int main(int argc, char **argv)
 	char summary[512];
 	snprintf(summary, sizeof summary, "%s: %llu vertices, %llu entries, %llu edges, %s, %s, %s%s",
 	         label, (unsigned long long)g.n, (unsigned long long)g.entries,
-	         (unsigned long long)g.edges, g.kind, g.type == ST_INT32 ? "int32" : "float32",
+	         (unsigned long long)g.edges, g.kind, st_type_name(g.type),
 	         g.flags & ST_DIRECTED ? "directed" : "undirected",
 	         g.flags & ST_NEGATIVE ? ", negative weights" : "");
 	if (check) {

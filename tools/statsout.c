@@ -48,8 +48,10 @@ static void cell(char *b, size_t len, const gs_stats *s, uint64_t u, size_t c, u
 	case 5: case 6:
 		if (i32)
 			snprintf(b, len, "%" PRId32, ((const int32_t *)s->ecc[c - 5])[u]);
-		else
+		else if (s->type == ST_FLOAT32)
 			snprintf(b, len, "%.9g", (double)((const float *)s->ecc[c - 5])[u]);
+		else
+			snprintf(b, len, "%.17g", ((const double *)s->ecc[c - 5])[u]);
 		break;
 	case 7: snprintf(b, len, "%.17g", gs_closeness(s, u)); break;
 	default: snprintf(b, len, "%.17g", s->harmonic[u]); break;
@@ -97,8 +99,9 @@ static void print_summary(FILE *out, const gs_stats *s, int json)
 		else
 			snprintf(v[3], sizeof v[3], "%.17g", m.wiener);
 	} else {
-		snprintf(v[0], sizeof v[0], "%.9g", m.diameter);
-		snprintf(v[1], sizeof v[1], "%.9g", m.radius);
+		const char *g = s->type == ST_FLOAT32 ? "%.9g" : "%.17g";
+		snprintf(v[0], sizeof v[0], g, m.diameter);
+		snprintf(v[1], sizeof v[1], g, m.radius);
 		snprintf(v[3], sizeof v[3], "%.17g", m.wiener);
 	}
 	snprintf(v[2], sizeof v[2], "%.17g", m.average);

@@ -1,0 +1,60 @@
+/* gpu64.c - see gpu64.h. */
+#include <stdlib.h>
+
+#include "gpu64.h"
+#include "engine.h"
+#include "fw_matrix.h"
+#include "solve.h"
+#include "tool.h"
+
+void gpu64_solve(st_reader *r, st_header *in, const char *input, int out, FILE *sout,
+                 const struct stats_form *form, int paths, int device, int threads)
+{
+	const uint64_t n = in->n;
+	const int in_place = in->npad == n;
+	const double mat = 8.0 * (double)n * (double)n;
+	engine_check_memory(input, in, mat + (in_place ? 0 : (double)st_matrix_bytes(in))
+	                               + (paths ? mat / 2 : 0));
+	void *dist = tool_matrix_alloc(n * n * 8 + 8);
+	void *weights = in_place ? dist : malloc(st_matrix_bytes(in) + 8);
+	int32_t *pred = paths ? tool_matrix_alloc(n * n * 4 + 4) : NULL;
+	if (!dist || !weights || (paths && !pred))
+		tool_die("out of memory for %llu x %llu matrices", (unsigned long long)n,
+		         (unsigned long long)n);
+	tool_progress_stage("reading the graph");
+	engine_read_weights(r, weights);
+	double t0 = tool_now();
+	st_error err;
+	sv_plan plan;
+	int rc = sv_prepare(in, weights, dist, NULL, threads, &plan, &err);
+	if (!in_place)
+		free(weights);
+	if (rc < 0)
+		tool_die_st(tool_input_name(input), &err);
+	st_header h;
+	if (sv_result_header(in, paths, &h, &err) < 0)
+		tool_die_st("result", &err);
+	tool_add_provenance(&h);
+	if (rc == 1)
+		engine_negative_cycle(sout ? -1 : out, &h, plan.cycle_vertex, threads);
+	tool_progress_stage("solving on the GPU");
+	char msg[256];
+	int64_t cycle;
+	if (fwm_solve(ST_FLOAT64, n, dist, dist, pred, FWM_CHECKED, device, &cycle, msg, sizeof msg))
+		tool_die("GPU %d: %s", device, msg);
+	double up, ker, down, relax = (double)n * n * n;
+	fwm_times(&up, &ker, &down);
+	tool_info("n %llu, float64%s, GPU %d (the float64 engine, textbook predecessors): "
+	          "kernels %.1f ms (%.3g relaxations/s), up %.1f ms, down %.1f ms; whole %.3f s",
+	          (unsigned long long)n, paths ? ", paths" : "", device, ker,
+	          ker > 0 ? relax / (ker / 1e3) : 0.0, up, down, tool_now() - t0);
+	tool_progress_stage(sout ? "folding the statistics" : "writing the result");
+	if (sout)
+		engine_write_stats(sout, form, &plan, dist, n, ST_FLOAT64, threads);
+	else
+		engine_write_result(out, &h, &plan, dist, pred, threads);
+	st_header_free(&h);
+	tool_matrix_free(dist, n * n * 8 + 8);
+	if (pred)
+		tool_matrix_free(pred, n * n * 4 + 4);
+}
