@@ -99,7 +99,11 @@ template <bool MID> constexpr size_t update_smem()
 // (4 x 8 entries, so 12 loads from shared memory feed 32 relaxations): its
 // rows' A entries are read as two 16-byte broadcasts, its columns' Bk
 // entries side by side across the threads.
-template <bool MID, int PHASE>
+// BITS (no entry below +0, none -0): half the minima are taken as the
+// integer order of the bits, which is the order of such values: the
+// comparison then runs on the integer units beside the additions on the
+// float64 ones, where fmin() would put both on the float64 units.
+template <bool MID, int PHASE, bool BITS>
 __global__ void __launch_bounds__(UTHREADS) update(double *d, int32_t *m, int64_t ld, int nb, int K)
 {
 	extern __shared__ double smem[];
@@ -162,6 +166,11 @@ __global__ void __launch_bounds__(UTHREADS) update(double *d, int32_t *m, int64_
 		for (int r = 0; r < UR; r++)
 			for (int q = 0; q < UC; q++) {
 				double s = a[r] + b[q];
+				if (!MID && BITS && (q & 1)) {
+					const long long si = __double_as_longlong(s);
+					c[r][q] = si < __double_as_longlong(c[r][q]) ? s : c[r][q];
+					continue;
+				}
 				if (!MID) {
 					c[r][q] = fmin(c[r][q], s);
 					continue;
@@ -217,6 +226,8 @@ __global__ void prepare(double *d, int64_t npad, int64_t n, int flags, unsigned 
 		}
 		if ((flags & UNWEIGHTED) && v < inf)
 			v = 1;
+		if (v == 0)
+			v = 0; /* no -0: its bits would sort below every other value */
 		if (i == j)
 			v = 0;
 		else if (v < 0)

@@ -1,0 +1,50 @@
+# apsp-gpu on float64 streams (tools/gpu64.c, the float64 engine of
+# kernels/fw_f64.cuh): apsp-cpu's distances (equal where weights are whole,
+# 1e-12 relative otherwise), predecessor chains that are shortest paths of
+# the graph, the textbook predecessors (equal to a textbook loop's where
+# weights are whole, ties included: against the Python package's CPU
+# engine), negative arcs, a negative cycle, n that are not multiples of the
+# blocking factor, --stats, the refusal of several GPUs, and a clean run
+# under compute-sanitizer.
+. "$TOP/tests/lib.sh"
+gpu=$BIN/apsp-gpu
+c=$BIN/apsp-cpu
+g=$BIN/gengraph
+need_gpu_build "apsp-gpu float64"
+need_gpu "apsp-gpu float64"
+
+for n in 1 2 63 64 65 130 300; do
+	$g -n $n -d 8 -t float64 -w 0.01:5 -s $n -o $T/g$n
+	$gpu -o $T/gpu$n $T/g$n 2>$T/err || { fail "float64-n$n-runs" "$(cat $T/err)"; continue; }
+	$c -o $T/cpu$n $T/g$n
+	expect_true "float64-n$n-distances-within-1e-12" '$BIN/apsp-diff $T/cpu$n $T/gpu$n'
+	expect_true "float64-n$n-chains" '$BIN/apsp-diff --graph $T/g$n $T/gpu$n'
+done
+# whole weights with ties: distances bit for bit, and the textbook
+# predecessors (fw_solve on the CPU gives them too)
+$g -n 200 -d 10 -w 0:6 -s 5 | $BIN/bin2mtx | $BIN/mtx2bin -t float64 -o $T/gw
+$gpu -o $T/gpuw $T/gw
+$c -o $T/cpuw $T/gw
+expect_true float64-whole-distances-equal '$BIN/bin2mtx --dense --dist $T/gpuw >$T/a && $BIN/bin2mtx --dense --dist $T/cpuw >$T/b && cmp -s $T/a $T/b'
+expect_true float64-whole-chains '$BIN/apsp-diff --graph $T/gw $T/gpuw'
+if find_python numpy scipy; then
+	expect_true float64-textbook-predecessors-as-the-cpu-engine '"$py" -c "
+import sys; sys.path.insert(0, \"$TOP/python\"); import apspmat, apsp, numpy as np, scipy.sparse as sps
+g = apspmat.load(\"$T/gw\"); r = apspmat.load(\"$T/gpuw\")
+W = g.weights; fin = np.isfinite(W); np.fill_diagonal(fin, False)
+i, j = np.nonzero(fin)
+d, p = apsp.floyd_warshall(sps.csr_matrix((W[i, j], (i, j)), shape=W.shape), return_predecessors=True, device=\"cpu\")
+sys.exit(not (np.array_equal(d, r.dist) and np.array_equal(np.where(p < 0, -1, p), r.pred)))"'
+fi
+$g -n 150 -d 10 -t float64 --negative -s 7 -o $T/gn
+$gpu -o $T/gpun $T/gn
+$c -o $T/cpun $T/gn
+expect_true float64-negative-arcs '$BIN/apsp-diff $T/cpun $T/gpun && $BIN/apsp-diff --graph $T/gn $T/gpun'
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 0.5\n2 3 -0.25\n3 2 -0.5\n' | $BIN/mtx2bin -t float64 -o $T/cyc
+expect_status float64-negative-cycle 3 '$gpu -o $T/cyc.out $T/cyc'
+expect_true float64-stats-as-apsp-stats '$gpu --stats $T/gw >$T/s1 && $BIN/apsp-stats $T/cpuw >$T/s2 && cmp -s $T/s1 $T/s2'
+expect_true float64-no-paths '$gpu --no-paths -o $T/np $T/g300 && [ "$($BIN/apsp-info --json $T/np | grep -c pred)" = 0 ] && $BIN/apsp-diff $T/cpu300 $T/np'
+expect_stderr float64-several-gpus-refused 2 'one GPU' '$gpu --gpus 2 -o $T/x $T/g300'
+if command -v compute-sanitizer >/dev/null 2>&1; then
+	sanitized float64-memcheck memcheck $gpu -o $T/san $T/g130
+fi
