@@ -631,6 +631,30 @@ T512 static int32_t first_tight_i32_512(const int32_t *d, int32_t dt, const uint
 	return -1;
 }
 
+/* Floating types: pred gets the first in-list edge k .. end - 1 of t whose
+ * sum d[u] + w is dt exactly, else the closest; WEIGHT is edge k's weight,
+ * PAST whether the sorted list can hold no tight edge from wt on. */
+#define CLOSEST_TIGHT(T, ABS, WEIGHT, PAST)                                     \
+	do {                                                                    \
+		const T *d = drow;                                              \
+		T dt = d[t], best = INFINITY;                                   \
+		for (; k < end; k++) {                                          \
+			const T wt = (WEIGHT);                                  \
+			int32_t u = (int32_t)ie->from[k];                       \
+			if (PAST)                                               \
+				break;                                          \
+			if (d[u] == INFINITY)                                   \
+				continue;                                       \
+			T e = ABS(d[u] + wt - dt);                              \
+			if (e == 0) {                                           \
+				pred = u;                                       \
+				break;                                          \
+			}                                                       \
+			if (e < best)                                           \
+				best = e, pred = u;                             \
+		}                                                               \
+	} while (0)
+
 /* prow[t] for every t from the distances drow of source s. */
 static void derive_row(uint32_t type, uint64_t n, uint64_t s, const void *drow, int32_t *prow,
                        const in_edges *ie, int use512)
@@ -645,45 +669,12 @@ static void derive_row(uint32_t type, uint64_t n, uint64_t s, const void *drow, 
 			pred = use512 ? first_tight_i32_512(d, d[t], ie->from, ie->wbits, k, end)
 			              : first_tight_i32(d, d[t], ie->from, ie->wbits, k, end);
 		} else if (type == ST_FLOAT32) {
-			/* float32: the first exact sum, else the closest */
-			const float *d = drow;
-			float dt = d[t], best = INFINITY;
-			for (; k < end; k++) {
-				float wt;
-				memcpy(&wt, &ie->wbits[k], 4);
-				int32_t u = (int32_t)ie->from[k];
-				if (wt > dt)
-					break;
-				if (d[u] == INFINITY)
-					continue;
-				float e = fabsf(d[u] + wt - dt);
-				if (e == 0) {
-					pred = u;
-					break;
-				}
-				if (e < best)
-					best = e, pred = u;
-			}
+			CLOSEST_TIGHT(float, fabsf, (float)in_weight(type, ie, k), wt > dt);
 		} else {
-			/* float64: the same; the keys are float32 roundings, so
-			 * the search goes on past dt by its rounding */
-			const double *d = drow;
-			double dt = d[t], best = INFINITY;
-			for (; k < end; k++) {
-				double wt = ie->w64[k];
-				int32_t u = (int32_t)ie->from[k];
-				if (past_bound(type, wt, dt + tight_limit(type, dt)))
-					break;
-				if (d[u] == INFINITY)
-					continue;
-				double e = fabs(d[u] + wt - dt);
-				if (e == 0) {
-					pred = u;
-					break;
-				}
-				if (e < best)
-					best = e, pred = u;
-			}
+			/* the keys are float32 roundings: the search goes on past
+			 * dt by its rounding */
+			CLOSEST_TIGHT(double, fabs, ie->w64[k],
+			              past_bound(type, wt, dt + tight_limit(type, dt)));
 		}
 		prow[t] = pred;
 	}

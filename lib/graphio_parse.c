@@ -280,31 +280,25 @@ int gp_alloc_dense(parser *P, uint64_t n)
 		return gp_fail(P, "a %llu x %llu matrix (%.1f MiB): out of memory",
 		            (unsigned long long)npad, (unsigned long long)npad,
 		            (double)npad * npad * es / 1048576);
+	/* every entry unreachable, the diagonal 0 */
+#define FILL(T, m, inf)                                                         \
+	for (uint64_t i = 0; i < npad; i++) {                                   \
+		T *row = (m) + i * npad;                                        \
+		for (uint64_t j = 0; j < npad; j++)                             \
+			row[j] = (inf);                                         \
+		row[i] = 0;                                                     \
+	}
 	if (g->type == ST_INT32) {
 		P->wi = g->w;
-		for (uint64_t i = 0; i < npad; i++) {
-			int32_t *row = P->wi + i * npad;
-			for (uint64_t j = 0; j < npad; j++)
-				row[j] = ST_INF_I32;
-			row[i] = 0;
-		}
+		FILL(int32_t, P->wi, ST_INF_I32)
 	} else if (g->type == ST_FLOAT32) {
 		P->wf = g->w;
-		for (uint64_t i = 0; i < npad; i++) {
-			float *row = P->wf + i * npad;
-			for (uint64_t j = 0; j < npad; j++)
-				row[j] = INFINITY;
-			row[i] = 0;
-		}
+		FILL(float, P->wf, INFINITY)
 	} else {
 		P->wd = g->w;
-		for (uint64_t i = 0; i < npad; i++) {
-			double *row = P->wd + i * npad;
-			for (uint64_t j = 0; j < npad; j++)
-				row[j] = INFINITY;
-			row[i] = 0;
-		}
+		FILL(double, P->wd, INFINITY)
 	}
+#undef FILL
 	return 0;
 }
 

@@ -17,29 +17,11 @@ import scipy.sparse.csgraph as cg  # noqa: E402
 import apsp  # noqa: E402
 from apsp import _memory  # noqa: E402
 
-failed = 0
-tag = "python-apsp(%s)" % DEVICE
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
 
-
-def check(name, cond, why=""):
-    global failed
-    if cond:
-        print("PASS %s: %s" % (tag, name))
-    else:
-        failed += 1
-        print("FAIL %s: %s%s" % (tag, name, ": " + why if why else ""))
-
-
-def raises(name, exc, fn, pattern=""):
-    try:
-        fn()
-    except exc as e:
-        check(name, pattern in str(e), "message %r lacks %r" % (str(e), pattern))
-        return
-    except Exception as e:  # noqa: BLE001 - any other exception is a failure
-        check(name, False, "raised %s: %s" % (type(e).__name__, e))
-        return
-    check(name, False, "nothing raised")
+_c = Checks("python-apsp(%s): " % DEVICE)
+check, raises = _c.check, _c.raises
 
 
 def random_graph(rng, n, density=0.15, negative=False, whole=False):
@@ -190,7 +172,7 @@ check("stats: the summary", summ["n"] == n and summ["pairs"] == int(fin.sum())
 try:
     import networkx as nx
 except ImportError:
-    print("SKIP %s: stats against networkx (no python3-networkx)" % tag)
+    print("SKIP %sstats against networkx (no python3-networkx)" % _c.prefix)
 else:
     G = nx.DiGraph()
     G.add_nodes_from(range(n))
@@ -202,4 +184,4 @@ else:
           all(abs(t["closeness"][v] - cl[v]) <= 1e-12 * (1 + cl[v]) for v in range(n)))
     check("stats: harmonic is networkx's harmonic_centrality",
           all(abs(t["harmonic"][v] - hc[v]) <= 1e-12 * (1 + hc[v]) for v in range(n)))
-sys.exit(1 if failed else 0)
+sys.exit(1 if _c.failed else 0)

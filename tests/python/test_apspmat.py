@@ -17,28 +17,15 @@ import numpy as np  # noqa: E402
 
 import apspmat  # noqa: E402
 
-failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
 
-
-def check(name, cond, why=""):
-    global failed
-    if cond:
-        print("PASS " + name)
-    else:
-        failed += 1
-        print("FAIL %s%s" % (name, ": " + why if why else ""))
+_c = Checks()
+check = _c.check
 
 
 def raises(name, fn, pattern):
-    try:
-        fn()
-    except apspmat.StreamError as e:
-        check(name, pattern in str(e), "message %r lacks %r" % (str(e), pattern))
-        return
-    except Exception as e:  # noqa: BLE001 - any other exception is a failure
-        check(name, False, "raised %s: %s" % (type(e).__name__, e))
-        return
-    check(name, False, "no exception")
+    _c.raises(name, apspmat.StreamError, fn, pattern)
 
 
 def tool(*args, stdin=None):
@@ -191,4 +178,4 @@ else:
     d[d == apspmat.INF_I32] = np.inf
     check("apsp-cpu's distances equal scipy's floyd_warshall", np.array_equal(d, ref))
 
-sys.exit(1 if failed else 0)
+sys.exit(1 if _c.failed else 0)
