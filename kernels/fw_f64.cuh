@@ -1,6 +1,9 @@
 // fw_f64.cuh - the float64 engine's kernels (fw_f64.cu schedules them).
 //
-// One kernel does every block update of a round: C = min(C, A (+) Bk) over
+// A GPU holds a band of block rows of the padded matrix (all of it on one
+// GPU) and, for each round, the pivot block row: its own where the band
+// holds it, else a copy (struct band).  One kernel does every block update
+// of a round: C = min(C, A (+) Bk) over
 // the round's B = 64 pivots, A and Bk staged in shared memory (A
 // transposed, so that a thread reads its rows' A[i][k] side by side), C in
 // registers, 4 x 8 entries a thread, 128 threads a block.  Phase 2 passes
@@ -32,6 +35,19 @@ template <bool MID> constexpr size_t closure_smem()
 	return (size_t)B * (B + 1) * (sizeof(double) + (MID ? sizeof(int32_t) : 0));
 }
 
+// A band of block rows on one GPU: rows block rows from global block row
+// row0, stride ld (npad); pd, pm the round's pivot block row (B rows).
+struct band {
+	double *d;
+	int32_t *m;
+	const double *pd;
+	const int32_t *pm;
+	int64_t ld;
+	int row0, rows, nb, K;
+};
+
+// The pivot block in place: d, m point at the pivot block row (the band's
+// own), its block K.
 template <bool MID>
 __global__ void __launch_bounds__(T * T) closure(double *d, int32_t *m, int64_t ld, int K)
 {
@@ -39,7 +55,7 @@ __global__ void __launch_bounds__(T * T) closure(double *d, int32_t *m, int64_t 
 	double (*c)[B + 1] = reinterpret_cast<double (*)[B + 1]>(smem);
 	int32_t (*cm)[B + 1] = reinterpret_cast<int32_t (*)[B + 1]>(smem + B * (B + 1));
 	const int tx = threadIdx.x % T, ty = threadIdx.x / T;
-	const int64_t base = (int64_t)K * B * ld + (int64_t)K * B;
+	const int64_t base = (int64_t)K * B;
 	for (int r = 0; r < R; r++)
 		for (int q = 0; q < R; q++) {
 			int i = ty * R + r, j = tx * R + q;
@@ -84,9 +100,12 @@ __global__ void __launch_bounds__(T * T) closure(double *d, int32_t *m, int64_t 
 		}
 }
 
-// Which blocks a launch updates: phase 2 (the pivot row and column, 2 nb
-// of them, the pivot's own skipped) or phase 3 (the others).
-enum { PHASE2 = 2, PHASE3 = 3 };
+// Which blocks a launch updates (the pivot's own never):
+//   ROWS   the pivot block row's, blockIdx.x = J (its band: the pivot row);
+//   COLS   the band's blocks of the pivot block column, blockIdx.x = local I;
+//   BOTH   ROWS and COLS in one launch where one band holds everything;
+//   MAIN   the band's other blocks, blockIdx.y = local I, blockIdx.x = J.
+enum { ROWS = 1, COLS = 2, BOTH = 3, MAIN = 4 };
 
 // Shared memory of update<MID, ...>: A transposed and Bk, and their
 // intermediates with MID.
@@ -103,36 +122,48 @@ template <bool MID> constexpr size_t update_smem()
 // integer order of the bits, which is the order of such values: the
 // comparison then runs on the integer units beside the additions on the
 // float64 ones, where fmin() would put both on the float64 units.
-template <bool MID, int PHASE, bool BITS>
-__global__ void __launch_bounds__(UTHREADS) update(double *d, int32_t *m, int64_t ld, int nb, int K)
+template <bool MID, int MODE, bool BITS>
+__global__ void __launch_bounds__(UTHREADS) update(band g)
 {
 	extern __shared__ double smem[];
 	double (*at)[B] = reinterpret_cast<double (*)[B]>(smem);          // at[k][i] = A[i][k]
 	double (*bk)[B] = reinterpret_cast<double (*)[B]>(smem + B * B);
 	int32_t (*amt)[B] = reinterpret_cast<int32_t (*)[B]>(smem + 2 * B * B);
 	int32_t (*bm)[B] = reinterpret_cast<int32_t (*)[B]>(smem + 2 * B * B) + B;
-	int I, J;
-	if (PHASE == PHASE2) {
-		int o = blockIdx.x / 2;
-		if (o == K)
+	const int K = g.K;
+	const int64_t ld = g.ld;
+	int mode = MODE, x = blockIdx.x;
+	if (MODE == BOTH)
+		mode = x % 2 == 0 ? ROWS : COLS, x /= 2;
+	// C, A and Bk as pointers: the pivot row's blocks in pd, the band's in d
+	double *cd;
+	int32_t *cmp;
+	const double *ad, *bd;
+	const int32_t *amp, *bmp;
+	if (mode == ROWS) { /* C = (K, x): a block of the pivot row itself */
+		if (x == K)
 			return;
-		I = blockIdx.x % 2 == 0 ? K : o;
-		J = blockIdx.x % 2 == 0 ? o : K;
+		cd = const_cast<double *>(g.pd) + (int64_t)x * B;
+		cmp = const_cast<int32_t *>(g.pm) + (int64_t)x * B;
+		ad = g.pd + (int64_t)K * B, amp = g.pm + (int64_t)K * B;
+		bd = cd, bmp = cmp;
 	} else {
-		I = blockIdx.y, J = blockIdx.x;
-		if (I == K || J == K)
+		const int I = mode == COLS ? x : (int)blockIdx.y, J = mode == COLS ? K : x;
+		if (g.row0 + I == K || (mode == MAIN && J == K))
 			return;
+		cd = g.d + (int64_t)I * B * ld + (int64_t)J * B;
+		cmp = g.m + (int64_t)I * B * ld + (int64_t)J * B;
+		ad = g.d + (int64_t)I * B * ld + (int64_t)K * B;
+		amp = g.m + (int64_t)I * B * ld + (int64_t)K * B;
+		bd = g.pd + (int64_t)J * B, bmp = g.pm + (int64_t)J * B;
 	}
-	const int64_t cb = (int64_t)I * B * ld + (int64_t)J * B;
-	const int64_t ab = (int64_t)I * B * ld + (int64_t)K * B;
-	const int64_t bb = (int64_t)K * B * ld + (int64_t)J * B;
-	for (int x = threadIdx.x; x < B * B; x += UTHREADS) {
-		int i = x / B, j = x % B;
-		at[j][i] = d[ab + i * ld + j];
-		bk[i][j] = d[bb + i * ld + j];
+	for (int y = threadIdx.x; y < B * B; y += UTHREADS) {
+		int i = y / B, j = y % B;
+		at[j][i] = ad[i * ld + j];
+		bk[i][j] = bd[i * ld + j];
 		if (MID) {
-			amt[j][i] = m[ab + i * ld + j];
-			bm[i][j] = m[bb + i * ld + j];
+			amt[j][i] = amp[i * ld + j];
+			bm[i][j] = bmp[i * ld + j];
 		}
 	}
 	const int tx = threadIdx.x % UX, ty = threadIdx.x / UX;
@@ -140,9 +171,9 @@ __global__ void __launch_bounds__(UTHREADS) update(double *d, int32_t *m, int64_
 	int32_t cm[UR][UC];
 	for (int r = 0; r < UR; r++)
 		for (int q = 0; q < UC; q++) {
-			c[r][q] = d[cb + (ty * UR + r) * ld + tx + UX * q];
+			c[r][q] = cd[(ty * UR + r) * ld + tx + UX * q];
 			if (MID)
-				cm[r][q] = m[cb + (ty * UR + r) * ld + tx + UX * q];
+				cm[r][q] = cmp[(ty * UR + r) * ld + tx + UX * q];
 		}
 	__syncthreads();
 	const int kbase = K * B;
@@ -183,18 +214,19 @@ __global__ void __launch_bounds__(UTHREADS) update(double *d, int32_t *m, int64_
 	}
 	for (int r = 0; r < UR; r++)
 		for (int q = 0; q < UC; q++) {
-			d[cb + (ty * UR + r) * ld + tx + UX * q] = c[r][q];
+			cd[(ty * UR + r) * ld + tx + UX * q] = c[r][q];
 			if (MID)
-				m[cb + (ty * UR + r) * ld + tx + UX * q] = cm[r][q];
+				cmp[(ty * UR + r) * ld + tx + UX * q] = cm[r][q];
 		}
 }
 
-// The padded matrix before the rounds: +inf off the diagonal, 0 on it.
-__global__ void pad_fill(double *d, int32_t *m, int64_t npad)
+// A band of rows rows from row r0 of the padded matrix before the rounds:
+// +inf off the diagonal, 0 on it.
+__global__ void pad_fill(double *d, int32_t *m, int64_t npad, int64_t r0, int64_t rows)
 {
 	int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-	for (; x < npad * npad; x += (int64_t)gridDim.x * blockDim.x) {
-		d[x] = x / npad == x % npad ? 0.0 : __longlong_as_double(0x7ff0000000000000LL);
+	for (; x < rows * npad; x += (int64_t)gridDim.x * blockDim.x) {
+		d[x] = r0 + x / npad == x % npad ? 0.0 : __longlong_as_double(0x7ff0000000000000LL);
 		if (m)
 			m[x] = -1;
 	}
@@ -205,15 +237,17 @@ enum { FOUND_NAN = 1, FOUND_NEG_INF = 2, FOUND_NEGATIVE = 4 };
 // fwm_solve's flags (fw_matrix.h), repeated for the kernels.
 enum { NULL_VALUES = 1, UNDIRECTED = 2, UNWEIGHTED = 4 };
 
-// The weights as uploaded (n x n at stride npad) made ready for the
-// rounds: no edge (+inf) where flags say so, 1 for every edge when
-// unweighted, the diagonal 0; found gets FOUND_* bits.
-__global__ void prepare(double *d, int64_t npad, int64_t n, int flags, unsigned *found)
+// The weights as uploaded (rows rows of n from row r0 of the graph, at
+// stride npad) made ready for the rounds: no edge (+inf) where flags say
+// so, 1 for every edge when unweighted, the diagonal 0; found gets FOUND_*
+// bits.
+__global__ void prepare(double *d, int64_t npad, int64_t n, int64_t r0, int64_t rows, int flags,
+                        unsigned *found)
 {
 	const double inf = __longlong_as_double(0x7ff0000000000000LL);
 	unsigned f = 0;
 	int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-	for (; x < n * n; x += (int64_t)gridDim.x * blockDim.x) {
+	for (; x < rows * n; x += (int64_t)gridDim.x * blockDim.x) {
 		const int64_t i = x / n, j = x % n;
 		double v = d[i * npad + j];
 		if (flags & NULL_VALUES) {
@@ -228,7 +262,7 @@ __global__ void prepare(double *d, int64_t npad, int64_t n, int flags, unsigned 
 			v = 1;
 		if (v == 0)
 			v = 0; /* no -0: its bits would sort below every other value */
-		if (i == j)
+		if (r0 + i == j)
 			v = 0;
 		else if (v < 0)
 			f |= FOUND_NEGATIVE;

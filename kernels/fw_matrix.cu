@@ -1,5 +1,7 @@
 // fw_matrix.cu - fwm_solve (fw_matrix.h): the host matrix padded onto the
 // device, the rounds of fw_f64.cuh's kernels, the results back.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -53,72 +55,165 @@ extern "C" void fwm_times(double *up_ms, double *kernel_ms, double *down_ms)
 	*up_ms = times_ms[0], *kernel_ms = times_ms[1], *down_ms = times_ms[2];
 }
 
+// One GPU's part of a run: its band of block rows, the pivot block row's
+// copy where the band does not hold it, its stream, and an event after its
+// round (the next round's pivot row may not overwrite the copy before).
+struct gpu {
+	int dev;
+	int row0, rows;     /* block rows */
+	double *d, *pd;     /* the band; the pivot row copy (NULL with one GPU) */
+	int32_t *m, *pm;
+	cudaStream_t s;
+	cudaEvent_t done, ready; /* its round done; (owner) the pivot row sent */
+};
+
 template <bool MID, bool BITS>
-static cudaError_t rounds(double *d, int32_t *m, int64_t npad, cudaStream_t s)
+static cudaError_t kernel_attributes()
 {
-	const int nb = (int)(npad / f64::B), threads = f64::T * f64::T, uthreads = f64::UTHREADS;
 	cudaError_t e;
+	const int up = (int)f64::update_smem<MID>();
 	if ((e = cudaFuncSetAttribute(f64::closure<MID>, cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                              (int)f64::closure_smem<MID>())) != cudaSuccess ||
-	    (e = cudaFuncSetAttribute(f64::update<MID, f64::PHASE2, BITS>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                              (int)f64::update_smem<MID>())) != cudaSuccess ||
-	    (e = cudaFuncSetAttribute(f64::update<MID, f64::PHASE3, BITS>,
-	                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                              (int)f64::update_smem<MID>())) != cudaSuccess)
+	    (e = cudaFuncSetAttribute(f64::update<MID, f64::ROWS, BITS>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, up)) != cudaSuccess ||
+	    (e = cudaFuncSetAttribute(f64::update<MID, f64::COLS, BITS>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, up)) != cudaSuccess ||
+	    (e = cudaFuncSetAttribute(f64::update<MID, f64::BOTH, BITS>,
+	                              cudaFuncAttributeMaxDynamicSharedMemorySize, up)) != cudaSuccess)
 		return e;
-	for (int K = 0; K < nb; K++) {
-		f64::closure<MID><<<1, threads, f64::closure_smem<MID>(), s>>>(d, m, npad, K);
-		if (nb > 1) {
-			f64::update<MID, f64::PHASE2, BITS><<<2 * nb, uthreads, f64::update_smem<MID>(), s>>>(
-			        d, m, npad, nb, K);
-			f64::update<MID, f64::PHASE3, BITS>
-			        <<<dim3(nb, nb), uthreads, f64::update_smem<MID>(), s>>>(d, m, npad, nb, K);
-		}
-		if ((e = cudaGetLastError()) != cudaSuccess)
+	return cudaFuncSetAttribute(f64::update<MID, f64::MAIN, BITS>,
+	                            cudaFuncAttributeMaxDynamicSharedMemorySize, up);
+}
+
+// The rounds over the bands of ng GPUs: the pivot block row's GPU closes
+// the pivot block and updates the pivot row, copies the row to the others,
+// then every GPU updates its blocks of the pivot column and the rest.
+template <bool MID, bool BITS>
+static cudaError_t rounds(gpu *g, int ng, int64_t npad)
+{
+	const int nb = (int)(npad / f64::B), threads = f64::T * f64::T, ut = f64::UTHREADS;
+	const size_t up = f64::update_smem<MID>(), rowd = (size_t)f64::B * npad;
+	cudaError_t e;
+	for (int x = 0; x < ng; x++)
+		if ((e = cudaSetDevice(g[x].dev)) != cudaSuccess ||
+		    (e = kernel_attributes<MID, BITS>()) != cudaSuccess)
 			return e;
+	for (int K = 0; K < nb; K++) {
+		int o = 0;
+		while (K >= g[o].row0 + g[o].rows)
+			o++;
+		gpu &w = g[o];
+		double *prow = w.d + (int64_t)(K - w.row0) * rowd;
+		int32_t *pmrow = MID ? w.m + (int64_t)(K - w.row0) * rowd : NULL;
+		cudaSetDevice(w.dev);
+		for (int x = 0; x < ng && K > 0; x++)
+			if (x != o && (e = cudaStreamWaitEvent(w.s, g[x].done, 0)) != cudaSuccess)
+				return e;
+		f64::closure<MID><<<1, threads, f64::closure_smem<MID>(), w.s>>>(prow, pmrow, npad, K);
+		f64::band b = {w.d, w.m, prow, pmrow, npad, w.row0, w.rows, nb, K};
+		if (ng == 1) {
+			f64::update<MID, f64::BOTH, BITS><<<2 * nb, ut, up, w.s>>>(b);
+			f64::update<MID, f64::MAIN, BITS><<<dim3(nb, w.rows), ut, up, w.s>>>(b);
+			if ((e = cudaGetLastError()) != cudaSuccess)
+				return e;
+			continue;
+		}
+		f64::update<MID, f64::ROWS, BITS><<<nb, ut, up, w.s>>>(b);
+		for (int x = 0; x < ng; x++)
+			if (x != o && ((e = cudaMemcpyPeerAsync(g[x].pd, g[x].dev, prow, w.dev,
+			                                        rowd * sizeof(double), w.s)) != cudaSuccess ||
+			               (MID && (e = cudaMemcpyPeerAsync(g[x].pm, g[x].dev, pmrow, w.dev,
+			                                                rowd * sizeof(int32_t), w.s)) != cudaSuccess)))
+				return e;
+		if ((e = cudaEventRecord(w.ready, w.s)) != cudaSuccess)
+			return e;
+		for (int x = 0; x < ng; x++) {
+			gpu &v = g[x];
+			cudaSetDevice(v.dev);
+			if (x != o && (e = cudaStreamWaitEvent(v.s, w.ready, 0)) != cudaSuccess)
+				return e;
+			f64::band c = {v.d, v.m, x == o ? prow : v.pd, x == o ? pmrow : v.pm, npad,
+			               v.row0, v.rows, nb, K};
+			f64::update<MID, f64::COLS, BITS><<<v.rows, ut, up, v.s>>>(c);
+			f64::update<MID, f64::MAIN, BITS><<<dim3(nb, v.rows), ut, up, v.s>>>(c);
+			if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(v.done, v.s)) != cudaSuccess)
+				return e;
+		}
 	}
 	return cudaSuccess;
 }
-
-// Whether n fits in the device's free memory; else the message.
-static int fits(uint64_t n, int paths, char *err, size_t errlen)
+// Whether a band of rows block rows (of npad) and a pivot row copy fit in
+// the device's free memory; else the message, with the largest n that fits
+// on ng such devices.
+static int fits(uint64_t n, int64_t npad, int rows, int ng, int paths, char *err, size_t errlen)
 {
 	size_t free_b = 0, total = 0;
 	cudaError_t e = cudaMemGetInfo(&free_b, &total);
 	if (e != cudaSuccess)
 		return failf(err, errlen, "cudaMemGetInfo: %s", cudaGetErrorString(e));
 	const double per = 8.0 + (paths ? 4.0 : 0.0), room = (double)free_b * 0.97;
-	uint64_t npad = (n + f64::B - 1) / f64::B * f64::B;
-	if (per * (double)npad * (double)npad <= room)
+	const double need = per * (double)npad * ((double)rows * f64::B + (ng > 1 ? f64::B : 0));
+	if (need <= room)
 		return 0;
-	uint64_t most = (uint64_t)std::sqrt(room / per) / f64::B * f64::B;
-	return failf(err, errlen, "n = %llu needs about %.1f GiB on the GPU, %.1f GiB are free: "
-	             "at most n = %llu fits", (unsigned long long)n,
-	             per * (double)npad * (double)npad / (1 << 30), (double)free_b / (1 << 30),
-	             (unsigned long long)most);
+	uint64_t most = (uint64_t)std::sqrt(room * ng / per) / f64::B * f64::B;
+	return failf(err, errlen, "n = %llu needs about %.1f GiB on each of %d GPU%s, %.1f GiB are "
+	             "free: at most n = %llu fits", (unsigned long long)n, need / (1 << 30), ng,
+	             ng > 1 ? "s" : "", (double)free_b / (1 << 30), (unsigned long long)most);
+}
+
+// The bands' rows between the host matrix host (n x n, stride n) and the
+// devices, up or down.
+static cudaError_t copy_rows(gpu *g, int ng, void *host, uint64_t n, int64_t npad, int up)
+{
+	const size_t row = n * sizeof(double), prow = (size_t)npad * sizeof(double);
+	for (int x = 0; x < ng; x++) {
+		const uint64_t r0 = (uint64_t)g[x].row0 * f64::B;
+		if (r0 >= n)
+			continue;
+		const uint64_t r1 = r0 + (uint64_t)g[x].rows * f64::B, rows = (r1 < n ? r1 : n) - r0;
+		char *h = (char *)host + r0 * row;
+		cudaError_t e = cudaSetDevice(g[x].dev);
+		if (e == cudaSuccess)
+			e = up ? cudaMemcpy2D(g[x].d, prow, h, row, row, rows, cudaMemcpyHostToDevice)
+			       : cudaMemcpy2D(h, row, g[x].d, prow, row, rows, cudaMemcpyDeviceToHost);
+		if (e != cudaSuccess)
+			return e;
+	}
+	return cudaSuccess;
 }
 
 // The weights up, padded and prepared (FWM_* flags); where one is
 // negative, back to the host to look for a negative cycle: 1 with
 // *cycle_vertex, 0 ready, -1 an error.
-static int upload(const void *graph, void *dist, double *d, int32_t *m, uint64_t n,
-                  int64_t npad, int flags, int64_t *cycle_vertex, int *negative, char *err,
-                  size_t errlen)
+static int upload(gpu *g, int ng, const void *graph, void *dist, uint64_t n, int64_t npad,
+                  int flags, int64_t *cycle_vertex, int *negative, char *err, size_t errlen)
 {
-	const size_t row = n * sizeof(double), prow = (size_t)npad * sizeof(double);
-	unsigned *found = NULL, f = 0;
+	unsigned f = 0;
 	int rc = -1;
-	CK(cudaMalloc(&found, sizeof *found));
-	CK(cudaMemset(found, 0, sizeof *found));
-	f64::pad_fill<<<1024, 256>>>(d, m, npad);
-	CK(cudaGetLastError());
-	CK(cudaMemcpy2D(d, prow, graph, row, row, n, cudaMemcpyHostToDevice));
-	f64::prepare<<<1024, 256>>>(d, npad, (int64_t)n, flags, found);
-	if (flags & FWM_UNDIRECTED)
-		f64::symmetric<<<1024, 256>>>(d, npad, (int64_t)n);
-	CK(cudaGetLastError());
-	CK(cudaMemcpy(&f, found, sizeof f, cudaMemcpyDeviceToHost));
+	for (int x = 0; x < ng; x++) {
+		CK(cudaSetDevice(g[x].dev));
+		f64::pad_fill<<<1024, 256>>>(g[x].d, g[x].m, npad, (int64_t)g[x].row0 * f64::B,
+		                             (int64_t)g[x].rows * f64::B);
+		CK(cudaGetLastError());
+	}
+	CK(copy_rows(g, ng, const_cast<void *>(graph), n, npad, 1));
+	for (int x = 0; x < ng; x++) {
+		unsigned *found = NULL, fx = 0;
+		const int64_t r0 = (int64_t)g[x].row0 * f64::B;
+		const int64_t rows = r0 >= (int64_t)n ? 0 : std::min((int64_t)g[x].rows * f64::B, (int64_t)n - r0);
+		CK(cudaSetDevice(g[x].dev));
+		CK(cudaMalloc(&found, sizeof *found));
+		CK(cudaMemset(found, 0, sizeof *found));
+		f64::prepare<<<1024, 256>>>(g[x].d, npad, (int64_t)n, r0, rows, flags, found);
+		if (flags & FWM_UNDIRECTED)
+			f64::symmetric<<<1024, 256>>>(g[x].d, npad, (int64_t)n);
+		cudaError_t e = cudaGetLastError();
+		if (e == cudaSuccess)
+			e = cudaMemcpy(&fx, found, sizeof fx, cudaMemcpyDeviceToHost);
+		cudaFree(found);
+		CK(e);
+		f |= fx;
+	}
 	if (f & f64::FOUND_NAN) {
 		failf(err, errlen, "an edge weight is NaN");
 		goto out;
@@ -133,7 +228,7 @@ static int upload(const void *graph, void *dist, double *d, int32_t *m, uint64_t
 		st_header h;
 		sv_plan plan;
 		st_error se;
-		CK(cudaMemcpy2D(dist, row, d, prow, row, n, cudaMemcpyDeviceToHost));
+		CK(copy_rows(g, ng, dist, n, npad, 0));
 		memset(&h, 0, sizeof h);
 		h.n = n, h.npad = n, h.type = ST_FLOAT64;
 		rc = sv_prepare(&h, dist, dist, NULL, 0, &plan, &se);
@@ -143,19 +238,75 @@ static int upload(const void *graph, void *dist, double *d, int32_t *m, uint64_t
 			failf(err, errlen, "%s", se.msg);
 	}
 out:
-	cudaFree(found);
 	return rc;
 }
 
+static double now_ms(void)
+{
+	return std::chrono::duration<double, std::milli>(
+	               std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Bands of block rows for ng GPUs from device, their memory and streams.
+static int bands(gpu *g, int ng, int device, int64_t npad, uint64_t n, int paths, char *err,
+                 size_t errlen)
+{
+	const int nb = (int)(npad / f64::B);
+	const size_t rowd = (size_t)f64::B * npad;
+	int rc = -1;
+	for (int x = 0; x < ng; x++) {
+		gpu &v = g[x];
+		v.dev = device + x;
+		v.row0 = (int)((int64_t)nb * x / ng), v.rows = (int)((int64_t)nb * (x + 1) / ng) - v.row0;
+		CK(cudaSetDevice(v.dev));
+		if (fits(n, npad, v.rows, ng, paths, err, errlen))
+			goto out;
+		for (int y = 0; y < ng; y++) {
+			int can = 0;
+			if (y != x && cudaDeviceCanAccessPeer(&can, v.dev, device + y) == cudaSuccess && can)
+				cudaDeviceEnablePeerAccess(device + y, 0); /* (already enabled: fine) */
+		}
+		cudaGetLastError();
+		CK(cudaStreamCreateWithFlags(&v.s, cudaStreamNonBlocking));
+		CK(cudaEventCreateWithFlags(&v.done, cudaEventDisableTiming));
+		CK(cudaEventCreateWithFlags(&v.ready, cudaEventDisableTiming));
+		CK(cudaMalloc(&v.d, (size_t)v.rows * rowd * sizeof(double)));
+		if (paths)
+			CK(cudaMalloc(&v.m, (size_t)v.rows * rowd * sizeof(int32_t)));
+		if (ng > 1) {
+			CK(cudaMalloc(&v.pd, rowd * sizeof(double)));
+			if (paths)
+				CK(cudaMalloc(&v.pm, rowd * sizeof(int32_t)));
+		}
+	}
+	rc = 0;
+out:
+	return rc;
+}
+
+static void bands_free(gpu *g, int ng)
+{
+	for (int x = 0; x < ng; x++) {
+		cudaSetDevice(g[x].dev);
+		cudaFree(g[x].d), cudaFree(g[x].m), cudaFree(g[x].pd), cudaFree(g[x].pm);
+		if (g[x].s)
+			cudaStreamDestroy(g[x].s);
+		if (g[x].done)
+			cudaEventDestroy(g[x].done);
+		if (g[x].ready)
+			cudaEventDestroy(g[x].ready);
+	}
+}
+
 extern "C" int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dist,
-                         int32_t *pred, int flags, int device, int64_t *cycle_vertex,
+                         int32_t *pred, int flags, int device, int gpus, int64_t *cycle_vertex,
                          char *err, size_t errlen)
 {
-	double *d = NULL;
-	int32_t *m = NULL;
-	cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
-	int rc = -1, negative = 1, bits = 0;
+	gpu g[FWM_MAX_GPUS];
+	int rc = -1, negative = 1, bits = 0, count = 0;
+	double t0 = now_ms(), t1, t2;
 
+	memset(g, 0, sizeof g);
 	*cycle_vertex = -1;
 	times_ms[0] = times_ms[1] = times_ms[2] = 0;
 	if (type != ST_FLOAT64)
@@ -163,49 +314,53 @@ extern "C" int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dis
 	if (n == 0)
 		return 0;
 	const int64_t npad = (int64_t)((n + f64::B - 1) / f64::B * f64::B);
-	const size_t row = n * sizeof(double), prow = (size_t)npad * sizeof(double);
-	CK(cudaSetDevice(device));
-	if (fits(n, pred != NULL, err, errlen))
-		return -1;
-	for (int i = 0; i < 4; i++)
-		CK(cudaEventCreate(&ev[i]));
-	CK(cudaEventRecord(ev[0], 0));
-	CK(cudaMalloc(&d, (size_t)npad * npad * sizeof(double)));
-	if (pred)
-		CK(cudaMalloc(&m, (size_t)npad * npad * sizeof(int32_t)));
-	if ((rc = upload(graph, dist, d, m, n, npad, flags, cycle_vertex, &negative, err, errlen)) != 0)
+	const int ng = std::max(1, std::min(gpus, (int)(npad / f64::B)));
+	if (gpus > FWM_MAX_GPUS)
+		return failf(err, errlen, "at most %d GPUs", FWM_MAX_GPUS);
+	if (ng > 1 && (flags & FWM_UNDIRECTED))
+		return failf(err, errlen, "undirected graphs are read on one GPU");
+	if (cudaGetDeviceCount(&count) != cudaSuccess || device + ng > count)
+		return failf(err, errlen, "GPUs %d to %d asked for, %d present", device, device + ng - 1,
+		             count);
+	if (bands(g, ng, device, npad, n, pred != NULL, err, errlen) ||
+	    (rc = upload(g, ng, graph, dist, n, npad, flags, cycle_vertex, &negative, err, errlen)) != 0)
 		goto out;
 	rc = -1;
-	CK(cudaEventRecord(ev[1], 0));
+	for (int x = 0; x < ng; x++) {
+		CK(cudaSetDevice(g[x].dev));
+		CK(cudaDeviceSynchronize());
+	}
+	t1 = now_ms();
 	/* APSP_F64_BITS=0: benchmarks, the minima as fmin() alone */
 	bits = !negative && !(getenv("APSP_F64_BITS") && !strcmp(getenv("APSP_F64_BITS"), "0"));
 	if (pred)
-		CK((rounds<true, false>(d, m, npad, 0)));
+		CK((rounds<true, false>(g, ng, npad)));
 	else if (bits)
-		CK((rounds<false, true>(d, m, npad, 0)));
+		CK((rounds<false, true>(g, ng, npad)));
 	else
-		CK((rounds<false, false>(d, m, npad, 0)));
-	CK(cudaEventRecord(ev[2], 0));
-	CK(cudaMemcpy2D(dist, row, d, prow, row, n, cudaMemcpyDeviceToHost));
-	if (pred)
-		CK(cudaMemcpy2D(pred, n * 4, m, (size_t)npad * 4, n * 4, n, cudaMemcpyDeviceToHost));
+		CK((rounds<false, false>(g, ng, npad)));
+	for (int x = 0; x < ng; x++) {
+		CK(cudaSetDevice(g[x].dev));
+		CK(cudaDeviceSynchronize());
+	}
+	t2 = now_ms();
+	CK(copy_rows(g, ng, dist, n, npad, 0));
+	for (int x = 0; pred && x < ng; x++) {
+		const uint64_t r0 = (uint64_t)g[x].row0 * f64::B;
+		if (r0 >= n)
+			continue;
+		const uint64_t r1 = std::min(r0 + (uint64_t)g[x].rows * f64::B, n);
+		CK(cudaSetDevice(g[x].dev));
+		CK(cudaMemcpy2D(pred + r0 * n, n * 4, g[x].m, (size_t)npad * 4, n * 4, r1 - r0,
+		                cudaMemcpyDeviceToHost));
+	}
 	if (pred && fw_textbook_preds(type, n, dist, pred, 0)) {
 		failf(err, errlen, "out of memory for the predecessors");
 		goto out;
 	}
-	CK(cudaEventRecord(ev[3], 0));
-	CK(cudaEventSynchronize(ev[3]));
-	for (int i = 0; i < 3; i++) {
-		float ms = 0;
-		CK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
-		times_ms[i] = ms;
-	}
+	times_ms[0] = t1 - t0, times_ms[1] = t2 - t1, times_ms[2] = now_ms() - t2;
 	rc = 0;
 out:
-	for (int i = 0; i < 4; i++)
-		if (ev[i])
-			cudaEventDestroy(ev[i]);
-	cudaFree(d);
-	cudaFree(m);
+	bands_free(g, ng < 1 ? 1 : ng);
 	return rc;
 }

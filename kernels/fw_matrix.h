@@ -24,7 +24,9 @@ enum {
 	FWM_CHECKED = 8,     /* the caller has looked for negative cycles (sv_prepare) */
 };
 
-/* All pairs on device number device: graph (n x n, stride n) holds the
+/* All pairs on devices device .. device + gpus - 1 (gpus <= 1: one; at most
+ * one a block row of 64), each holding a band of rows, the pivot rows
+ * copied between them every round: graph (n x n, stride n) holds the
  * weights of type, which must be ST_FLOAT64 (+inf: no edge; the diagonal
  * is ignored, taken as 0, as scipy does), read as flags say; dist (n x n,
  * which may be graph itself) receives the distances; pred, when not NULL,
@@ -34,13 +36,17 @@ enum {
  * when there is a negative cycle (*cycle_vertex is on it; dist then holds
  * the prepared weights); -1 on error (a NaN or -infinity weight, too large
  * for the device: the message names the largest n that fits, a CUDA
- * error).  The CUDA context is made by the first call and kept for the
- * next ones. */
+ * error; FWM_UNDIRECTED on more than one GPU).  The CUDA contexts are made
+ * by the first call and kept for the next ones. */
 int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
-              int flags, int device, int64_t *cycle_vertex, char *err, size_t errlen);
+              int flags, int device, int gpus, int64_t *cycle_vertex, char *err, size_t errlen);
 
-/* The last fwm_solve()'s times in milliseconds: the graph up and prepared,
- * the rounds (CUDA events), the results down with the predecessors made. */
+/* The most GPUs fwm_solve() takes. */
+#define FWM_MAX_GPUS 16
+
+/* The last fwm_solve()'s times in milliseconds, on the host's clock with
+ * the devices synchronized: the graph up and prepared, the rounds, the
+ * results down with the predecessors made. */
 void fwm_times(double *up_ms, double *kernel_ms, double *down_ms);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #include "checkpoint.h"
 #include "engine.h"
 #include "gpu64.h"
+#include "fw_matrix.h"
 #include "ranks.h"
 #include "fw.h"
 #include "fw_gpu.h"
@@ -656,10 +657,14 @@ int main(int argc, char **argv)
 	o.type = (int)head.type;
 	const uint64_t n = head.n;
 	if (head.type == ST_FLOAT64) {
-		if (nproc > 1 || gpus > 1)
-			tool_die("%s: float64 streams run on one GPU (no --gpus, no mpirun)",
+		if (nproc > 1)
+			tool_die("%s: float64 streams run in one process (--gpus N, not mpirun)",
 			         tool_input_name(input));
-		gpu64_solve(r, &in, input, out, sout, &ch.form, o.paths, o.device, threads);
+		/* as for the other types: all from GPUS_FROM on, else one */
+		const int there = fwm_device_count(NULL, 0) - o.device;
+		gpu64_solve(r, &in, input, out, sout, &ch.form, o.paths, o.device,
+		            gpus < 0 || (gpus == 0 && n >= GPUS_FROM) ? (there > 1 ? there : 1)
+		            : gpus > 1 ? gpus : 1, threads);
 		st_header_free(&in);
 		return EXIT_OK;
 	}

@@ -8,7 +8,7 @@
 #include "tool.h"
 
 void gpu64_solve(st_reader *r, st_header *in, const char *input, int out, FILE *sout,
-                 const struct stats_form *form, int paths, int device, int threads)
+                 const struct stats_form *form, int paths, int device, int gpus, int threads)
 {
 	const uint64_t n = in->n;
 	const int in_place = in->npad == n;
@@ -40,13 +40,14 @@ void gpu64_solve(st_reader *r, st_header *in, const char *input, int out, FILE *
 	tool_progress_stage("solving on the GPU");
 	char msg[256];
 	int64_t cycle;
-	if (fwm_solve(ST_FLOAT64, n, dist, dist, pred, FWM_CHECKED, device, &cycle, msg, sizeof msg))
-		tool_die("GPU %d: %s", device, msg);
+	if (fwm_solve(ST_FLOAT64, n, dist, dist, pred, FWM_CHECKED, device, gpus, &cycle, msg,
+	              sizeof msg))
+		tool_die("%s", msg);
 	double up, ker, down, relax = (double)n * n * n;
 	fwm_times(&up, &ker, &down);
-	tool_info("n %llu, float64%s, GPU %d (the float64 engine, textbook predecessors): "
+	tool_info("n %llu, float64%s, %d GPU%s from %d (the float64 engine, textbook predecessors): "
 	          "kernels %.1f ms (%.3g relaxations/s), up %.1f ms, down %.1f ms; whole %.3f s",
-	          (unsigned long long)n, paths ? ", paths" : "", device, ker,
+	          (unsigned long long)n, paths ? ", paths" : "", gpus, gpus > 1 ? "s" : "", device, ker,
 	          ker > 0 ? relax / (ker / 1e3) : 0.0, up, down, tool_now() - t0);
 	tool_progress_stage(sout ? "folding the statistics" : "writing the result");
 	if (sout)

@@ -1,5 +1,5 @@
 /* gpu64.h - apsp-gpu on float64 streams: the graph read whole and checked
- * on the host (sv_prepare), solved on one GPU, in core, by the float64
+ * on the host (sv_prepare), solved on gpus GPUs (bands of rows), in core, by the float64
  * engine of the GPU library (kernels/fw_matrix.h; predecessors as the
  * textbook order picks them), the result or the statistics written. */
 #ifndef APSP_GPU64_H
@@ -13,6 +13,6 @@
 /* r is open on the input, in its header; out the result's descriptor, or
  * sout the statistics' stream with form (--stats).  Dies on any failure. */
 void gpu64_solve(st_reader *r, st_header *in, const char *input, int out, FILE *sout,
-                 const struct stats_form *form, int paths, int device, int threads);
+                 const struct stats_form *form, int paths, int device, int gpus, int threads);
 
 #endif

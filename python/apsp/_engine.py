@@ -54,7 +54,7 @@ def solve(dist, paths, device, threads, graph=None, flags=0):
         msg = ctypes.create_string_buffer(256)
         src = dist if graph is None else graph
         rc = lib.fwm_solve(ST_FLOAT64, n, src.ctypes.data, dist.ctypes.data, pred_ptr, flags, 0,
-                           ctypes.byref(cycle), msg, 256)
+                           1, ctypes.byref(cycle), msg, 256)
         text = msg.value.decode("utf-8", "replace")
     else:
         lib = _lib.cpu()

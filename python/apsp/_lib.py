@@ -86,7 +86,8 @@ def gpu():
     lib.fwm_device_count.restype = ctypes.c_int
     lib.fwm_solve.argtypes = [ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p,
                               ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
-                              ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p, ctypes.c_size_t]
+                              ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p,
+                              ctypes.c_size_t]
     lib.fwm_solve.restype = ctypes.c_int
     d = ctypes.POINTER(ctypes.c_double)
     lib.fwm_times.argtypes = [d, d, d]
