@@ -65,7 +65,7 @@ def solve(dist, paths, device, threads, graph=None, flags=0):
     if rc == 1:
         raise NegativeCycleError("Negative cycle through vertex %d" % cycle.value, cycle.value)
     if rc != 0:
-        if "out of memory" in text:
+        if "out of memory" in text or "at most n =" in text:
             raise MemoryError(text)
         raise ValueError(text)
     if paths:
