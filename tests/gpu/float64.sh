@@ -60,6 +60,16 @@ if [ "$count" -ge 2 ]; then
 else
 	expect_stderr float64-gpus-beyond-the-machine 2 'present' '$gpu --gpus 2 -o $T/x $T/g300'
 fi
+expect_stderr float64-too-large-for-the-device 2 'at most n = ' 'APSP_DEVICE_MEMORY=1000000 $gpu -o $T/x $T/g300'
+if find_python numpy; then
+	expect_true float64-python-too-large-for-the-device 'APSP_DEVICE_MEMORY=1000000 "$py" -c "
+import sys; sys.path.insert(0, \"$TOP/python\"); import apsp, numpy as np
+try:
+    apsp.floyd_warshall(np.ones((300, 300)), device=\"gpu\")
+except MemoryError as e:
+    sys.exit(0 if \"at most n = \" in str(e) else 1)
+sys.exit(1)"'
+fi
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	sanitized float64-memcheck memcheck $gpu -o $T/san $T/g130
 fi
