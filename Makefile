@@ -213,7 +213,7 @@ build/tools/apsp-gpu.o build/tools/gpu64.o: build/tools/%.o: tools/%.c $(wildcar
 build/libapsp-gpu.so.$(LIB_VERSION): kernels/fw_matrix.cu kernels/fw_f64.cuh kernels/fw_matrix.h build/libapsp.so.$(LIB_VERSION)
 	ln -sf libapsp.so.$(LIB_VERSION) build/libapsp.so.$(SOMAJOR)
 	$(NVCC) $(NVCCFLAGS) -shared -Xcompiler -fPIC -Xlinker -soname=libapsp-gpu.so.$(SOMAJOR) \
-		-o $@ $< -Lbuild -l:libapsp.so.$(SOMAJOR) -Xlinker -rpath='$$ORIGIN'
+		-o $@ $< -Lbuild -l:libapsp.so.$(SOMAJOR) -lgomp -Xlinker -rpath='$$ORIGIN'
 
 bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o build/libapsp.a
 	@mkdir -p $(@D)

@@ -165,21 +165,93 @@ static int fits(uint64_t n, int64_t npad, int rows, int ng, int paths, char *err
 	             ng > 1 ? "s" : "", (double)free_b / (1 << 30), (unsigned long long)most);
 }
 
-// The bands' rows between the host matrix host (n x n, stride n) and the
-// devices, up or down.
-static cudaError_t copy_rows(gpu *g, int ng, void *host, uint64_t n, int64_t npad, int up)
+// Rows between the caller's pageable memory and a device go through two
+// page-locked buffers, kept for the process: the device copies one while
+// every core copies the other between it and the caller's rows (CUDA's own
+// path for pageable memory is one thread, and it takes the page faults of
+// a fresh array one by one).
+#define STAGE_BYTES ((size_t)64 << 20)
+static void *stage[2];
+
+static cudaError_t stage_alloc(void)
 {
-	const size_t row = n * sizeof(double), prow = (size_t)npad * sizeof(double);
+	for (int b = 0; b < 2; b++)
+		if (!stage[b]) {
+			cudaError_t e = cudaHostAlloc(&stage[b], STAGE_BYTES, cudaHostAllocPortable);
+			if (e != cudaSuccess)
+				return e;
+		}
+	return cudaSuccess;
+}
+
+static void host_rows(char *dst, size_t dpitch, const char *src, size_t spitch, size_t width,
+                      uint64_t rows)
+{
+	#pragma omp parallel for schedule(static)
+	for (uint64_t r = 0; r < rows; r++)
+		memcpy(dst + r * dpitch, src + r * spitch, width);
+}
+
+// rows rows of width bytes between host (pitch hpitch) and dev (pitch
+// dpitch) on stream s, up or down.
+static cudaError_t staged(void *host, size_t hpitch, void *dev, size_t dpitch, size_t width,
+                          uint64_t rows, int up, cudaStream_t s)
+{
+	cudaError_t e = stage_alloc();
+	const uint64_t per = STAGE_BYTES / width;
+	if (e != cudaSuccess || per == 0)
+		return up ? cudaMemcpy2D(dev, dpitch, host, hpitch, width, rows, cudaMemcpyHostToDevice)
+		          : cudaMemcpy2D(host, hpitch, dev, dpitch, width, rows, cudaMemcpyDeviceToHost);
+	cudaEvent_t ev[2] = {NULL, NULL};
+	for (int b = 0; b < 2 && e == cudaSuccess; b++)
+		e = cudaEventCreateWithFlags(&ev[b], cudaEventDisableTiming);
+	uint64_t prev = 0, prev_rows = 0;
+	for (uint64_t r = 0, c = 0; e == cudaSuccess && r < rows; r += per, c++) {
+		const uint64_t k = rows - r < per ? rows - r : per;
+		const int b = (int)(c % 2);
+		char *h = (char *)host + r * hpitch, *d = (char *)dev + r * dpitch;
+		if (up) {
+			if (c >= 2 && (e = cudaEventSynchronize(ev[b])) != cudaSuccess)
+				break;
+			host_rows((char *)stage[b], width, h, hpitch, width, k);
+			e = cudaMemcpy2DAsync(d, dpitch, stage[b], width, width, k, cudaMemcpyHostToDevice, s);
+		} else {
+			e = cudaMemcpy2DAsync(stage[b], width, d, dpitch, width, k, cudaMemcpyDeviceToHost, s);
+		}
+		if (e == cudaSuccess)
+			e = cudaEventRecord(ev[b], s);
+		if (!up && c > 0 && e == cudaSuccess && (e = cudaEventSynchronize(ev[1 - b])) == cudaSuccess)
+			host_rows((char *)host + prev * hpitch, hpitch, (char *)stage[1 - b], width, width,
+			          prev_rows);
+		prev = r, prev_rows = k;
+	}
+	if (e == cudaSuccess && rows > 0) {
+		const int b = (int)(((rows + per - 1) / per - 1) % 2);
+		if ((e = cudaEventSynchronize(ev[b])) == cudaSuccess && !up)
+			host_rows((char *)host + prev * hpitch, hpitch, (char *)stage[b], width, width,
+			          prev_rows);
+	}
+	for (int b = 0; b < 2; b++)
+		if (ev[b])
+			cudaEventDestroy(ev[b]);
+	return e;
+}
+
+// The bands' rows between the host matrix host (n x n of es bytes, stride
+// n) and the devices' d (or m, for es 4), up or down.
+static cudaError_t copy_rows(gpu *g, int ng, void *host, uint64_t n, int64_t npad, size_t es,
+                             int up)
+{
 	for (int x = 0; x < ng; x++) {
 		const uint64_t r0 = (uint64_t)g[x].row0 * f64::B;
 		if (r0 >= n)
 			continue;
 		const uint64_t r1 = r0 + (uint64_t)g[x].rows * f64::B, rows = (r1 < n ? r1 : n) - r0;
-		char *h = (char *)host + r0 * row;
+		void *dev = es == 8 ? (void *)g[x].d : (void *)g[x].m;
 		cudaError_t e = cudaSetDevice(g[x].dev);
 		if (e == cudaSuccess)
-			e = up ? cudaMemcpy2D(g[x].d, prow, h, row, row, rows, cudaMemcpyHostToDevice)
-			       : cudaMemcpy2D(h, row, g[x].d, prow, row, rows, cudaMemcpyDeviceToHost);
+			e = staged((char *)host + r0 * n * es, n * es, dev, (size_t)npad * es, n * es, rows,
+			           up, g[x].s);
 		if (e != cudaSuccess)
 			return e;
 	}
@@ -196,24 +268,31 @@ static int upload(gpu *g, int ng, const void *graph, void *dist, uint64_t n, int
 	int rc = -1;
 	for (int x = 0; x < ng; x++) {
 		CK(cudaSetDevice(g[x].dev));
-		f64::pad_fill<<<1024, 256>>>(g[x].d, g[x].m, npad, (int64_t)g[x].row0 * f64::B,
-		                             (int64_t)g[x].rows * f64::B);
+		f64::pad_fill<<<1024, 256, 0, g[x].s>>>(g[x].d, g[x].m, npad,
+		                                        (int64_t)g[x].row0 * f64::B,
+		                                        (int64_t)g[x].rows * f64::B);
 		CK(cudaGetLastError());
 	}
-	CK(copy_rows(g, ng, const_cast<void *>(graph), n, npad, 1));
+	CK(copy_rows(g, ng, const_cast<void *>(graph), n, npad, 8, 1));
 	for (int x = 0; x < ng; x++) {
 		unsigned *found = NULL, fx = 0;
 		const int64_t r0 = (int64_t)g[x].row0 * f64::B;
 		const int64_t rows = r0 >= (int64_t)n ? 0 : std::min((int64_t)g[x].rows * f64::B, (int64_t)n - r0);
 		CK(cudaSetDevice(g[x].dev));
 		CK(cudaMalloc(&found, sizeof *found));
-		CK(cudaMemset(found, 0, sizeof *found));
-		f64::prepare<<<1024, 256>>>(g[x].d, npad, (int64_t)n, r0, rows, flags, found);
-		if (flags & FWM_UNDIRECTED)
-			f64::symmetric<<<1024, 256>>>(g[x].d, npad, (int64_t)n);
-		cudaError_t e = cudaGetLastError();
+		/* on the band's stream, after its rows are up */
+		cudaError_t e = cudaMemsetAsync(found, 0, sizeof *found, g[x].s);
+		if (e == cudaSuccess) {
+			f64::prepare<<<1024, 256, 0, g[x].s>>>(g[x].d, npad, (int64_t)n, r0, rows, flags,
+			                                       found);
+			if (flags & FWM_UNDIRECTED)
+				f64::symmetric<<<1024, 256, 0, g[x].s>>>(g[x].d, npad, (int64_t)n);
+			e = cudaGetLastError();
+		}
 		if (e == cudaSuccess)
-			e = cudaMemcpy(&fx, found, sizeof fx, cudaMemcpyDeviceToHost);
+			e = cudaMemcpyAsync(&fx, found, sizeof fx, cudaMemcpyDeviceToHost, g[x].s);
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(g[x].s);
 		cudaFree(found);
 		CK(e);
 		f |= fx;
@@ -232,7 +311,7 @@ static int upload(gpu *g, int ng, const void *graph, void *dist, uint64_t n, int
 		st_header h;
 		sv_plan plan;
 		st_error se;
-		CK(copy_rows(g, ng, dist, n, npad, 0));
+		CK(copy_rows(g, ng, dist, n, npad, 8, 0));
 		memset(&h, 0, sizeof h);
 		h.n = n, h.npad = n, h.type = ST_FLOAT64;
 		rc = sv_prepare(&h, dist, dist, NULL, 0, &plan, &se);
@@ -348,16 +427,9 @@ extern "C" int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dis
 		CK(cudaDeviceSynchronize());
 	}
 	t2 = now_ms();
-	CK(copy_rows(g, ng, dist, n, npad, 0));
-	for (int x = 0; pred && x < ng; x++) {
-		const uint64_t r0 = (uint64_t)g[x].row0 * f64::B;
-		if (r0 >= n)
-			continue;
-		const uint64_t r1 = std::min(r0 + (uint64_t)g[x].rows * f64::B, n);
-		CK(cudaSetDevice(g[x].dev));
-		CK(cudaMemcpy2D(pred + r0 * n, n * 4, g[x].m, (size_t)npad * 4, n * 4, r1 - r0,
-		                cudaMemcpyDeviceToHost));
-	}
+	CK(copy_rows(g, ng, dist, n, npad, 8, 0));
+	if (pred)
+		CK(copy_rows(g, ng, pred, n, npad, 4, 0));
 	if (pred && fw_textbook_preds(type, n, dist, pred, 0)) {
 		failf(err, errlen, "out of memory for the predecessors");
 		goto out;
