@@ -62,7 +62,7 @@ else
 fi
 expect_stderr float64-too-large-for-the-device 2 'at most n = ' 'APSP_DEVICE_MEMORY=1000000 $gpu -o $T/x $T/g300'
 if find_python numpy; then
-	expect_true float64-python-too-large-for-the-device 'APSP_DEVICE_MEMORY=1000000 "$py" -c "
+	expect_true float64-python-too-large-for-the-device 'APSP_DEVICE_MEMORY=100000 "$py" -c "
 import sys; sys.path.insert(0, \"$TOP/python\"); import apsp, numpy as np
 try:
     apsp.floyd_warshall(np.ones((300, 300)), device=\"gpu\")
