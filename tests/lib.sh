@@ -108,4 +108,15 @@ find_python() {
 	return 1
 }
 
+# sanitizer_preload: where the library was built with the sanitizers, their
+# runtimes preloaded (and leak checks off), as a program linked with them
+# would have them: for a python3 that loads the library through ctypes.
+sanitizer_preload() {
+	_so=$(ls "$TOP"/build/libapsp.so.* 2>/dev/null | head -1)
+	if [ -n "$_so" ] && ldd "$_so" | grep -q libasan; then
+		LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
+		export LD_PRELOAD ASAN_OPTIONS=detect_leaks=0
+	fi
+}
+
 has_archives() { "$BIN/mtx2bin" --help | grep -qi "archives (libarchive): yes"; }

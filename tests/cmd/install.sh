@@ -64,6 +64,7 @@ expect_stderr example-damaged 2 'apsp-row: .*truncated' 'head -c 400 $T/r | LD_L
 # The Python package, from its installed place alone (the library by the
 # loader's path, as the stage is not at its prefix).
 if find_python numpy; then
+	sanitizer_preload
 	expect_true python-package-installed '[ -f $U/lib/python3/dist-packages/apsp/__init__.py ] && [ -f $U/lib/python3/dist-packages/apspmat.py ] &&
 		grep -q "_INSTALLED_LIBDIR = \"/usr/lib\"" $U/lib/python3/dist-packages/apsp/_lib.py'
 	expect_output python-package-runs-installed '[[0. 2.]

@@ -8,13 +8,7 @@ if ! find_python numpy scipy; then
 	skip python-apsp "no python3 with numpy and scipy (Debian: python3-numpy python3-scipy)"
 	exit 0
 fi
-# A build with the sanitizers: their runtimes first, as a program linked
-# with them would have them.
-so=$(ls "$TOP"/build/libapsp.so.* 2>/dev/null | head -1)
-if [ -n "$so" ] && ldd "$so" | grep -q libasan; then
-	LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
-	export LD_PRELOAD ASAN_OPTIONS=detect_leaks=0
-fi
+sanitizer_preload
 devices=cpu
 if PYTHONPATH="$TOP/python" "$py" -c 'import apsp, sys; sys.exit(not apsp.has_gpu())' 2>/dev/null; then
 	devices="cpu gpu"
