@@ -70,6 +70,7 @@ if find_python numpy; then
 	expect_output python-package-runs-installed '[[0. 2.]
  [1. 0.]]' 'cd $T && PYTHONPATH=$U/lib/python3/dist-packages LD_LIBRARY_PATH=$U/lib "$py" -c "import apsp, numpy as np; print(apsp.floyd_warshall(np.array([[0, 2.0], [1, 0]]), device=\"cpu\"))"'
 fi
+unset LD_PRELOAD
 # The GPU library where nvcc built it, beside libapsp (found there through
 # its $ORIGIN run path).
 if [ -f "$TOP/build/libapsp-gpu.so.0.1.0" ]; then
