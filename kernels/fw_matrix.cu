@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -381,9 +382,25 @@ static void bands_free(gpu *g, int ng)
 	}
 }
 
+// One solve at a time in a process: the page-locked buffers and the times
+// are the process's (ctypes lets Python threads call in together).
+static std::mutex solving;
+
+static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
+                 int flags, int device, int gpus, int64_t *cycle_vertex, char *err,
+                 size_t errlen);
+
 extern "C" int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dist,
                          int32_t *pred, int flags, int device, int gpus, int64_t *cycle_vertex,
                          char *err, size_t errlen)
+{
+	std::lock_guard<std::mutex> hold(solving);
+	return solve(type, n, graph, dist, pred, flags, device, gpus, cycle_vertex, err, errlen);
+}
+
+static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
+                 int flags, int device, int gpus, int64_t *cycle_vertex, char *err,
+                 size_t errlen)
 {
 	gpu g[FWM_MAX_GPUS];
 	int rc = -1, negative = 1, bits = 0, count = 0;

@@ -37,7 +37,8 @@ enum {
  * the prepared weights); -1 on error (a NaN or -infinity weight, too large
  * for the device: the message names the largest n that fits, a CUDA
  * error; FWM_UNDIRECTED on more than one GPU).  The CUDA contexts are made
- * by the first call and kept for the next ones. */
+ * by the first call and kept for the next ones.  Calls from several threads
+ * run one after the other. */
 int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
               int flags, int device, int gpus, int64_t *cycle_vertex, char *err, size_t errlen);
 
