@@ -84,6 +84,18 @@ check("a list of lists and an int array are graphs too",
       np.array_equal(fw(g.tolist()), ref) and
       np.array_equal(fw(g.astype(np.int64)), cg.floyd_warshall(g.astype(np.int64))))
 
+# calls from several threads at once (ctypes lets them in together)
+import threading  # noqa: E402
+graphs = [random_graph(np.random.default_rng(40 + k), 150, whole=True) for k in range(4)]
+got = [None] * 4
+workers = [threading.Thread(target=lambda k=k: got.__setitem__(k, fw(graphs[k]))) for k in range(4)]
+for w in workers:
+    w.start()
+for w in workers:
+    w.join()
+check("four threads at once: each its own graph's distances",
+      all(got[k] is not None and np.array_equal(got[k], cg.floyd_warshall(graphs[k])) for k in range(4)))
+
 # scipy's input conventions
 s = sp.csr_matrix(([0.0, 2.0, 5.0], ([0, 1, 0], [1, 2, 2])), shape=(3, 3))
 check("sparse: an explicit zero is an edge of weight 0",
