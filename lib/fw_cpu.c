@@ -194,7 +194,7 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	kern.update = fwc_update_kernel(simd, type);
 	kern.closure = fwc_closure_kernel(type);
 	if (textbook)
-		fwc_textbook_kernels(type, &kern.tb, &kern.tbc);
+		fwc_textbook_kernels(type, simd, &kern.tb, &kern.tbc);
 
 	uint64_t nb = (n + B - 1) / B;
 	size_t bb = (size_t)B * B, total = nb * nb * bb;

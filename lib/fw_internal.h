@@ -25,7 +25,7 @@ fwc_update_fn *fwc_update_kernel(enum fw_simd simd, uint32_t type);
 typedef void fwc_textbook_update_fn(void *c, int32_t *cm, const void *a, const int32_t *am,
                                     const void *bk, const int32_t *bm, int32_t kbase, int B);
 typedef void fwc_textbook_closure_fn(void *c, int32_t *cm, int32_t kbase, int B);
-void fwc_textbook_kernels(uint32_t type, fwc_textbook_update_fn **update,
+void fwc_textbook_kernels(uint32_t type, enum fw_simd simd, fwc_textbook_update_fn **update,
                           fwc_textbook_closure_fn **closure);
 fwc_closure_fn *fwc_closure_kernel(uint32_t type);
 

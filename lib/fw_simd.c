@@ -429,10 +429,61 @@ TEXTBOOK_CLOSURE(tb_closure_i32, int32_t)
 TEXTBOOK_CLOSURE(tb_closure_f32, float)
 TEXTBOOK_CLOSURE(tb_closure_f64, double)
 
-void fwc_textbook_kernels(uint32_t type, fwc_textbook_update_fn **update,
+/* float64 in AVX-512: 4 rows of 16 columns (two vectors) in registers,
+ * the intermediates in 64-bit lanes so that the same 8-bit masks move them
+ * (AVX-512F alone). */
+T512 static void tb_update_f64_512(void *cv, int32_t *cm, const void *av, const int32_t *am,
+                                   const void *bv, const int32_t *bm, int32_t kbase, int B)
+{
+	double *c = cv;
+	const double *a = av, *bk = bv;
+	for (int j0 = 0; j0 < B; j0 += 16)
+		for (int i0 = 0; i0 < B; i0 += 4) {
+			__m512d acc[4][2];
+			__m512i macc[4][2];
+			for (int r = 0; r < 4; r++)
+				for (int v = 0; v < 2; v++) {
+					size_t o = (size_t)(i0 + r) * B + j0 + 8 * v;
+					acc[r][v] = _mm512_load_pd(c + o);
+					macc[r][v] = _mm512_cvtepi32_epi64(_mm256_load_si256((const __m256i *)(cm + o)));
+				}
+			for (int k = 0; k < B; k++) {
+				__m512d b[2];
+				__m512i mb[2];
+				for (int v = 0; v < 2; v++) {
+					size_t o = (size_t)k * B + j0 + 8 * v;
+					b[v] = _mm512_load_pd(bk + o);
+					mb[v] = _mm512_cvtepi32_epi64(_mm256_load_si256((const __m256i *)(bm + o)));
+				}
+				for (int r = 0; r < 4; r++) {
+					const int32_t x = am[(size_t)(i0 + r) * B + k];
+					const __m512i mik = _mm512_set1_epi64(x > kbase + k ? x : kbase + k);
+					const __m512d aik = _mm512_set1_pd(a[(size_t)(i0 + r) * B + k]);
+					for (int v = 0; v < 2; v++) {
+						const __m512d sum = _mm512_add_pd(aik, b[v]);
+						const __m512i mm = _mm512_max_epi64(mb[v], mik);
+						const __mmask8 lt = _mm512_cmp_pd_mask(sum, acc[r][v], _CMP_LT_OQ);
+						const __mmask8 eq = _mm512_cmp_pd_mask(sum, acc[r][v], _CMP_EQ_OQ);
+						const __mmask8 better = lt | _mm512_mask_cmplt_epi64_mask(eq, mm, macc[r][v]);
+						acc[r][v] = _mm512_mask_mov_pd(acc[r][v], better, sum);
+						macc[r][v] = _mm512_mask_mov_epi64(macc[r][v], better, mm);
+					}
+				}
+			}
+			for (int r = 0; r < 4; r++)
+				for (int v = 0; v < 2; v++) {
+					size_t o = (size_t)(i0 + r) * B + j0 + 8 * v;
+					_mm512_store_pd(c + o, acc[r][v]);
+					_mm256_store_si256((__m256i *)(cm + o), _mm512_cvtepi64_epi32(macc[r][v]));
+				}
+		}
+}
+
+void fwc_textbook_kernels(uint32_t type, enum fw_simd simd, fwc_textbook_update_fn **update,
                           fwc_textbook_closure_fn **closure)
 {
-	*update = type == ST_FLOAT64 ? tb_update_f64 : type == ST_FLOAT32 ? tb_update_f32 : tb_update_i32;
+	*update = type == ST_FLOAT64 ? (simd == FW_SIMD_AVX512 ? tb_update_f64_512 : tb_update_f64)
+	          : type == ST_FLOAT32 ? tb_update_f32 : tb_update_i32;
 	*closure = type == ST_FLOAT64 ? tb_closure_f64 : type == ST_FLOAT32 ? tb_closure_f32 : tb_closure_i32;
 }
 
