@@ -1,4 +1,4 @@
-// fw_f64.cuh - the float64 engine's kernels (fw_f64.cu schedules them).
+// fw_f64.cuh - the float64 engine's kernels (fw_matrix.cu schedules them).
 //
 // A GPU holds a band of block rows of the padded matrix (all of it on one
 // GPU) and, for each round, the pivot block row: its own where the band
@@ -28,7 +28,6 @@ constexpr int UX = B / UC;   // update: threads along a row, 8
 constexpr int UY = B / UR;   // update: threads along a column, 16
 constexpr int UTHREADS = UX * UY;
 
-// Phase 1: the pivot block closed in place, one pivot at a time.
 // Shared memory of closure<MID> (dynamic: over the 48 KiB of static).
 template <bool MID> constexpr size_t closure_smem()
 {
@@ -46,8 +45,8 @@ struct band {
 	int row0, rows, nb, K;
 };
 
-// The pivot block in place: d, m point at the pivot block row (the band's
-// own), its block K.
+// Phase 1: the pivot block closed in place, one pivot at a time; d, m point
+// at the pivot block row (the band's own), the block is its block K.
 template <bool MID>
 __global__ void __launch_bounds__(T * T) closure(double *d, int32_t *m, int64_t ld, int K)
 {

@@ -236,9 +236,10 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		free(d), free(p), free(pos), fwc_in_edges_free(&ie);
 		return lib_fail(err, "checkpoint not loaded");
 	}
-	if (first == 0)
-		to_tiles(dist, p ? pred : NULL, d, p, n, nb, B, type, order, pos, threads);
-	if (first == 0 && textbook) /* every path an edge so far: -1 */
+	if (first == 0) /* textbook: not predecessors but intermediates, all -1 (edges) */
+		to_tiles(dist, p && !textbook ? pred : NULL, d, textbook ? NULL : p, n, nb, B, type,
+		         order, pos, threads);
+	if (first == 0 && textbook)
 		memset(p, 0xff, total * 4);
 	/* live[I * nb + J]: tile (I, J) holds a finite entry.  A tile whose
 	 * operands in a round are not both live cannot change in it, and a

@@ -173,8 +173,19 @@ AVX512_TILE_PRED(tilep_f32_512, __m512, _mm512_load_ps, _mm512_store_ps, _mm512_
 AVX512_TILE(tile_f64_512, __m512d, _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd,
             _mm512_add_pd, _mm512_min_pd, double, 8)
 
-/* float64 with predecessors: 8 lanes, the predecessors widened to 64-bit
- * lanes so that the same 8-bit mask moves them (AVX-512F alone). */
+/* 8 int32 predecessors (or intermediates) in 64-bit lanes and back, so
+ * that the 8-bit masks of float64 compares move them (AVX-512F alone). */
+INLINE512 __m512i ld_i32x8(const int32_t *p)
+{
+	return _mm512_cvtepi32_epi64(_mm256_load_si256((const __m256i *)p));
+}
+
+INLINE512 void st_i32x8(int32_t *p, __m512i x)
+{
+	_mm256_store_si256((__m256i *)p, _mm512_cvtepi64_epi32(x));
+}
+
+/* float64 with predecessors: 8 lanes, the predecessors in 64-bit lanes. */
 INLINE512 void tilep_f64_512(double *c, int32_t *cp, const double *a, const double *bk,
                              const int32_t *bp, int B, int i0, int j0, const int R,
                              const int CW)
@@ -185,7 +196,7 @@ INLINE512 void tilep_f64_512(double *c, int32_t *cp, const double *a, const doub
 	_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++) {
 		size_t o = (size_t)(i0 + r) * B + j0 + 8 * v;
 		acc[r][v] = _mm512_load_pd(c + o);
-		pacc[r][v] = _mm512_cvtepi32_epi64(_mm256_load_si256((const __m256i *)(cp + o)));
+		pacc[r][v] = ld_i32x8(cp + o);
 	}
 	for (int k = 0; k < B; k++) {
 		__m512d b[4];
@@ -193,7 +204,7 @@ INLINE512 void tilep_f64_512(double *c, int32_t *cp, const double *a, const doub
 		_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++) {
 			size_t o = (size_t)k * B + j0 + 8 * v;
 			b[v] = _mm512_load_pd(bk + o);
-			q[v] = _mm512_cvtepi32_epi64(_mm256_load_si256((const __m256i *)(bp + o)));
+			q[v] = ld_i32x8(bp + o);
 		}
 		_Pragma("GCC unroll 4") for (int r = 0; r < R; r++) {
 			__m512d x = _mm512_set1_pd(a[(size_t)(i0 + r) * B + k]);
@@ -209,7 +220,7 @@ INLINE512 void tilep_f64_512(double *c, int32_t *cp, const double *a, const doub
 	_Pragma("GCC unroll 4") for (int v = 0; v < CW; v++) {
 		size_t o = (size_t)(i0 + r) * B + j0 + 8 * v;
 		_mm512_store_pd(c + o, acc[r][v]);
-		_mm256_store_si256((__m256i *)(cp + o), _mm512_cvtepi64_epi32(pacc[r][v]));
+		st_i32x8(cp + o, pacc[r][v]);
 	}
 }
 
@@ -445,7 +456,7 @@ T512 static void tb_update_f64_512(void *cv, int32_t *cm, const void *av, const 
 				for (int v = 0; v < 2; v++) {
 					size_t o = (size_t)(i0 + r) * B + j0 + 8 * v;
 					acc[r][v] = _mm512_load_pd(c + o);
-					macc[r][v] = _mm512_cvtepi32_epi64(_mm256_load_si256((const __m256i *)(cm + o)));
+					macc[r][v] = ld_i32x8(cm + o);
 				}
 			for (int k = 0; k < B; k++) {
 				__m512d b[2];
@@ -453,7 +464,7 @@ T512 static void tb_update_f64_512(void *cv, int32_t *cm, const void *av, const 
 				for (int v = 0; v < 2; v++) {
 					size_t o = (size_t)k * B + j0 + 8 * v;
 					b[v] = _mm512_load_pd(bk + o);
-					mb[v] = _mm512_cvtepi32_epi64(_mm256_load_si256((const __m256i *)(bm + o)));
+					mb[v] = ld_i32x8(bm + o);
 				}
 				for (int r = 0; r < 4; r++) {
 					const int32_t x = am[(size_t)(i0 + r) * B + k];
@@ -474,7 +485,7 @@ T512 static void tb_update_f64_512(void *cv, int32_t *cm, const void *av, const 
 				for (int v = 0; v < 2; v++) {
 					size_t o = (size_t)(i0 + r) * B + j0 + 8 * v;
 					_mm512_store_pd(c + o, acc[r][v]);
-					_mm256_store_si256((__m256i *)(cm + o), _mm512_cvtepi64_epi32(macc[r][v]));
+					st_i32x8(cm + o, macc[r][v]);
 				}
 		}
 }

@@ -65,7 +65,7 @@ uint64_t st_matrix_bytes(const st_header *h)
 
 uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix)
 {
-	return h->npad * h->npad * (matrix == ST_PRED ? 4 : ST_TYPE_SIZE(h->type));
+	return h->npad * h->npad * entry_bytes(h->type, matrix);
 }
 
 int st_matrix_count(const st_header *h)

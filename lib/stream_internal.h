@@ -24,6 +24,13 @@ enum { M_STORED = BC_STORED, M_DEFLATE = BC_DEFLATE, M_SHUFFLE = BC_SHUFFLE };
 
 /* Little-endian fields, and the names and tags of matrices. */
 
+/* Bytes of an entry of the matrix given by its bit: predecessors are
+ * int32 whatever the type, weights and distances of the type's size. */
+static inline uint32_t entry_bytes(uint32_t type, uint32_t matrix)
+{
+	return matrix == ST_PRED ? 4 : ST_TYPE_SIZE(type);
+}
+
 static inline void put32(unsigned char *p, uint32_t v)
 {
 	p[0] = v; p[1] = v >> 8; p[2] = v >> 16; p[3] = v >> 24;

@@ -41,7 +41,7 @@ struct st_reader {
 	char *name;
 	uint32_t block;
 	uint64_t npad, mbytes, nblk;  /* of the next matrix (matrix_sizes) */
-	uint32_t es;                 /* bytes of a weight or distance */
+	uint32_t type;               /* the header's element type */
 	uint32_t todo;              /* matrix bits not yet read */
 	int nmat;
 	size_t slot;                /* bytes per block buffer */
@@ -228,7 +228,7 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 	r->threads = lib_threads(threads);
 	r->block = t.block;
 	r->npad = t.npad;
-	r->es = ST_TYPE_SIZE(t.type);
+	r->type = t.type;
 	r->todo = t.matrices;
 	r->nmat = st_matrix_count(&t);
 	const uint64_t most = st_matrix_bytes(&t); /* the largest matrix */
@@ -256,17 +256,17 @@ void st_reader_free(st_reader *r)
 	free(r);
 }
 
-/* The byte and block counts of the next matrix. */
-static void matrix_sizes(st_reader *r)
-{
-	r->mbytes = r->npad * r->npad * (first_bit(r->todo) == ST_PRED ? 4 : r->es);
-	r->nblk = (r->mbytes + r->block - 1) / r->block;
-}
-
 /* Bytes of a row of the next matrix. */
 static uint64_t row_bytes(const st_reader *r)
 {
-	return r->npad * (first_bit(r->todo) == ST_PRED ? 4 : r->es);
+	return r->npad * entry_bytes(r->type, first_bit(r->todo));
+}
+
+/* The byte and block counts of the next matrix. */
+static void matrix_sizes(st_reader *r)
+{
+	r->mbytes = r->npad * row_bytes(r);
+	r->nblk = (r->mbytes + r->block - 1) / r->block;
 }
 
 uint32_t st_next_matrix(st_reader *r)

@@ -58,7 +58,7 @@ struct st_writer {
 	uint32_t block;
 	uint64_t mbytes, nblk;  /* bytes and blocks of the matrix cur */
 	uint64_t npad;
-	uint32_t es;            /* bytes of a weight or distance */
+	uint32_t type;          /* the header's element type */
 	uint32_t todo;          /* matrix bits not yet ended */
 	uint32_t cur;           /* the matrix being written, 0 when none is left */
 	uint64_t blocks_out;    /* blocks of cur written so far */
@@ -114,10 +114,16 @@ static int wfail(st_writer *w, st_error *err)
 	return -1;
 }
 
+/* Bytes of the matrix given by its bit (0: none). */
+static uint64_t matrix_bytes(const st_writer *w, uint32_t matrix)
+{
+	return matrix ? w->npad * w->npad * entry_bytes(w->type, matrix) : 0;
+}
+
 /* The byte and block counts of the matrix cur (0 when none is left). */
 static void matrix_sizes(st_writer *w)
 {
-	w->mbytes = w->cur ? w->npad * w->npad * (w->cur == ST_PRED ? 4 : w->es) : 0;
+	w->mbytes = matrix_bytes(w, w->cur);
 	w->nblk = (w->mbytes + w->block - 1) / w->block;
 }
 
@@ -145,7 +151,7 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	w->threads = lib_threads(threads);
 	w->block = h->block;
 	w->npad = h->npad;
-	w->es = ST_TYPE_SIZE(h->type);
+	w->type = h->type;
 	w->todo = h->matrices;
 	w->cur = first_bit(w->todo);
 	w->nmat = st_matrix_count(h);
@@ -610,8 +616,7 @@ st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 		return NULL;
 	}
 	/* the spooled matrix's blocks (predecessors may be narrower) */
-	const uint64_t nblk = (w->npad * w->npad * (matrix == ST_PRED ? 4 : w->es) + w->block - 1)
-	                      / w->block;
+	const uint64_t nblk = (matrix_bytes(w, matrix) + w->block - 1) / w->block;
 	st_spool *s = calloc(1, sizeof *s);
 	struct spool_mem *m = calloc(1, sizeof *m);
 	if (!s || !m || !(m->blk = calloc(nblk ? nblk : 1, sizeof *m->blk))
@@ -640,7 +645,7 @@ st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 	c->threads = w->threads;
 	c->block = w->block;
 	c->npad = w->npad;
-	c->es = w->es;
+	c->type = w->type;
 	c->todo = c->cur = matrix;
 	matrix_sizes(c);
 	c->nmat = 1;

@@ -4,7 +4,7 @@ computes, every core, or the GPU."""
 import numpy as np
 
 from . import _engine, _memory
-from ._graph import dense_graph, _is_sparse
+from ._graph import dense_graph, _is_sparse, _square
 
 METHODS = ("auto", "FW", "D", "BF", "J")
 
@@ -20,10 +20,7 @@ def _on_gpu(csgraph, directed, return_predecessors, unweighted, overwrite, threa
     n = np.shape(csgraph)[0] if np.ndim(csgraph) == 2 else 0
     _memory.check_gpu_host(n, return_predecessors, copy=not _plain_float64(csgraph))
     graph = np.ascontiguousarray(csgraph, dtype=np.float64)
-    if graph.ndim != 2:
-        raise ValueError("compressed-sparse graph must be 2-D")
-    if graph.shape[0] != graph.shape[1]:
-        raise ValueError("compressed-sparse graph must be shape (N, N)")
+    _square(graph.shape)
     reuse = overwrite and graph is csgraph and graph.flags.writeable
     dist = graph if reuse else np.empty(graph.shape)
     flags = (_engine.NULL_VALUES | (0 if directed else _engine.UNDIRECTED)

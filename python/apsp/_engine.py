@@ -1,6 +1,5 @@
 """Running the engines on a prepared float64 matrix, in place."""
 import ctypes
-import os
 
 import numpy as np
 
@@ -46,6 +45,7 @@ def solve(dist, paths, device, threads, graph=None, flags=0):
     UNWEIGHTED; the diagonal ignored), and dist is only written.  Returns
     the predecessors (int32, scipy's -9999 for none) or None."""
     n = dist.shape[0]
+    threads = _threads(threads)
     pred = np.empty((n, n), dtype=np.int32) if paths else None
     cycle = ctypes.c_int64(-1)
     pred_ptr = pred.ctypes.data if paths else None
@@ -59,7 +59,7 @@ def solve(dist, paths, device, threads, graph=None, flags=0):
     else:
         lib = _lib.cpu()
         err = _lib.Error()
-        rc = lib.fw_solve(ST_FLOAT64, n, dist.ctypes.data, pred_ptr, 0, _threads(threads),
+        rc = lib.fw_solve(ST_FLOAT64, n, dist.ctypes.data, pred_ptr, 0, threads,
                           ctypes.byref(cycle), ctypes.byref(err))
         text = err.text()
     if rc == 1:

@@ -17,15 +17,33 @@ class _GsStats(ctypes.Structure):
                 ("ecc", ctypes.c_void_p * 2), ("harmonic", ctypes.c_void_p)]
 
 
+class _GsSummary(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_uint64), ("pairs", ctypes.c_uint64),
+                ("diameter", ctypes.c_double), ("radius", ctypes.c_double),
+                ("wiener", ctypes.c_double), ("average", ctypes.c_double),
+                ("diameter_i", ctypes.c_int64), ("radius_i", ctypes.c_int64),
+                ("wiener_i", ctypes.c_int64), ("wiener_exact", ctypes.c_int)]
+
+
 def _array(ptr, n, ctype):
     if n == 0:
-        return np.zeros(0, dtype=np.ctypeslib.as_ctypes_type(ctype) if False else ctype)
+        return np.zeros(0, dtype=ctype)
     return np.ctypeslib.as_array((ctype * n).from_address(ptr)).copy()
 
 
+def _declare(lib):
+    lib.gs_closeness.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+    lib.gs_closeness.restype = ctypes.c_double
+    lib.gs_summarize.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.gs_summarize.restype = None
+
+
 def _fold(dist, threads):
+    """The columns and the summary, as lib/stats.c makes them for apsp-stats
+    (the same bits for the same distances)."""
     n = dist.shape[0]
     lib = _lib.cpu()
+    _declare(lib)
     s = _GsStats()
     err = _lib.Error()
     if lib.gs_init(ctypes.byref(s), n, _engine.ST_FLOAT64, ctypes.byref(err)) != 0:
@@ -41,28 +59,18 @@ def _fold(dist, threads):
             "out_sum": _array(s.sum[0], n, d), "in_sum": _array(s.sum[1], n, d),
             "out_eccentricity": _array(s.ecc[0], n, d),
             "in_eccentricity": _array(s.ecc[1], n, d),
+            "closeness": np.array([lib.gs_closeness(ctypes.byref(s), u) for u in range(n)],
+                                  dtype=np.float64),
             "harmonic": _array(s.harmonic, n, d),
         }
+        m = _GsSummary()
+        lib.gs_summarize(ctypes.byref(s), ctypes.byref(m))
     finally:
         lib.gs_free(ctypes.byref(s))
-    reach, total = cols["in_reach"].astype(np.float64), cols["in_sum"]
-    close = np.zeros(n)
-    if n > 1:
-        ok = total > 0
-        close[ok] = reach[ok] / total[ok] * (reach[ok] / float(n - 1))
-    cols["closeness"] = close
-    return {name: cols[name] for name in COLUMNS}
-
-
-def _summary(cols, n):
-    pairs = int(cols["out_reach"].sum())
-    ecc = cols["out_eccentricity"]
-    wiener = float(np.add.reduce(cols["out_sum"])) if n else 0.0
-    return {"n": n, "pairs": pairs,
-            "diameter": float(ecc.max()) if n else 0.0,
-            "radius": float(ecc.min()) if n else 0.0,
-            "average": wiener / pairs if pairs else 0.0,
-            "wiener": wiener}
+    table = {name: cols[name] for name in COLUMNS}
+    table["summary"] = {"n": n, "pairs": m.pairs, "diameter": m.diameter, "radius": m.radius,
+                        "average": m.average, "wiener": m.wiener}
+    return table
 
 
 def stats(csgraph, directed=True, unweighted=False, *, device="auto", threads=None):
@@ -79,6 +87,4 @@ def stats(csgraph, directed=True, unweighted=False, *, device="auto", threads=No
     _memory.check(n, False, directed, False)
     dist = dense_graph(csgraph, directed, unweighted, False)
     _engine.solve(dist, False, where, threads)
-    cols = _fold(dist, threads)
-    cols["summary"] = _summary(cols, dist.shape[0])
-    return cols
+    return _fold(dist, threads)

@@ -61,6 +61,16 @@ import sys; sys.path.insert(0, \"$TOP/python\"); import apspmat, numpy as np
 s = apspmat.load(\"$T/p-portable\"); apspmat.save(\"$T/rt\", s)
 t = apspmat.load(\"$T/rt\"); sys.exit(not (t.type == \"float64\" and np.array_equal(t.dist, s.dist) and np.array_equal(t.pred, s.pred)))" &&
 	$BIN/apsp-diff $T/p-portable $T/rt'
+$BIN/apsp-stats --summary $T/p-portable >$T/sum
+expect_true python-stats-same-bits-as-apsp-stats '"$py" -c "
+import sys; sys.path.insert(0, \"$TOP/python\"); import apspmat, apsp, numpy as np
+g = apspmat.load(\"$T/g\"); w = np.where(np.isinf(g.weights), 0, g.weights)
+t = apsp.stats(w, device=\"cpu\")
+want = dict(l.split(\"\\t\") for l in open(\"$T/sum\").read().split(\"\\n\") if l)
+cols = np.loadtxt(\"$T/s1\", skiprows=1)
+ok = all(float(want[k]) == float(t[\"summary\"][k]) for k in (\"pairs\", \"diameter\", \"radius\", \"average\", \"wiener\"))
+ok = ok and np.array_equal(cols[:, 7], t[\"closeness\"]) and np.array_equal(cols[:, 3], t[\"out_sum\"]) and np.array_equal(cols[:, 8], t[\"harmonic\"])
+sys.exit(not ok)"'
 if ! find_python numpy scipy; then
 	skip float64-scipy "no python3 with scipy"
 	exit 0
