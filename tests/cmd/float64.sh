@@ -62,6 +62,7 @@ s = apspmat.load(\"$T/p-portable\"); apspmat.save(\"$T/rt\", s)
 t = apspmat.load(\"$T/rt\"); sys.exit(not (t.type == \"float64\" and np.array_equal(t.dist, s.dist) and np.array_equal(t.pred, s.pred)))" &&
 	$BIN/apsp-diff $T/p-portable $T/rt'
 $BIN/apsp-stats --summary $T/p-portable >$T/sum
+sanitizer_preload # (python3 loads the library: a sanitized build's runtimes first)
 expect_true python-stats-same-bits-as-apsp-stats '"$py" -c "
 import sys; sys.path.insert(0, \"$TOP/python\"); import apspmat, apsp, numpy as np
 g = apspmat.load(\"$T/g\"); w = np.where(np.isinf(g.weights), 0, g.weights)
