@@ -40,7 +40,8 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-# libarchive is optional: only mtx2bin's archive support needs it.
+# libarchive is optional: only the archive support of mtx2bin and the
+# engines (tools/graphin.c) needs it.
 HAVE_LIBARCHIVE := $(shell echo 'int main(void){return 0;}' | \
 	$(CC) -include archive.h -x c - -larchive -o /dev/null 2>/dev/null && echo 1)
 ifeq ($(HAVE_LIBARCHIVE),1)
@@ -185,11 +186,13 @@ build/%.o: %.c $(wildcard lib/*.h tools/*.h)
 
 # The two engines share the reading and negative-cycle handling; they and
 # apsp-stats print statistics alike.
-bin/apsp-cpu: build/tools/engine.o build/tools/statsout.o build/tools/checkpoint.o
+# The engines also take a graph as text, as mtx2bin reads it (graphin.o).
+bin/apsp-cpu: build/tools/engine.o build/tools/graphin.o build/tools/statsout.o build/tools/checkpoint.o
 bin/apsp-stats: build/tools/statsout.o
+bin/mtx2bin: build/tools/graphin.o
 
-build/tools/mtx2bin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
-bin/mtx2bin: LDLIBS += $(ARCHIVE_LIBS)
+build/tools/graphin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
+bin/mtx2bin bin/apsp-cpu: LDLIBS += $(ARCHIVE_LIBS)
 
 bin/%: build/tools/%.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
@@ -200,9 +203,9 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/tools/statsout.o build/tools/ranks.o build/tools/gpu64.o build/kernels/fw_gpu.o build/kernels/fw_matrix.o $(TOOL_OBJ) build/libapsp.a
+bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/tools/graphin.o build/tools/statsout.o build/tools/ranks.o build/tools/gpu64.o build/kernels/fw_gpu.o build/kernels/fw_matrix.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
+	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(ARCHIVE_LIBS) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
 
 build/tools/apsp-gpu.o build/tools/gpu64.o: build/tools/%.o: tools/%.c $(wildcard lib/*.h tools/*.h kernels/*.h)
 	@mkdir -p $(@D)
