@@ -395,6 +395,8 @@ static int plan_run(Run &r)
 
 	// Several GPUs for dense runs only, each with a block row at least.
 	r.ranks = o->ranks > 1;
+	if (o->arcs && r.ranks)
+		return fail(e, "a graph given by its arcs takes one process");
 	int gpus = r.ranks ? o->ranks : o->gpus > 1 && !o->order && !o->skip ? o->gpus : 1;
 	if (r.ranks) {
 		if (o->order || o->skip)
@@ -466,11 +468,18 @@ static int explain_refusal(Run &r, int short_of, size_t free_b, size_t total_b)
 	const Dev &x = r.v.dev[short_of];
 	const size_t need = r.need_of(x);
 	char fits[128];
+	const uint64_t room = free_b > r.extra ? free_b - r.extra : 0;
+	auto in_core = [&](bool p) {
+		return largest_n(n, [&](uint64_t m) { return fwg_memory_needed(m, B, p, gpus) <= room; });
+	};
+	if (r.o->arcs) {
+		fits_text(fits, sizeof fits, "", paths, in_core);
+		return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB "
+		               "are free%s, and a graph given by its arcs is solved in core",
+		            n, need / 1048576.0, paths ? "distances and predecessors" : "distances",
+		            free_b / 1048576.0, total_b / 1048576.0, fits);
+	}
 	if (r.ranks) {
-		const uint64_t room = free_b > r.extra ? free_b - r.extra : 0;
-		auto in_core = [&](bool p) {
-			return largest_n(n, [&](uint64_t m) { return fwg_memory_needed(m, B, p, gpus) <= room; });
-		};
 		fits_text(fits, sizeof fits, "", paths, in_core);
 		return fail(e, "n = %llu on %d processes needs %.1f MiB of memory on GPU %d of a "
 		               "process (%s); %.1f MiB of %.1f MiB are free%s",
@@ -511,6 +520,8 @@ static int fit_run(Run &r)
 		r.extra += 8 * n + 2 * staging.bytes;
 	if (o->skip) // the map of live blocks, its locks, a level's lists (and panels)
 		r.extra += 5 * nb * nb + 8 * nb * LEVEL_MAX + 64;
+	if (o->arcs) // the arcs, while the matrix is made of them
+		r.extra += 12 * o->arcs->count;
 	int short_of = -1;
 	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(o->device + g - v.first));
@@ -523,7 +534,7 @@ static int fit_run(Run &r)
 	if (short_of < 0)
 		return 0;
 	const uint64_t free_b = free_of[v.first];
-	if (r.ranks || !plan_out_of_core(r.npad, B, r.paths, free_b, &r.oc.pl))
+	if (r.ranks || o->arcs || !plan_out_of_core(r.npad, B, r.paths, free_b, &r.oc.pl))
 		return explain_refusal(r, short_of, r.ranks ? free_of[short_of] : free_b,
 		                       r.ranks ? total_of[short_of] : total_of[v.first]);
 	// Host memory for the bands not resident, if the caller counts it.
@@ -588,7 +599,7 @@ static int open_devices(Run &r)
 			for (auto &rl : x.relay)
 				CUDA_TRY(cudaMalloc(&rl, staging.bytes));
 	}
-	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && r.nb > 1 && !r.ooc
+	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && !o->arcs && r.nb > 1 && !r.ooc
 	            && o->schedule != FWG_SCHEDULE_ROUNDS
 	            && (o->schedule == FWG_SCHEDULE_ROWS || r.n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
@@ -656,6 +667,8 @@ static int upload_and_prepare(Run &r)
 	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[0], v.dev[g].s));
+		if (o->arcs && upload_arcs(e, *o->arcs, v.dev[g], n, npad, B, r.is_int, r.ro))
+			return -1;
 		if (r.graph && !r.as_read && upload_rows(e, r.graph, v.dev[g], n, npad, B, guard, r.ro))
 			return -1;
 	}

@@ -56,6 +56,17 @@ struct fwg_feed {
 	void *ctx;
 };
 
+/* A graph given by its arcs instead of a matrix (fwg_opts.arcs): arc k
+ * leaves vertex from[k] for to[k] (the caller's numbering) with weight w[k],
+ * an int32 from 0 to below ST_INF_I32 or a float32 from +0 to below +inf as
+ * fwg_opts.type says; of repeated arcs the least weight counts, and loops
+ * are left out.  The weight matrix is made on the devices. */
+struct fwg_arcs {
+	const uint32_t *from, *to;
+	const void *w;
+	uint64_t count;
+};
+
 struct fwg_opts {
 	int device;     /* CUDA device number */
 	int block;      /* blocking factor B: 16, 32, 64 or 128; 0: the engine's
@@ -124,6 +135,10 @@ struct fwg_opts {
 	 * NULL: none. */
 	struct gs_stats *stats;
 	const int64_t *potential;
+	/* The graph as its arcs (fwg_solve_panels() with graph NULL): the n x n
+	 * matrix is never on the host.  One process, in core; NULL: the graph
+	 * is the matrix passed. */
+	const struct fwg_arcs *arcs;
 };
 
 struct fwg_timing {

@@ -53,6 +53,32 @@ __global__ void finish(T *d, size_t count, T inf, T inf_dev)
 		d[e] = inf;
 }
 
+// A graph given by its arcs (fwg_opts.arcs): rows row0 .. row0 + rows - 1
+// of its weight matrix with no edge, the caller's INF off the diagonal ...
+__global__ void no_edges(uint32_t *d, int npad, int row0, int rows, uint32_t inf)
+{
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < (size_t)rows * npad;
+	     e += (size_t)gridDim.x * blockDim.x) {
+		const int i = row0 + (int)(e / npad), j = (int)(e % npad);
+		d[e] = i == j ? 0u : inf;
+	}
+}
+
+// ... then every arc a[k] -> b[k] (the caller's vertices; pos: their
+// positions in an order, or NULL) of those rows at its least weight w[k].
+// The weights (int32 from 0, float32 from +0) order as their bits do.
+__global__ void put_arcs(uint32_t *d, int npad, int row0, int rows, const uint32_t *__restrict__ a,
+                         const uint32_t *__restrict__ b, const uint32_t *__restrict__ w,
+                         uint64_t count, const int32_t *__restrict__ pos)
+{
+	for (uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
+	     k += (uint64_t)gridDim.x * blockDim.x) {
+		const int i = pos ? pos[a[k]] : (int)a[k], j = pos ? pos[b[k]] : (int)b[k];
+		if (i != j && i >= row0 && i < row0 + rows)
+			atomicMin(&d[(size_t)(i - row0) * npad + j], w[k]);
+	}
+}
+
 // ---- sparse runs: live blocks, round lists, vertex orders ---------------------
 
 // live[I * nb + J] = whether block (I, J) holds an entry below inf.

@@ -85,6 +85,39 @@ int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int 
 	                 guard, ro);
 }
 
+// The rows of band x of the weight matrix of the graph given by arcs a (with
+// ro, in its order), made on the device: no host matrix, no staging.
+int upload_arcs(Err e, const fwg_arcs &a, Dev &x, uint64_t n, uint64_t npad, int B, bool is_int,
+                const Reorder *ro)
+{
+	CUDA_TRY(cudaSetDevice(x.id));
+	const int row0 = (int)x.first_row(B), rows = (int)(x.count(B, npad) / npad);
+	if (rows <= 0)
+		return 0;
+	const size_t bytes = a.count * 4;
+	uint32_t *ab[3] = {nullptr, nullptr, nullptr};
+	const void *from[3] = {a.from, a.to, a.w};
+	int rc = 0;
+	for (int q = 0; q < 3 && rc == 0 && a.count; q++)
+		if (cudaMalloc(&ab[q], bytes) != cudaSuccess
+		    || cudaMemcpyAsync(ab[q], from[q], bytes, cudaMemcpyHostToDevice, x.s) != cudaSuccess)
+			rc = fail(e, "the graph's %llu arcs onto the device: %s",
+			          (unsigned long long)a.count, cudaGetErrorString(cudaGetLastError()));
+	const uint32_t inf = is_int ? (uint32_t)ST_INF_I32 : 0x7f800000u; // +inf
+	if (rc == 0) {
+		no_edges<<<GATHER_GRID, 256, 0, x.s>>>((uint32_t *)x.d, (int)npad, row0, rows, inf);
+		if (a.count)
+			put_arcs<<<GATHER_GRID, 256, 0, x.s>>>((uint32_t *)x.d, (int)npad, row0, rows, ab[0],
+			                                       ab[1], ab[2], a.count, ro ? ro->pos : nullptr);
+		if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(x.s) != cudaSuccess)
+			rc = fail(e, "the graph's arcs onto the device failed");
+	}
+	(void)n;
+	for (auto p : ab)
+		cudaFree(p);
+	return rc;
+}
+
 // bytes from device memory to pageable host memory through the staging
 // buffers on stream s (done: s's events for them): one is emptied on all
 // cores while the other fills.  (The way up is upload_to() with rows of

@@ -83,6 +83,12 @@ int gio_read(const char *name, gio_read_fn read, void *ctx, const gio_opts *o,
 int gio_read_buffer(const char *name, const void *buf, size_t len,
                     const gio_opts *o, gio_graph *g, st_error *err);
 
+/* The dense npad x npad weight matrix of g's edges (read with
+ * opts.edges_only) into w (g->type's elements): what gio_read() fills
+ * without edges_only, repeated edges at their least weight.  threads: 0
+ * for the library's default. */
+void gio_fill_matrix(const gio_graph *g, void *w, int threads);
+
 /* Parse one number the way the readers do (whole string).  0 or -1. */
 int gio_parse_real(const char *s, double *v);
 

@@ -188,44 +188,22 @@ static int dissect(struct dissect *z, const int32_t *set, idx_t k)
 }
 #endif
 
-int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm, int block,
-                          int threads, st_error *err)
+#ifdef HAVE_METIS
+/* The order of the graph whose arcs leave vertex i for out[deg[i] ..
+ * deg[i + 1] - 1] (no loops), directions dropped: see
+ * ord_nested_dissection. */
+static int order_lists(uint64_t n, const uint64_t *deg, const int32_t *out, int32_t *perm,
+                       int block, st_error *err)
 {
-#ifndef HAVE_METIS
-	(void)n, (void)type, (void)w, (void)perm, (void)block, (void)threads;
-	return lib_fail(err, "nested dissection needs METIS, which this build lacks");
-#else
-	if (n > INT32_MAX)
-		return lib_fail(err, "n = %llu is too large for METIS", (unsigned long long)n);
-	/* Each edge i -> j once in row i, then both directions, then the
-	 * duplicates (i -> j and j -> i both present) dropped. */
-	uint64_t *deg = calloc(n + 1, sizeof *deg);
-	if (!deg)
-		return lib_fail(err, "out of memory for the graph's adjacency");
-	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
-	for (uint64_t i = 0; i < n; i++)
-		deg[i + 1] = row_edges(n, type, w, i);
-	for (uint64_t i = 0; i < n; i++)
-		deg[i + 1] += deg[i];
-	uint64_t m = deg[n];
-	if (2 * m > INT32_MAX) {
-		free(deg);
+	if (2 * deg[n] > INT32_MAX)
 		return lib_fail(err, "%llu edges are too many for METIS's 32-bit indices",
-		            (unsigned long long)m);
-	}
-	int32_t *out = malloc((m ? m : 1) * sizeof *out);
-	idx_t *xadj = calloc(n + 1, sizeof *xadj), *adj = malloc((2 * m + 1) * sizeof *adj);
-	idx_t *iperm = malloc(n * sizeof *iperm), *p = malloc(n * sizeof *p);
-	if (!out || !xadj || !adj || !iperm || !p) {
-		free(deg), free(out), free(xadj), free(adj), free(iperm), free(p);
+		                (unsigned long long)deg[n]);
+	idx_t *xadj = calloc(n + 1, sizeof *xadj), *adj = malloc((2 * deg[n] + 1) * sizeof *adj);
+	idx_t *iperm = malloc((n ? n : 1) * sizeof *iperm), *p = malloc((n ? n : 1) * sizeof *p);
+	idx_t *fillp = malloc((n ? n : 1) * sizeof *fillp);
+	if (!xadj || !adj || !iperm || !p || !fillp) {
+		free(xadj), free(adj), free(iperm), free(p), free(fillp);
 		return lib_fail(err, "out of memory for the graph's adjacency");
-	}
-	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t c = deg[i];
-		for (uint64_t j = 0; j < n; j++)
-			if (j != i && finite_at(type, w, i * n + j))
-				out[c++] = (int32_t)j;
 	}
 	/* undirected degrees (with duplicates), then both directions */
 	for (uint64_t i = 0; i < n; i++)
@@ -235,11 +213,6 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 		}
 	for (uint64_t i = 0; i < n; i++)
 		xadj[i + 1] += xadj[i];
-	idx_t *fillp = malloc((n ? n : 1) * sizeof *fillp);
-	if (!fillp) {
-		free(deg), free(out), free(xadj), free(adj), free(iperm), free(p);
-		return lib_fail(err, "out of memory for the graph's adjacency");
-	}
 	memcpy(fillp, xadj, n * sizeof *fillp);
 	for (uint64_t i = 0; i < n; i++)
 		for (uint64_t e = deg[i]; e < deg[i + 1]; e++) {
@@ -258,8 +231,6 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	}
 	xadj[n] = k;
 	free(fillp);
-	free(out);
-	free(deg);
 
 	idx_t nv = (idx_t)n, opts[METIS_NOPTIONS];
 	METIS_SetDefaultOptions(opts);
@@ -299,6 +270,82 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 		perm[i] = (int32_t)p[i];
 	free(p);
 	return 0;
+}
+#endif
+
+
+int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm, int block,
+                          int threads, st_error *err)
+{
+#ifndef HAVE_METIS
+	(void)n, (void)type, (void)w, (void)perm, (void)block, (void)threads;
+	return lib_fail(err, "nested dissection needs METIS, which this build lacks");
+#else
+	if (n > INT32_MAX)
+		return lib_fail(err, "n = %llu is too large for METIS", (unsigned long long)n);
+	/* Each edge i -> j once in row i, then both directions, then the
+	 * duplicates (i -> j and j -> i both present) dropped. */
+	uint64_t *deg = calloc(n + 1, sizeof *deg);
+	if (!deg)
+		return lib_fail(err, "out of memory for the graph's adjacency");
+	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
+	for (uint64_t i = 0; i < n; i++)
+		deg[i + 1] = row_edges(n, type, w, i);
+	for (uint64_t i = 0; i < n; i++)
+		deg[i + 1] += deg[i];
+	const uint64_t m = deg[n];
+	int32_t *out = malloc((m ? m : 1) * sizeof *out);
+	if (!out) {
+		free(deg);
+		return lib_fail(err, "out of memory for the graph's adjacency");
+	}
+	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t c = deg[i];
+		for (uint64_t j = 0; j < n; j++)
+			if (j != i && finite_at(type, w, i * n + j))
+				out[c++] = (int32_t)j;
+	}
+	int rc = order_lists(n, deg, out, perm, block, err);
+	free(out);
+	free(deg);
+	return rc;
+#endif
+}
+
+int ord_nested_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
+                               const uint32_t *to, int32_t *perm, int block, st_error *err)
+{
+#ifndef HAVE_METIS
+	(void)n, (void)count, (void)from, (void)to, (void)perm, (void)block;
+	return lib_fail(err, "nested dissection needs METIS, which this build lacks");
+#else
+	if (n > INT32_MAX)
+		return lib_fail(err, "n = %llu is too large for METIS", (unsigned long long)n);
+	/* The arcs in lists by their tails (a counting sort), loops left out. */
+	uint64_t *deg = calloc(n + 1, sizeof *deg);
+	if (!deg)
+		return lib_fail(err, "out of memory for the graph's adjacency");
+	for (uint64_t k = 0; k < count; k++)
+		if (from[k] != to[k])
+			deg[from[k] + 1]++;
+	for (uint64_t i = 0; i < n; i++)
+		deg[i + 1] += deg[i];
+	int32_t *out = malloc((deg[n] ? deg[n] : 1) * sizeof *out);
+	uint64_t *at = malloc((n ? n : 1) * sizeof *at);
+	if (!out || !at) {
+		free(deg), free(out), free(at);
+		return lib_fail(err, "out of memory for the graph's adjacency");
+	}
+	memcpy(at, deg, n * sizeof *at);
+	for (uint64_t k = 0; k < count; k++)
+		if (from[k] != to[k])
+			out[at[from[k]]++] = (int32_t)to[k];
+	free(at);
+	int rc = order_lists(n, deg, out, perm, block, err);
+	free(out);
+	free(deg);
+	return rc;
 #endif
 }
 

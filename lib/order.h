@@ -33,6 +33,12 @@ uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, uint64_t limi
 int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm, int block,
                           int threads, st_error *err);
 
+/* The same order for the graph of count arcs from[k] -> to[k] (loops and
+ * repeats allowed, as an edge list has them), whose matrix need not exist:
+ * for the same edges, the same perm as ord_nested_dissection(). */
+int ord_nested_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
+                               const uint32_t *to, int32_t *perm, int block, st_error *err);
+
 /* Which rounds of blocked Floyd-Warshall may run together.  live (nb x nb,
  * row-major) marks the blocks that hold a finite entry before the first
  * round.  level[k] gets block k's level in the elimination tree of the

@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 	FILE *sout = as_stats ? tool_output_fopen(0) : NULL;
 	st_error err;
 	st_header in;
-	st_reader *r = engine_open(path, threads, &in);
+	engine_in *r = engine_open(path, threads, &in);
 	const uint64_t n = in.n;
 
 	/* Refuse what cannot fit before allocating anything: the weights,

@@ -322,7 +322,7 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
  * decides whether the run is the one the engine started, dense and as
  * numbered (not reweighted); the engine's calls wait on it. */
 struct reading {
-	st_reader *r;
+	engine_in *r;
 	const st_header *in;
 	void *graph;
 	int threads;
@@ -503,6 +503,74 @@ static void finish_output(struct result *res, const struct fwg_opts *o, FILE *so
 	tool_output_commit();
 }
 
+/* A graph as text that the device can make its own matrix of: sparse by the
+ * auto rule, no weight below zero (nothing to reweight or check on the
+ * host), no paths (no chains to check against a host matrix), one
+ * process. */
+static int by_arcs(const engine_in *r, const struct fwg_opts *o, int nproc)
+{
+	const gio_graph *g = &r->g;
+	return r->text && !o->paths && nproc == 1 && g->type != ST_FLOAT64
+	       && !(g->flags & ST_NEGATIVE) && g->edges <= 32 * g->n && g->n > 1;
+}
+
+/* Solve such a graph: its arcs go to the device, which makes the weight
+ * matrix itself; no n x n matrix is ever on the host (distances leave panel
+ * by panel, or are folded into the statistics on the device). */
+static void solve_arcs(engine_in *r, const st_header *in, struct fwg_opts *o,
+                       struct init_job *job, int order, int out, FILE *sout,
+                       const struct stats_form *form, int threads, double t0)
+{
+	const gio_graph *g = &r->g;
+	const uint64_t n = g->n, m = g->nedge;
+	char why[160], msg[512];
+	const double t_read = tool_now();
+	const int Bs = o->block ? o->block : fwg_choose_block(n, o->type, 0, o->lanes16, 1);
+	int32_t *perm = engine_order_edges(order, g, Bs, NULL, why, sizeof why);
+	uint32_t *arc = malloc((m ? m : 1) * 3 * sizeof *arc);
+	if (!arc)
+		tool_die("out of memory for %llu arcs", (unsigned long long)m);
+	for (uint64_t k = 0; k < m; k++) {
+		const float f = (float)g->edge[k].w;
+		arc[k] = g->edge[k].u;
+		arc[m + k] = g->edge[k].v;
+		if (g->type == ST_INT32)
+			arc[2 * m + k] = (uint32_t)(int32_t)g->edge[k].w;
+		else
+			memcpy(&arc[2 * m + k], &f, 4);
+	}
+	const struct fwg_arcs arcs = {arc, arc + m, arc + 2 * m, m};
+	o->arcs = &arcs;
+	o->order = perm;
+	o->skip = 1;
+	const double t_prep = tool_now();
+	const double t1 = device_ready(job, o);
+	struct fwg_timing t;
+	sv_plan plan = {n, g->type, NULL, -1};
+	struct result res = {.n = n, .type = g->type, .threads = threads, .plan = &plan, .t = &t};
+	st_header h;
+	st_error err;
+	if (sv_result_header(in, 0, &h, &err) < 0)
+		tool_die_st("result", &err);
+	tool_add_provenance(&h);
+	if (sout)
+		open_stats(&res, o, NULL, n, g->type);
+	else if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err)))
+		tool_die_st(tool_output_name(), &err);
+	if (fwg_solve_panels(o, n, NULL, take_panel, &res, &t, msg, sizeof msg) < 0)
+		solve_failed(&res, msg);
+	const double t2 = tool_now();
+	finish_output(&res, o, sout, form);
+	const struct times tm = {t0, t_read, t_prep, t1, t2, tool_now(), job->warm_s};
+	snprintf(why + strlen(why), sizeof why - strlen(why), ", the matrix made on the device");
+	report(o, &t, &res, n, why, NULL, 1, &tm);
+	free(arc);
+	free(perm);
+	engine_in_free(r);
+	st_header_free(&h);
+	tool_done(EXIT_OK);
+}
+
 /* Tests: environment variables that choose among ways to the same results,
  * and a device's memory capped. */
 static void test_hooks(struct fwg_opts *o)
@@ -645,7 +713,7 @@ int main(int argc, char **argv)
 	int out = rank == 0 && !ch.stats ? tool_output_open(1) : -1;
 	FILE *sout = rank == 0 && ch.stats ? tool_output_fopen(0) : NULL;
 	st_header in;
-	st_reader *r = NULL;
+	engine_in *r = NULL;
 	struct { uint64_t n; uint32_t type; } head = {0, 0};
 	if (rank == 0) {
 		r = engine_open(input, threads, &in);
@@ -672,6 +740,12 @@ int main(int argc, char **argv)
 	start_device(&job, &o, n, gpus, rank, nproc);
 	if (rank != 0)
 		return solve_elsewhere(&o, n, &job);
+	if (by_arcs(r, &o, nproc)) {
+		solve_arcs(r, &in, &o, &job, order, out, sout, &ch.form, threads, t0);
+		ranks_finish();
+		st_header_free(&in);
+		return EXIT_OK;
+	}
 	/* Without padding the weights are read straight into the matrix that
 	 * sv_prepare() fills in place.  The graph stays on the host for the
 	 * repair of predecessor chains.  Distances go out panel by panel; the

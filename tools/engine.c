@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "graphin.h"
 #include "order.h"
 #include "tool.h"
 
@@ -15,11 +16,34 @@
 #define ND_MAX_DEGREE 32
 #define ND_MIN_N 256
 
-st_reader *engine_open(const char *path, int threads, st_header *h)
+/* A graph as text: its edges, and the header its weights would have. */
+static engine_in *open_text(int fd, const char *path, st_header *h)
+{
+	engine_in *in = calloc(1, sizeof *in);
+	gio_opts o;
+	char *label;
+	if (!in)
+		tool_die("out of memory");
+	gio_opts_init(&o);
+	o.edges_only = 1;
+	graphin_read(fd, path, NULL, &o, &in->g, &label);
+	free(label);
+	if (fd > 2)
+		close(fd);
+	in->text = 1;
+	st_header_init(h, in->g.n, 1, in->g.type);
+	h->matrices = ST_WEIGHTS;
+	h->flags = in->g.flags;
+	return in;
+}
+
+engine_in *engine_open(const char *path, int threads, st_header *h)
 {
 	st_error err;
 	const char *name = tool_input_name(path);
 	int fd = tool_open_input(path);
+	if (graphin_is_text(fd))
+		return open_text(fd, path, h);
 	st_reader *r = st_reader_open(fd, path, h, threads, &err);
 	if (!r)
 		tool_die_st(NULL, &err);
@@ -36,7 +60,21 @@ st_reader *engine_open(const char *path, int threads, st_header *h)
 		st_header_free(h);
 		tool_die("%s: the stream holds no edge weights (is it already a result?)", name);
 	}
-	return r;
+	engine_in *in = calloc(1, sizeof *in);
+	if (!in)
+		tool_die("out of memory");
+	in->r = r;
+	return in;
+}
+
+void engine_in_free(engine_in *in)
+{
+	if (!in)
+		return;
+	if (in->r)
+		st_reader_free(in->r);
+	gio_graph_free(&in->g);
+	free(in);
 }
 
 double engine_physical_memory(void)
@@ -59,9 +97,18 @@ void engine_check_memory(const char *path, const st_header *h, double bytes)
 		         (unsigned long long)((double)h->n * sqrt(have / bytes) * 0.999));
 }
 
-int engine_read_weights_as(st_reader *r, void *dst, st_progress_fn *fn, void *ctx,
+int engine_read_weights_as(engine_in *in, void *dst, st_progress_fn *fn, void *ctx,
                            st_error *err)
 {
+	st_reader *r = in->r;
+	if (in->text) {
+		gio_fill_matrix(&in->g, dst, tool_threads());
+		if (fn)
+			fn(ctx, in->g.npad * in->g.npad * ST_TYPE_SIZE(in->g.type));
+		engine_in_free(in);
+		return 0;
+	}
+	free(in);
 	st_reader_progress(r, fn, ctx);
 	for (uint32_t next; (next = st_next_matrix(r));)
 		if ((next == ST_WEIGHTS ? st_read_matrix(r, dst, err) : st_skip_matrix(r, err)) < 0) {
@@ -71,10 +118,10 @@ int engine_read_weights_as(st_reader *r, void *dst, st_progress_fn *fn, void *ct
 	return st_reader_close(r, err);
 }
 
-void engine_read_weights(st_reader *r, void *dst)
+void engine_read_weights(engine_in *in, void *dst)
 {
 	st_error err;
-	if (engine_read_weights_as(r, dst, NULL, NULL, &err) < 0)
+	if (engine_read_weights_as(in, dst, NULL, NULL, &err) < 0)
 		tool_die_st(NULL, &err);
 }
 
@@ -146,60 +193,108 @@ int engine_parse_derive(const char *arg)
 	tool_usage_error("--derive-paths: '%s' is not auto, always or never", arg);
 }
 
+/* The auto rule and the caller's choice: 1 for nested dissection, else 0
+ * with why the natural order was kept.  is_sparse: -1 where not counted. */
+static int wants_nd(int mode, uint64_t n, uint32_t type, int is_sparse, char *why, size_t len)
+{
+	if (mode == ORDER_NATURAL) {
+		snprintf(why, len, "natural order (--order natural)");
+		return 0;
+	}
+	if (mode == ORDER_ND)
+		return 1;
+	if (!ord_available()) {
+		snprintf(why, len, "natural order (built without METIS)");
+		return 0;
+	}
+	if (type != ST_INT32) {
+		/* float32 rounding leaves many more predecessor chains to
+		 * re-attach in that order.  Since the repair reads only the bad
+		 * vertices' edges in, apsp-cpu is faster in it (cryg2500: 0.21
+		 * against 0.32 s); apsp-gpu's repair reads columns and is not
+		 * measured yet, so the rule stays. */
+		snprintf(why, len, "natural order (%s: --order nd to force)", st_type_name(type));
+		return 0;
+	}
+	if (n < ND_MIN_N) {
+		snprintf(why, len, "natural order (n < %d)", ND_MIN_N);
+		return 0;
+	}
+	if (is_sparse == 0) {
+		snprintf(why, len, "natural order (dense: over %d edges a vertex)", ND_MAX_DEGREE);
+		return 0;
+	}
+	return 1;
+}
+
+/* What -v says of an order made in took seconds. */
+static void said_nd(int mode, int block, double took, char *why, size_t len)
+{
+	char aligned[48] = "";
+	if (block > 0)
+		snprintf(aligned, sizeof aligned, ", halves on blocks of %d", block);
+	snprintf(why, len, "nested-dissection order (%s%s, METIS %.3f s)",
+	         mode == ORDER_ND ? "--order nd" : "sparse", aligned, took);
+}
+
+static int32_t *perm_alloc(uint64_t n)
+{
+	int32_t *perm = malloc((n ? n : 1) * sizeof *perm);
+	if (!perm)
+		tool_die("out of memory for the vertex order");
+	return perm;
+}
+
 int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int block,
                       int threads, int *sparse, char *why, size_t len)
 {
 	const double began = tool_now();
 	double degree = 0;
 	/* Counted once, for the auto rule and the caller's question. */
-	int counted = 0, is_sparse = 0;
-	if (sparse || (mode == ORDER_AUTO && ord_available() && type == ST_INT32 && n >= ND_MIN_N)) {
+	int is_sparse = -1;
+	if (sparse || (mode == ORDER_AUTO && ord_available() && type == ST_INT32 && n >= ND_MIN_N))
 		is_sparse = graph_sparse(n, type, w, threads, &degree);
-		counted = 1;
-	}
 	if (sparse)
 		*sparse = is_sparse;
-	if (mode == ORDER_NATURAL) {
-		snprintf(why, len, "natural order (--order natural)");
+	if (!wants_nd(mode, n, type, is_sparse, why, len))
 		return NULL;
-	}
-	if (mode == ORDER_AUTO) {
-		if (!ord_available()) {
-			snprintf(why, len, "natural order (built without METIS)");
-			return NULL;
-		}
-		if (type != ST_INT32) {
-			/* float32 rounding leaves many more predecessor chains to
-			 * re-attach in that order.  Since the repair reads only the
-			 * bad vertices' edges in, apsp-cpu is faster in it
-			 * (cryg2500: 0.21 against 0.32 s); apsp-gpu's repair reads
-			 * columns and is not measured yet, so the rule stays. */
-			snprintf(why, len, "natural order (%s: --order nd to force)", st_type_name(type));
-			return NULL;
-		}
-		if (n < ND_MIN_N) {
-			snprintf(why, len, "natural order (n < %d)", ND_MIN_N);
-			return NULL;
-		}
-		if (counted && !is_sparse) {
-			snprintf(why, len, "natural order (dense: over %d edges a vertex)", ND_MAX_DEGREE);
-			return NULL;
-		}
-	}
-	int32_t *perm = malloc((n ? n : 1) * sizeof *perm);
-	if (!perm)
-		tool_die("out of memory for the vertex order");
+	int32_t *perm = perm_alloc(n);
 	st_error err;
 	if (ord_nested_dissection(n, type, w, perm, block, threads, &err) < 0) {
 		free(perm);
 		tool_die("nested dissection: %s", err.msg);
 	}
-	const double took = tool_now() - began;
-	char aligned[48] = "";
-	if (block > 0)
-		snprintf(aligned, sizeof aligned, ", halves on blocks of %d", block);
-	snprintf(why, len, "nested-dissection order (%s%s, METIS %.3f s)",
-	         mode == ORDER_ND ? "--order nd" : "sparse", aligned, took);
+	said_nd(mode, block, tool_now() - began, why, len);
+	return perm;
+}
+
+int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse, char *why,
+                            size_t len)
+{
+	const double began = tool_now();
+	const uint64_t n = g->n;
+	/* g->edges counts repeated edges: at most the matrix's own count */
+	const int is_sparse = g->edges <= (uint64_t)ND_MAX_DEGREE * n;
+	if (sparse)
+		*sparse = is_sparse;
+	if (!wants_nd(mode, n, g->type, is_sparse, why, len))
+		return NULL;
+	uint32_t *from = malloc((g->nedge ? g->nedge : 1) * sizeof *from);
+	uint32_t *to = malloc((g->nedge ? g->nedge : 1) * sizeof *to);
+	if (!from || !to)
+		tool_die("out of memory for the vertex order");
+	for (size_t k = 0; k < g->nedge; k++)
+		from[k] = g->edge[k].u, to[k] = g->edge[k].v;
+	int32_t *perm = perm_alloc(n);
+	st_error err;
+	int rc = ord_nested_dissection_arcs(n, g->nedge, from, to, perm, block, &err);
+	free(from);
+	free(to);
+	if (rc < 0) {
+		free(perm);
+		tool_die("nested dissection: %s", err.msg);
+	}
+	said_nd(mode, block, tool_now() - began, why, len);
 	return perm;
 }
 

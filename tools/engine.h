@@ -4,14 +4,25 @@
 #ifndef APSP_ENGINE_H
 #define APSP_ENGINE_H
 
+#include "graphio.h"
 #include "solve.h"
 #include "stream.h"
 #include "statsout.h"
 
-/* Open the graph stream path ("-" = stdin) and read its header into h.  Dies
+/* The engines' input: a matrix stream, or a graph as text (Matrix Market,
+ * DIMACS .gr, an edge list; plain, gzip or in an archive), read as mtx2bin
+ * reads it with its defaults (tools/graphin.h). */
+typedef struct engine_in {
+	st_reader *r; /* a stream: its reader, the header read */
+	int text;     /* a graph as text: its edges in g, the matrix not made */
+	gio_graph g;
+} engine_in;
+
+/* Open the input path ("-" = stdin) and read its header into h (for a graph
+ * as text, the header of its weights as mtx2bin would write them).  Dies
  * (exit 3) when the stream records a negative cycle, (exit 2) when it holds
- * no weights. */
-st_reader *engine_open(const char *path, int threads, st_header *h);
+ * no weights or the text is not a graph. */
+engine_in *engine_open(const char *path, int threads, st_header *h);
 
 /* The machine's physical memory in bytes (APSP_HOST_MEMORY, for tests: this
  * many instead). */
@@ -21,12 +32,16 @@ double engine_physical_memory(void);
 void engine_check_memory(const char *path, const st_header *h, double bytes);
 
 /* Read the weight matrix into dst (st_matrix_bytes(h) bytes), skip the rest
- * of the stream and close it.  Dies on any error. */
-void engine_read_weights(st_reader *r, void *dst);
-/* The same, with fn told of the weights' progress (st_reader_progress), and
- * an error returned: 0, or -1 with err set (the reader freed either way). */
-int engine_read_weights_as(st_reader *r, void *dst, st_progress_fn *fn, void *ctx,
+ * of the stream and close it (text: the matrix of the edges).  Frees in.
+ * Dies on any error. */
+void engine_read_weights(engine_in *in, void *dst);
+/* The same, with fn told of the weights' progress (st_reader_progress; text:
+ * once, whole), and an error returned: 0, or -1 with err set (in freed
+ * either way). */
+int engine_read_weights_as(engine_in *in, void *dst, st_progress_fn *fn, void *ctx,
                            st_error *err);
+/* Free in unread. */
+void engine_in_free(engine_in *in);
 
 /* Write a result with no matrices whose header records the negative cycle
  * through vertex v (so a tool downstream can say why), then exit 3. */
@@ -50,6 +65,10 @@ int engine_sparse(uint64_t n, uint32_t type, const void *w, int threads);
  * (what was chosen and why, and how long ordering took).  Dies on error. */
 int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int block,
                       int threads, int *sparse, char *why, size_t len);
+/* The same for the graph of g's edges (a graph as text), whose matrix need
+ * not exist: the same order for the same graph. */
+int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse, char *why,
+                            size_t len);
 
 /* Undo the plan's reweighting, write the result stream (distances, and
  * predecessors when pred is not NULL) and commit the output; dies on error. */

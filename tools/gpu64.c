@@ -7,7 +7,7 @@
 #include "solve.h"
 #include "tool.h"
 
-void gpu64_solve(st_reader *r, st_header *in, const char *input, int out, FILE *sout,
+void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
                  const struct stats_form *form, int paths, int device, int gpus, int threads)
 {
 	const uint64_t n = in->n;

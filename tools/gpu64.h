@@ -7,12 +7,11 @@
 
 #include <stdio.h>
 
-#include "statsout.h"
-#include "stream.h"
+#include "engine.h"
 
 /* r is open on the input, in its header; out the result's descriptor, or
  * sout the statistics' stream with form (--stats).  Dies on any failure. */
-void gpu64_solve(st_reader *r, st_header *in, const char *input, int out, FILE *sout,
+void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
                  const struct stats_form *form, int paths, int device, int gpus, int threads);
 
 #endif
