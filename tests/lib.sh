@@ -88,6 +88,22 @@ sanitized() {
 		fail "$_name" "$(grep -v '^=* *$' "$T/san" | head -8 | tr '\n' ' ' | head -c 400)"
 	fi
 }
+# same_stats NAME A B: two tables, integers equal, the rest within 1e-12.
+same_stats() {
+	if awk -F'\t' 'NR == FNR { a[FNR] = $0; next }
+		{ split(a[FNR], x, "\t"); if (NF != 9) exit 1
+		  for (i = 1; i <= NF; i++) {
+			if (x[i] == $i) continue
+			if (FNR == 1 || $i !~ /[.e]/) exit 1
+			d = x[i] - $i; if (d < 0) d = -d; m = x[i] < 0 ? -x[i] : x[i]
+			if (d > 1e-12 * m) exit 1 } }
+		END { if (FNR != length(a)) exit 1 }' "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "$(diff "$2" "$3" | head -n 4 | tr '\n' ' ')"
+	fi
+}
+
 has_gpu() { [ -x "$BIN/apsp-gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
 # mtx2bin built with libarchive (it reads .tar.gz, .zip)?
 # GPU test files: end the file with one SKIP line (as NAME) where apsp-gpu

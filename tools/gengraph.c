@@ -41,6 +41,9 @@ static void usage(FILE *f)
 	        "  -s, --seed S         random seed (default 1); same seed, same bytes\n"
 	        "  -t, --type TYPE      int32 (default), float32 or float64\n"
 	        "  -B, --pad B          pad the stored matrix to a multiple of B (default 1)\n"
+	        "  -F, --format FMT     stream (default) or mtx: the same graph as Matrix\n"
+	        "                       Market text (coordinate, general; weights that\n"
+	        "                       read back exactly), which the engines also take\n"
 	        "      --undirected     edge (i,j) implies (j,i) with the same weight\n"
 	        "      --negative[=P]   add p[u] - p[v] to every edge u->v, p[v] uniform\n"
 	        "                       in [0, P] (default P = MAX): negative edges, no\n"
@@ -300,6 +303,71 @@ static int any_negative(const struct gen *g)
 	return found;
 }
 
+/* Entry (i, j) at e (from make_row, which made the stream's: the same bits)
+ * to f as a Matrix Market line (1-based) where it is an edge; 1 if it is. */
+static int entry_text(const struct gen *g, uint64_t i, uint64_t j, const void *e, FILE *f)
+{
+	const unsigned long long r = i + 1, c = j + 1;
+	double x;
+	if (g->type == ST_INT32) {
+		const int32_t w = *(const int32_t *)e;
+		if (i == j || w == ST_INF_I32)
+			return 0;
+		if (f)
+			fprintf(f, "%llu %llu %d\n", r, c, w);
+		return 1;
+	}
+	x = g->type == ST_FLOAT32 ? *(const float *)e : *(const double *)e;
+	if (i == j || x == INFINITY)
+		return 0;
+	if (f) /* digits enough to read back the same float32 or float64 */
+		fprintf(f, g->type == ST_FLOAT32 ? "%llu %llu %.9g\n" : "%llu %llu %.17g\n", r, c, x);
+	return 1;
+}
+
+/* The edges of row i, j ascending, to f (NULL: counted only); how many. */
+static uint64_t row_text(const struct gen *g, uint64_t i, FILE *f)
+{
+	uint64_t count = 0;
+	if (g->shape == SHAPE_GRID) { /* the 4 neighbours at most, each alone */
+		const uint64_t nb[4] = {i >= g->cols ? i - g->cols : i, i % g->cols ? i - 1 : i,
+		                        (i + 1) % g->cols ? i + 1 : i,
+		                        i + g->cols < g->n ? i + g->cols : i};
+		double x;
+		for (int q = 0; q < 4; q++) {
+			make_row(g, i, nb[q], nb[q] + 1, &x);
+			count += entry_text(g, i, nb[q], &x, f);
+		}
+		return count;
+	}
+	void *row = malloc(g->n * 8);
+	if (!row)
+		tool_die("out of memory for a row");
+	make_row(g, i, 0, g->n, row);
+	for (uint64_t j = 0; j < g->n; j++)
+		count += entry_text(g, i, j, (const char *)row + j * ST_TYPE_SIZE(g->type), f);
+	free(row);
+	return count;
+}
+
+/* -F mtx: the graph as Matrix Market text, the same edges and weights as
+ * the stream (float32 in 9 digits, float64 in 17: each reads back exactly). */
+static void write_mtx(const struct gen *g, FILE *f)
+{
+	uint64_t arcs = 0;
+	#pragma omp parallel for schedule(dynamic, 64) reduction(+ : arcs)
+	for (uint64_t i = 0; i < g->n; i++)
+		arcs += row_text(g, i, NULL);
+	fprintf(f, "%%%%MatrixMarket matrix coordinate %s general\n%llu %llu %llu\n",
+	        g->type == ST_INT32 ? "integer" : "real", (unsigned long long)g->n,
+	        (unsigned long long)g->n, (unsigned long long)arcs);
+	for (uint64_t i = 0; i < g->n; i++) {
+		row_text(g, i, f);
+		if (i % 4096 == 0)
+			tool_progress("rows", i, g->n);
+	}
+}
+
 static void parse_range(const char *s, int type, struct gen *g)
 {
 	char buf[128];
@@ -346,16 +414,17 @@ int main(int argc, char **argv)
 		{"negative", optional_argument, 0, OPT_NEGATIVE},
 		{"grid", required_argument, 0, OPT_GRID},
 		{"geometric", required_argument, 0, OPT_GEOMETRIC},
+		{"format", required_argument, 0, 'F'},
 		{0, 0, 0, 0},
 	};
 	const char *n_arg = NULL, *d_arg = NULL, *w_arg = "1:100", *p_arg = NULL;
 	const char *grid_arg = NULL, *geo_arg = NULL;
 	uint64_t seed = 1, pad = 1;
 	struct gen g = {.type = ST_INT32};
-	int c;
+	int c, text = 0;
 
 	tool_init("gengraph", argc, argv);
-	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "n:d:w:s:t:B:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "n:d:w:s:t:B:F:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage))
 			continue;
 		switch (c) {
@@ -368,6 +437,11 @@ int main(int argc, char **argv)
 		case OPT_NEGATIVE: g.negative = 1; p_arg = optarg; break;
 		case OPT_GRID: grid_arg = optarg; break;
 		case OPT_GEOMETRIC: geo_arg = optarg; break;
+		case 'F':
+			if (strcmp(optarg, "mtx") && strcmp(optarg, "stream"))
+				tool_usage_error("-F: unknown format '%s' (stream or mtx)", optarg);
+			text = !strcmp(optarg, "mtx");
+			break;
 		case 't':
 			if (strcmp(optarg, "int32") == 0)
 				g.type = ST_INT32;
@@ -395,6 +469,8 @@ int main(int argc, char **argv)
 		tool_usage_error("-n is required");
 	if (!grid_arg && !geo_arg && !d_arg)
 		tool_usage_error("-d is required (or --grid, --geometric)");
+	if (text && pad != 1)
+		tool_usage_error("-B pads a stream's matrix: not with -F mtx");
 
 	/* Check everything before a byte is written. */
 	if (grid_arg) {
@@ -459,6 +535,14 @@ int main(int argc, char **argv)
 	omp_set_num_threads(threads);
 	make_potentials(&g);
 	make_points(&g, mix64(seed * 4 + 4));
+	if (text) {
+		FILE *f = tool_output_fopen(0);
+		write_mtx(&g, f);
+		tool_output_commit();
+		free(g.potential);
+		free(g.xy);
+		return EXIT_OK;
+	}
 
 	st_header h;
 	st_header_init(&h, g.n, pad, g.type);

@@ -132,3 +132,26 @@ expect_stderr grid-zero 2 'grid' '$g --grid 0x4'
 expect_stderr two-shapes 2 'give one' '$g --grid 3x4 --geometric 0.2'
 expect_stderr geometric-range 2 'out of range' '$g -n 10 --geometric 3'
 expect_stderr geometric-needs-n 2 'n is required' '$g --geometric 0.3'
+
+# -F mtx: the same graph as text, weights that read back exactly.
+same_text() { # NAME GENGRAPH-ARGS (mtx2bin -t TYPE for float64)
+	_n=$1; shift
+	_t=; case " $* " in *" float64 "*) _t="-t float64" ;; esac
+	if $g "$@" -o "$T/s.apm" && $g "$@" -F mtx -o "$T/s.mtx" && $BIN/mtx2bin $_t "$T/s.mtx" -o "$T/t.apm" \
+	   && $b --npy --weights "$T/s.apm" >"$T/s.npy" && $b --npy --weights "$T/t.apm" | cmp -s - "$T/s.npy"; then
+		pass "$_n"
+	else
+		fail "$_n" "the text's weights differ from the stream's"
+	fi
+}
+same_text "text: random int32" -n 200 -d 5 -s 3
+same_text "text: random float32" -n 150 -d 8 -s 4 -t float32 -w 0.001:1000
+same_text "text: float64" -n 100 -d 8 -s 4 -t float64
+same_text "text: negative" -n 120 -d 6 --negative
+same_text "text: undirected" -n 120 -d 6 --undirected
+same_text "text: grid" --grid 17x23 -s 2
+same_text "text: geometric" -n 300 --geometric 0.1 -s 7
+expect_output "text: Matrix Market header" '%%MatrixMarket matrix coordinate integer general
+6 6 14' '$g --grid 2x3 -F mtx | head -n 2'
+expect_stderr "text: no padding" 2 'not with -F mtx' '$g -n 10 -d 5 -B 4 -F mtx'
+expect_stderr "text: unknown format" 2 'unknown format' '$g -n 10 -d 5 -F dimacs'

@@ -16,22 +16,6 @@ expect_true "apsp-gpu --help names --stats" '$gpu --help | grep -q -- "--stats"'
 expect_stderr "apsp-gpu --json alone" 2 'go with --stats' '$gpu --json </dev/null'
 need_gpu "apsp-gpu --stats"
 
-# same_stats NAME A B: two tables, integers equal, the rest within 1e-12.
-same_stats() {
-	if awk -F'\t' 'NR == FNR { a[FNR] = $0; next }
-		{ split(a[FNR], x, "\t"); if (NF != 9) exit 1
-		  for (i = 1; i <= NF; i++) {
-			if (x[i] == $i) continue
-			if (FNR == 1 || $i !~ /[.e]/) exit 1
-			d = x[i] - $i; if (d < 0) d = -d; m = x[i] < 0 ? -x[i] : x[i]
-			if (d > 1e-12 * m) exit 1 } }
-		END { if (FNR != length(a)) exit 1 }' "$2" "$3"; then
-		pass "$1"
-	else
-		fail "$1" "$(diff "$2" "$3" | head -n 4 | tr '\n' ' ')"
-	fi
-}
-
 # stats_gpu NAME GRAPH [apsp-gpu options]
 stats_gpu() {
 	name=$1 graph=$2

@@ -1,0 +1,77 @@
+# apsp-gpu on a graph as text: a sparse one without paths has its weight
+# matrix made on the device from its arcs (-v says so), with the results and
+# statistics of the same graph's stream, in a nested-dissection order or
+# not, int32 and float32, repeated arcs and loops; a graph with a negative
+# weight, or a run with paths, reads the matrix on the host as for a stream;
+# a device too small says why; the kernels run clean under compute-sanitizer.
+. "$TOP/tests/lib.sh"
+gpu=$BIN/apsp-gpu
+c=$BIN/apsp-cpu
+m=$BIN/mtx2bin
+D=$TOP/datasets
+G=$TOP/tests/data/mtx2bin
+
+need_gpu_build "apsp-gpu on text"
+need_gpu "apsp-gpu on text"
+
+# The same graphs as text (gengraph -F mtx) and as streams.
+$BIN/gengraph --grid 40x40 -s 3 -F mtx -o "$T/grid.mtx"
+$BIN/gengraph --grid 40x40 -s 3 -o "$T/grid.apm"
+$BIN/gengraph -n 900 --geometric 0.06 -s 5 -t float32 -F mtx -o "$T/geo.mtx"
+printf '0 1 5\n0 1 3\n1 1 2\n1 2 4\n2 0 1\n3 4 2\n4 3 2\n2 3 6\n' >"$T/repeats.txt"
+
+# by_arcs NAME FILE [options]: --stats on the device from the arcs equals
+# apsp-cpu's on the same text and apsp-gpu's on the stream; -v says the
+# matrix was made on the device.
+by_arcs() {
+	name=$1 f=$2
+	shift 2
+	$m "$f" -o "$T/g.apm" 2>/dev/null
+	$c --stats "$@" "$f" >"$T/cpu.tsv" 2>/dev/null
+	$gpu --stats "$@" "$T/g.apm" >"$T/stream.tsv" 2>/dev/null
+	if ! $gpu -v --stats "$@" "$f" >"$T/arcs.tsv" 2>"$T/v"; then
+		fail "$name" "apsp-gpu failed: $(head -c 300 "$T/v")"; return
+	fi
+	if ! grep -q "the matrix made on the device" "$T/v"; then
+		fail "$name" "not made on the device: $(head -c 300 "$T/v")"; return
+	fi
+	if ! cmp -s "$T/stream.tsv" "$T/arcs.tsv"; then
+		fail "$name" "--stats differs from the stream's run"; return
+	fi
+	same_stats "$name" "$T/cpu.tsv" "$T/arcs.tsv"
+}
+by_arcs "grid, nested dissection" "$T/grid.mtx"
+by_arcs "grid, natural order" "$T/grid.mtx" --order natural
+by_arcs "grid, B 32" "$T/grid.mtx" -B 32
+by_arcs "float32, symmetric" "$D/USAir97.mtx"
+by_arcs "float32, nested dissection" "$D/USAir97.mtx" --order nd
+by_arcs "pattern mesh" "$D/jagmesh7.mtx"
+by_arcs "geometric, float32" "$T/geo.mtx" --order nd
+by_arcs "repeated arcs and a loop" "$T/repeats.txt"
+
+# The distances themselves, panel by panel, as from gengraph's stream.
+$gpu --no-paths "$T/grid.apm" -o "$T/want.apm" 2>/dev/null
+if $gpu --no-paths "$T/grid.mtx" -o "$T/got.apm" 2>"$T/err" \
+   && same_results "grid distances from the arcs" "$T/want.apm" "$T/got.apm" "$T/grid.apm" \
+	   "apsp-gpu --no-paths on the text" --no-paths; then
+	pass "grid distances from the arcs"
+fi
+expect_true "distances through a pipe" \
+	'cat "$T/grid.mtx" | $gpu --no-paths >"$T/pipe.apm" && $BIN/apsp-diff -q "$T/want.apm" "$T/pipe.apm"'
+
+# The host's way: a negative weight (reweighted), or paths.
+expect_true "a negative weight is read on the host" \
+	'$gpu -v --stats "$G/small.gr" >"$T/neg.tsv" 2>"$T/v" && ! grep -q "made on the device" "$T/v" && $c --stats "$G/small.gr" | cmp -s - "$T/neg.tsv"'
+gpu_check "paths from text" "$T/grid.mtx" 0
+gpu_check "paths from text, float32" "$D/USAir97.mtx" 1e-5
+
+# A device too small: refused, saying what fits.
+expect_stderr "a device too small" 2 'at most n = [0-9]+ fits.*solved in core' \
+	'APSP_DEVICE_MEMORY=2000000 $gpu --stats "$T/grid.mtx"'
+
+if command -v compute-sanitizer >/dev/null 2>&1; then
+	sanitized "memcheck, arcs" memcheck $gpu --stats "$T/grid.mtx"
+	sanitized "racecheck, arcs" racecheck $gpu --stats "$T/repeats.txt"
+else
+	skip "memcheck, arcs" "no compute-sanitizer"
+fi
