@@ -62,8 +62,20 @@ expect_true "distances through a pipe" \
 # The host's way: a negative weight (reweighted), or paths.
 expect_true "a negative weight is read on the host" \
 	'$gpu -v --stats "$G/small.gr" >"$T/neg.tsv" 2>"$T/v" && ! grep -q "made on the device" "$T/v" && $c --stats "$G/small.gr" | cmp -s - "$T/neg.tsv"'
-gpu_check "paths from text" "$T/grid.mtx" 0
-gpu_check "paths from text, float32" "$D/USAir97.mtx" 1e-5
+# paths_text NAME TEXT TOL: with paths, as apsp-cpu on the text, chains
+# valid on the graph's stream.
+paths_text() {
+	$m "$2" -o "$T/p.apm"
+	if $c "$2" -o "$T/pc.apm" 2>"$T/err" && $gpu "$2" -o "$T/pg.apm" 2>>"$T/err" \
+	   && $BIN/apsp-diff -q -t "$3" "$T/pc.apm" "$T/pg.apm" 2>>"$T/err" \
+	   && $BIN/apsp-diff -q --graph "$T/p.apm" "$T/pg.apm" 2>>"$T/err"; then
+		pass "$1"
+	else
+		fail "$1" "$(head -c 300 "$T/err")"
+	fi
+}
+paths_text "paths from text" "$T/grid.mtx" 0
+paths_text "paths from text, float32" "$D/USAir97.mtx" 1e-5
 
 # A device too small: refused, saying what fits.
 expect_stderr "a device too small" 2 'at most n = [0-9]+ fits.*solved in core' \
