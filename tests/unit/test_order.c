@@ -185,8 +185,43 @@ static void test_aligned_dissection(void)
 	free(w), free(perm), free(plain), free(again);
 }
 
+/* The order of a graph's arcs (loops and repeats among them, in any order)
+ * is the order of its matrix. */
+static void test_arcs_order(void)
+{
+	if (!ord_available()) {
+		printf("SKIP order of arcs: no METIS in this build\n");
+		return;
+	}
+	const int n = 333;
+	const uint64_t m = 5 * (uint64_t)n;
+	int32_t *w = malloc((size_t)n * n * sizeof *w);
+	uint32_t *from = malloc(m * sizeof *from), *to = malloc(m * sizeof *to);
+	int32_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+	for (size_t e = 0; e < (size_t)n * n; e++)
+		w[e] = e % (n + 1) ? INF : 0;
+	for (uint64_t k = 0; k < m; k++) {
+		from[k] = (uint32_t)(t_rnd() % n);
+		/* mostly near: a mesh-like graph; loops and repeats too */
+		to[k] = k % 7 == 0 ? from[k] : k % 11 == 0 ? from[k > 0 ? k - 1 : 0]
+		      : (uint32_t)((from[k] + t_rnd() % 9) % n);
+		if (k % 11 == 0 && k > 0)
+			from[k] = from[k - 1];
+		if (from[k] != to[k])
+			w[(size_t)from[k] * n + to[k]] = 1 + (int32_t)(t_rnd() % 9);
+	}
+	st_error err;
+	for (int B = 0; B <= 32; B += 32)
+		T_CHECKF(ord_nested_dissection(n, ST_INT32, w, a, B, 1, &err) == 0
+		         && ord_nested_dissection_arcs(n, m, from, to, b, B, &err) == 0
+		         && memcmp(a, b, n * sizeof *a) == 0,
+		         "the order of the arcs is the matrix's (B = %d)", B);
+	free(w), free(from), free(to), free(a), free(b);
+}
+
 int main(void)
 {
+	test_arcs_order();
 	test_small_trees();
 	test_random_levels();
 	test_aligned_dissection();
