@@ -682,6 +682,20 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, stru
 	return optind < argc ? argv[optind] : "-";
 }
 
+/* A float64 graph: the float64 engine, on one GPU or the --gpus asked for
+ * (as for the other types, all of them from GPUS_FROM on), in one process. */
+static void solve_f64(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
+                      const struct choices *ch, int paths, int device, int nproc, int threads)
+{
+	if (nproc > 1)
+		tool_die("%s: float64 streams run in one process (--gpus N, not mpirun)",
+		         tool_input_name(input));
+	const int there = fwm_device_count(NULL, 0) - device, gpus = ch->gpus;
+	gpu64_solve(r, in, input, out, sout, &ch->form, paths, device,
+	            gpus < 0 || (gpus == 0 && in->n >= GPUS_FROM) ? (there > 1 ? there : 1)
+	            : gpus > 1 ? gpus : 1, threads);
+}
+
 int main(int argc, char **argv)
 {
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
@@ -725,14 +739,7 @@ int main(int argc, char **argv)
 	o.type = (int)head.type;
 	const uint64_t n = head.n;
 	if (head.type == ST_FLOAT64) {
-		if (nproc > 1)
-			tool_die("%s: float64 streams run in one process (--gpus N, not mpirun)",
-			         tool_input_name(input));
-		/* as for the other types: all from GPUS_FROM on, else one */
-		const int there = fwm_device_count(NULL, 0) - o.device;
-		gpu64_solve(r, &in, input, out, sout, &ch.form, o.paths, o.device,
-		            gpus < 0 || (gpus == 0 && n >= GPUS_FROM) ? (there > 1 ? there : 1)
-		            : gpus > 1 ? gpus : 1, threads);
+		solve_f64(r, &in, input, out, sout, &ch, o.paths, o.device, nproc, threads);
 		st_header_free(&in);
 		return EXIT_OK;
 	}
