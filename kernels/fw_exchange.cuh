@@ -320,7 +320,31 @@ int relay_recv(Err e, Dev &x, int g, char *rl, size_t bytes, bool paths)
 	NCCL_TRY(ncclGroupEnd());
 	return 0;
 }
+
+// Bytes of host memory to or from process peer (small: the statistics'
+// figures), through a device buffer of x's, in order with x's stream.
+int pass_host(Err e, Dev &x, void *host, size_t bytes, int peer, bool send)
+{
+	struct Buf {
+		void *p = nullptr;
+		~Buf() { cudaFree(p); }
+	} b;
+	CUDA_TRY(cudaMalloc(&b.p, bytes ? bytes : 1));
+	if (send) {
+		CUDA_TRY(cudaMemcpyAsync(b.p, host, bytes, cudaMemcpyHostToDevice, x.s));
+		NCCL_TRY(ncclSend(b.p, bytes, ncclUint8, peer, comm(x), x.s));
+	} else {
+		NCCL_TRY(ncclRecv(b.p, bytes, ncclUint8, peer, comm(x), x.s));
+		CUDA_TRY(cudaMemcpyAsync(host, b.p, bytes, cudaMemcpyDeviceToHost, x.s));
+	}
+	CUDA_TRY(cudaStreamSynchronize(x.s));
+	return 0;
+}
 #else
+int pass_host(Err e, Dev &, void *, size_t, int, bool)
+{
+	return fail(e, "several processes need a build with NCCL");
+}
 int relay_up(Err e, Devs &, const void *, int, uint64_t, cudaEvent_t *)
 {
 	return fail(e, "several processes need a build with NCCL");

@@ -937,7 +937,13 @@ static int collect_results(Run &r)
 		CUDA_TRY(cudaMemcpy(&updates, r.sp->updates, sizeof updates, cudaMemcpyDeviceToHost));
 		t->tiles_skipped = t->tiles - updates;
 	}
-	if (o->stats && !r.ranks) { // the statistics where the distances are
+	if (o->stats && r.ranks) { // where the distances are, passed from process to process
+		if (stats_ranks(e, v, r.n, r.is_int, o->potential, o->rank == 0 ? o->stats : nullptr))
+			return -1;
+		t->stats_on_device = 1;
+		t->download_ms = std::chrono::duration<double, std::milli>(
+		                         std::chrono::steady_clock::now() - t_down).count();
+	} else if (o->stats) { // the statistics where the distances are
 		if (stats_run(e, v, r.n, r.is_int, r.ro, o->potential, o->stats))
 			return -1;
 		t->stats_on_device = 1;

@@ -126,13 +126,14 @@ struct fwg_opts {
 	 * up the device, then waits for the whole graph and the verdict. */
 	const struct fwg_feed *feed;
 	/* Statistics instead of results (lib/stats.h, zeroed by gs_init() for
-	 * n vertices of type): where the run is in core in this process the
-	 * devices fold their own rows of the final distances, the sink is not
-	 * called and no predecessors are made (fwg_timing.stats_on_device);
-	 * elsewhere (out of core, several processes) the panels go to the sink
-	 * as usual and the caller folds them.  potential: h[v] of int32 weights
-	 * reweighted by the caller (sv_prepare), d(u,v) = d'(u,v) - h[u] + h[v];
-	 * NULL: none. */
+	 * n vertices of type): where the run is in core the devices fold their
+	 * own rows of the final distances, the sink is not called and no
+	 * predecessors are made (fwg_timing.stats_on_device); out of core the
+	 * panels go to the sink as usual and the caller folds them.  Over
+	 * several processes each one passes its own, and process 0's is
+	 * filled: the figures pass from process to process.  potential: h[v]
+	 * of int32 weights reweighted by the caller (sv_prepare; process 0's),
+	 * d(u,v) = d'(u,v) - h[u] + h[v]; NULL: none. */
 	struct gs_stats *stats;
 	const int64_t *potential;
 	/* The graph as its arcs (fwg_solve_panels() with graph NULL): the n x n

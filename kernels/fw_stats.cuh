@@ -246,27 +246,43 @@ void put_stats(const DevStats &ds, uint64_t n, bool is_int, const int32_t *order
 	}
 }
 
+// The reweighting's potentials h[v] (int32), in the run's positions, onto
+// each of this process's devices (hd[g]; none where potential is NULL).
+int potentials_on(Err e, Devs &v, uint64_t n, const Reorder *ro, const int64_t *potential,
+                  long long *hd[MAX_GPUS])
+{
+	if (!potential)
+		return 0;
+	std::vector<long long> hp(n);
+	for (uint64_t p = 0; p < n; p++)
+		hp[p] = potential[ro ? (uint64_t)ro->host[p] : p];
+	for (int g = v.first; g < v.last; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		if (cudaMalloc(&hd[g], n * 8) != cudaSuccess
+		    || cudaMemcpy(hd[g], hp.data(), n * 8, cudaMemcpyHostToDevice) != cudaSuccess)
+			return fail(e, "the potentials on device %d: %s", v.dev[g].id,
+			            cudaGetErrorString(cudaGetLastError()));
+	}
+	return 0;
+}
+
+void potentials_free(Devs &v, long long *hd[MAX_GPUS])
+{
+	for (int g = v.first; g < v.last; g++)
+		if (hd[g]) {
+			cudaSetDevice(v.dev[g].id);
+			cudaFree(hd[g]);
+		}
+}
+
 // The statistics of a run in core in this process (fwg_opts.stats): the
 // reweighting's potentials on each device in the run's positions, then
 // every device's figures.
 int stats_run(Err e, Devs &v, uint64_t n, bool is_int, const Reorder *ro,
               const int64_t *potential, gs_stats *out)
 {
-	std::vector<long long> hp;
-	if (potential) {
-		hp.resize(n);
-		for (uint64_t p = 0; p < n; p++)
-			hp[p] = potential[ro ? (uint64_t)ro->host[p] : p];
-	}
 	long long *hd[MAX_GPUS] = {};
-	int rc = 0;
-	for (int g = v.first; g < v.last && potential && rc == 0; g++) {
-		CUDA_TRY(cudaSetDevice(v.dev[g].id));
-		if (cudaMalloc(&hd[g], n * 8) != cudaSuccess
-		    || cudaMemcpy(hd[g], hp.data(), n * 8, cudaMemcpyHostToDevice) != cudaSuccess)
-			rc = fail(e, "the potentials on device %d: %s", v.dev[g].id,
-			          cudaGetErrorString(cudaGetLastError()));
-	}
+	int rc = potentials_on(e, v, n, ro, potential, hd);
 	// device after device, each adding its rows to the in figures so far
 	DevStats ds;
 	for (int g = v.first; g < v.last && rc == 0; g++) {
@@ -280,11 +296,137 @@ int stats_run(Err e, Devs &v, uint64_t n, bool is_int, const Reorder *ro,
 	}
 	if (rc == 0)
 		put_stats(ds, n, is_int, ro ? ro->host : nullptr, true, out);
-	for (int g = v.first; g < v.last; g++)
-		if (hd[g]) {
-			cudaSetDevice(v.dev[g].id);
-			cudaFree(hd[g]);
+	potentials_free(v, hd);
+	return rc;
+}
+
+// Figures as 8-byte words between processes: the in figures (n each: reach,
+// sum, eccentricity, harmonic) and a band's out figures (its rows: reach,
+// sum, eccentricity).
+std::vector<uint64_t> in_words(const DevStats &ds, bool is_int, uint64_t n)
+{
+	std::vector<uint64_t> w(4 * n);
+	memcpy(&w[0], ds.in_reach.data(), n * 8);
+	memcpy(&w[n], is_int ? (const void *)ds.in_isum.data() : ds.in_fsum.data(), n * 8);
+	memcpy(&w[2 * n], is_int ? (const void *)ds.in_iecc.data() : ds.in_fecc.data(), n * 8);
+	memcpy(&w[3 * n], ds.harm.data(), n * 8);
+	return w;
+}
+
+void set_in(DevStats &ds, bool is_int, uint64_t n, const std::vector<uint64_t> &w)
+{
+	ds.in_reach.resize(n), ds.harm.resize(n);
+	if (is_int)
+		ds.in_isum.resize(n), ds.in_iecc.resize(n);
+	else
+		ds.in_fsum.resize(n), ds.in_fecc.resize(n);
+	memcpy(ds.in_reach.data(), &w[0], n * 8);
+	memcpy(is_int ? (void *)ds.in_isum.data() : ds.in_fsum.data(), &w[n], n * 8);
+	memcpy(is_int ? (void *)ds.in_iecc.data() : ds.in_fecc.data(), &w[2 * n], n * 8);
+	memcpy(ds.harm.data(), &w[3 * n], n * 8);
+}
+
+std::vector<uint64_t> out_words(const DevStats &ds, bool is_int)
+{
+	const size_t k = ds.end > ds.first ? (size_t)(ds.end - ds.first) : 0, f = (size_t)ds.first;
+	std::vector<uint64_t> w(3 * k + 1);
+	if (k == 0)
+		return w;
+	memcpy(&w[0], &ds.out_reach[f], k * 8);
+	memcpy(&w[k], is_int ? (const void *)&ds.out_isum[f] : &ds.out_fsum[f], k * 8);
+	memcpy(&w[2 * k], is_int ? (const void *)&ds.out_iecc[f] : &ds.out_fecc[f], k * 8);
+	return w;
+}
+
+void set_out(DevStats &ds, bool is_int, uint64_t n, int first, int end,
+             const std::vector<uint64_t> &w)
+{
+	const size_t k = end > first ? (size_t)(end - first) : 0, f = (size_t)first;
+	ds.first = first, ds.end = end;
+	ds.out_reach.resize(n);
+	if (is_int)
+		ds.out_isum.resize(n), ds.out_iecc.resize(n);
+	else
+		ds.out_fsum.resize(n), ds.out_fecc.resize(n);
+	if (k == 0)
+		return;
+	memcpy(&ds.out_reach[f], &w[0], k * 8);
+	memcpy(is_int ? (void *)&ds.out_isum[f] : &ds.out_fsum[f], &w[k], k * 8);
+	memcpy(is_int ? (void *)&ds.out_iecc[f] : &ds.out_fecc[f], &w[2 * k], k * 8);
+}
+
+// The statistics of a run over several processes, on their devices: the
+// potentials from process 0 to each; the in figures passed from process to
+// process in the order of their bands (the order of a stream's rows, so
+// apsp-stats' bits), each adding its rows; every band's out figures and the
+// last in figures to process 0, which alone fills out (the others: NULL).
+int stats_ranks(Err e, Devs &v, uint64_t n, bool is_int, const int64_t *potential, gs_stats *out)
+{
+	const int rank = v.first, ranks = v.count;
+	Dev &x = v.dev[rank];
+	CUDA_TRY(cudaSetDevice(x.id));
+	uint64_t has = potential != nullptr;
+	std::vector<int64_t> hp;
+	for (int r = 1; r < ranks && rank == 0; r++)
+		if (pass_host(e, x, &has, 8, r, true)
+		    || (has && pass_host(e, x, (void *)potential, n * 8, r, true)))
+			return -1;
+	if (rank > 0) {
+		if (pass_host(e, x, &has, 8, 0, false))
+			return -1;
+		hp.resize(has ? n : 0);
+		if (has && pass_host(e, x, hp.data(), n * 8, 0, false))
+			return -1;
+		potential = has ? hp.data() : nullptr;
+	}
+	long long *hd[MAX_GPUS] = {};
+	DevStats ds;
+	std::vector<uint64_t> w;
+	int rc = potentials_on(e, v, n, nullptr, potential, hd);
+	if (rc == 0 && rank > 0) { // the in figures of the bands before
+		w.resize(4 * n);
+		rc = pass_host(e, x, w.data(), w.size() * 8, rank - 1, false);
+		if (rc == 0)
+			set_in(ds, is_int, n, w);
+	}
+	if (rc == 0)
+		rc = is_int ? stats_of_device<int>(e, v, x, n, hd[rank], ds)
+		            : stats_of_device<float>(e, v, x, n, hd[rank], ds);
+	potentials_free(v, hd);
+	if (rc == 0 && rank + 1 < ranks) {
+		w = in_words(ds, is_int, n);
+		rc = pass_host(e, x, w.data(), w.size() * 8, rank + 1, true);
+	}
+	if (rc == 0 && rank > 0) { // to process 0: this band's rows, and from the last the in figures
+		w = out_words(ds, is_int);
+		rc = pass_host(e, x, w.data(), w.size() * 8, 0, true);
+		if (rc == 0 && rank + 1 == ranks) {
+			w = in_words(ds, is_int, n);
+			rc = pass_host(e, x, w.data(), w.size() * 8, 0, true);
 		}
+		return rc;
+	}
+	if (rc)
+		return rc;
+	put_stats(ds, n, is_int, nullptr, false, out);
+	for (int r = 1; r < ranks && rc == 0; r++) {
+		const Dev &y = v.dev[r];
+		const int first = (int)y.first_row(v.B), end = (int)y.end_row(v.B, n);
+		w.assign(3 * (size_t)(end > first ? end - first : 0) + 1, 0);
+		rc = pass_host(e, x, w.data(), w.size() * 8, r, false);
+		if (rc == 0) {
+			set_out(ds, is_int, n, first, end, w);
+			put_stats(ds, n, is_int, nullptr, false, out);
+		}
+	}
+	if (rc == 0 && ranks > 1) {
+		w.resize(4 * n);
+		rc = pass_host(e, x, w.data(), w.size() * 8, ranks - 1, false);
+		if (rc == 0)
+			set_in(ds, is_int, n, w);
+	}
+	if (rc == 0)
+		put_stats(ds, n, is_int, nullptr, true, out);
 	return rc;
 }
 

@@ -137,7 +137,7 @@ static void before_death(void)
  * process 0 and each other; nothing read or written.  go: process 0's word
  * that the run spans the processes (not a negative cycle, not a sparse run
  * or one too small to share). */
-static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job)
+static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job, int stats)
 {
 	int go = 0;
 	ranks_bcast(&go, sizeof go);
@@ -146,12 +146,19 @@ static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job)
 		tool_die("%s", job->err);
 	if (go) {
 		struct fwg_timing t;
+		gs_stats st; /* (--stats: passed on, filled by process 0 alone) */
+		st_error err;
 		char msg[512];
 		o->device = job->device;
 		o->rank = job->rank;
 		o->ranks = job->ranks;
+		if (stats && gs_init(&st, n, (uint32_t)o->type, &err) < 0)
+			tool_die_st(NULL, &err);
+		o->stats = stats ? &st : NULL;
 		if (fwg_solve_panels(o, n, NULL, NULL, NULL, &t, msg, sizeof msg) < 0)
 			tool_die("process %d: %s", job->rank, msg);
+		if (stats)
+			gs_free(&st);
 	}
 	ranks_finish();
 	return EXIT_OK;
@@ -746,7 +753,7 @@ int main(int argc, char **argv)
 	static struct init_job job;
 	start_device(&job, &o, n, gpus, rank, nproc);
 	if (rank != 0)
-		return solve_elsewhere(&o, n, &job);
+		return solve_elsewhere(&o, n, &job, ch.stats);
 	if (by_arcs(r, &o, nproc)) {
 		solve_arcs(r, &in, &o, &job, order, out, sout, &ch.form, threads, t0);
 		ranks_finish();

@@ -4,8 +4,9 @@
 # and 32 bits, float32 as bits and as floats, negative weights (reweighted),
 # sparse runs in a nested-dissection order (positions put back at their
 # vertices), several blocking factors, row order with the rounds begun on
-# the rows as they are read, several GPUs; out of core and under mpirun the
-# panels are folded on the host instead; -v says which.
+# the rows as they are read, several GPUs, and under mpirun (the figures
+# passed from process to process); out of core the panels are folded on
+# the host instead; -v says which.
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 g=$BIN/gengraph
@@ -63,13 +64,23 @@ if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
 	expect_true "-v: two GPUs" 'grep -q "2 x " "$T/v"'
 	if command -v mpirun >/dev/null 2>&1 && ldd "$gpu" | grep -q libmpi; then
 		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-		if NCCL_NVLS_ENABLE=0 timeout 120 mpirun -np 2 --oversubscribe --bind-to none \
-		   $gpu --stats "$T/big" >"$T/m.tsv" 2>"$T/err"; then
-			$gpu "$T/big" | $s >"$T/a.tsv"
-			same_stats "--stats under mpirun -np 2" "$T/a.tsv" "$T/m.tsv"
-		else
-			fail "--stats under mpirun -np 2" "$(head -c 300 "$T/err")"
-		fi
+		# mpi_stats NAME GRAPH: the figures passed from process to process
+		# on the devices, apsp-stats' on the same graph's result
+		mpi_stats() {
+			if NCCL_NVLS_ENABLE=0 timeout 120 mpirun -np 2 --oversubscribe --bind-to none \
+			   $gpu -v --stats "$2" >"$T/m.tsv" 2>"$T/err"; then
+				$gpu "$2" | $s >"$T/a.tsv"
+				same_stats "$1" "$T/a.tsv" "$T/m.tsv"
+				expect_true "$1: -v says on the devices" \
+					'grep -q "2 processes" "$T/err" && grep -q "folded on the device" "$T/err"'
+			else
+				fail "$1" "$(head -c 300 "$T/err")"
+			fi
+		}
+		mpi_stats "--stats under mpirun -np 2" "$T/big"
+		mpi_stats "--stats under mpirun, float32" "$T/f"
+		expect_true "--stats under mpirun, float32: apsp-stats' bytes" 'cmp -s "$T/a.tsv" "$T/m.tsv"'
+		mpi_stats "--stats under mpirun, reweighted" "$T/n"
 	else
 		skip "--stats under mpirun" "mpirun not found or built without MPI"
 	fi
