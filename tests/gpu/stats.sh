@@ -68,13 +68,13 @@ if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
 		# on the devices, apsp-stats' on the same graph's result
 		mpi_stats() {
 			if NCCL_NVLS_ENABLE=0 timeout 120 mpirun -np 2 --oversubscribe --bind-to none \
-			   $gpu -v --stats "$2" >"$T/m.tsv" 2>"$T/err"; then
+			   $gpu -v --stats "$2" >"$T/m.tsv" 2>"$T/mv"; then
 				$gpu "$2" | $s >"$T/a.tsv"
 				same_stats "$1" "$T/a.tsv" "$T/m.tsv"
 				expect_true "$1: -v says on the devices" \
-					'grep -q "2 processes" "$T/err" && grep -q "folded on the device" "$T/err"'
+					'grep -q "2 processes" "$T/mv" && grep -q "folded on the device" "$T/mv"'
 			else
-				fail "$1" "$(head -c 300 "$T/err")"
+				fail "$1" "$(head -c 300 "$T/mv")"
 			fi
 		}
 		mpi_stats "--stats under mpirun -np 2" "$T/big"
