@@ -189,10 +189,10 @@ build/%.o: %.c $(wildcard lib/*.h tools/*.h)
 # The engines also take a graph as text, as mtx2bin reads it (graphin.o).
 bin/apsp-cpu: build/tools/engine.o build/tools/graphin.o build/tools/statsout.o build/tools/checkpoint.o
 bin/apsp-stats: build/tools/statsout.o
-bin/mtx2bin: build/tools/graphin.o
+bin/mtx2bin bin/apsp-diff: build/tools/graphin.o
 
 build/tools/graphin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
-bin/mtx2bin bin/apsp-cpu: LDLIBS += $(ARCHIVE_LIBS)
+bin/mtx2bin bin/apsp-cpu bin/apsp-diff: LDLIBS += $(ARCHIVE_LIBS)
 
 bin/%: build/tools/%.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)

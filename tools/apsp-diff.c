@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "stream.h"
+#include "graphin.h"
 #include "tool.h"
 
 static void usage(FILE *f)
@@ -23,7 +24,8 @@ static void usage(FILE *f)
 	        "or check that every predecessor chain of A (and B) is a path of the graph\n"
 	        "stream G from source to destination whose weights sum to the distance.\n"
 	        "\n"
-	        "  -g, --graph G         check predecessors against the graph stream G\n"
+	        "  -g, --graph G         check predecessors against the graph G (a stream,\n"
+	        "                        or text as the engines read it)\n"
 	        "  -n, --max-diffs N     print at most N differences (default 10)\n"
 	        "  -t, --tolerance X     float32 and float64: equal when\n"
 	        "                        |a - b| <= X * max(1, |a|, |b|) (default 1e-5;\n"
@@ -48,13 +50,29 @@ struct result {
 	st_matrices m;
 };
 
+/* A stream, or (for --graph) a graph as text, read as the engines read it. */
 static void load(struct result *r, const char *path, int threads)
 {
 	st_error err;
 	int fd = tool_open_input(path);
 	r->name = tool_input_name(path);
-	if (st_read_all(fd, r->name, threads, &r->m, &err) < 0)
+	if (graphin_is_text(fd)) {
+		gio_opts o;
+		gio_graph g;
+		char *label;
+		gio_opts_init(&o);
+		graphin_read(fd, path, NULL, &o, &g, &label);
+		free(label);
+		memset(&r->m, 0, sizeof r->m);
+		st_header_init(&r->m.h, g.n, 1, g.type);
+		r->m.h.matrices = ST_WEIGHTS;
+		r->m.h.flags = g.flags;
+		r->m.weights = g.w; /* (the graph's matrix, now the result's to free) */
+		g.w = NULL;
+		gio_graph_free(&g);
+	} else if (st_read_all(fd, r->name, threads, &r->m, &err) < 0) {
 		tool_die_st(NULL, &err);
+	}
 	if (fd != 0)
 		close(fd);
 }

@@ -55,6 +55,15 @@ expect_true "a stream through a pipe still" \
 expect_true "a stream from a redirection still" \
 	'$m "$G/small.gr" -o "$T/s.apm" && $c --stats <"$T/s.apm" | cmp -s - "$T/file.tsv"'
 
+# apsp-diff --graph takes the text too, and still finds a bad chain.
+$c "$G/small.gr" -o "$T/small.apm"
+expect_output "apsp-diff --graph on text" "standard input: 16 pairs checked against the graph, 0 bad" \
+	'$BIN/apsp-diff --graph "$G/small.gr" - <"$T/small.apm"'
+expect_true "apsp-diff --graph text from a pipe" \
+	'cat "$G/small.gr" | $BIN/apsp-diff -q --graph - "$T/small.apm"'
+printf 'p sp 4 4\na 1 2 7\na 2 3 -2\na 3 4 1\na 1 4 1\n' >"$T/other.gr"
+expect_status "apsp-diff --graph on another text graph" 1 '$BIN/apsp-diff -q --graph "$T/other.gr" "$T/small.apm"'
+
 # Errors: where, why, exit 2, no output file.
 printf 'p sp 3 2\na 1 2 5\na 2 x 1\n' >"$T/bad.gr"
 expect_stderr "a bad line names file and line" 2 'bad\.gr:3:' '$c "$T/bad.gr" -o "$T/none.apm"'
