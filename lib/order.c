@@ -271,18 +271,30 @@ static int order_lists(uint64_t n, const uint64_t *deg, const int32_t *out, int3
 	free(p);
 	return 0;
 }
+#else
+static int order_lists(uint64_t n, const uint64_t *deg, const int32_t *out, int32_t *perm,
+                       int block, st_error *err)
+{
+	(void)n, (void)deg, (void)out, (void)perm, (void)block;
+	return lib_fail(err, "nested dissection needs METIS, which this build lacks");
+}
 #endif
 
+/* 0 where METIS can order n vertices, else -1 with why. */
+static int orderable(uint64_t n, st_error *err)
+{
+	if (!ord_available())
+		return lib_fail(err, "nested dissection needs METIS, which this build lacks");
+	if (n > INT32_MAX)
+		return lib_fail(err, "n = %llu is too large for METIS", (unsigned long long)n);
+	return 0;
+}
 
 int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *perm, int block,
                           int threads, st_error *err)
 {
-#ifndef HAVE_METIS
-	(void)n, (void)type, (void)w, (void)perm, (void)block, (void)threads;
-	return lib_fail(err, "nested dissection needs METIS, which this build lacks");
-#else
-	if (n > INT32_MAX)
-		return lib_fail(err, "n = %llu is too large for METIS", (unsigned long long)n);
+	if (orderable(n, err) < 0)
+		return -1;
 	/* Each edge i -> j once in row i, then both directions, then the
 	 * duplicates (i -> j and j -> i both present) dropped. */
 	uint64_t *deg = calloc(n + 1, sizeof *deg);
@@ -310,18 +322,13 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 	free(out);
 	free(deg);
 	return rc;
-#endif
 }
 
 int ord_nested_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
                                const uint32_t *to, int32_t *perm, int block, st_error *err)
 {
-#ifndef HAVE_METIS
-	(void)n, (void)count, (void)from, (void)to, (void)perm, (void)block;
-	return lib_fail(err, "nested dissection needs METIS, which this build lacks");
-#else
-	if (n > INT32_MAX)
-		return lib_fail(err, "n = %llu is too large for METIS", (unsigned long long)n);
+	if (orderable(n, err) < 0)
+		return -1;
 	/* The arcs in lists by their tails (a counting sort), loops left out. */
 	uint64_t *deg = calloc(n + 1, sizeof *deg);
 	if (!deg)
@@ -346,7 +353,6 @@ int ord_nested_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
 	free(out);
 	free(deg);
 	return rc;
-#endif
 }
 
 int ord_block_levels(const uint8_t *live, uint64_t nb, int32_t *level)
