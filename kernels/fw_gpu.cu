@@ -1,15 +1,15 @@
-// fw_gpu.cu - the engine behind fw_gpu.h: initialisation, the choices made by
-// n, and fwg_solve_panels(), a run in stages (plan_run, fit_run,
+// fw_gpu.cu - the engine behind fw_gpu.h: the choices made by n, and
+// fwg_solve_panels(), a run in stages (plan_run, fit_run,
 // open_devices, upload_and_prepare, choose_kernels, run_kernels,
 // collect_results) over the devices of fw_devs.cuh: it moves the matrices
 // (fw_transfer.cuh, fw_exchange.cuh) and runs the rounds (fw_rounds.cuh)
-// that launch the tile kernels of fw_tiles.cuh.
+// that launch the tile kernels of fw_tiles.cuh; what a process makes once
+// (contexts, staging, communicators) is in fw_init.cuh.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,166 +25,8 @@
 #include "fw_lanes16.cuh"
 #include "fw_outcore.cuh"
 #include "fw_stats.cuh"
+#include "fw_init.cuh"
 #include "stream.h"
-
-extern "C" int fwg_device_count(char *errbuf, size_t errlen)
-{
-	Err e{errbuf, errlen};
-	int count = 0, driver = 0;
-	cudaError_t rc = cudaGetDeviceCount(&count);
-	// Without libcuda the runtime says the driver is "insufficient": say
-	// what it is, none found.
-	if (rc != cudaSuccess && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
-		return fail(e, "no NVIDIA driver was found (no GPU here, or its driver is not installed)");
-	if (rc != cudaSuccess)
-		return fail(e, "no usable CUDA driver or device: %s", cudaGetErrorString(rc));
-	return count;
-}
-
-// The staging buffers, once.  Page-locking is the slow part of a small run
-// after its context: cudaHostAlloc took 13 to 16 ms for 32 MiB and 67 to 77
-// ms for 128 MiB on the H100 machine, where memory already faulted in with
-// huge pages (2 to 12 ms, done here while the contexts are made) was then
-// registered in 2 to 5 and 12 ms (bench/pipeline.md).  So the host memory is
-// made ready beside the contexts and only registered after them; where
-// either step fails, cudaHostAlloc as before.  Portable: every device of
-// the run copies through them.
-static size_t staging_size(uint64_t staging_bytes)
-{
-	const size_t cap = staging_bytes >= STAGING_LARGE_FROM ? STAGING_BYTES_LARGE : STAGING_BYTES;
-	return staging_bytes && staging_bytes < cap ? (size_t)staging_bytes : cap;
-}
-
-struct StagingPrep {
-	void *mem[2] = {nullptr, nullptr};
-	size_t bytes = 0;
-	std::thread t;
-
-	void start(uint64_t staging_bytes)
-	{
-		if (staging.buf[0])
-			return;
-		bytes = staging_size(staging_bytes);
-		t = std::thread([this] {
-			for (int i = 0; i < 2; i++) {
-				void *m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-				               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-				if (m == MAP_FAILED)
-					continue;
-#ifdef MADV_HUGEPAGE
-				madvise(m, bytes, MADV_HUGEPAGE);
-#endif
-				for (size_t o = 0; o < bytes; o += 4096)
-					((volatile char *)m)[o] = 0;
-				mem[i] = m;
-			}
-		});
-	}
-	// Joins the thread; whatever was not registered goes back.
-	~StagingPrep()
-	{
-		if (t.joinable())
-			t.join();
-		for (int i = 0; i < 2; i++)
-			if (mem[i])
-				munmap(mem[i], bytes);
-	}
-	// The buffers registered, or allocated page-locked where they could not be.
-	int finish(Err e)
-	{
-		if (staging.buf[0])
-			return 0;
-		if (t.joinable())
-			t.join();
-		for (int i = 0; i < 2; i++) {
-			if (mem[i] && cudaHostRegister(mem[i], bytes, cudaHostRegisterPortable) == cudaSuccess) {
-				staging.buf[i] = mem[i];
-				mem[i] = nullptr;
-			} else {
-				cudaGetLastError(); // a refused registration is not the run's error
-				CUDA_TRY(cudaHostAlloc(&staging.buf[i], bytes, cudaHostAllocPortable));
-			}
-		}
-		staging.bytes = bytes;
-		return 0;
-	}
-};
-
-extern "C" int fwg_max_gpus(void)
-{
-	return EXCHANGE_BUILT ? MAX_GPUS : 1;
-}
-
-extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errbuf, size_t errlen)
-{
-	Err e{errbuf, errlen};
-	if (gpus < 1)
-		gpus = 1;
-	const int count = fwg_device_count(errbuf, errlen);
-	if (count < 0)
-		return -1;
-	if (count == 0)
-		return fail(e, "no CUDA device found");
-	if (gpus > 1 && (device < 0 || device + gpus > count))
-		return fail(e, "%d GPUs from device %d asked for: %d device%s found", gpus, device,
-		            count, count == 1 ? "" : "s");
-	if (device < 0 || device >= count)
-		return fail(e, "device %d does not exist (%d device%s found)", device, count,
-		            count == 1 ? "" : "s");
-	if (gpus > MAX_GPUS)
-		return fail(e, "at most %d GPUs", MAX_GPUS);
-	if (gpus > 1 && !EXCHANGE_BUILT) // (the refusal, before any context)
-		return open_group(e, device, gpus);
-	StagingPrep prep;
-	prep.start(staging_bytes);
-	// The contexts are made side by side: each takes a few hundred ms.
-	std::vector<std::thread> th;
-	cudaError_t made[MAX_GPUS] = {};
-	for (int g = 0; g < gpus; g++)
-		th.emplace_back([g, device, &made] {
-			made[g] = cudaSetDevice(device + g);
-			if (made[g] == cudaSuccess)
-				made[g] = cudaFree(0); // creates the context
-		});
-	for (auto &t : th)
-		t.join();
-	for (int g = 0; g < gpus; g++)
-		if (made[g] != cudaSuccess)
-			return fail(e, "device %d: %s", device + g, cudaGetErrorString(made[g]));
-	CUDA_TRY(cudaSetDevice(device));
-	if (open_group(e, device, gpus))
-		return -1;
-	return prep.finish(e);
-}
-
-extern "C" int fwg_unique_id(void *id, size_t len, char *errbuf, size_t errlen)
-{
-	Err e{errbuf, errlen};
-	return unique_id(e, id, len);
-}
-
-extern "C" int fwg_init_rank(int device, int rank, int ranks, const void *id,
-                             uint64_t staging_bytes, char *errbuf, size_t errlen)
-{
-	Err e{errbuf, errlen};
-	if (!EXCHANGE_BUILT)
-		return fail(e, "several processes need a build with NCCL");
-	const int count = fwg_device_count(errbuf, errlen);
-	if (count < 0)
-		return -1;
-	if (device < 0 || device >= count)
-		return fail(e, "process %d of %d: device %d does not exist (%d device%s found)", rank,
-		            ranks, device, count, count == 1 ? "" : "s");
-	if (ranks > MAX_GPUS)
-		return fail(e, "at most %d processes", MAX_GPUS);
-	StagingPrep prep;
-	prep.start(staging_bytes);
-	CUDA_TRY(cudaSetDevice(device));
-	CUDA_TRY(cudaFree(0)); // creates the context
-	if (open_rank(e, device, rank, ranks, id))
-		return -1;
-	return prep.finish(e);
-}
 
 // Whether int32 distances are tried in 16-bit lanes.  By default from n =
 // 2000 for distances alone, from 1500 with paths (H100, with lookahead,
