@@ -1,6 +1,6 @@
 /* apsp-cpu - all-pairs shortest paths on the CPU (blocked Floyd-Warshall).
  *
- * Reads a graph stream, computes distances and (unless --no-paths) the
+ * Reads a graph (a stream, or text: tools/graphin.c), computes distances and (unless --no-paths) the
  * predecessor matrix, writes a result stream.  The reference engine: every
  * other engine is compared with it. */
 #include <math.h>
@@ -20,8 +20,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "Usage: %s [options] [GRAPH]\n"
-	        "All-pairs shortest paths of the graph stream GRAPH (default stdin) on the\n"
-	        "CPU; writes a stream of distances and predecessors.\n"
+	        "All-pairs shortest paths of GRAPH (default stdin) on the CPU: a graph stream,\n"
+	        "or the graph as text (Matrix Market, DIMACS .gr, an edge list; plain, gzip\n"
+	        "or in an archive) as mtx2bin reads it.  Writes a stream of distances and\n"
+	        "predecessors.\n"
 	        "\n"
 	        "  -B, --block B       blocking factor, a multiple of 16 from 16 to 512\n"
 	        "                      (default %d)\n"

@@ -1,6 +1,6 @@
 /* apsp-gpu - all-pairs shortest paths on an NVIDIA GPU (blocked Floyd-Warshall).
  *
- * Reads a graph stream, computes distances and (unless --no-paths) the
+ * Reads a graph (a stream, or text: tools/graphin.c), computes distances and (unless --no-paths) the
  * predecessor matrix, writes a result stream.  The CUDA context is created in
  * a thread while the input is read and prepared, since both take a while. */
 #include <omp.h>
@@ -32,8 +32,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "Usage: %s [options] [GRAPH]\n"
-	        "All-pairs shortest paths of the graph stream GRAPH (default stdin) on an\n"
-	        "NVIDIA GPU; writes a stream of distances and predecessors.\n"
+	        "All-pairs shortest paths of GRAPH (default stdin) on an NVIDIA GPU: a graph\n"
+	        "stream, or the graph as text (Matrix Market, DIMACS .gr, an edge list; plain,\n"
+	        "gzip or in an archive) as mtx2bin reads it.  Writes a stream of distances and\n"
+	        "predecessors.\n"
 	        "\n"
 	        "  -B, --block B       blocking factor: 16, 32, 64 or 128 (default: chosen by n)\n"
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"

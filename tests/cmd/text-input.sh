@@ -49,6 +49,7 @@ fi
 # From a pipe and from a redirection: the first byte looked at, not taken.
 $c --stats "$G/small.gr" >"$T/file.tsv" 2>/dev/null
 expect_true "text through a pipe" 'cat "$G/small.gr" | $c --stats | cmp -s - "$T/file.tsv"'
+expect_true "gzip through a pipe" 'gzip -c "$G/small.gr" | $c --stats | cmp -s - "$T/file.tsv"'
 expect_true "text from a redirection" '$c --stats <"$G/small.gr" | cmp -s - "$T/file.tsv"'
 expect_true "a stream through a pipe still" \
 	'$m "$G/small.gr" | $c --stats | cmp -s - "$T/file.tsv"'
@@ -63,6 +64,8 @@ expect_true "apsp-diff --graph text from a pipe" \
 	'cat "$G/small.gr" | $BIN/apsp-diff -q --graph - "$T/small.apm"'
 printf 'p sp 4 4\na 1 2 7\na 2 3 -2\na 3 4 1\na 1 4 1\n' >"$T/other.gr"
 expect_status "apsp-diff --graph on another text graph" 1 '$BIN/apsp-diff -q --graph "$T/other.gr" "$T/small.apm"'
+
+expect_true "--help says text is taken" '$c --help | grep -q "Matrix Market"'
 
 # Errors: where, why, exit 2, no output file.
 printf 'p sp 3 2\na 1 2 5\na 2 x 1\n' >"$T/bad.gr"
