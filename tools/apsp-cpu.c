@@ -1,8 +1,8 @@
 /* apsp-cpu - all-pairs shortest paths on the CPU (blocked Floyd-Warshall).
  *
  * Reads a graph (a stream, or text: tools/graphin.c), computes distances and
- * (unless --no-paths) the predecessor matrix, writes a result stream.  The reference engine: every
- * other engine is compared with it. */
+ * (unless --no-paths) the predecessor matrix, writes a result stream.  The
+ * reference engine: every other engine is compared with it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
