@@ -1,8 +1,9 @@
 /* apsp-gpu - all-pairs shortest paths on an NVIDIA GPU (blocked Floyd-Warshall).
  *
  * Reads a graph (a stream, or text: tools/graphin.c), computes distances and
- * (unless --no-paths) the predecessor matrix, writes a result stream.  The CUDA context is created in
- * a thread while the input is read and prepared, since both take a while. */
+ * (unless --no-paths) the predecessor matrix, writes a result stream.  The
+ * CUDA context is created in a thread while the input is read and prepared,
+ * since both take a while. */
 #include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
