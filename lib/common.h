@@ -1,9 +1,10 @@
 /* common.h - the library's shared machinery, internal (not installed): one
- * error setter, the default thread counts, the machine's memory.  Names
- * carry lib_, which libapsp.so does not export. */
+ * error setter, the default thread counts, the machine's memory, large
+ * allocations.  Names carry lib_, which libapsp.so does not export. */
 #ifndef APSP_COMMON_H
 #define APSP_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "types.h"
@@ -21,5 +22,11 @@ int lib_threads(int threads);
 
 /* Bytes of physical memory, or UINT64_MAX where the system does not say. */
 uint64_t lib_physical_memory(void);
+
+/* Memory of bytes (free() it): from 8 MiB on, on 2 MiB boundaries with
+ * transparent huge pages asked for, so that its first touch faults 512
+ * times less often (page faults are dear in a virtual machine); below, on
+ * a cache line.  NULL when out of memory. */
+void *lib_huge_alloc(size_t bytes);
 
 #endif

@@ -113,21 +113,6 @@ static void from_tiles(const void *src, const int32_t *psrc, void *dst, int32_t 
 	}
 }
 
-/* Memory for tiles: large ones on 2 MiB boundaries with transparent huge
- * pages asked for, so that the first touch faults 512 times less often. */
-static void *tile_alloc(size_t bytes)
-{
-	if (bytes < (8u << 20))
-		return aligned_alloc(64, (bytes + 63) / 64 * 64);
-	size_t huge = 2u << 20;
-	void *m = aligned_alloc(huge, (bytes + huge - 1) / huge * huge);
-#ifdef MADV_HUGEPAGE
-	if (m)
-		madvise(m, bytes, MADV_HUGEPAGE);
-#endif
-	return m;
-}
-
 /* Whether a tile of bb entries holds a finite one. */
 static unsigned char tile_live(const void *t, size_t bb, uint32_t type)
 {
@@ -214,8 +199,8 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		         !o->track_paths && !ie.neg;
 	if (o->stats)
 		o->stats->derived = derive;
-	void *d = tile_alloc(total * es);
-	int32_t *p = pred && !derive ? tile_alloc(total * 4) : NULL;
+	void *d = lib_huge_alloc(total * es);
+	int32_t *p = pred && !derive ? lib_huge_alloc(total * 4) : NULL;
 	if (!d || (pred && !derive && !p)) {
 		free(d), free(p), fwc_in_edges_free(&ie);
 		return lib_fail(err, "out of memory for the tiled matrix");

@@ -110,7 +110,9 @@ GS_VECTORS static void rows_##T(void *ctx, int t, uint64_t i, struct pool *p)   
 	(void)t, (void)p;                                                               \
 }
 
-/* The in figures of the same rows: strip i of columns, rows in order. */
+/* The in figures of the same rows: strip i of columns, rows in order, four
+ * rows a pass over the strip (each column's figures loaded once and
+ * updated row after row: the same additions in the same order). */
 #define GS_COLS(T, S, FINITE)                                                       \
 GS_VECTORS static void cols_##T(void *ctx, int t, uint64_t st, struct pool *p)               \
 {                                                                                   \
@@ -123,22 +125,50 @@ GS_VECTORS static void cols_##T(void *ctx, int t, uint64_t st, struct pool *p)  
 	S *restrict sum = s->sum[GS_IN];                                                \
 	T *restrict ecc = s->ecc[GS_IN];                                                \
 	double *restrict harm = s->harmonic;                                            \
-	for (uint64_t k = 0; k < rows; k++) {                                           \
-		const T *row = d + k * stride;                                              \
-		/* branch-free, so that the compiler makes vectors of it */                 \
+	uint64_t k = 0;                                                                 \
+	for (; k + 4 <= rows; k += 4) {                                                 \
+		const T *r0 = d + k * stride, *r1 = r0 + stride, *r2 = r1 + stride,         \
+		        *r3 = r2 + stride;                                                  \
 		_Pragma("omp simd")                                                          \
 		for (uint64_t v = c0; v < c1; v++) {                                        \
-			const T x = row[v];                                                     \
-			const int fin = FINITE(x);                                              \
-			const double r = 1.0 / (double)x;                                       \
-			reach[v] += (uint64_t)fin;                                              \
-			sum[v] += fin ? (S)x : (S)0;                                            \
-			ecc[v] = fin && x > ecc[v] ? x : ecc[v];                                \
-			harm[v] += fin && x != 0 ? r : 0.0;                                     \
+			uint64_t c = reach[v];                                                  \
+			S sm = sum[v];                                                          \
+			T e = ecc[v];                                                           \
+			double h = harm[v];                                                     \
+			GS_COL_STEP(T, S, FINITE, r0[v]);                                       \
+			GS_COL_STEP(T, S, FINITE, r1[v]);                                       \
+			GS_COL_STEP(T, S, FINITE, r2[v]);                                       \
+			GS_COL_STEP(T, S, FINITE, r3[v]);                                       \
+			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;                     \
+		}                                                                           \
+	}                                                                               \
+	for (; k < rows; k++) {                                                         \
+		const T *row = d + k * stride;                                              \
+		_Pragma("omp simd")                                                          \
+		for (uint64_t v = c0; v < c1; v++) {                                        \
+			uint64_t c = reach[v];                                                  \
+			S sm = sum[v];                                                          \
+			T e = ecc[v];                                                           \
+			double h = harm[v];                                                     \
+			GS_COL_STEP(T, S, FINITE, row[v]);                                      \
+			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;                     \
 		}                                                                           \
 	}                                                                               \
 	(void)t, (void)p;                                                               \
 }
+
+/* One entry x of a column into its figures c, sm, e, h: branch-free, so
+ * that the compiler makes vectors of it. */
+#define GS_COL_STEP(T, S, FINITE, X)                                                \
+	do {                                                                            \
+		const T x = (X);                                                            \
+		const int fin = FINITE(x);                                                  \
+		const double r = 1.0 / (double)x;                                           \
+		c += (uint64_t)fin;                                                         \
+		sm += fin ? (S)x : (S)0;                                                    \
+		e = fin && x > e ? x : e;                                                   \
+		h += fin && x != 0 ? r : 0.0;                                               \
+	} while (0)
 
 #define FINITE_I32(x) ((x) < ST_INF_I32)
 #define FINITE_F32(x) ((x) < INFINITY)

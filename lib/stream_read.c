@@ -587,7 +587,7 @@ int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_e
 	if (count > r->nblk)
 		count = r->nblk;
 	const size_t cap = (size_t)(count * r->block + rowbytes);
-	unsigned char *buf = malloc(cap ? cap : 1);
+	unsigned char *buf = lib_huge_alloc(cap ? cap : 1);
 	if (!buf) {
 		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap);
 		return rfail(r);
