@@ -131,10 +131,7 @@ GS_VECTORS static void cols_##T(void *ctx, int t, uint64_t st, struct pool *p)  
 		        *r3 = r2 + stride;                                                  \
 		_Pragma("omp simd")                                                          \
 		for (uint64_t v = c0; v < c1; v++) {                                        \
-			uint64_t c = reach[v];                                                  \
-			S sm = sum[v];                                                          \
-			T e = ecc[v];                                                           \
-			double h = harm[v];                                                     \
+			GS_COL_LOAD(T, S);                                                      \
 			GS_COL_STEP(T, S, FINITE, r0[v]);                                       \
 			GS_COL_STEP(T, S, FINITE, r1[v]);                                       \
 			GS_COL_STEP(T, S, FINITE, r2[v]);                                       \
@@ -146,10 +143,7 @@ GS_VECTORS static void cols_##T(void *ctx, int t, uint64_t st, struct pool *p)  
 		const T *row = d + k * stride;                                              \
 		_Pragma("omp simd")                                                          \
 		for (uint64_t v = c0; v < c1; v++) {                                        \
-			uint64_t c = reach[v];                                                  \
-			S sm = sum[v];                                                          \
-			T e = ecc[v];                                                           \
-			double h = harm[v];                                                     \
+			GS_COL_LOAD(T, S);                                                      \
 			GS_COL_STEP(T, S, FINITE, row[v]);                                      \
 			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;                     \
 		}                                                                           \
@@ -157,8 +151,14 @@ GS_VECTORS static void cols_##T(void *ctx, int t, uint64_t st, struct pool *p)  
 	(void)t, (void)p;                                                               \
 }
 
-/* One entry x of a column into its figures c, sm, e, h: branch-free, so
- * that the compiler makes vectors of it. */
+/* Column v's figures, into c, sm, e, h; then one entry x of the column
+ * into them: branch-free, so that the compiler makes vectors of it. */
+#define GS_COL_LOAD(T, S)                                                           \
+	uint64_t c = reach[v];                                                          \
+	S sm = sum[v];                                                                  \
+	T e = ecc[v];                                                                   \
+	double h = harm[v]
+
 #define GS_COL_STEP(T, S, FINITE, X)                                                \
 	do {                                                                            \
 		const T x = (X);                                                            \
