@@ -509,7 +509,7 @@ static int upload_and_prepare(Run &r)
 	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[0], v.dev[g].s));
-		if (o->arcs && upload_arcs(e, *o->arcs, v.dev[g], n, npad, B, r.is_int, r.ro))
+		if (o->arcs && upload_arcs(e, *o->arcs, v.dev[g], npad, B, r.is_int, r.ro))
 			return -1;
 		if (r.graph && !r.as_read && upload_rows(e, r.graph, v.dev[g], n, npad, B, guard, r.ro))
 			return -1;

@@ -87,7 +87,7 @@ int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int 
 
 // The rows of band x of the weight matrix of the graph given by arcs a (with
 // ro, in its order), made on the device: no host matrix, no staging.
-int upload_arcs(Err e, const fwg_arcs &a, Dev &x, uint64_t n, uint64_t npad, int B, bool is_int,
+int upload_arcs(Err e, const fwg_arcs &a, Dev &x, uint64_t npad, int B, bool is_int,
                 const Reorder *ro)
 {
 	CUDA_TRY(cudaSetDevice(x.id));
@@ -112,7 +112,6 @@ int upload_arcs(Err e, const fwg_arcs &a, Dev &x, uint64_t n, uint64_t npad, int
 		if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(x.s) != cudaSuccess)
 			rc = fail(e, "the graph's arcs onto the device failed");
 	}
-	(void)n;
 	for (auto p : ab)
 		cudaFree(p);
 	return rc;

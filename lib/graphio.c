@@ -19,7 +19,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,34 +232,7 @@ int gio_read_buffer(const char *name, const void *buf, size_t len, const gio_opt
 
 void gio_fill_matrix(const gio_graph *g, void *w, int threads)
 {
-	const uint64_t npad = g->npad;
-	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
-	for (uint64_t i = 0; i < npad; i++) {
-		if (g->type == ST_INT32) {
-			int32_t *row = (int32_t *)w + i * npad;
-			for (uint64_t j = 0; j < npad; j++)
-				row[j] = ST_INF_I32;
-			row[i] = 0;
-		} else if (g->type == ST_FLOAT32) {
-			float *row = (float *)w + i * npad;
-			for (uint64_t j = 0; j < npad; j++)
-				row[j] = INFINITY;
-			row[i] = 0;
-		} else {
-			double *row = (double *)w + i * npad;
-			for (uint64_t j = 0; j < npad; j++)
-				row[j] = INFINITY;
-			row[i] = 0;
-		}
-	}
-	for (size_t e = 0; e < g->nedge; e++) {
-		const uint64_t k = g->edge[e].u * npad + g->edge[e].v;
-		const double x = g->edge[e].w;
-		if (g->type == ST_INT32 && (int32_t)x < ((int32_t *)w)[k])
-			((int32_t *)w)[k] = (int32_t)x;
-		else if (g->type == ST_FLOAT32 && (float)x < ((float *)w)[k])
-			((float *)w)[k] = (float)x;
-		else if (g->type == ST_FLOAT64 && x < ((double *)w)[k])
-			((double *)w)[k] = x;
-	}
+	gp_no_edges(g->type, g->npad, w, threads);
+	for (size_t e = 0; e < g->nedge; e++)
+		gp_store_min(g->type, w, g->edge[e].u * g->npad + g->edge[e].v, g->edge[e].w);
 }

@@ -48,9 +48,6 @@ typedef struct parser {
 	int file_mirrored;   /* the file is symmetric or skew: entries count twice */
 	int integer_data;    /* values are integers (float32 must hold them exactly) */
 	int pattern;
-	int32_t *wi;
-	float *wf;
-	double *wd;     /* float64 */
 	size_t capedge;      /* edges_only: room in g->edge */
 
 	/* Edge lists and DIMACS. */
@@ -89,6 +86,11 @@ static inline const char *skip_blanks(const char *p)
  * -1 with the message at the current line. */
 int gp_check_size(parser *P, uint64_t n);
 int gp_alloc_dense(parser *P, uint64_t n);
+/* The npad x npad matrix w of type with no edge: INF (+inf) off the
+ * diagonal, 0 on it, its rows on threads (0: the default). */
+void gp_no_edges(uint32_t type, uint64_t npad, void *w, int threads);
+/* Entry k of w lowered to x where x is less: of repeated entries, the least. */
+void gp_store_min(uint32_t type, void *w, uint64_t k, double x);
 void gp_decide(parser *P, int sym, int integer_data, int pattern);
 int gp_fail(parser *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int gp_list_finish(parser *P);

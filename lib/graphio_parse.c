@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,25 +281,7 @@ int gp_alloc_dense(parser *P, uint64_t n)
 		return gp_fail(P, "a %llu x %llu matrix (%.1f MiB): out of memory",
 		            (unsigned long long)npad, (unsigned long long)npad,
 		            (double)npad * npad * es / 1048576);
-	/* every entry unreachable, the diagonal 0 */
-#define FILL(T, m, inf)                                                         \
-	for (uint64_t i = 0; i < npad; i++) {                                   \
-		T *row = (m) + i * npad;                                        \
-		for (uint64_t j = 0; j < npad; j++)                             \
-			row[j] = (inf);                                         \
-		row[i] = 0;                                                     \
-	}
-	if (g->type == ST_INT32) {
-		P->wi = g->w;
-		FILL(int32_t, P->wi, ST_INF_I32)
-	} else if (g->type == ST_FLOAT32) {
-		P->wf = g->w;
-		FILL(float, P->wf, INFINITY)
-	} else {
-		P->wd = g->w;
-		FILL(double, P->wd, INFINITY)
-	}
-#undef FILL
+	gp_no_edges(g->type, npad, g->w, 0);
 	return 0;
 }
 
@@ -340,20 +323,41 @@ static int push_edge(parser *P, uint64_t i, uint64_t j, double w)
 	return 0;
 }
 
+void gp_no_edges(uint32_t type, uint64_t npad, void *w, int threads)
+{
+#define NO_EDGES(T, inf)                                                        \
+	_Pragma("omp parallel for schedule(static) LIB_OMP_THREADS(threads)")    \
+	for (uint64_t i = 0; i < npad; i++) {                                   \
+		T *row = (T *)w + i * npad;                                     \
+		for (uint64_t j = 0; j < npad; j++)                             \
+			row[j] = (inf);                                         \
+		row[i] = 0;                                                     \
+	}
+	if (type == ST_INT32)
+		NO_EDGES(int32_t, ST_INF_I32)
+	else if (type == ST_FLOAT32)
+		NO_EDGES(float, INFINITY)
+	else
+		NO_EDGES(double, INFINITY)
+#undef NO_EDGES
+}
+
+void gp_store_min(uint32_t type, void *w, uint64_t k, double x)
+{
+	if (type == ST_INT32) {
+		if ((int32_t)x < ((int32_t *)w)[k])
+			((int32_t *)w)[k] = (int32_t)x;
+	} else if (type == ST_FLOAT32) {
+		if ((float)x < ((float *)w)[k])
+			((float *)w)[k] = (float)x;
+	} else if (x < ((double *)w)[k]) {
+		((double *)w)[k] = x;
+	}
+}
+
 static inline void store_min(parser *P, uint64_t i, uint64_t j, double w)
 {
-	uint64_t k = i * P->g->npad + j;
-	if (P->wi) {
-		int32_t x = (int32_t)w;
-		if (x < P->wi[k])
-			P->wi[k] = x;
-	} else if (P->wf) {
-		float x = (float)w;
-		if (x < P->wf[k])
-			P->wf[k] = x;
-	} else if (w < P->wd[k]) {
-		P->wd[k] = w;
-	}
+	gp_store_min(P->g->type, P->g->w, i * P->g->npad + j, w);
 }
 
 /* One entry a(i,j) = v (0-based), through every policy. */

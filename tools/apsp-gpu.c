@@ -520,8 +520,8 @@ static void finish_output(struct result *res, const struct fwg_opts *o, FILE *so
 static int by_arcs(const engine_in *r, const struct fwg_opts *o, int nproc)
 {
 	const gio_graph *g = &r->g;
-	return r->text && !o->paths && nproc == 1 && g->type != ST_FLOAT64
-	       && !(g->flags & ST_NEGATIVE) && g->edges <= 32 * g->n && g->n > 1;
+	return !r->r && !o->paths && nproc == 1 && g->type != ST_FLOAT64
+	       && !(g->flags & ST_NEGATIVE) && engine_sparse_edges(g) && g->n > 1;
 }
 
 /* Solve such a graph: its arcs go to the device, which makes the weight

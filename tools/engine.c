@@ -30,7 +30,6 @@ static engine_in *open_text(int fd, const char *path, st_header *h)
 	free(label);
 	if (fd > 2)
 		close(fd);
-	in->text = 1;
 	st_header_init(h, in->g.n, 1, in->g.type);
 	h->matrices = ST_WEIGHTS;
 	h->flags = in->g.flags;
@@ -101,7 +100,7 @@ int engine_read_weights_as(engine_in *in, void *dst, st_progress_fn *fn, void *c
                            st_error *err)
 {
 	st_reader *r = in->r;
-	if (in->text) {
+	if (!r) { /* a graph as text */
 		gio_fill_matrix(&in->g, dst, tool_threads());
 		if (fn)
 			fn(ctx, in->g.npad * in->g.npad * ST_TYPE_SIZE(in->g.type));
@@ -268,13 +267,17 @@ int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int bl
 	return perm;
 }
 
+int engine_sparse_edges(const gio_graph *g)
+{
+	return g->edges <= (uint64_t)ND_MAX_DEGREE * g->n;
+}
+
 int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse, char *why,
                             size_t len)
 {
 	const double began = tool_now();
 	const uint64_t n = g->n;
-	/* g->edges counts repeated edges: at most the matrix's own count */
-	const int is_sparse = g->edges <= (uint64_t)ND_MAX_DEGREE * n;
+	const int is_sparse = engine_sparse_edges(g);
 	if (sparse)
 		*sparse = is_sparse;
 	if (!wants_nd(mode, n, g->type, is_sparse, why, len))

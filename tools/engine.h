@@ -13,9 +13,8 @@
  * DIMACS .gr, an edge list; plain, gzip or in an archive), read as mtx2bin
  * reads it with its defaults (tools/graphin.h). */
 typedef struct engine_in {
-	st_reader *r; /* a stream: its reader, the header read */
-	int text;     /* a graph as text: its edges in g, the matrix not made */
-	gio_graph g;
+	st_reader *r; /* a stream: its reader, the header read; NULL for text */
+	gio_graph g;  /* a graph as text: its edges, the matrix not made */
 } engine_in;
 
 /* Open the input path ("-" = stdin) and read its header into h (for a graph
@@ -65,6 +64,9 @@ int engine_sparse(uint64_t n, uint32_t type, const void *w, int threads);
  * (what was chosen and why, and how long ordering took).  Dies on error. */
 int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int block,
                       int threads, int *sparse, char *why, size_t len);
+/* Whether the graph of g's edges is sparse by the auto rule (repeated
+ * edges counted). */
+int engine_sparse_edges(const gio_graph *g);
 /* The same for the graph of g's edges (a graph as text), whose matrix need
  * not exist: the same order for the same graph. */
 int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse, char *why,
