@@ -203,7 +203,7 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/tools/graphin.o build/tools/statsout.o build/tools/ranks.o build/tools/gpu64.o build/kernels/fw_gpu.o build/kernels/fw_matrix.o $(TOOL_OBJ) build/libapsp.a
+bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/engine.o build/tools/graphin.o build/tools/statsout.o build/tools/ranks.o build/tools/gpu64.o build/tools/checkpoint.o build/kernels/fw_gpu.o build/kernels/fw_matrix.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(ARCHIVE_LIBS) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
 

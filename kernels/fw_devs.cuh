@@ -238,6 +238,8 @@ struct Dev {
 	}
 };
 
+struct Checkpoints; // fw_checkpoint.cuh
+
 // Every band of the run (count), of which this process drives dev[first]
 // .. dev[last - 1]: all of them, or one where the run spans processes
 // (ranks; band g is process g's).
@@ -249,6 +251,7 @@ struct Devs {
 	int phase1_ran = FWG_PHASE1_APART; // ... and where it ran (run_rounds_with)
 	bool ahead_ran = false;            // the rounds ran with lookahead (rounds_ahead)
 	bool small_ran = false;            // phase 2 with twice the registers (run_rounds, row order)
+	Checkpoints *ck = nullptr;         // the state saved between steps (NULL: not)
 	Dev &holder(int round)
 	{
 		for (int g = 0; g < count; g++)

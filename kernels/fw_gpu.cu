@@ -137,7 +137,7 @@ extern "C" int fwg_warm(const struct fwg_opts *o, uint64_t n, char *errbuf, size
 	if (!is_int && o->derive == FWG_DERIVE_AUTO)
 		w.derive = n >= DERIVE_FLOAT_FROM ? FWG_DERIVE_ALWAYS : FWG_DERIVE_NEVER;
 	w.schedule = FWG_SCHEDULE_ROUNDS;
-	w.feed = nullptr, w.stats = nullptr, w.potential = nullptr;
+	w.feed = nullptr, w.stats = nullptr, w.potential = nullptr, w.checkpoint = nullptr;
 	w.memory_cap = 0, w.host_memory = 0;
 	// Three block rows: every phase has blocks; weights 1 to 100 on about
 	// half the pairs, as a graph in 16-bit lanes with derived paths has.
@@ -198,6 +198,8 @@ struct Run {
 	// run_kernels
 	int done = 0;
 	uint64_t sunk = 0; // rows the sink has taken
+	// the state saved between steps (o->checkpoint)
+	Checkpoints ck;
 
 	Run(Err e_, const fwg_opts *o_, uint64_t n_, const void *graph_, fwg_sink *sink_,
 	    void *ctx_, fwg_timing *t_)
@@ -442,7 +444,7 @@ static int open_devices(Run &r)
 				CUDA_TRY(cudaMalloc(&rl, staging.bytes));
 	}
 	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && !o->arcs && r.nb > 1 && !r.ooc
-	            && o->schedule != FWG_SCHEDULE_ROUNDS
+	            && o->schedule != FWG_SCHEDULE_ROUNDS && !o->checkpoint
 	            && (o->schedule == FWG_SCHEDULE_ROWS || r.n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
 	// to spare), allocated with the rest: without it (have16) they are not.
@@ -544,8 +546,9 @@ static int upload_and_prepare(Run &r)
 }
 
 // A sparse run (one GPU) starts from the blocks that hold a finite entry
-// (again before a 32-bit run that follows a rejected 16-bit one).
-static int sparse_start(Run &r)
+// (again before a 32-bit run that follows a rejected 16-bit one, and from
+// a checkpoint's state: lanes16, in the 16-bit matrix).
+static int sparse_start(Run &r, bool lanes16 = false)
 {
 	Err e = r.e;
 	Sparse *sp = r.sp;
@@ -554,13 +557,28 @@ static int sparse_start(Run &r)
 	Dev &d0 = r.d0();
 	CUDA_TRY(cudaMemsetAsync(sp->updates, 0, sizeof *sp->updates, d0.s));
 	const dim3 g((unsigned)r.nb, (unsigned)r.nb);
-	if (r.is_int)
+	if (lanes16)
+		live_init<short><<<g, 256, 0, d0.s>>>(d0.d16, (int)r.npad, r.B, (short)INF16, sp->live);
+	else if (r.is_int)
 		live_init<int><<<g, 256, 0, d0.s>>>((const int *)d0.d, (int)r.npad, r.B,
 		                                    r.packed ? INF_PACKED : ST_INF_I32, sp->live);
 	else
 		live_init<float><<<g, 256, 0, d0.s>>>((const float *)d0.d, (int)r.npad, r.B,
 		                                      __builtin_inff(), sp->live);
 	CUDA_TRY(cudaGetLastError());
+	return 0;
+}
+
+// Checkpoints (o->checkpoint): the host's room for the state, and a sparse
+// run's map of live blocks made again from a state loaded.
+static int open_checkpoints(Run &r)
+{
+	if (!r.o->checkpoint)
+		return 0;
+	if (r.ck.open(r.e, r.o->checkpoint, r.v))
+		return -1;
+	r.v.ck = &r.ck;
+	r.ck.relive = [&r](bool lanes16) { return sparse_start(r, lanes16); };
 	return 0;
 }
 
@@ -681,6 +699,11 @@ template <typename C> static int rounds_of(Run &r, C)
 {
 	Err e = r.e;
 	Devs &v = r.v;
+	if (v.ck)
+		snprintf(v.ck->stage, sizeof v.ck->stage, "B%d,%s%s%s%s", C::B,
+		         r.is_int ? "int32" : r.t->float_bits ? "float32-bits" : "float32",
+		         C::PACKED ? ",packed" : "", C::PATHS ? ",tracked" : "",
+		         r.sp ? ",levels" : "");
 	if (!r.rw)
 		return run_rounds<typename C::T, C::B, C::R, C::PATHS, C::PACKED>(e, v, r.sp);
 	Dev &d0 = r.d0();
@@ -811,6 +834,8 @@ static int collect_results(Run &r)
 	}
 	t->phase1 = v.phase1_ran;
 	t->lookahead = v.ahead_ran;
+	t->resumed_from = r.ck.resumed;
+	t->checkpoints = r.ck.saved;
 	t->small = v.small_ran;
 	CUDA_TRY(cudaSetDevice(d0.id));
 	return 0;
@@ -832,7 +857,13 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		return 0;
 	Run r(e, o, n, graph, sink, ctx, t);
 	r.B = B;
-	if (plan_run(r) || fit_run(r) || open_devices(r))
+	if (plan_run(r) || fit_run(r))
+		return -1;
+	if (o->checkpoint && (r.ranks || r.ooc))
+		return fail(e, r.ranks ? "checkpoints are not taken over several processes yet"
+		                       : "checkpoints are not taken out of core yet (n = %llu needs more "
+		                         "than the device holds)", (unsigned long long)n);
+	if (open_devices(r) || open_checkpoints(r))
 		return -1;
 	if (o->feed && !r.as_read
 	    && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx)))

@@ -67,6 +67,39 @@ struct fwg_arcs {
 	uint64_t count;
 };
 
+/* Checkpoints (fwg_opts.checkpoint): the state between rounds handed to
+ * the caller now and then, and taken back to go on from.  The state is the
+ * matrices as the rounds hold them, gathered from every device: side x side
+ * 32-bit words of distances (in the rounds' form: 16-bit lanes widened, the
+ * INF of packed int32 paths, float32 as its bits) and, where predecessors
+ * are tracked through the rounds, as many of predecessors (else p is NULL).
+ * stage names that form and the blocking factor; steps counts the rounds
+ * (a sparse run's: its groups of rounds of one level).  Callbacks, ctx as
+ * given:
+ * due(ctx, bytes): between two steps (the devices at most one behind),
+ *   whether to save the state now;
+ * save(ctx, stage, step, steps, d, p, side): the state after step steps,
+ *   on a thread of the engine's while the devices go on (one at a time: a
+ *   checkpoint due while the last is being saved waits for it; due may be
+ *   asked meanwhile);
+ * load(ctx, stage, steps, d, p, side): once before the first step of a
+ *   stage: the step to go on from (d and p filled), 0 to begin (d and p
+ *   untouched), -1 to stop (an error), or FWG_CHECKPOINT_OTHER where the
+ *   checkpoint is of another stage of the run: a 16-bit run whose lanes
+ *   came too close to their limit left one of its 32-bit run (the engine
+ *   goes straight on to that), or the reverse (that run begins).
+ * Checkpoints take one process, in core (others are refused); the rounds
+ * then go round after round (FWG_SCHEDULE_ROUNDS; the same results). */
+#define FWG_CHECKPOINT_OTHER (-2)
+struct fwg_checkpoint {
+	int (*due)(void *ctx, uint64_t bytes);
+	void (*save)(void *ctx, const char *stage, uint64_t step, uint64_t steps, const int32_t *d,
+	             const int32_t *p, uint64_t side);
+	int64_t (*load)(void *ctx, const char *stage, uint64_t steps, int32_t *d, int32_t *p,
+	                uint64_t side);
+	void *ctx;
+};
+
 struct fwg_opts {
 	int device;     /* CUDA device number */
 	int block;      /* blocking factor B: 16, 32, 64 or 128; 0: the engine's
@@ -140,6 +173,8 @@ struct fwg_opts {
 	 * matrix is never on the host.  One process, in core; NULL: the graph
 	 * is the matrix passed. */
 	const struct fwg_arcs *arcs;
+	/* Checkpoints (NULL: none). */
+	const struct fwg_checkpoint *checkpoint;
 };
 
 struct fwg_timing {
@@ -181,6 +216,9 @@ struct fwg_timing {
 	int stats_on_device;    /* 1: fwg_opts.stats filled by the devices */
 	int levels;             /* with skip: the steps the rounds took, those of
 	                           independent pivot blocks together (ord_block_levels) */
+	int resumed_from;       /* with a checkpoint: the step the rounds went on
+	                           from (0: the start) */
+	int checkpoints;        /* with a checkpoint: states handed to save */
 	char device_name[128];
 };
 

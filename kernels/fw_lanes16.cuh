@@ -130,7 +130,14 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 	} else {
 		// the rounds; then, where no distance came within wmax of INF16, the
 		// distances back to 32 bits (decided on the device), and the verdict
+		if (v.ck)
+			snprintf(v.ck->stage, sizeof v.ck->stage, "B%d,16-bit%s", B,
+			         sp ? ",levels" : "");
 		rc = B == 64 ? run_rounds16<64>(e, v, sp) : run_rounds16<128>(e, v, sp);
+		if (rc == 2) { // a checkpoint of the 32-bit run that follows: on to that
+			*done = -1;
+			return sync_all(e, v);
+		}
 		if (rc == 0 && lists) // (made while the devices run the rounds queued)
 			rc = lists();
 		for (int g = v.first; g < v.last && rc == 0; g++) {

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "fw_checkpoint.cuh"
 #include "fw_derive.cuh"
 #include "fw_exchange.cuh"
 #include "fw_prepare.cuh"
@@ -56,12 +57,18 @@ struct PivotChain {
 	bool chain = false;
 	int force = FWG_PHASE1_AUTO; // FWG_PHASE1_*, as asked
 	bool ahead = false;          // phase 3 split (rounds_ahead): the closing CTA's grid is small
-	static bool chained(int how, int round) { return round > 0 && how > 0; }
+	// The rounds run from first (phase 1 apart there) and, where a
+	// checkpoint follows round cut - 1, end there (no block of round cut
+	// closed before it): the state between them is that of the textbook's
+	// rounds.
+	int first = 0, cut = -1;
+	bool chained(int how, int round) const { return round > first && how > 0; }
 	// A launch took the kernels of twice the registers (RoundKernels::small)
 	mutable bool small_ran = false;
-	static int next_pivot(int how, const Band &x, int round, int nb)
+	int next_pivot(int how, const Band &x, int round, int nb) const
 	{
-		return how > 0 && round + 1 < nb && x.holds(round + 1) ? round + 1 : -1;
+		return how > 0 && round + 1 < nb && round + 1 != cut && x.holds(round + 1) ? round + 1
+		                                                                          : -1;
 	}
 };
 
@@ -373,7 +380,7 @@ int plan_levels(Err e, Dev &x, Sparse &sp, int nb, int npad, int B)
 // rounds are the second pair, since the rest of round T still reads round
 // T's while round T+1's are written.
 template <typename K>
-int rounds_ahead(Err e, Devs &v, K &k, bool lanes16)
+int rounds_ahead(Err e, Devs &v, K &k, bool lanes16, int first, int *next)
 {
 	Dev &x = v.dev[v.first];
 	Ahead &a = x.ahead;
@@ -386,26 +393,114 @@ int rounds_ahead(Err e, Devs &v, K &k, bool lanes16)
 		b.s = s;
 		return b;
 	};
+	*next = nb;
 	// the second stream after all that the first has queued
 	CUDA_TRY(cudaEventRecord(a.rest, x.s));
 	CUDA_TRY(cudaStreamWaitEvent(a.s, a.rest, 0));
-	if (k.before(e, on(0, a.s), 0))
+	if (k.before(e, on(first, a.s), first))
 		return -1;
-	for (int round = 0; round < nb; round++) {
+	for (int round = first; round < nb; round++) {
 		const int32_t *prow = pivot_preds(v, x, round);
 		CUDA_TRY(cudaEventRecord(a.phase2, a.s));
 		CUDA_TRY(cudaStreamWaitEvent(x.s, a.phase2, 0));
 		if (round + 1 == nb) // (no row T+1 to leave out: the whole)
 			return k.after(e, on(round, x.s), round, prow, SPLIT_REST);
+		const int cut = v.ck ? v.ck->due(e, v) : 0;
+		if (cut < 0)
+			return -1;
+		k.cut = cut ? round + 1 : -1;
 		if (k.after(e, on(round, a.s), round, prow, SPLIT_NEXT)
 		    || k.after(e, on(round, x.s), round, prow, SPLIT_REST))
 			return -1;
+		if (v.ck && v.ck->step_ended(e, v))
+			return -1;
+		if (cut) {
+			*next = round + 1;
+			return 0;
+		}
 		CUDA_TRY(cudaEventRecord(a.rest, x.s));
 		if (k.before(e, on(round + 1, a.s), round + 1))
 			return -1;
 		CUDA_TRY(cudaStreamWaitEvent(a.s, a.rest, 0));
 	}
 	return 0;
+}
+
+// The rounds from first over the devices of a run, each band's after()
+// before its next before(); *next: where a checkpoint is due, the round
+// after it, else nb.
+template <typename K>
+int rounds_in_turn(Err e, Devs &v, K &k, size_t elem, bool paths, bool lanes16, int first,
+                   int *next)
+{
+	const int nb = v.npad / v.B;
+	*next = nb;
+	for (int round = first; round < nb; round++) {
+		for (int g = v.first; g < v.last; g++) {
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			if (k.before(e, band_of(v, v.dev[g], lanes16), round))
+				return -1;
+		}
+		if (nb == 1)
+			break;
+		if (share_pivot(e, v, round, elem, paths))
+			return -1;
+		const int cut = v.ck && round + 1 < nb ? v.ck->due(e, v) : 0;
+		if (cut < 0)
+			return -1;
+		k.cut = cut ? round + 1 : -1;
+		for (int g = v.first; g < v.last; g++) {
+			Dev &x = v.dev[g];
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(x.id));
+			if (k.after(e, band_of(v, x, lanes16), round, pivot_preds(v, x, round)))
+				return -1;
+		}
+		if (v.ck && v.ck->step_ended(e, v))
+			return -1;
+		if (cut) {
+			*next = round + 1;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+// A sparse run's rounds, level by level, width at a time (a step each),
+// from step first; *next as for rounds_in_turn, against steps.
+template <typename K>
+int rounds_by_level(Err e, Devs &v, K &k, const Sparse *sp, bool lanes16, int first, int *next)
+{
+	const Band x = band_of(v, v.dev[v.first], lanes16);
+	int step = 0;
+	*next = INT32_MAX;
+	for (int l = 0; l < sp->levels(); l++)
+		for (int at = sp->starts[l]; at < sp->starts[l + 1]; at += sp->width, step++) {
+			if (step < first)
+				continue;
+			if (k.level(e, x, at, std::min(sp->width, sp->starts[l + 1] - at)))
+				return -1;
+			if (v.ck && v.ck->step_ended(e, v))
+				return -1;
+			const int cut = v.ck && (uint64_t)step + 1 < v.ck->steps ? v.ck->due(e, v) : 0;
+			if (cut < 0)
+				return -1;
+			if (cut) {
+				*next = step + 1;
+				return 0;
+			}
+		}
+	return 0;
+}
+
+// A sparse run's steps (rounds_by_level).
+int level_steps(const Sparse *sp)
+{
+	int steps = 0;
+	for (int l = 0; l < sp->levels(); l++)
+		steps += (sp->starts[l + 1] - sp->starts[l] + sp->width - 1) / sp->width;
+	return steps;
 }
 
 // The rounds over the devices of a run, with kernels K (set up on each):
@@ -429,37 +524,31 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 		v.phase1_ran = how == 1 ? FWG_PHASE1_REGISTERS : how == 2 ? FWG_PHASE1_SHARED
 		                                                          : FWG_PHASE1_APART;
 	}
-	if (sp) { // one device, level by level
-		const Band x = band_of(v, v.dev[v.first], lanes16);
-		for (int l = 0; l < sp->levels(); l++)
-			for (int at = sp->starts[l]; at < sp->starts[l + 1]; at += sp->width)
-				if (k.level(e, x, at, std::min(sp->width, sp->starts[l + 1] - at)))
-					return -1;
-		return 0;
+	v.ahead_ran = !sp && k.ahead;
+	uint64_t from = 0;
+	if (v.ck) {
+		v.ck->steps = sp ? (uint64_t)level_steps(sp) : (uint64_t)nb;
+		v.ck->tracked = paths && !lanes16;
+		// (a checkpoint of another stage: of the 32-bit run that follows
+		// these 16-bit lanes, which the caller goes on to; of 16-bit lanes
+		// before this 32-bit run, which begins)
+		const int rc = v.ck->load(e, v, lanes16, v.ck->tracked, &from);
+		if (rc < 0 || (rc && lanes16))
+			return rc;
 	}
-	v.ahead_ran = k.ahead;
-	if (k.ahead)
-		return rounds_ahead(e, v, k, lanes16);
-	for (int round = 0; round < nb; round++) {
-		for (int g = v.first; g < v.last; g++) {
-			if (v.count > 1)
-				CUDA_TRY(cudaSetDevice(v.dev[g].id));
-			if (k.before(e, band_of(v, v.dev[g], lanes16), round))
-				return -1;
-		}
-		if (nb == 1)
-			break;
-		if (share_pivot(e, v, round, elem, paths))
+	// step by step from the first, with a checkpoint where one is due
+	for (int first = (int)from, next = 0;; first = next) {
+		k.first = first, k.cut = -1;
+		const int rc = sp        ? rounds_by_level(e, v, k, sp, lanes16, first, &next)
+		               : k.ahead ? rounds_ahead(e, v, k, lanes16, first, &next)
+		                         : rounds_in_turn(e, v, k, elem, paths, lanes16, first, &next);
+		if (rc)
+			return rc;
+		if ((uint64_t)next >= (v.ck ? v.ck->steps : (uint64_t)nb))
+			return 0;
+		if (v.ck->save(e, v, lanes16, v.ck->tracked, (uint64_t)next))
 			return -1;
-		for (int g = v.first; g < v.last; g++) {
-			Dev &x = v.dev[g];
-			if (v.count > 1)
-				CUDA_TRY(cudaSetDevice(x.id));
-			if (k.after(e, band_of(v, x, lanes16), round, pivot_preds(v, x, round)))
-				return -1;
-		}
 	}
-	return 0;
 }
 
 template <typename T, int B, int R, bool PATHS, bool PACKED>

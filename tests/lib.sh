@@ -136,3 +136,16 @@ sanitizer_preload() {
 }
 
 has_archives() { "$BIN/mtx2bin" --help | grep -qi "archives (libarchive): yes"; }
+
+# window N FIRST WEIGHT0: the Matrix Market file of a graph that runs dense
+# and whose distances pass the 16-bit limit from vertex FIRST on: vertices
+# 0 .. FIRST - 1 have edges of WEIGHT0 to the next 40 of them (in a ring),
+# the others edges of 4000 to the next 40.
+window() {
+	awk -v n="$1" -v first="$2" -v w0="$3" 'BEGIN {
+		k = 0
+		for (v = 0; v < first; v++) for (j = 1; j <= 40; j++) e[k++] = (v + 1) " " ((v + j) % first + 1) " " w0
+		for (v = first; v < n; v++) for (j = 1; j <= 40 && v + j < n; j++) e[k++] = (v + 1) " " (v + j + 1) " 4000"
+		print "%%MatrixMarket matrix coordinate integer general"; print n, n, k
+		for (i = 0; i < k; i++) print e[i] }'
+}

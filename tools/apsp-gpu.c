@@ -57,6 +57,7 @@ static void usage(FILE *f)
 	        "\n",
 	        tool_name(), GPUS_FROM);
 	engine_stats_help(f);
+	fputs(ckpt_help, f);
 	tool_common_help(f, 1);
 	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O, CUDA), 3 negative cycle.\n", f);
 }
@@ -480,6 +481,9 @@ static void report(const struct fwg_opts *o, const struct fwg_timing *tp,
 	                                        "twice the registers"
 	                                      : "; phase 2 with twice the registers",
 	          t.stats_on_device ? "; statistics folded on the device" : "");
+	if (o->checkpoint)
+		tool_info("checkpoints: %d written, the rounds from step %d", t.checkpoints,
+		          t.resumed_from);
 }
 
 /* --stats: the figures to fill, by the devices or by take_panel. */
@@ -520,7 +524,7 @@ static void finish_output(struct result *res, const struct fwg_opts *o, FILE *so
 static int by_arcs(const engine_in *r, const struct fwg_opts *o, int nproc)
 {
 	const gio_graph *g = &r->g;
-	return !r->r && !o->paths && nproc == 1 && g->type != ST_FLOAT64
+	return !r->r && !o->paths && nproc == 1 && !o->checkpoint && g->type != ST_FLOAT64
 	       && !(g->flags & ST_NEGATIVE) && engine_sparse_edges(g) && g->n > 1;
 }
 
@@ -621,6 +625,7 @@ struct choices {
 	int gpus;                /* 0: by n, -1: all */
 	int stats;               /* --stats: statistics, no result stream */
 	struct stats_form form;
+	struct ckpt ck;          /* --checkpoint, --resume */
 };
 
 /* The options into o and ch; the input's name. */
@@ -645,7 +650,8 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, stru
 
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:d:g:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage)
-		    || engine_stats_option(c, optarg, &ch->form, &ch->stats))
+		    || engine_stats_option(c, optarg, &ch->form, &ch->stats)
+		    || ckpt_option(&ch->ck, c, optarg))
 			continue;
 		switch (c) {
 		case 'B':
@@ -665,9 +671,6 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, stru
 		case OPT_ORDER:
 			ch->order = engine_parse_order(optarg);
 			break;
-		case CKPT_OPT_FILE: case CKPT_OPT_EVERY: case CKPT_OPT_RESUME: case CKPT_OPT_KEEP:
-			tool_usage_error("checkpoints are not taken on the GPU yet (apsp-cpu takes "
-			                 "--checkpoint and --resume)");
 		case OPT_DERIVE: {
 			int d = engine_parse_derive(optarg);
 			o->derive = d == DERIVE_ALWAYS ? FWG_DERIVE_ALWAYS
@@ -709,7 +712,7 @@ static void solve_f64(engine_in *r, st_header *in, const char *input, int out, F
 int main(int argc, char **argv)
 {
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
-	struct choices ch = {ORDER_AUTO, 0, 0, {STATS_TABLE, 0, 0}};
+	struct choices ch = {ORDER_AUTO, 0, 0, {STATS_TABLE, 0, 0}, {.every = -1}};
 
 	tool_init("apsp-gpu", argc, argv);
 	test_hooks(&o);
@@ -723,6 +726,19 @@ int main(int argc, char **argv)
 	const int nproc = ranks_init(&argc, &argv), rank = ranks_rank();
 	if (nproc > 1 && gpus)
 		tool_usage_error("--gpus: each process of an MPI run uses one GPU");
+	/* Checkpoints: one process, the rounds round after round. */
+	static const struct fwg_checkpoint ckcb = {ckpt_due, ckpt_staged_save, ckpt_staged_load,
+	                                           NULL};
+	static struct fwg_checkpoint ckpts;
+	if (ch.ck.path || ch.ck.resume) {
+		if (nproc > 1)
+			tool_usage_error("--checkpoint, --resume: not under mpirun yet (one process "
+			                 "takes several GPUs with --gpus N)");
+		ckpts = ckcb;
+		ckpts.ctx = &ch.ck;
+		o.checkpoint = &ckpts;
+		o.schedule = FWG_SCHEDULE_ROUNDS;
+	}
 	/* Nothing after the result is committed (the CUDA context's teardown,
 	 * unmapping gigabytes) holds up whoever waits for this process (not in
 	 * an MPI run, whose launcher follows the process itself). */
@@ -749,6 +765,9 @@ int main(int argc, char **argv)
 	o.type = (int)head.type;
 	const uint64_t n = head.n;
 	if (head.type == ST_FLOAT64) {
+		if (o.checkpoint)
+			tool_die("%s: checkpoints are not taken of float64 graphs on the GPU yet",
+			         tool_input_name(input));
 		solve_f64(r, &in, input, out, sout, &ch, o.paths, o.device, nproc, threads);
 		st_header_free(&in);
 		return EXIT_OK;
@@ -771,7 +790,8 @@ int main(int argc, char **argv)
 	const int in_place = in.npad == n;
 	const size_t mat = (size_t)(4.0 * (double)n * (double)n);
 	const size_t wbytes = in_place ? mat : (size_t)st_matrix_bytes(&in);
-	const double held = (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths);
+	const double held = (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths)
+	                    + (o.checkpoint ? (double)mat * (1 + o.paths) : 0); /* their state */
 	engine_check_memory(input, &in, held);
 	/* Out of core, what the device cannot hold lives beside these. */
 	const double spare = engine_physical_memory() - (double)mat * (1 + o.paths);
@@ -856,6 +876,12 @@ int main(int argc, char **argv)
 		perm = engine_order(order, n, in.type, graph, Bs, threads, &sparse, why, sizeof why);
 		o.order = perm;
 		o.skip = sparse || perm;
+		if (o.checkpoint) {
+			char layout[96];
+			snprintf(layout, sizeof layout, "B:%d,paths:%d,16bit:%d,derive:%d,skip:%d,engine:gpu",
+			         o.block, o.paths, o.lanes16, o.derive, o.skip);
+			ckpt_begin(&ch.ck, in.type, n, graph, perm, layout, 0);
+		}
 		if (nproc > 1) {
 			const int B = o.block ? o.block : fwg_choose_block(n, o.type, o.paths, o.lanes16, 0);
 			alone = o.skip ? "sparse runs use one" : (n + B - 1) / B < (uint64_t)nproc
@@ -889,6 +915,7 @@ int main(int argc, char **argv)
 	tool_mark("distances out");
 	free(perm);
 	finish_output(&res, &o, sout, &ch.form);
+	ckpt_end(&ch.ck); /* the result committed: no more need of it */
 	sv_plan_free(&plan);
 	double t3 = tool_now();
 	/* Rows taken as read: the device was ready before the input was,

@@ -69,16 +69,26 @@ int ckpt_option(struct ckpt *k, int c, const char *arg)
 	return 1;
 }
 
-/* The CRC32 of bytes at p (zlib's crc32 takes 32-bit lengths). */
+/* The CRC32 of bytes at p, in pieces on every thread, joined as one
+ * (zlib's crc32 takes 32-bit lengths and runs below 1 GB/s a core). */
 static unsigned long crc_of(const void *p, uint64_t bytes)
 {
-	uLong crc = crc32(0L, Z_NULL, 0);
-	for (uint64_t at = 0; at < bytes;) {
-		uInt len = bytes - at > (1u << 30) ? (1u << 30) : (uInt)(bytes - at);
-		crc = crc32(crc, (const unsigned char *)p + at, len);
-		at += len;
+	const uint64_t piece = (uint64_t)64 << 20, pieces = (bytes + piece - 1) / piece;
+	uLong *crc = malloc((pieces ? pieces : 1) * sizeof *crc);
+	if (!crc) /* (one piece after another) */
+		return crc32_z(crc32(0L, Z_NULL, 0), p, bytes);
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(tool_threads())
+	for (uint64_t i = 0; i < pieces; i++) {
+		uint64_t at = i * piece, len = bytes - at < piece ? bytes - at : piece;
+		crc[i] = crc32(crc32(0L, Z_NULL, 0), (const unsigned char *)p + at, (uInt)len);
 	}
-	return (unsigned long)crc;
+	uLong all = crc32(0L, Z_NULL, 0);
+	for (uint64_t i = 0; i < pieces; i++) {
+		uint64_t at = i * piece, len = bytes - at < piece ? bytes - at : piece;
+		all = crc32_combine(all, crc[i], (z_off_t)len);
+	}
+	free(crc);
+	return (unsigned long)all;
 }
 
 void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
@@ -100,6 +110,8 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
  * cost them (the first one's cost guessed at 4 GB/s, the page cache's
  * speed): about a twentieth of the run's time.  The disk's sync runs
  * beside the rounds and slows them a little more (bench/checkpoint.md). */
+static pthread_mutex_t timing = PTHREAD_MUTEX_INITIALIZER; /* k->last, k->cost */
+
 static int due(const struct ckpt *k, uint64_t bytes, double now)
 {
 	double cost = k->cost >= 0 ? k->cost : (double)bytes / 4e9;
@@ -197,13 +209,15 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 	st_header h;
 	st_header_init(&h, side, 1, (enum st_type)k->type);
 	h.matrices = ST_DIST | (p ? ST_PRED : 0);
-	char round_arg[64], of_arg[64], id_arg[300];
+	char round_arg[64], of_arg[64], stage_arg[128], id_arg[300];
 	snprintf(round_arg, sizeof round_arg, "round=%" PRIu64, round);
 	snprintf(of_arg, sizeof of_arg, "of=%" PRIu64, k->rounds);
+	snprintf(stage_arg, sizeof stage_arg, "stage=%s", k->stage);
 	snprintf(id_arg, sizeof id_arg, "id=%s", k->id);
-	char *argv[] = {round_arg, of_arg, id_arg};
+	char *argv[] = {round_arg, of_arg, stage_arg, id_arg};
+	char **args = k->stage[0] ? argv : (char *[]){round_arg, of_arg, id_arg};
 	st_error err;
-	int rc = st_header_add_pg(&h, CKPT_ID, APSP_VERSION, 3, argv, &err);
+	int rc = st_header_add_pg(&h, CKPT_ID, APSP_VERSION, k->stage[0] ? 4 : 3, args, &err);
 	st_writer *w = rc == 0 ? st_writer_open(fd, &h, 0, tool_threads(), &err) : NULL;
 	if (!w)
 		rc = -1;
@@ -231,18 +245,61 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 	return l->rc;
 }
 
-void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes)
+/* The state after round - 1 rounds written now. */
+static void save_now(struct ckpt *k, uint64_t round, const void *d, const int32_t *p,
+                     uint64_t bytes)
 {
-	struct ckpt *k = ctx;
 	double t0 = tool_now();
-	if (!k->path || !due(k, bytes, t0))
-		return;
+	pthread_mutex_lock(&timing); /* (the GPU engine asks on its own thread meanwhile) */
+	k->last = t0;
+	pthread_mutex_unlock(&timing);
 	landed(k); /* the one before, made durable first */
 	tool_progress_stage("writing a checkpoint");
 	write_state(k, round, d, p, bytes);
 	double t1 = tool_now();
+	pthread_mutex_lock(&timing);
 	k->cost = t1 - t0;
 	k->last = t1;
+	pthread_mutex_unlock(&timing);
+}
+
+void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes)
+{
+	struct ckpt *k = ctx;
+	if (k->path && due(k, bytes, tool_now()))
+		save_now(k, round, d, p, bytes);
+}
+
+int ckpt_due(void *ctx, uint64_t bytes)
+{
+	struct ckpt *k = ctx;
+	pthread_mutex_lock(&timing);
+	int yes = k->path && due(k, bytes, tool_now());
+	pthread_mutex_unlock(&timing);
+	return yes;
+}
+
+/* The stage of the state and its steps, as the GPU engine names them. */
+static void set_stage(struct ckpt *k, const char *stage, uint64_t steps)
+{
+	snprintf(k->stage, sizeof k->stage, "%s", stage);
+	k->rounds = steps;
+}
+
+void ckpt_staged_save(void *ctx, const char *stage, uint64_t step, uint64_t steps,
+                      const int32_t *d, const int32_t *p, uint64_t side)
+{
+	struct ckpt *k = ctx;
+	set_stage(k, stage, steps);
+	save_now(k, step, d, p, side * side * 4);
+}
+
+int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, int32_t *d, int32_t *p,
+                         uint64_t side)
+{
+	struct ckpt *k = ctx;
+	set_stage(k, stage, steps);
+	return ckpt_load(k, d, p, side * side * 4);
 }
 
 /* The value of field name ("round=") in the checkpoint's line, or NULL. */
@@ -278,6 +335,18 @@ int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes)
 	if (idlen != strlen(k->id) || strncmp(id, k->id, idlen) != 0)
 		tool_die("%s: the checkpoint of another run (%.*s), not of this one (%s)", k->resume,
 		         (int)idlen, id, k->id);
+	/* Another stage of this run (the GPU's 16-bit lanes, or the 32-bit run
+	 * that follows where they came too close to their limit). */
+	const char *st = field(line, "stage=");
+	size_t stlen = st && st < id ? strcspn(st, " \t\n") : 0;
+	if (stlen != strlen(k->stage) || (stlen && strncmp(st, k->stage, stlen) != 0)) {
+		tool_info("%s: a checkpoint of another stage of this run (%.*s)", k->resume,
+		          (int)stlen, stlen ? st : "none");
+		st_reader_close(r, &err);
+		st_header_free(&h);
+		close(fd);
+		return CKPT_OTHER_STAGE;
+	}
 	const int64_t round = strtoll(rs, NULL, 10);
 	if (round < 1 || (uint64_t)round >= k->rounds || strtoull(of, NULL, 10) != k->rounds
 	    || h.type != k->type || st_matrix_bytes(&h) != bytes

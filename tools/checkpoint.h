@@ -22,6 +22,7 @@ struct ckpt {
 	int keep;           /* --keep-checkpoint */
 	/* set by ckpt_begin */
 	char id[256];
+	char stage[96];    /* the GPU engine's stage of the state ("": the CPU's) */
 	uint32_t type;
 	uint64_t rounds;
 	double last;       /* when the last one was written (or the rounds began) */
@@ -51,6 +52,15 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 /* The engines' callbacks (fw_opts.save and .load): ctx is the struct ckpt. */
 void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes);
 int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes);
+/* The GPU engine's callbacks (struct fwg_checkpoint), ctx the struct ckpt:
+ * whether one is due; the state of a stage saved, at once; loaded, or
+ * CKPT_OTHER_STAGE where the checkpoint is of another stage of this run. */
+#define CKPT_OTHER_STAGE (-2)
+int ckpt_due(void *ctx, uint64_t bytes);
+void ckpt_staged_save(void *ctx, const char *stage, uint64_t step, uint64_t steps,
+                      const int32_t *d, const int32_t *p, uint64_t side);
+int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, int32_t *d, int32_t *p,
+                         uint64_t side);
 /* After the result is committed: the checkpoint removed unless kept. */
 void ckpt_end(struct ckpt *k);
 

@@ -84,15 +84,6 @@ BANDS=1 same "one band (n=1000, B=64)" "$T/g" -B 64 --no-16bit
 # "window", each vertex has edges of 4000 to the next 40, so distances reach
 # 4000 x 27, past the 16-bit limit; in "late", vertices 0..1023 have edges
 # of 1 among themselves and only the rest are such a window.
-# window N FIRST WEIGHT0: the Matrix Market file of such a graph.
-window() {
-	awk -v n="$1" -v first="$2" -v w0="$3" 'BEGIN {
-		k = 0
-		for (v = 0; v < first; v++) for (j = 1; j <= 40; j++) e[k++] = (v + 1) " " ((v + j) % first + 1) " " w0
-		for (v = first; v < n; v++) for (j = 1; j <= 40 && v + j < n; j++) e[k++] = (v + 1) " " (v + j + 1) " 4000"
-		print "%%MatrixMarket matrix coordinate integer general"; print n, n, k
-		for (i = 0; i < k; i++) print e[i] }'
-}
 window 1100 0 1 >"$T/window.mtx"
 $BIN/mtx2bin -o "$T/window" "$T/window.mtx"
 same "16-bit lanes rejected in the first band --no-paths" "$T/window" -B 64 --16bit --no-paths

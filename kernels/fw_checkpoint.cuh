@@ -1,0 +1,191 @@
+// fw_checkpoint.cuh - the rounds' state to the caller's checkpoints and back
+// (fwg_opts.checkpoint; included by fw_rounds.cuh).  Between two steps
+// every device's band is gathered into one host matrix of 32-bit words and
+// handed to the caller on a thread of its own while the devices go on; a
+// resumed run puts it back before its first step.
+#ifndef APSP_FW_CHECKPOINT_CUH
+#define APSP_FW_CHECKPOINT_CUH
+
+#include <stdlib.h>
+
+#include <functional>
+#include <thread>
+
+#include "fw_devs.cuh"
+#include "fw_gpu.h"
+
+namespace {
+
+// 16-bit lanes to 32-bit words and back, value for value.
+__global__ void widen16(const short *in, int *out, size_t count)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+	     i += (size_t)gridDim.x * blockDim.x)
+		out[i] = in[i];
+}
+
+__global__ void narrow16(const int *in, short *out, size_t count)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+	     i += (size_t)gridDim.x * blockDim.x)
+		out[i] = (short)in[i];
+}
+
+struct Checkpoints {
+	const fwg_checkpoint *cb = nullptr;
+	uint64_t side = 0;                  // npad
+	int32_t *d = nullptr, *p = nullptr; // the state on the host
+	char stage[96] = "";                // set before each stage's steps
+	uint64_t steps = 0;                 // ... and their steps
+	bool tracked = false;               // ... and whether predecessors are in the state
+	std::thread writer;
+	cudaEvent_t ended[MAX_GPUS] = {}; // the last step's end on each device
+	int ids[MAX_GPUS] = {};
+	int saved = 0, resumed = 0;
+	// A sparse run: its map of live blocks made again from a state loaded.
+	std::function<int(bool lanes16)> relive;
+
+	~Checkpoints()
+	{
+		wait();
+		free(d);
+		free(p);
+		for (int g = 0; g < MAX_GPUS; g++)
+			if (ended[g]) {
+				cudaSetDevice(ids[g]);
+				cudaEventDestroy(ended[g]);
+			}
+	}
+	void wait()
+	{
+		if (writer.joinable())
+			writer.join();
+	}
+
+	// The host matrix of distances (the predecessors' when first needed).
+	int open(Err e, const fwg_checkpoint *c, Devs &v)
+	{
+		cb = c;
+		side = (uint64_t)v.npad;
+		d = (int32_t *)malloc(side * side * 4);
+		if (!d)
+			return fail(e, "no host memory for checkpoints (%.1f GiB)",
+			            (double)(side * side * 4) / (1 << 30));
+		for (int g = v.first; g < v.last; g++) {
+			ids[g] = v.dev[g].id;
+			CUDA_TRY(cudaSetDevice(ids[g]));
+			CUDA_TRY(cudaEventCreateWithFlags(&ended[g], cudaEventDisableTiming));
+		}
+		CUDA_TRY(cudaSetDevice(v.dev[v.first].id));
+		return 0;
+	}
+	int room_for_paths(Err e)
+	{
+		if (!p && !(p = (int32_t *)malloc(side * side * 4)))
+			return fail(e, "no host memory for the predecessors' checkpoints (%.1f GiB)",
+			            (double)(side * side * 4) / (1 << 30));
+		return 0;
+	}
+
+	// A step queued on every device: its end marked.
+	int step_ended(Err e, Devs &v)
+	{
+		for (int g = v.first; g < v.last; g++) {
+			if (v.count > 1)
+				CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			CUDA_TRY(cudaEventRecord(ended[g], v.dev[g].s));
+		}
+		return 0;
+	}
+	// Before the step that may be the last before a checkpoint is queued:
+	// the one before done (so that the host's clock keeps up with the
+	// devices'), then whether one is due (where the last is still being
+	// written, it is waited for: checkpoints as often as asked).  1, 0 or -1.
+	int due(Err e, Devs &v)
+	{
+		for (int g = v.first; g < v.last; g++)
+			CUDA_TRY(cudaEventSynchronize(ended[g]));
+		return cb->due(cb->ctx, side * side * 4 * (tracked ? 2 : 1)) ? 1 : 0;
+	}
+
+	// Every device's rows of the state to (up) or from the host, in the
+	// order of the device's stream; lanes16, the 16-bit matrix through the
+	// device's column panel, B rows at a time.
+	int move(Err e, Devs &v, bool lanes16, bool tracked, bool up)
+	{
+		const size_t row = (size_t)v.npad, chunk = (size_t)v.B * row;
+		const cudaMemcpyKind kind = up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+		for (int g = v.first; g < v.last; g++) {
+			Dev &x = v.dev[g];
+			const size_t at = (size_t)x.row0 * chunk, count = x.count(v.B, v.npad);
+			auto copy = [&](void *dev, void *host, size_t bytes) {
+				return up ? cudaMemcpyAsync(dev, host, bytes, kind, x.s)
+				          : cudaMemcpyAsync(host, dev, bytes, kind, x.s);
+			};
+			CUDA_TRY(cudaSetDevice(x.id));
+			if (tracked && count)
+				CUDA_TRY(copy(x.p, p + at, count * 4));
+			if (!lanes16 && count)
+				CUDA_TRY(copy(x.d, d + at, count * 4));
+			for (size_t c = 0; lanes16 && c < count; c += chunk) {
+				int *w = (int *)x.colT;
+				if (up)
+					CUDA_TRY(copy(w, d + at + c, chunk * 4));
+				if (up)
+					narrow16<<<1024, 256, 0, x.s>>>(w, x.d16 + c, chunk);
+				else
+					widen16<<<1024, 256, 0, x.s>>>(x.d16 + c, w, chunk);
+				CUDA_TRY(cudaGetLastError());
+				if (!up)
+					CUDA_TRY(copy(w, d + at + c, chunk * 4));
+				CUDA_TRY(cudaStreamSynchronize(x.s)); // (w again next)
+			}
+			CUDA_TRY(cudaStreamSynchronize(x.s));
+		}
+		CUDA_TRY(cudaSetDevice(v.dev[v.first].id));
+		return 0;
+	}
+
+	// The state after step steps to the caller, on the writer's thread.
+	int save(Err e, Devs &v, bool lanes16, bool tracked, uint64_t step)
+	{
+		for (int g = v.first; g < v.last; g++) {
+			CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			CUDA_TRY(cudaDeviceSynchronize());
+		}
+		wait();
+		if ((tracked && room_for_paths(e)) || move(e, v, lanes16, tracked, false))
+			return -1;
+		const int32_t *pp = tracked ? p : nullptr;
+		writer = std::thread([this, step, pp]() {
+			cb->save(cb->ctx, stage, step, steps, d, pp, side);
+		});
+		saved++;
+		return 0;
+	}
+
+	// Before a stage's first step: the step to go on from in *first, 0
+	// where the stage begins; 2 where the checkpoint is of another stage.
+	int load(Err e, Devs &v, bool lanes16, bool tracked, uint64_t *first)
+	{
+		*first = 0;
+		wait();
+		if (tracked && room_for_paths(e))
+			return -1;
+		const int64_t at = cb->load(cb->ctx, stage, steps, d, tracked ? p : nullptr, side);
+		if (at == FWG_CHECKPOINT_OTHER)
+			return 2;
+		if (at < 0 || (uint64_t)at >= steps)
+			return fail(e, "checkpoint not loaded");
+		if (at == 0)
+			return 0;
+		if (move(e, v, lanes16, tracked, true) || (relive && relive(lanes16)))
+			return -1;
+		*first = (uint64_t)at;
+		resumed = (int)at;
+		return 0;
+	}
+};
+
+} // namespace
+#endif
