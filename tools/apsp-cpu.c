@@ -181,6 +181,7 @@ int main(int argc, char **argv)
 		snprintf(layout, sizeof layout, "B:%d,paths:%s,engine:cpu", o.block,
 		         !paths ? "none" : o.track_paths ? "tracked" : "auto");
 		ckpt_begin(&ck, in.type, n, dist, perm, layout, (n + o.block - 1) / o.block);
+		ckpt_ready(&ck); /* (the engine writes its result into dist) */
 		o.save = ckpt_save, o.load = ckpt_load, o.ctx = &ck;
 	}
 	if (fw_cpu(&o, in.type, n, dist, pred, &err) < 0)

@@ -91,18 +91,40 @@ static unsigned long crc_of(const void *p, uint64_t bytes)
 	return (unsigned long)all;
 }
 
+/* The run's identity (k->id), from the digest of its weights and order. */
+static void *make_id(void *arg)
+{
+	struct ckpt *k = arg;
+	char ord[16] = "natural";
+	if (k->order)
+		snprintf(ord, sizeof ord, "%08lx", crc_of(k->order, k->n * 4));
+	snprintf(k->id, sizeof k->id, "n:%" PRIu64 ",type:%u,weights:%08lx,order:%s,%s", k->n,
+	         k->type, crc_of(k->weights, k->n * k->n * ST_TYPE_SIZE(k->type)), ord, k->layout);
+	return NULL;
+}
+
+void ckpt_ready(struct ckpt *k)
+{
+	if (k->digesting)
+		pthread_join(k->digest, NULL);
+	k->digesting = 0;
+}
+
+
 void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
                 const int32_t *order, const char *layout, uint64_t rounds)
 {
-	char ord[16] = "natural";
-	if (order)
-		snprintf(ord, sizeof ord, "%08lx", crc_of(order, n * 4));
-	snprintf(k->id, sizeof k->id, "n:%" PRIu64 ",type:%u,weights:%08lx,order:%s,%s", n, type,
-	         crc_of(weights, n * n * ST_TYPE_SIZE(type)), ord, layout);
 	k->type = type;
+	k->n = n;
+	k->weights = weights;
+	k->order = order;
+	snprintf(k->layout, sizeof k->layout, "%s", layout);
 	k->rounds = rounds;
 	k->cost = -1;
 	k->last = tool_now();
+	k->digesting = !k->resume && pthread_create(&k->digest, NULL, make_id, k) == 0;
+	if (!k->digesting)
+		make_id(k);
 }
 
 /* Whether a checkpoint is due: at most every k->every seconds, by default
@@ -189,9 +211,8 @@ static void landed(struct ckpt *k)
 	count_landing(k, &landing);
 }
 
-/* Write the state to a temporary file beside k->path (stored blocks: the
- * disk, not the deflate, is the cost), then have it synced and renamed over
- * k->path.  0, or -1 after a warning (the run goes on without it). */
+/* Write the state to a temporary file beside k->path, then have it synced
+ * and renamed over k->path.  0, or -1 after a warning (the run goes on without it). */
 static int write_state(struct ckpt *k, uint64_t round, const void *d, const int32_t *p,
                        uint64_t bytes)
 {
@@ -218,7 +239,13 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 	char **args = k->stage[0] ? argv : (char *[]){round_arg, of_arg, id_arg};
 	st_error err;
 	int rc = st_header_add_pg(&h, CKPT_ID, APSP_VERSION, k->stage[0] ? 4 : 3, args, &err);
-	st_writer *w = rc == 0 ? st_writer_open(fd, &h, 0, tool_threads(), &err) : NULL;
+	/* Stored on a few cores, where deflating costs more than the disk
+	 * saves; deflated at level 1 from eight threads on (bench/checkpoint.md:
+	 * 6.4 GB on 16 cores, 3.0 s against 5.5 s).  Benchmarks:
+	 * APSP_CHECKPOINT_LEVEL. */
+	const char *lv = getenv("APSP_CHECKPOINT_LEVEL");
+	const int level = lv ? atoi(lv) : tool_threads() >= 8 ? 1 : 0;
+	st_writer *w = rc == 0 ? st_writer_open(fd, &h, level, tool_threads(), &err) : NULL;
 	if (!w)
 		rc = -1;
 	else if (st_write_matrix(w, d, &err) < 0 || (p && st_write_matrix(w, p, &err) < 0)) {
@@ -253,6 +280,7 @@ static void save_now(struct ckpt *k, uint64_t round, const void *d, const int32_
 	pthread_mutex_lock(&timing); /* (the GPU engine asks on its own thread meanwhile) */
 	k->last = t0;
 	pthread_mutex_unlock(&timing);
+	ckpt_ready(k);
 	landed(k); /* the one before, made durable first */
 	tool_progress_stage("writing a checkpoint");
 	write_state(k, round, d, p, bytes);
@@ -312,6 +340,7 @@ static const char *field(const char *line, const char *name)
 int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes)
 {
 	struct ckpt *k = ctx;
+	ckpt_ready(k);
 	if (!k->resume)
 		return 0;
 	int fd = open(k->resume, O_RDONLY | O_CLOEXEC);
@@ -379,6 +408,7 @@ static void remove_leftovers(const char *path)
 
 void ckpt_end(struct ckpt *k)
 {
+	ckpt_ready(k);
 	landed(k);
 	if (k->path)
 		tool_info("%s: %d checkpoint%s written (the last took %.3f s)", k->path, k->written,

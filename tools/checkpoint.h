@@ -13,6 +13,7 @@
 #ifndef APSP_CHECKPOINT_H
 #define APSP_CHECKPOINT_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 struct ckpt {
@@ -21,7 +22,13 @@ struct ckpt {
 	double every;       /* --checkpoint-every seconds; < 0: the default */
 	int keep;           /* --keep-checkpoint */
 	/* set by ckpt_begin */
-	char id[256];
+	char id[256];      /* ready once the digest thread is joined */
+	pthread_t digest;  /* makes id (the weights' digest) beside the rounds */
+	int digesting;
+	const void *weights;
+	uint64_t n;
+	const int32_t *order;
+	char layout[128];
 	char stage[96];    /* the GPU engine's stage of the state ("": the CPU's) */
 	uint32_t type;
 	uint64_t rounds;
@@ -45,10 +52,14 @@ extern const char ckpt_help[];
 
 /* Before the rounds: the run's identity from its prepared weights (n x n of
  * type), what else decides the state's layout (a text: blocking factor,
- * order, engine), and its rounds.  Options that only say where checkpoints
- * go are left out of the result's provenance. */
+ * order, engine), and its rounds.  The weights' digest is made on a thread
+ * beside the rounds (at once where a checkpoint is to be loaded): weights
+ * and order must stay as they are until ckpt_end.  Options that only say
+ * where checkpoints go are left out of the result's provenance. */
 void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
                 const int32_t *order, const char *layout, uint64_t rounds);
+/* The identity made: the weights may change from now on. */
+void ckpt_ready(struct ckpt *k);
 /* The engines' callbacks (fw_opts.save and .load): ctx is the struct ckpt. */
 void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes);
 int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes);
