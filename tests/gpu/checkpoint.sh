@@ -110,7 +110,7 @@ done
 # Several GPUs: killed on two, resumed on two and on one
 if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
 	killed "--gpus 2" "$T/g" "after:6" -B 32 --no-16bit --gpus 2
-	$gpu -B 32 --no-16bit "$T/g" >"$T/full"
+	$gpu -B 32 --no-16bit --gpus 1 "$T/g" >"$T/full" # (--gpus 1: the same command line)
 	rm -f "$T"/ck*
 	expect_true "--gpus 2 killed, resumed on one: the same bytes" \
 		'! APSP_CHECKPOINT_KILL=after:8 $gpu --checkpoint $T/ck --checkpoint-every 0 -B 32 --no-16bit --gpus 2 $T/g >$T/part 2>/dev/null &&
