@@ -7,6 +7,7 @@
 #define APSP_FW_CHECKPOINT_CUH
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <functional>
 #include <thread>
@@ -62,13 +63,14 @@ struct Checkpoints {
 			writer.join();
 	}
 
-	// The host matrix of distances (the predecessors' when first needed).
-	int open(Err e, const fwg_checkpoint *c, Devs &v)
+	// In core, the host matrix of distances (the predecessors' when first
+	// needed); out of core the state stays where it is.
+	int open(Err e, const fwg_checkpoint *c, Devs &v, bool in_core)
 	{
 		cb = c;
 		side = (uint64_t)v.npad;
-		d = (int32_t *)malloc(side * side * 4);
-		if (!d)
+		d = in_core ? (int32_t *)malloc(side * side * 4) : nullptr;
+		if (in_core && !d)
 			return fail(e, "no host memory for checkpoints (%.1f GiB)",
 			            (double)(side * side * 4) / (1 << 30));
 		for (int g = v.first; g < v.last; g++) {
@@ -146,6 +148,20 @@ struct Checkpoints {
 		return 0;
 	}
 
+	// The host's copy of the state, to the caller and from it.
+	static int host_get(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+	{
+		const Checkpoints *c = (const Checkpoints *)ctx;
+		memcpy(buf, (const char *)(pred ? c->p : c->d) + offset, bytes);
+		return 0;
+	}
+	static int host_put(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+	{
+		Checkpoints *c = (Checkpoints *)ctx;
+		memcpy((char *)(pred ? c->p : c->d) + offset, buf, bytes);
+		return 0;
+	}
+
 	// The state after step steps to the caller, on the writer's thread.
 	int save(Err e, Devs &v, bool lanes16, bool tracked, uint64_t step)
 	{
@@ -156,11 +172,28 @@ struct Checkpoints {
 		wait();
 		if ((tracked && room_for_paths(e)) || move(e, v, lanes16, tracked, false))
 			return -1;
-		const int32_t *pp = tracked ? p : nullptr;
-		writer = std::thread([this, step, pp]() {
-			cb->save(cb->ctx, stage, step, steps, d, pp, side);
+		writer = std::thread([this, step, tracked]() {
+			cb->save(cb->ctx, stage, step, steps, side, tracked, host_get, this);
 		});
 		saved++;
+		return 0;
+	}
+
+	// Out of core: the state after step steps to the caller, at once,
+	// through get; and before the first step, the step to go on from in
+	// *first (0: the start), the state put.
+	void save_now(uint64_t step, fwg_state_fn *get, void *gctx)
+	{
+		cb->save(cb->ctx, stage, step, steps, side, tracked, get, gctx);
+		saved++;
+	}
+	int load_now(Err e, fwg_state_fn *put, void *pctx, uint64_t *first)
+	{
+		const int64_t at = cb->load(cb->ctx, stage, steps, side, tracked, put, pctx);
+		if (at < 0 || (uint64_t)at >= steps) // (no other stage out of core)
+			return fail(e, "checkpoint not loaded");
+		*first = (uint64_t)at;
+		resumed = (int)at;
 		return 0;
 	}
 
@@ -172,7 +205,7 @@ struct Checkpoints {
 		wait();
 		if (tracked && room_for_paths(e))
 			return -1;
-		const int64_t at = cb->load(cb->ctx, stage, steps, d, tracked ? p : nullptr, side);
+		const int64_t at = cb->load(cb->ctx, stage, steps, side, tracked, host_put, this);
 		if (at == FWG_CHECKPOINT_OTHER)
 			return 2;
 		if (at < 0 || (uint64_t)at >= steps)

@@ -569,13 +569,19 @@ static int sparse_start(Run &r, bool lanes16 = false)
 	return 0;
 }
 
-// Checkpoints (o->checkpoint): the host's room for the state, and a sparse
-// run's map of live blocks made again from a state loaded.
+// Checkpoints (o->checkpoint): in core the host's room for the state (within
+// the host memory left), and a sparse run's map of live blocks made again
+// from a state loaded.
 static int open_checkpoints(Run &r)
 {
-	if (!r.o->checkpoint)
+	const fwg_opts *o = r.o;
+	if (!o->checkpoint)
 		return 0;
-	if (r.ck.open(r.e, r.o->checkpoint, r.v))
+	const double need = (double)r.npad * (double)r.npad * 4 * (r.paths ? 2 : 1);
+	if (!r.ooc && o->host_memory && need > (double)o->host_memory)
+		return fail(r.e, "checkpoints need %.1f MiB of host memory for the state; %.1f MiB are "
+		                 "left", need / (1 << 20), (double)o->host_memory / (1 << 20));
+	if (r.ck.open(r.e, o->checkpoint, r.v, !r.ooc))
 		return -1;
 	r.v.ck = &r.ck;
 	r.ck.relive = [&r](bool lanes16) { return sparse_start(r, lanes16); };
@@ -859,18 +865,20 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	r.B = B;
 	if (plan_run(r) || fit_run(r))
 		return -1;
-	if (o->checkpoint && (r.ranks || r.ooc))
-		return fail(e, r.ranks ? "checkpoints are not taken over several processes yet"
-		                       : "checkpoints are not taken out of core yet (n = %llu needs more "
-		                         "than the device holds)", (unsigned long long)n);
+	if (o->checkpoint && r.ranks)
+		return fail(e, "checkpoints are not taken over several processes yet");
 	if (open_devices(r) || open_checkpoints(r))
 		return -1;
 	if (o->feed && !r.as_read
 	    && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx)))
 		return 1;
 	t->streamed = r.as_read;
-	if (r.ooc)
-		return solve_out_of_core(e, r.v, r.oc, o->type, r.paths, n, graph, sink, ctx, t);
+	if (r.ooc) {
+		const int rc = solve_out_of_core(e, r.v, r.oc, o->type, r.paths, n, graph, sink, ctx, t);
+		t->resumed_from = r.ck.resumed;
+		t->checkpoints = r.ck.saved;
+		return rc;
+	}
 	if (upload_and_prepare(r))
 		return -1;
 	int rc = choose_kernels(r);

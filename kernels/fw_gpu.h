@@ -67,36 +67,40 @@ struct fwg_arcs {
 	uint64_t count;
 };
 
-/* Checkpoints (fwg_opts.checkpoint): the state between rounds handed to
- * the caller now and then, and taken back to go on from.  The state is the
- * matrices as the rounds hold them, gathered from every device: side x side
- * 32-bit words of distances (in the rounds' form: 16-bit lanes widened, the
+/* Checkpoints (fwg_opts.checkpoint): the state between steps of the rounds
+ * handed to the caller now and then, and taken back to go on from.  The
+ * state is the matrices as the rounds hold them, rows of side 32-bit words:
+ * side x side of distances (in the rounds' form: 16-bit lanes widened, the
  * INF of packed int32 paths, float32 as its bits) and, where predecessors
- * are tracked through the rounds, as many of predecessors (else p is NULL).
- * stage names that form and the blocking factor; steps counts the rounds
- * (a sparse run's: its groups of rounds of one level).  Callbacks, ctx as
- * given:
- * due(ctx, bytes): between two steps (the devices at most one behind),
- *   whether to save the state now;
- * save(ctx, stage, step, steps, d, p, side): the state after step steps,
- *   on a thread of the engine's while the devices go on (one at a time: a
- *   checkpoint due while the last is being saved waits for it; due may be
- *   asked meanwhile);
- * load(ctx, stage, steps, d, p, side): once before the first step of a
- *   stage: the step to go on from (d and p filled), 0 to begin (d and p
- *   untouched), -1 to stop (an error), or FWG_CHECKPOINT_OTHER where the
+ * are tracked through the rounds (paths), as many of predecessors.  stage
+ * names that form; steps counts the steps (rounds; a sparse run's groups of
+ * rounds of one level; the super-rounds out of core).  The state moves
+ * through fwg_state_fn(ctx, pred, offset, buf, bytes): bytes of the
+ * distances (pred 0) or predecessors (1) from byte offset, out of the state
+ * into buf (save) or into it from buf (load); it may be called from several
+ * threads at once, and returns 0 or -1.  Callbacks, ctx as given:
+ * due(ctx, bytes): between two steps, whether to save the state now;
+ * save(ctx, stage, step, steps, side, paths, get, gctx): the state after
+ *   step steps.  In core on a thread of the engine's while the devices go
+ *   on (one at a time: a checkpoint due while the last is being saved waits
+ *   for it; due may be asked meanwhile); out of core while they wait;
+ * load(ctx, stage, steps, side, paths, put, pctx): once before the first
+ *   step of a stage: the step to go on from (the state put), 0 to begin
+ *   (nothing put), -1 to stop (an error), or FWG_CHECKPOINT_OTHER where the
  *   checkpoint is of another stage of the run: a 16-bit run whose lanes
  *   came too close to their limit left one of its 32-bit run (the engine
  *   goes straight on to that), or the reverse (that run begins).
- * Checkpoints take one process, in core (others are refused); the rounds
- * then go round after round (FWG_SCHEDULE_ROUNDS; the same results). */
+ * Checkpoints take one process (several are refused), in core or out of
+ * core; the rounds then go round after round (FWG_SCHEDULE_ROUNDS; the
+ * same results). */
 #define FWG_CHECKPOINT_OTHER (-2)
+typedef int fwg_state_fn(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes);
 struct fwg_checkpoint {
 	int (*due)(void *ctx, uint64_t bytes);
-	void (*save)(void *ctx, const char *stage, uint64_t step, uint64_t steps, const int32_t *d,
-	             const int32_t *p, uint64_t side);
-	int64_t (*load)(void *ctx, const char *stage, uint64_t steps, int32_t *d, int32_t *p,
-	                uint64_t side);
+	void (*save)(void *ctx, const char *stage, uint64_t step, uint64_t steps, uint64_t side,
+	             int paths, fwg_state_fn *get, void *gctx);
+	int64_t (*load)(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
+	                fwg_state_fn *put, void *pctx);
 	void *ctx;
 };
 
@@ -137,7 +141,8 @@ struct fwg_opts {
 	 * has free): tests make a small device of a large one with it. */
 	uint64_t memory_cap;
 	/* Host memory a run out of core may take for the rows the device cannot
-	 * hold (bytes; 0: no limit): a run that would need more is refused. */
+	 * hold, or a run in core for its checkpoints' state (bytes; 0: no
+	 * limit): a run that would need more is refused. */
 	uint64_t host_memory;
 	/* The order of the block updates on one GPU (the same updates, the same
 	 * results either way): FWG_SCHEDULE_ROUNDS round after round over the

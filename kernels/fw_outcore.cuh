@@ -24,10 +24,12 @@
 #define APSP_FW_OUTCORE_CUH
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <chrono>
 #include <vector>
 
+#include "fw_checkpoint.cuh"
 #include "fw_rounds.cuh"
 #include "fw_transfer.cuh"
 
@@ -221,15 +223,61 @@ int ooc_facts(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint6
 	return 0;
 }
 
+// The state between super-rounds (checkpoints): rows of npad words, the
+// resident ones on the device, the others in host memory; a copy of bytes
+// from offset out of it (get) or into it.
+struct OocState {
+	OutOfCore *oc;
+	Dev *x;
+	uint64_t resident_bytes;
+	template <bool GET> static int copy(void *ctx, int pred, uint64_t offset, void *buf,
+	                                    uint64_t bytes)
+	{
+		const OocState *st = (const OocState *)ctx;
+		char *dev = pred ? (char *)st->x->p : (char *)st->x->d;
+		char *host = pred ? (char *)st->oc->host_p : st->oc->host_d;
+		char *b = (char *)buf;
+		if (offset < st->resident_bytes) { // (from the writer's threads too)
+			const uint64_t k = std::min(bytes, st->resident_bytes - offset);
+			if (cudaSetDevice(st->x->id) != cudaSuccess
+			    || cudaMemcpy(GET ? b : dev + offset, GET ? dev + offset : b, k,
+			                  GET ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice)
+			               != cudaSuccess)
+				return -1;
+			offset += k, b += k, bytes -= k;
+		}
+		if (bytes) {
+			char *h = host + (offset - st->resident_bytes);
+			memcpy(GET ? b : h, GET ? h : b, bytes);
+		}
+		return 0;
+	}
+};
+
 // The super-rounds.  x holds the resident bands (prepared); the others come
 // from graph in the first super-round.  The last one finishes each band
 // (packed INF back to the caller's INF) before it goes down; the resident
-// ones are finished by the caller.
+// ones are finished by the caller.  With checkpoints (ck), the state goes
+// to the caller after a super-round where one is due, and a resumed run
+// goes on from the super-round after the one it holds.
 template <typename T, int B, int R, bool PATHS, bool PACKED>
 int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint64_t npad,
-               T inf, T inf_dev, cudaEvent_t guard[2])
+               T inf, T inf_dev, cudaEvent_t guard[2], Checkpoints *ck)
 {
 	const int nb = (int)(npad / B), S = oc.pl.S, bands = oc.pl.bands, resident = oc.pl.resident;
+	OocState state{&oc, &x, band_row0(oc.pl, B, resident) * npad * 4};
+	uint64_t from = 0;
+	if (ck) {
+		snprintf(ck->stage, sizeof ck->stage, "B%d,%s%s%s,out-of-core:%dx%d,resident:%d", B,
+		         std::is_same<T, int>::value ? "int32" : "float32", PACKED ? ",packed" : "",
+		         PATHS ? ",tracked" : "", bands, S, resident);
+		ck->steps = (uint64_t)bands;
+		ck->tracked = PATHS;
+		CUDA_TRY(cudaStreamSynchronize(x.s)); // (the resident rows prepared, then replaced)
+		if (ck->load_now(e, OocState::copy<false>, &state, &from))
+			return -1;
+		CUDA_TRY(cudaDeviceSynchronize());
+	}
 	const size_t panel = (size_t)B * npad;
 	RoundKernels<T, B, R, PATHS, PACKED> k;
 	if (k.setup(e, x.id, (int)npad, nullptr))
@@ -258,7 +306,7 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 	};
 	int prev = -1, prev_sl = 1; // the band computed last in a slot, not yet gone down
 	std::vector<int> order;
-	for (int K = 0; K < bands; K++) {
+	for (int K = (int)from; K < bands; K++) {
 		const bool first = K == 0, last = K == bands - 1;
 		// band K, the resident ones, the others; K + 1 last if it is not resident
 		const int stay = K + 1 >= resident && K + 1 < bands ? K + 1 : -1;
@@ -300,6 +348,17 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 			if (prev >= 0 && ooc_store(e, oc, prev, prev_sl, npad, B, guard))
 				return -1;
 			prev = b, prev_sl = sl;
+		}
+		if (ck && !last) { // a checkpoint: every band back where it lives
+			CUDA_TRY(cudaStreamSynchronize(x.s));
+			if (ck->cb->due(ck->cb->ctx, npad * npad * 4 * (PATHS ? 2 : 1))) {
+				if (prev >= 0 && ooc_store(e, oc, prev, prev_sl, npad, B, guard))
+					return -1;
+				prev = -1;
+				CUDA_TRY(cudaStreamSynchronize(oc.xs));
+				ck->save_now((uint64_t)K + 1, OocState::copy<true>, &state);
+				CUDA_TRY(cudaSetDevice(x.id));
+			}
 		}
 	}
 	if (prev >= 0 && ooc_store(e, oc, prev, prev_sl, npad, B, guard))
@@ -348,7 +407,7 @@ int solve_out_of_core(Err e, Devs &v, OutOfCore &oc, int type, bool paths, uint6
 		else
 			inf = inf_dev = __builtin_inff();
 		return ooc_rounds<T, C::B, C::R, C::PATHS, C::PACKED>(e, oc, x, graph, n, npad, inf,
-		                                                      inf_dev, guard);
+		                                                      inf_dev, guard, v.ck);
 	};
 	const int rc = is_int ? dispatch<int>(e, B, paths, packed, rounds)
 	                      : dispatch<float>(e, B, paths, false, rounds);

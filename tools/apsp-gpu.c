@@ -790,10 +790,10 @@ int main(int argc, char **argv)
 	const int in_place = in.npad == n;
 	const size_t mat = (size_t)(4.0 * (double)n * (double)n);
 	const size_t wbytes = in_place ? mat : (size_t)st_matrix_bytes(&in);
-	const double held = (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths)
-	                    + (o.checkpoint ? (double)mat * (1 + o.paths) : 0); /* their state */
+	const double held = (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths);
 	engine_check_memory(input, &in, held);
-	/* Out of core, what the device cannot hold lives beside these. */
+	/* Out of core, what the device cannot hold lives beside these (in core,
+	 * the checkpoints' state). */
 	const double spare = engine_physical_memory() - (double)mat * (1 + o.paths);
 	o.host_memory = spare >= 1 ? (uint64_t)spare : 1;
 	void *graph = tool_matrix_alloc(mat + 4);

@@ -211,10 +211,25 @@ static void landed(struct ckpt *k)
 	count_landing(k, &landing);
 }
 
-/* Write the state to a temporary file beside k->path, then have it synced
- * and renamed over k->path.  0, or -1 after a warning (the run goes on without it). */
-static int write_state(struct ckpt *k, uint64_t round, const void *d, const int32_t *p,
-                       uint64_t bytes)
+/* A matrix of the state, a block at a time, through the engine's copy. */
+struct state_fill {
+	ckpt_state_fn *get;
+	void *ctx;
+	int pred;
+};
+
+static int fill_state(void *ctx, uint64_t offset, void *dst, size_t n)
+{
+	const struct state_fill *f = ctx;
+	return f->get(f->ctx, f->pred, offset, dst, n);
+}
+
+/* Write the state (bytes of distances, as many of predecessors where
+ * paths, copied out by get) to a temporary file beside k->path, then have
+ * it synced and renamed over k->path.  0, or -1 after a warning (the run
+ * goes on without it). */
+static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
+                       ckpt_state_fn *get, void *gctx)
 {
 	struct landing *l = &landing;
 	int fd = temp_beside(k->path, l->tmp, sizeof l->tmp);
@@ -229,7 +244,7 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 		side++;
 	st_header h;
 	st_header_init(&h, side, 1, (enum st_type)k->type);
-	h.matrices = ST_DIST | (p ? ST_PRED : 0);
+	h.matrices = ST_DIST | (paths ? ST_PRED : 0);
 	char round_arg[64], of_arg[64], stage_arg[128], id_arg[300];
 	snprintf(round_arg, sizeof round_arg, "round=%" PRIu64, round);
 	snprintf(of_arg, sizeof of_arg, "of=%" PRIu64, k->rounds);
@@ -248,10 +263,15 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 	st_writer *w = rc == 0 ? st_writer_open(fd, &h, level, tool_threads(), &err) : NULL;
 	if (!w)
 		rc = -1;
-	else if (st_write_matrix(w, d, &err) < 0 || (p && st_write_matrix(w, p, &err) < 0)) {
+	for (int m = 0; w && rc == 0 && m <= paths; m++) {
+		struct state_fill f = {get, gctx, m};
+		if (st_write_fill(w, bytes, fill_state, &f, &err) < 0
+		    || st_write_end_matrix(w, &err) < 0)
+			rc = -1;
+	}
+	if (w && rc < 0) {
 		st_writer_abort(w);
-		rc = -1;
-	} else {
+	} else if (w) {
 		rc = st_writer_close(w, &err); /* (frees w, also on error) */
 	}
 	st_header_free(&h);
@@ -272,9 +292,9 @@ static int write_state(struct ckpt *k, uint64_t round, const void *d, const int3
 	return l->rc;
 }
 
-/* The state after round - 1 rounds written now. */
-static void save_now(struct ckpt *k, uint64_t round, const void *d, const int32_t *p,
-                     uint64_t bytes)
+/* The state after round rounds written now. */
+static void save_now(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
+                     ckpt_state_fn *get, void *gctx)
 {
 	double t0 = tool_now();
 	pthread_mutex_lock(&timing); /* (the GPU engine asks on its own thread meanwhile) */
@@ -283,7 +303,7 @@ static void save_now(struct ckpt *k, uint64_t round, const void *d, const int32_
 	ckpt_ready(k);
 	landed(k); /* the one before, made durable first */
 	tool_progress_stage("writing a checkpoint");
-	write_state(k, round, d, p, bytes);
+	write_state(k, round, bytes, paths, get, gctx);
 	double t1 = tool_now();
 	pthread_mutex_lock(&timing);
 	k->cost = t1 - t0;
@@ -291,11 +311,29 @@ static void save_now(struct ckpt *k, uint64_t round, const void *d, const int32_
 	pthread_mutex_unlock(&timing);
 }
 
+/* The CPU engine's state, in memory as a whole. */
+struct state_mem {
+	unsigned char *m[2];
+};
+
+static int get_mem(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+{
+	memcpy(buf, ((struct state_mem *)ctx)->m[pred] + offset, bytes);
+	return 0;
+}
+
+static int put_mem(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+{
+	memcpy(((struct state_mem *)ctx)->m[pred] + offset, buf, bytes);
+	return 0;
+}
+
 void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes)
 {
 	struct ckpt *k = ctx;
+	struct state_mem m = {{(unsigned char *)d, (unsigned char *)p}};
 	if (k->path && due(k, bytes, tool_now()))
-		save_now(k, round, d, p, bytes);
+		save_now(k, round, bytes, p != NULL, get_mem, &m);
 }
 
 int ckpt_due(void *ctx, uint64_t bytes)
@@ -315,19 +353,11 @@ static void set_stage(struct ckpt *k, const char *stage, uint64_t steps)
 }
 
 void ckpt_staged_save(void *ctx, const char *stage, uint64_t step, uint64_t steps,
-                      const int32_t *d, const int32_t *p, uint64_t side)
+                      uint64_t side, int paths, ckpt_state_fn *get, void *gctx)
 {
 	struct ckpt *k = ctx;
 	set_stage(k, stage, steps);
-	save_now(k, step, d, p, side * side * 4);
-}
-
-int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, int32_t *d, int32_t *p,
-                         uint64_t side)
-{
-	struct ckpt *k = ctx;
-	set_stage(k, stage, steps);
-	return ckpt_load(k, d, p, side * side * 4);
+	save_now(k, step, side * side * 4, paths, get, gctx);
 }
 
 /* The value of field name ("round=") in the checkpoint's line, or NULL. */
@@ -337,9 +367,28 @@ static const char *field(const char *line, const char *name)
 	return f ? f + strlen(name) : NULL;
 }
 
-int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes)
+/* A matrix of the state, a window of rows at a time, through the engine's
+ * copy. */
+struct state_put {
+	ckpt_state_fn *put;
+	void *ctx;
+	int pred;
+	uint64_t row_bytes;
+};
+
+static int put_rows(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
-	struct ckpt *k = ctx;
+	const struct state_put *f = ctx;
+	return f->put(f->ctx, f->pred, first * f->row_bytes, (void *)data, count * f->row_bytes);
+}
+
+/* Load the state (bytes of distances, as many of predecessors where paths,
+ * copied in by put): the round to go on from, 0 where there is no
+ * checkpoint yet, CKPT_OTHER_STAGE; dies on a checkpoint of another run or
+ * a damaged one. */
+static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_fn *put,
+                          void *pctx)
+{
 	ckpt_ready(k);
 	if (!k->resume)
 		return 0;
@@ -379,18 +428,36 @@ int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes)
 	const int64_t round = strtoll(rs, NULL, 10);
 	if (round < 1 || (uint64_t)round >= k->rounds || strtoull(of, NULL, 10) != k->rounds
 	    || h.type != k->type || st_matrix_bytes(&h) != bytes
-	    || h.matrices != (ST_DIST | (p ? ST_PRED : 0)))
+	    || h.matrices != (ST_DIST | (paths ? ST_PRED : 0)))
 		tool_die("%s: a checkpoint that does not fit this run (round %lld of %s)", k->resume,
 		         (long long)round, of);
-	if (st_next_matrix(r) != ST_DIST || st_read_matrix(r, d, &err) < 0
-	    || (p && (st_next_matrix(r) != ST_PRED || st_read_matrix(r, p, &err) < 0))
-	    || st_reader_close(r, &err) < 0)
+	for (int m = 0; m <= paths; m++) {
+		struct state_put f = {put, pctx, m, h.npad * 4};
+		if (st_next_matrix(r) != (m ? ST_PRED : ST_DIST)
+		    || st_read_windows(r, 64, put_rows, &f, &err) < 0)
+			tool_die_st(NULL, &err);
+	}
+	if (st_reader_close(r, &err) < 0)
 		tool_die_st(NULL, &err);
 	st_header_free(&h);
 	close(fd);
 	tool_info("%s: going on from round %lld of %llu", k->resume, (long long)round,
 	          (unsigned long long)k->rounds);
 	return round;
+}
+
+int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes)
+{
+	struct state_mem m = {{d, (unsigned char *)p}};
+	return load_state(ctx, bytes, p != NULL, put_mem, &m);
+}
+
+int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
+                         ckpt_state_fn *put, void *pctx)
+{
+	struct ckpt *k = ctx;
+	set_stage(k, stage, steps);
+	return load_state(k, side * side * 4, paths, put, pctx);
 }
 
 /* Temporary checkpoints that a kill left behind beside path. */

@@ -64,14 +64,18 @@ void ckpt_ready(struct ckpt *k);
 void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes);
 int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes);
 /* The GPU engine's callbacks (struct fwg_checkpoint), ctx the struct ckpt:
- * whether one is due; the state of a stage saved, at once; loaded, or
- * CKPT_OTHER_STAGE where the checkpoint is of another stage of this run. */
+ * whether one is due; the state of a stage saved, at once, or loaded (the
+ * round to go on from, 0, or CKPT_OTHER_STAGE where the checkpoint is of
+ * another stage of this run).  The state moves through a ckpt_state_fn as
+ * fwg_state_fn says: bytes of the distances (pred 0) or predecessors (1)
+ * from byte offset, out of the engine's state into buf or into it. */
 #define CKPT_OTHER_STAGE (-2)
+typedef int ckpt_state_fn(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes);
 int ckpt_due(void *ctx, uint64_t bytes);
 void ckpt_staged_save(void *ctx, const char *stage, uint64_t step, uint64_t steps,
-                      const int32_t *d, const int32_t *p, uint64_t side);
-int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, int32_t *d, int32_t *p,
-                         uint64_t side);
+                      uint64_t side, int paths, ckpt_state_fn *get, void *gctx);
+int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
+                         ckpt_state_fn *put, void *pctx);
 /* After the result is committed: the checkpoint removed unless kept. */
 void ckpt_end(struct ckpt *k);
 

@@ -6,8 +6,8 @@
 # phase 1 apart, sparse levels, several GPUs, --stats; a 16-bit run whose
 # lanes are rejected resumes in its 32-bit stage.  Checkpoints of another
 # run (another graph, other options, apsp-cpu's) or damaged ones are
-# refused with exit 2; runs that cannot take them (float64, out of core)
-# are refused before any result.  APSP_CHECKPOINT_KILL kills the process
+# refused with exit 2; runs that cannot take them (float64) are refused
+# before any result.  Out of core, a step is a super-round.  APSP_CHECKPOINT_KILL kills the process
 # as a checkpoint is written (tools/checkpoint.c).
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
@@ -57,8 +57,12 @@ killed() {
 # phase 1 apart and in phase 3
 $g -n 700 -d 10 -s 8 -o "$T/g"
 killed "int32 paths" "$T/g" "after:1 after:7 during:1 during:12 after:21" -B 32 --no-16bit
-APSP_LOOKAHEAD=never killed "int32 paths, no lookahead" "$T/g" "after:5 during:9" -B 32 --no-16bit
-APSP_PHASE1=apart killed "int32 paths, phase 1 apart" "$T/g" "after:4" -B 32 --no-16bit
+export APSP_LOOKAHEAD=never
+killed "int32 paths, no lookahead" "$T/g" "after:5 during:9" -B 32 --no-16bit
+unset APSP_LOOKAHEAD
+export APSP_PHASE1=apart
+killed "int32 paths, phase 1 apart" "$T/g" "after:4" -B 32 --no-16bit
+unset APSP_PHASE1
 killed "int32 distances" "$T/g" "after:3 during:6" -B 32 --no-paths --no-16bit
 # 16-bit lanes (n = 2500, B = 64: 40 rounds): distances; paths derived
 $g -n 2500 -d 10 -s 3 -o "$T/g16"
@@ -79,6 +83,17 @@ if $gpu --help | grep -q "nd (nested dissection)" && $BIN/apsp-cpu --order nd -B
 	>/dev/null 2>&1; then
 	killed "nested dissection" "$T/sparse" "after:1" -B 32 --order nd
 fi
+
+# Out of core (a device made small): a step is a super-round
+export APSP_DEVICE_MEMORY=2000000
+if $gpu -v -B 32 --no-16bit "$T/g" 2>&1 >/dev/null | grep -q "out of core"; then
+	killed "out of core, paths" "$T/g" "after:1 after:3 during:2" -B 32 --no-16bit
+	killed "out of core, distances" "$T/g" "after:2" -B 32 --no-16bit --no-paths
+	killed "out of core, float32 tracked" "$T/fneg" "after:2" -B 32
+else
+	fail "out of core" "APSP_DEVICE_MEMORY=$APSP_DEVICE_MEMORY did not make the run out of core"
+fi
+unset APSP_DEVICE_MEMORY
 
 # 16-bit lanes rejected (distances past their limit): the 32-bit stage's
 # checkpoint, then on from it with the 16-bit stage left out
@@ -139,8 +154,9 @@ expect_stderr "apsp-cpu's checkpoint: refused" 2 "checkpoint of another run" \
 $g -n 300 -d 10 -s 1 -t float64 -o "$T/f64"
 expect_stderr "float64: refused" 2 "not taken of float64 graphs on the GPU yet" \
 	'$gpu --checkpoint $T/ck2 $T/f64'
-expect_stderr "out of core: refused" 2 "not taken out of core yet" \
-	'APSP_DEVICE_MEMORY=2000000 $gpu --checkpoint $T/ck2 -B 32 --no-16bit $T/g'
+expect_stderr "no host memory for the state: refused" 2 \
+	"checkpoints need .* MiB of host memory for the state" \
+	'APSP_HOST_MEMORY=6000000 $gpu --checkpoint $T/ck2 -B 32 --no-16bit $T/g'
 expect_true "a refused run leaves no checkpoint" '! test -e $T/ck2'
 
 # compute-sanitizer on a run that saves and one that resumes
