@@ -3,7 +3,7 @@
 # resumed writes the same bytes as a run never stopped, in every kind of
 # run: int32 packed paths, 16-bit lanes (distances alone, and predecessors
 # derived), float32 tracked, derived and as bits, lookahead and without,
-# phase 1 apart, sparse levels, several GPUs, --stats; a 16-bit run whose
+# phase 1 apart, sparse levels, several GPUs, out of core, --stats; a 16-bit run whose
 # lanes are rejected resumes in its 32-bit stage.  Checkpoints of another
 # run (another graph, other options, apsp-cpu's) or damaged ones are
 # refused with exit 2; runs that cannot take them (float64) are refused
