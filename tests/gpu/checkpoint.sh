@@ -156,8 +156,20 @@ expect_stderr "float64: refused" 2 "not taken of float64 graphs on the GPU yet" 
 	'$gpu --checkpoint $T/ck2 $T/f64'
 expect_stderr "no host memory for the state: refused" 2 \
 	"checkpoints need .* MiB of host memory for the state" \
-	'APSP_HOST_MEMORY=6000000 $gpu --checkpoint $T/ck2 -B 32 --no-16bit $T/g'
+	'APSP_HOST_MEMORY=6000000 $gpu --checkpoint $T/ck2 --checkpoint-every 0 -B 32 --no-16bit $T/g'
 expect_true "a refused run leaves no checkpoint" '! test -e $T/ck2'
+
+# A run sure to end before its first checkpoint takes none, and keeps row
+# order (forced here at n = 2500: APSP_SCHEDULE=rows); -v says so.  A run
+# that takes them goes round after round.
+expect_true "a run that ends before its first checkpoint takes none, in row order" \
+	'APSP_SCHEDULE=rows $gpu -v --no-paths --checkpoint $T/ck4 --checkpoint-every 1000 $T/g16 \
+	>/dev/null 2>$T/err && grep -q "no checkpoints: the run ends before the first would be due" $T/err &&
+	grep -q "row order" $T/err && ! test -e $T/ck4'
+expect_true "a run that takes checkpoints goes round after round" \
+	'APSP_SCHEDULE=rows $gpu -v --no-paths --checkpoint $T/ck4 --checkpoint-every 0 $T/g16 \
+	>/dev/null 2>$T/err && ! grep -q "row order" $T/err &&
+	grep -q "checkpoints: [1-9][0-9]* written" $T/err && ! test -e $T/ck4'
 
 # compute-sanitizer on a run that saves and one that resumes
 if command -v compute-sanitizer >/dev/null 2>&1; then
