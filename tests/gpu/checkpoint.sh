@@ -41,11 +41,11 @@ killed() {
 		if ls "$T"/ck* >/dev/null 2>&1; then
 			fail "$_name: killed $_k, resumed" "checkpoints left: $(ls "$T"/ck*)"; continue
 		fi
-		case $_k in
-		during:1) _from="the rounds from step 0" ;;
+		case $_k in # (none held: from the start, or none taken at all)
+		during:1) _from="the rounds from step 0|no checkpoints: the run ends before" ;;
 		*) _from="the rounds from step [1-9]" ;;
 		esac
-		if ! grep -q "$_from" "$T/err"; then
+		if ! grep -Eq "$_from" "$T/err"; then
 			fail "$_name: killed $_k, resumed" "-v does not say '$_from': $(grep checkpoints "$T/err")"
 			continue
 		fi
