@@ -1,14 +1,16 @@
 /* checkpoint.h - an engine's state between rounds saved to a file and
  * taken up again (prefix ckpt_), for the engines' --checkpoint and --resume.
  *
- * A checkpoint is a matrix stream (apspmat.5): the engine's tiled state as a
- * square matrix of distances (and, where predecessors are tracked through
- * the rounds, of predecessors), with a provenance line
- * "@PG ID:checkpoint ... CL:round=K of=R id=IDENTITY" that says how many
- * rounds it holds and what run it belongs to: the graph (a digest of its
- * prepared weights), the type, the blocking factor, the vertex order and
- * the engine.  It is written to a temporary file beside its name, synced
- * and renamed over it, so a kill at any moment leaves the last one whole.
+ * A checkpoint is a matrix stream (apspmat.5): the engine's state (the CPU
+ * engine's tiles, the GPU engine's rows) as a square matrix of distances
+ * (and, where predecessors are tracked through the rounds, of
+ * predecessors), with a provenance line
+ * "@PG ID:checkpoint ... CL:round=K of=R [stage=S] id=IDENTITY" that says
+ * how many rounds (steps) it holds, the form of the GPU engine's state, and
+ * what run it belongs to: the graph (a digest of its prepared weights), the
+ * type, the blocking factor, the vertex order and the engine.  It is written
+ * to a temporary file beside its name, synced and renamed over it, so a kill
+ * at any moment leaves the last one whole.
  */
 #ifndef APSP_CHECKPOINT_H
 #define APSP_CHECKPOINT_H
