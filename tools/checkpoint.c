@@ -224,8 +224,8 @@ static int fill_state(void *ctx, uint64_t offset, void *dst, size_t n)
 	return f->get(f->ctx, f->pred, offset, dst, n);
 }
 
-/* Write the state (bytes of distances, as many of predecessors where
- * paths, copied out by get) to a temporary file beside k->path, then have
+/* Write the state (bytes of distances and, where paths, the predecessors
+ * of as many entries at 4 bytes each, copied out by get) to a temporary file beside k->path, then have
  * it synced and renamed over k->path.  0, or -1 after a warning (the run
  * goes on without it). */
 static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
@@ -263,9 +263,9 @@ static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths
 	st_writer *w = rc == 0 ? st_writer_open(fd, &h, level, tool_threads(), &err) : NULL;
 	if (!w)
 		rc = -1;
-	for (int m = 0; w && rc == 0 && m <= paths; m++) {
+	for (int m = 0; w && rc == 0 && m <= paths; m++) { /* (predecessors: 4 bytes each) */
 		struct state_fill f = {get, gctx, m};
-		if (st_write_fill(w, bytes, fill_state, &f, &err) < 0
+		if (st_write_fill(w, m ? side * side * 4 : bytes, fill_state, &f, &err) < 0
 		    || st_write_end_matrix(w, &err) < 0)
 			rc = -1;
 	}
@@ -382,8 +382,8 @@ static int put_rows(void *ctx, uint64_t first, uint64_t count, const void *data)
 	return f->put(f->ctx, f->pred, first * f->row_bytes, (void *)data, count * f->row_bytes);
 }
 
-/* Load the state (bytes of distances, as many of predecessors where paths,
- * copied in by put): the round to go on from, 0 where there is no
+/* Load the state (bytes of distances and, where paths, the predecessors of
+ * as many entries, copied in by put): the round to go on from, 0 where there is no
  * checkpoint yet, CKPT_OTHER_STAGE; dies on a checkpoint of another run or
  * a damaged one. */
 static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_fn *put,
@@ -432,7 +432,7 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 		tool_die("%s: a checkpoint that does not fit this run (round %lld of %s)", k->resume,
 		         (long long)round, of);
 	for (int m = 0; m <= paths; m++) {
-		struct state_put f = {put, pctx, m, h.npad * 4};
+		struct state_put f = {put, pctx, m, h.npad * (m ? 4 : ST_TYPE_SIZE(h.type))};
 		if (st_next_matrix(r) != (m ? ST_PRED : ST_DIST)
 		    || st_read_windows(r, 64, put_rows, &f, &err) < 0)
 			tool_die_st(NULL, &err);
