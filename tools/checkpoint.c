@@ -382,10 +382,48 @@ static int put_rows(void *ctx, uint64_t first, uint64_t count, const void *data)
 	return f->put(f->ctx, f->pred, first * f->row_bytes, (void *)data, count * f->row_bytes);
 }
 
+/* Whether the checkpoint whose header is h fits the run: 0 (the round to go
+ * on from in *round), 1 where it is of another stage of this run (the
+ * GPU's 16-bit lanes, or the 32-bit run that follows where they came too
+ * close to their limit), -1 where it is refused (why says so). */
+static int header_fits(const struct ckpt *k, const st_header *h, uint64_t bytes, int paths,
+                       int64_t *round, char *why, size_t len)
+{
+	const char *line = h->provenance ? strstr(h->provenance, "@PG\tID:" CKPT_ID "\t") : NULL;
+	const char *id = line ? field(line, "id=") : NULL;
+	const char *rs = line ? field(line, "round=") : NULL, *of = line ? field(line, "of=") : NULL;
+	if (!id || !rs || !of) {
+		snprintf(why, len, "%s: not a checkpoint", k->resume);
+		return -1;
+	}
+	size_t idlen = strcspn(id, "\n");
+	if (idlen != strlen(k->id) || strncmp(id, k->id, idlen) != 0) {
+		snprintf(why, len, "%s: the checkpoint of another run (%.*s), not of this one (%s)",
+		         k->resume, (int)idlen, id, k->id);
+		return -1;
+	}
+	const char *st = field(line, "stage=");
+	size_t stlen = st && st < id ? strcspn(st, " \t\n") : 0;
+	if (stlen != strlen(k->stage) || (stlen && strncmp(st, k->stage, stlen) != 0)) {
+		tool_info("%s: a checkpoint of another stage of this run (%.*s)", k->resume,
+		          (int)stlen, stlen ? st : "none");
+		return 1;
+	}
+	*round = strtoll(rs, NULL, 10);
+	if (*round < 1 || (uint64_t)*round >= k->rounds || strtoull(of, NULL, 10) != k->rounds
+	    || h->type != k->type || st_matrix_bytes(h) != bytes
+	    || h->matrices != (ST_DIST | (paths ? ST_PRED : 0))) {
+		snprintf(why, len, "%s: a checkpoint that does not fit this run (round %lld of %.*s)",
+		         k->resume, (long long)*round, (int)strcspn(of, " \n"), of);
+		return -1;
+	}
+	return 0;
+}
+
 /* Load the state (bytes of distances and, where paths, the predecessors of
- * as many entries, copied in by put): the round to go on from, 0 where there is no
- * checkpoint yet, CKPT_OTHER_STAGE; dies on a checkpoint of another run or
- * a damaged one. */
+ * as many entries, copied in by put): the round to go on from, 0 where there
+ * is no checkpoint yet, CKPT_OTHER_STAGE; dies (the file closed first) on a
+ * checkpoint of another run or a damaged one. */
 static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_fn *put,
                           void *pctx)
 {
@@ -402,45 +440,29 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 	st_header h;
 	st_error err;
 	st_reader *r = st_reader_open(fd, k->resume, &h, tool_threads(), &err);
-	if (!r)
-		tool_die_st(NULL, &err);
-	const char *line = h.provenance ? strstr(h.provenance, "@PG\tID:" CKPT_ID "\t") : NULL;
-	const char *id = line ? field(line, "id=") : NULL;
-	const char *rs = line ? field(line, "round=") : NULL, *of = line ? field(line, "of=") : NULL;
-	if (!id || !rs || !of)
-		tool_die("%s: not a checkpoint", k->resume);
-	size_t idlen = strcspn(id, "\n");
-	if (idlen != strlen(k->id) || strncmp(id, k->id, idlen) != 0)
-		tool_die("%s: the checkpoint of another run (%.*s), not of this one (%s)", k->resume,
-		         (int)idlen, id, k->id);
-	/* Another stage of this run (the GPU's 16-bit lanes, or the 32-bit run
-	 * that follows where they came too close to their limit). */
-	const char *st = field(line, "stage=");
-	size_t stlen = st && st < id ? strcspn(st, " \t\n") : 0;
-	if (stlen != strlen(k->stage) || (stlen && strncmp(st, k->stage, stlen) != 0)) {
-		tool_info("%s: a checkpoint of another stage of this run (%.*s)", k->resume,
-		          (int)stlen, stlen ? st : "none");
-		st_reader_close(r, &err);
-		st_header_free(&h);
+	if (!r) {
 		close(fd);
-		return CKPT_OTHER_STAGE;
-	}
-	const int64_t round = strtoll(rs, NULL, 10);
-	if (round < 1 || (uint64_t)round >= k->rounds || strtoull(of, NULL, 10) != k->rounds
-	    || h.type != k->type || st_matrix_bytes(&h) != bytes
-	    || h.matrices != (ST_DIST | (paths ? ST_PRED : 0)))
-		tool_die("%s: a checkpoint that does not fit this run (round %lld of %s)", k->resume,
-		         (long long)round, of);
-	for (int m = 0; m <= paths; m++) {
-		struct state_put f = {put, pctx, m, h.npad * (m ? 4 : ST_TYPE_SIZE(h.type))};
-		if (st_next_matrix(r) != (m ? ST_PRED : ST_DIST)
-		    || st_read_windows(r, 64, put_rows, &f, &err) < 0)
-			tool_die_st(NULL, &err);
-	}
-	if (st_reader_close(r, &err) < 0)
 		tool_die_st(NULL, &err);
+	}
+	char why[1024] = "";
+	int64_t round = 0;
+	const int fit = header_fits(k, &h, bytes, paths, &round, why, sizeof why);
+	int rc = fit < 0 ? -1 : 0;
+	for (int m = 0; fit == 0 && rc == 0 && m <= paths; m++) {
+		struct state_put f = {put, pctx, m, h.npad * (m ? 4 : ST_TYPE_SIZE(h.type))};
+		if (st_next_matrix(r) != (m ? ST_PRED : ST_DIST))
+			snprintf(why, sizeof why, "%s: a checkpoint without its matrices", k->resume), rc = -1;
+		else if (st_read_windows(r, 64, put_rows, &f, &err) < 0)
+			snprintf(why, sizeof why, "%s", err.msg), rc = -1;
+	}
+	if (st_reader_close(r, &err) < 0 && fit == 0 && rc == 0)
+		snprintf(why, sizeof why, "%s", err.msg), rc = -1;
 	st_header_free(&h);
 	close(fd);
+	if (rc < 0)
+		tool_die("%s", why);
+	if (fit == 1)
+		return CKPT_OTHER_STAGE;
 	tool_info("%s: going on from round %lld of %llu", k->resume, (long long)round,
 	          (unsigned long long)k->rounds);
 	return round;
