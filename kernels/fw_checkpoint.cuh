@@ -107,13 +107,15 @@ struct Checkpoints {
 	{
 		for (int g = v.first; g < v.last; g++)
 			CUDA_TRY(cudaEventSynchronize(ended[g]));
-		return cb->due(cb->ctx, side * side * 4 * (tracked ? 2 : 1)) ? 1 : 0;
+		return asks() ? 1 : 0;
 	}
+	// The caller's word on whether one is due now.
+	bool asks() const { return cb->due(cb->ctx, side * side * 4 * (tracked ? 2 : 1)) != 0; }
 
 	// Every device's rows of the state to (up) or from the host, in the
 	// order of the device's stream; lanes16, the 16-bit matrix through the
 	// device's column panel, B rows at a time.
-	int move(Err e, Devs &v, bool lanes16, bool tracked, bool up)
+	int move(Err e, Devs &v, bool lanes16, bool up)
 	{
 		const size_t row = (size_t)v.npad, chunk = (size_t)v.B * row;
 		const cudaMemcpyKind kind = up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
@@ -163,60 +165,56 @@ struct Checkpoints {
 	}
 
 	// The state after step steps to the caller, on the writer's thread.
-	int save(Err e, Devs &v, bool lanes16, bool tracked, uint64_t step)
+	int save(Err e, Devs &v, bool lanes16, uint64_t step)
 	{
 		for (int g = v.first; g < v.last; g++) {
 			CUDA_TRY(cudaSetDevice(v.dev[g].id));
 			CUDA_TRY(cudaDeviceSynchronize());
 		}
 		wait();
-		if ((tracked && room_for_paths(e)) || move(e, v, lanes16, tracked, false))
+		if ((tracked && room_for_paths(e)) || move(e, v, lanes16, false))
 			return -1;
-		writer = std::thread([this, step, tracked]() {
-			cb->save(cb->ctx, stage, step, steps, side, tracked, host_get, this);
-		});
 		saved++;
+		writer = std::thread([this, step]() { hand(step, host_get, this); });
 		return 0;
 	}
-
-	// Out of core: the state after step steps to the caller, at once,
-	// through get; and before the first step, the step to go on from in
-	// *first (0: the start), the state put.
+	// The state after step steps to the caller, at once, through get (out of
+	// core: from where it lives).
 	void save_now(uint64_t step, fwg_state_fn *get, void *gctx)
 	{
-		cb->save(cb->ctx, stage, step, steps, side, tracked, get, gctx);
 		saved++;
+		hand(step, get, gctx);
 	}
-	int load_now(Err e, fwg_state_fn *put, void *pctx, uint64_t *first)
+	void hand(uint64_t step, fwg_state_fn *get, void *gctx) const
 	{
-		const int64_t at = cb->load(cb->ctx, stage, steps, side, tracked, put, pctx);
-		if (at < 0 || (uint64_t)at >= steps) // (no other stage out of core)
-			return fail(e, "checkpoint not loaded");
-		*first = (uint64_t)at;
-		resumed = (int)at;
-		return 0;
+		cb->save(cb->ctx, stage, step, steps, side, tracked, get, gctx);
 	}
 
-	// Before a stage's first step: the step to go on from in *first, 0
-	// where the stage begins; 2 where the checkpoint is of another stage.
-	int load(Err e, Devs &v, bool lanes16, bool tracked, uint64_t *first)
+	// Before a stage's first step, the state put through put: the step to go
+	// on from in *first, 0 where the stage begins; 2 where the checkpoint is
+	// of another stage (nothing put).
+	int load_now(Err e, fwg_state_fn *put, void *pctx, uint64_t *first)
 	{
 		*first = 0;
-		wait();
-		if (tracked && room_for_paths(e))
-			return -1;
-		const int64_t at = cb->load(cb->ctx, stage, steps, side, tracked, host_put, this);
+		const int64_t at = cb->load(cb->ctx, stage, steps, side, tracked, put, pctx);
 		if (at == FWG_CHECKPOINT_OTHER)
 			return 2;
 		if (at < 0 || (uint64_t)at >= steps)
 			return fail(e, "checkpoint not loaded");
-		if (at == 0)
-			return 0;
-		if (move(e, v, lanes16, tracked, true) || (relive && relive(lanes16)))
-			return -1;
 		*first = (uint64_t)at;
 		resumed = (int)at;
 		return 0;
+	}
+	// The same in core: through the host's copy, then onto the devices.
+	int load(Err e, Devs &v, bool lanes16, uint64_t *first)
+	{
+		wait();
+		if (tracked && room_for_paths(e))
+			return -1;
+		const int rc = load_now(e, host_put, this, first);
+		if (rc || *first == 0)
+			return rc;
+		return move(e, v, lanes16, true) || (relive && relive(lanes16)) ? -1 : 0;
 	}
 };
 

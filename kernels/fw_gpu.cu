@@ -840,8 +840,6 @@ static int collect_results(Run &r)
 	}
 	t->phase1 = v.phase1_ran;
 	t->lookahead = v.ahead_ran;
-	t->resumed_from = r.ck.resumed;
-	t->checkpoints = r.ck.saved;
 	t->small = v.small_ran;
 	CUDA_TRY(cudaSetDevice(d0.id));
 	return 0;
@@ -873,18 +871,17 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	    && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx)))
 		return 1;
 	t->streamed = r.as_read;
+	int rc;
 	if (r.ooc) {
-		const int rc = solve_out_of_core(e, r.v, r.oc, o->type, r.paths, n, graph, sink, ctx, t);
-		t->resumed_from = r.ck.resumed;
-		t->checkpoints = r.ck.saved;
-		return rc;
+		rc = solve_out_of_core(e, r.v, r.oc, o->type, r.paths, n, graph, sink, ctx, t);
+	} else {
+		rc = upload_and_prepare(r) ? -1 : choose_kernels(r);
+		if (rc == 0)
+			rc = run_kernels(r);
+		if (rc == 0)
+			rc = collect_results(r);
 	}
-	if (upload_and_prepare(r))
-		return -1;
-	int rc = choose_kernels(r);
-	if (rc == 0)
-		rc = run_kernels(r);
-	if (rc)
-		return rc;
-	return collect_results(r);
+	t->resumed_from = r.ck.resumed;
+	t->checkpoints = r.ck.saved;
+	return rc;
 }

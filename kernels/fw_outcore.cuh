@@ -274,7 +274,7 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 		ck->steps = (uint64_t)bands;
 		ck->tracked = PATHS;
 		CUDA_TRY(cudaStreamSynchronize(x.s)); // (the resident rows prepared, then replaced)
-		if (ck->load_now(e, OocState::copy<false>, &state, &from))
+		if (ck->load_now(e, OocState::copy<false>, &state, &from) < 0) // (another stage: begin)
 			return -1;
 		CUDA_TRY(cudaDeviceSynchronize());
 	}
@@ -351,7 +351,7 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 		}
 		if (ck && !last) { // a checkpoint: every band back where it lives
 			CUDA_TRY(cudaStreamSynchronize(x.s));
-			if (ck->cb->due(ck->cb->ctx, npad * npad * 4 * (PATHS ? 2 : 1))) {
+			if (ck->asks()) {
 				if (prev >= 0 && ooc_store(e, oc, prev, prev_sl, npad, B, guard))
 					return -1;
 				prev = -1;

@@ -532,7 +532,7 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 		// (a checkpoint of another stage: of the 32-bit run that follows
 		// these 16-bit lanes, which the caller goes on to; of 16-bit lanes
 		// before this 32-bit run, which begins)
-		const int rc = v.ck->load(e, v, lanes16, v.ck->tracked, &from);
+		const int rc = v.ck->load(e, v, lanes16, &from);
 		if (rc < 0 || (rc && lanes16))
 			return rc;
 	}
@@ -546,7 +546,7 @@ int run_rounds_with(Err e, Devs &v, K &k, const Sparse *sp, size_t elem, bool pa
 			return rc;
 		if ((uint64_t)next >= (v.ck ? v.ck->steps : (uint64_t)nb))
 			return 0;
-		if (v.ck->save(e, v, lanes16, v.ck->tracked, (uint64_t)next))
+		if (v.ck->save(e, v, lanes16, (uint64_t)next))
 			return -1;
 	}
 }

@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <time.h>
 
 #include "checkpoint.h"
@@ -696,19 +695,15 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, stru
 	return optind < argc ? argv[optind] : "-";
 }
 
-/* Whether checkpoints can come in a run of n: where none is to be taken up
- * and the run is sure to end before the first would be due (at the default
- * interval twenty times its cost, reckoned at 4 GB/s; the rounds reckoned
- * at 3e12 relaxations a second, below every kernel's rate on an H100), it
- * takes none, and keeps row order and the rounds begun on the rows being
- * read (bench/checkpoint.md: 1.2 to 1.4 s of 5.1 to 5.3 s at n = 40000). */
+/* Whether checkpoints can matter to a run of n (ckpt_wanted): a run sure
+ * to end before the first would be due, its rounds reckoned at 3e12
+ * relaxations a second (below every kernel's rate on an H100), takes none,
+ * and keeps row order and the rounds begun on the rows being read
+ * (bench/checkpoint.md: 1.2 to 1.4 s of 5.1 to 5.3 s at n = 40000). */
 static int checkpoints_pay(const struct ckpt *k, uint64_t n, int paths)
 {
-	if (k->resume && access(k->resume, F_OK) == 0)
-		return 1;
-	const double bytes = 4.0 * (double)n * (double)n * (paths ? 2 : 1);
-	const double first = k->every >= 0 ? k->every : 20 * bytes / 4e9;
-	return (double)n * (double)n * (double)n / 3e12 >= first;
+	const double nn = (double)n * (double)n;
+	return ckpt_wanted(k, (uint64_t)(4 * nn * (paths ? 2 : 1)), nn * (double)n / 3e12);
 }
 
 /* A float64 graph: the float64 engine, on one GPU or the --gpus asked for

@@ -127,18 +127,29 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 		make_id(k);
 }
 
-/* Whether a checkpoint is due: at most every k->every seconds, by default
- * once the rounds since the last have taken twenty times what writing one
- * cost them (the first one's cost guessed at 4 GB/s, the page cache's
- * speed): about a twentieth of the run's time.  The disk's sync runs
- * beside the rounds and slows them a little more (bench/checkpoint.md). */
+/* How long after the last checkpoint the next is due (cost: what writing
+ * the last one took, < 0 where none is written yet): at most every
+ * k->every seconds, by default once the rounds since the last have taken
+ * twenty times that cost (the first one's guessed at 4 GB/s, the page
+ * cache's speed): about a twentieth of the run's time.  The disk's sync
+ * runs beside the rounds and slows them a little more (bench/checkpoint.md). */
+static double wait_for(const struct ckpt *k, uint64_t bytes, double cost)
+{
+	return k->every >= 0 ? k->every : 20 * (cost >= 0 ? cost : (double)bytes / 4e9);
+}
+
 static pthread_mutex_t timing = PTHREAD_MUTEX_INITIALIZER; /* k->last, k->cost */
 
 static int due(const struct ckpt *k, uint64_t bytes, double now)
 {
-	double cost = k->cost >= 0 ? k->cost : (double)bytes / 4e9;
-	double wait = k->every >= 0 ? k->every : 20 * cost;
-	return now - k->last >= wait;
+	return now - k->last >= wait_for(k, bytes, k->cost);
+}
+
+int ckpt_wanted(const struct ckpt *k, uint64_t bytes, double seconds)
+{
+	if (k->resume && access(k->resume, F_OK) == 0)
+		return 1;
+	return seconds >= wait_for(k, bytes, -1); /* (the first one's cost guessed) */
 }
 
 /* Tests: APSP_CHECKPOINT_KILL="during:N" kills the process once the Nth

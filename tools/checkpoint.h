@@ -52,6 +52,10 @@ int ckpt_option(struct ckpt *k, int c, const char *arg);
 /* The options' help lines. */
 extern const char ckpt_help[];
 
+/* Whether checkpoints can matter to a run whose rounds take about seconds
+ * and whose state is bytes: 1 where one is to be taken up (--resume of a
+ * file that exists) or the first would be due within that time. */
+int ckpt_wanted(const struct ckpt *k, uint64_t bytes, double seconds);
 /* Before the rounds: the run's identity from its prepared weights (n x n of
  * type), what else decides the state's layout (a text: blocking factor,
  * order, engine), and its rounds.  The weights' digest is made on a thread
