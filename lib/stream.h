@@ -103,6 +103,23 @@ int st_spool_write(st_spool *s, const void *buf, size_t len, st_error *err);
 int st_write_spool(st_writer *w, st_spool *s, st_error *err);
 void st_spool_free(st_spool *s);
 
+/* A part of a matrix compressed apart from the stream's writer, e.g. by
+ * one of several processes that each hold some rows: the blocks of matrix
+ * (one bit of h->matrices) that cover its raw bytes offset .. offset +
+ * len - 1 (offset on a block boundary; len whole blocks or up to the
+ * matrix's end), the bytes a writer of h would write there.  Fill it with
+ * st_spool_write(); then a writer at that offset takes it with
+ * st_write_spool() (which ends the matrix where the part does), or another
+ * process's writer takes its blocks: st_spool_block(s, i, &len) for i up
+ * to st_spool_blocks(s), each a block's header and stored bytes, and
+ * st_write_stored() appends such blocks, in order, where the writer stands
+ * (a block boundary), checking their headers. */
+st_spool *st_spool_open_part(const st_header *h, uint32_t matrix, uint64_t offset, uint64_t len,
+                             int level, int threads, st_error *err);
+uint64_t st_spool_blocks(const st_spool *s);
+const void *st_spool_block(const st_spool *s, uint64_t i, size_t *len);
+int st_write_stored(st_writer *w, const void *blocks, size_t len, st_error *err);
+
 /* ---- reading ---- */
 typedef struct st_reader st_reader;
 

@@ -61,7 +61,8 @@ struct st_writer {
 	uint32_t type;          /* the header's element type */
 	uint32_t todo;          /* matrix bits not yet ended */
 	uint32_t cur;           /* the matrix being written, 0 when none is left */
-	uint64_t blocks_out;    /* blocks of cur written so far */
+	uint64_t blocks_out;    /* blocks of cur written so far (a part's: from its first) */
+	uint64_t first_blk;     /* a spool of part of a matrix: its first block's number */
 	int nmat;               /* matrices announced */
 	uint64_t done;          /* raw bytes of cur taken so far (staged included) */
 	size_t nb, slot;        /* blocks staged at most, bytes per block buffer */
@@ -366,8 +367,8 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 		if (own) {
 			memcpy(own, hd, BLK_HDR);
 			memcpy(own + BLK_HDR, b.payload, b.stored);
-			w->mem->blk[job->first + j] = own;
-			w->mem->len[job->first + j] = BLK_HDR + b.stored;
+			w->mem->blk[job->first + j - w->first_blk] = own;
+			w->mem->len[job->first + j - w->first_blk] = BLK_HDR + b.stored;
 		}
 		note_failure(job, bad);
 		if (bad)
@@ -601,6 +602,51 @@ struct st_spool {
 	st_writer w;
 };
 
+/* A spool of bytes offset .. offset + len - 1 of matrix (its bit), for a
+ * writer with the fields of tmpl (block, element type, size, codec). */
+static st_spool *spool_new(const st_writer *tmpl, uint32_t matrix, uint64_t offset, uint64_t len,
+                           st_error *err)
+{
+	const uint64_t nblk = (len + tmpl->block - 1) / tmpl->block;
+	st_spool *s = calloc(1, sizeof *s);
+	struct spool_mem *m = calloc(1, sizeof *m);
+	if (!s || !m || !(m->blk = calloc(nblk ? nblk : 1, sizeof *m->blk))
+	    || !(m->len = calloc(nblk ? nblk : 1, sizeof *m->len))
+	    || !(s->w.wk = calloc((size_t)tmpl->threads, sizeof *s->w.wk))) {
+		spool_mem_free(m, 0);
+		free(s);
+		lib_fail(err, "out of memory");
+		return NULL;
+	}
+	/* Room for every block at its largest (a stored block is its raw bytes),
+	 * reserved, not committed: only what the blocks fill is ever touched. */
+	m->cap = (size_t)nblk * (((size_t)BLK_HDR + tmpl->slot + 63) & ~(size_t)63);
+	void *base = mmap(NULL, m->cap ? m->cap : 1, PROT_READ | PROT_WRITE,
+	                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base != MAP_FAILED) {
+		m->base = base;
+#ifdef MADV_HUGEPAGE
+		madvise(base, m->cap ? m->cap : 1, MADV_HUGEPAGE);
+#endif
+	}
+	s->w.mem = m;
+	st_writer *c = &s->w;
+	c->fd = -1;
+	c->level = tmpl->level;
+	c->threads = tmpl->threads;
+	c->block = tmpl->block;
+	c->npad = tmpl->npad;
+	c->type = tmpl->type;
+	c->todo = c->cur = matrix;
+	c->mbytes = len;
+	c->nblk = nblk;
+	c->first_blk = c->blocks_out = offset / tmpl->block;
+	c->nmat = 1;
+	c->nb = tmpl->nb;
+	c->slot = tmpl->slot;
+	return s;
+}
+
 st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 {
 	if (w->failed) {
@@ -615,43 +661,54 @@ st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 			lib_fail(err, "cannot spool matrix bits 0x%x: one matrix bit is needed", matrix);
 		return NULL;
 	}
-	/* the spooled matrix's blocks (predecessors may be narrower) */
-	const uint64_t nblk = (matrix_bytes(w, matrix) + w->block - 1) / w->block;
-	st_spool *s = calloc(1, sizeof *s);
-	struct spool_mem *m = calloc(1, sizeof *m);
-	if (!s || !m || !(m->blk = calloc(nblk ? nblk : 1, sizeof *m->blk))
-	    || !(m->len = calloc(nblk ? nblk : 1, sizeof *m->len))
-	    || !(s->w.wk = calloc((size_t)w->threads, sizeof *s->w.wk))) {
-		spool_mem_free(m, 0);
-		free(s);
-		lib_fail(err, "out of memory");
+	return spool_new(w, matrix, 0, matrix_bytes(w, matrix), err);
+}
+
+st_spool *st_spool_open_part(const st_header *h, uint32_t matrix, uint64_t offset, uint64_t len,
+                             int level, int threads, st_error *err)
+{
+	char why[200];
+	if (header_check(h, h->provenance ? strlen(h->provenance) : 0, why, sizeof why) < 0) {
+		lib_fail(err, "cannot spool: %s", why);
 		return NULL;
 	}
-	/* Room for every block at its largest (a stored block is its raw bytes),
-	 * reserved, not committed: only what the blocks fill is ever touched. */
-	m->cap = (size_t)nblk * (((size_t)BLK_HDR + w->slot + 63) & ~(size_t)63);
-	void *base = mmap(NULL, m->cap, PROT_READ | PROT_WRITE,
-	                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (base != MAP_FAILED) {
-		m->base = base;
-#ifdef MADV_HUGEPAGE
-		madvise(base, m->cap, MADV_HUGEPAGE);
-#endif
+	if (level < 0 || level > 9) {
+		lib_fail(err, "compression level %d is not in 0..9", level);
+		return NULL;
 	}
-	s->w.mem = m;
-	st_writer *c = &s->w;
-	c->fd = -1;
-	c->level = w->level;
-	c->threads = w->threads;
-	c->block = w->block;
-	c->npad = w->npad;
-	c->type = w->type;
-	c->todo = c->cur = matrix;
-	matrix_sizes(c);
-	c->nmat = 1;
-	c->nb = w->nb;
-	c->slot = w->slot;
-	return s;
+	if (__builtin_popcount(matrix) != 1 || !(h->matrices & matrix)) {
+		lib_fail(err, "cannot spool matrix bits 0x%x: one matrix bit of the header's is needed",
+		         matrix);
+		return NULL;
+	}
+	st_writer t = {0};
+	t.level = level;
+	t.threads = lib_threads(threads);
+	t.block = h->block;
+	t.npad = h->npad;
+	t.type = h->type;
+	const uint64_t whole = matrix_bytes(&t, matrix);
+	if (offset % h->block || offset > whole || len > whole - offset
+	    || (len % h->block && offset + len != whole)) {
+		lib_fail(err, "bytes %llu..%llu of the %s (%llu bytes) are not whole blocks of %u",
+		         (unsigned long long)offset, (unsigned long long)(offset + len),
+		         matrix_name(matrix), (unsigned long long)whole, h->block);
+		return NULL;
+	}
+	t.nb = batch_blocks(t.threads, t.block, (whole + h->block - 1) / h->block);
+	t.slot = whole < t.block ? (size_t)whole : t.block;
+	return spool_new(&t, matrix, offset, len, err);
+}
+
+uint64_t st_spool_blocks(const st_spool *s)
+{
+	return s->w.nblk;
+}
+
+const void *st_spool_block(const st_spool *s, uint64_t i, size_t *len)
+{
+	*len = s->w.mem->len[i];
+	return s->w.mem->blk[i];
 }
 
 int st_spool_write(st_spool *s, const void *buf, size_t len, st_error *err)
@@ -670,6 +727,33 @@ void st_spool_free(st_spool *s)
 	free(s);
 }
 
+/* Blocks staged so far written, so that the writer stands at a block
+ * boundary where the next bytes are compressed blocks; 0 or -1. */
+static int flush_to_boundary(st_writer *w, st_error *err)
+{
+	if (w->done % w->block) {
+		lib_fail(&w->err, "the %s is at byte %llu, not at a block boundary",
+		         matrix_name(w->cur), (unsigned long long)w->done);
+		return wfail(w, err);
+	}
+	return w->staged ? flush_stage(w, err) : 0;
+}
+
+/* Stored blocks (headers and payloads) in iov, continuing the current
+ * matrix, written to fd as they are (by reference into a pipe where
+ * by_ref); 0 or -1. */
+static int put_stored(st_writer *w, struct iovec *iov, int k, int *by_ref, st_error *err)
+{
+	int put = 1;
+	if (*by_ref && (put = fdio_put_iov(w->fd, iov, k, 1)) == 1)
+		*by_ref = 0;
+	if (put < 0 || (put == 1 && fdio_writev_full(w->fd, iov, k) < 0)) {
+		lib_fail(&w->err, "write error: %s", strerror(errno));
+		return wfail(w, err);
+	}
+	return 0;
+}
+
 int st_write_spool(st_writer *w, st_spool *s, st_error *err)
 {
 	st_writer *c = &s->w;
@@ -680,14 +764,14 @@ int st_write_spool(st_writer *w, st_spool *s, st_error *err)
 	} else if (c->failed) {
 		w->err = c->err;
 		wfail(w, err);
-	} else if (w->cur != c->cur || w->done != 0) {
+	} else if (w->cur != c->cur || w->done != c->first_blk * w->block) {
 		lib_fail(&w->err, "the spooled %s is not the matrix the stream is at", matrix_name(c->cur));
 		wfail(w, err);
 	} else if (c->done != c->mbytes) {
 		lib_fail(&w->err, "the spooled %s holds %llu of its %llu bytes", matrix_name(c->cur),
 		       (unsigned long long)c->done, (unsigned long long)c->mbytes);
 		wfail(w, err);
-	} else {
+	} else if (flush_to_boundary(w, err) == 0) {
 		struct spool_mem *m = c->mem;
 		struct iovec iov[64];
 		/* The region is unmapped once written, never written again: a
@@ -696,24 +780,52 @@ int st_write_spool(st_writer *w, st_spool *s, st_error *err)
 		int by_ref = m->base != NULL;
 		rc = 0;
 		for (uint64_t i = 0; i < c->nblk && rc == 0; i += 64) {
-			int k = 0, put = 1;
+			int k = 0;
 			for (; k < 64 && i + k < c->nblk; k++)
 				iov[k] = (struct iovec){m->blk[i + k], m->len[i + k]};
-			if (by_ref && (put = fdio_put_iov(w->fd, iov, k, 1)) == 1)
-				by_ref = 0;
-			if (put < 0 || (put == 1 && fdio_writev_full(w->fd, iov, k) < 0)) {
-				lib_fail(&w->err, "write error: %s", strerror(errno));
-				rc = wfail(w, err);
-			}
+			rc = put_stored(w, iov, k, &by_ref, err);
 		}
 		if (rc == 0) {
-			w->done = w->mbytes;
-			w->blocks_out = w->nblk;
-			rc = st_write_end_matrix(w, err);
+			w->done += c->mbytes;
+			w->blocks_out += c->nblk;
+			if (w->done == w->mbytes)
+				rc = st_write_end_matrix(w, err);
 		}
 	}
 	st_spool_free(s);
 	return rc;
+}
+
+int st_write_stored(st_writer *w, const void *buf, size_t len, st_error *err)
+{
+	const unsigned char *p = buf;
+	if (write_check(w, len ? 1 : 0, err) < 0 || flush_to_boundary(w, err) < 0)
+		return -1;
+	uint64_t raw = 0, blocks = 0;
+	for (size_t at = 0; at < len; blocks++) {
+		const uint64_t start = w->done + raw;
+		const uint32_t expect = w->mbytes - start < w->block ? (uint32_t)(w->mbytes - start)
+		                                                     : w->block;
+		uint32_t r = 0, stored = 0, method = 0;
+		if (len - at >= BLK_HDR)
+			r = get32(p + at), stored = get32(p + at + 4), method = get32(p + at + 12);
+		if (len - at < BLK_HDR || start >= w->mbytes || r != expect || method > M_SHUFFLE
+		    || (method == M_STORED ? stored != r : stored == 0 || stored > r)
+		    || stored > len - at - BLK_HDR) {
+			lib_fail(&w->err, "stored block %llu of the %s is not whole or not the next one",
+			         (unsigned long long)(w->blocks_out + blocks), matrix_name(w->cur));
+			return wfail(w, err);
+		}
+		raw += r;
+		at += BLK_HDR + stored;
+	}
+	struct iovec iov = {(void *)buf, len};
+	int by_ref = 0;
+	if (len && put_stored(w, &iov, 1, &by_ref, err) < 0)
+		return -1;
+	w->done += raw;
+	w->blocks_out += blocks;
+	return 0;
 }
 
 int st_write_all(int fd, const st_header *h, const void *weights,

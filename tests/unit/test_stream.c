@@ -1233,6 +1233,113 @@ static void test_header_basics(void)
 	T_CHECKF(h.npad == 128, "header_init of a multiple of the padding");
 }
 
+/* ---- parts of a matrix compressed apart (one per process) ---- */
+
+/* Matrix bit m of x as `parts` processes would write it: rows cut into
+ * even bands, each process compressing the blocks that begin in its band
+ * (the bytes up to the next band's first block included), the first
+ * writing its own straight into w.  0 or -1. */
+static int write_parts(st_writer *w, const st_header *h, const struct mats *x, uint32_t m,
+                       int parts, int level, st_error *err)
+{
+	const unsigned char *src = x->m[m == ST_DIST ? 1 : 2];
+	const uint64_t row = h->npad * 4, bytes = h->npad * row, blk = h->block;
+	uint64_t at = 0; /* the next byte the stream needs */
+	int ended = 0;
+	for (int k = 0; k < parts; k++) {
+		const uint64_t end = k + 1 == parts ? bytes : (h->npad * (k + 1) / parts) * row;
+		const uint64_t b1 = k + 1 == parts ? bytes : (end + blk - 1) / blk * blk;
+		if (k == 0) { /* the first process: into the stream as its rows come */
+			if (st_write(w, src, (size_t)(b1 < bytes ? b1 : bytes), err) < 0)
+				return -1;
+		} else if (b1 > at) {
+			st_spool *s = st_spool_open_part(h, m, at, b1 - at, level, 2, err);
+			if (!s || st_spool_write(s, src + at, (size_t)(b1 - at), err) < 0) {
+				st_spool_free(s);
+				return -1;
+			}
+			if (k == parts - 1 && k % 2) { /* the last: as a spool of its own */
+				if (st_write_spool(w, s, err) < 0)
+					return -1;
+				at = b1;
+				ended = 1;
+				continue;
+			}
+			for (uint64_t i = 0; i < st_spool_blocks(s); i++) {
+				size_t len;
+				const void *b = st_spool_block(s, i, &len);
+				if (st_write_stored(w, b, len, err) < 0) {
+					st_spool_free(s);
+					return -1;
+				}
+			}
+			st_spool_free(s);
+		}
+		at = b1 > at ? b1 : at;
+	}
+	return ended ? 0 : st_write_end_matrix(w, err);
+}
+
+static void test_parts(void)
+{
+	static const struct { uint64_t n; uint32_t block; int level, parts; } cfg[] = {
+		{131, 256, 1, 2}, {300, 4096, 1, 3}, {257, 1024, 0, 4}, {700, 65536, 1, 4},
+		{64, 1 << 20, 1, 2}, {1000, 4096, 1, 7}};
+	st_error err;
+	for (size_t c = 0; c < sizeof cfg / sizeof *cfg; c++) {
+		st_header h;
+		struct mats x;
+		size_t len0 = 0, len = 0;
+		st_header_init(&h, cfg[c].n, 1, ST_INT32);
+		h.matrices = ST_DIST | ST_PRED;
+		h.block = cfg[c].block;
+		make_all(&h, &x);
+		unsigned char *ref = write_stream(&h, &x, cfg[c].level, 1, 0, &len0, &err);
+		int fd = memfd_create("parts", 0);
+		st_writer *w = st_writer_open(fd, &h, cfg[c].level, 2, &err);
+		int ok = w && write_parts(w, &h, &x, ST_DIST, cfg[c].parts, cfg[c].level, &err) == 0
+		         && write_parts(w, &h, &x, ST_PRED, cfg[c].parts, cfg[c].level, &err) == 0;
+		ok = ok && st_writer_close(w, &err) == 0;
+		unsigned char *b = ok ? fd_bytes(fd, &len) : NULL;
+		T_CHECKF(ref && b && len == len0 && !memcmp(b, ref, len),
+		         "n=%llu block=%u: %d processes' parts give the stream's bytes %s",
+		         (unsigned long long)h.n, h.block, cfg[c].parts, b ? "" : err.msg);
+		close(fd);
+		free(b);
+		free(ref);
+		free_all(&x);
+	}
+
+	/* A block out of its place, or cut short, is refused; so is a part
+	 * that does not begin on a block boundary. */
+	st_header h;
+	struct mats x;
+	st_header_init(&h, 100, 1, ST_INT32);
+	h.matrices = ST_DIST;
+	h.block = 4096;
+	make_all(&h, &x);
+	T_CHECK("a part off a block boundary is refused",
+	        !st_spool_open_part(&h, ST_DIST, 100, 4096, 1, 1, &err));
+	T_CHECK("a part of a matrix not announced is refused",
+	        !st_spool_open_part(&h, ST_PRED, 0, 4096, 1, 1, &err));
+	st_spool *s = st_spool_open_part(&h, ST_DIST, 4096, 8192, 1, 1, &err);
+	int fd = memfd_create("parts", 0);
+	st_writer *w = st_writer_open(fd, &h, 1, 1, &err);
+	size_t len;
+	const void *b = s && st_spool_write(s, (char *)x.m[1] + 4096, 8192, &err) == 0
+	                ? st_spool_block(s, 0, &len) : NULL;
+	T_CHECKF(b && w && st_write_stored(w, b, len - 1, &err) < 0 && strstr(err.msg, "not whole"),
+	         "a stored block cut short is refused: %s", err.msg);
+	st_writer_abort(w);
+	w = st_writer_open(fd, &h, 1, 1, &err);
+	T_CHECKF(b && w && st_write(w, x.m[1], 100, &err) == 0 && st_write_stored(w, b, len, &err) < 0
+	         && strstr(err.msg, "block boundary"), "stored blocks off a block boundary: %s", err.msg);
+	st_writer_abort(w);
+	st_spool_free(s);
+	close(fd);
+	free_all(&x);
+}
+
 int main(void)
 {
 	t_rng = 88172645463325252ull;
@@ -1249,6 +1356,7 @@ int main(void)
 	test_bad_headers();
 	test_writer_errors();
 	test_spool();
+	test_parts();
 	test_pipe();
 	return T_DONE();
 }
