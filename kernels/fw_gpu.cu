@@ -81,6 +81,16 @@ static void band(uint64_t nb, int gpus, int g, int *row0, int *rows)
 	*rows = (int)(nb * (g + 1) / gpus) - *row0;
 }
 
+extern "C" void fwg_band_rows(uint64_t n, int block, int ranks, int rank, uint64_t *first,
+                              uint64_t *end)
+{
+	const uint64_t nb = (n + block - 1) / block;
+	int row0, rows;
+	band(nb, ranks, rank, &row0, &rows);
+	*first = std::min(n, (uint64_t)row0 * block);
+	*end = std::min(n, (uint64_t)(row0 + rows) * block);
+}
+
 extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths, int gpus)
 {
 	if (block == 0)
@@ -252,8 +262,11 @@ static int plan_run(Run &r)
 			return fail(e, "process %d of %d: fwg_init_rank() first", o->rank, o->ranks);
 		if (relay_rows(npad, r.paths) == 0)
 			return fail(e, "n = %llu is too large for several processes", (unsigned long long)n);
-		if ((o->rank == 0) != (r.graph != nullptr))
+		if (!o->own_rows && (o->rank == 0) != (r.graph != nullptr))
 			return fail(e, "process %d of %d: the graph belongs to process 0 alone", o->rank,
+			            o->ranks);
+		if (o->own_rows && !r.graph)
+			return fail(e, "process %d of %d: its band of the graph is missing", o->rank,
 			            o->ranks);
 	}
 	if ((uint64_t)gpus > nb)
@@ -358,7 +371,7 @@ static int fit_run(Run &r)
 	const uint64_t nb = r.nb, n = r.n;
 	Devs &v = r.v;
 	size_t free_of[MAX_GPUS] = {}, total_of[MAX_GPUS] = {};
-	if (r.ranks && o->rank == 0) // the relay
+	if (r.ranks && o->rank == 0 && !o->own_rows) // the relay
 		r.extra += 2 * staging.bytes;
 	if (o->order) // renumbering: the order both ways, two staging-sized buffers
 		r.extra += 8 * n + 2 * staging.bytes;
@@ -439,7 +452,7 @@ static int open_devices(Run &r)
 		CUDA_TRY(cudaMalloc(&x.colT, pbytes));
 		CUDA_TRY(cudaMalloc(&x.rowP, pbytes));
 		CUDA_TRY(cudaMalloc(&x.scratch, 4 * sizeof *x.scratch));
-		if (r.ranks && o->rank == 0)
+		if (r.ranks && o->rank == 0 && !o->own_rows)
 			for (auto &rl : x.relay)
 				CUDA_TRY(cudaMalloc(&rl, staging.bytes));
 	}
@@ -513,10 +526,13 @@ static int upload_and_prepare(Run &r)
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[0], v.dev[g].s));
 		if (o->arcs && upload_arcs(e, *o->arcs, v.dev[g], npad, B, r.is_int, r.ro))
 			return -1;
-		if (r.graph && !r.as_read && upload_rows(e, r.graph, v.dev[g], n, npad, B, guard, r.ro))
+		// (each process its own band: the caller's rows from its first)
+		const uint64_t host_row0 = o->own_rows ? v.dev[g].first_row(B) : 0;
+		if (r.graph && !r.as_read
+		    && upload_rows(e, r.graph, v.dev[g], n, npad, B, guard, r.ro, host_row0))
 			return -1;
 	}
-	for (int g = 1; g < r.gpus && r.ranks; g++) // other processes' bands, through process 0
+	for (int g = 1; g < r.gpus && r.ranks && !o->own_rows; g++) // others' bands, through process 0
 		if ((o->rank == 0 || g == o->rank) && relay_up(e, v, r.graph, g, n, guard))
 			return -1;
 	// int32: the sum of each vertex's largest weight bounds every simple
@@ -818,6 +834,13 @@ static int collect_results(Run &r)
 		if (stats_run(e, v, r.n, r.is_int, r.ro, o->potential, o->stats))
 			return -1;
 		t->stats_on_device = 1;
+		t->download_ms = std::chrono::duration<double, std::milli>(
+		                         std::chrono::steady_clock::now() - t_down).count();
+	} else if (o->own_rows) { // each process its own rows, to its own sink
+		const Dev &x = r.d0();
+		if (download_panels(e, v, r.n, r.paths, nullptr, nullptr, r.sink, r.ctx,
+		                    x.first_row(r.B), x.end_row(r.B, r.n)))
+			return -1;
 		t->download_ms = std::chrono::duration<double, std::milli>(
 		                         std::chrono::steady_clock::now() - t_down).count();
 	} else if (r.ranks && o->rank != 0) {

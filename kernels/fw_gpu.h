@@ -137,6 +137,11 @@ struct fwg_opts {
 	 * alone passes the graph and gets the panels; the others pass NULL for
 	 * both.  ranks 0 or 1: this process alone. */
 	int rank, ranks;
+	/* Several processes, each holding its own band of the graph
+	 * (fwg_band_rows): graph points at its first row (stride n) and the
+	 * sink takes its own rows of the results; nothing goes through process
+	 * 0.  0: process 0 holds the graph and takes every row, as above. */
+	int own_rows;
 	/* Device memory a run may count on, at most (bytes; 0: what the device
 	 * has free): tests make a small device of a large one with it. */
 	uint64_t memory_cap;
@@ -254,6 +259,9 @@ int fwg_init_rank(int device, int rank, int ranks, const void *id, uint64_t stag
  * the fastest measured on an H100 for that kind of run (bench/gpu.md,
  * bench/sparse-gpu.md). */
 int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, int skip);
+/* The rows of process rank of ranks in a run of n with blocking factor
+ * block (fwg_opts.rank, .ranks): first .. end - 1. */
+void fwg_band_rows(uint64_t n, int block, int ranks, int rank, uint64_t *first, uint64_t *end);
 
 /* Device memory the engine needs for n vertices on each of gpus devices, in
  * bytes (block 0: the most that any choice needs). */

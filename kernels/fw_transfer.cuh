@@ -33,11 +33,12 @@ struct Reorder {
 
 constexpr unsigned GATHER_GRID = 4096;
 
-// The caller's rows first .. r1 - 1 (stride n) into dev (stride npad, from
-// row first on), on stream s; done: s's events for the staging buffers.
+// The caller's rows first .. r1 - 1 (stride n; host holds them from row
+// host_row0 on) into dev (stride npad, from row first on), on stream s;
+// done: s's events for the staging buffers.
 int upload_to(Err e, const void *host, char *dev, uint64_t first, uint64_t r1, uint64_t n,
               uint64_t npad, cudaStream_t s, cudaEvent_t done[2], cudaEvent_t guard[2],
-              const Reorder *ro)
+              const Reorder *ro, uint64_t host_row0 = 0)
 {
 	const size_t row = n * 4;
 	if (first >= r1)
@@ -46,7 +47,7 @@ int upload_to(Err e, const void *host, char *dev, uint64_t first, uint64_t r1, u
 	if (rows == 0) { // a row larger than the staging buffer: plain copy
 		if (ro)
 			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
-		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, (const char *)host + first * row, row, row,
+		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, (const char *)host + (first - host_row0) * row, row, row,
 		                           r1 - first, cudaMemcpyHostToDevice, s));
 		return 0;
 	}
@@ -59,7 +60,7 @@ int upload_to(Err e, const void *host, char *dev, uint64_t first, uint64_t r1, u
 #pragma omp parallel for schedule(static)
 		for (int64_t i = 0; i < (int64_t)k; i++) {
 			const uint64_t from = ro ? (uint64_t)ro->host[r0 + i] : r0 + i;
-			memcpy(st + i * row, (const char *)host + from * row, row);
+			memcpy(st + i * row, (const char *)host + (from - host_row0) * row, row);
 		}
 		if (ro) { // in as they are, then their columns renumbered into place
 			CUDA_TRY(cudaMemcpyAsync(ro->tmp[b], st, k * row, cudaMemcpyHostToDevice, s));
@@ -76,13 +77,14 @@ int upload_to(Err e, const void *host, char *dev, uint64_t first, uint64_t r1, u
 	return 0;
 }
 
-// The caller's rows of band x (first_row .. end_row - 1) into x.d.
+// The caller's rows of band x (first_row .. end_row - 1) into x.d (host
+// holds rows from host_row0 on).
 int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int B,
-                cudaEvent_t guard[2], const Reorder *ro)
+                cudaEvent_t guard[2], const Reorder *ro, uint64_t host_row0 = 0)
 {
 	CUDA_TRY(cudaSetDevice(x.id));
 	return upload_to(e, host, (char *)x.d, x.first_row(B), x.end_row(B, n), n, npad, x.s, x.done,
-	                 guard, ro);
+	                 guard, ro, host_row0);
 }
 
 // The rows of band x of the weight matrix of the graph given by arcs a (with

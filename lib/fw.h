@@ -121,7 +121,8 @@ int fw_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid,
 int64_t fw_repair_paths(uint32_t type, uint64_t n, const void *weights, uint64_t wstride,
                         const void *dist, int32_t *pred, int threads);
 /* The same for rows first .. first + rows - 1 alone: dist and pred point at
- * row first (stride n), weights is the whole graph. */
+ * row first (stride n), weights is the whole graph; weights NULL: the
+ * chains only checked, their bad vertices counted and left as they are. */
 int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t wstride,
                        uint64_t first, uint64_t rows, const void *dist, int32_t *pred,
                        int threads);

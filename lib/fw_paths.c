@@ -324,8 +324,8 @@ static uint64_t repair_row(uint64_t s, const void *drow, int32_t *prow, const vo
 		if (state[t] == CH_BAD)
 			c->bad[nbad++] = (int32_t)t;
 	found = nbad;
-	if (nbad == 0)
-		return 0;
+	if (nbad == 0 || (!w && !ie)) /* (no graph: checked only) */
+		return found;
 	chain_lengths(s, drow, prow, w, wstride, order, n, type, c);
 	/* one pass attaches every bad vertex a shortest path reaches, unless
 	 * the kept edges ran out of room: then again, on those left */

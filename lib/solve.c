@@ -366,6 +366,76 @@ out:
 	return rc;
 }
 
+/* The facts of row i of a band, read only (sv_band_facts). */
+static void band_row_facts(uint32_t type, const void *row, uint64_t n, uint64_t i, sv_facts *f)
+{
+	uint64_t edges = 0;
+	int bad = 0, zero = 0, neg = 0;
+	int64_t mx = 0;
+	if (type == ST_INT32) {
+		const int32_t *d = row;
+		int32_t m = 0;
+		#pragma omp simd reduction(+ : edges) reduction(| : bad, zero, neg) reduction(max : m)
+		for (uint64_t j = 0; j < n; j++) {
+			const int32_t x = d[j];
+			const int off = j != i, fin = off & (x < ST_INF_I32);
+			bad |= (x > ST_INF_I32) | (x <= -ST_INF_I32);
+			edges += (uint64_t)fin;
+			zero |= off & (x == 0);
+			neg |= fin & (x < 0);
+			m = fin && x > m ? x : m;
+		}
+		mx = m;
+		if (d[i] < 0 && d[i] > -ST_INF_I32 && f->neg_diag < 0)
+			f->neg_diag = (int64_t)i;
+	} else {
+		const float *d = row;
+		#pragma omp simd reduction(+ : edges) reduction(| : bad, zero, neg)
+		for (uint64_t j = 0; j < n; j++) {
+			const float x = d[j];
+			const int off = j != i, fin = off & (x < INFINITY);
+			bad |= isnan(x) | (x == -INFINITY);
+			edges += (uint64_t)fin;
+			zero |= off & (x == 0);
+			neg |= fin & (x < 0);
+		}
+		if (d[i] < 0 && f->neg_diag < 0)
+			f->neg_diag = (int64_t)i;
+	}
+	f->edges += edges;
+	f->bad |= bad, f->zero |= zero, f->negative |= neg;
+	if (f->pos_bound < ST_INF_I32)
+		f->pos_bound += mx;
+}
+
+int sv_band_facts(uint32_t type, uint64_t n, const void *rows, uint64_t first, uint64_t count,
+                  int threads, sv_facts *f, st_error *err)
+{
+	memset(f, 0, sizeof *f);
+	f->neg_diag = -1;
+	if (type != ST_INT32 && type != ST_FLOAT32)
+		return lib_fail(err, "%s weights are not taken a band at a time", st_type_name(type));
+	sv_facts *part = calloc(count ? count : 1, sizeof *part);
+	if (!part)
+		return lib_fail(err, "out of memory");
+	#pragma omp parallel for schedule(static) LIB_OMP_THREADS(threads)
+	for (uint64_t k = 0; k < count; k++) {
+		part[k].neg_diag = -1;
+		band_row_facts(type, (const char *)rows + k * n * 4, n, first + k, &part[k]);
+	}
+	for (uint64_t k = 0; k < count; k++) {
+		const sv_facts *p = &part[k];
+		f->edges += p->edges;
+		f->bad |= p->bad, f->zero |= p->zero, f->negative |= p->negative;
+		if (p->neg_diag >= 0 && f->neg_diag < 0)
+			f->neg_diag = p->neg_diag;
+		if (f->pos_bound < ST_INF_I32)
+			f->pos_bound += p->pos_bound;
+	}
+	free(part);
+	return 0;
+}
+
 void sv_finish(sv_plan *p, void *dist, int threads)
 {
 	sv_finish_rows(p, dist, 0, p->n, threads);

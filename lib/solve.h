@@ -39,6 +39,23 @@ typedef struct sv_plan {
 int sv_prepare(const st_header *h, const void *weights, void *dist,
                int32_t *pred, int threads, sv_plan *p, st_error *err);
 
+/* What a band of rows of the weights holds, for a process that holds no
+ * more (an MPI run): its facts, combined over every band, decide whether
+ * the rows can be solved without the whole matrix on one host. */
+typedef struct sv_facts {
+	uint64_t edges;    /* finite entries off the diagonal */
+	int64_t pos_bound; /* the sum of each row's largest weight (int32; stops
+	                      growing once it reaches ST_INF_I32) */
+	int64_t neg_diag;  /* the first row with a negative diagonal entry, or -1 */
+	int bad, negative, zero; /* an entry out of range or NaN; one below 0,
+	                            one 0, off the diagonal */
+} sv_facts;
+/* The facts of rows first .. first + count - 1 of an int32 or float32
+ * graph of n vertices (stride n, left as they are) into f.  0, or -1 for
+ * another type. */
+int sv_band_facts(uint32_t type, uint64_t n, const void *rows, uint64_t first, uint64_t count,
+                  int threads, sv_facts *f, st_error *err);
+
 /* After the kernel: undo reweighting so dist holds true distances. */
 void sv_finish(sv_plan *p, void *dist, int threads);
 /* The same for rows first .. first + rows - 1 alone; dist points at row first. */

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
+#include "bands.h"
 #include "checkpoint.h"
 #include "engine.h"
 #include "gpu64.h"
@@ -523,6 +525,8 @@ static void finish_output(struct result *res, const struct fwg_opts *o, FILE *so
  * process. */
 static int by_arcs(const engine_in *r, const struct fwg_opts *o, int nproc)
 {
+	if (!r) /* (the bands of an MPI run, gathered) */
+		return 0;
 	const gio_graph *g = &r->g;
 	return !r->r && !o->paths && nproc == 1 && !o->checkpoint && g->type != ST_FLOAT64
 	       && !(g->flags & ST_NEGATIVE) && engine_sparse_edges(g) && g->n > 1;
@@ -720,6 +724,112 @@ static void solve_f64(engine_in *r, st_header *in, const char *input, int out, F
 	            : gpus > 1 ? gpus : 1, threads);
 }
 
+/* Under mpirun with a stream of int32 or float32 weights: how each process
+ * gets its own rows (bands.h), as process 0 finds the input. */
+static int bands_how(const engine_in *r, const st_header *in, const char *input, int nproc)
+{
+	struct stat sb;
+	if (nproc < 2 || !r || !r->r || (in->type != ST_INT32 && in->type != ST_FLOAT32))
+		return BANDS_NONE;
+	return strcmp(input, "-") && stat(input, &sb) == 0 && S_ISREG(sb.st_mode) ? BANDS_FILE
+	                                                                       : BANDS_FORWARD;
+}
+
+/* What every process of an MPI run learns of the input from process 0. */
+struct head {
+	uint64_t n, npad;
+	uint32_t type, block, flags;
+	int how; /* BANDS_* */
+};
+
+/* An MPI run in which each process reads its own rows (bands.h).  Where
+ * they can stay, solved there: 1 (the run is over).  Else 0, with the
+ * graph gathered on process 0 (*gathered, stride n; the others go on as
+ * solve_elsewhere()). */
+static int by_bands(const struct head *hd, engine_in *r, st_header *in, const char *input,
+                    struct fwg_opts *o, const struct choices *ch, struct init_job *job, int out,
+                    FILE *sout, int threads, void **gathered)
+{
+	const int rank = ranks_rank(), nproc = ranks_count(), paths = o->paths;
+	const double t0 = tool_now();
+	struct bands b = {.n = hd->n, .type = hd->type, .rank = rank, .count = nproc};
+	b.block = o->block ? o->block : fwg_choose_block(hd->n, o->type, paths, o->lanes16, 0);
+	st_header h;
+	st_header_init(&h, hd->n, 1, hd->type);
+	h.npad = hd->npad, h.block = hd->block, h.flags = hd->flags, h.matrices = ST_WEIGHTS;
+	/* the rows as read, then the result's compressed ahead of their turn */
+	uint64_t first, end;
+	fwg_band_rows(b.n, b.block, nproc, rank, &first, &end);
+	const double band = (double)(end - first) * (double)b.n * 4, have = engine_physical_memory();
+	const double need = band * (double)hd->npad / (double)b.n > band * (1 + paths)
+	                  ? band * (double)hd->npad / (double)b.n : band * (1 + paths);
+	if (have > 0 && need > have)
+		tool_die("process %d: its %llu rows of n = %llu need %.1f GiB of memory, this machine "
+		         "has %.1f GiB", rank, (unsigned long long)(end - first),
+		         (unsigned long long)b.n, need / 1073741824.0, have / 1073741824.0);
+	bands_read(&b, hd->how, input, r ? r->r : NULL, rank == 0 ? in : &h, threads);
+	const double t_read = tool_now();
+	char why[160];
+	if (!bands_stay(&b, paths, ch->order, hd->block, why, sizeof why)) {
+		if (rank == 0)
+			tool_info("the graph gathered on process 0: %s", why);
+		*gathered = bands_gather(&b);
+		st_header_free(&h);
+		return 0;
+	}
+	for (uint64_t i = b.first; i < b.end; i++) /* (sv_prepare's diagonal) */
+		memset((char *)b.rows + ((i - b.first) * b.n + i) * 4, 0, 4);
+	if (rank == 0) {
+		st_header_free(&h);
+		st_error err;
+		if (sv_result_header(in, paths, &h, &err) < 0)
+			tool_die_st("result", &err);
+		tool_add_provenance(&h);
+	} else {
+		h.matrices = ST_DIST | (paths ? ST_PRED : 0), h.npad = hd->n;
+	}
+	o->block = b.block, o->own_rows = 1, o->rank = rank, o->ranks = nproc;
+	device_ready(job, o);
+	o->device = job->device;
+	const double t1 = tool_now();
+	struct fwg_timing t;
+	char msg[512];
+	static gs_stats st;
+	struct bands_out *bo = NULL;
+	st_error err;
+	if (ch->stats && gs_init(&st, b.n, b.type, &err) < 0)
+		tool_die_st(NULL, &err);
+	o->stats = ch->stats ? &st : NULL;
+	if (!ch->stats)
+		bo = bands_out_open(&b, out, &h, paths, tool_opts.level, threads);
+	if (bo)
+		bands_out_timing(bo, &t);
+	if (fwg_solve_panels(o, b.n, b.rows, bo ? bands_take : NULL, bo, &t, msg, sizeof msg) < 0)
+		tool_die("process %d: %s", rank, msg);
+	const double t2 = tool_now();
+	bands_free_rows(&b);
+	if (bo)
+		bands_out_finish(bo);
+	if (rank == 0 && ch->stats)
+		stats_print(sout, &st, &ch->form);
+	if (ch->stats)
+		gs_free(&st);
+	if (rank == 0) {
+		tool_output_commit();
+		const double nn = (double)b.n;
+		tool_info("%s (each process its own rows): n %llu, B %d, %s%s, %s: kernels %.1f ms "
+		          "(%.3g dense relaxations/s), upload %.1f ms, download %.1f ms; read %.3f s, "
+		          "device wait %.3f s, solve %.3f s, rest written %.3f s",
+		          t.device_name, (unsigned long long)b.n, t.block,
+		          b.type == ST_INT32 ? "int32" : "float32", paths ? ", paths" : "",
+		          t.lanes16 == 1 ? "16-bit lanes" : t.packed ? "packed" : "plain", t.kernel_ms,
+		          t.kernel_ms > 0 ? nn * nn * nn / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
+		          t.download_ms, t_read - t0, t1 - t_read, t2 - t1, tool_now() - t2);
+	}
+	st_header_free(&h);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
@@ -764,11 +874,11 @@ int main(int argc, char **argv)
 	FILE *sout = rank == 0 && ch.stats ? tool_output_fopen(0) : NULL;
 	st_header in;
 	engine_in *r = NULL;
-	struct { uint64_t n; uint32_t type; } head = {0, 0};
+	struct head head = {0, 0, 0, 0, 0, BANDS_NONE};
 	if (rank == 0) {
 		r = engine_open(input, threads, &in);
-		head.n = in.n;
-		head.type = in.type;
+		head = (struct head){in.n, in.npad, in.type, in.block, in.flags,
+		                     bands_how(r, &in, input, nproc)};
 	}
 	ranks_bcast(&head, sizeof head);
 	tool_mark("header read");
@@ -791,6 +901,20 @@ int main(int argc, char **argv)
 		o.schedule = FWG_SCHEDULE_ROUNDS;
 	static struct init_job job;
 	start_device(&job, &o, n, gpus, rank, nproc);
+	void *gathered = NULL; /* an MPI run's bands, gathered on process 0 */
+	if (head.how != BANDS_NONE) {
+		const int done = by_bands(&head, r, &in, input, &o, &ch, &job, out, sout, threads,
+		                          &gathered);
+		if (rank == 0 && r)
+			engine_in_free(r), r = NULL;
+		if (done) {
+			if (rank == 0)
+				st_header_free(&in);
+			tool_done(EXIT_OK);
+			ranks_finish();
+			return EXIT_OK;
+		}
+	}
 	if (rank != 0)
 		return solve_elsewhere(&o, n, &job, ch.stats);
 	if (by_arcs(r, &o, nproc)) {
@@ -814,8 +938,8 @@ int main(int argc, char **argv)
 	 * the checkpoints' state). */
 	const double spare = engine_physical_memory() - (double)mat * (1 + o.paths);
 	o.host_memory = spare >= 1 ? (uint64_t)spare : 1;
-	void *graph = tool_matrix_alloc(mat + 4);
-	void *weights = in_place ? graph : tool_matrix_alloc(wbytes + 4);
+	void *graph = gathered ? gathered : tool_matrix_alloc(mat + 4);
+	void *weights = in_place || gathered ? graph : tool_matrix_alloc(wbytes + 4);
 	if (!graph || !weights)
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);
@@ -868,10 +992,14 @@ int main(int argc, char **argv)
 		res.plan = &plan;
 		t_read = rd.t_read, t_prep = rd.t_prep;
 	} else {
-		engine_read_weights(r, weights);
+		st_header as_read = in; /* (gathered: stride n) */
+		if (gathered)
+			as_read.npad = n;
+		else
+			engine_read_weights(r, weights);
 		t_read = tool_now();
 		tool_mark("weights read");
-		rc = sv_prepare(&in, weights, graph, NULL, threads, &plan, &err);
+		rc = sv_prepare(&as_read, weights, graph, NULL, threads, &plan, &err);
 	}
 	if (weights != graph)
 		tool_matrix_free(weights, wbytes + 4);

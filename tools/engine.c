@@ -165,14 +165,19 @@ int engine_parse_order(const char *arg)
 	tool_usage_error("--order: '%s' is not nd, natural or auto", arg);
 }
 
-/* Whether the graph is sparse by the auto rule: at most ND_MAX_DEGREE edges
- * a vertex on average (counting stops once past that). */
+int engine_sparse_count(uint64_t n, uint64_t edges)
+{
+	return edges <= (uint64_t)ND_MAX_DEGREE * n;
+}
+
+/* Whether the graph is sparse by the auto rule (counting stops once past
+ * it). */
 static int graph_sparse(uint64_t n, uint32_t type, const void *w, int threads, double *degree)
 {
 	const uint64_t limit = (uint64_t)ND_MAX_DEGREE * n;
 	uint64_t edges = ord_count_edges(n, type, w, limit, threads);
 	*degree = n ? (double)edges / (double)n : 0.0;
-	return edges <= limit;
+	return engine_sparse_count(n, edges);
 }
 
 int engine_sparse(uint64_t n, uint32_t type, const void *w, int threads)
@@ -269,7 +274,7 @@ int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int bl
 
 int engine_sparse_edges(const gio_graph *g)
 {
-	return g->edges <= (uint64_t)ND_MAX_DEGREE * g->n;
+	return engine_sparse_count(g->n, g->edges);
 }
 
 int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse, char *why,

@@ -57,6 +57,9 @@ enum { DERIVE_AUTO, DERIVE_ALWAYS, DERIVE_NEVER };
 int engine_parse_derive(const char *arg); /* dies with a usage error */
 /* Whether w is sparse by the auto rule (at most 32 edges a vertex). */
 int engine_sparse(uint64_t n, uint32_t type, const void *w, int threads);
+/* The auto rule itself: a graph of n vertices and that many edges (off the
+ * diagonal) is sparse with at most ND_MAX_DEGREE (32) a vertex on average. */
+int engine_sparse_count(uint64_t n, uint64_t edges);
 /* The order to solve the n x n matrix w in: NULL for the natural one, else a
  * malloc'd perm (position -> vertex); block > 0 aligns its halves to blocks
  * of that many vertices (ord_nested_dissection).  *sparse (when not NULL) is

@@ -56,6 +56,67 @@ void ranks_bcast(void *buf, size_t len)
 		MPI_Bcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
 }
 
+/* Messages in pieces of at most this many bytes (MPI counts are int). */
+#define PIECE (1u << 30)
+
+void ranks_send(const void *buf, size_t len, int to, int tag)
+{
+	for (size_t at = 0; at < len || len == 0; at += PIECE) {
+		const size_t k = len - at < PIECE ? len - at : PIECE;
+		MPI_Send((const char *)buf + at, (int)k, MPI_BYTE, to, tag, MPI_COMM_WORLD);
+		if (len == 0)
+			break;
+	}
+}
+
+void ranks_recv(void *buf, size_t len, int from, int tag)
+{
+	for (size_t at = 0; at < len || len == 0; at += PIECE) {
+		const size_t k = len - at < PIECE ? len - at : PIECE;
+		MPI_Recv((char *)buf + at, (int)k, MPI_BYTE, from, tag, MPI_COMM_WORLD,
+		         MPI_STATUS_IGNORE);
+		if (len == 0)
+			break;
+	}
+}
+
+size_t ranks_recv_some(void *buf, size_t cap, int from, int tag)
+{
+	MPI_Status st;
+	int got = 0;
+	MPI_Recv(buf, (int)(cap < PIECE ? cap : PIECE), MPI_BYTE, from, tag, MPI_COMM_WORLD, &st);
+	MPI_Get_count(&st, MPI_BYTE, &got);
+	return (size_t)got;
+}
+
+void ranks_isend(const void *buf, size_t len, int to, int tag, ranks_req *rq)
+{
+	MPI_Request *r = malloc(sizeof *r);
+	if (!r) { /* (then it waits here) */
+		ranks_send(buf, len, to, tag);
+		rq->req = NULL;
+		return;
+	}
+	MPI_Isend(buf, (int)len, MPI_BYTE, to, tag, MPI_COMM_WORLD, r);
+	rq->req = r;
+}
+
+void ranks_wait(ranks_req *rq)
+{
+	if (rq->req)
+		MPI_Wait(rq->req, MPI_STATUS_IGNORE);
+	free(rq->req);
+	rq->req = NULL;
+}
+
+void ranks_allreduce(int64_t *v, int n, int op)
+{
+	if (count > 1)
+		MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T,
+		              op == RANKS_MAX ? MPI_MAX : op == RANKS_MIN ? MPI_MIN : MPI_SUM,
+		              MPI_COMM_WORLD);
+}
+
 void ranks_abort(int status)
 {
 	if (count > 1)
@@ -87,6 +148,12 @@ int ranks_count(void) { return 1; }
 int ranks_local(void) { return 0; }
 int ranks_joined(void) { return 0; }
 void ranks_bcast(void *buf, size_t len) {}
+void ranks_send(const void *buf, size_t len, int to, int tag) {}
+void ranks_recv(void *buf, size_t len, int from, int tag) {}
+size_t ranks_recv_some(void *buf, size_t cap, int from, int tag) { return 0; }
+void ranks_isend(const void *buf, size_t len, int to, int tag, ranks_req *rq) { rq->req = NULL; }
+void ranks_wait(ranks_req *rq) {}
+void ranks_allreduce(int64_t *v, int n, int op) {}
 void ranks_abort(int status) {}
 int ranks_raw_stdout(void) { return 0; }
 void ranks_finish(void) {}

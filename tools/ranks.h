@@ -8,6 +8,7 @@
 #define APSP_RANKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Join the run if an MPI launcher started this process (before any thread
  * or child process is made); returns the number of processes. */
@@ -18,6 +19,20 @@ int ranks_count(void);
 int ranks_local(void);
 /* len bytes at buf from process 0 to every process. */
 void ranks_bcast(void *buf, size_t len);
+/* len bytes at buf to process to, or from process from, with tag (any
+ * length: sent in pieces). */
+void ranks_send(const void *buf, size_t len, int to, int tag);
+void ranks_recv(void *buf, size_t len, int from, int tag);
+/* One message of at most cap bytes (at most 1 GiB) from process from with
+ * tag into buf: the bytes it held. */
+size_t ranks_recv_some(void *buf, size_t cap, int from, int tag);
+/* The same begun without waiting (at most 1 GiB): ranks_wait() ends it. */
+typedef struct ranks_req { void *req; } ranks_req;
+void ranks_isend(const void *buf, size_t len, int to, int tag, ranks_req *rq);
+void ranks_wait(ranks_req *rq);
+/* Each of count values combined over every process, in place. */
+enum { RANKS_SUM, RANKS_MAX, RANKS_MIN };
+void ranks_allreduce(int64_t *v, int count, int op);
 /* End every process of the run with status (after an error in one). */
 void ranks_abort(int status);
 /* Open MPI gives each process's stdout a pseudo-terminal of its own, which

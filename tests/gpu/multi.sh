@@ -175,10 +175,65 @@ for mode in "" "--no-paths" "--16bit --derive-paths never" "--no-16bit"; do
 	if [ $ok = 1 ]; then pass "mpirun -np 2 apsp-gpu $mode: one GPU's matrices"
 	else fail "mpirun -np 2 apsp-gpu $mode: one GPU's matrices" "$(head -c 300 "$T/err")"; fi
 done
+# Each process its own rows: read from the file (or passed on by process 0
+# from a pipe), compressed where they are, written in order by process 0:
+# the result's bytes after the header are one GPU's.
+body() { tail -c +$(($(od -An -tu4 -j12 -N4 "$1") + 1)) "$1"; }
+same_body() { body "$1" >"$T/body.a"; body "$2" >"$T/body.b"; cmp -s "$T/body.a" "$T/body.b"; }
+$g -n 1000 -d 20 -s 11 -o "$T/g"
+for mode in "" "--no-paths" "--no-16bit" "-B 64 --no-paths"; do
+	$gpu --gpus 1 $mode "$T/g" >"$T/one" 2>/dev/null
+	expect_true "mpirun -np 2 $mode, each process its own rows: one GPU's bytes" \
+		'mpi $gpu -v $mode $T/g 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
+done
+expect_true "mpirun -np 2 from a pipe, rows passed on by process 0: one GPU's bytes" \
+	'cat $T/g | mpi $gpu -v 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
+$gpu --gpus 1 -o "$T/one" "$T/g" 2>/dev/null
+expect_true "mpirun -np 2 -o FILE, each process its own rows: one GPU's bytes" \
+	'mpi $gpu -o $T/many $T/g && same_body $T/one $T/many'
+$g -n 1500 -d 30 -s 14 -o "$T/g4"
+$gpu --gpus 1 "$T/g4" >"$T/one" 2>/dev/null
+expect_true "mpirun -np 3, n not a multiple of B: one GPU's bytes" \
+	'timeout 120 mpirun -np 3 --oversubscribe --bind-to none $gpu -v $T/g4 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
+$gpu --gpus 1 --stats "$T/g4" >"$T/one" 2>/dev/null
+expect_true "mpirun -np 2 --stats, each process its own rows: one GPU's table" \
+	'mpi $gpu -v --stats $T/g4 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && cmp -s $T/one $T/many'
+# Host memory capped at 60% of one matrix (APSP_HOST_MEMORY, every process):
+# one process is refused, two without paths hold half each and finish.
+cap=$((1500 * 1500 * 4 * 6 / 10))
+$gpu --gpus 1 --no-paths "$T/g4" >"$T/one" 2>/dev/null
+expect_stderr "one process, host memory capped at 60% of a matrix: refused" 2 "needs" \
+	'APSP_HOST_MEMORY=$cap $gpu --gpus 1 --no-paths $T/g4 >/dev/null'
+expect_true "mpirun -np 2 --no-paths, each capped at 60% of a matrix: one GPU's bytes" \
+	'APSP_HOST_MEMORY=$cap mpi $gpu --no-paths $T/g4 >$T/many && same_body $T/one $T/many'
+expect_stderr "mpirun -np 2 with paths, capped at 60%: each process's need said" 2 "rows of n = 1500 need" \
+	'APSP_HOST_MEMORY=$cap mpi $gpu $T/g4 >/dev/null'
+# Where the rows cannot stay (float32 paths, weights of 0 or below 0), they
+# are gathered on process 0, which says why.
+for kind in zero below padded; do
+	case $kind in
+	zero) opt="-w 0:5" ;;
+	below) opt="--negative" ;;
+	padded) opt="-B 128" ;;
+	esac
+	$g -n 1000 -d 20 -s 15 $opt -o "$T/gw"
+	$gpu --gpus 1 "$T/gw" >"$T/one" 2>/dev/null
+	if [ $kind = padded ]; then
+		expect_true "mpirun -np 2, a stream padded to 128: each process its own rows, one GPU's bytes" \
+			'mpi $gpu -v $T/gw 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
+	else
+		expect_true "mpirun -np 2, weights of 0 or below 0 ($opt) with paths: gathered on process 0, one GPU's matrices" \
+			'mpi $gpu -v $T/gw 2>$T/err >$T/many && grep -q "gathered on process 0" $T/err && matrices_equal $T/one $T/many'
+	fi
+done
+$g -n 1000 -d 20 -s 11 -o "$T/g"
 $g -n 2500 -d 15 -s 12 -t float32 -o "$T/gf"
 $gpu --gpus 1 "$T/gf" >"$T/one"
-expect_true "mpirun -np 2, float32 with paths: one GPU's matrices" \
-	'mpi $gpu "$T/gf" >"$T/many" && matrices_equal $T/one $T/many'
+expect_true "mpirun -np 2, float32 with paths: gathered on process 0, one GPU's matrices" \
+	'mpi $gpu -v "$T/gf" 2>$T/err >"$T/many" && matrices_equal $T/one $T/many && grep -q "gathered on process 0: float32" $T/err'
+$gpu --gpus 1 --no-paths "$T/gf" >"$T/one"
+expect_true "mpirun -np 2, float32 without paths: each process its own rows, one GPU's bytes" \
+	'mpi $gpu -v --no-paths "$T/gf" 2>$T/err >"$T/many" && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
 expect_true "mpirun -np 2 in a pipe" \
 	'$g -n 700 -d 20 -s 13 | mpi $gpu | $BIN/apsp-path 3 17 | grep -q "^3"'
 $g --grid 20x20 -s 3 -o "$T/grid"

@@ -1,0 +1,440 @@
+/* bands.c - each process of an MPI run its own band of rows (see bands.h). */
+#include "bands.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "fw.h"
+#include "ranks.h"
+#include "tool.h"
+
+/* Message tags between the processes. */
+enum { TAG_ROWS = 40, TAG_GATHER, TAG_HEAD_D, TAG_HEAD_P, TAG_BLOCKS_D, TAG_BLOCKS_P };
+
+/* Rows of the weights passed on at a time by process 0 (BANDS_FORWARD). */
+#define FORWARD_BYTES (64u << 20)
+/* Stored blocks sent to process 0 in messages of about this many bytes. */
+#define BLOCKS_BYTES (64u << 20)
+
+/* Rows from the stream stride npad, packed in place to stride n. */
+static void pack_rows(void *rows, uint64_t count, uint64_t n, uint64_t npad)
+{
+	for (uint64_t i = 1; i < count && npad != n; i++)
+		memmove((char *)rows + i * n * 4, (const char *)rows + i * npad * 4, n * 4);
+}
+
+/* This process's rows of the stream read by r (positioned at its weights). */
+static void rows_of_reader(struct bands *b, st_reader *r, const char *name)
+{
+	const uint64_t count = b->end - b->first;
+	uint64_t *list = malloc((count ? count : 1) * sizeof *list);
+	if (!list)
+		tool_die("out of memory");
+	for (uint64_t i = 0; i < count; i++)
+		list[i] = b->first + i;
+	st_error err;
+	if (st_read_rows(r, list, count, b->rows, &err) < 0)
+		tool_die_st(name, &err);
+	free(list);
+}
+
+/* BANDS_FILE on a process other than 0: the input opened here. */
+static void rows_of_file(struct bands *b, const char *path, const st_header *in, int threads)
+{
+	const char *name = tool_input_name(path);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		tool_die("process %d: %s:", b->rank, name);
+	st_error err;
+	st_header h;
+	st_reader *r = st_reader_open(fd, path, &h, threads, &err);
+	if (!r)
+		tool_die_st(name, &err);
+	if (h.n != in->n || h.npad != in->npad || h.type != in->type || !(h.matrices & ST_WEIGHTS))
+		tool_die("process %d: %s is not the graph process 0 read (changed meanwhile?)", b->rank,
+		         name);
+	rows_of_reader(b, r, name);
+	st_reader_free(r);
+	st_header_free(&h);
+	close(fd);
+}
+
+/* BANDS_FORWARD on process 0: each window of rows to the processes whose
+ * band it crosses (its own copied), as read. */
+struct forward {
+	struct bands *b;
+	uint64_t rowbytes;
+};
+
+static int forward_window(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct forward *f = ctx;
+	struct bands *b = f->b;
+	for (int q = 0; q < b->count; q++) {
+		uint64_t lo, hi;
+		fwg_band_rows(b->n, b->block, b->count, q, &lo, &hi);
+		lo = lo > first ? lo : first;
+		hi = hi < first + count ? hi : first + count;
+		if (lo >= hi)
+			continue;
+		const char *src = (const char *)data + (lo - first) * f->rowbytes;
+		if (q == 0)
+			memcpy((char *)b->rows + (lo - b->first) * f->rowbytes, src, (hi - lo) * f->rowbytes);
+		else
+			ranks_send(src, (hi - lo) * f->rowbytes, q, TAG_ROWS);
+	}
+	return 0;
+}
+
+static void rows_forwarded(struct bands *b, st_reader *r, const st_header *in, const char *path)
+{
+	const uint64_t rowbytes = in->npad * 4;
+	if (b->rank == 0) {
+		struct forward f = {b, rowbytes};
+		st_error err;
+		const uint64_t per = FORWARD_BYTES / rowbytes;
+		if (st_read_windows(r, per ? per : 1, forward_window, &f, &err) < 0)
+			tool_die_st(tool_input_name(path), &err);
+		return;
+	}
+	const size_t bytes = (b->end - b->first) * rowbytes;
+	for (size_t at = 0, got; at < bytes; at += got)
+		if (!(got = ranks_recv_some((char *)b->rows + at, bytes - at, 0, TAG_ROWS)))
+			tool_die("process %d: rows of the graph missing from process 0", b->rank);
+}
+
+void bands_read(struct bands *b, int how, const char *path, st_reader *r, const st_header *in,
+                int threads)
+{
+	fwg_band_rows(b->n, b->block, b->count, b->rank, &b->first, &b->end);
+	const uint64_t count = b->end - b->first;
+	b->rows_bytes = count * in->npad * 4; /* (as read; packed to stride n after) */
+	b->rows = tool_matrix_alloc(b->rows_bytes + 4);
+	if (!b->rows)
+		tool_die("process %d: out of memory for its %llu rows of the graph (%.1f MiB)", b->rank,
+		         (unsigned long long)count, b->rows_bytes / 1048576.0);
+	if (how == BANDS_FILE && b->rank != 0)
+		rows_of_file(b, path, in, threads);
+	else if (how == BANDS_FILE)
+		rows_of_reader(b, r, tool_input_name(path));
+	else
+		rows_forwarded(b, r, in, path);
+	pack_rows(b->rows, count, b->n, in->npad);
+	tool_mark("band read");
+	st_error err;
+	sv_facts f;
+	if (sv_band_facts(b->type, b->n, b->rows, b->first, count, threads, &f, &err) < 0)
+		tool_die_st(NULL, &err);
+	/* combined: sums, the first negative diagonal, whether any band has one */
+	int64_t sum[2] = {(int64_t)f.edges, f.pos_bound};
+	int64_t most[3] = {f.bad, f.negative, f.zero};
+	int64_t least[1] = {f.neg_diag >= 0 ? f.neg_diag : INT64_MAX};
+	ranks_allreduce(sum, 2, RANKS_SUM);
+	ranks_allreduce(most, 3, RANKS_MAX);
+	ranks_allreduce(least, 1, RANKS_MIN);
+	b->all = (sv_facts){(uint64_t)sum[0], sum[1], least[0] == INT64_MAX ? -1 : least[0],
+	                    (int)most[0], (int)most[1], (int)most[2]};
+}
+
+int bands_stay(const struct bands *b, int paths, int order, uint32_t stream_block, char *why,
+               size_t len)
+{
+	const sv_facts *f = &b->all;
+	const char *no = NULL;
+	uint64_t smallest = UINT64_MAX; /* bytes of the smallest band */
+	for (int q = 0; q < b->count; q++) {
+		uint64_t lo, hi;
+		fwg_band_rows(b->n, b->block, b->count, q, &lo, &hi);
+		smallest = (hi - lo) * b->n * 4 < smallest ? (hi - lo) * b->n * 4 : smallest;
+	}
+	if (f->bad || f->neg_diag >= 0 || f->negative)
+		no = "a weight below zero or out of range";
+	else if (b->type == ST_INT32 && f->pos_bound >= ST_INF_I32)
+		no = "int32 distances could overflow";
+	else if (order == ORDER_ND || engine_sparse_count(b->n, f->edges))
+		no = "sparse runs use one";
+	else if (paths && b->type != ST_INT32)
+		no = "float32 predecessor chains are checked against the whole graph";
+	else if (paths && f->zero)
+		no = "with edges of weight 0 predecessor chains are checked against the whole graph";
+	else if (smallest < stream_block)
+		no = "bands smaller than a block of the stream";
+	if (no)
+		snprintf(why, len, "%s", no);
+	return !no;
+}
+
+void *bands_gather(struct bands *b)
+{
+	const uint64_t row = b->n * 4;
+	void *all = NULL;
+	if (b->rank == 0) {
+		const size_t bytes = (size_t)(b->n * row);
+		if (!(all = tool_matrix_alloc(bytes + 4)))
+			tool_die("out of memory for the %llu x %llu graph gathered on process 0",
+			         (unsigned long long)b->n, (unsigned long long)b->n);
+		memcpy((char *)all + b->first * row, b->rows, (b->end - b->first) * row);
+		for (int q = 1; q < b->count; q++) {
+			uint64_t lo, hi;
+			fwg_band_rows(b->n, b->block, b->count, q, &lo, &hi);
+			ranks_recv((char *)all + lo * row, (hi - lo) * row, q, TAG_GATHER);
+		}
+	} else {
+		ranks_send(b->rows, (b->end - b->first) * row, 0, TAG_GATHER);
+	}
+	bands_free_rows(b);
+	return all;
+}
+
+void bands_free_rows(struct bands *b)
+{
+	if (b->rows)
+		tool_matrix_free(b->rows, b->rows_bytes + 4);
+	b->rows = NULL;
+}
+
+/* ---- the result ---- */
+
+/* One matrix of the result on this process: the bytes own0 .. own1 - 1 of
+ * its own rows; of them, those before lo (the rest of a block begun in the
+ * band before) go to the process before, and lo .. hi - 1 (up to the first
+ * block begun in the next band, whose first bytes come from it) are
+ * compressed here: into the stream on process 0, into a spool elsewhere. */
+struct part {
+	uint32_t matrix;
+	uint64_t own0, own1, lo, hi;
+	st_spool *s;            /* the blocks from lo on (process 0's distances: none) */
+	unsigned char *head;    /* own0 .. lo - 1 */
+};
+
+struct bands_out {
+	struct bands *b;
+	st_writer *w;           /* process 0 */
+	struct part d, p;
+	int paths, threads;
+	const struct fwg_timing *t;
+	int64_t bad;            /* predecessor chains found not to end at their source */
+	double sink_s;
+};
+
+static void part_open(struct bands_out *o, struct part *pt, uint32_t matrix, const st_header *h,
+                      int level)
+{
+	const struct bands *b = o->b;
+	const uint64_t row = b->n * 4, blk = h->block, total = b->n * row;
+	pt->matrix = matrix;
+	pt->own0 = b->first * row;
+	pt->own1 = b->end * row;
+	pt->lo = (pt->own0 + blk - 1) / blk * blk;
+	pt->hi = b->rank == b->count - 1 ? total : (pt->own1 + blk - 1) / blk * blk;
+	if (pt->lo > pt->own0 && !(pt->head = malloc(pt->lo - pt->own0)))
+		tool_die("out of memory");
+	st_error err;
+	if ((b->rank || matrix == ST_PRED)
+	    && !(pt->s = st_spool_open_part(h, matrix, pt->lo, pt->hi - pt->lo, level, o->threads,
+	                                    &err)))
+		tool_die_st(NULL, &err);
+}
+
+struct bands_out *bands_out_open(struct bands *b, int fd, const st_header *h, int paths,
+                                 int level, int threads)
+{
+	struct bands_out *o = calloc(1, sizeof *o);
+	if (!o)
+		tool_die("out of memory");
+	o->b = b;
+	o->paths = paths;
+	o->threads = threads;
+	st_error err;
+	if (b->rank == 0 && !(o->w = st_writer_open(fd, h, level, threads, &err)))
+		tool_die_st(tool_output_name(), &err);
+	part_open(o, &o->d, ST_DIST, h, level);
+	if (paths)
+		part_open(o, &o->p, ST_PRED, h, level);
+	return o;
+}
+
+void bands_out_timing(struct bands_out *o, const struct fwg_timing *t)
+{
+	o->t = t;
+}
+
+/* Bytes at..at + len - 1 of a part's matrix: those before lo kept for the
+ * process before, the rest compressed here. */
+static int part_put(struct bands_out *o, struct part *pt, uint64_t at, const void *src,
+                    size_t len, st_error *err)
+{
+	const unsigned char *p = src;
+	if (at < pt->lo) {
+		const size_t k = pt->lo - at < len ? (size_t)(pt->lo - at) : len;
+		memcpy(pt->head + (at - pt->own0), p, k);
+		p += k, at += k, len -= k;
+	}
+	if (!len)
+		return 0;
+	return pt->s ? st_spool_write(pt->s, p, len, err) : st_write(o->w, p, len, err);
+}
+
+/* A panel's predecessors into their part, on a thread beside the distances. */
+struct pred_job {
+	struct bands_out *o;
+	uint64_t at;
+	const int32_t *pred;
+	size_t len;
+	int rc;
+	st_error err;
+};
+
+static void *put_preds(void *arg)
+{
+	struct pred_job *j = arg;
+	j->rc = part_put(j->o, &j->o->p, j->at, j->pred, j->len, &j->err);
+	return NULL;
+}
+
+int bands_take(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
+{
+	struct bands_out *o = ctx;
+	struct bands *b = o->b;
+	const double t0 = tool_now();
+	bands_free_rows(b); /* (on the device long since) */
+	const uint64_t n = b->n, at = r0 * n * 4;
+	const size_t len = rows * n * 4;
+	if (pred && o->t && !o->t->chains_sure) { /* checked; nothing here to re-attach them by */
+		int64_t k = fw_repair_rows(b->type, n, NULL, n, r0, rows, dist, pred, o->threads);
+		o->bad += k < 0 ? 1 : k;
+	}
+	struct pred_job pj = {o, at, pred, len, 0, {{0}}};
+	pthread_t tid;
+	const int beside = pred && pthread_create(&tid, NULL, put_preds, &pj) == 0;
+	if (pred && !beside)
+		put_preds(&pj);
+	st_error err;
+	int rc = part_put(o, &o->d, at, dist, len, &err);
+	if (beside)
+		pthread_join(tid, NULL);
+	if (rc < 0 || pj.rc < 0)
+		tool_die_st(b->rank ? NULL : tool_output_name(), rc < 0 ? &err : &pj.err);
+	o->sink_s += tool_now() - t0;
+	if (b->rank == 0)
+		tool_progress("rows", r0 + rows, b->end);
+	return 0;
+}
+
+/* The bytes own1 .. hi - 1 of a part: the next process's head. */
+static void part_tail(struct bands_out *o, struct part *pt, int tag)
+{
+	const struct bands *b = o->b;
+	const size_t len = pt->hi - pt->own1;
+	if (b->rank == b->count - 1 || !len)
+		return;
+	unsigned char *tail = malloc(len);
+	if (!tail)
+		tool_die("out of memory");
+	ranks_recv(tail, len, b->rank + 1, tag);
+	st_error err;
+	if (part_put(o, pt, pt->own1, tail, len, &err) < 0)
+		tool_die_st(b->rank ? NULL : tool_output_name(), &err);
+	free(tail);
+}
+
+/* A spool's blocks to process 0, in messages of whole blocks, each after
+ * its length; a length of 0 ends them. */
+static void send_blocks(st_spool *s, int tag)
+{
+	unsigned char *buf = NULL;
+	size_t cap = 0, used = 0;
+	for (uint64_t i = 0, nblk = st_spool_blocks(s); i <= nblk; i++) {
+		size_t len = 0;
+		const void *blk = i < nblk ? st_spool_block(s, i, &len) : NULL;
+		if (used && (i == nblk || used + len > BLOCKS_BYTES)) {
+			uint64_t m = used;
+			ranks_send(&m, sizeof m, 0, tag);
+			ranks_send(buf, used, 0, tag);
+			used = 0;
+		}
+		if (i == nblk)
+			break;
+		if (used + len > cap) {
+			cap = used + len > BLOCKS_BYTES ? used + len : BLOCKS_BYTES;
+			if (!(buf = realloc(buf, cap)))
+				tool_die("out of memory");
+		}
+		memcpy(buf + used, blk, len);
+		used += len;
+	}
+	uint64_t end = 0;
+	ranks_send(&end, sizeof end, 0, tag);
+	free(buf);
+}
+
+/* Process 0: process q's blocks of the current matrix into the stream. */
+static void write_blocks_of(struct bands_out *o, int q, int tag)
+{
+	unsigned char *buf = NULL;
+	size_t cap = 0;
+	st_error err;
+	for (;;) {
+		uint64_t m;
+		ranks_recv(&m, sizeof m, q, tag);
+		if (!m)
+			break;
+		if (m > cap && !(buf = realloc(buf, cap = m)))
+			tool_die("out of memory");
+		ranks_recv(buf, m, q, tag);
+		if (st_write_stored(o->w, buf, m, &err) < 0)
+			tool_die_st(tool_output_name(), &err);
+	}
+	free(buf);
+}
+
+void bands_out_finish(struct bands_out *o)
+{
+	const struct bands *b = o->b;
+	if (o->bad)
+		tool_die("process %d: %lld predecessor chains do not end at their sources, and no "
+		         "process holds the whole graph to re-attach them", b->rank, (long long)o->bad);
+	/* the heads to the process before, the tails from the process after */
+	ranks_req rq[2] = {{NULL}, {NULL}};
+	if (b->rank > 0) {
+		ranks_isend(o->d.head, o->d.lo - o->d.own0, b->rank - 1, TAG_HEAD_D, &rq[0]);
+		if (o->paths)
+			ranks_isend(o->p.head, o->p.lo - o->p.own0, b->rank - 1, TAG_HEAD_P, &rq[1]);
+	}
+	part_tail(o, &o->d, TAG_HEAD_D);
+	if (o->paths)
+		part_tail(o, &o->p, TAG_HEAD_P);
+	ranks_wait(&rq[0]);
+	ranks_wait(&rq[1]);
+	free(o->d.head);
+	free(o->p.head);
+	st_error err;
+	if (b->rank > 0) { /* every block to process 0 */
+		send_blocks(o->d.s, TAG_BLOCKS_D);
+		st_spool_free(o->d.s);
+		if (o->paths)
+			send_blocks(o->p.s, TAG_BLOCKS_P);
+		st_spool_free(o->p.s);
+		free(o);
+		return;
+	}
+	for (int q = 1; q < b->count; q++)
+		write_blocks_of(o, q, TAG_BLOCKS_D);
+	if (st_write_end_matrix(o->w, &err) < 0)
+		tool_die_st(tool_output_name(), &err);
+	if (o->paths) {
+		if (st_write_spool(o->w, o->p.s, &err) < 0)
+			tool_die_st(tool_output_name(), &err);
+		for (int q = 1; q < b->count; q++)
+			write_blocks_of(o, q, TAG_BLOCKS_P);
+		if (st_write_end_matrix(o->w, &err) < 0)
+			tool_die_st(tool_output_name(), &err);
+	}
+	if (st_writer_close(o->w, &err) < 0)
+		tool_die_st(tool_output_name(), &err);
+	free(o);
+}
