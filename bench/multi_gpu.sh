@@ -4,10 +4,10 @@
 # mpirun, on the same random graph (15% of pairs, weights 1..100).  Not a
 # test; bench/multi-gpu.md keeps the figures with the machine.
 #   sh bench/multi_gpu.sh [N...]      (default: 20000 40000; G: every GPU)
-# KERNELS=0 leaves out fw-kernel-bench.  mpirun runs twice: as it comes, and
-# with hwloc's GPU components left out of the launcher too
-# (HWLOC_COMPONENTS, as apsp-gpu's processes do for themselves; the manual's
-# "Several processes").
+# KERNELS=0 leaves out fw-kernel-bench, ONE=0 the runs on one GPU; SHOW=1
+# shows each run's -v lines.  mpirun runs twice: as it comes, and
+# with every process's host memory capped at 60% of one matrix
+# (APSP_HOST_MEMORY): each process reads and writes its own rows.
 # Writes the results to /dev/shm (or $TMPDIR where that is missing).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +30,7 @@ whole() {
 	shift
 	s=$(date +%s.%N)
 	"$@" -v -o "$dir/r.apm" "$dir/g.apm" 2>"$dir/err"
+	[ "${SHOW:-0}" = 1 ] && cat "$dir/err"
 	rc=$?
 	e=$(date +%s.%N)
 	printf '%-28s rc %d  wall %6.2f s  %s\n' "$label" "$rc" "$(echo "$e $s" | awk '{print $1 - $2}')" \
@@ -39,11 +40,12 @@ whole() {
 for n in $sizes; do
 	"$bin/gengraph" -n "$n" -d 15 -s 1 -o "$dir/g.apm"
 	for p in --no-paths ""; do
-		whole "n $n $p, 1 GPU" "$bin/apsp-gpu" --gpus 1 $p
+		[ "${ONE:-1}" = 1 ] && whole "n $n $p, 1 GPU" "$bin/apsp-gpu" --gpus 1 $p
 		whole "n $n $p, $G GPUs" "$bin/apsp-gpu" --gpus "$G" $p
 		command -v mpirun >/dev/null || continue
 		whole "n $n $p, mpirun -np $G" mpirun -np "$G" --bind-to none "$bin/apsp-gpu" $p
-		whole "n $n $p, mpirun, hwloc" env HWLOC_COMPONENTS=-opencl,-gl,-cuda,-nvml \
+		# every process's host memory capped at 60% of one matrix
+		whole "n $n $p, mpirun, 60% each" env APSP_HOST_MEMORY=$((n * n * 4 * 6 / 10)) \
 			mpirun -np "$G" --bind-to none "$bin/apsp-gpu" $p
 	done
 done

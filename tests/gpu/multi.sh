@@ -186,6 +186,7 @@ for mode in "" "--no-paths" "--no-16bit" "-B 64 --no-paths"; do
 	expect_true "mpirun -np 2 $mode, each process its own rows: one GPU's bytes" \
 		'mpi $gpu -v $mode $T/g 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
 done
+$gpu --gpus 1 "$T/g" >"$T/one" 2>/dev/null
 expect_true "mpirun -np 2 from a pipe, rows passed on by process 0: one GPU's bytes" \
 	'cat $T/g | mpi $gpu -v 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
 $gpu --gpus 1 -o "$T/one" "$T/g" 2>/dev/null
@@ -193,8 +194,8 @@ expect_true "mpirun -np 2 -o FILE, each process its own rows: one GPU's bytes" \
 	'mpi $gpu -o $T/many $T/g && same_body $T/one $T/many'
 $g -n 1500 -d 30 -s 14 -o "$T/g4"
 $gpu --gpus 1 "$T/g4" >"$T/one" 2>/dev/null
-expect_true "mpirun -np 3, n not a multiple of B: one GPU's bytes" \
-	'timeout 120 mpirun -np 3 --oversubscribe --bind-to none $gpu -v $T/g4 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
+expect_true "mpirun -np $count (every GPU), n not a multiple of B: one GPU's bytes" \
+	'timeout 120 mpirun -np $count --oversubscribe --bind-to none $gpu -v $T/g4 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
 $gpu --gpus 1 --stats "$T/g4" >"$T/one" 2>/dev/null
 expect_true "mpirun -np 2 --stats, each process its own rows: one GPU's table" \
 	'mpi $gpu -v --stats $T/g4 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && cmp -s $T/one $T/many'
