@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
 
 #include "bands.h"
 #include "checkpoint.h"
 #include "engine.h"
 #include "gpu64.h"
+#include "gpustart.h"
 #include "fw_matrix.h"
 #include "ranks.h"
 #include "fw.h"
@@ -64,69 +64,6 @@ static void usage(FILE *f)
 	fputs("\nExit status: 0 success, 2 trouble (usage, input, I/O, CUDA), 3 negative cycle.\n", f);
 }
 
-/* The CUDA contexts are created in a thread while the input is read.
- * gpus: asked for (0: by n, -1: all), then the number used.  ranks > 1: one
- * process of an MPI run, its rank, and the run's NCCL id. */
-struct init_job {
-	int device, gpus, rc;
-	int rank, ranks;
-	unsigned char id[FWG_ID_BYTES];
-	uint64_t n, staging;
-	char err[256];
-	/* Then, with paths unless APSP_WARM=0, the run's kernels launched once
-	 * on a small graph (fwg_warm), in warm_s seconds; o: the run's options. */
-	struct fwg_opts o;
-	int warm;
-	double warm_s;
-};
-
-static void *init_device(void *arg)
-{
-	struct init_job *j = arg;
-	if (j->ranks > 1) {
-		j->rc = fwg_init_rank(j->device, j->rank, j->ranks, j->id, j->staging, j->err,
-		                      sizeof j->err);
-		return NULL;
-	}
-	if (j->gpus <= 0) {
-		int count = fwg_device_count(j->err, sizeof j->err);
-		if (count < 0) {
-			j->rc = -1;
-			return NULL;
-		}
-		/* all: what there is (asked for, the engine says so if it cannot);
-		 * by n: what there is and the build can use */
-		const int by_n = j->n >= GPUS_FROM ? count - j->device : 1;
-		j->gpus = j->gpus < 0 ? count - j->device
-		        : by_n < fwg_max_gpus() ? by_n : fwg_max_gpus();
-		if (j->gpus < 1)
-			j->gpus = 1;
-	}
-	j->rc = fwg_init(j->device, j->gpus, j->staging, j->err, sizeof j->err);
-	if (j->rc == 0 && j->warm && j->gpus == 1) {
-		double t = tool_now();
-		char msg[256];
-		j->o.device = j->device;
-		j->o.gpus = 1;
-		if (fwg_warm(&j->o, j->n, msg, sizeof msg) < 0) /* (the run will say) */
-			tool_mark("warm-up failed");
-		j->warm_s = tool_now() - t;
-	}
-	return NULL;
-}
-
-/* exit() tears the CUDA runtime down: never while the thread is inside it. */
-static pthread_t init_thread;
-static int init_running;
-
-static void join_init(void)
-{
-	if (init_running) {
-		init_running = 0;
-		pthread_join(init_thread, NULL);
-	}
-}
-
 /* An error in one process of an MPI run ends them all. */
 /* Process 0 of an MPI run that solves alone (go = 0 sent): the others have
  * left, so its exit status, not an abort, ends the job. */
@@ -136,7 +73,7 @@ static void before_death(void)
 {
 	if (ranks_count() > 1 && !alone_now)
 		ranks_abort(EXIT_TROUBLE);
-	join_init();
+	gpustart_join();
 }
 
 /* Processes other than 0 of an MPI run: their band of the rows, with
@@ -147,7 +84,7 @@ static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job,
 {
 	int go = 0;
 	ranks_bcast(&go, sizeof go);
-	join_init();
+	gpustart_join();
 	if (job->rc < 0)
 		tool_die("%s", job->err);
 	if (go) {
@@ -168,44 +105,6 @@ static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job,
 	}
 	ranks_finish();
 	return EXIT_OK;
-}
-
-/* Start making the device ready (init_device) on its own thread, for a run
- * of n with options o; process rank of nproc (an MPI run shares its NCCL
- * id first). */
-static void start_device(struct init_job *job, const struct fwg_opts *o, uint64_t n, int gpus,
-                         int rank, int nproc)
-{
-	job->device = o->device + ranks_local();
-	job->gpus = gpus;
-	job->n = n;
-	job->staging = n ? n * n * 4 * (1 + o->paths) : 4096;
-	job->rank = rank;
-	job->ranks = nproc;
-	job->o = *o;
-	const char *warm = getenv("APSP_WARM"); /* benchmarks: 0, none */
-	job->warm = o->paths && !(warm && !strcmp(warm, "0")); /* (without paths it paid less than it cost) */
-	if (nproc > 1) {
-		char msg[256];
-		if (rank == 0 && fwg_unique_id(job->id, sizeof job->id, msg, sizeof msg) < 0)
-			tool_die("%s", msg);
-		ranks_bcast(job->id, sizeof job->id);
-	}
-	if (pthread_create(&init_thread, NULL, init_device, job) != 0)
-		tool_die("cannot start a thread:");
-	init_running = 1;
-}
-
-/* The device, once its thread has made it ready: the GPUs it took into o,
- * and when (dies where it could not be made ready). */
-static double device_ready(const struct init_job *job, struct fwg_opts *o)
-{
-	join_init();
-	if (job->rc < 0)
-		tool_die("%s", job->err);
-	o->gpus = job->gpus;
-	tool_mark("device ready");
-	return tool_now();
 }
 
 /* Each row panel of the result as it comes back from the device: its
@@ -562,7 +461,7 @@ static void solve_arcs(engine_in *r, const st_header *in, struct fwg_opts *o,
 	o->order = perm;
 	o->skip = 1;
 	const double t_prep = tool_now();
-	const double t1 = device_ready(job, o);
+	const double t1 = gpustart_ready(job, o);
 	struct fwg_timing t;
 	sv_plan plan = {n, g->type, NULL, -1};
 	struct result res = {.n = n, .type = g->type, .threads = threads, .plan = &plan, .t = &t};
@@ -724,112 +623,6 @@ static void solve_f64(engine_in *r, st_header *in, const char *input, int out, F
 	            : gpus > 1 ? gpus : 1, threads);
 }
 
-/* Under mpirun with a stream of int32 or float32 weights: how each process
- * gets its own rows (bands.h), as process 0 finds the input. */
-static int bands_how(const engine_in *r, const st_header *in, const char *input, int nproc)
-{
-	struct stat sb;
-	if (nproc < 2 || !r || !r->r || (in->type != ST_INT32 && in->type != ST_FLOAT32))
-		return BANDS_NONE;
-	return strcmp(input, "-") && stat(input, &sb) == 0 && S_ISREG(sb.st_mode) ? BANDS_FILE
-	                                                                       : BANDS_FORWARD;
-}
-
-/* What every process of an MPI run learns of the input from process 0. */
-struct head {
-	uint64_t n, npad;
-	uint32_t type, block, flags;
-	int how; /* BANDS_* */
-};
-
-/* An MPI run in which each process reads its own rows (bands.h).  Where
- * they can stay, solved there: 1 (the run is over).  Else 0, with the
- * graph gathered on process 0 (*gathered, stride n; the others go on as
- * solve_elsewhere()). */
-static int by_bands(const struct head *hd, engine_in *r, st_header *in, const char *input,
-                    struct fwg_opts *o, const struct choices *ch, struct init_job *job, int out,
-                    FILE *sout, int threads, void **gathered)
-{
-	const int rank = ranks_rank(), nproc = ranks_count(), paths = o->paths;
-	const double t0 = tool_now();
-	struct bands b = {.n = hd->n, .type = hd->type, .rank = rank, .count = nproc};
-	b.block = o->block ? o->block : fwg_choose_block(hd->n, o->type, paths, o->lanes16, 0);
-	st_header h;
-	st_header_init(&h, hd->n, 1, hd->type);
-	h.npad = hd->npad, h.block = hd->block, h.flags = hd->flags, h.matrices = ST_WEIGHTS;
-	/* the rows as read, then the result's compressed ahead of their turn */
-	uint64_t first, end;
-	fwg_band_rows(b.n, b.block, nproc, rank, &first, &end);
-	const double band = (double)(end - first) * (double)b.n * 4, have = engine_physical_memory();
-	const double need = band * (double)hd->npad / (double)b.n > band * (1 + paths)
-	                  ? band * (double)hd->npad / (double)b.n : band * (1 + paths);
-	if (have > 0 && need > have)
-		tool_die("process %d: its %llu rows of n = %llu need %.1f GiB of memory, this machine "
-		         "has %.1f GiB", rank, (unsigned long long)(end - first),
-		         (unsigned long long)b.n, need / 1073741824.0, have / 1073741824.0);
-	bands_read(&b, hd->how, input, r ? r->r : NULL, rank == 0 ? in : &h, threads);
-	const double t_read = tool_now();
-	char why[160];
-	if (!bands_stay(&b, paths, ch->order, hd->block, why, sizeof why)) {
-		if (rank == 0)
-			tool_info("the graph gathered on process 0: %s", why);
-		*gathered = bands_gather(&b);
-		st_header_free(&h);
-		return 0;
-	}
-	for (uint64_t i = b.first; i < b.end; i++) /* (sv_prepare's diagonal) */
-		memset((char *)b.rows + ((i - b.first) * b.n + i) * 4, 0, 4);
-	if (rank == 0) {
-		st_header_free(&h);
-		st_error err;
-		if (sv_result_header(in, paths, &h, &err) < 0)
-			tool_die_st("result", &err);
-		tool_add_provenance(&h);
-	} else {
-		h.matrices = ST_DIST | (paths ? ST_PRED : 0), h.npad = hd->n;
-	}
-	o->block = b.block, o->own_rows = 1, o->rank = rank, o->ranks = nproc;
-	device_ready(job, o);
-	o->device = job->device;
-	const double t1 = tool_now();
-	struct fwg_timing t;
-	char msg[512];
-	static gs_stats st;
-	struct bands_out *bo = NULL;
-	st_error err;
-	if (ch->stats && gs_init(&st, b.n, b.type, &err) < 0)
-		tool_die_st(NULL, &err);
-	o->stats = ch->stats ? &st : NULL;
-	if (!ch->stats)
-		bo = bands_out_open(&b, out, &h, paths, tool_opts.level, threads);
-	if (bo)
-		bands_out_timing(bo, &t);
-	if (fwg_solve_panels(o, b.n, b.rows, bo ? bands_take : NULL, bo, &t, msg, sizeof msg) < 0)
-		tool_die("process %d: %s", rank, msg);
-	const double t2 = tool_now();
-	bands_free_rows(&b);
-	if (bo)
-		bands_out_finish(bo);
-	if (rank == 0 && ch->stats)
-		stats_print(sout, &st, &ch->form);
-	if (ch->stats)
-		gs_free(&st);
-	if (rank == 0) {
-		tool_output_commit();
-		const double nn = (double)b.n;
-		tool_info("%s (each process its own rows): n %llu, B %d, %s%s, %s: kernels %.1f ms "
-		          "(%.3g dense relaxations/s), upload %.1f ms, download %.1f ms; read %.3f s, "
-		          "device wait %.3f s, solve %.3f s, rest written %.3f s",
-		          t.device_name, (unsigned long long)b.n, t.block,
-		          b.type == ST_INT32 ? "int32" : "float32", paths ? ", paths" : "",
-		          t.lanes16 == 1 ? "16-bit lanes" : t.packed ? "packed" : "plain", t.kernel_ms,
-		          t.kernel_ms > 0 ? nn * nn * nn / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
-		          t.download_ms, t_read - t0, t1 - t_read, t2 - t1, tool_now() - t2);
-	}
-	st_header_free(&h);
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
@@ -874,11 +667,11 @@ int main(int argc, char **argv)
 	FILE *sout = rank == 0 && ch.stats ? tool_output_fopen(0) : NULL;
 	st_header in;
 	engine_in *r = NULL;
-	struct head head = {0, 0, 0, 0, 0, BANDS_NONE};
+	struct bands_head head = {0, 0, 0, 0, 0, BANDS_NONE};
 	if (rank == 0) {
 		r = engine_open(input, threads, &in);
-		head = (struct head){in.n, in.npad, in.type, in.block, in.flags,
-		                     bands_how(r, &in, input, nproc)};
+		head = (struct bands_head){in.n, in.npad, in.type, in.block, in.flags,
+		                           bands_how(r, &in, input, nproc)};
 	}
 	ranks_bcast(&head, sizeof head);
 	tool_mark("header read");
@@ -900,11 +693,12 @@ int main(int argc, char **argv)
 	if (o.checkpoint) /* (the state between rounds: round after round) */
 		o.schedule = FWG_SCHEDULE_ROUNDS;
 	static struct init_job job;
-	start_device(&job, &o, n, gpus, rank, nproc);
+	job.gpus_from = GPUS_FROM;
+	gpustart_begin(&job, &o, n, gpus, rank, nproc);
 	void *gathered = NULL; /* an MPI run's bands, gathered on process 0 */
 	if (head.how != BANDS_NONE) {
-		const int done = by_bands(&head, r, &in, input, &o, &ch, &job, out, sout, threads,
-		                          &gathered);
+		const int done = bands_solve(&head, r, &in, input, &o, &job, ch.order, out, sout,
+		                             ch.stats ? &ch.form : NULL, threads, &gathered);
 		if (rank == 0 && r)
 			engine_in_free(r), r = NULL;
 		if (done) {
@@ -974,7 +768,7 @@ int main(int argc, char **argv)
 		pthread_t reader;
 		if (pthread_create(&reader, NULL, read_ahead, &rd) != 0)
 			tool_die("cannot start a thread:");
-		t1 = device_ready(&job, &o);
+		t1 = gpustart_ready(&job, &o);
 		const struct fwg_feed feed = {feed_rows, feed_verdict, &rd};
 		o.feed = &feed;
 		if (ch.stats) /* a reweighted graph is not the run begun: no potentials */
@@ -1040,7 +834,7 @@ int main(int argc, char **argv)
 			t_prep = tool_now();
 			tool_mark("prepared");
 		}
-		t1 = device_ready(&job, &o);
+		t1 = gpustart_ready(&job, &o);
 		if (go) {
 			o.device = job.device;
 			o.rank = 0;

@@ -2,12 +2,15 @@
 #include "bands.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engine.h"
+#include "gpustart.h"
+#include "statsout.h"
 #include "fw.h"
 #include "ranks.h"
 #include "tool.h"
@@ -437,4 +440,99 @@ void bands_out_finish(struct bands_out *o)
 	if (st_writer_close(o->w, &err) < 0)
 		tool_die_st(tool_output_name(), &err);
 	free(o);
+}
+
+/* ---- the run ---- */
+
+int bands_how(const engine_in *r, const st_header *in, const char *input, int nproc)
+{
+	struct stat sb;
+	if (nproc < 2 || !r || !r->r || (in->type != ST_INT32 && in->type != ST_FLOAT32))
+		return BANDS_NONE;
+	return strcmp(input, "-") && stat(input, &sb) == 0 && S_ISREG(sb.st_mode) ? BANDS_FILE
+	                                                                       : BANDS_FORWARD;
+}
+
+int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const char *input,
+                struct fwg_opts *o, struct init_job *job, int order, int out, FILE *sout,
+                const struct stats_form *form, int threads, void **gathered)
+{
+	const int rank = ranks_rank(), nproc = ranks_count(), paths = o->paths;
+	const double t0 = tool_now();
+	struct bands b = {.n = hd->n, .type = hd->type, .rank = rank, .count = nproc};
+	b.block = o->block ? o->block : fwg_choose_block(hd->n, o->type, paths, o->lanes16, 0);
+	st_header h;
+	st_header_init(&h, hd->n, 1, hd->type);
+	h.npad = hd->npad, h.block = hd->block, h.flags = hd->flags, h.matrices = ST_WEIGHTS;
+	/* the rows as read, then the result's compressed ahead of their turn */
+	uint64_t first, end;
+	fwg_band_rows(b.n, b.block, nproc, rank, &first, &end);
+	const double band = (double)(end - first) * (double)b.n * 4, have = engine_physical_memory();
+	const double need = band * (double)hd->npad / (double)b.n > band * (1 + paths)
+	                  ? band * (double)hd->npad / (double)b.n : band * (1 + paths);
+	if (have > 0 && need > have)
+		tool_die("process %d: its %llu rows of n = %llu need %.1f GiB of memory, this machine "
+		         "has %.1f GiB", rank, (unsigned long long)(end - first),
+		         (unsigned long long)b.n, need / 1073741824.0, have / 1073741824.0);
+	bands_read(&b, hd->how, input, r ? r->r : NULL, rank == 0 ? in : &h, threads);
+	const double t_read = tool_now();
+	char why[160];
+	if (!bands_stay(&b, paths, order, hd->block, why, sizeof why)) {
+		if (rank == 0)
+			tool_info("the graph gathered on process 0: %s", why);
+		*gathered = bands_gather(&b);
+		st_header_free(&h);
+		return 0;
+	}
+	for (uint64_t i = b.first; i < b.end; i++) /* (sv_prepare's diagonal) */
+		memset((char *)b.rows + ((i - b.first) * b.n + i) * 4, 0, 4);
+	if (rank == 0) {
+		st_header_free(&h);
+		st_error err;
+		if (sv_result_header(in, paths, &h, &err) < 0)
+			tool_die_st("result", &err);
+		tool_add_provenance(&h);
+	} else {
+		h.matrices = ST_DIST | (paths ? ST_PRED : 0), h.npad = hd->n;
+	}
+	o->block = b.block, o->own_rows = 1, o->rank = rank, o->ranks = nproc;
+	gpustart_ready(job, o);
+	o->device = job->device;
+	const double t1 = tool_now();
+	struct fwg_timing t;
+	char msg[512];
+	static gs_stats st;
+	struct bands_out *bo = NULL;
+	st_error err;
+	if (form && gs_init(&st, b.n, b.type, &err) < 0)
+		tool_die_st(NULL, &err);
+	o->stats = form ? &st : NULL;
+	if (!form)
+		bo = bands_out_open(&b, out, &h, paths, tool_opts.level, threads);
+	if (bo)
+		bands_out_timing(bo, &t);
+	if (fwg_solve_panels(o, b.n, b.rows, bo ? bands_take : NULL, bo, &t, msg, sizeof msg) < 0)
+		tool_die("process %d: %s", rank, msg);
+	const double t2 = tool_now();
+	bands_free_rows(&b);
+	if (bo)
+		bands_out_finish(bo);
+	if (rank == 0 && form)
+		stats_print(sout, &st, form);
+	if (form)
+		gs_free(&st);
+	if (rank == 0) {
+		tool_output_commit();
+		const double nn = (double)b.n;
+		tool_info("%s (each process its own rows): n %llu, B %d, %s%s, %s: kernels %.1f ms "
+		          "(%.3g dense relaxations/s), upload %.1f ms, download %.1f ms; read %.3f s, "
+		          "device wait %.3f s, solve %.3f s, rest written %.3f s",
+		          t.device_name, (unsigned long long)b.n, t.block,
+		          b.type == ST_INT32 ? "int32" : "float32", paths ? ", paths" : "",
+		          t.lanes16 == 1 ? "16-bit lanes" : t.packed ? "packed" : "plain", t.kernel_ms,
+		          t.kernel_ms > 0 ? nn * nn * nn / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
+		          t.download_ms, t_read - t0, t1 - t_read, t2 - t1, tool_now() - t2);
+	}
+	st_header_free(&h);
+	return 1;
 }

@@ -16,12 +16,39 @@
 
 #include <stdint.h>
 
+#include <stdio.h>
+
+#include "engine.h"
 #include "fw_gpu.h"
+#include "gpustart.h"
 #include "solve.h"
 #include "stream.h"
 
 /* How the processes get their rows. */
 enum { BANDS_NONE, BANDS_FILE, BANDS_FORWARD };
+
+/* What every process of an MPI run learns of the input from process 0. */
+struct bands_head {
+	uint64_t n, npad;
+	uint32_t type, block, flags;
+	int how; /* BANDS_* */
+};
+
+/* Under mpirun (nproc > 1) with a stream of int32 or float32 weights
+ * (process 0's input r, header in, named input): how each process gets its
+ * own rows.  BANDS_NONE: process 0 reads them all. */
+int bands_how(const engine_in *r, const st_header *in, const char *input, int nproc);
+
+struct stats_form;
+/* The run of apsp-gpu (options o, devices being made ready by job, the
+ * order asked) with each process's own rows; process 0 writes to out, or
+ * the statistics to sout where form is given.  1: solved where they are,
+ * the run is over.  0: the rows were gathered on process 0 (*gathered,
+ * stride n, as bands_gather()), which goes on as if it had read them; the
+ * others go on as without bands. */
+int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const char *input,
+                struct fwg_opts *o, struct init_job *job, int order, int out, FILE *sout,
+                const struct stats_form *form, int threads, void **gathered);
 
 struct bands {
 	uint64_t n, first, end; /* this process's rows: first .. end - 1 */

@@ -1,0 +1,40 @@
+/* gpustart.h - apsp-gpu's devices made ready on a thread of their own
+ * while the input is read (prefix gpustart_): the CUDA contexts, NCCL's
+ * communicators, and with paths the kernels launched once (fwg_warm). */
+#ifndef APSP_GPUSTART_H
+#define APSP_GPUSTART_H
+
+#include <stdint.h>
+
+#include "fw_gpu.h"
+
+/* The CUDA contexts are created in a thread while the input is read.
+ * gpus: asked for (0: by n, -1: all), then the number used.  ranks > 1: one
+ * process of an MPI run, its rank, and the run's NCCL id. */
+struct init_job {
+	int device, gpus, rc;
+	int rank, ranks;
+	unsigned char id[FWG_ID_BYTES];
+	uint64_t n, staging;
+	uint64_t gpus_from;  /* gpus 0: all of them from this n on, else one */
+	char err[256];
+	/* Then, with paths unless APSP_WARM=0, the run's kernels launched once
+	 * on a small graph (fwg_warm), in warm_s seconds; o: the run's options. */
+	struct fwg_opts o;
+	int warm;
+	double warm_s;
+};
+
+/* Start making the devices ready for a run of n with options o (gpus
+ * asked for), on a thread; process rank of nproc (an MPI run shares its
+ * NCCL id first).  job lives until gpustart_ready(). */
+void gpustart_begin(struct init_job *job, const struct fwg_opts *o, uint64_t n, int gpus,
+                    int rank, int nproc);
+/* The devices, once ready: the GPUs taken into o, and when (dies where
+ * they could not be made ready). */
+double gpustart_ready(const struct init_job *job, struct fwg_opts *o);
+/* Wait for the thread (exit() must not tear the CUDA runtime down while
+ * it is inside it). */
+void gpustart_join(void);
+
+#endif
