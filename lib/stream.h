@@ -150,6 +150,18 @@ int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
  * fn returns 0, or non-zero to stop reading (then -1). */
 typedef int st_rows_fn(void *ctx, uint64_t first, uint64_t count, const void *data);
 int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err);
+/* Read the next matrix's blocks as stored, in order, without inflating
+ * them, e.g. to hand each to another process: fn(ctx, index, block, len)
+ * with block index's header and stored bytes (valid during the call), as
+ * st_spool_block() gives them; fn returns 0, or non-zero to stop reading
+ * (then -1).  Headers, sizes and the end marker are checked as reading
+ * checks them.  st_decode_stored() inflates such a block of matrix (its
+ * bit) of a stream with header h into dst (its raw bytes: h->block, fewer
+ * for the matrix's last), checking its CRC and its place. */
+typedef int st_stored_fn(void *ctx, uint64_t index, const void *block, size_t len);
+int st_read_stored(st_reader *r, st_stored_fn *fn, void *ctx, st_error *err);
+int st_decode_stored(const st_header *h, uint32_t matrix, uint64_t index, const void *block,
+                     size_t len, void *dst, st_error *err);
 /* Skip the next matrix without inflating it. */
 int st_skip_matrix(st_reader *r, st_error *err);
 /* What a matrix holds, from its block headers. */

@@ -274,10 +274,10 @@ uint32_t st_next_matrix(st_reader *r)
 	return first_bit(r->todo);
 }
 
-enum { READ_ALL, READ_ROWS, READ_SKIP, READ_SCAN, READ_VERIFY };
+enum { READ_ALL, READ_ROWS, READ_SKIP, READ_SCAN, READ_VERIFY, READ_STORED };
 
 /* What went wrong with a block; the first by block number is reported. */
-enum { B_OK, B_READ, B_TRUNC, B_EARLY, B_HEADER, B_CORRUPT, B_CRC, B_NOMEM };
+enum { B_OK, B_READ, B_TRUNC, B_EARLY, B_HEADER, B_CORRUPT, B_CRC, B_NOMEM, B_STOP };
 
 /* Inflate and check one block into b->dest.  B_OK or what went wrong. */
 static int decode_block(st_reader *r, struct worker *wk, struct rblk *b)
@@ -331,6 +331,8 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 		b->need = *ri < nrows && rows[*ri] * rowbytes < start + b->raw;
 	} else if (mode == READ_VERIFY) {
 		b->need = 1; /* inflated and checked, then dropped */
+	} else if (mode == READ_STORED) {
+		b->need = 0; /* read in turn, handed over as stored */
 	}
 	if (!wk->buf && !(wk->buf = malloc(r->slot ? r->slot : 1)))
 		return B_NOMEM;
@@ -348,8 +350,9 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 	 * block, so reading them is not one thread at a time.  Passing over
 	 * finds a file cut short in turn, as reading would. */
 	b->at = b->need && r->skip == SKIP_SEEK ? lseek(r->fd, 0, SEEK_CUR) : -1;
-	got = b->need && b->at < 0 ? fdio_read_full(r->fd, b->payload, b->stored)
-	                           : skip_bytes(r, wk->buf, r->slot ? r->slot : 1, b->stored);
+	got = (b->need && b->at < 0) || mode == READ_STORED
+	      ? fdio_read_full(r->fd, b->payload, b->stored)
+	      : skip_bytes(r, wk->buf, r->slot ? r->slot : 1, b->stored);
 	if (got < 0) {
 		*errnum = errno;
 		return B_READ;
@@ -399,6 +402,8 @@ struct rjob {
 	struct rfail fail;          /* the failing block with the lowest number */
 	unsigned char *done;        /* with progress: the blocks inflated and checked */
 	uint64_t prefix;            /* blocks 0 .. prefix - 1 are all done */
+	st_stored_fn *stored;       /* READ_STORED: the caller's (ctx in dst) */
+	unsigned char *stored_buf;  /* a block's header and stored bytes */
 };
 
 /* With progress: block i is in place; report the whole prefix when it grows. */
@@ -445,6 +450,16 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 		ssize_t got = fdio_read_at(r->fd, b.payload, b.stored, b.at);
 		what = got < 0 ? (errnum = errno, B_READ) : (size_t)got < b.stored ? B_TRUNC : B_OK;
 	}
+	if (!what && job->mode == READ_STORED) { /* (one thread: in order) */
+		unsigned char *o = job->stored_buf;
+		put32(o, b.raw);
+		put32(o + 4, b.stored);
+		put32(o + 8, b.crc ^ block_tag(first_bit(r->todo), i));
+		put32(o + 12, b.method);
+		memcpy(o + BLK_HDR, b.payload, b.stored);
+		if (job->stored(job->dst, i, o, BLK_HDR + b.stored) != 0)
+			what = B_STOP;
+	}
 	if (!what && b.need && !(what = decode_block(r, wk, &b)) && job->mode == READ_ROWS)
 		copy_rows(r, &b, job->rows, job->nrows, job->dst);
 	else if (!what && job->done)
@@ -489,8 +504,8 @@ static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *e
 	int mode = job->mode;
 
 	job->fail = (struct rfail){UINT64_MAX, 0, 0, {0}};
-	int nt = mode != READ_SKIP && mode != READ_SCAN && r->mbytes >= PARALLEL_MIN_BYTES
-	         ? r->threads : 1;
+	int nt = mode != READ_SKIP && mode != READ_SCAN && mode != READ_STORED
+	         && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
 	pool_run(nt, count, read_one, job);
 	struct rfail fail = job->fail;
 	if (!fail.what)
@@ -516,6 +531,9 @@ static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *e
 		break;
 	case B_CRC:
 		lib_fail(err, "%s: CRC mismatch in block %llu of the %s", r->name, k, mname);
+		break;
+	case B_STOP:
+		lib_fail(err, "%s: reading stopped at block %llu of the %s", r->name, k, mname);
 		break;
 	default:
 		lib_fail(err, "%s: out of memory for buffers of %zu bytes", r->name, r->slot);
@@ -558,7 +576,7 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 	if (read_check(r, mode, rows, nrows, err) < 0)
 		return -1;
 	struct rjob job = {r, mode, rows, nrows, dst, 0, 0, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL, NULL};
 	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
 		lib_fail(err, "%s: out of memory", r->name);
 		return rfail(r);
@@ -593,7 +611,7 @@ int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_e
 		return rfail(r);
 	}
 	struct rjob job = {r, READ_ALL, NULL, 0, buf, 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL, NULL};
 	uint64_t row0 = 0, carry = 0; /* bytes of a row begun at the start of buf */
 	int rc = 0;
 	for (uint64_t b0 = 0; b0 < r->nblk && rc == 0; b0 += count) {
@@ -646,6 +664,55 @@ int st_scan_matrix(st_reader *r, int verify, st_matrix_info *info, st_error *err
 	st_matrix_info mine;
 	return read_body(r, verify ? READ_VERIFY : READ_SCAN, NULL, 0, NULL, info ? info : &mine,
 	                 err);
+}
+
+int st_read_stored(st_reader *r, st_stored_fn *fn, void *ctx, st_error *err)
+{
+	if (read_check(r, READ_STORED, NULL, 0, err) < 0)
+		return -1;
+	struct rjob job = {r, READ_STORED, NULL, 0, ctx, 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, fn, malloc(BLK_HDR + (r->slot ? r->slot : 1))};
+	if (!job.stored_buf) {
+		lib_fail(err, "%s: out of memory", r->name);
+		return rfail(r);
+	}
+	int rc = read_pass(r, &job, r->nblk, err);
+	pthread_mutex_destroy(&job.mu);
+	free(job.stored_buf);
+	return rc < 0 ? rc : read_end(r, NULL, err);
+}
+
+int st_decode_stored(const st_header *h, uint32_t matrix, uint64_t index, const void *block,
+                     size_t len, void *dst, st_error *err)
+{
+	const unsigned char *p = block;
+	const uint64_t mbytes = h->npad * h->npad * entry_bytes(h->type, matrix);
+	const uint64_t start = index * h->block;
+	if (len < BLK_HDR || start >= mbytes)
+		return lib_fail(err, "block %llu of the %s: not a block of it", (unsigned long long)index,
+		                matrix_name(matrix));
+	const uint32_t raw = get32(p), stored = get32(p + 4), method = get32(p + 12);
+	const uint32_t crc = get32(p + 8) ^ block_tag(matrix, index);
+	const uint32_t expect = mbytes - start < h->block ? (uint32_t)(mbytes - start) : h->block;
+	if (raw != expect || method > M_SHUFFLE || len != BLK_HDR + (size_t)stored
+	    || (method == M_STORED ? stored != raw : stored == 0 || stored > raw))
+		return lib_fail(err, "bad header of block %llu of the %s (raw %u, stored %u, method %u)",
+		                (unsigned long long)index, matrix_name(matrix), raw, stored, method);
+	if (method == M_STORED) {
+		memcpy(dst, p + BLK_HDR, raw);
+	} else {
+		bc_coder *c = bc_coder_new(0, h->block);
+		int rc = c ? bc_decode(c, method, p + BLK_HDR, stored, dst, raw) : BC_NOMEM;
+		bc_coder_free(c);
+		if (rc != BC_OK)
+			return lib_fail(err, rc == BC_NOMEM ? "out of memory"
+			                     : "corrupt compressed data in block %llu of the %s",
+			                (unsigned long long)index, matrix_name(matrix));
+	}
+	if (bc_crc32(dst, raw) != crc)
+		return lib_fail(err, "CRC mismatch in block %llu of the %s", (unsigned long long)index,
+		                matrix_name(matrix));
+	return 0;
 }
 
 int st_reader_close(st_reader *r, st_error *err)

@@ -18,8 +18,6 @@
 /* Message tags between the processes. */
 enum { TAG_ROWS = 40, TAG_GATHER, TAG_HEAD_D, TAG_HEAD_P, TAG_BLOCKS_D, TAG_BLOCKS_P };
 
-/* Rows of the weights passed on at a time by process 0 (BANDS_FORWARD). */
-#define FORWARD_BYTES (64u << 20)
 /* Stored blocks sent to process 0 in messages of about this many bytes. */
 #define BLOCKS_BYTES (64u << 20)
 
@@ -66,48 +64,183 @@ static void rows_of_file(struct bands *b, const char *path, const st_header *in,
 	close(fd);
 }
 
-/* BANDS_FORWARD on process 0: each window of rows to the processes whose
- * band it crosses (its own copied), as read. */
-struct forward {
-	struct bands *b;
-	uint64_t rowbytes;
+/* BANDS_FORWARD: process 0 reads the stream's blocks as stored and hands
+ * each to the processes whose rows it holds (its own kept); each process
+ * inflates its blocks in batches, on all its threads, while it takes the
+ * next batch in. */
+struct batch {
+	unsigned char *buf;     /* blocks back to back */
+	size_t used;
+	uint64_t count, *index; /* each block's number */
+	size_t *at, *len;       /* and its place in buf */
 };
 
-static int forward_window(void *ctx, uint64_t first, uint64_t count, const void *data)
+struct decoder {
+	struct bands *b;
+	const st_header *h;     /* the input's */
+	int threads;
+	uint64_t most;          /* blocks a batch holds: four a thread */
+	struct batch batch[2];  /* one filled while the other is inflated */
+	int cur, running;
+	pthread_t t;
+	uint64_t placed;        /* bytes of the band put in place */
+	int failed;
+	st_error err;
+};
+
+
+static void decode_range(void *ctx, uint64_t begin, uint64_t end)
 {
-	struct forward *f = ctx;
-	struct bands *b = f->b;
+	struct decoder *d = ctx;
+	struct batch *bt = &d->batch[d->cur ^ 1];
+	struct bands *b = d->b;
+	const uint64_t rowbytes = d->h->npad * 4, own0 = b->first * rowbytes,
+	               own1 = b->end * rowbytes;
+	unsigned char *raw = malloc(d->h->block);
+	st_error err;
+	for (uint64_t k = begin; k < end; k++) {
+		const uint64_t start = bt->index[k] * d->h->block;
+		if (!raw || st_decode_stored(d->h, ST_WEIGHTS, bt->index[k], bt->buf + bt->at[k],
+		                             bt->len[k], raw, &err) < 0) {
+			if (__atomic_exchange_n(&d->failed, 1, __ATOMIC_RELAXED) == 0)
+				d->err = err;
+			continue;
+		}
+		const uint64_t stop = start + d->h->block;
+		const uint64_t lo = start > own0 ? start : own0, hi = stop < own1 ? stop : own1;
+		if (lo < hi) {
+			memcpy((char *)b->rows + (lo - own0), raw + (lo - start), hi - lo);
+			__atomic_add_fetch(&d->placed, hi - lo, __ATOMIC_RELAXED);
+		}
+	}
+	free(raw);
+}
+
+static void *decode_batch(void *arg)
+{
+	struct decoder *d = arg;
+	tool_parallel(d->threads, d->batch[d->cur ^ 1].count, decode_range, d);
+	return NULL;
+}
+
+/* The filled batch to be inflated (after the one before), the other to fill. */
+static void decoder_turn(struct decoder *d)
+{
+	if (d->running)
+		pthread_join(d->t, NULL);
+	d->running = 0;
+	d->cur ^= 1;
+	if (d->batch[d->cur ^ 1].count) {
+		if (pthread_create(&d->t, NULL, decode_batch, d) == 0)
+			d->running = 1;
+		else
+			decode_batch(d);
+	}
+	d->batch[d->cur].count = 0;
+	d->batch[d->cur].used = 0;
+}
+
+/* Room in the batch being filled for a block of up to len bytes: where. */
+static unsigned char *decoder_room(struct decoder *d, uint64_t index, size_t len)
+{
+	struct batch *bt = &d->batch[d->cur];
+	if (bt->count == d->most) {
+		decoder_turn(d);
+		bt = &d->batch[d->cur];
+	}
+	bt->index[bt->count] = index;
+	bt->at[bt->count] = bt->used;
+	bt->len[bt->count] = len;
+	return bt->buf + bt->used;
+}
+
+static void decoder_took(struct decoder *d, size_t len)
+{
+	struct batch *bt = &d->batch[d->cur];
+	bt->len[bt->count++] = len;
+	bt->used += len;
+}
+
+static void decoder_open(struct decoder *d, struct bands *b, const st_header *h, int threads)
+{
+	*d = (struct decoder){.b = b, .h = h, .threads = threads};
+	d->most = 4 * (uint64_t)(threads > 0 ? threads : 1);
+	const size_t cap = d->most * ((size_t)h->block + 16);
+	for (int k = 0; k < 2; k++) {
+		struct batch *bt = &d->batch[k];
+		bt->buf = malloc(cap);
+		bt->index = malloc(d->most * sizeof *bt->index);
+		bt->at = malloc(d->most * sizeof *bt->at);
+		bt->len = malloc(d->most * sizeof *bt->len);
+		if (!bt->buf || !bt->index || !bt->at || !bt->len)
+			tool_die("out of memory");
+	}
+}
+
+/* The last batch inflated; every byte of the band in place, or death. */
+static void decoder_close(struct decoder *d, const char *name)
+{
+	decoder_turn(d);
+	decoder_turn(d);
+	for (int k = 0; k < 2; k++) {
+		struct batch *bt = &d->batch[k];
+		free(bt->buf), free(bt->index), free(bt->at), free(bt->len);
+	}
+	if (d->failed)
+		tool_die("process %d: %s: %s", d->b->rank, name, d->err.msg);
+	const uint64_t want = (d->b->end - d->b->first) * d->h->npad * 4;
+	if (d->placed != want)
+		tool_die("process %d: %s: %llu of the band's %llu bytes came", d->b->rank, name,
+		         (unsigned long long)d->placed, (unsigned long long)want);
+}
+
+/* Process 0: a block to each process whose rows it holds. */
+static int forward_block(void *ctx, uint64_t index, const void *block, size_t len)
+{
+	struct decoder *d = ctx;
+	struct bands *b = d->b;
+	const uint64_t rowbytes = d->h->npad * 4, start = index * d->h->block;
+	const uint64_t first = start / rowbytes, last = (start + d->h->block - 1) / rowbytes;
 	for (int q = 0; q < b->count; q++) {
 		uint64_t lo, hi;
 		fwg_band_rows(b->n, b->block, b->count, q, &lo, &hi);
-		lo = lo > first ? lo : first;
-		hi = hi < first + count ? hi : first + count;
-		if (lo >= hi)
+		if (hi <= first || lo > last || lo >= hi)
 			continue;
-		const char *src = (const char *)data + (lo - first) * f->rowbytes;
-		if (q == 0)
-			memcpy((char *)b->rows + (lo - b->first) * f->rowbytes, src, (hi - lo) * f->rowbytes);
-		else
-			ranks_send(src, (hi - lo) * f->rowbytes, q, TAG_ROWS);
+		if (q == 0) {
+			memcpy(decoder_room(d, index, len), block, len);
+			decoder_took(d, len);
+		} else {
+			ranks_send(&index, sizeof index, q, TAG_ROWS);
+			ranks_send(block, len, q, TAG_ROWS);
+		}
 	}
 	return 0;
 }
 
-static void rows_forwarded(struct bands *b, st_reader *r, const st_header *in, const char *path)
+static void rows_forwarded(struct bands *b, st_reader *r, const st_header *in, const char *path,
+                           int threads)
 {
-	const uint64_t rowbytes = in->npad * 4;
+	const char *name = tool_input_name(path);
+	struct decoder d;
+	decoder_open(&d, b, in, threads);
 	if (b->rank == 0) {
-		struct forward f = {b, rowbytes};
 		st_error err;
-		const uint64_t per = FORWARD_BYTES / rowbytes;
-		if (st_read_windows(r, per ? per : 1, forward_window, &f, &err) < 0)
-			tool_die_st(tool_input_name(path), &err);
-		return;
+		if (st_read_stored(r, forward_block, &d, &err) < 0)
+			tool_die_st(name, &err);
+		const uint64_t end = UINT64_MAX;
+		for (int q = 1; q < b->count; q++)
+			ranks_send(&end, sizeof end, q, TAG_ROWS);
+	} else {
+		for (;;) {
+			uint64_t index;
+			ranks_recv(&index, sizeof index, 0, TAG_ROWS);
+			if (index == UINT64_MAX)
+				break;
+			unsigned char *to = decoder_room(&d, index, 0);
+			decoder_took(&d, ranks_recv_some(to, (size_t)in->block + 16, 0, TAG_ROWS));
+		}
 	}
-	const size_t bytes = (b->end - b->first) * rowbytes;
-	for (size_t at = 0, got; at < bytes; at += got)
-		if (!(got = ranks_recv_some((char *)b->rows + at, bytes - at, 0, TAG_ROWS)))
-			tool_die("process %d: rows of the graph missing from process 0", b->rank);
+	decoder_close(&d, name);
 }
 
 void bands_read(struct bands *b, int how, const char *path, st_reader *r, const st_header *in,
@@ -125,7 +258,7 @@ void bands_read(struct bands *b, int how, const char *path, st_reader *r, const 
 	else if (how == BANDS_FILE)
 		rows_of_reader(b, r, tool_input_name(path));
 	else
-		rows_forwarded(b, r, in, path);
+		rows_forwarded(b, r, in, path, threads);
 	pack_rows(b->rows, count, b->n, in->npad);
 	tool_mark("band read");
 	st_error err;

@@ -3,7 +3,8 @@
  *
  * Each process reads the rows of its band of the weights: from the input
  * file itself, skipping the others' blocks unread, or from process 0,
- * which reads a pipe and passes each band on.  The facts of every band,
+ * which reads a pipe's blocks as stored and hands each process those that
+ * hold its rows, to inflate there.  The facts of every band,
  * combined, say whether the run can go on this way: dense, no weight below
  * zero, and with paths int32 with no weight of 0 (every predecessor chain
  * then ends at its source: nothing to re-attach against the whole graph).
@@ -62,8 +63,8 @@ struct bands {
 
 /* This process's band of the n-vertex graph of type (blocking factor
  * block), read as how says: BANDS_FILE, each process from path;
- * BANDS_FORWARD, process 0 from its reader r (header in), the others from
- * process 0.  Then the facts of every band into b->all. */
+ * BANDS_FORWARD, process 0 from its reader r (header in), the others the
+ * blocks of their rows from process 0.  Then the facts of every band into b->all. */
 void bands_read(struct bands *b, int how, const char *path, st_reader *r, const st_header *in,
                 int threads);
 /* Whether the bands can be solved where they are (with paths or not, in

@@ -222,6 +222,8 @@ for kind in zero below padded; do
 	if [ $kind = padded ]; then
 		expect_true "mpirun -np 2, a stream padded to 128: each process its own rows, one GPU's bytes" \
 			'mpi $gpu -v $T/gw 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
+		expect_true "mpirun -np 2, a stream padded to 128 from a pipe: one GPU's bytes" \
+			'cat $T/gw | mpi $gpu -v 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
 	else
 		expect_true "mpirun -np 2, weights of 0 or below 0 ($opt) with paths: gathered on process 0, one GPU's matrices" \
 			'mpi $gpu -v $T/gw 2>$T/err >$T/many && grep -q "gathered on process 0" $T/err && matrices_equal $T/one $T/many'

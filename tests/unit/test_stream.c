@@ -1340,6 +1340,86 @@ static void test_parts(void)
 	free_all(&x);
 }
 
+/* ---- blocks handed over as stored ---- */
+
+struct stored_copy {
+	const st_header *h;
+	uint32_t matrix;
+	unsigned char *dst;     /* the matrix inflated block by block */
+	st_writer *w;           /* the blocks written again as they are */
+	uint64_t next;
+	int bad;
+};
+
+static int take_stored(void *ctx, uint64_t index, const void *block, size_t len)
+{
+	struct stored_copy *c = ctx;
+	st_error err;
+	c->bad |= index != c->next++;
+	c->bad |= st_decode_stored(c->h, c->matrix, index, block, len, c->dst + index * c->h->block,
+	                           &err) < 0;
+	return st_write_stored(c->w, block, len, &err) < 0;
+}
+
+static void test_stored(void)
+{
+	st_header h;
+	struct mats x;
+	size_t len0 = 0, len = 0;
+	st_error err;
+	st_header_init(&h, 300, 1, ST_INT32);
+	h.matrices = ST_WEIGHTS | ST_DIST | ST_PRED;
+	h.block = 4096;
+	make_all(&h, &x);
+	unsigned char *ref = write_stream(&h, &x, 1, 2, 0, &len0, &err);
+	int in = mem_fd(ref, len0), out = memfd_create("stored", 0);
+	st_header hr;
+	st_reader *r = st_reader_open(in, "ref", &hr, 2, &err);
+	st_writer *w = r ? st_writer_open(out, &hr, 1, 2, &err) : NULL;
+	int ok = r && w, same = 1;
+	for (uint32_t m = ST_WEIGHTS; ok && m <= ST_PRED; m <<= 1) {
+		const size_t bytes = st_matrix_bytes_of(&hr, m);
+		struct stored_copy c = {&hr, m, malloc(bytes), w, 0, 0};
+		ok = c.dst && st_read_stored(r, take_stored, &c, &err) == 0 && !c.bad
+		     && st_write_end_matrix(w, &err) == 0;
+		same &= ok && !memcmp(c.dst, x.m[m == ST_WEIGHTS ? 0 : m == ST_DIST ? 1 : 2], bytes);
+		free(c.dst);
+	}
+	ok = ok && st_reader_close(r, &err) == 0 && st_writer_close(w, &err) == 0;
+	unsigned char *b = ok ? fd_bytes(out, &len) : NULL;
+	T_CHECKF(ok && same, "blocks read as stored inflate one at a time to the matrices %s",
+	         ok ? "" : err.msg);
+	T_CHECKF(b && len == len0 && !memcmp(b, ref, len),
+	         "blocks read as stored and written as stored: the same stream");
+	free(b);
+	close(in);
+	close(out);
+
+	/* A block in another place, or damaged, is refused. */
+	unsigned char *blk = NULL;
+	size_t blen = 0;
+	st_spool *s = st_spool_open_part(&h, ST_DIST, 0, 8192, 1, 1, &err);
+	if (s && st_spool_write(s, x.m[1], 8192, &err) == 0)
+		blk = (unsigned char *)st_spool_block(s, 1, &blen);
+	unsigned char *raw = malloc(h.block);
+	T_CHECKF(blk && st_decode_stored(&h, ST_DIST, 1, blk, blen, raw, &err) == 0
+	         && !memcmp(raw, (char *)x.m[1] + 4096, 4096), "a spool's block decodes in its place");
+	T_CHECKF(blk && st_decode_stored(&h, ST_DIST, 0, blk, blen, raw, &err) < 0
+	         && strstr(err.msg, "CRC"), "a block decoded in another place: %s", err.msg);
+	T_CHECKF(blk && st_decode_stored(&h, ST_PRED, 1, blk, blen, raw, &err) < 0,
+	         "a block decoded as another matrix's: %s", err.msg);
+	if (blk)
+		blk[16 + blen / 2 - 8] ^= 0x40;
+	T_CHECKF(blk && st_decode_stored(&h, ST_DIST, 1, blk, blen, raw, &err) < 0,
+	         "a damaged block: %s", err.msg);
+	T_CHECKF(blk && st_decode_stored(&h, ST_DIST, 1, blk, blen - 1, raw, &err) < 0
+	         && strstr(err.msg, "bad header"), "a block cut short: %s", err.msg);
+	free(raw);
+	st_spool_free(s);
+	free(ref);
+	free_all(&x);
+}
+
 int main(void)
 {
 	t_rng = 88172645463325252ull;
@@ -1357,6 +1437,7 @@ int main(void)
 	test_writer_errors();
 	test_spool();
 	test_parts();
+	test_stored();
 	test_pipe();
 	return T_DONE();
 }
