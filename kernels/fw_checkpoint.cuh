@@ -43,6 +43,11 @@ struct Checkpoints {
 	cudaEvent_t ended[MAX_GPUS] = {}; // the last step's end on each device
 	int ids[MAX_GPUS] = {};
 	int saved = 0, resumed = 0;
+	// One process of several (MPI): its band alone on the host, from entry
+	// base of the state, and the state handed over on the calling thread
+	// (the caller's processes write it together).
+	bool ranks = false;
+	size_t base = 0, entries = 0;
 	// A sparse run: its map of live blocks made again from a state loaded.
 	std::function<int(bool lanes16)> relive;
 
@@ -69,10 +74,13 @@ struct Checkpoints {
 	{
 		cb = c;
 		side = (uint64_t)v.npad;
-		d = in_core ? (int32_t *)malloc(side * side * 4) : nullptr;
+		ranks = v.last - v.first < v.count;
+		base = ranks ? (size_t)v.dev[v.first].row0 * v.B * side : 0;
+		entries = ranks ? v.dev[v.first].count(v.B, (int)side) : side * side;
+		d = in_core ? (int32_t *)malloc(entries * 4 + 4) : nullptr;
 		if (in_core && !d)
 			return fail(e, "no host memory for checkpoints (%.1f GiB)",
-			            (double)(side * side * 4) / (1 << 30));
+			            (double)(entries * 4) / (1 << 30));
 		for (int g = v.first; g < v.last; g++) {
 			ids[g] = v.dev[g].id;
 			CUDA_TRY(cudaSetDevice(ids[g]));
@@ -83,9 +91,9 @@ struct Checkpoints {
 	}
 	int room_for_paths(Err e)
 	{
-		if (!p && !(p = (int32_t *)malloc(side * side * 4)))
+		if (!p && !(p = (int32_t *)malloc(entries * 4 + 4)))
 			return fail(e, "no host memory for the predecessors' checkpoints (%.1f GiB)",
-			            (double)(side * side * 4) / (1 << 30));
+			            (double)(entries * 4) / (1 << 30));
 		return 0;
 	}
 
@@ -121,7 +129,7 @@ struct Checkpoints {
 		const cudaMemcpyKind kind = up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
 		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
-			const size_t at = (size_t)x.row0 * chunk, count = x.count(v.B, v.npad);
+			const size_t at = (size_t)x.row0 * chunk - base, count = x.count(v.B, v.npad);
 			auto copy = [&](void *dev, void *host, size_t bytes) {
 				return up ? cudaMemcpyAsync(dev, host, bytes, kind, x.s)
 				          : cudaMemcpyAsync(host, dev, bytes, kind, x.s);
@@ -154,13 +162,13 @@ struct Checkpoints {
 	static int host_get(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
 	{
 		const Checkpoints *c = (const Checkpoints *)ctx;
-		memcpy(buf, (const char *)(pred ? c->p : c->d) + offset, bytes);
+		memcpy(buf, (const char *)(pred ? c->p : c->d) + (offset - c->base * 4), bytes);
 		return 0;
 	}
 	static int host_put(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
 	{
 		Checkpoints *c = (Checkpoints *)ctx;
-		memcpy((char *)(pred ? c->p : c->d) + offset, buf, bytes);
+		memcpy((char *)(pred ? c->p : c->d) + (offset - c->base * 4), buf, bytes);
 		return 0;
 	}
 
@@ -175,7 +183,10 @@ struct Checkpoints {
 		if ((tracked && room_for_paths(e)) || move(e, v, lanes16, false))
 			return -1;
 		saved++;
-		writer = std::thread([this, step]() { hand(step, host_get, this); });
+		if (ranks) // (the processes write it together, on their callers' threads)
+			hand(step, host_get, this);
+		else
+			writer = std::thread([this, step]() { hand(step, host_get, this); });
 		return 0;
 	}
 	// The state after step steps to the caller, at once, through get (out of

@@ -593,7 +593,9 @@ static int open_checkpoints(Run &r)
 	const fwg_opts *o = r.o;
 	if (!o->checkpoint)
 		return 0;
-	const double need = (double)r.npad * (double)r.npad * 4 * (r.paths ? 2 : 1);
+	const double rows = r.ranks ? (double)r.d0().count(r.B, (int)r.npad) / (double)r.npad
+	                            : (double)r.npad; // (several processes: each its band)
+	const double need = rows * (double)r.npad * 4 * (r.paths ? 2 : 1);
 	if (!r.ooc && o->host_memory && need > (double)o->host_memory)
 		return fail(r.e, "checkpoints need %.1f MiB of host memory for the state; %.1f MiB are "
 		                 "left", need / (1 << 20), (double)o->host_memory / (1 << 20));
@@ -886,8 +888,8 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	r.B = B;
 	if (plan_run(r) || fit_run(r))
 		return -1;
-	if (o->checkpoint && r.ranks)
-		return fail(e, "checkpoints are not taken over several processes yet");
+	if (o->checkpoint && r.ranks && !o->own_rows)
+		return fail(e, "checkpoints over several processes need each its own rows");
 	if (open_devices(r) || open_checkpoints(r))
 		return -1;
 	if (o->feed && !r.as_read

@@ -90,9 +90,12 @@ struct fwg_arcs {
  *   checkpoint is of another stage of the run: a 16-bit run whose lanes
  *   came too close to their limit left one of its 32-bit run (the engine
  *   goes straight on to that), or the reverse (that run begins).
- * Checkpoints take one process (several are refused), in core or out of
- * core; the rounds then go round after round (FWG_SCHEDULE_ROUNDS; the
- * same results). */
+ * Checkpoints take one process, in core or out of core, or several that
+ * each hold their own rows (fwg_opts.own_rows): each then has its band of
+ * the state alone (get and put take the offsets of its rows only), and
+ * save is called on each process's calling thread, at the same step on
+ * every process as long as due says the same on all; the rounds then go
+ * round after round (FWG_SCHEDULE_ROUNDS; the same results). */
 #define FWG_CHECKPOINT_OTHER (-2)
 typedef int fwg_state_fn(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes);
 struct fwg_checkpoint {

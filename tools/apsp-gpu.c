@@ -645,9 +645,6 @@ int main(int argc, char **argv)
 	                                           NULL};
 	static struct fwg_checkpoint ckpts;
 	if (ch.ck.path || ch.ck.resume) {
-		if (nproc > 1)
-			tool_usage_error("--checkpoint, --resume: not under mpirun yet (one process "
-			                 "takes several GPUs with --gpus N)");
 		ckpts = ckcb;
 		ckpts.ctx = &ch.ck;
 		o.checkpoint = &ckpts;
@@ -696,9 +693,15 @@ int main(int argc, char **argv)
 	job.gpus_from = GPUS_FROM;
 	gpustart_begin(&job, &o, n, gpus, rank, nproc);
 	void *gathered = NULL; /* an MPI run's bands, gathered on process 0 */
+	if (nproc > 1 && o.checkpoint && head.how == BANDS_NONE) {
+		if (rank == 0)
+			tool_die("%s: checkpoints under mpirun need a stream of int32 or float32 weights "
+			         "(mtx2bin makes one of text)", tool_input_name(input));
+		ranks_bcast(&head, sizeof head); /* (process 0's death ends this one) */
+	}
 	if (head.how != BANDS_NONE) {
 		const int done = bands_solve(&head, r, &in, input, &o, &job, ch.order, out, sout,
-		                             ch.stats ? &ch.form : NULL, threads, &gathered);
+		                             ch.stats ? &ch.form : NULL, &ch.ck, threads, &gathered);
 		if (rank == 0 && r)
 			engine_in_free(r), r = NULL;
 		if (done) {

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include "checkpoint.h"
 #include "engine.h"
 #include "gpustart.h"
 #include "statsout.h"
@@ -16,7 +18,8 @@
 #include "tool.h"
 
 /* Message tags between the processes. */
-enum { TAG_ROWS = 40, TAG_GATHER, TAG_HEAD_D, TAG_HEAD_P, TAG_BLOCKS_D, TAG_BLOCKS_P };
+enum { TAG_ROWS = 40, TAG_GATHER, TAG_HEAD_D, TAG_HEAD_P, TAG_BLOCKS_D, TAG_BLOCKS_P, TAG_CRC,
+       TAG_STATE_D, TAG_STATE_P };
 
 /* Stored blocks sent to process 0 in messages of about this many bytes. */
 #define BLOCKS_BYTES (64u << 20)
@@ -508,12 +511,14 @@ static void send_blocks(st_spool *s, int tag)
 	free(buf);
 }
 
-/* Process 0: process q's blocks of the current matrix into the stream. */
-static void write_blocks_of(struct bands_out *o, int q, int tag)
+/* Process 0: process q's blocks of the current matrix into w (NULL: taken
+ * and dropped).  0, or -1 (err) where w failed; all of them taken even
+ * then. */
+static int write_blocks_of(st_writer *w, int q, int tag, st_error *err)
 {
 	unsigned char *buf = NULL;
 	size_t cap = 0;
-	st_error err;
+	int rc = 0;
 	for (;;) {
 		uint64_t m;
 		ranks_recv(&m, sizeof m, q, tag);
@@ -522,10 +527,20 @@ static void write_blocks_of(struct bands_out *o, int q, int tag)
 		if (m > cap && !(buf = realloc(buf, cap = m)))
 			tool_die("out of memory");
 		ranks_recv(buf, m, q, tag);
-		if (st_write_stored(o->w, buf, m, &err) < 0)
-			tool_die_st(tool_output_name(), &err);
+		if (w && rc == 0 && st_write_stored(w, buf, m, err) < 0)
+			rc = -1;
 	}
 	free(buf);
+	return rc;
+}
+
+/* Every process's blocks of the current matrix after process 0's. */
+static void write_others(st_writer *w, int count, int tag)
+{
+	st_error err;
+	for (int q = 1; q < count; q++)
+		if (write_blocks_of(w, q, tag, &err) < 0)
+			tool_die_st(tool_output_name(), &err);
 }
 
 void bands_out_finish(struct bands_out *o)
@@ -558,21 +573,76 @@ void bands_out_finish(struct bands_out *o)
 		free(o);
 		return;
 	}
-	for (int q = 1; q < b->count; q++)
-		write_blocks_of(o, q, TAG_BLOCKS_D);
+	write_others(o->w, b->count, TAG_BLOCKS_D);
 	if (st_write_end_matrix(o->w, &err) < 0)
 		tool_die_st(tool_output_name(), &err);
 	if (o->paths) {
 		if (st_write_spool(o->w, o->p.s, &err) < 0)
 			tool_die_st(tool_output_name(), &err);
-		for (int q = 1; q < b->count; q++)
-			write_blocks_of(o, q, TAG_BLOCKS_P);
+		write_others(o->w, b->count, TAG_BLOCKS_P);
 		if (st_write_end_matrix(o->w, &err) < 0)
 			tool_die_st(tool_output_name(), &err);
 	}
 	if (st_writer_close(o->w, &err) < 0)
 		tool_die_st(tool_output_name(), &err);
 	free(o);
+}
+
+/* ---- checkpoints shared by the processes (checkpoint.h) ---- */
+
+static unsigned long share_crc(unsigned long crc, uint64_t len)
+{
+	const int rank = ranks_rank(), count = ranks_count();
+	uint64_t mine[2] = {crc, len}, all = crc;
+	if (rank > 0) {
+		ranks_send(mine, sizeof mine, 0, TAG_CRC);
+	} else {
+		for (int q = 1; q < count; q++) { /* in the rows' order */
+			uint64_t theirs[2];
+			ranks_recv(theirs, sizeof theirs, q, TAG_CRC);
+			all = crc32_combine((uLong)all, (uLong)theirs[0], (z_off_t)theirs[1]);
+		}
+	}
+	ranks_bcast(&all, sizeof all);
+	return (unsigned long)all;
+}
+
+static int share_agree(int yes)
+{
+	ranks_bcast(&yes, sizeof yes);
+	return yes;
+}
+
+static void share_send(st_spool *s, int matrix)
+{
+	send_blocks(s, matrix == ST_PRED ? TAG_STATE_P : TAG_STATE_D);
+}
+
+static int share_recv(st_writer *w, int matrix, st_error *err)
+{
+	int rc = 0;
+	for (int q = 1; q < ranks_count(); q++)
+		if (write_blocks_of(w, q, matrix == ST_PRED ? TAG_STATE_P : TAG_STATE_D, err) < 0)
+			rc = -1, w = NULL; /* (the rest taken and dropped) */
+	return rc;
+}
+
+/* The run's checkpoints shared by its processes: this one's rows of the
+ * state (npad of them, blocking factor B) and of the weights; the run's
+ * identity from every process's weights (user_block: the -B asked). */
+static void share_checkpoints(struct ckpt *ck, const struct bands *b, const struct fwg_opts *o,
+                              int user_block)
+{
+	static struct ckpt_ranks R;
+	const uint64_t npad = (b->n + b->block - 1) / b->block * b->block;
+	R = (struct ckpt_ranks){b->rank, b->count, 0, 0, (uint64_t)b->block, b->end - b->first,
+	                        share_crc, share_agree, share_send, share_recv};
+	fwg_band_rows(npad, b->block, b->count, b->rank, &R.first_row, &R.end_row);
+	ck->ranks = &R;
+	char layout[96]; /* (as one process makes it: its checkpoints are this run's) */
+	snprintf(layout, sizeof layout, "B:%d,paths:%d,16bit:%d,derive:%d,skip:%d,engine:gpu",
+	         user_block, o->paths, o->lanes16, o->derive, 0);
+	ckpt_begin(ck, b->type, b->n, b->rows, NULL, layout, 0);
 }
 
 /* ---- the run ---- */
@@ -588,9 +658,9 @@ int bands_how(const engine_in *r, const st_header *in, const char *input, int np
 
 int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const char *input,
                 struct fwg_opts *o, struct init_job *job, int order, int out, FILE *sout,
-                const struct stats_form *form, int threads, void **gathered)
+                const struct stats_form *form, struct ckpt *ck, int threads, void **gathered)
 {
-	const int rank = ranks_rank(), nproc = ranks_count(), paths = o->paths;
+	const int rank = ranks_rank(), nproc = ranks_count(), paths = o->paths, asked = o->block;
 	const double t0 = tool_now();
 	struct bands b = {.n = hd->n, .type = hd->type, .rank = rank, .count = nproc};
 	b.block = o->block ? o->block : fwg_choose_block(hd->n, o->type, paths, o->lanes16, 0);
@@ -601,8 +671,10 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 	uint64_t first, end;
 	fwg_band_rows(b.n, b.block, nproc, rank, &first, &end);
 	const double band = (double)(end - first) * (double)b.n * 4, have = engine_physical_memory();
-	const double need = band * (double)hd->npad / (double)b.n > band * (1 + paths)
-	                  ? band * (double)hd->npad / (double)b.n : band * (1 + paths);
+	double need = band * (double)hd->npad / (double)b.n > band * (1 + paths)
+	            ? band * (double)hd->npad / (double)b.n : band * (1 + paths);
+	if (o->checkpoint) /* (the state of its rows, beside) */
+		need += band * (1 + paths);
 	if (have > 0 && need > have)
 		tool_die("process %d: its %llu rows of n = %llu need %.1f GiB of memory, this machine "
 		         "has %.1f GiB", rank, (unsigned long long)(end - first),
@@ -611,6 +683,11 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 	const double t_read = tool_now();
 	char why[160];
 	if (!bands_stay(&b, paths, order, hd->block, why, sizeof why)) {
+		if (o->checkpoint && rank == 0)
+			tool_die("%s: checkpoints under mpirun need each process's rows to stay where they "
+			         "are; here %s", tool_input_name(input), why);
+		if (o->checkpoint) /* (process 0's death ends this one) */
+			ranks_bcast(&b.rank, sizeof b.rank);
 		if (rank == 0)
 			tool_info("the graph gathered on process 0: %s", why);
 		*gathered = bands_gather(&b);
@@ -628,6 +705,8 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 	} else {
 		h.matrices = ST_DIST | (paths ? ST_PRED : 0), h.npad = hd->n;
 	}
+	if (o->checkpoint)
+		share_checkpoints(ck, &b, o, asked);
 	o->block = b.block, o->own_rows = 1, o->rank = rank, o->ranks = nproc;
 	gpustart_ready(job, o);
 	o->device = job->device;
@@ -654,8 +733,11 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 		stats_print(sout, &st, form);
 	if (form)
 		gs_free(&st);
-	if (rank == 0) {
+	if (rank == 0)
 		tool_output_commit();
+	if (o->checkpoint) /* (the result committed: no more need of it) */
+		ckpt_end(ck);
+	if (rank == 0) {
 		const double nn = (double)b.n;
 		tool_info("%s (each process its own rows): n %llu, B %d, %s%s, %s: kernels %.1f ms "
 		          "(%.3g dense relaxations/s), upload %.1f ms, download %.1f ms; read %.3f s, "
@@ -665,6 +747,9 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 		          t.lanes16 == 1 ? "16-bit lanes" : t.packed ? "packed" : "plain", t.kernel_ms,
 		          t.kernel_ms > 0 ? nn * nn * nn / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
 		          t.download_ms, t_read - t0, t1 - t_read, t2 - t1, tool_now() - t2);
+		if (o->checkpoint)
+			tool_info("checkpoints: %d written, the rounds from step %d", t.checkpoints,
+			          t.resumed_from);
 	}
 	st_header_free(&h);
 	return 1;

@@ -41,15 +41,18 @@ struct bands_head {
 int bands_how(const engine_in *r, const st_header *in, const char *input, int nproc);
 
 struct stats_form;
+struct ckpt;
 /* The run of apsp-gpu (options o, devices being made ready by job, the
  * order asked) with each process's own rows; process 0 writes to out, or
- * the statistics to sout where form is given.  1: solved where they are,
+ * the statistics to sout where form is given; with o->checkpoint, ck's
+ * checkpoints shared by the processes (refused where the rows cannot
+ * stay).  1: solved where they are,
  * the run is over.  0: the rows were gathered on process 0 (*gathered,
  * stride n, as bands_gather()), which goes on as if it had read them; the
  * others go on as without bands. */
 int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const char *input,
                 struct fwg_opts *o, struct init_job *job, int order, int out, FILE *sout,
-                const struct stats_form *form, int threads, void **gathered);
+                const struct stats_form *form, struct ckpt *ck, int threads, void **gathered);
 
 struct bands {
 	uint64_t n, first, end; /* this process's rows: first .. end - 1 */

@@ -98,8 +98,12 @@ static void *make_id(void *arg)
 	char ord[16] = "natural";
 	if (k->order)
 		snprintf(ord, sizeof ord, "%08lx", crc_of(k->order, k->n * 4));
+	const uint64_t bytes = (k->ranks ? k->ranks->weight_rows : k->n) * k->n * ST_TYPE_SIZE(k->type);
+	unsigned long crc = crc_of(k->weights, bytes);
+	if (k->ranks) /* (every process's share, joined) */
+		crc = k->ranks->crc(crc, bytes);
 	snprintf(k->id, sizeof k->id, "n:%" PRIu64 ",type:%u,weights:%08lx,order:%s,%s", k->n,
-	         k->type, crc_of(k->weights, k->n * k->n * ST_TYPE_SIZE(k->type)), ord, k->layout);
+	         k->type, crc, ord, k->layout);
 	return NULL;
 }
 
@@ -122,7 +126,7 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 	k->rounds = rounds;
 	k->cost = -1;
 	k->last = tool_now();
-	k->digesting = !k->resume && pthread_create(&k->digest, NULL, make_id, k) == 0;
+	k->digesting = !k->resume && !k->ranks && pthread_create(&k->digest, NULL, make_id, k) == 0;
 	if (!k->digesting)
 		make_id(k);
 }
@@ -239,23 +243,24 @@ static int fill_state(void *ctx, uint64_t offset, void *dst, size_t n)
  * of as many entries at 4 bytes each, copied out by get) to a temporary file beside k->path, then have
  * it synced and renamed over k->path.  0, or -1 after a warning (the run
  * goes on without it). */
-static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
-                       ckpt_state_fn *get, void *gctx)
+/* The header of a checkpoint of the state after round (bytes of
+ * distances, paths): its side into *side.  0 or -1. */
+static int state_header(const struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
+                        st_header *h, uint64_t *side, st_error *err)
 {
-	struct landing *l = &landing;
-	int fd = temp_beside(k->path, l->tmp, sizeof l->tmp);
-	if (fd < 0) {
-		if (!k->warned++)
-			tool_warn("%s: cannot write a checkpoint (the run goes on):", k->path);
-		return -1;
-	}
 	const uint64_t es = ST_TYPE_SIZE(k->type);
-	uint64_t side = (uint64_t)sqrt((double)(bytes / es)); /* the state is square */
-	while (side * side * es < bytes)
-		side++;
-	st_header h;
-	st_header_init(&h, side, 1, (enum st_type)k->type);
-	h.matrices = ST_DIST | (paths ? ST_PRED : 0);
+	uint64_t s = (uint64_t)sqrt((double)(bytes / es)); /* the state is square */
+	while (s * s * es < bytes)
+		s++;
+	*side = s;
+	st_header_init(h, s, 1, (enum st_type)k->type);
+	h->matrices = ST_DIST | (paths ? ST_PRED : 0);
+	if (k->ranks) { /* blocks of whole rows, so that every process's share is whole blocks */
+		uint64_t rows = k->ranks->align;
+		while (rows > 1 && s * 4 * rows > ((uint64_t)4 << 20))
+			rows /= 2;
+		h->block = (uint32_t)(s * 4 * rows);
+	}
 	char round_arg[64], of_arg[64], stage_arg[128], id_arg[300];
 	snprintf(round_arg, sizeof round_arg, "round=%" PRIu64, round);
 	snprintf(of_arg, sizeof of_arg, "of=%" PRIu64, k->rounds);
@@ -263,21 +268,80 @@ static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths
 	snprintf(id_arg, sizeof id_arg, "id=%s", k->id);
 	char *argv[] = {round_arg, of_arg, stage_arg, id_arg};
 	char **args = k->stage[0] ? argv : (char *[]){round_arg, of_arg, id_arg};
-	st_error err;
-	int rc = st_header_add_pg(&h, CKPT_ID, APSP_VERSION, k->stage[0] ? 4 : 3, args, &err);
-	/* Stored on a few cores, where deflating costs more than the disk
-	 * saves; deflated at level 1 from eight threads on (bench/checkpoint.md:
-	 * 6.4 GB on 16 cores, 3.0 s against 5.5 s).  Benchmarks:
-	 * APSP_CHECKPOINT_LEVEL. */
+	return st_header_add_pg(h, CKPT_ID, APSP_VERSION, k->stage[0] ? 4 : 3, args, err);
+}
+
+/* Stored on a few cores, where deflating costs more than the disk saves;
+ * deflated at level 1 from eight threads on (bench/checkpoint.md: 6.4 GB
+ * on 16 cores, 3.0 s against 5.5 s).  Benchmarks: APSP_CHECKPOINT_LEVEL. */
+static int state_level(void)
+{
 	const char *lv = getenv("APSP_CHECKPOINT_LEVEL");
-	const int level = lv ? atoi(lv) : tool_threads() >= 8 ? 1 : 0;
-	st_writer *w = rc == 0 ? st_writer_open(fd, &h, level, tool_threads(), &err) : NULL;
+	return lv ? atoi(lv) : tool_threads() >= 8 ? 1 : 0;
+}
+
+/* A process other than 0 of an MPI run: its rows of the state compressed
+ * here and passed to process 0. */
+static void send_share(const struct ckpt *k, const st_header *h, uint64_t side, int paths,
+                       ckpt_state_fn *get, void *gctx)
+{
+	const struct ckpt_ranks *R = k->ranks;
+	const uint64_t at = R->first_row * side * 4, len = (R->end_row - R->first_row) * side * 4;
+	const size_t piece = (size_t)64 << 20;
+	unsigned char *buf = malloc(piece);
+	st_error err;
+	for (int m = 0; m <= paths; m++) {
+		const uint32_t matrix = m ? ST_PRED : ST_DIST;
+		st_spool *s = st_spool_open_part(h, matrix, at, len, state_level(), tool_threads(), &err);
+		if (!s || !buf)
+			tool_die("process %d: checkpoint: %s", R->rank, s ? "out of memory" : err.msg);
+		for (uint64_t off = 0; off < len; off += piece) {
+			const size_t k2 = len - off < piece ? (size_t)(len - off) : piece;
+			if (get(gctx, m, at + off, buf, k2) != 0 || st_spool_write(s, buf, k2, &err) < 0)
+				tool_die("process %d: checkpoint: %s", R->rank, err.msg);
+		}
+		R->send(s, (int)matrix);
+		st_spool_free(s);
+	}
+	free(buf);
+}
+
+static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
+                       ckpt_state_fn *get, void *gctx)
+{
+	struct landing *l = &landing;
+	const struct ckpt_ranks *R = k->ranks;
+	st_header h;
+	uint64_t side;
+	st_error err;
+	int rc = state_header(k, round, bytes, paths, &h, &side, &err);
+	if (R && R->rank > 0) {
+		if (rc < 0)
+			tool_die("process %d: checkpoint: %s", R->rank, err.msg);
+		send_share(k, &h, side, paths, get, gctx);
+		st_header_free(&h);
+		return 0;
+	}
+	int fd = temp_beside(k->path, l->tmp, sizeof l->tmp);
+	if (fd < 0) {
+		if (!k->warned++)
+			tool_warn("%s: cannot write a checkpoint (the run goes on):", k->path);
+		for (int m = 0; R && m <= paths; m++) /* (the others' shares taken and dropped) */
+			R->recv(NULL, m ? ST_PRED : ST_DIST, &err);
+		st_header_free(&h);
+		return -1;
+	}
+	st_writer *w = rc == 0 ? st_writer_open(fd, &h, state_level(), tool_threads(), &err) : NULL;
 	if (!w)
 		rc = -1;
-	for (int m = 0; w && rc == 0 && m <= paths; m++) { /* (predecessors: 4 bytes each) */
+	for (int m = 0; (w || R) && m <= paths; m++) { /* (predecessors: 4 bytes each) */
 		struct state_fill f = {get, gctx, m};
-		if (st_write_fill(w, m ? side * side * 4 : bytes, fill_state, &f, &err) < 0
-		    || st_write_end_matrix(w, &err) < 0)
+		const uint64_t own = R ? R->end_row * side * 4 : m ? side * side * 4 : bytes;
+		if (rc == 0 && st_write_fill(w, own, fill_state, &f, &err) < 0)
+			rc = -1;
+		if (R && R->recv(rc == 0 ? w : NULL, m ? ST_PRED : ST_DIST, &err) < 0)
+			rc = -1; /* (every process's share taken, in order, even after a failure) */
+		if (rc == 0 && st_write_end_matrix(w, &err) < 0)
 			rc = -1;
 	}
 	if (w && rc < 0) {
@@ -353,7 +417,7 @@ int ckpt_due(void *ctx, uint64_t bytes)
 	pthread_mutex_lock(&timing);
 	int yes = k->path && due(k, bytes, tool_now());
 	pthread_mutex_unlock(&timing);
-	return yes;
+	return k->ranks ? k->ranks->agree(yes) : yes;
 }
 
 /* The stage of the state and its steps, as the GPU engine names them. */
@@ -391,6 +455,29 @@ static int put_rows(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
 	const struct state_put *f = ctx;
 	return f->put(f->ctx, f->pred, first * f->row_bytes, (void *)data, count * f->row_bytes);
+}
+
+/* A process of an MPI run: its own rows of the next matrix, the others'
+ * passed over. */
+static int read_share(const struct ckpt *k, st_reader *r, const struct state_put *f,
+                      st_error *err)
+{
+	const struct ckpt_ranks *R = k->ranks;
+	const uint64_t count = R->end_row - R->first_row;
+	uint64_t *rows = malloc((count ? count : 1) * sizeof *rows);
+	void *buf = malloc(count * f->row_bytes + 4);
+	if (!rows || !buf) {
+		free(rows), free(buf);
+		snprintf(err->msg, sizeof err->msg, "out of memory for the checkpoint's rows");
+		return -1;
+	}
+	for (uint64_t i = 0; i < count; i++)
+		rows[i] = R->first_row + i;
+	int rc = st_read_rows(r, rows, count, buf, err);
+	if (rc == 0 && put_rows((void *)f, R->first_row, count, buf) != 0)
+		rc = -1;
+	free(rows), free(buf);
+	return rc;
 }
 
 /* Whether the checkpoint whose header is h fits the run: 0 (the round to go
@@ -463,7 +550,8 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 		struct state_put f = {put, pctx, m, h.npad * (m ? 4 : ST_TYPE_SIZE(h.type))};
 		if (st_next_matrix(r) != (m ? ST_PRED : ST_DIST))
 			snprintf(why, sizeof why, "%s: a checkpoint without its matrices", k->resume), rc = -1;
-		else if (st_read_windows(r, 64, put_rows, &f, &err) < 0)
+		else if ((k->ranks ? read_share(k, r, &f, &err) : st_read_windows(r, 64, put_rows, &f,
+		                                                                   &err)) < 0)
 			snprintf(why, sizeof why, "%s", err.msg), rc = -1;
 	}
 	if (st_reader_close(r, &err) < 0 && fit == 0 && rc == 0)
@@ -474,8 +562,9 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 		tool_die("%s", why);
 	if (fit == 1)
 		return CKPT_OTHER_STAGE;
-	tool_info("%s: going on from round %lld of %llu", k->resume, (long long)round,
-	          (unsigned long long)k->rounds);
+	if (!k->ranks || k->ranks->rank == 0)
+		tool_info("%s: going on from round %lld of %llu", k->resume, (long long)round,
+		          (unsigned long long)k->rounds);
 	return round;
 }
 
@@ -510,6 +599,8 @@ void ckpt_end(struct ckpt *k)
 {
 	ckpt_ready(k);
 	landed(k);
+	if (k->ranks && k->ranks->rank > 0) /* (process 0 speaks for the run) */
+		return;
 	if (k->path)
 		tool_info("%s: %d checkpoint%s written (the last took %.3f s)", k->path, k->written,
 		          k->written == 1 ? "" : "s", k->written ? k->cost : 0.0);

@@ -18,6 +18,31 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "stream.h"
+
+/* An MPI run (apsp-gpu, each process its own rows: bands.c) shares its
+ * checkpoints: each process holds rows first_row .. end_row - 1 of the
+ * state and the same share of the weights (k->weights: its rows, stride
+ * n); process 0 writes the file with every process's rows, compressed
+ * where they are, and each reads its own back.  What the processes do
+ * together, on the threads that call the engine: */
+struct ckpt_ranks {
+	int rank, count;
+	uint64_t first_row, end_row; /* of the state (side rows) */
+	uint64_t align;              /* every first_row a multiple of it (a power of 2) */
+	uint64_t weight_rows;        /* rows of the weights held (k->weights) */
+	/* the CRC of the whole weights from each process's of its own (len bytes) */
+	unsigned long (*crc)(unsigned long crc, uint64_t len);
+	/* process 0's yes or no, on every process */
+	int (*agree)(int yes);
+	/* this process's part of a matrix of the state to process 0 (others) */
+	void (*send)(st_spool *s, int matrix);
+	/* process 0: the others' parts of the matrix after its own, in order
+	 * (w NULL: taken and dropped); 0, or -1 (err) where w failed, all of
+	 * them taken even then */
+	int (*recv)(st_writer *w, int matrix, st_error *err);
+};
+
 struct ckpt {
 	const char *path;   /* --checkpoint FILE (NULL: none) */
 	const char *resume; /* --resume FILE (NULL: none) */
@@ -38,6 +63,7 @@ struct ckpt {
 	double cost;       /* how long the last one took to write */
 	int written;       /* how many this run wrote */
 	int warned;        /* a write failed and was said (once) */
+	const struct ckpt_ranks *ranks; /* an MPI run's (NULL: one process) */
 };
 
 /* The options, for the engines' getopt tables and their option switch. */

@@ -209,6 +209,37 @@ expect_true "mpirun -np 2 --no-paths, each capped at 60% of a matrix: one GPU's 
 	'APSP_HOST_MEMORY=$cap mpi $gpu --no-paths $T/g4 >$T/many && same_body $T/one $T/many'
 expect_stderr "mpirun -np 2 with paths, capped at 60%: each process's need said" 2 "rows of n = 1500 need" \
 	'APSP_HOST_MEMORY=$cap mpi $gpu $T/g4 >/dev/null'
+# Checkpoints shared by the processes: each compresses its rows of the
+# state, process 0 writes the file; killed at a checkpoint or while
+# writing one and resumed under mpirun, or by one process: one GPU's bytes.
+$gpu --gpus 1 -B 64 "$T/g4" >"$T/one" 2>/dev/null
+for k in after:3 during:5; do
+	rm -f "$T"/ck*
+	expect_true "mpirun -np 2 --checkpoint killed $k, resumed under mpirun: one GPU's bytes" \
+		'! APSP_CHECKPOINT_KILL=$k mpi $gpu -B 64 --checkpoint $T/ck --checkpoint-every 0 $T/g4 >/dev/null 2>&1 &&
+		 mpi $gpu -v -B 64 --checkpoint $T/ck --resume $T/ck $T/g4 >$T/many 2>$T/err &&
+		 grep -Eq "the rounds from step [1-9]" $T/err && same_body $T/one $T/many && ! ls $T/ck* 2>/dev/null'
+done
+rm -f "$T"/ck*
+expect_true "mpirun -np 2 checkpoint resumed by one process: one GPU's bytes" \
+	'! APSP_CHECKPOINT_KILL=after:4 mpi $gpu -B 64 --checkpoint $T/ck --checkpoint-every 0 $T/g4 >/dev/null 2>&1 &&
+	 $gpu -v --gpus 1 -B 64 --resume $T/ck $T/g4 >$T/many 2>$T/err &&
+	 grep -q "the rounds from step 4" $T/err && same_body $T/one $T/many'
+$gpu --gpus 1 -B 64 --no-paths "$T/g4" >"$T/one" 2>/dev/null
+rm -f "$T"/ck*
+expect_true "one process's checkpoint resumed under mpirun -np 2 --no-paths: one GPU's bytes" \
+	'! APSP_CHECKPOINT_KILL=after:6 $gpu --gpus 1 -B 64 --no-paths --checkpoint $T/ck --checkpoint-every 0 $T/g4 >/dev/null 2>&1 &&
+	 mpi $gpu -v -B 64 --no-paths --resume $T/ck $T/g4 >$T/many 2>$T/err &&
+	 grep -q "the rounds from step 6" $T/err && same_body $T/one $T/many'
+rm -f "$T"/ck*
+$g -n 1500 -d 30 -s 15 -o "$T/g5"
+APSP_CHECKPOINT_KILL=after:2 mpi $gpu -B 64 --checkpoint "$T/ck" --checkpoint-every 0 "$T/g4" >/dev/null 2>&1
+expect_stderr "mpirun -np 2 --resume, the checkpoint of another graph: refused" 2 "checkpoint of another run" \
+	'mpi $gpu -B 64 --resume $T/ck $T/g5 >/dev/null'
+rm -f "$T"/ck*
+$g -n 1000 -d 20 -s 12 -t float32 -o "$T/gf1"
+expect_stderr "mpirun -np 2 --checkpoint where the rows cannot stay: refused" 2 "need each process's rows to stay" \
+	'mpi $gpu --checkpoint $T/ck --checkpoint-every 0 $T/gf1 >/dev/null'
 # Where the rows cannot stay (float32 paths, weights of 0 or below 0), they
 # are gathered on process 0, which says why.
 for kind in zero below padded; do
