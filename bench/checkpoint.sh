@@ -2,8 +2,9 @@
 # What checkpoints cost and save: a whole run without them, with them at
 # the default interval (EVERY: --checkpoint-every EVERY instead), and a run
 # killed (kill -9) at 70% of a whole run's time then resumed.  REPS runs
-# each, alternating.  ENGINE: apsp-cpu (default) or apsp-gpu; OPTS: more of
-# its options.
+# each, alternating (SWAP=1: the run with checkpoints first; KILL=0: no
+# killed run).  ENGINE: apsp-cpu (default) or apsp-gpu; OPTS: more of its
+# options.
 #   sh bench/checkpoint.sh [N]        (default 3500)
 #   ENGINE=apsp-gpu OPTS=--no-paths sh bench/checkpoint.sh 40000
 set -u
@@ -19,14 +20,24 @@ secs() { awk "BEGIN { printf \"%.3f\", ($2 - $1) / 1e9 }"; }
 bin/gengraph -n "$n" -d 15 -s 1 -o "$tmp/g"
 echo "== $(date -u) $(uname -n) $(nproc) cores, n = $n, $e ${every:-}, $($e --version | head -n 1)"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L
-for k in $(seq "$reps"); do
+whole_run() {
 	t0=$(now); $e -v "$tmp/g" >"$tmp/full" 2>"$tmp/vw"; t1=$(now)
 	whole=$(secs "$t0" "$t1")
 	rounds=$(sed -n 's/.*kernels \([0-9.]*\) ms.*/kernels \1 ms/p; s/.*: solve \([0-9.]*\) s .*/solve \1 s/p' "$tmp/vw" | head -n 1)
+}
+with_run() {
 	t0=$(now); $e -v --checkpoint "$tmp/ck" ${every:-} "$tmp/g" >"$tmp/r" 2>"$tmp/v"; t1=$(now)
 	with=$(secs "$t0" "$t1")
-	cmp -s "$tmp/r" "$tmp/full" || echo "MISMATCH with checkpoints"
+	with_k=$(sed -n 's/.*kernels \([0-9.]*\) ms.*/kernels \1 ms/p' "$tmp/v" | head -n 1)
 	written=$(sed -n 's/.*: \([0-9]*\) checkpoints\{0,1\} written (the last took \([0-9.]*\) s).*/\1 (last \2 s)/p' "$tmp/v")
+}
+for k in $(seq "$reps"); do
+	if [ "${SWAP:-0}" = 1 ]; then with_run; whole_run; else whole_run; with_run; fi
+	cmp -s "$tmp/r" "$tmp/full" || echo "MISMATCH with checkpoints"
+	if [ "${KILL:-1}" = 0 ]; then
+		echo "whole $whole s (${rounds:-?}); with checkpoints $with s (${with_k:-?}; ${written:-0} written)"
+		continue
+	fi
 	kill_at=$(awk "BEGIN { printf \"%.2f\", 0.7 * $whole }")
 	rm -f "$tmp"/ck*
 	timeout -s KILL "$kill_at" $e -v --checkpoint "$tmp/ck" ${every:-} "$tmp/g" >"$tmp/part" 2>/dev/null
