@@ -623,6 +623,96 @@ static void solve_f64(engine_in *r, st_header *in, const char *input, int out, F
 	            : gpus > 1 ? gpus : 1, threads);
 }
 
+/* The run begun on the rows as rd's thread reads them into rd->graph (the
+ * device made ready meanwhile: when, into *t1): 1 where it solved the
+ * graph, 0 where the graph turned out otherwise (rd says how; nothing
+ * written). */
+static int solve_as_read(struct reading *rd, struct fwg_opts *o, struct init_job *job,
+                         struct fwg_timing *t, int stats, double *t1)
+{
+	struct result *res = rd->res;
+	const uint64_t n = rd->in->n;
+	char msg[512];
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->cv, NULL);
+	pthread_t reader;
+	if (pthread_create(&reader, NULL, read_ahead, rd) != 0)
+		tool_die("cannot start a thread:");
+	*t1 = gpustart_ready(job, o);
+	const struct fwg_feed feed = {feed_rows, feed_verdict, rd};
+	o->feed = &feed;
+	if (stats) /* a reweighted graph is not the run begun: no potentials */
+		open_stats(res, o, NULL, n, rd->in->type);
+	res->plan = &rd->plan; /* (the sink runs after the verdict) */
+	const int rc = fwg_solve_panels(o, n, rd->graph, take_panel, res, t, msg, sizeof msg);
+	o->feed = NULL;
+	if (rc < 0)
+		solve_failed(res, msg);
+	pthread_join(reader, NULL);
+	if (rd->failed)
+		tool_die_st(NULL, &rd->err);
+	return rc == 0;
+}
+
+/* Whether the run of n takes checkpoints (o->checkpoint kept or dropped):
+ * not where it would end before the first; under mpirun only where each
+ * process can read its own rows (how); float64 not yet.  Where it does, the
+ * rounds go round after round. */
+static void decide_checkpoints(struct fwg_opts *o, const struct choices *ch, uint64_t n, int how,
+                               const char *input, int nproc, int rank)
+{
+	if (!o->checkpoint)
+		return;
+	if (o->type == ST_FLOAT64)
+		tool_die("%s: checkpoints are not taken of float64 graphs on the GPU yet",
+		         tool_input_name(input));
+	if (!checkpoints_pay(&ch->ck, n, o->paths && !ch->stats)) {
+		tool_info("%s: no checkpoints: the run ends before the first would be due",
+		          ch->ck.path ? ch->ck.path : ch->ck.resume);
+		o->checkpoint = NULL;
+		return;
+	}
+	if (nproc > 1 && how == BANDS_NONE) {
+		if (rank == 0)
+			tool_die("%s: checkpoints under mpirun need a stream of int32 or float32 weights "
+			         "(mtx2bin makes one of text)", tool_input_name(input));
+		ranks_bcast(&how, sizeof how); /* (process 0's death ends this one) */
+	}
+	o->schedule = FWG_SCHEDULE_ROUNDS; /* (the state between rounds) */
+}
+
+/* While the device is still starting: the order (returned) and whether to
+ * skip blocks into o, the checkpoints' identity, and under mpirun whether
+ * the run spans the processes (*go, sent to them; where not, why into
+ * *alone); why the order, into why. */
+static int32_t *plan_order(struct fwg_opts *o, struct choices *ch, const st_header *in,
+                           void *graph, int threads, int nproc, int *go, const char **alone,
+                           char *why, size_t len)
+{
+	const uint64_t n = in->n;
+	int sparse = 0;
+	/* an order makes the run sparse: its halves on that run's blocks */
+	const int Bs = o->block ? o->block : fwg_choose_block(n, o->type, o->paths, o->lanes16, 1);
+	int32_t *perm = engine_order(ch->order, n, in->type, graph, Bs, threads, &sparse, why, len);
+	o->order = perm;
+	o->skip = sparse || perm;
+	if (o->checkpoint) {
+		char layout[96];
+		ckpt_gpu_layout(layout, sizeof layout, o->block, o->paths, o->lanes16, o->derive,
+		                o->skip);
+		ckpt_begin(&ch->ck, in->type, n, graph, perm, layout, 0);
+	}
+	if (nproc > 1) {
+		const int B = o->block ? o->block : fwg_choose_block(n, o->type, o->paths, o->lanes16, 0);
+		*alone = o->skip ? "sparse runs use one" : (n + B - 1) / B < (uint64_t)nproc
+		       ? "fewer block rows than processes" : NULL;
+		*go = !*alone;
+		ranks_bcast(go, sizeof *go);
+		alone_now = !*go;
+	}
+	return perm;
+}
+
 int main(int argc, char **argv)
 {
 	struct fwg_opts o = {.device = 0, .block = 0, .paths = 1};
@@ -640,7 +730,7 @@ int main(int argc, char **argv)
 	const int nproc = ranks_init(&argc, &argv), rank = ranks_rank();
 	if (nproc > 1 && gpus)
 		tool_usage_error("--gpus: each process of an MPI run uses one GPU");
-	/* Checkpoints: one process. */
+	/* Checkpoints (kept or dropped once n is known: decide_checkpoints). */
 	static const struct fwg_checkpoint ckcb = {ckpt_due, ckpt_staged_save, ckpt_staged_load,
 	                                           NULL};
 	static struct fwg_checkpoint ckpts;
@@ -674,31 +764,16 @@ int main(int argc, char **argv)
 	tool_mark("header read");
 	o.type = (int)head.type;
 	const uint64_t n = head.n;
+	decide_checkpoints(&o, &ch, n, head.how, input, nproc, rank);
 	if (head.type == ST_FLOAT64) {
-		if (o.checkpoint)
-			tool_die("%s: checkpoints are not taken of float64 graphs on the GPU yet",
-			         tool_input_name(input));
 		solve_f64(r, &in, input, out, sout, &ch, o.paths, o.device, nproc, threads);
 		st_header_free(&in);
 		return EXIT_OK;
 	}
-	if (o.checkpoint && !checkpoints_pay(&ch.ck, n, o.paths && !ch.stats)) {
-		tool_info("%s: no checkpoints: the run ends before the first would be due",
-		          ch.ck.path ? ch.ck.path : ch.ck.resume);
-		o.checkpoint = NULL;
-	}
-	if (o.checkpoint) /* (the state between rounds: round after round) */
-		o.schedule = FWG_SCHEDULE_ROUNDS;
 	static struct init_job job;
 	job.gpus_from = GPUS_FROM;
 	gpustart_begin(&job, &o, n, gpus, rank, nproc);
 	void *gathered = NULL; /* an MPI run's bands, gathered on process 0 */
-	if (nproc > 1 && o.checkpoint && head.how == BANDS_NONE) {
-		if (rank == 0)
-			tool_die("%s: checkpoints under mpirun need a stream of int32 or float32 weights "
-			         "(mtx2bin makes one of text)", tool_input_name(input));
-		ranks_bcast(&head, sizeof head); /* (process 0's death ends this one) */
-	}
 	if (head.how != BANDS_NONE) {
 		const int done = bands_solve(&head, r, &in, input, &o, &job, ch.order, out, sout,
 		                             ch.stats ? &ch.form : NULL, &ch.ck, threads, &gathered);
@@ -766,25 +841,7 @@ int main(int argc, char **argv)
 		rd = (struct reading){.r = r, .in = &in, .graph = graph, .threads = threads,
 		                      .order = order, .out = out, .h = &h, .res = &res, .why = why,
 		                      .why_len = sizeof why};
-		pthread_mutex_init(&rd.mu, NULL);
-		pthread_cond_init(&rd.cv, NULL);
-		pthread_t reader;
-		if (pthread_create(&reader, NULL, read_ahead, &rd) != 0)
-			tool_die("cannot start a thread:");
-		t1 = gpustart_ready(&job, &o);
-		const struct fwg_feed feed = {feed_rows, feed_verdict, &rd};
-		o.feed = &feed;
-		if (ch.stats) /* a reweighted graph is not the run begun: no potentials */
-			open_stats(&res, &o, NULL, n, in.type);
-		res.plan = &rd.plan; /* (the sink runs after the verdict) */
-		rc = fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg);
-		o.feed = NULL;
-		if (rc < 0)
-			solve_failed(&res, msg);
-		pthread_join(reader, NULL);
-		if (rd.failed)
-			tool_die_st(NULL, &rd.err);
-		solved = rc == 0;
+		solved = solve_as_read(&rd, &o, &job, &t, ch.stats, &t1);
 		rc = rd.rc, plan = rd.plan, err = rd.err;
 		res.plan = &plan;
 		t_read = rd.t_read, t_prep = rd.t_prep;
@@ -812,27 +869,7 @@ int main(int argc, char **argv)
 	int32_t *perm = NULL;
 	const char *alone = NULL; /* why process 0 of an MPI run solves alone */
 	if (!solved) {
-		/* While the device is still starting: the order, and whether to skip. */
-		int sparse = 0;
-		/* an order makes the run sparse: its halves on that run's blocks */
-		const int Bs = o.block ? o.block : fwg_choose_block(n, o.type, o.paths, o.lanes16, 1);
-		perm = engine_order(order, n, in.type, graph, Bs, threads, &sparse, why, sizeof why);
-		o.order = perm;
-		o.skip = sparse || perm;
-		if (o.checkpoint) {
-			char layout[96];
-			snprintf(layout, sizeof layout, "B:%d,paths:%d,16bit:%d,derive:%d,skip:%d,engine:gpu",
-			         o.block, o.paths, o.lanes16, o.derive, o.skip);
-			ckpt_begin(&ch.ck, in.type, n, graph, perm, layout, 0);
-		}
-		if (nproc > 1) {
-			const int B = o.block ? o.block : fwg_choose_block(n, o.type, o.paths, o.lanes16, 0);
-			alone = o.skip ? "sparse runs use one" : (n + B - 1) / B < (uint64_t)nproc
-			      ? "fewer block rows than processes" : NULL;
-			go = !alone;
-			ranks_bcast(&go, sizeof go);
-			alone_now = !go;
-		}
+		perm = plan_order(&o, &ch, &in, graph, threads, nproc, &go, &alone, why, sizeof why);
 		if (!ahead) {
 			t_prep = tool_now();
 			tool_mark("prepared");

@@ -640,8 +640,7 @@ static void share_checkpoints(struct ckpt *ck, const struct bands *b, const stru
 	fwg_band_rows(npad, b->block, b->count, b->rank, &R.first_row, &R.end_row);
 	ck->ranks = &R;
 	char layout[96]; /* (as one process makes it: its checkpoints are this run's) */
-	snprintf(layout, sizeof layout, "B:%d,paths:%d,16bit:%d,derive:%d,skip:%d,engine:gpu",
-	         user_block, o->paths, o->lanes16, o->derive, 0);
+	ckpt_gpu_layout(layout, sizeof layout, user_block, o->paths, o->lanes16, o->derive, 0);
 	ckpt_begin(ck, b->type, b->n, b->rows, NULL, layout, 0);
 }
 

@@ -107,6 +107,13 @@ static void *make_id(void *arg)
 	return NULL;
 }
 
+void ckpt_gpu_layout(char *buf, size_t len, int block, int paths, int lanes16, int derive,
+                     int skip)
+{
+	snprintf(buf, len, "B:%d,paths:%d,16bit:%d,derive:%d,skip:%d,engine:gpu", block, paths,
+	         lanes16, derive, skip);
+}
+
 void ckpt_ready(struct ckpt *k)
 {
 	if (k->digesting)

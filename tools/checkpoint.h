@@ -16,6 +16,7 @@
 #define APSP_CHECKPOINT_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stream.h"
@@ -90,6 +91,10 @@ int ckpt_wanted(const struct ckpt *k, uint64_t bytes, double seconds);
  * where checkpoints go are left out of the result's provenance. */
 void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
                 const int32_t *order, const char *layout, uint64_t rounds);
+/* apsp-gpu's layout text: the blocking factor asked (0: the engine's
+ * choice), paths, 16-bit lanes, derived predecessors, skipped blocks. */
+void ckpt_gpu_layout(char *buf, size_t len, int block, int paths, int lanes16, int derive,
+                     int skip);
 /* The identity made: the weights may change from now on. */
 void ckpt_ready(struct ckpt *k);
 /* The engines' callbacks (fw_opts.save and .load): ctx is the struct ckpt. */
