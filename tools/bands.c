@@ -344,7 +344,6 @@ void bands_free_rows(struct bands *b)
  * block begun in the next band, whose first bytes come from it) are
  * compressed here: into the stream on process 0, into a spool elsewhere. */
 struct part {
-	uint32_t matrix;
 	uint64_t own0, own1, lo, hi;
 	st_spool *s;            /* the blocks from lo on (process 0's distances: none) */
 	unsigned char *head;    /* own0 .. lo - 1 */
@@ -357,7 +356,6 @@ struct bands_out {
 	int paths, threads;
 	const struct fwg_timing *t;
 	int64_t bad;            /* predecessor chains found not to end at their source */
-	double sink_s;
 };
 
 static void part_open(struct bands_out *o, struct part *pt, uint32_t matrix, const st_header *h,
@@ -365,7 +363,6 @@ static void part_open(struct bands_out *o, struct part *pt, uint32_t matrix, con
 {
 	const struct bands *b = o->b;
 	const uint64_t row = b->n * 4, blk = h->block, total = b->n * row;
-	pt->matrix = matrix;
 	pt->own0 = b->first * row;
 	pt->own1 = b->end * row;
 	pt->lo = (pt->own0 + blk - 1) / blk * blk;
@@ -439,7 +436,6 @@ int bands_take(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
 {
 	struct bands_out *o = ctx;
 	struct bands *b = o->b;
-	const double t0 = tool_now();
 	bands_free_rows(b); /* (on the device long since) */
 	const uint64_t n = b->n, at = r0 * n * 4;
 	const size_t len = rows * n * 4;
@@ -458,7 +454,6 @@ int bands_take(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
 		pthread_join(tid, NULL);
 	if (rc < 0 || pj.rc < 0)
 		tool_die_st(b->rank ? NULL : tool_output_name(), rc < 0 ? &err : &pj.err);
-	o->sink_s += tool_now() - t0;
 	if (b->rank == 0)
 		tool_progress("rows", r0 + rows, b->end);
 	return 0;
