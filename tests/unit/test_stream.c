@@ -1386,6 +1386,8 @@ static void test_stored(void)
 		free(c.dst);
 	}
 	ok = ok && st_reader_close(r, &err) == 0 && st_writer_close(w, &err) == 0;
+	if (r)
+		st_header_free(&hr);
 	unsigned char *b = ok ? fd_bytes(out, &len) : NULL;
 	T_CHECKF(ok && same, "blocks read as stored inflate one at a time to the matrices %s",
 	         ok ? "" : err.msg);
