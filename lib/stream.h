@@ -143,6 +143,8 @@ int st_read_matrix(st_reader *r, void *dst, st_error *err);
  * are skipped without being inflated. */
 int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
                  st_error *err);
+/* The same for rows first .. first + count - 1. */
+int st_read_row_range(st_reader *r, uint64_t first, uint64_t count, void *dst, st_error *err);
 /* Read the next matrix a window of whole rows at a time, in order:
  * fn(ctx, first, count, data) for rows first .. first + count - 1, each
  * npad * 4 bytes, back to back in data (valid during the call); count is

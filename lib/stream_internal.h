@@ -78,6 +78,21 @@ static inline uint32_t block_tag(uint32_t matrix_bit, uint64_t index)
 	return (uint32_t)(x ^ (x >> 31));
 }
 
+/* The raw bytes of the block that begins at byte start of a matrix of
+ * mbytes, in blocks of block. */
+static inline uint32_t block_raw(uint64_t mbytes, uint64_t start, uint32_t block)
+{
+	return mbytes - start < block ? (uint32_t)(mbytes - start) : block;
+}
+
+/* Whether a block header's fields fit a block of expect raw bytes: a known
+ * method; stored, its raw bytes; deflated, fewer (and some). */
+static inline int block_header_ok(uint32_t raw, uint32_t stored, uint32_t method, uint32_t expect)
+{
+	return raw == expect && method <= M_SHUFFLE
+	       && (method == M_STORED ? stored == raw : stored > 0 && stored <= raw);
+}
+
 /* Per-thread codec state and buffers, set up by the thread that first
  * needs them: a reading thread holds one block in flight, a writing thread
  * up to two (queued to be written while it compresses another). */

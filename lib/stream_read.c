@@ -302,7 +302,7 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 {
 	unsigned char hd[BLK_HDR];
 	uint64_t start = i * r->block, rowbytes = row_bytes(r);
-	uint32_t expect = i == r->nblk - 1 ? (uint32_t)(r->mbytes - start) : r->block;
+	uint32_t expect = block_raw(r->mbytes, start, r->block);
 	ssize_t got = fdio_read_full(r->fd, hd, sizeof hd);
 
 	b->index = i;
@@ -319,8 +319,7 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 	b->method = get32(hd + 12);
 	if (b->raw == 0 && b->stored == 0 && b->method == TAG_EOM)
 		return B_EARLY;
-	if (b->raw != expect || b->method > M_SHUFFLE
-	    || (b->method == M_STORED ? b->stored != b->raw : b->stored == 0 || b->stored > b->raw))
+	if (!block_header_ok(b->raw, b->stored, b->method, expect))
 		return B_HEADER;
 	if (mode == READ_ALL) {
 		b->need = 1;
@@ -334,12 +333,13 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 	} else if (mode == READ_STORED) {
 		b->need = 0; /* read in turn, handed over as stored */
 	}
-	if (!wk->buf && !(wk->buf = malloc(r->slot ? r->slot : 1)))
+	/* (room before the stored bytes for the header: READ_STORED hands both) */
+	if (!wk->buf && !(wk->buf = malloc(BLK_HDR + (r->slot ? r->slot : 1))))
 		return B_NOMEM;
 	if ((mode == READ_ROWS || mode == READ_VERIFY) && b->need && !wk->raw
 	    && !(wk->raw = malloc(r->slot)))
 		return B_NOMEM;
-	b->payload = wk->buf; /* a skipped block's bytes are passed over */
+	b->payload = wk->buf + BLK_HDR; /* a skipped block's bytes are passed over */
 	if (b->need) {
 		b->dest = mode == READ_ALL ? dst + (start - dst_off) : wk->raw;
 		if (mode == READ_ALL && b->method == M_STORED)
@@ -352,7 +352,7 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 	b->at = b->need && r->skip == SKIP_SEEK ? lseek(r->fd, 0, SEEK_CUR) : -1;
 	got = (b->need && b->at < 0) || mode == READ_STORED
 	      ? fdio_read_full(r->fd, b->payload, b->stored)
-	      : skip_bytes(r, wk->buf, r->slot ? r->slot : 1, b->stored);
+	      : skip_bytes(r, wk->buf + BLK_HDR, r->slot ? r->slot : 1, b->stored);
 	if (got < 0) {
 		*errnum = errno;
 		return B_READ;
@@ -403,7 +403,6 @@ struct rjob {
 	unsigned char *done;        /* with progress: the blocks inflated and checked */
 	uint64_t prefix;            /* blocks 0 .. prefix - 1 are all done */
 	st_stored_fn *stored;       /* READ_STORED: the caller's (ctx in dst) */
-	unsigned char *stored_buf;  /* a block's header and stored bytes */
 };
 
 /* With progress: block i is in place; report the whole prefix when it grows. */
@@ -451,12 +450,11 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 		what = got < 0 ? (errnum = errno, B_READ) : (size_t)got < b.stored ? B_TRUNC : B_OK;
 	}
 	if (!what && job->mode == READ_STORED) { /* (one thread: in order) */
-		unsigned char *o = job->stored_buf;
+		unsigned char *o = b.payload - BLK_HDR; /* the header again, before its bytes */
 		put32(o, b.raw);
 		put32(o + 4, b.stored);
 		put32(o + 8, b.crc ^ block_tag(first_bit(r->todo), i));
 		put32(o + 12, b.method);
-		memcpy(o + BLK_HDR, b.payload, b.stored);
 		if (job->stored(job->dst, i, o, BLK_HDR + b.stored) != 0)
 			what = B_STOP;
 	}
@@ -576,7 +574,7 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 	if (read_check(r, mode, rows, nrows, err) < 0)
 		return -1;
 	struct rjob job = {r, mode, rows, nrows, dst, 0, 0, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL, NULL};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL};
 	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
 		lib_fail(err, "%s: out of memory", r->name);
 		return rfail(r);
@@ -611,7 +609,7 @@ int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_e
 		return rfail(r);
 	}
 	struct rjob job = {r, READ_ALL, NULL, 0, buf, 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL, NULL};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL};
 	uint64_t row0 = 0, carry = 0; /* bytes of a row begun at the start of buf */
 	int rc = 0;
 	for (uint64_t b0 = 0; b0 < r->nblk && rc == 0; b0 += count) {
@@ -654,6 +652,20 @@ int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
 	return read_body(r, READ_ROWS, rows, nrows, dst, NULL, err);
 }
 
+int st_read_row_range(st_reader *r, uint64_t first, uint64_t count, void *dst, st_error *err)
+{
+	uint64_t *rows = malloc((count ? count : 1) * sizeof *rows);
+	if (!rows) {
+		lib_fail(err, "%s: out of memory", r->name);
+		return rfail(r);
+	}
+	for (uint64_t i = 0; i < count; i++)
+		rows[i] = first + i;
+	int rc = read_body(r, READ_ROWS, rows, (size_t)count, dst, NULL, err);
+	free(rows);
+	return rc;
+}
+
 int st_skip_matrix(st_reader *r, st_error *err)
 {
 	return read_body(r, READ_SKIP, NULL, 0, NULL, NULL, err);
@@ -671,14 +683,9 @@ int st_read_stored(st_reader *r, st_stored_fn *fn, void *ctx, st_error *err)
 	if (read_check(r, READ_STORED, NULL, 0, err) < 0)
 		return -1;
 	struct rjob job = {r, READ_STORED, NULL, 0, ctx, 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, fn, malloc(BLK_HDR + (r->slot ? r->slot : 1))};
-	if (!job.stored_buf) {
-		lib_fail(err, "%s: out of memory", r->name);
-		return rfail(r);
-	}
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, fn};
 	int rc = read_pass(r, &job, r->nblk, err);
 	pthread_mutex_destroy(&job.mu);
-	free(job.stored_buf);
 	return rc < 0 ? rc : read_end(r, NULL, err);
 }
 
@@ -693,9 +700,8 @@ int st_decode_stored(const st_header *h, uint32_t matrix, uint64_t index, const 
 		                matrix_name(matrix));
 	const uint32_t raw = get32(p), stored = get32(p + 4), method = get32(p + 12);
 	const uint32_t crc = get32(p + 8) ^ block_tag(matrix, index);
-	const uint32_t expect = mbytes - start < h->block ? (uint32_t)(mbytes - start) : h->block;
-	if (raw != expect || method > M_SHUFFLE || len != BLK_HDR + (size_t)stored
-	    || (method == M_STORED ? stored != raw : stored == 0 || stored > raw))
+	if (!block_header_ok(raw, stored, method, block_raw(mbytes, start, h->block))
+	    || len != BLK_HDR + (size_t)stored)
 		return lib_fail(err, "bad header of block %llu of the %s (raw %u, stored %u, method %u)",
 		                (unsigned long long)index, matrix_name(matrix), raw, stored, method);
 	if (method == M_STORED) {

@@ -128,38 +128,46 @@ static void matrix_sizes(st_writer *w)
 	w->nblk = (w->mbytes + w->block - 1) / w->block;
 }
 
-st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
-                          st_error *err)
+/* A writer's (or a part's spool's) fields from header h, level and
+ * threads, once h and level are checked (what: the caller's verb for
+ * messages).  0, or -1. */
+static int writer_setup(st_writer *w, const st_header *h, int level, int threads,
+                        const char *what, st_error *err)
 {
 	char why[200];
-	size_t plen = h->provenance ? strlen(h->provenance) : 0;
-
-	if (header_check(h, plen, why, sizeof why) < 0) {
-		lib_fail(err, "cannot write stream: %s", why);
-		return NULL;
-	}
-	if (level < 0 || level > 9) {
-		lib_fail(err, "compression level %d is not in 0..9", level);
-		return NULL;
-	}
-	st_writer *w = calloc(1, sizeof *w);
-	if (!w) {
-		lib_fail(err, "out of memory");
-		return NULL;
-	}
-	w->fd = fd;
+	if (header_check(h, h->provenance ? strlen(h->provenance) : 0, why, sizeof why) < 0)
+		return lib_fail(err, "cannot %s: %s", what, why);
+	if (level < 0 || level > 9)
+		return lib_fail(err, "compression level %d is not in 0..9", level);
 	w->level = level;
 	w->threads = lib_threads(threads);
 	w->block = h->block;
 	w->npad = h->npad;
 	w->type = h->type;
-	w->todo = h->matrices;
-	w->cur = first_bit(w->todo);
-	w->nmat = st_matrix_count(h);
 	/* buffers for the largest matrix */
 	const uint64_t most = st_matrix_bytes(h);
 	w->nb = batch_blocks(w->threads, w->block, (most + h->block - 1) / h->block);
 	w->slot = most < w->block ? (size_t)most : w->block;
+	return 0;
+}
+
+st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
+                          st_error *err)
+{
+	st_writer setup = {0};
+	if (writer_setup(&setup, h, level, threads, "write stream", err) < 0)
+		return NULL;
+	st_writer *w = calloc(1, sizeof *w);
+	if (!w) {
+		lib_fail(err, "out of memory");
+		return NULL;
+	}
+	*w = setup;
+	w->fd = fd;
+	w->todo = h->matrices;
+	w->cur = first_bit(w->todo);
+	w->nmat = st_matrix_count(h);
+	size_t plen = h->provenance ? strlen(h->provenance) : 0;
 	matrix_sizes(w);
 	w->wk = calloc((size_t)w->threads, sizeof *w->wk);
 	if (!w->wk) {
@@ -667,26 +675,14 @@ st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 st_spool *st_spool_open_part(const st_header *h, uint32_t matrix, uint64_t offset, uint64_t len,
                              int level, int threads, st_error *err)
 {
-	char why[200];
-	if (header_check(h, h->provenance ? strlen(h->provenance) : 0, why, sizeof why) < 0) {
-		lib_fail(err, "cannot spool: %s", why);
+	st_writer t = {0};
+	if (writer_setup(&t, h, level, threads, "spool", err) < 0)
 		return NULL;
-	}
-	if (level < 0 || level > 9) {
-		lib_fail(err, "compression level %d is not in 0..9", level);
-		return NULL;
-	}
 	if (__builtin_popcount(matrix) != 1 || !(h->matrices & matrix)) {
 		lib_fail(err, "cannot spool matrix bits 0x%x: one matrix bit of the header's is needed",
 		         matrix);
 		return NULL;
 	}
-	st_writer t = {0};
-	t.level = level;
-	t.threads = lib_threads(threads);
-	t.block = h->block;
-	t.npad = h->npad;
-	t.type = h->type;
 	const uint64_t whole = matrix_bytes(&t, matrix);
 	if (offset % h->block || offset > whole || len > whole - offset
 	    || (len % h->block && offset + len != whole)) {
@@ -695,8 +691,6 @@ st_spool *st_spool_open_part(const st_header *h, uint32_t matrix, uint64_t offse
 		         matrix_name(matrix), (unsigned long long)whole, h->block);
 		return NULL;
 	}
-	t.nb = batch_blocks(t.threads, t.block, (whole + h->block - 1) / h->block);
-	t.slot = whole < t.block ? (size_t)whole : t.block;
 	return spool_new(&t, matrix, offset, len, err);
 }
 
@@ -804,13 +798,11 @@ int st_write_stored(st_writer *w, const void *buf, size_t len, st_error *err)
 	uint64_t raw = 0, blocks = 0;
 	for (size_t at = 0; at < len; blocks++) {
 		const uint64_t start = w->done + raw;
-		const uint32_t expect = w->mbytes - start < w->block ? (uint32_t)(w->mbytes - start)
-		                                                     : w->block;
 		uint32_t r = 0, stored = 0, method = 0;
 		if (len - at >= BLK_HDR)
 			r = get32(p + at), stored = get32(p + at + 4), method = get32(p + at + 12);
-		if (len - at < BLK_HDR || start >= w->mbytes || r != expect || method > M_SHUFFLE
-		    || (method == M_STORED ? stored != r : stored == 0 || stored > r)
+		if (len - at < BLK_HDR || start >= w->mbytes
+		    || !block_header_ok(r, stored, method, block_raw(w->mbytes, start, w->block))
 		    || stored > len - at - BLK_HDR) {
 			lib_fail(&w->err, "stored block %llu of the %s is not whole or not the next one",
 			         (unsigned long long)(w->blocks_out + blocks), matrix_name(w->cur));

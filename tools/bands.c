@@ -34,16 +34,9 @@ static void pack_rows(void *rows, uint64_t count, uint64_t n, uint64_t npad)
 /* This process's rows of the stream read by r (positioned at its weights). */
 static void rows_of_reader(struct bands *b, st_reader *r, const char *name)
 {
-	const uint64_t count = b->end - b->first;
-	uint64_t *list = malloc((count ? count : 1) * sizeof *list);
-	if (!list)
-		tool_die("out of memory");
-	for (uint64_t i = 0; i < count; i++)
-		list[i] = b->first + i;
 	st_error err;
-	if (st_read_rows(r, list, count, b->rows, &err) < 0)
+	if (st_read_row_range(r, b->first, b->end - b->first, b->rows, &err) < 0)
 		tool_die_st(name, &err);
-	free(list);
 }
 
 /* BANDS_FILE on a process other than 0: the input opened here. */

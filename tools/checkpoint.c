@@ -471,19 +471,15 @@ static int read_share(const struct ckpt *k, st_reader *r, const struct state_put
 {
 	const struct ckpt_ranks *R = k->ranks;
 	const uint64_t count = R->end_row - R->first_row;
-	uint64_t *rows = malloc((count ? count : 1) * sizeof *rows);
 	void *buf = malloc(count * f->row_bytes + 4);
-	if (!rows || !buf) {
-		free(rows), free(buf);
+	if (!buf) {
 		snprintf(err->msg, sizeof err->msg, "out of memory for the checkpoint's rows");
 		return -1;
 	}
-	for (uint64_t i = 0; i < count; i++)
-		rows[i] = R->first_row + i;
-	int rc = st_read_rows(r, rows, count, buf, err);
+	int rc = st_read_row_range(r, R->first_row, count, buf, err);
 	if (rc == 0 && put_rows((void *)f, R->first_row, count, buf) != 0)
 		rc = -1;
-	free(rows), free(buf);
+	free(buf);
 	return rc;
 }
 

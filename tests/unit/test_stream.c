@@ -1397,6 +1397,20 @@ static void test_stored(void)
 	close(in);
 	close(out);
 
+	/* A range of rows, the other blocks passed over. */
+	in = mem_fd(ref, len0);
+	r = st_reader_open(in, "ref", &hr, 2, &err);
+	unsigned char *rows = malloc(100 * 300 * 4);
+	T_CHECKF(r && rows && st_read_row_range(r, 150, 100, rows, &err) == 0
+	         && !memcmp(rows, (char *)x.m[0] + 150 * 300 * 4, 100 * 300 * 4),
+	         "rows 150..249 of the weights read as a range %s", r ? "" : err.msg);
+	if (r) {
+		st_reader_free(r);
+		st_header_free(&hr);
+	}
+	free(rows);
+	close(in);
+
 	/* A block in another place, or damaged, is refused. */
 	unsigned char *blk = NULL;
 	size_t blen = 0;
