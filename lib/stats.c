@@ -66,21 +66,13 @@ void gs_free(gs_stats *s)
 #define GS_VECTORS
 #endif
 
-/* A batch being folded, for the pool's bodies. */
-struct batch {
-	gs_stats *s;
-	uint64_t first, rows, stride;
-	const void *d;
-};
-
 /* Rows a task of the out figures takes. */
 #define GS_ROW_TASK 16
 
 /* The out figures of rows [first + 16 i, ...): one row at a time. */
 #define GS_ROWS(T, S, FINITE)                                                       \
-GS_VECTORS static void rows_##T(void *ctx, int t, uint64_t i, struct pool *p)                \
+GS_VECTORS static void rows_##T(const gs_batch *b, uint64_t i)                              \
 {                                                                                   \
-	const struct batch *b = ctx;                                                    \
 	gs_stats *s = b->s;                                                             \
 	const uint64_t n = s->n, k1 = (i + 1) * GS_ROW_TASK < b->rows                  \
 	                                  ? (i + 1) * GS_ROW_TASK : b->rows;            \
@@ -107,16 +99,14 @@ GS_VECTORS static void rows_##T(void *ctx, int t, uint64_t i, struct pool *p)   
 		((S *)s->sum[GS_OUT])[u] += sum;                                            \
 		*e = ecc > *e ? ecc : *e;                                                   \
 	}                                                                               \
-	(void)t, (void)p;                                                               \
 }
 
 /* The in figures of the same rows: strip i of columns, rows in order, four
  * rows a pass over the strip (each column's figures loaded once and
  * updated row after row: the same additions in the same order). */
 #define GS_COLS(T, S, FINITE)                                                       \
-GS_VECTORS static void cols_##T(void *ctx, int t, uint64_t st, struct pool *p)               \
+GS_VECTORS static void cols_##T(const gs_batch *b, uint64_t st)                             \
 {                                                                                   \
-	const struct batch *b = ctx;                                                    \
 	const gs_stats *s = b->s;                                                       \
 	const uint64_t n = s->n, rows = b->rows, stride = b->stride;                    \
 	const uint64_t c0 = st * GS_STRIP, c1 = c0 + GS_STRIP < n ? c0 + GS_STRIP : n;  \
@@ -148,7 +138,6 @@ GS_VECTORS static void cols_##T(void *ctx, int t, uint64_t st, struct pool *p)  
 			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;                     \
 		}                                                                           \
 	}                                                                               \
-	(void)t, (void)p;                                                               \
 }
 
 /* Column v's figures, into c, sm, e, h; then one entry x of the column
@@ -179,31 +168,162 @@ GS_COLS(int32_t, int64_t, FINITE_I32)
 GS_COLS(float, double, FINITE_F32)
 GS_COLS(double, double, FINITE_F32)
 
-void gs_add_rows(gs_stats *s, uint64_t first, uint64_t rows, const void *d, uint64_t stride,
-                 int threads)
+/* int32: each row's share of the out figures from each strip of columns,
+ * kept apart (b->part, strip after strip) and added up in gs_batch_end(). */
+struct row_part {
+	uint64_t cnt;
+	int64_t sum;
+	int32_t ecc;
+};
+
+/* Row k's share of the out figures from columns c0 .. c1 - 1, just read
+ * for the in figures (so from the first level of cache). */
+GS_VECTORS static void row_strip(const gs_batch *b, uint64_t st, uint64_t k, const int32_t *row,
+                                 uint64_t c0, uint64_t c1)
 {
-	struct batch b = {s, first, rows, stride, d};
+	uint64_t cnt = 0;
+	int64_t sum = 0;
+	int32_t ecc = 0;
+#pragma omp simd reduction(+ : cnt, sum) reduction(max : ecc)
+	for (uint64_t v = c0; v < c1; v++) {
+		const int32_t x = row[v];
+		const int fin = FINITE_I32(x);
+		cnt += (uint64_t)fin;
+		sum += fin ? (int64_t)x : 0;
+		ecc = fin && x > ecc ? x : ecc;
+	}
+	((struct row_part *)b->part)[st * b->rows + k] = (struct row_part){cnt, sum, ecc};
+}
+
+/* int32 distances: strip st of columns as cols_ (the in figures, rows in
+ * order, four a pass) and each row's share of its out figures from the
+ * same columns while they are in cache, so the rows are read once from
+ * memory. */
+GS_VECTORS static void cols_rows_int32(const gs_batch *b, uint64_t st)
+{
+	gs_stats *s = b->s;
+	const uint64_t n = s->n, rows = b->rows, stride = b->stride;
+	const uint64_t c0 = st * GS_STRIP, c1 = c0 + GS_STRIP < n ? c0 + GS_STRIP : n;
+	const int32_t *d = b->d;
+	uint64_t *restrict reach = s->reach[GS_IN];
+	int64_t *restrict sum = s->sum[GS_IN];
+	int32_t *restrict ecc = s->ecc[GS_IN];
+	double *restrict harm = s->harmonic;
+	uint64_t k = 0;
+	for (; k + 4 <= rows; k += 4) {
+		const int32_t *r0 = d + k * stride, *r1 = r0 + stride, *r2 = r1 + stride,
+		              *r3 = r2 + stride;
+#pragma omp simd
+		for (uint64_t v = c0; v < c1; v++) {
+			GS_COL_LOAD(int32_t, int64_t);
+			GS_COL_STEP(int32_t, int64_t, FINITE_I32, r0[v]);
+			GS_COL_STEP(int32_t, int64_t, FINITE_I32, r1[v]);
+			GS_COL_STEP(int32_t, int64_t, FINITE_I32, r2[v]);
+			GS_COL_STEP(int32_t, int64_t, FINITE_I32, r3[v]);
+			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;
+		}
+		row_strip(b, st, k, r0, c0, c1);
+		row_strip(b, st, k + 1, r1, c0, c1);
+		row_strip(b, st, k + 2, r2, c0, c1);
+		row_strip(b, st, k + 3, r3, c0, c1);
+	}
+	for (; k < rows; k++) {
+		const int32_t *row = d + k * stride;
+#pragma omp simd
+		for (uint64_t v = c0; v < c1; v++) {
+			GS_COL_LOAD(int32_t, int64_t);
+			GS_COL_STEP(int32_t, int64_t, FINITE_I32, row[v]);
+			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;
+		}
+		row_strip(b, st, k, row, c0, c1);
+	}
+}
+
+uint64_t gs_batch_begin(gs_batch *b, gs_stats *s, uint64_t first, uint64_t rows, const void *d,
+                        uint64_t stride)
+{
+	const uint64_t strips = (s->n + GS_STRIP - 1) / GS_STRIP;
+	*b = (gs_batch){s, first, rows, stride, d, (rows + GS_ROW_TASK - 1) / GS_ROW_TASK, NULL};
+	/* int32: the out figures come with the columns' pass where the rows'
+	 * shares have room (else a pass of their own) */
+	if (s->type == ST_INT32 && rows && (b->part = malloc(strips * rows * sizeof(struct row_part))))
+		b->row_pieces = 0;
+	return rows ? b->row_pieces + strips : 0;
+}
+
+/* The out figures of a piece of rows, or the in figures of a strip of
+ * columns: one touches reach[GS_OUT], the other reach[GS_IN], so the two
+ * kinds run at once. */
+void gs_batch_piece(gs_batch *b, uint64_t i)
+{
+	const uint32_t type = b->s->type;
+	if (i < b->row_pieces) {
+		if (type == ST_INT32)
+			rows_int32_t(b, i);
+		else if (type == ST_FLOAT32)
+			rows_float(b, i);
+		else
+			rows_double(b, i);
+		return;
+	}
+	i -= b->row_pieces;
+	if (type == ST_INT32 && b->part)
+		cols_rows_int32(b, i);
+	else if (type == ST_INT32)
+		cols_int32_t(b, i);
+	else if (type == ST_FLOAT32)
+		cols_float(b, i);
+	else
+		cols_double(b, i);
+}
+
+/* The diagonal was counted as reached (d(u,u) = 0 adds nothing else). */
+void gs_batch_end(gs_batch *b)
+{
+	gs_stats *s = b->s;
 	const int t = s->type == ST_INT32 ? 0 : s->type == ST_FLOAT32 ? 1 : 2;
-	static pool_body *const rows_fn[3] = {
-		rows_int32_t, rows_float, rows_double};
-	static pool_body *const cols_fn[3] = {
-		cols_int32_t, cols_float, cols_double};
-	threads = lib_threads(threads);
-	pool_run(threads, (rows + GS_ROW_TASK - 1) / GS_ROW_TASK, rows_fn[t], &b);
-	pool_run(threads, (s->n + GS_STRIP - 1) / GS_STRIP, cols_fn[t], &b);
-	/* The diagonal was counted as reached (d(u,u) = 0 adds nothing else). */
-	for (uint64_t k = 0; k < rows; k++) {
-		const uint64_t u = first + k;
+	const void *d = b->d;
+	const struct row_part *part = b->part;
+	const uint64_t strips = (s->n + GS_STRIP - 1) / GS_STRIP;
+	for (uint64_t k = 0; part && k < b->rows; k++) {
+		const uint64_t u = b->first + k;
+		int32_t *e = (int32_t *)s->ecc[GS_OUT] + u;
+		for (uint64_t st = 0; st < strips; st++) {
+			const struct row_part *q = &part[st * b->rows + k];
+			s->reach[GS_OUT][u] += q->cnt;
+			((int64_t *)s->sum[GS_OUT])[u] += q->sum;
+			*e = q->ecc > *e ? q->ecc : *e;
+		}
+	}
+	free(b->part);
+	b->part = NULL;
+	for (uint64_t k = 0; k < b->rows; k++) {
+		const uint64_t u = b->first + k, at = k * b->stride + u;
 		if (u >= s->n)
 			break;
-		const int finite = t == 0 ? FINITE_I32(((const int32_t *)d)[k * stride + u])
-		                   : t == 1 ? FINITE_F32(((const float *)d)[k * stride + u])
-		                   : FINITE_F32(((const double *)d)[k * stride + u]);
+		const int finite = t == 0 ? FINITE_I32(((const int32_t *)d)[at])
+		                   : t == 1 ? FINITE_F32(((const float *)d)[at])
+		                   : FINITE_F32(((const double *)d)[at]);
 		if (finite) {
 			s->reach[GS_OUT][u]--;
 			s->reach[GS_IN][u]--;
 		}
 	}
+}
+
+static void batch_body(void *ctx, int t, uint64_t i, struct pool *p)
+{
+	gs_batch_piece(ctx, i);
+	(void)t, (void)p;
+}
+
+void gs_add_rows(gs_stats *s, uint64_t first, uint64_t rows, const void *d, uint64_t stride,
+                 int threads)
+{
+	gs_batch b;
+	const uint64_t pieces = gs_batch_begin(&b, s, first, rows, d, stride);
+	pool_run(lib_threads(threads), pieces, batch_body, &b);
+	gs_batch_end(&b);
 }
 
 double gs_sum(const gs_stats *s, int dir, uint64_t u)

@@ -55,6 +55,24 @@ void gs_free(gs_stats *s);
 void gs_add_rows(gs_stats *s, uint64_t first, uint64_t rows, const void *d, uint64_t stride,
                  int threads);
 
+/* The same rows in pieces, for a caller that runs them on threads of its
+ * own (the stream's reader, beside the next rows' inflation):
+ * gs_batch_begin() says how many pieces; gs_batch_piece(b, i) for each i
+ * below that, in any order, on any threads, at once; then gs_batch_end(b)
+ * once all have run, which frees what begin took.  d stays in place until
+ * then.  The same figures, the same bits, as gs_add_rows(). */
+typedef struct gs_batch {
+	gs_stats *s;
+	uint64_t first, rows, stride;
+	const void *d;
+	uint64_t row_pieces; /* the first pieces fold rows, the others columns */
+	void *part;          /* int32: the rows' shares from each strip of columns */
+} gs_batch;
+uint64_t gs_batch_begin(gs_batch *b, gs_stats *s, uint64_t first, uint64_t rows, const void *d,
+                        uint64_t stride);
+void gs_batch_piece(gs_batch *b, uint64_t i);
+void gs_batch_end(gs_batch *b);
+
 /* Vertex u's closeness: (in_reach / in_sum) x (in_reach / (n - 1)) where
  * in_sum > 0 and n > 1, else 0. */
 double gs_closeness(const gs_stats *s, uint64_t u);

@@ -152,6 +152,20 @@ int st_read_row_range(st_reader *r, uint64_t first, uint64_t count, void *dst, s
  * fn returns 0, or non-zero to stop reading (then -1). */
 typedef int st_rows_fn(void *ctx, uint64_t first, uint64_t count, const void *data);
 int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err);
+/* The same with each window's work done on the reader's threads while the
+ * next window is read and inflated (into a second buffer): for each window
+ * in order, begin(ctx, first, count, data) says how many pieces its work
+ * has; piece(ctx, i) runs each of them, on any of the threads, several at
+ * once; end(ctx, first, count, data) follows on the calling thread once
+ * all have run (0, or non-zero to stop reading), before the next window's
+ * begin.  data stays in place from begin to end. */
+typedef struct st_window_work {
+	uint64_t (*begin)(void *ctx, uint64_t first, uint64_t count, const void *data);
+	void (*piece)(void *ctx, uint64_t i);
+	int (*end)(void *ctx, uint64_t first, uint64_t count, const void *data);
+	void *ctx;
+} st_window_work;
+int st_read_windows_beside(st_reader *r, uint64_t rows, const st_window_work *w, st_error *err);
 /* Read the next matrix's blocks as stored, in order, without inflating
  * them, e.g. to hand each to another process: fn(ctx, index, block, len)
  * with block index's header and stored bytes (valid during the call), as

@@ -403,6 +403,9 @@ struct rjob {
 	unsigned char *done;        /* with progress: the blocks inflated and checked */
 	uint64_t prefix;            /* blocks 0 .. prefix - 1 are all done */
 	st_stored_fn *stored;       /* READ_STORED: the caller's (ctx in dst) */
+	uint64_t reads;             /* indices below this read blocks; the others */
+	uint64_t pieces;            /* are pieces of the last window's work */
+	const st_window_work *work;
 };
 
 /* With progress: block i is in place; report the whole prefix when it grows. */
@@ -431,6 +434,10 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 	int what = B_OK, errnum = 0;
 	const uint64_t turn = i;
 
+	if (i >= job->reads) {
+		job->work->piece(job->work->ctx, i - job->reads);
+		return;
+	}
 	i += job->base;
 	pool_enter(p, turn);
 	if (!__atomic_load_n(&job->stop, __ATOMIC_RELAXED)) {
@@ -493,9 +500,11 @@ static int read_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows
 	return 0;
 }
 
-/* Blocks job->base .. job->base + count - 1 of the next matrix.  Each
- * thread reads its next block's stored bytes when its turn comes (stream
- * order), then inflates and checks it while the others read theirs. */
+/* Blocks job->base .. job->base + count - 1 of the next matrix, and
+ * job->pieces pieces of job->work beside them.  Each thread reads its next
+ * block's stored bytes when its turn comes (stream order), then inflates
+ * and checks it while the others read theirs; once every block is taken,
+ * the threads take the pieces. */
 static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *err)
 {
 	const char *mname = matrix_name(first_bit(r->todo));
@@ -504,7 +513,8 @@ static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *e
 	job->fail = (struct rfail){UINT64_MAX, 0, 0, {0}};
 	int nt = mode != READ_SKIP && mode != READ_SCAN && mode != READ_STORED
 	         && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
-	pool_run(nt, count, read_one, job);
+	job->reads = count;
+	pool_run(nt, count + job->pieces, read_one, job);
 	struct rfail fail = job->fail;
 	if (!fail.what)
 		return 0;
@@ -574,7 +584,7 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 	if (read_check(r, mode, rows, nrows, err) < 0)
 		return -1;
 	struct rjob job = {r, mode, rows, nrows, dst, 0, 0, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL, 0, 0, NULL};
 	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
 		lib_fail(err, "%s: out of memory", r->name);
 		return rfail(r);
@@ -589,7 +599,37 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 	return rc < 0 ? rc : read_end(r, info, err);
 }
 
-int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err)
+/* A window of whole rows whose work runs beside the next pass. */
+struct window {
+	uint64_t first, count;
+	const unsigned char *data;
+};
+
+static int stopped_at(st_reader *r, uint64_t row, st_error *err)
+{
+	lib_fail(err, "%s: reading stopped at row %llu", r->name, (unsigned long long)row);
+	return rfail(r);
+}
+
+/* The last window's work beside this pass (w NULL: none); then none. */
+static int window_work(st_reader *r, struct rjob *job, uint64_t count, struct window *last,
+                       st_error *err)
+{
+	const st_window_work *w = job->work;
+	job->pieces = w && last->count ? w->begin(w->ctx, last->first, last->count, last->data) : 0;
+	int rc = read_pass(r, job, count, err);
+	if (rc == 0 && w && last->count && w->end(w->ctx, last->first, last->count, last->data))
+		rc = stopped_at(r, last->first, err);
+	last->count = 0;
+	return rc;
+}
+
+/* st_read_windows() (fn) and st_read_windows_beside() (w): passes of
+ * blocks into a buffer, whole rows handed over, the part of a row at the
+ * end carried to the start of the next pass's buffer.  With w, two buffers
+ * in turn: one window's work runs beside the pass that fills the other. */
+static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
+                        const st_window_work *w, st_error *err)
 {
 	if (read_check(r, READ_ALL, NULL, 0, err) < 0)
 		return -1;
@@ -603,36 +643,58 @@ int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_e
 	if (count > r->nblk)
 		count = r->nblk;
 	const size_t cap = (size_t)(count * r->block + rowbytes);
-	unsigned char *buf = lib_huge_alloc(cap ? cap : 1);
-	if (!buf) {
-		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap);
+	unsigned char *buf[2] = {lib_huge_alloc(cap ? cap : 1), w ? lib_huge_alloc(cap ? cap : 1) : NULL};
+	if (!buf[0] || (w && !buf[1])) {
+		free(buf[0]);
+		free(buf[1]);
+		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * (w ? 2 : 1));
 		return rfail(r);
 	}
-	struct rjob job = {r, READ_ALL, NULL, 0, buf, 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL};
-	uint64_t row0 = 0, carry = 0; /* bytes of a row begun at the start of buf */
-	int rc = 0;
+	struct rjob job = {r, READ_ALL, NULL, 0, buf[0], 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL, 0, 0, w};
+	struct window last = {0, 0, NULL};
+	uint64_t row0 = 0, carry = 0; /* bytes of a row begun at the start of the buffer */
+	int rc = 0, side = 0;
 	for (uint64_t b0 = 0; b0 < r->nblk && rc == 0; b0 += count) {
 		const uint64_t k = r->nblk - b0 < count ? r->nblk - b0 : count;
 		const uint64_t start = b0 * r->block;
 		const uint64_t end = start + k * r->block < r->mbytes ? start + k * r->block : r->mbytes;
+		job.dst = buf[side];
 		job.base = b0;
 		job.dst_off = start - carry;
-		if ((rc = read_pass(r, &job, k, err)) < 0)
+		if ((rc = window_work(r, &job, k, &last, err)) < 0)
 			break;
 		const uint64_t have = carry + (end - start), whole = have / rowbytes;
-		if (whole && fn(ctx, row0, whole, buf) != 0) {
-			lib_fail(err, "%s: reading stopped at row %llu", r->name, (unsigned long long)row0);
-			rc = rfail(r);
+		if (whole && !w && fn(ctx, row0, whole, buf[side]) != 0) {
+			rc = stopped_at(r, row0, err);
 			break;
 		}
 		carry = have - whole * rowbytes;
-		memmove(buf, buf + whole * rowbytes, carry);
+		if (w) {
+			last = (struct window){row0, whole, buf[side]};
+			side ^= 1;
+			memcpy(buf[side], buf[side ^ 1] + whole * rowbytes, carry);
+		} else {
+			memmove(buf[0], buf[0] + whole * rowbytes, carry);
+		}
 		row0 += whole;
 	}
+	if (rc == 0 && last.count)
+		rc = window_work(r, &job, 0, &last, err);
 	pthread_mutex_destroy(&job.mu);
-	free(buf);
+	free(buf[0]);
+	free(buf[1]);
 	return rc < 0 ? rc : read_end(r, NULL, err);
+}
+
+int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err)
+{
+	return read_windows(r, rows, fn, ctx, NULL, err);
+}
+
+int st_read_windows_beside(st_reader *r, uint64_t rows, const st_window_work *w, st_error *err)
+{
+	return read_windows(r, rows, NULL, NULL, w, err);
 }
 
 void st_reader_progress(st_reader *r, st_progress_fn *fn, void *ctx)
@@ -683,7 +745,7 @@ int st_read_stored(st_reader *r, st_stored_fn *fn, void *ctx, st_error *err)
 	if (read_check(r, READ_STORED, NULL, 0, err) < 0)
 		return -1;
 	struct rjob job = {r, READ_STORED, NULL, 0, ctx, 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, fn};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, fn, 0, 0, NULL};
 	int rc = read_pass(r, &job, r->nblk, err);
 	pthread_mutex_destroy(&job.mu);
 	return rc < 0 ? rc : read_end(r, NULL, err);

@@ -3,9 +3,10 @@
  * harmonic centrality (networkx's definitions); or, with --summary, the
  * graph's diameter, radius, average distance and Wiener index.
  *
- * The distances are read a window of rows at a time (st_read_windows) and
- * folded into O(n) accumulators (lib/stats.h) on every core, so the n x n
- * matrix is never held.  Nothing is printed until the whole stream has
+ * The distances are read a window of rows at a time and folded into O(n)
+ * accumulators (lib/stats.h) on the reader's threads, each window while the
+ * next is inflated (st_read_windows_beside), so the n x n matrix is never
+ * held.  Nothing is printed until the whole stream has
  * been read and checked: a damaged stream gives no table. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,17 +35,32 @@ static void usage(FILE *f)
 	      "3 the graph has a negative cycle.\n", f);
 }
 
+/* Each window of rows folded in pieces on the reader's threads while the
+ * next is inflated (st_read_windows_beside). */
 struct fold {
 	gs_stats *s;
-	int threads;
+	gs_batch b;
 };
 
-static int fold_rows(void *ctx, uint64_t first, uint64_t count, const void *data)
+static uint64_t fold_begin(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
 	struct fold *f = ctx;
 	uint64_t n = f->s->n, rows = first + count <= n ? count : first < n ? n - first : 0;
-	gs_add_rows(f->s, first, rows, data, n, f->threads);
-	tool_progress("rows", first + count, n);
+	return gs_batch_begin(&f->b, f->s, first, rows, data, n);
+}
+
+static void fold_piece(void *ctx, uint64_t i)
+{
+	struct fold *f = ctx;
+	gs_batch_piece(&f->b, i);
+}
+
+static int fold_end(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct fold *f = ctx;
+	gs_batch_end(&f->b);
+	tool_progress("rows", first + count, f->s->n);
+	(void)data;
 	return 0;
 }
 
@@ -77,12 +93,13 @@ int main(int argc, char **argv)
 	gs_stats s;
 	if (gs_init(&s, h.n, h.type, &err) < 0)
 		tool_die_st(name, &err);
-	struct fold f = {&s, threads};
+	struct fold f = {&s, {0}};
+	const st_window_work work = {fold_begin, fold_piece, fold_end, &f};
 	if (h.npad != h.n) /* a padded stream: rows of npad, the first n entries */
 		tool_die("%s: a result stream has no padding (npad %llu, n %llu)", name,
 		         (unsigned long long)h.npad, (unsigned long long)h.n);
 	for (uint32_t bit; (bit = st_next_matrix(r)) != 0;) {
-		int rc = bit == ST_DIST ? st_read_windows(r, WINDOW_ROWS, fold_rows, &f, &err)
+		int rc = bit == ST_DIST ? st_read_windows_beside(r, WINDOW_ROWS, &work, &err)
 		                        : st_skip_matrix(r, &err);
 		if (rc < 0)
 			tool_die_st(NULL, &err);

@@ -1436,6 +1436,98 @@ static void test_stored(void)
 	free_all(&x);
 }
 
+/* st_read_windows_beside(): every window handed over in order, each
+ * piece run once, while the next window is read. */
+struct beside {
+	const unsigned char *ref; /* the matrix */
+	uint64_t rowbytes, next, count, pieces, stop_at;
+	const unsigned char *data;
+	int ran[64], bad, windows;
+};
+
+static uint64_t beside_begin(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct beside *b = ctx;
+	b->bad |= first != b->next || count == 0
+	          || memcmp(data, b->ref + first * b->rowbytes, count * b->rowbytes) != 0;
+	b->count = count, b->data = data;
+	b->pieces = count < 64 ? count : 64;
+	memset(b->ran, 0, sizeof b->ran);
+	return b->pieces;
+}
+
+static void beside_piece(void *ctx, uint64_t i)
+{
+	struct beside *b = ctx;
+	__atomic_fetch_add(&b->ran[i], 1, __ATOMIC_RELAXED);
+}
+
+static int beside_end(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct beside *b = ctx;
+	for (uint64_t i = 0; i < b->pieces; i++)
+		b->bad |= b->ran[i] != 1;
+	/* the window still in place after its pieces */
+	b->bad |= data != b->data || memcmp(data, b->ref + first * b->rowbytes, count * b->rowbytes);
+	b->next = first + count;
+	b->windows++;
+	return b->stop_at && b->next >= b->stop_at;
+}
+
+static void test_windows_beside(void)
+{
+	st_header h;
+	struct mats x;
+	size_t len = 0;
+	st_error err;
+	st_header_init(&h, 300, 1, ST_INT32);
+	h.matrices = ST_DIST | ST_PRED;
+	h.block = 4096; /* rows of 1200 bytes span blocks */
+	make_all(&h, &x);
+	unsigned char *ref = write_stream(&h, &x, 1, 2, 0, &len, &err);
+	static const uint64_t rows[] = {1, 7, 64, 1000};
+	for (int threads = 1; threads <= 3; threads++) {
+		for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+			int in = mem_fd(ref, len);
+			st_header hr;
+			st_reader *r = st_reader_open(in, "ref", &hr, threads, &err);
+			struct beside b = {x.m[1], 300 * 4, 0, 0, 0, 0, NULL, {0}, 0, 0};
+			const st_window_work w = {beside_begin, beside_piece, beside_end, &b};
+			int ok = r && st_next_matrix(r) == ST_DIST
+			         && st_read_windows_beside(r, rows[k], &w, &err) == 0;
+			/* the next matrix read on as usual */
+			unsigned char *pred = malloc(300 * 300 * 4);
+			int next = ok && st_next_matrix(r) == ST_PRED && st_read_matrix(r, pred, &err) == 0
+			           && !memcmp(pred, x.m[2], 300 * 300 * 4);
+			T_CHECKF(ok && !b.bad && b.next == 300 && next,
+			         "windows beside reading, %d threads, windows of %llu rows: %d windows %s",
+			         threads, (unsigned long long)rows[k], b.windows, ok ? "" : err.msg);
+			free(pred);
+			if (r) {
+				st_reader_close(r, &err);
+				st_header_free(&hr);
+			}
+			close(in);
+		}
+	}
+	/* a window's end that says stop */
+	int in = mem_fd(ref, len);
+	st_header hr;
+	st_reader *r = st_reader_open(in, "ref", &hr, 2, &err);
+	struct beside b = {x.m[1], 300 * 4, 0, 0, 0, 100, NULL, {0}, 0, 0};
+	const st_window_work w = {beside_begin, beside_piece, beside_end, &b};
+	T_CHECKF(r && st_next_matrix(r) == ST_DIST && st_read_windows_beside(r, 7, &w, &err) < 0
+	         && strstr(err.msg, "reading stopped at row") && b.next >= 100 && b.next < 300,
+	         "windows beside reading: stopped by a window's end: %s", err.msg);
+	if (r) {
+		st_reader_free(r);
+		st_header_free(&hr);
+	}
+	close(in);
+	free(ref);
+	free_all(&x);
+}
+
 int main(void)
 {
 	t_rng = 88172645463325252ull;
@@ -1454,6 +1546,7 @@ int main(void)
 	test_spool();
 	test_parts();
 	test_stored();
+	test_windows_beside();
 	test_pipe();
 	return T_DONE();
 }
