@@ -728,12 +728,13 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 		const double nn = (double)b.n;
 		tool_info("%s (each process its own rows): n %llu, B %d, %s%s, %s: kernels %.1f ms "
 		          "(%.3g dense relaxations/s), upload %.1f ms, download %.1f ms; read %.3f s, "
-		          "device wait %.3f s, solve %.3f s, rest written %.3f s",
+		          "device wait %.3f s, solve %.3f s, rest written %.3f s%s",
 		          t.device_name, (unsigned long long)b.n, t.block,
 		          b.type == ST_INT32 ? "int32" : "float32", paths ? ", paths" : "",
 		          t.lanes16 == 1 ? "16-bit lanes" : t.packed ? "packed" : "plain", t.kernel_ms,
 		          t.kernel_ms > 0 ? nn * nn * nn / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
-		          t.download_ms, t_read - t0, t1 - t_read, t2 - t1, tool_now() - t2);
+		          t.download_ms, t_read - t0, t1 - t_read, t2 - t1, tool_now() - t2,
+		          t.stats_on_device ? "; statistics folded on the device" : "");
 		if (o->checkpoint)
 			tool_info("checkpoints: %d written, the rounds from step %d", t.checkpoints,
 			          t.resumed_from);
