@@ -2,7 +2,9 @@
 // (fwg_opts.checkpoint; included by fw_rounds.cuh).  Between two steps
 // every device's band is gathered into one host matrix of 32-bit words and
 // handed to the caller on a thread of its own while the devices go on; a
-// resumed run puts it back before its first step.
+// resumed run puts it back before its first step.  Where the host has no
+// room for that matrix (direct), the caller takes the state straight from
+// the devices, and puts it back there, while they wait.
 #ifndef APSP_FW_CHECKPOINT_CUH
 #define APSP_FW_CHECKPOINT_CUH
 
@@ -50,6 +52,10 @@ struct Checkpoints {
 	size_t base = 0, entries = 0;
 	// A sparse run: its map of live blocks made again from a state loaded.
 	std::function<int(bool lanes16)> relive;
+	// No host copy: the state between the devices and the caller, the
+	// devices waiting (in the 16-bit matrix where lanes16).
+	bool direct = false, lanes16 = false;
+	const Devs *devs = nullptr;
 
 	~Checkpoints()
 	{
@@ -73,6 +79,8 @@ struct Checkpoints {
 	int open(Err e, const fwg_checkpoint *c, Devs &v, bool in_core)
 	{
 		cb = c;
+		devs = &v;
+		in_core = in_core && !direct;
 		side = (uint64_t)v.npad;
 		ranks = v.last - v.first < v.count;
 		base = ranks ? (size_t)v.dev[v.first].row0 * v.B * side : 0;
@@ -172,7 +180,60 @@ struct Checkpoints {
 		return 0;
 	}
 
-	// The state after step steps to the caller, on the writer's thread.
+	// Direct: bytes of the state from offset, device by device (a range may
+	// span two bands), between the devices and buf; 16-bit lanes widened or
+	// narrowed on the host, value for value.
+	static int dev_move(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes, bool up)
+	{
+		const Checkpoints *c = (const Checkpoints *)ctx;
+		const Devs &v = *c->devs;
+		const bool narrow = c->lanes16 && !pred;
+		for (uint64_t at = offset / 4, left = bytes / 4; left;) {
+			int g = v.first;
+			while (g + 1 < v.last && at >= v.dev[g + 1].first_row(v.B) * (uint64_t)v.npad)
+				g++;
+			const Dev &x = v.dev[g];
+			const uint64_t x0 = x.first_row(v.B) * (uint64_t)v.npad, k = at - x0;
+			const uint64_t take = std::min<uint64_t>(left, x.count(v.B, v.npad) - k);
+			int32_t *h = (int32_t *)buf + (at - offset / 4);
+			if (cudaSetDevice(x.id) != cudaSuccess)
+				return -1;
+			cudaError_t st = cudaSuccess;
+			if (!narrow) {
+				char *dev = (char *)(pred ? (void *)x.p : x.d) + k * 4;
+				st = up ? cudaMemcpy(dev, h, take * 4, cudaMemcpyHostToDevice)
+				        : cudaMemcpy(h, dev, take * 4, cudaMemcpyDeviceToHost);
+			} else if (up) {
+				short *tmp = (short *)malloc(take * 2 + 2);
+				if (!tmp)
+					return -1;
+				for (uint64_t i = 0; i < take; i++)
+					tmp[i] = (short)h[i];
+				st = cudaMemcpy(x.d16 + k, tmp, take * 2, cudaMemcpyHostToDevice);
+				free(tmp);
+			} else { // into the second half of h, then widened forwards
+				short *s = (short *)(h + take) - take;
+				st = cudaMemcpy(s, x.d16 + k, take * 2, cudaMemcpyDeviceToHost);
+				for (uint64_t i = 0; st == cudaSuccess && i < take; i++)
+					h[i] = s[i];
+			}
+			if (st != cudaSuccess)
+				return -1;
+			at += take, left -= take;
+		}
+		return 0;
+	}
+	static int dev_get(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+	{
+		return dev_move(ctx, pred, offset, buf, bytes, false);
+	}
+	static int dev_put(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+	{
+		return dev_move(ctx, pred, offset, buf, bytes, true);
+	}
+
+	// The state after step steps to the caller, on the writer's thread
+	// (direct: on this one, from the devices).
 	int save(Err e, Devs &v, bool lanes16, uint64_t step)
 	{
 		for (int g = v.first; g < v.last; g++) {
@@ -180,6 +241,13 @@ struct Checkpoints {
 			CUDA_TRY(cudaDeviceSynchronize());
 		}
 		wait();
+		if (direct) {
+			this->lanes16 = lanes16;
+			saved++;
+			hand(step, dev_get, this);
+			CUDA_TRY(cudaSetDevice(v.dev[v.first].id));
+			return 0;
+		}
 		if ((tracked && room_for_paths(e)) || move(e, v, lanes16, false))
 			return -1;
 		saved++;
@@ -220,6 +288,14 @@ struct Checkpoints {
 	int load(Err e, Devs &v, bool lanes16, uint64_t *first)
 	{
 		wait();
+		if (direct) {
+			this->lanes16 = lanes16;
+			const int rc = load_now(e, dev_put, this, first);
+			CUDA_TRY(cudaSetDevice(v.dev[v.first].id));
+			if (rc || *first == 0)
+				return rc;
+			return relive && relive(lanes16) ? -1 : 0;
+		}
 		if (tracked && room_for_paths(e))
 			return -1;
 		const int rc = load_now(e, host_put, this, first);

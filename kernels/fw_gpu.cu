@@ -596,9 +596,10 @@ static int open_checkpoints(Run &r)
 	const double rows = r.ranks ? (double)r.d0().count(r.B, (int)r.npad) / (double)r.npad
 	                            : (double)r.npad; // (several processes: each its band)
 	const double need = rows * (double)r.npad * 4 * (r.paths ? 2 : 1);
-	if (!r.ooc && o->host_memory && need > (double)o->host_memory)
-		return fail(r.e, "checkpoints need %.1f MiB of host memory for the state; %.1f MiB are "
-		                 "left", need / (1 << 20), (double)o->host_memory / (1 << 20));
+	// Without room for a host copy of the state, the caller takes it from
+	// the devices while they wait, as out of core.
+	r.ck.direct = !r.ooc && o->host_memory && need > (double)o->host_memory;
+	r.t->checkpoint_direct = r.ck.direct;
 	if (r.ck.open(r.e, o->checkpoint, r.v, !r.ooc))
 		return -1;
 	r.v.ck = &r.ck;

@@ -90,6 +90,9 @@ struct fwg_arcs {
  *   checkpoint is of another stage of the run: a 16-bit run whose lanes
  *   came too close to their limit left one of its 32-bit run (the engine
  *   goes straight on to that), or the reverse (that run begins).
+ * In core save runs while the devices go on from a host copy of the state;
+ * where fwg_opts.host_memory has no room for that copy, get takes the state
+ * from the devices while they wait, as out of core, and put puts it there.
  * Checkpoints take one process, in core or out of core, or several that
  * each hold their own rows (fwg_opts.own_rows): each then has its band of
  * the state alone (get and put take the offsets of its rows only), and
@@ -149,8 +152,9 @@ struct fwg_opts {
 	 * has free): tests make a small device of a large one with it. */
 	uint64_t memory_cap;
 	/* Host memory a run out of core may take for the rows the device cannot
-	 * hold, or a run in core for its checkpoints' state (bytes; 0: no
-	 * limit): a run that would need more is refused. */
+	 * hold (bytes; 0: no limit): a run that would need more is refused.  A
+	 * run in core whose checkpoints' state has no room in it takes each
+	 * from the devices while they wait. */
 	uint64_t host_memory;
 	/* The order of the block updates on one GPU (the same updates, the same
 	 * results either way): FWG_SCHEDULE_ROUNDS round after round over the
@@ -232,6 +236,9 @@ struct fwg_timing {
 	int resumed_from;       /* with a checkpoint: the step the rounds went on
 	                           from (0: the start) */
 	int checkpoints;        /* with a checkpoint: states handed to save */
+	int checkpoint_direct;  /* 1: in core without host memory for a copy of
+	                           the state, each taken from the devices while
+	                           they waited */
 	char device_name[128];
 };
 

@@ -383,8 +383,7 @@ static void report(const struct fwg_opts *o, const struct fwg_timing *tp,
 	                                      : "; phase 2 with twice the registers",
 	          t.stats_on_device ? "; statistics folded on the device" : "");
 	if (o->checkpoint)
-		tool_info("checkpoints: %d written, the rounds from step %d", t.checkpoints,
-		          t.resumed_from);
+		ckpt_gpu_report(t.checkpoints, t.resumed_from, t.checkpoint_direct);
 }
 
 /* --stats: the figures to fill, by the devices or by take_panel. */

@@ -736,8 +736,7 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 		          t.download_ms, t_read - t0, t1 - t_read, t2 - t1, tool_now() - t2,
 		          t.stats_on_device ? "; statistics folded on the device" : "");
 		if (o->checkpoint)
-			tool_info("checkpoints: %d written, the rounds from step %d", t.checkpoints,
-			          t.resumed_from);
+			ckpt_gpu_report(t.checkpoints, t.resumed_from, t.checkpoint_direct);
 	}
 	st_header_free(&h);
 	return 1;

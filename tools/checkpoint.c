@@ -107,6 +107,15 @@ static void *make_id(void *arg)
 	return NULL;
 }
 
+void ckpt_gpu_report(int written, int resumed_from, int direct)
+{
+	tool_info("checkpoints: %d written%s, the rounds from step %d", written,
+	          direct ? " from the devices while they waited (no host memory for a copy of "
+	                   "the state)"
+	                 : "",
+	          resumed_from);
+}
+
 void ckpt_gpu_layout(char *buf, size_t len, int block, int paths, int lanes16, int derive,
                      int skip)
 {

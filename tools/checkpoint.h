@@ -91,6 +91,9 @@ int ckpt_wanted(const struct ckpt *k, uint64_t bytes, double seconds);
  * where checkpoints go are left out of the result's provenance. */
 void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
                 const int32_t *order, const char *layout, uint64_t rounds);
+/* -v: the checkpoints a GPU run wrote, the step it went on from, and
+ * (direct) that each was taken from the devices while they waited. */
+void ckpt_gpu_report(int written, int resumed_from, int direct);
 /* apsp-gpu's layout text: the blocking factor asked (0: the engine's
  * choice), paths, 16-bit lanes, derived predecessors, skipped blocks. */
 void ckpt_gpu_layout(char *buf, size_t len, int block, int paths, int lanes16, int derive,

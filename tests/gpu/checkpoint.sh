@@ -7,7 +7,8 @@
 # lanes are rejected resumes in its 32-bit stage.  Checkpoints of another
 # run (another graph, other options, apsp-cpu's) or damaged ones are
 # refused with exit 2; runs that cannot take them (float64) are refused
-# before any result.  Out of core, a step is a super-round.  APSP_CHECKPOINT_KILL kills the process
+# before any result.  Without host memory for a copy of the state, each
+# checkpoint is taken from the devices while they wait.  Out of core, a step is a super-round.  APSP_CHECKPOINT_KILL kills the process
 # as a checkpoint is written (tools/checkpoint.c).
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
@@ -154,10 +155,21 @@ expect_stderr "apsp-cpu's checkpoint: refused" 2 "checkpoint of another run" \
 $g -n 300 -d 10 -s 1 -t float64 -o "$T/f64"
 expect_stderr "float64: refused" 2 "not taken of float64 graphs on the GPU yet" \
 	'$gpu --checkpoint $T/ck2 $T/f64'
-expect_stderr "no host memory for the state: refused" 2 \
-	"checkpoints need .* MiB of host memory for the state" \
-	'APSP_HOST_MEMORY=6000000 $gpu --checkpoint $T/ck2 --checkpoint-every 0 -B 32 --no-16bit $T/g'
 expect_true "a refused run leaves no checkpoint" '! test -e $T/ck2'
+
+# In core without host memory for a copy of the state: each checkpoint
+# taken from the devices while they wait, and put back there (16-bit lanes
+# widened and narrowed on the host; with two GPUs, ranges across bands).
+export APSP_HOST_MEMORY=6000000
+killed "no host memory for a copy of the state" "$T/g" "after:3 during:5" -B 32 --no-16bit
+expect_true "no host memory for a copy: -v says the checkpoints came from the devices" \
+	'$gpu -v --checkpoint $T/ck5 --checkpoint-every 0 -B 32 --no-16bit $T/g >/dev/null 2>$T/err &&
+	grep -q "written from the devices while they waited" $T/err && ! test -e $T/ck5'
+killed "no host memory for a copy, 16-bit lanes, paths derived" "$T/g16" "after:11" -B 64 --16bit
+if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
+	killed "no host memory for a copy, --gpus 2" "$T/g" "after:6" -B 32 --no-16bit --gpus 2
+fi
+unset APSP_HOST_MEMORY
 
 # A run sure to end before its first checkpoint takes none, and keeps row
 # order (forced here at n = 2500: APSP_SCHEDULE=rows); -v says so.  A run
