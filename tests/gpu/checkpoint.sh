@@ -165,7 +165,10 @@ killed "no host memory for a copy of the state" "$T/g" "after:3 during:5" -B 32 
 expect_true "no host memory for a copy: -v says the checkpoints came from the devices" \
 	'$gpu -v --checkpoint $T/ck5 --checkpoint-every 0 -B 32 --no-16bit $T/g >/dev/null 2>$T/err &&
 	grep -q "written from the devices while they waited" $T/err && ! test -e $T/ck5'
+# (n = 2500: room for the matrices, 50 MB, not for a copy of the state too)
+APSP_HOST_MEMORY=60000000
 killed "no host memory for a copy, 16-bit lanes, paths derived" "$T/g16" "after:11" -B 64 --16bit
+APSP_HOST_MEMORY=6000000
 if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
 	killed "no host memory for a copy, --gpus 2" "$T/g" "after:6" -B 32 --no-16bit --gpus 2
 fi
