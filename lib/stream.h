@@ -158,7 +158,9 @@ int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_e
  * has; piece(ctx, i) runs each of them, on any of the threads, several at
  * once; end(ctx, first, count, data) follows on the calling thread once
  * all have run (0, or non-zero to stop reading), before the next window's
- * begin.  data stays in place from begin to end. */
+ * begin.  data stays in place from begin to end.  Where the reading fails,
+ * end still follows each begin (so that what begin took can be given back),
+ * though not every piece may have run. */
 typedef struct st_window_work {
 	uint64_t (*begin)(void *ctx, uint64_t first, uint64_t count, const void *data);
 	void (*piece)(void *ctx, uint64_t i);

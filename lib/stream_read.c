@@ -611,14 +611,15 @@ static int stopped_at(st_reader *r, uint64_t row, st_error *err)
 	return rfail(r);
 }
 
-/* The last window's work beside this pass (w NULL: none); then none. */
+/* The last window's work beside this pass (w NULL: none); then none.  Its
+ * end comes even where the pass failed (what begin took is given back). */
 static int window_work(st_reader *r, struct rjob *job, uint64_t count, struct window *last,
                        st_error *err)
 {
 	const st_window_work *w = job->work;
 	job->pieces = w && last->count ? w->begin(w->ctx, last->first, last->count, last->data) : 0;
 	int rc = read_pass(r, job, count, err);
-	if (rc == 0 && w && last->count && w->end(w->ctx, last->first, last->count, last->data))
+	if (w && last->count && w->end(w->ctx, last->first, last->count, last->data) && rc == 0)
 		rc = stopped_at(r, last->first, err);
 	last->count = 0;
 	return rc;

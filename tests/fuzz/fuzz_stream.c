@@ -86,6 +86,38 @@ static int take_window(void *ctx, uint64_t first, uint64_t count, const void *da
 	return 0;
 }
 
+/* The same through st_read_windows_beside: a piece a row, copied. */
+struct beside {
+	struct windows w;
+	uint64_t first, count, ran;
+	const unsigned char *data;
+};
+
+static uint64_t beside_begin(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct beside *b = ctx;
+	FUZZ_ASSERT(first == b->w.next && count > 0 && first + count <= b->w.npad);
+	b->first = first, b->count = count, b->data = data, b->ran = 0;
+	return count;
+}
+
+static void beside_piece(void *ctx, uint64_t i)
+{
+	struct beside *b = ctx;
+	const uint64_t row = b->w.npad * 4;
+	memcpy(b->w.m + (b->first + i) * row, b->data + i * row, row);
+	__atomic_fetch_add(&b->ran, 1, __ATOMIC_RELAXED);
+}
+
+static int beside_end(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct beside *b = ctx;
+	if (b->ran == count) /* (not where the reading failed) */
+		b->w.next = first + count;
+	(void)data;
+	return 0;
+}
+
 static void read_stream(const uint8_t *data, size_t size)
 {
 	int threads = 1 + (size & 1);
@@ -137,10 +169,14 @@ static void read_stream(const uint8_t *data, size_t size)
 					                   (const char *)want + rows[i] * npad * 4,
 					                   npad * 4) == 0);
 		} else if (mode == 3) { /* a window of 1 + size % 5 rows at least */
-			struct windows w = {m, npad, 0};
-			ok = st_read_windows(r, 1 + size % 5, take_window, &w, &err) == 0;
+			struct beside b = {{m, npad, 0}, 0, 0, 0, NULL};
+			const st_window_work work = {beside_begin, beside_piece, beside_end, &b};
+			if ((size >> 7) & 1) /* the windows' work beside the reading */
+				ok = st_read_windows_beside(r, 1 + size % 5, &work, &err) == 0;
+			else
+				ok = st_read_windows(r, 1 + size % 5, take_window, &b.w, &err) == 0;
 			if (ok)
-				FUZZ_ASSERT(w.next == npad);
+				FUZZ_ASSERT(b.w.next == npad);
 			if (ok && want)
 				FUZZ_ASSERT(memcmp(m, want, bytes) == 0);
 		} else {
