@@ -180,6 +180,18 @@ struct Checkpoints {
 		return 0;
 	}
 
+	// Every device idle, its own streams and the default one; the first
+	// device current again.
+	static int sync_devices(Err e, Devs &v)
+	{
+		for (int g = v.first; g < v.last; g++) {
+			CUDA_TRY(cudaSetDevice(v.dev[g].id));
+			CUDA_TRY(cudaDeviceSynchronize());
+		}
+		CUDA_TRY(cudaSetDevice(v.dev[v.first].id));
+		return 0;
+	}
+
 	// Direct: bytes of the state from offset, device by device (a range may
 	// span two bands), between the devices and buf; 16-bit lanes widened or
 	// narrowed on the host, value for value.
@@ -236,17 +248,14 @@ struct Checkpoints {
 	// (direct: on this one, from the devices).
 	int save(Err e, Devs &v, bool lanes16, uint64_t step)
 	{
-		for (int g = v.first; g < v.last; g++) {
-			CUDA_TRY(cudaSetDevice(v.dev[g].id));
-			CUDA_TRY(cudaDeviceSynchronize());
-		}
+		if (sync_devices(e, v))
+			return -1;
 		wait();
 		if (direct) {
 			this->lanes16 = lanes16;
 			saved++;
 			hand(step, dev_get, this);
-			CUDA_TRY(cudaSetDevice(v.dev[v.first].id));
-			return 0;
+			return sync_devices(e, v);
 		}
 		if ((tracked && room_for_paths(e)) || move(e, v, lanes16, false))
 			return -1;
@@ -288,10 +297,14 @@ struct Checkpoints {
 	int load(Err e, Devs &v, bool lanes16, uint64_t *first)
 	{
 		wait();
-		if (direct) {
+		if (direct) { // (the copies on the default stream: the devices' own streams
+			          // done before, and the copies done before the rounds)
 			this->lanes16 = lanes16;
+			if (sync_devices(e, v))
+				return -1;
 			const int rc = load_now(e, dev_put, this, first);
-			CUDA_TRY(cudaSetDevice(v.dev[v.first].id));
+			if (sync_devices(e, v))
+				return -1;
 			if (rc || *first == 0)
 				return rc;
 			return relive && relive(lanes16) ? -1 : 0;
