@@ -600,8 +600,8 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 }
 
 /* A window of whole rows whose work runs beside the next pass; such a
- * window is this many bytes at least. */
-#define WINDOW_LEAST ((uint64_t)24 << 20)
+ * window is this many blocks at least. */
+#define WINDOW_LEAST 24
 struct window {
 	uint64_t first, count;
 	const unsigned char *data;
@@ -640,14 +640,14 @@ static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
 	if (rows < 1)
 		rows = 1;
 	/* A pass: enough blocks for the rows asked, and a few a thread; with
-	 * work beside, WINDOW_LEAST bytes at least, so that what a pass costs
-	 * whatever its size (its threads started, the last block inflated
+	 * work beside, WINDOW_LEAST blocks at least, so that what a pass costs
+	 * whatever its size (its threads started, its last block inflated
 	 * while the others wait) stays small beside it (bench/stats.md). */
 	uint64_t count = (rows * rowbytes + r->block - 1) / r->block;
 	if (count < (uint64_t)r->threads * 4)
 		count = (uint64_t)r->threads * 4;
-	if (w && count < WINDOW_LEAST / r->block)
-		count = WINDOW_LEAST / r->block;
+	if (w && count < WINDOW_LEAST)
+		count = WINDOW_LEAST;
 	if (count > r->nblk)
 		count = r->nblk;
 	const size_t cap = (size_t)(count * r->block + rowbytes);
