@@ -103,9 +103,10 @@ GS_VECTORS static void rows_##T(const gs_batch *b, uint64_t i)                  
 
 /* The in figures of the same rows: strip i of columns, rows in order, four
  * rows a pass over the strip (each column's figures loaded once and
- * updated row after row: the same additions in the same order). */
-#define GS_COLS(T, S, FINITE)                                                       \
-GS_VECTORS static void cols_##T(const gs_batch *b, uint64_t st)                             \
+ * updated row after row: the same additions in the same order).  After
+ * each row's pass, ROW(b, st, k, row, c0, c1) (GS_NO_ROW: nothing). */
+#define GS_COLS(NAME, T, S, FINITE, ROW)                                            \
+GS_VECTORS static void NAME(const gs_batch *b, uint64_t st)                                 \
 {                                                                                   \
 	const gs_stats *s = b->s;                                                       \
 	const uint64_t n = s->n, rows = b->rows, stride = b->stride;                    \
@@ -128,6 +129,10 @@ GS_VECTORS static void cols_##T(const gs_batch *b, uint64_t st)                 
 			GS_COL_STEP(T, S, FINITE, r3[v]);                                       \
 			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;                     \
 		}                                                                           \
+		ROW(b, st, k, r0, c0, c1);                                                  \
+		ROW(b, st, k + 1, r1, c0, c1);                                              \
+		ROW(b, st, k + 2, r2, c0, c1);                                              \
+		ROW(b, st, k + 3, r3, c0, c1);                                              \
 	}                                                                               \
 	for (; k < rows; k++) {                                                         \
 		const T *row = d + k * stride;                                              \
@@ -137,8 +142,10 @@ GS_VECTORS static void cols_##T(const gs_batch *b, uint64_t st)                 
 			GS_COL_STEP(T, S, FINITE, row[v]);                                      \
 			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;                     \
 		}                                                                           \
+		ROW(b, st, k, row, c0, c1);                                                 \
 	}                                                                               \
 }
+#define GS_NO_ROW(b, st, k, row, c0, c1) ((void)0)
 
 /* Column v's figures, into c, sm, e, h; then one entry x of the column
  * into them: branch-free, so that the compiler makes vectors of it. */
@@ -164,9 +171,9 @@ GS_VECTORS static void cols_##T(const gs_batch *b, uint64_t st)                 
 GS_ROWS(int32_t, int64_t, FINITE_I32)
 GS_ROWS(float, double, FINITE_F32)
 GS_ROWS(double, double, FINITE_F32)
-GS_COLS(int32_t, int64_t, FINITE_I32)
-GS_COLS(float, double, FINITE_F32)
-GS_COLS(double, double, FINITE_F32)
+GS_COLS(cols_int32_t, int32_t, int64_t, FINITE_I32, GS_NO_ROW)
+GS_COLS(cols_float, float, double, FINITE_F32, GS_NO_ROW)
+GS_COLS(cols_double, double, double, FINITE_F32, GS_NO_ROW)
 
 /* int32: each row's share of the out figures from each strip of columns,
  * kept apart (b->part, strip after strip) and added up in gs_batch_end(). */
@@ -195,49 +202,10 @@ GS_VECTORS static void row_strip(const gs_batch *b, uint64_t st, uint64_t k, con
 	((struct row_part *)b->part)[st * b->rows + k] = (struct row_part){cnt, sum, ecc};
 }
 
-/* int32 distances: strip st of columns as cols_ (the in figures, rows in
- * order, four a pass) and each row's share of its out figures from the
- * same columns while they are in cache, so the rows are read once from
- * memory. */
-GS_VECTORS static void cols_rows_int32(const gs_batch *b, uint64_t st)
-{
-	gs_stats *s = b->s;
-	const uint64_t n = s->n, rows = b->rows, stride = b->stride;
-	const uint64_t c0 = st * GS_STRIP, c1 = c0 + GS_STRIP < n ? c0 + GS_STRIP : n;
-	const int32_t *d = b->d;
-	uint64_t *restrict reach = s->reach[GS_IN];
-	int64_t *restrict sum = s->sum[GS_IN];
-	int32_t *restrict ecc = s->ecc[GS_IN];
-	double *restrict harm = s->harmonic;
-	uint64_t k = 0;
-	for (; k + 4 <= rows; k += 4) {
-		const int32_t *r0 = d + k * stride, *r1 = r0 + stride, *r2 = r1 + stride,
-		              *r3 = r2 + stride;
-#pragma omp simd
-		for (uint64_t v = c0; v < c1; v++) {
-			GS_COL_LOAD(int32_t, int64_t);
-			GS_COL_STEP(int32_t, int64_t, FINITE_I32, r0[v]);
-			GS_COL_STEP(int32_t, int64_t, FINITE_I32, r1[v]);
-			GS_COL_STEP(int32_t, int64_t, FINITE_I32, r2[v]);
-			GS_COL_STEP(int32_t, int64_t, FINITE_I32, r3[v]);
-			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;
-		}
-		row_strip(b, st, k, r0, c0, c1);
-		row_strip(b, st, k + 1, r1, c0, c1);
-		row_strip(b, st, k + 2, r2, c0, c1);
-		row_strip(b, st, k + 3, r3, c0, c1);
-	}
-	for (; k < rows; k++) {
-		const int32_t *row = d + k * stride;
-#pragma omp simd
-		for (uint64_t v = c0; v < c1; v++) {
-			GS_COL_LOAD(int32_t, int64_t);
-			GS_COL_STEP(int32_t, int64_t, FINITE_I32, row[v]);
-			reach[v] = c, sum[v] = sm, ecc[v] = e, harm[v] = h;
-		}
-		row_strip(b, st, k, row, c0, c1);
-	}
-}
+/* int32 distances: strip st of columns as cols_int32_t, and each row's
+ * share of its out figures from the same columns while they are in cache,
+ * so the rows are read once from memory. */
+GS_COLS(cols_rows_int32, int32_t, int64_t, FINITE_I32, row_strip)
 
 uint64_t gs_batch_begin(gs_batch *b, gs_stats *s, uint64_t first, uint64_t rows, const void *d,
                         uint64_t stride)
