@@ -64,7 +64,8 @@ static void cell(char *b, size_t len, const gs_stats *s, uint64_t u, size_t c, u
  * formatted on every core (printf's digits of doubles are most of the
  * table's time), then written in order. */
 #define TABLE_PIECE 512
-#define LINE_ROOM (NCOL * 32)
+#define CELL_ROOM 32 /* a cell's text, its tab or newline (cell() writes at most 24) */
+#define LINE_ROOM (NCOL * CELL_ROOM)
 
 /* Vertex u0's piece of the table into b; its length. */
 static size_t table_piece(char *b, const gs_stats *s, uint64_t u0, uint64_t base)
@@ -73,7 +74,7 @@ static size_t table_piece(char *b, const gs_stats *s, uint64_t u0, uint64_t base
 	size_t at = 0;
 	for (uint64_t u = u0; u < u1; u++)
 		for (size_t c = 0; c < NCOL; c++) {
-			cell(b + at, 31, s, u, c, base);
+			cell(b + at, CELL_ROOM - 1, s, u, c, base);
 			at += strlen(b + at);
 			b[at++] = c + 1 < NCOL ? '\t' : '\n';
 		}
