@@ -3,7 +3,8 @@
 # with --stats --summary, given as Matrix Market text (gengraph -F mtx; the
 # weight matrix made on the device from the arcs), REPS times (default 2);
 # with DENSE=1 also as gengraph's stream of the same graph (the dense n x n
-# matrix read on the host), whose summary must be the same bytes.  Not a test.
+# matrix read on the host), whose summary must be the same bytes; with NO16=1
+# each run followed by one on 32 bits (--no-16bit), the same.  Not a test.
 #   sh bench/road_grid.sh [K]
 set -u
 k=${1:-355}
@@ -22,6 +23,14 @@ for r in $(seq "$reps"); do
 	bin/apsp-gpu -v --stats --summary "$tmp/grid.mtx" >"$tmp/text.sum" 2>"$tmp/err"
 	echo "text run $r: wall $(secs "$s0" "$(now)") s"
 	cat "$tmp/err"
+	if [ "${NO16:-0}" = 1 ]; then
+		s0=$(now)
+		bin/apsp-gpu -v --stats --summary --no-16bit "$tmp/grid.mtx" >"$tmp/no16.sum" 2>"$tmp/err"
+		echo "text run $r, --no-16bit: wall $(secs "$s0" "$(now)") s"
+		cat "$tmp/err"
+		cmp -s "$tmp/text.sum" "$tmp/no16.sum" && echo "summaries: the same bytes" ||
+			echo "summaries DIFFER"
+	fi
 done
 cat "$tmp/text.sum"
 if [ "${DENSE:-0}" = 1 ]; then

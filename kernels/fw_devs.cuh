@@ -187,6 +187,7 @@ struct Dev {
 	void *colT = nullptr, *rowP = nullptr; // B x npad panels (fw_tiles.cuh)
 	int32_t *prow = nullptr; // B x npad: the pivot rows of p, from their holder
 	short *d16 = nullptr;    // rows * B x npad: 16-bit lanes
+	bool d16_in_d = false;   // ... in the first half of d's memory (in_place16)
 	unsigned long long *scratch = nullptr; // facts to combine over the devices (4)
 	void *relay[2] = {nullptr, nullptr}; // process 0 of several: other bands' rows
 	Sparse sparse;
@@ -206,7 +207,8 @@ struct Dev {
 		cudaFree(colT);
 		cudaFree(rowP);
 		cudaFree(prow);
-		cudaFree(d16);
+		if (!d16_in_d)
+			cudaFree(d16);
 		cudaFree(scratch);
 		cudaFree(relay[0]);
 		cudaFree(relay[1]);

@@ -194,6 +194,8 @@ struct Run {
 	bool ooc = false;
 	// open_devices
 	bool by_rows = false, have16 = false, as_read = false;
+	bool in_place16 = false; // the 16-bit lanes in d's memory (InPlace16)
+	InPlace16 in16;
 	// upload_and_prepare
 	Reorder reorder;
 	Reorder *ro = nullptr;
@@ -421,6 +423,18 @@ static int fit_run(Run &r)
 	return 0;
 }
 
+// The largest int32 weight of a graph's arcs (below ST_INF_I32, no edge).
+static int arcs_wmax(const fwg_arcs &a)
+{
+	int m = 0;
+	for (uint64_t k = 0; k < a.count; k++) {
+		const int w = ((const int32_t *)a.w)[k];
+		if (w < ST_INF_I32 && w > m)
+			m = w;
+	}
+	return m;
+}
+
 // Stage 3: each device's streams, events and memory; the 16-bit matrix
 // where the lanes are tried; the second pair of panels for lookahead.
 static int open_devices(Run &r)
@@ -461,8 +475,20 @@ static int open_devices(Run &r)
 	            && (o->schedule == FWG_SCHEDULE_ROWS || r.n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
 	// to spare), allocated with the rest: without it (have16) they are not.
-	if (r.may16 && !r.ooc && alloc16(e, v, &r.have16))
+	// A graph made from its arcs, without paths, needs none: the lanes take
+	// the first half of the 32-bit matrix's memory, which the arcs can make
+	// again if their result is rejected.
+	r.in_place16 = r.may16 && o->arcs && !r.paths && !r.ooc && gpus == 1 && !r.ranks;
+	if (r.in_place16) {
+		Dev &x = v.dev[v.first];
+		x.d16 = (short *)x.d;
+		x.d16_in_d = r.have16 = true;
+		r.t->lanes16_in_place = 1;
+		r.in16.wmax = arcs_wmax(*o->arcs);
+		r.in16.keep = o->stats != nullptr;
+	} else if (r.may16 && !r.ooc && alloc16(e, v, &r.have16)) {
 		return -1;
+	}
 	// One device in core, every block every round, round after round: the
 	// rounds with lookahead (fw_rounds.cuh), where the second pair of panels
 	// fits.
@@ -485,6 +511,18 @@ static int open_devices(Run &r)
 	// rounds start on its first bands (fw_roworder.cuh); elsewhere the
 	// whole graph and the caller's verdict come first.
 	r.as_read = o->feed && r.by_rows && !r.paths;
+	return 0;
+}
+
+// The weight matrix made again from the arcs, where a 16-bit run in place
+// was rejected.
+static int arcs_again(Run &r)
+{
+	Devs &v = r.v;
+	for (int g = v.first; g < v.last; g++)
+		if (upload_arcs(r.e, *r.o->arcs, v.dev[g], r.npad, r.B, r.is_int, r.ro)
+		    || prepare_rows(r.e, v, v.dev[g], r.n, r.is_int, r.packed))
+			return -1;
 	return 0;
 }
 
@@ -768,7 +806,8 @@ static int run_kernels(Run &r)
 	if (tries16 && r.rw) // (16-bit rounds in row order)
 		rc = weights_read(r);
 	if (rc == 0 && tries16)
-		rc = try16(e, v, (int)r.n, r.inf_dev, r.sp, r.derive16, r.rw, &r.done, r.lists16);
+		rc = try16(e, v, (int)r.n, r.inf_dev, r.sp, r.derive16, r.rw, &r.done, r.lists16,
+		           r.in_place16 ? &r.in16 : nullptr);
 	if (rc == 0) // (the 32-bit rounds, if they come)
 		rc = weights_read(r);
 	if (rc == 0 && r.rw && r.rw->restart)
@@ -776,6 +815,8 @@ static int run_kernels(Run &r)
 	if (r.rw && r.rw->not16) // from the first band again, on 32 bits
 		r.rw->reset();
 	record_choices(r, r.done);
+	if (rc == 0 && r.done == -1 && r.in_place16)
+		rc = arcs_again(r);
 	if (rc == 0 && r.done == -1)
 		rc = sparse_start(r);
 	if (rc == 0 && r.done == -1 && r.rw) { // from the weights again, on 32 bits, the rounds' way
@@ -834,7 +875,8 @@ static int collect_results(Run &r)
 		t->download_ms = std::chrono::duration<double, std::milli>(
 		                         std::chrono::steady_clock::now() - t_down).count();
 	} else if (o->stats) { // the statistics where the distances are
-		if (stats_run(e, v, r.n, r.is_int, r.ro, o->potential, o->stats))
+		if (stats_run(e, v, r.n, r.is_int, r.in_place16 && r.in16.keep && r.done == 1, r.ro,
+		              o->potential, o->stats))
 			return -1;
 		t->stats_on_device = 1;
 		t->download_ms = std::chrono::duration<double, std::milli>(

@@ -239,6 +239,9 @@ struct fwg_timing {
 	int checkpoint_direct;  /* 1: in core without host memory for a copy of
 	                           the state, each taken from the devices while
 	                           they waited */
+	int lanes16_in_place;   /* 1: the 16-bit lanes took the first half of the
+	                           32-bit matrix's memory (a graph made from its
+	                           arcs, made again from them where rejected) */
 	char device_name[128];
 };
 

@@ -40,6 +40,16 @@ int alloc16(Err e, Devs &v, bool *ok)
 	return 0;
 }
 
+// The 16-bit run in the 32-bit matrix's own memory (Dev::d16_in_d), for a
+// graph made on the device from its arcs: the largest weight, known before
+// the weights are narrowed over; whether a result that stands stays in 16
+// bits (the statistics fold it there) rather than going back to 32.  A
+// result rejected leaves d to be made again from the arcs.
+struct InPlace16 {
+	int wmax = 0;
+	bool keep = false;
+};
+
 // Try the 16-bit run.  *done: 1 its result stands (the devices' d hold it),
 // -1 it was run and rejected, 0 it was not tried.  inf: d's INF.  With
 // derive, a result that stands also gets its predecessors, derived into p;
@@ -51,15 +61,26 @@ int alloc16(Err e, Devs &v, bool *ok)
 // converted or not).  Where rw's rows are still arriving, each band's
 // weights are checked as it comes; a band too heavy for 16-bit lanes ends
 // the attempt (*done 0, rw->not16), as does a failed input (rw->restart).
+// With ip (one device, not in row order), the run is made in place.
 int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOrder *rw,
-          int *done, const std::function<int()> &lists = nullptr)
+          int *done, const std::function<int()> &lists = nullptr, const InPlace16 *ip = nullptr)
 {
 	*done = 0;
 	const int B = v.B;
 	const bool as_read = rw && rw->feed;
 	int wmax = 0, rc = 0;
+	if (ip) { // (the weights narrowed over where they are)
+		if (ip->wmax >= INF16 / 4)
+			return 0;
+		wmax = ip->wmax;
+		for (int g = v.first; g < v.last; g++) {
+			Dev &x = v.dev[g];
+			CUDA_TRY(cudaSetDevice(x.id));
+			CUDA_TRY(in_place16<false>(x.d, x.count(B, v.npad), x.s));
+		}
+	}
 	// the weights into 16-bit lanes, and the largest of them
-	for (int g = v.first; g < v.last && !as_read; g++) {
+	for (int g = v.first; g < v.last && !as_read && !ip; g++) {
 		Dev &x = v.dev[g];
 		const size_t count = x.count(B, v.npad);
 		CUDA_TRY(cudaSetDevice(x.id));
@@ -69,7 +90,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 			                                (int *)x.scratch);
 		CUDA_TRY(cudaGetLastError());
 	}
-	if (!as_read) {
+	if (!as_read && !ip) {
 		unsigned long long m = 0;
 		if (combine(e, v, 1, false, &m))
 			return -1;
@@ -131,7 +152,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 		// the rounds; then, where no distance came within wmax of INF16, the
 		// distances back to 32 bits (decided on the device), and the verdict
 		if (v.ck)
-			snprintf(v.ck->stage, sizeof v.ck->stage, "B%d,16-bit%s", B,
+			snprintf(v.ck->stage, sizeof v.ck->stage, "B%d,16-bit-unsigned%s", B,
 			         sp ? ",levels" : "");
 		rc = B == 64 ? run_rounds16<64>(e, v, sp) : run_rounds16<128>(e, v, sp);
 		if (rc == 2) { // a checkpoint of the 32-bit run that follows: on to that
@@ -162,7 +183,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 			                       (const int *)&x.scratch[1], wmax))
 				return -1;
 			CUDA_TRY(x.ie.after_read(x.s));
-			if (count)
+			if (count && !ip)
 				from16_if<<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(
 				        x.d16, (int *)x.d, count, wmax, (const int *)&x.scratch[1]);
 			CUDA_TRY(cudaGetLastError());
@@ -177,6 +198,11 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 		}
 		if (rc == 0 && (int)dmax + wmax < INF16) {
 			*done = 1;
+			for (int g = v.first; g < v.last && ip && !ip->keep; g++) {
+				Dev &x = v.dev[g];
+				CUDA_TRY(cudaSetDevice(x.id));
+				CUDA_TRY(in_place16<true>(x.d, x.count(B, v.npad), x.s));
+			}
 		} else if (rc == 0) {
 			*done = -1;
 		}

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fw_devs.cuh"
+#include "fw_tiles16.cuh"
 #include "fw_transfer.cuh"
 
 extern "C" {
@@ -28,6 +29,15 @@ template <> struct StatsElem<int> {
 	using Sum = long long;
 	static __device__ __forceinline__ bool finite(int x) { return x < ST_INF_I32; }
 	static __device__ __forceinline__ long long value(int x, const long long *h, int i, int j)
+	{
+		return h ? (long long)x - h[i] + h[j] : (long long)x;
+	}
+};
+// int32 distances still in 16-bit lanes (a run in place, fw_tiles16.cuh).
+template <> struct StatsElem<short> {
+	using Sum = long long;
+	static __device__ __forceinline__ bool finite(short x) { return x < INF16; }
+	static __device__ __forceinline__ long long value(short x, const long long *h, int i, int j)
 	{
 		return h ? (long long)x - h[i] + h[j] : (long long)x;
 	}
@@ -197,7 +207,7 @@ int stats_of_device(Err e, const Devs &v, const Dev &x, uint64_t n, const long l
 	CUDA_TRY(cudaMemcpyAsync(harm, ds.harm.data(), n * 8, cudaMemcpyHostToDevice, x.s));
 	CUDA_TRY(cudaMemcpyAsync(isum, is.data(), n * sizeof(S), cudaMemcpyHostToDevice, x.s));
 	CUDA_TRY(cudaMemcpyAsync(iecc, ie.data(), n * sizeof(S), cudaMemcpyHostToDevice, x.s));
-	const T *d = x.base<T>(x.d, v.B, v.npad);
+	const T *d = x.base<T>(std::is_same<T, short>::value ? (void *)x.d16 : x.d, v.B, v.npad);
 	if constexpr (I)
 		stats_rows<T><<<std::min(rows, 65535), 256, 0, x.s>>>(d, v.npad, (int)n, first, end, h,
 		                                                     oreach, osum, oecc);
@@ -277,8 +287,8 @@ void potentials_free(Devs &v, long long *hd[MAX_GPUS])
 
 // The statistics of a run in core in this process (fwg_opts.stats): the
 // reweighting's potentials on each device in the run's positions, then
-// every device's figures.
-int stats_run(Err e, Devs &v, uint64_t n, bool is_int, const Reorder *ro,
+// every device's figures (lanes16: int32 distances left in 16-bit lanes).
+int stats_run(Err e, Devs &v, uint64_t n, bool is_int, bool lanes16, const Reorder *ro,
               const int64_t *potential, gs_stats *out)
 {
 	long long *hd[MAX_GPUS] = {};
@@ -288,8 +298,9 @@ int stats_run(Err e, Devs &v, uint64_t n, bool is_int, const Reorder *ro,
 	for (int g = v.first; g < v.last && rc == 0; g++) {
 		const Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
-		if (is_int ? stats_of_device<int>(e, v, x, n, hd[g], ds)
-		           : stats_of_device<float>(e, v, x, n, hd[g], ds))
+		if (lanes16  ? stats_of_device<short>(e, v, x, n, hd[g], ds)
+		    : is_int ? stats_of_device<int>(e, v, x, n, hd[g], ds)
+		             : stats_of_device<float>(e, v, x, n, hd[g], ds))
 			rc = -1;
 		else
 			put_stats(ds, n, is_int, ro ? ro->host : nullptr, false, out);

@@ -225,7 +225,7 @@ __device__ __forceinline__ void close_pivot(T *__restrict__ d, int32_t *__restri
 				for (int w = 0; w < RW; w++) {
 					if constexpr (per == 2) {
 						const uint32_t a = (uint16_t)colk[r] * 0x10001u;
-						v[r][w] = __viaddmin_s16x2(a, rowk[w], v[r][w]);
+						v[r][w] = __viaddmin_u16x2(a, rowk[w], v[r][w]);
 					} else if constexpr (PATHS) {
 						const T s = colk[r] + rowk[w];
 						if (s < v[r][w]) {

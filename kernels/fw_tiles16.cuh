@@ -6,18 +6,23 @@
 
 #include "fw_tiles.cuh"
 
+#include <algorithm>
+
 namespace {
 
 // ---- 16-bit lanes: distances only, small int32 distances --------------------
 //
-// VIADDMNMX.S16x2 does two relaxations per instruction.  When only distances
+// VIADDMNMX.U16x2 does two relaxations per instruction.  When only distances
 // are asked for, the run can be made on 16-bit entries provided no finite
 // distance reaches INF16.  That is not known beforehand, but it is checked
 // afterwards: a finite distance that reached INF16 would have a shortest path
 // whose last vertex k still below INF16 gives d[i][k] + w(k,j) >= INF16; so if
 // the largest finite result plus the largest edge weight stays below INF16,
-// nothing was cut off.  Otherwise the run is repeated on 32 bits.
-constexpr int INF16 = 16383; // the sum of two stays within int16
+// nothing was cut off.  Otherwise the run is repeated on 32 bits.  The lanes
+// are unsigned: int32 weights reach the kernels in [0, ST_INF_I32] (solve.h),
+// every entry stays in [0, INF16], and the sum of two in [0, 2 INF16], within
+// 16 bits; so an entry reads the same as a short.
+constexpr int INF16 = 32767;
 
 template <> struct Elem<short> {
 	static __device__ __forceinline__ short relax(short a, short b, short c)
@@ -106,7 +111,7 @@ __device__ __forceinline__ bool update_block16(short *__restrict__ d, int npad, 
 			for (int r = 0; r < 8; r++)
 #pragma unroll
 				for (int q = 0; q < 8; q++)
-					c[r][q] = __viaddmin_s16x2(a[r], b[q], c[r][q]);
+					c[r][q] = __viaddmin_u16x2(a[r], b[q], c[r][q]);
 		}
 	});
 #pragma unroll
@@ -218,6 +223,75 @@ __global__ void from16_if(const short *__restrict__ d16, int *__restrict__ d, si
 	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (e < count && *dmax + wmax < INF16)
 		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
+}
+
+// ---- 16-bit lanes in the 32-bit matrix's own memory -----------------------
+//
+// Where the device has no room for a second matrix (a graph made on the
+// device from its arcs, which can be made again), the 16-bit entries take
+// the first half of the 32-bit matrix's memory.  Narrowing goes from the
+// front and widening from the back, a launch at a time over entries
+// [a, b) with b <= 2a: what a launch writes then lies apart from what it
+// reads and from what later launches read.  The first HEAD16 entries go in
+// one block, read whole into registers before any is written.
+constexpr int HEAD16_THREADS = 1024, HEAD16_EACH = 4, HEAD16 = HEAD16_THREADS * HEAD16_EACH;
+
+template <bool WIDEN> __global__ void __launch_bounds__(HEAD16_THREADS) head16(void *d, size_t count)
+{
+	int v[HEAD16_EACH];
+#pragma unroll
+	for (int q = 0; q < HEAD16_EACH; q++) {
+		const size_t e = (size_t)q * HEAD16_THREADS + threadIdx.x;
+		v[q] = e >= count ? 0 : WIDEN ? ((const short *)d)[e] : ((const int *)d)[e];
+	}
+	__syncthreads();
+#pragma unroll
+	for (int q = 0; q < HEAD16_EACH; q++) {
+		const size_t e = (size_t)q * HEAD16_THREADS + threadIdx.x;
+		if (e >= count)
+			continue;
+		if (WIDEN)
+			((int *)d)[e] = v[q] >= INF16 ? ST_INF_I32 : v[q];
+		else
+			((short *)d)[e] = (short)(v[q] >= INF16 ? INF16 : v[q]);
+	}
+}
+
+template <bool WIDEN> __global__ void span16(void *d, size_t a, size_t b)
+{
+	for (size_t e = a + (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < b;
+	     e += (size_t)gridDim.x * blockDim.x) {
+		if (WIDEN) {
+			const short x = ((const short *)d)[e];
+			((int *)d)[e] = x >= INF16 ? ST_INF_I32 : x;
+		} else {
+			const int x = ((const int *)d)[e];
+			((short *)d)[e] = (short)(x >= INF16 ? INF16 : x);
+		}
+	}
+}
+
+// The count entries of d to 16 bits in place (widen: back to 32 bits), on s.
+template <bool WIDEN> cudaError_t in_place16(void *d, size_t count, cudaStream_t s)
+{
+	auto span = [&](size_t a, size_t b) {
+		const size_t blocks = (b - a + 255) / 256;
+		span16<WIDEN><<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(d, a, b);
+	};
+	if (!WIDEN)
+		head16<false><<<1, HEAD16_THREADS, 0, s>>>(d, count);
+	if (WIDEN)
+		for (size_t b = count; b > (size_t)HEAD16;) {
+			const size_t a = std::max((b + 1) / 2, (size_t)HEAD16);
+			span(a, b);
+			b = a;
+		}
+	else
+		for (size_t a = HEAD16; a < count; a *= 2)
+			span(a, std::min(2 * a, count));
+	if (WIDEN)
+		head16<true><<<1, HEAD16_THREADS, 0, s>>>(d, count);
+	return cudaGetLastError();
 }
 
 // Largest entry below limit (out starts at 0; entries are >= 0 here).

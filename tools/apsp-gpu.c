@@ -370,7 +370,11 @@ static void report(const struct fwg_opts *o, const struct fwg_timing *tp,
 	          "phase 1 %s%s%s%s",
 	          t.device_name, on, (unsigned long long)n, t.block,
 	          o->type == ST_INT32 ? "int32" : "float32", o->paths ? ", paths" : "",
-	          t.lanes16 == 1 ? "16-bit lanes" : t.lanes16 == -1 ? "32-bit (16-bit lanes rejected)"
+	          t.lanes16 == 1 ? (t.lanes16_in_place ? "16-bit lanes in the matrix's own memory"
+	                                               : "16-bit lanes")
+	          : t.lanes16 == -1 ? (t.lanes16_in_place ? "32-bit (16-bit lanes rejected, the "
+	                                                    "matrix made again from the arcs)"
+	                                                  : "32-bit (16-bit lanes rejected)")
 	          : t.packed ? "packed" : t.float_bits ? "as bits" : "plain", t.derived ? ", predecessors derived" : "", why,
 	          skipped, st_engine(), t.kernel_ms,
 	          t.kernel_ms > 0 ? relax / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,

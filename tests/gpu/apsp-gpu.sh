@@ -71,7 +71,7 @@ for s in 1 2 3; do
 	$g -n 131 -d 3 -s $s -w 0:3 -o "$T/g"
 	check "derived predecessors, sparse, zero weights, seed $s" "$T/g" 0 --16bit
 done
-$g -n 400 -d 1 -s 12 -w 2000:4000 -o "$T/g"
+$g -n 400 -d 1 -s 12 -w 4000:8000 -o "$T/g"
 check "derived predecessors rejected with the 16-bit distances" "$T/g" 0 -B 64 --16bit
 $g -n 2100 -d 10 -s 14 -w 1:100 -o "$T/g"
 expect_stderr "n = 2100 with paths: predecessors derived" 0 'n 2100, B 64, int32, paths, 16-bit lanes, predecessors derived' \
@@ -182,11 +182,19 @@ $g -n 1999 -d 10 -s 15 -o "$T/g1999"
 expect_stderr "n = 1999: 32 bits" 0 'n 1999, B 64, int32, plain' '$gpu -v --no-paths $T/g1999 >/dev/null'
 check "int32 n = 2100 --no-paths, chosen lanes and blocking factor" "$T/g2100" 0 --no-paths
 check "int32 --no-paths --no-16bit" "$T/g" 0 --no-paths --no-16bit -B 64
-$g -n 400 -d 1 -s 12 -w 2000:4000 -o "$T/g"
+$g -n 400 -d 1 -s 12 -w 4000:8000 -o "$T/g"
 check "int32 --no-paths, distances past the 16-bit limit" "$T/g" 0 --no-paths -B 64 --16bit
 expect_stderr "past the 16-bit limit: 16-bit result rejected" 0 'rejected' '$gpu -v -B 64 --16bit --no-paths $T/g >/dev/null'
 $g -n 300 -d 15 -s 13 --negative -o "$T/g"
 check "int32 negative --no-paths (16-bit lanes after reweighting)" "$T/g" 0 --no-paths --16bit
+# The lanes are unsigned: a ring of weight 100 has distances to 29900, past
+# 16383 and below 32767 less the weight, and stays in them.
+awk 'BEGIN { for (i = 0; i < 300; i++) print i, (i + 1) % 300, 100 }' |
+	$BIN/mtx2bin -F edges -o "$T/ring100"
+check "int32 --no-paths, distances to 29900 in 16-bit lanes" "$T/ring100" 0 --no-paths --16bit -B 64
+check "int32 paths derived, distances to 29900" "$T/ring100" 0 --16bit -B 64
+expect_stderr "distances to 29900: the 16-bit lanes stand" 0 'int32, 16-bit lanes' \
+	'$gpu -v --16bit --no-paths -B 64 $T/ring100 >/dev/null'
 
 printf '0 1 2\n1 2 -3\n2 0 0\n2 3 1\n' >"$T/neg.txt"
 "$BIN/mtx2bin" -F edges "$T/neg.txt" >"$T/neg"

@@ -66,10 +66,10 @@ same() {
 	pass "$_name"
 }
 
-# A ring whose vertices reach the next 40 with weights 3000..3999: dense,
-# yet its distances pass 16383, so 16-bit lanes are tried and rejected.
+# A ring whose vertices reach the next 40 with weights 6000..6999: dense,
+# yet its distances pass 32767, so 16-bit lanes are tried and rejected.
 awk 'BEGIN { for (i = 0; i < 300; i++) for (j = 1; j <= 40; j++)
-	print i, (i + j) % 300, 3000 + (i * 7 + j * 13) % 1000 }' | $BIN/mtx2bin -F edges -o "$T/ring"
+	print i, (i + j) % 300, 6000 + (i * 7 + j * 13) % 1000 }' | $BIN/mtx2bin -F edges -o "$T/ring"
 
 i=0
 for n in 131 300 1000; do

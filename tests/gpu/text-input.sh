@@ -4,6 +4,8 @@
 # not, int32 and float32, repeated arcs and loops; a graph with a negative
 # weight, or a run with paths, reads the matrix on the host as for a stream;
 # a device too small says why; the kernels run clean under compute-sanitizer.
+# 16-bit lanes take the first half of the matrix's own memory, kept or
+# rejected.
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 c=$BIN/apsp-cpu
@@ -53,6 +55,19 @@ else
 fi
 by_arcs "pattern mesh" "$D/jagmesh7.mtx"
 by_arcs "repeated arcs and a loop" "$T/repeats.txt"
+# 16-bit lanes in the 32-bit matrix's own memory (--16bit: below n = 2000
+# they are not tried by default): kept (the statistics folded from them,
+# the distances widened where they are to go out), and rejected (distances
+# past the lanes' limit), the matrix then made again from the arcs.
+by_arcs "grid, 16-bit lanes in place" "$T/grid.mtx" --16bit
+expect_true "-v: 16-bit lanes in the matrix's own memory" \
+	'grep -q "16-bit lanes in the matrix.s own memory" "$T/v"'
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate integer general"; print 300, 300, 600
+	for (i = 0; i < 300; i++) { print i + 1, (i + 1) % 300 + 1, 5000; print i + 1, (i + 2) % 300 + 1, 7000 } }' \
+	>"$T/heavy.mtx"
+by_arcs "16-bit lanes in place, rejected" "$T/heavy.mtx" --16bit
+expect_true "-v: rejected, the matrix made again from the arcs" \
+	'grep -q "16-bit lanes rejected, the matrix made again from the arcs" "$T/v"'
 $c --stats "$T/grid.mtx" >"$T/cpu.tsv"
 $gpu --stats "$T/grid.mtx" >"$T/gpu.tsv"
 same_stats "grid: apsp-cpu's statistics" "$T/cpu.tsv" "$T/gpu.tsv"
@@ -64,6 +79,8 @@ if $gpu --no-paths "$T/grid.mtx" -o "$T/got.apm" 2>"$T/err" \
 	   "apsp-gpu --no-paths on the text" --no-paths; then
 	pass "grid distances from the arcs"
 fi
+expect_true "grid distances from the arcs, 16-bit lanes in place" \
+	'$gpu --no-paths --16bit "$T/grid.mtx" -o "$T/got16.apm" && $BIN/apsp-diff -q "$T/want.apm" "$T/got16.apm"'
 expect_true "distances through a pipe" \
 	'cat "$T/grid.mtx" | $gpu --no-paths >"$T/pipe.apm" && $BIN/apsp-diff -q "$T/want.apm" "$T/pipe.apm"'
 
@@ -92,6 +109,7 @@ expect_stderr "a device too small" 2 'at most n = [0-9]+ fits.*solved in core' \
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	sanitized "memcheck, arcs" memcheck $gpu --stats "$T/grid.mtx"
 	sanitized "racecheck, arcs" racecheck $gpu --stats "$T/repeats.txt"
+	sanitized "memcheck, 16-bit lanes in place" memcheck $gpu --no-paths --16bit "$T/grid.mtx"
 else
 	skip "memcheck, arcs" "no compute-sanitizer"
 fi
