@@ -84,6 +84,7 @@ struct Sparse {
 	int *locks = nullptr;                  // nb x nb: a phase-3 block being updated
 	int width = 0;
 	std::vector<int> starts;               // level l: pivots[starts[l] .. starts[l + 1] - 1]
+	std::vector<int> by_level;             // pivots, on the host
 	int levels() const { return starts.empty() ? 0 : (int)starts.size() - 1; }
 	~Sparse() // (after ~Dev's body has made the device current)
 	{

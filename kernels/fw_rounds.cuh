@@ -315,9 +315,29 @@ template <int B> struct RoundKernels16 : PivotChain {
 		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
 		tile_update16_level<B, 2><<<level_grid2(g3, nb, m), t3, s3, x.s>>>(
 		        d, npad, pv, m, colT, rowP, sp->lists, sp->live, nullptr);
-		tile_update16_level<B, 3><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP, sp->lists,
-		                                               sp->live, m > 1 ? sp->locks : nullptr);
+		bool cover = false; // (the lists' counts read back: a wait of microseconds)
+		if (m == 1 && covers(e, x, &cover))
+			return -1;
+		if (cover)
+			tile_update16_cover<B><<<dim3(nb, nb), t3, s3, x.s>>>(d, npad, sp->by_level[at],
+			                                                      colT, rowP, sp->live);
+		else
+			tile_update16_level<B, 3><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP,
+			                                               sp->lists, sp->live,
+			                                               m > 1 ? sp->locks : nullptr);
 		CUDA_TRY(cudaGetLastError());
+		return 0;
+	}
+
+	// Whether a lone pivot's phase 3 (its lists made) updates half the
+	// blocks or more: the last levels of a nested-dissection order, whose
+	// separators reach every vertex.
+	int covers(Err e, const Band &x, bool *yes) const
+	{
+		int counts[2] = {0, 0};
+		CUDA_TRY(cudaMemcpyAsync(counts, sp->lists, sizeof counts, cudaMemcpyDeviceToHost, x.s));
+		CUDA_TRY(cudaStreamSynchronize(x.s));
+		*yes = 2 * (long long)counts[0] * counts[1] >= (long long)nb * nb;
 		return 0;
 	}
 };
@@ -355,6 +375,7 @@ int plan_levels(Err e, Dev &x, Sparse &sp, int nb, int npad, int B)
 	sp.starts = count;
 	for (int b = 0; b < nb; b++) // by level, in increasing order within one
 		pivots[count[level[b]]++] = b;
+	sp.by_level = pivots;
 	const size_t panel = (size_t)B * npad * 4; // each of colT and rowP, 32-bit or 16-bit
 	size_t free_b = 0, total_b = 0;
 	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));

@@ -182,6 +182,23 @@ tile_update16_level(short *__restrict__ d, int npad, const int *pivots, int m,
 	}
 }
 
+// Phase 3 of a level of one pivot whose blocks cover most of the matrix:
+// a CTA a block, as the rounds of a dense run (tile_update16), which keeps
+// the device busier than a level's CTAs going through its lists; the
+// blocks outside the lists (row I or column J of the pivot's not live)
+// return at once.
+template <int B>
+__global__ void __launch_bounds__(tile16_threads<B>(), 4)
+tile_update16_cover(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
+                    short *__restrict__ rowP, uint8_t *__restrict__ live)
+{
+	const int nb = npad / B, I = blockIdx.y, J = blockIdx.x;
+	if (I == round || J == round || !live[(size_t)I * nb + round] || !live[(size_t)round * nb + J])
+		return;
+	const bool f = update_block16<B, 3>(d, npad, round, colT2, rowP, I, J);
+	block_done(f, &live[(size_t)I * nb + J], nullptr);
+}
+
 __global__ void to16(const int *__restrict__ d, short *__restrict__ d16, size_t count)
 {
 	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
