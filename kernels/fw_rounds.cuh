@@ -72,6 +72,18 @@ struct PivotChain {
 	}
 };
 
+// Whether a lone pivot's phase 3 (its lists made, on x's stream) updates
+// half the blocks or more: the last levels of a nested-dissection order,
+// whose separators reach every vertex.
+int covers(Err e, const Band &x, const Sparse *sp, int nb, bool *yes)
+{
+	int counts[2] = {0, 0};
+	CUDA_TRY(cudaMemcpyAsync(counts, sp->lists, sizeof counts, cudaMemcpyDeviceToHost, x.s));
+	CUDA_TRY(cudaStreamSynchronize(x.s));
+	*yes = 2 * (long long)counts[0] * counts[1] >= (long long)nb * nb;
+	return 0;
+}
+
 // The 32-bit kernels (int32 or float32, with or without predecessors).
 template <typename T, int B, int R, bool PATHS, bool PACKED>
 struct RoundKernels : PivotChain {
@@ -141,6 +153,8 @@ struct RoundKernels : PivotChain {
 		CUDA_TRY(cudaFuncSetAttribute(tile_update_level<T, B, R, PATHS, PACKED, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update_level<T, B, R, PATHS, PACKED, 3>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update_cover<T, B, R, PATHS, PACKED>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		g3 = sp ? fill_grid(tile_update_level<T, B, R, PATHS, PACKED, 3>, t3, s3, sp->sms) : 0;
 		return 0;
@@ -216,7 +230,13 @@ struct RoundKernels : PivotChain {
 		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
 		tile_update_level<T, B, R, PATHS, PACKED, 2><<<level_grid2(g3, nb, m), t3, s3, x.s>>>(
 		        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live, nullptr);
-		if (!PATHS) {
+		bool cover = false; // (the lists' counts read back: a wait of microseconds)
+		if (m == 1 && covers(e, x, sp, nb, &cover))
+			return -1;
+		if (cover) {
+			tile_update_cover<T, B, R, PATHS, PACKED><<<dim3(nb, nb), t3, s3, x.s>>>(
+			        d, x.p, npad, sp->by_level[at], colT, rowP, sp->live);
+		} else if (!PATHS) {
 			tile_update_level<T, B, R, PATHS, PACKED, 3><<<g3, t3, s3, x.s>>>(
 			        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live,
 			        m > 1 ? sp->locks : nullptr);
@@ -258,6 +278,8 @@ template <int B> struct RoundKernels16 : PivotChain {
 		CUDA_TRY(cudaFuncSetAttribute(tile_update16_level<B, 2>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		CUDA_TRY(cudaFuncSetAttribute(tile_update16_level<B, 3>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		CUDA_TRY(cudaFuncSetAttribute(tile_update16_cover<B>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		g3 = sp ? fill_grid(tile_update16_level<B, 3>, t3, s3, sp->sms) : 0;
 		return 0;
@@ -316,7 +338,7 @@ template <int B> struct RoundKernels16 : PivotChain {
 		tile_update16_level<B, 2><<<level_grid2(g3, nb, m), t3, s3, x.s>>>(
 		        d, npad, pv, m, colT, rowP, sp->lists, sp->live, nullptr);
 		bool cover = false; // (the lists' counts read back: a wait of microseconds)
-		if (m == 1 && covers(e, x, &cover))
+		if (m == 1 && covers(e, x, sp, nb, &cover))
 			return -1;
 		if (cover)
 			tile_update16_cover<B><<<dim3(nb, nb), t3, s3, x.s>>>(d, npad, sp->by_level[at],
@@ -329,17 +351,6 @@ template <int B> struct RoundKernels16 : PivotChain {
 		return 0;
 	}
 
-	// Whether a lone pivot's phase 3 (its lists made) updates half the
-	// blocks or more: the last levels of a nested-dissection order, whose
-	// separators reach every vertex.
-	int covers(Err e, const Band &x, bool *yes) const
-	{
-		int counts[2] = {0, 0};
-		CUDA_TRY(cudaMemcpyAsync(counts, sp->lists, sizeof counts, cudaMemcpyDeviceToHost, x.s));
-		CUDA_TRY(cudaStreamSynchronize(x.s));
-		*yes = 2 * (long long)counts[0] * counts[1] >= (long long)nb * nb;
-		return 0;
-	}
 };
 
 // Device x's band, as the kernels of a round see it (lanes16: the 16-bit

@@ -958,5 +958,23 @@ tile_update_level(T *__restrict__ d, int32_t *__restrict__ p, int npad, const in
 	}
 }
 
+// Phase 3 of a level of one pivot whose blocks cover most of the matrix:
+// a CTA a block, as a dense run's rounds (tile_update) take them, which
+// keeps the device busier than a level's CTAs going through the lists;
+// the blocks outside them (row I or column J of the pivot not live)
+// return at once.
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+__global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
+tile_update_cover(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
+                  T *__restrict__ colT, T *__restrict__ rowP, uint8_t *__restrict__ live)
+{
+	const int nb = npad / B, I = blockIdx.y, J = blockIdx.x;
+	if (I == round || J == round || !live[(size_t)I * nb + round] || !live[(size_t)round * nb + J])
+		return;
+	const bool f = update_block<T, B, R, PATHS, PACKED, 3>(d, p, p + (size_t)round * B * npad,
+	                                                       npad, round, colT, rowP, I, J);
+	block_done(f, &live[(size_t)I * nb + J], nullptr);
+}
+
 } // namespace
 #endif
