@@ -274,32 +274,50 @@ template <bool WIDEN> __global__ void __launch_bounds__(HEAD16_THREADS) head16(v
 	}
 }
 
+// Entries [a, b), eight a thread at a time (a and b multiples of 8).
 template <bool WIDEN> __global__ void span16(void *d, size_t a, size_t b)
 {
-	for (size_t e = a + (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < b;
+	for (size_t e = a / 8 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < b / 8;
 	     e += (size_t)gridDim.x * blockDim.x) {
+		uint4 *wide = (uint4 *)d + 2 * e, *narrow = (uint4 *)d + e;
 		if (WIDEN) {
-			const short x = ((const short *)d)[e];
-			((int *)d)[e] = x >= INF16 ? ST_INF_I32 : x;
+			const uint4 q = *narrow;
+			uint32_t x[8];
+			const uint32_t h[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+			for (int i = 0; i < 8; i++) {
+				const uint32_t v = (h[i / 2] >> (16 * (i % 2))) & 0xffffu;
+				x[i] = v >= (uint32_t)INF16 ? (uint32_t)ST_INF_I32 : v;
+			}
+			wide[0] = make_uint4(x[0], x[1], x[2], x[3]);
+			wide[1] = make_uint4(x[4], x[5], x[6], x[7]);
 		} else {
-			const int x = ((const int *)d)[e];
-			((short *)d)[e] = (short)(x >= INF16 ? INF16 : x);
+			const uint4 lo = wide[0], hi = wide[1];
+			const int x[8] = {(int)lo.x, (int)lo.y, (int)lo.z, (int)lo.w,
+			                  (int)hi.x, (int)hi.y, (int)hi.z, (int)hi.w};
+			uint32_t h[4];
+#pragma unroll
+			for (int i = 0; i < 4; i++)
+				h[i] = (uint32_t)(x[2 * i] >= INF16 ? INF16 : x[2 * i])
+				       | (uint32_t)(x[2 * i + 1] >= INF16 ? INF16 : x[2 * i + 1]) << 16;
+			*narrow = make_uint4(h[0], h[1], h[2], h[3]);
 		}
 	}
 }
 
-// The count entries of d to 16 bits in place (widen: back to 32 bits), on s.
+// The count entries of d (a multiple of 8, as every band's) to 16 bits in
+// place (widen: back to 32 bits), on s.
 template <bool WIDEN> cudaError_t in_place16(void *d, size_t count, cudaStream_t s)
 {
 	auto span = [&](size_t a, size_t b) {
-		const size_t blocks = (b - a + 255) / 256;
+		const size_t blocks = ((b - a) / 8 + 255) / 256;
 		span16<WIDEN><<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(d, a, b);
 	};
 	if (!WIDEN)
 		head16<false><<<1, HEAD16_THREADS, 0, s>>>(d, count);
 	if (WIDEN)
 		for (size_t b = count; b > (size_t)HEAD16;) {
-			const size_t a = std::max((b + 1) / 2, (size_t)HEAD16);
+			const size_t a = std::max(((b + 1) / 2 + 7) / 8 * 8, (size_t)HEAD16);
 			span(a, b);
 			b = a;
 		}
@@ -323,6 +341,30 @@ __global__ void max_below(const T *__restrict__ d, size_t count, int limit, int 
 	m = __reduce_max_sync(0xffffffffu, m);
 	if ((threadIdx.x & 31) == 0)
 		atomicMax(out, m);
+}
+
+
+// The same on 16-bit lanes, eight entries a load (d 16-byte aligned, count
+// a multiple of 8: a band of rows of B x npad).
+template <>
+__global__ void max_below<short>(const short *__restrict__ d, size_t count, int limit, int *out)
+{
+	unsigned m = 0;
+	const uint4 *v = (const uint4 *)d;
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count / 8;
+	     e += (size_t)gridDim.x * blockDim.x) {
+		const uint4 q = v[e];
+		const unsigned w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+		for (int i = 0; i < 8; i++) {
+			const unsigned h = (w[i / 2] >> (16 * (i % 2))) & 0xffffu;
+			if (h < (unsigned)limit && h > m)
+				m = h;
+		}
+	}
+	m = __reduce_max_sync(0xffffffffu, m);
+	if ((threadIdx.x & 31) == 0)
+		atomicMax(out, (int)m);
 }
 
 } // namespace
