@@ -57,10 +57,12 @@ typedef struct fw_opts {
 	 * NULL); its layout depends on n, the type, B, the order and whether
 	 * predecessors are tracked or derived, which the caller must keep.
 	 * save(ctx, round, d, p, bytes): called by one thread before each round
-	 * from 1 on, with the state after round - 1 (the callback decides
-	 * whether to keep it).  load(ctx, d, p, bytes): called once before the
+	 * from 1 on, with the state after round - 1, and once after the last
+	 * (round: the number of rounds) (the callback decides whether to keep
+	 * it).  load(ctx, d, p, bytes): called once before the
 	 * rounds; it fills d (and p: bytes / ST_TYPE_SIZE(type) * 4, as for
-	 * save) and returns the round to go on from, or 0
+	 * save) and returns the round to go on from (the number of rounds: none
+	 * left), or 0
 	 * to start from the graph (d, p untouched), or -1 to stop (an error:
 	 * fw_cpu returns -1 with "checkpoint not loaded"). */
 	void (*save)(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes);

@@ -319,6 +319,11 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 #undef TILE_D
 #undef TILE_P
 	free(live);
+	/* The state after the last round, the rounds' whole result: a run
+	 * stopped in what follows goes on from it with no round left (save
+	 * decides whether to keep it). */
+	if (!oom && o->save && (uint64_t)first < nb)
+		o->save(o->ctx, nb, d, p, total * es);
 	if (o->stats) {
 		o->stats->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
 		o->stats->tiles_skipped = skipped;

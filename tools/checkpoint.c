@@ -141,7 +141,7 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 	snprintf(k->layout, sizeof k->layout, "%s", layout);
 	k->rounds = rounds;
 	k->cost = -1;
-	k->last = tool_now();
+	k->last = k->began = tool_now();
 	k->digesting = !k->resume && !k->ranks && pthread_create(&k->digest, NULL, make_id, k) == 0;
 	if (!k->digesting)
 		make_id(k);
@@ -163,6 +163,20 @@ static pthread_mutex_t timing = PTHREAD_MUTEX_INITIALIZER; /* k->last, k->cost *
 static int due(const struct ckpt *k, uint64_t bytes, double now)
 {
 	return now - k->last >= wait_for(k, bytes, k->cost);
+}
+
+/* The state after the last round (the CPU engine's) holds the rounds'
+ * whole result: a run killed while it derives, untiles or writes goes on
+ * from it with no round left.  At the default interval it is kept where
+ * the rounds took ten times what a checkpoint costs or more, and the last
+ * one is not just written (it costs a tenth of the rounds at most, once a
+ * run; bench/checkpoint.md); at an interval asked for, as any other. */
+static int last_due(const struct ckpt *k, uint64_t bytes, double now)
+{
+	const double cost = k->cost >= 0 ? k->cost : (double)bytes / 4e9;
+	if (k->every >= 0)
+		return due(k, bytes, now);
+	return now - k->began >= 10 * cost && now - k->last >= 2 * cost;
 }
 
 int ckpt_wanted(const struct ckpt *k, uint64_t bytes, double seconds)
@@ -423,7 +437,8 @@ void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint6
 {
 	struct ckpt *k = ctx;
 	struct state_mem m = {{(unsigned char *)d, (unsigned char *)p}};
-	if (k->path && due(k, bytes, tool_now()))
+	const double now = tool_now();
+	if (k->path && (round == k->rounds ? last_due(k, bytes, now) : due(k, bytes, now)))
 		save_now(k, round, bytes, p != NULL, get_mem, &m);
 }
 
@@ -520,7 +535,7 @@ static int header_fits(const struct ckpt *k, const st_header *h, uint64_t bytes,
 		return 1;
 	}
 	*round = strtoll(rs, NULL, 10);
-	if (*round < 1 || (uint64_t)*round >= k->rounds || strtoull(of, NULL, 10) != k->rounds
+	if (*round < 1 || (uint64_t)*round > k->rounds || strtoull(of, NULL, 10) != k->rounds
 	    || h->type != k->type || st_matrix_bytes(h) != bytes
 	    || h->matrices != (ST_DIST | (paths ? ST_PRED : 0))) {
 		snprintf(why, len, "%s: a checkpoint that does not fit this run (round %lld of %.*s)",
@@ -575,8 +590,9 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 	if (fit == 1)
 		return CKPT_OTHER_STAGE;
 	if (!k->ranks || k->ranks->rank == 0)
-		tool_info("%s: going on from round %lld of %llu", k->resume, (long long)round,
-		          (unsigned long long)k->rounds);
+		tool_info("%s: going on from round %lld of %llu%s", k->resume, (long long)round,
+		          (unsigned long long)k->rounds,
+		          (uint64_t)round == k->rounds ? " (every round done)" : "");
 	return round;
 }
 

@@ -9,13 +9,14 @@ g=$BIN/gengraph
 $g -n 700 -d 10 -s 8 -o "$T/g"
 $g -n 700 -d 10 -s 9 -o "$T/other"
 $g -n 300 -d 10 -s 8 -t float32 --negative -o "$T/f"
-# Every round a checkpoint (--checkpoint-every 0), B = 32: 22 rounds.
+# Every round a checkpoint (--checkpoint-every 0), B = 32: 22 rounds, and a
+# 22nd after the last (the rounds' whole result).
 ck="--checkpoint $T/ck --checkpoint-every 0 -B 32"
 
 for opts in "" "--no-paths" "--derive-paths never" "--stats"; do
 	# shellcheck disable=SC2086
 	$c $opts -B 32 "$T/g" >"$T/full"
-	for when in after:1 after:7 during:1 during:12 after:21; do
+	for when in after:1 after:7 during:1 during:12 after:21 during:22 after:22; do
 		rm -f "$T"/ck*
 		# shellcheck disable=SC2086
 		expect_true "${opts:-paths}: killed $when, resumed: the same bytes" \
@@ -24,6 +25,14 @@ for opts in "" "--no-paths" "--derive-paths never" "--stats"; do
 			! ls $T/ck* 2>/dev/null' # (the leftovers of a kill while writing too)
 	done
 done
+# Killed once the state after the last round is in place (while the
+# predecessors are derived or the result written): no round left to do.
+rm -f "$T"/ck*
+$c -v -B 32 "$T/g" >"$T/full" 2>/dev/null # (-v: the same command line)
+expect_true "killed after the last round's state: resumed with every round done, the same bytes" \
+	'! APSP_CHECKPOINT_KILL=after:22 $c $ck "$T/g" >$T/part 2>/dev/null &&
+	$c -v $ck --resume "$T/ck" "$T/g" 2>$T/v >$T/out && cmp $T/out $T/full &&
+	grep -q "round 22 of 22 (every round done)" $T/v'
 # during:1: no checkpoint was renamed into place; the temporary one stays.
 rm -f "$T"/ck*
 expect_true "killed while writing the first: nothing in its place, then from the start" \
