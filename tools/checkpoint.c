@@ -141,7 +141,7 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 	snprintf(k->layout, sizeof k->layout, "%s", layout);
 	k->rounds = rounds;
 	k->cost = -1;
-	k->last = k->began = tool_now();
+	k->last = tool_now();
 	k->digesting = !k->resume && !k->ranks && pthread_create(&k->digest, NULL, make_id, k) == 0;
 	if (!k->digesting)
 		make_id(k);
@@ -163,20 +163,6 @@ static pthread_mutex_t timing = PTHREAD_MUTEX_INITIALIZER; /* k->last, k->cost *
 static int due(const struct ckpt *k, uint64_t bytes, double now)
 {
 	return now - k->last >= wait_for(k, bytes, k->cost);
-}
-
-/* The state after the last round (the CPU engine's) holds the rounds'
- * whole result: a run killed while it derives, untiles or writes goes on
- * from it with no round left.  At the default interval it is kept where
- * the rounds took ten times what a checkpoint costs or more, and the last
- * one is not just written (it costs a tenth of the rounds at most, once a
- * run; bench/checkpoint.md); at an interval asked for, as any other. */
-static int last_due(const struct ckpt *k, uint64_t bytes, double now)
-{
-	const double cost = k->cost >= 0 ? k->cost : (double)bytes / 4e9;
-	if (k->every >= 0)
-		return due(k, bytes, now);
-	return now - k->began >= 10 * cost && now - k->last >= 2 * cost;
 }
 
 int ckpt_wanted(const struct ckpt *k, uint64_t bytes, double seconds)
@@ -437,8 +423,7 @@ void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint6
 {
 	struct ckpt *k = ctx;
 	struct state_mem m = {{(unsigned char *)d, (unsigned char *)p}};
-	const double now = tool_now();
-	if (k->path && (round == k->rounds ? last_due(k, bytes, now) : due(k, bytes, now)))
+	if (k->path && due(k, bytes, tool_now())) /* (the state after the last round too) */
 		save_now(k, round, bytes, p != NULL, get_mem, &m);
 }
 

@@ -60,7 +60,6 @@ struct ckpt {
 	char stage[96];    /* the GPU engine's stage of the state ("": the CPU's) */
 	uint32_t type;
 	uint64_t rounds;
-	double began;      /* when the rounds began */
 	double last;       /* when the last one was written (or the rounds began) */
 	double cost;       /* how long the last one took to write */
 	int written;       /* how many this run wrote */
