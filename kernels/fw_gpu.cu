@@ -483,7 +483,6 @@ static int open_devices(Run &r)
 		Dev &x = v.dev[v.first];
 		x.d16 = (short *)x.d;
 		x.d16_in_d = r.have16 = true;
-		r.t->lanes16_in_place = 1;
 		r.in16.wmax = arcs_wmax(*o->arcs);
 		r.in16.keep = o->stats != nullptr;
 	} else if (r.may16 && !r.ooc && alloc16(e, v, &r.have16)) {
@@ -815,6 +814,7 @@ static int run_kernels(Run &r)
 	if (r.rw && r.rw->not16) // from the first band again, on 32 bits
 		r.rw->reset();
 	record_choices(r, r.done);
+	r.t->lanes16_in_place = r.in_place16 && r.done != 0;
 	if (rc == 0 && r.done == -1 && r.in_place16)
 		rc = arcs_again(r);
 	if (rc == 0 && r.done == -1)

@@ -350,7 +350,6 @@ template <int B> struct RoundKernels16 : PivotChain {
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
-
 };
 
 // Device x's band, as the kernels of a round see it (lanes16: the 16-bit

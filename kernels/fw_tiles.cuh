@@ -963,13 +963,20 @@ tile_update_level(T *__restrict__ d, int32_t *__restrict__ p, int npad, const in
 // keeps the device busier than a level's CTAs going through the lists;
 // the blocks outside them (row I or column J of the pivot not live)
 // return at once.
+// Whether block (I, J) is in the lists of the pivot round (cover kernels).
+__device__ __forceinline__ bool cover_takes(const uint8_t *live, int nb, int round, int I, int J)
+{
+	return I != round && J != round && live[(size_t)I * nb + round]
+	       && live[(size_t)round * nb + J];
+}
+
 template <typename T, int B, int R, bool PATHS, bool PACKED>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
 tile_update_cover(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
                   T *__restrict__ colT, T *__restrict__ rowP, uint8_t *__restrict__ live)
 {
 	const int nb = npad / B, I = blockIdx.y, J = blockIdx.x;
-	if (I == round || J == round || !live[(size_t)I * nb + round] || !live[(size_t)round * nb + J])
+	if (!cover_takes(live, nb, round, I, J))
 		return;
 	const bool f = update_block<T, B, R, PATHS, PACKED, 3>(d, p, p + (size_t)round * B * npad,
 	                                                       npad, round, colT, rowP, I, J);

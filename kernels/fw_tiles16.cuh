@@ -193,24 +193,29 @@ tile_update16_cover(short *__restrict__ d, int npad, int round, uint32_t *__rest
                     short *__restrict__ rowP, uint8_t *__restrict__ live)
 {
 	const int nb = npad / B, I = blockIdx.y, J = blockIdx.x;
-	if (I == round || J == round || !live[(size_t)I * nb + round] || !live[(size_t)round * nb + J])
+	if (!cover_takes(live, nb, round, I, J))
 		return;
 	const bool f = update_block16<B, 3>(d, npad, round, colT2, rowP, I, J);
 	block_done(f, &live[(size_t)I * nb + J], nullptr);
 }
 
+// An int32 entry in a 16-bit lane (INF16 for INF and whatever reaches it),
+// and back (ST_INF_I32 for INF16).
+__device__ __forceinline__ short to_lane(int w) { return (short)(w >= INF16 ? INF16 : w); }
+__device__ __forceinline__ int from_lane(int x) { return x >= INF16 ? ST_INF_I32 : x; }
+
 __global__ void to16(const int *__restrict__ d, short *__restrict__ d16, size_t count)
 {
 	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (e < count)
-		d16[e] = (short)(d[e] >= INF16 ? INF16 : d[e]);
+		d16[e] = to_lane(d[e]);
 }
 
 __global__ void from16(const short *__restrict__ d16, int *__restrict__ d, size_t count)
 {
 	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (e < count)
-		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
+		d[e] = from_lane(d16[e]);
 }
 
 // to16, and the largest weight below limit into *out (which starts at 0),
@@ -222,7 +227,7 @@ __global__ void to16_max(const int *__restrict__ d, short *__restrict__ d16, siz
 	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
 	     e += (size_t)gridDim.x * blockDim.x) {
 		const int w = d[e];
-		d16[e] = (short)(w >= INF16 ? INF16 : w);
+		d16[e] = to_lane(w);
 		if (w < limit && w > m)
 			m = w;
 	}
@@ -239,7 +244,7 @@ __global__ void from16_if(const short *__restrict__ d16, int *__restrict__ d, si
 {
 	size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	if (e < count && *dmax + wmax < INF16)
-		d[e] = d16[e] >= INF16 ? ST_INF_I32 : d16[e];
+		d[e] = from_lane(d16[e]);
 }
 
 // ---- 16-bit lanes in the 32-bit matrix's own memory -----------------------
@@ -268,9 +273,9 @@ template <bool WIDEN> __global__ void __launch_bounds__(HEAD16_THREADS) head16(v
 		if (e >= count)
 			continue;
 		if (WIDEN)
-			((int *)d)[e] = v[q] >= INF16 ? ST_INF_I32 : v[q];
+			((int *)d)[e] = from_lane(v[q]);
 		else
-			((short *)d)[e] = (short)(v[q] >= INF16 ? INF16 : v[q]);
+			((short *)d)[e] = to_lane(v[q]);
 	}
 }
 
@@ -285,10 +290,8 @@ template <bool WIDEN> __global__ void span16(void *d, size_t a, size_t b)
 			uint32_t x[8];
 			const uint32_t h[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
-			for (int i = 0; i < 8; i++) {
-				const uint32_t v = (h[i / 2] >> (16 * (i % 2))) & 0xffffu;
-				x[i] = v >= (uint32_t)INF16 ? (uint32_t)ST_INF_I32 : v;
-			}
+			for (int i = 0; i < 8; i++)
+				x[i] = (uint32_t)from_lane((int)((h[i / 2] >> (16 * (i % 2))) & 0xffffu));
 			wide[0] = make_uint4(x[0], x[1], x[2], x[3]);
 			wide[1] = make_uint4(x[4], x[5], x[6], x[7]);
 		} else {
@@ -298,8 +301,7 @@ template <bool WIDEN> __global__ void span16(void *d, size_t a, size_t b)
 			uint32_t h[4];
 #pragma unroll
 			for (int i = 0; i < 4; i++)
-				h[i] = (uint32_t)(x[2 * i] >= INF16 ? INF16 : x[2 * i])
-				       | (uint32_t)(x[2 * i + 1] >= INF16 ? INF16 : x[2 * i + 1]) << 16;
+				h[i] = (uint16_t)to_lane(x[2 * i]) | (uint32_t)(uint16_t)to_lane(x[2 * i + 1]) << 16;
 			*narrow = make_uint4(h[0], h[1], h[2], h[3]);
 		}
 	}
@@ -342,7 +344,6 @@ __global__ void max_below(const T *__restrict__ d, size_t count, int limit, int 
 	if ((threadIdx.x & 31) == 0)
 		atomicMax(out, m);
 }
-
 
 // The same on 16-bit lanes, eight entries a load (d 16-byte aligned, count
 // a multiple of 8: a band of rows of B x npad).
