@@ -13,6 +13,22 @@
 // carries the largest intermediate vertex of its path, and a sum replaces
 // an entry when it is shorter, or as short with a smaller one: the
 // textbook predecessors (fw_opts.textbook_paths in lib/fw.h).
+//
+// Phase 3 (MAIN) needs no such comparison.  Of the shortest paths from i to
+// j through pivots below the round's end, take one whose largest pivot m
+// is least: its parts i -> m and m -> j are shortest through pivots below
+// m, so the sum through k = m is as short, and A[i][m], Bk[m][j] have their
+// largest intermediates below m ("clean").  Every sum through k is as long
+// or longer, and one as short has a largest intermediate of m or above.  So
+// the sums through k where A[i][k] or Bk[k][j] goes through a pivot above k
+// are dropped (staged as +inf), the rest taken in the order of k when
+// strictly shorter (the entry before the round wins a tie): the first
+// clean k as short is m, and the entry's intermediate is k itself.  Where
+// no weight is negative (clean_sums).  This is
+// exact where the sums are (whole weights); otherwise within rounding, as
+// the comparison of intermediates was.  One select a relaxation instead of
+// a comparison and three, and no intermediates in shared memory: 2785 ms
+// against 3543 at n = 20000, H100 (bench/python.md).
 #pragma once
 
 #include <cstdint>
@@ -106,21 +122,31 @@ __global__ void __launch_bounds__(T * T) closure(double *d, int32_t *m, int64_t 
 //   MAIN   the band's other blocks, blockIdx.y = local I, blockIdx.x = J.
 enum { ROWS = 1, COLS = 2, BOTH = 3, MAIN = 4 };
 
-// Shared memory of update<MID, ...>: A transposed and Bk, and their
-// intermediates with MID.
-template <bool MID> constexpr size_t update_smem()
+// Phase 3 with intermediates, where no weight is negative: the sums through
+// k = m only (above).  With a weight below 0 a negative cycle has no
+// shortest paths to argue from, and every sum is compared as in phase 2.
+template <bool MID, int MODE, bool BITS> __host__ __device__ constexpr bool clean_sums()
 {
-	return (size_t)2 * B * B * (sizeof(double) + (MID ? sizeof(int32_t) : 0));
+	return MID && MODE == MAIN && BITS;
+}
+
+// Shared memory of update<MID, MODE, BITS>: A transposed and Bk, and their
+// intermediates where a sum's intermediate is compared.
+template <bool MID, int MODE, bool BITS> __host__ __device__ constexpr size_t update_smem()
+{
+	return (size_t)2 * B * B *
+	       (sizeof(double) + (MID && !clean_sums<MID, MODE, BITS>() ? sizeof(int32_t) : 0));
 }
 
 // Thread (tx, ty) holds rows ty * UR + r and columns tx + UX * q of C
 // (4 x 8 entries, so 12 loads from shared memory feed 32 relaxations): its
 // rows' A entries are read as two 16-byte broadcasts, its columns' Bk
 // entries side by side across the threads.
-// BITS (no entry below +0, none -0): half the minima are taken as the
-// integer order of the bits, which is the order of such values: the
+// BITS (no entry below +0, none -0): without MID, half the minima are taken
+// as the integer order of the bits, which is the order of such values: the
 // comparison then runs on the integer units beside the additions on the
-// float64 ones, where fmin() would put both on the float64 units.
+// float64 ones, where fmin() would put both on the float64 units.  With
+// MID, phase 3 takes the clean sums alone (clean_sums).
 template <bool MID, int MODE, bool BITS>
 __global__ void __launch_bounds__(UTHREADS) update(band g)
 {
@@ -131,6 +157,7 @@ __global__ void __launch_bounds__(UTHREADS) update(band g)
 	int32_t (*bm)[B] = reinterpret_cast<int32_t (*)[B]>(smem + 2 * B * B) + B;
 	const int K = g.K;
 	const int64_t ld = g.ld;
+	constexpr bool CLEAN = clean_sums<MID, MODE, BITS>();
 	int mode = MODE, x = blockIdx.x;
 	if (MODE == BOTH)
 		mode = x % 2 == 0 ? ROWS : COLS, x /= 2;
@@ -156,11 +183,18 @@ __global__ void __launch_bounds__(UTHREADS) update(band g)
 		amp = g.m + (int64_t)I * B * ld + (int64_t)K * B;
 		bd = g.pd + (int64_t)J * B, bmp = g.pm + (int64_t)J * B;
 	}
+	const int kbase = K * B;
+	const double inf = __longlong_as_double(0x7ff0000000000000LL);
 	for (int y = threadIdx.x; y < B * B; y += UTHREADS) {
 		int i = y / B, j = y % B;
 		at[j][i] = ad[i * ld + j];
 		bk[i][j] = bd[i * ld + j];
-		if (MID) {
+		if (CLEAN) { /* A[i][k], Bk[k][j] through a pivot above k: none */
+			if (amp[i * ld + j] >= kbase + j)
+				at[j][i] = inf;
+			if (bmp[i * ld + j] >= kbase + i)
+				bk[i][j] = inf;
+		} else if (MID) {
 			amt[j][i] = amp[i * ld + j];
 			bm[i][j] = bmp[i * ld + j];
 		}
@@ -175,7 +209,6 @@ __global__ void __launch_bounds__(UTHREADS) update(band g)
 				cm[r][q] = cmp[(ty * UR + r) * ld + tx + UX * q];
 		}
 	__syncthreads();
-	const int kbase = K * B;
 #pragma unroll 4
 	for (int k = 0; k < B; k++) {
 		double a[UR], b[UC];
@@ -185,7 +218,7 @@ __global__ void __launch_bounds__(UTHREADS) update(band g)
 		a[0] = a01.x, a[1] = a01.y, a[2] = a23.x, a[3] = a23.y;
 		for (int q = 0; q < UC; q++)
 			b[q] = bk[k][tx + UX * q];
-		if (MID) {
+		if (MID && !CLEAN) {
 			for (int r = 0; r < UR; r++) {
 				int32_t x = amt[k][ty * UR + r];
 				ma[r] = x > kbase + k ? x : kbase + k;
@@ -203,6 +236,12 @@ __global__ void __launch_bounds__(UTHREADS) update(band g)
 				}
 				if (!MID) {
 					c[r][q] = fmin(c[r][q], s);
+					continue;
+				}
+				if (CLEAN) {
+					const bool better = s < c[r][q];
+					c[r][q] = better ? s : c[r][q];
+					cm[r][q] = better ? kbase + k : cm[r][q];
 					continue;
 				}
 				int32_t mm = ma[r] > mb[q] ? ma[r] : mb[q];

@@ -72,7 +72,7 @@ template <bool MID, bool BITS>
 static cudaError_t kernel_attributes()
 {
 	cudaError_t e;
-	const int up = (int)f64::update_smem<MID>();
+	const int up = (int)f64::update_smem<MID, f64::ROWS, BITS>();
 	if ((e = cudaFuncSetAttribute(f64::closure<MID>, cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                              (int)f64::closure_smem<MID>())) != cudaSuccess ||
 	    (e = cudaFuncSetAttribute(f64::update<MID, f64::ROWS, BITS>,
@@ -83,7 +83,8 @@ static cudaError_t kernel_attributes()
 	                              cudaFuncAttributeMaxDynamicSharedMemorySize, up)) != cudaSuccess)
 		return e;
 	return cudaFuncSetAttribute(f64::update<MID, f64::MAIN, BITS>,
-	                            cudaFuncAttributeMaxDynamicSharedMemorySize, up);
+	                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                            (int)f64::update_smem<MID, f64::MAIN, BITS>());
 }
 
 // The rounds over the bands of ng GPUs: the pivot block row's GPU closes
@@ -93,7 +94,8 @@ template <bool MID, bool BITS>
 static cudaError_t rounds(gpu *g, int ng, int64_t npad)
 {
 	const int nb = (int)(npad / f64::B), threads = f64::T * f64::T, ut = f64::UTHREADS;
-	const size_t up = f64::update_smem<MID>(), rowd = (size_t)f64::B * npad;
+	const size_t up = f64::update_smem<MID, f64::ROWS, BITS>(), rowd = (size_t)f64::B * npad;
+	const size_t um = f64::update_smem<MID, f64::MAIN, BITS>();
 	cudaError_t e;
 	for (int x = 0; x < ng; x++)
 		if ((e = cudaSetDevice(g[x].dev)) != cudaSuccess ||
@@ -114,7 +116,7 @@ static cudaError_t rounds(gpu *g, int ng, int64_t npad)
 		f64::band b = {w.d, w.m, prow, pmrow, npad, w.row0, w.rows, nb, K};
 		if (ng == 1) {
 			f64::update<MID, f64::BOTH, BITS><<<2 * nb, ut, up, w.s>>>(b);
-			f64::update<MID, f64::MAIN, BITS><<<dim3(nb, w.rows), ut, up, w.s>>>(b);
+			f64::update<MID, f64::MAIN, BITS><<<dim3(nb, w.rows), ut, um, w.s>>>(b);
 			if ((e = cudaGetLastError()) != cudaSuccess)
 				return e;
 			continue;
@@ -136,7 +138,7 @@ static cudaError_t rounds(gpu *g, int ng, int64_t npad)
 			f64::band c = {v.d, v.m, x == o ? prow : v.pd, x == o ? pmrow : v.pm, npad,
 			               v.row0, v.rows, nb, K};
 			f64::update<MID, f64::COLS, BITS><<<v.rows, ut, up, v.s>>>(c);
-			f64::update<MID, f64::MAIN, BITS><<<dim3(nb, v.rows), ut, up, v.s>>>(c);
+			f64::update<MID, f64::MAIN, BITS><<<dim3(nb, v.rows), ut, um, v.s>>>(c);
 			if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(v.done, v.s)) != cudaSuccess)
 				return e;
 		}
@@ -433,7 +435,9 @@ static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32
 	t1 = now_ms();
 	/* APSP_F64_BITS=0: benchmarks, the minima as fmin() alone */
 	bits = !negative && !(getenv("APSP_F64_BITS") && !strcmp(getenv("APSP_F64_BITS"), "0"));
-	if (pred)
+	if (pred && bits)
+		CK((rounds<true, true>(g, ng, npad)));
+	else if (pred)
 		CK((rounds<true, false>(g, ng, npad)));
 	else if (bits)
 		CK((rounds<false, true>(g, ng, npad)));
