@@ -87,11 +87,74 @@ static cudaError_t kernel_attributes()
 	                            (int)f64::update_smem<MID, f64::MAIN, BITS>());
 }
 
-// The rounds over the bands of ng GPUs: the pivot block row's GPU closes
-// the pivot block and updates the pivot row, copies the row to the others,
-// then every GPU updates its blocks of the pivot column and the rest.
+// The state of a checkpoint: the bands' rows, whole, between the devices
+// and the host (fwm_state_fn).
+struct state {
+	gpu *g;
+	int ng;
+	int64_t npad;
+};
+
+static int state_move(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes, int up)
+{
+	const state *st = (const state *)ctx;
+	const uint64_t es = pred ? 4 : 8, rowb = (uint64_t)st->npad * es;
+	for (int x = 0; x < st->ng && bytes > 0; x++) {
+		const gpu &v = st->g[x];
+		const uint64_t b0 = (uint64_t)v.row0 * f64::B * rowb, b1 = b0 + (uint64_t)v.rows * f64::B * rowb;
+		if (offset >= b1 || offset + bytes <= b0)
+			continue;
+		const uint64_t from = offset > b0 ? offset : b0;
+		const uint64_t to = offset + bytes < b1 ? offset + bytes : b1;
+		char *dev = (char *)(pred ? (void *)v.m : (void *)v.d) + (from - b0);
+		char *host = (char *)buf + (from - offset);
+		if (cudaSetDevice(v.dev) != cudaSuccess ||
+		    cudaMemcpy(up ? (void *)dev : (void *)host, up ? (void *)host : (void *)dev, to - from,
+		               up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost) != cudaSuccess)
+			return -1;
+	}
+	return 0;
+}
+
+static int state_get(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+{
+	return state_move(ctx, pred, offset, buf, bytes, 0);
+}
+
+static int state_put(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+{
+	return state_move(ctx, pred, offset, buf, bytes, 1);
+}
+
+// The stage checkpoints name (one: the rounds in float64).
+static const char STAGE[] = "float64";
+
+// After round K: the state saved where a checkpoint is due, every GPU's
+// work done first.
+static cudaError_t checkpoint_after(gpu *g, int ng, int64_t npad, int K, int paths,
+                                    const fwm_checkpoint *ck)
+{
+	const uint64_t side = (uint64_t)npad, bytes = side * side * (8 + (paths ? 4 : 0));
+	if (!ck || !ck->due(ck->ctx, bytes))
+		return cudaSuccess;
+	for (int x = 0; x < ng; x++) {
+		cudaError_t e = cudaSetDevice(g[x].dev);
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(g[x].s);
+		if (e != cudaSuccess)
+			return e;
+	}
+	state st = {g, ng, npad};
+	ck->save(ck->ctx, STAGE, (uint64_t)K + 1, side / f64::B, side, paths, state_get, &st);
+	return cudaGetLastError();
+}
+
+// The rounds over the bands of ng GPUs from round K0: the pivot block row's
+// GPU closes the pivot block and updates the pivot row, copies the row to
+// the others, then every GPU updates its blocks of the pivot column and the
+// rest; a checkpoint after any round where one is due.
 template <bool MID, bool BITS>
-static cudaError_t rounds(gpu *g, int ng, int64_t npad)
+static cudaError_t rounds(gpu *g, int ng, int64_t npad, int K0, const fwm_checkpoint *ck)
 {
 	const int nb = (int)(npad / f64::B), threads = f64::T * f64::T, ut = f64::UTHREADS;
 	const size_t up = f64::update_smem<MID, f64::ROWS, BITS>(), rowd = (size_t)f64::B * npad;
@@ -101,7 +164,9 @@ static cudaError_t rounds(gpu *g, int ng, int64_t npad)
 		if ((e = cudaSetDevice(g[x].dev)) != cudaSuccess ||
 		    (e = kernel_attributes<MID, BITS>()) != cudaSuccess)
 			return e;
-	for (int K = 0; K < nb; K++) {
+	for (int K = K0; K < nb; K++) {
+		if (K > K0 && (e = checkpoint_after(g, ng, npad, K - 1, MID, ck)) != cudaSuccess)
+			return e;
 		int o = 0;
 		while (K >= g[o].row0 + g[o].rows)
 			o++;
@@ -109,7 +174,7 @@ static cudaError_t rounds(gpu *g, int ng, int64_t npad)
 		double *prow = w.d + (int64_t)(K - w.row0) * rowd;
 		int32_t *pmrow = MID ? w.m + (int64_t)(K - w.row0) * rowd : NULL;
 		cudaSetDevice(w.dev);
-		for (int x = 0; x < ng && K > 0; x++)
+		for (int x = 0; x < ng && K > K0; x++)
 			if (x != o && (e = cudaStreamWaitEvent(w.s, g[x].done, 0)) != cudaSuccess)
 				return e;
 		f64::closure<MID><<<1, threads, f64::closure_smem<MID>(), w.s>>>(prow, pmrow, npad, K);
@@ -143,7 +208,9 @@ static cudaError_t rounds(gpu *g, int ng, int64_t npad)
 				return e;
 		}
 	}
-	return cudaSuccess;
+	/* the state after the last round too: a run killed while its results
+	 * come down goes on with no round left */
+	return K0 < nb ? checkpoint_after(g, ng, npad, nb - 1, MID, ck) : cudaSuccess;
 }
 // Whether a band of rows block rows (of npad) and a pivot row copy fit in
 // the device's free memory; else the message, with the largest n that fits
@@ -389,23 +456,45 @@ static void bands_free(gpu *g, int ng)
 static std::mutex solving;
 
 static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
-                 int flags, int device, int gpus, int64_t *cycle_vertex, char *err,
-                 size_t errlen);
+                 int flags, int device, int gpus, const fwm_checkpoint *ck,
+                 int64_t *cycle_vertex, char *err, size_t errlen);
 
 extern "C" int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dist,
                          int32_t *pred, int flags, int device, int gpus, int64_t *cycle_vertex,
                          char *err, size_t errlen)
 {
 	std::lock_guard<std::mutex> hold(solving);
-	return solve(type, n, graph, dist, pred, flags, device, gpus, cycle_vertex, err, errlen);
+	return solve(type, n, graph, dist, pred, flags, device, gpus, NULL, cycle_vertex, err,
+	             errlen);
+}
+
+extern "C" int fwm_solve_resumable(uint32_t type, uint64_t n, const void *graph, void *dist,
+                                   int32_t *pred, int flags, int device, int gpus,
+                                   const fwm_checkpoint *ck, int64_t *cycle_vertex, char *err,
+                                   size_t errlen)
+{
+	std::lock_guard<std::mutex> hold(solving);
+	return solve(type, n, graph, dist, pred, flags, device, gpus, ck, cycle_vertex, err, errlen);
+}
+
+// The round to begin with: 0, or the step of a checkpoint whose state is
+// put into the bands; -1 where the state could not be put.
+static int resume_at(gpu *g, int ng, int64_t npad, int paths, const fwm_checkpoint *ck)
+{
+	if (!ck || !ck->load)
+		return 0;
+	state st = {g, ng, npad};
+	const int64_t K = ck->load(ck->ctx, STAGE, (uint64_t)npad / f64::B, (uint64_t)npad, paths,
+	                           state_put, &st);
+	return cudaGetLastError() != cudaSuccess ? -1 : K > 0 ? (int)K : 0;
 }
 
 static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
-                 int flags, int device, int gpus, int64_t *cycle_vertex, char *err,
-                 size_t errlen)
+                 int flags, int device, int gpus, const fwm_checkpoint *ck,
+                 int64_t *cycle_vertex, char *err, size_t errlen)
 {
 	gpu g[FWM_MAX_GPUS];
-	int rc = -1, negative = 1, bits = 0, count = 0;
+	int rc = -1, negative = 1, bits = 0, count = 0, K0 = 0;
 	double t0 = now_ms(), t1, t2;
 
 	memset(g, 0, sizeof g);
@@ -432,22 +521,28 @@ static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32
 		CK(cudaSetDevice(g[x].dev));
 		CK(cudaDeviceSynchronize());
 	}
+	if ((K0 = resume_at(g, ng, npad, pred != NULL, ck)) < 0) {
+		failf(err, errlen, "a checkpoint's state could not be put on the device");
+		goto out;
+	}
 	t1 = now_ms();
 	/* APSP_F64_BITS=0: benchmarks, the minima as fmin() alone */
 	bits = !negative && !(getenv("APSP_F64_BITS") && !strcmp(getenv("APSP_F64_BITS"), "0"));
 	if (pred && bits)
-		CK((rounds<true, true>(g, ng, npad)));
+		CK((rounds<true, true>(g, ng, npad, K0, ck)));
 	else if (pred)
-		CK((rounds<true, false>(g, ng, npad)));
+		CK((rounds<true, false>(g, ng, npad, K0, ck)));
 	else if (bits)
-		CK((rounds<false, true>(g, ng, npad)));
+		CK((rounds<false, true>(g, ng, npad, K0, ck)));
 	else
-		CK((rounds<false, false>(g, ng, npad)));
+		CK((rounds<false, false>(g, ng, npad, K0, ck)));
 	for (int x = 0; x < ng; x++) {
 		CK(cudaSetDevice(g[x].dev));
 		CK(cudaDeviceSynchronize());
 	}
 	t2 = now_ms();
+	if (ck && ck->ready)
+		ck->ready(ck->ctx);
 	CK(copy_rows(g, ng, dist, n, npad, 8, 0));
 	if (pred)
 		CK(copy_rows(g, ng, pred, n, npad, 4, 0));

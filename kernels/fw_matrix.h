@@ -42,6 +42,33 @@ enum {
 int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
               int flags, int device, int gpus, int64_t *cycle_vertex, char *err, size_t errlen);
 
+/* Checkpoints between rounds (apsp-gpu --checkpoint: tools/checkpoint.h):
+ * the state is the padded matrix, side x side distances (8 bytes each) and
+ * with predecessors the largest intermediate vertex of each (4 bytes),
+ * moved by a fwm_state_fn: bytes of the distances (pred 0) or of the
+ * intermediates (1) from byte offset, out of the devices into buf (get) or
+ * into them (put); 0, or -1 where it failed. */
+typedef int fwm_state_fn(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes);
+struct fwm_checkpoint {
+	/* whether one is due, the state being bytes */
+	int (*due)(void *ctx, uint64_t bytes);
+	/* the state of stage after step of steps, through get */
+	void (*save)(void *ctx, const char *stage, uint64_t step, uint64_t steps, uint64_t side,
+	             int paths, fwm_state_fn *get, void *gctx);
+	/* the state put in, where there is one: the step to go on from, 0
+	 * where there is none, below 0 where it is of another stage */
+	int64_t (*load)(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
+	                fwm_state_fn *put, void *pctx);
+	/* before the results come down over graph (which may be dist) */
+	void (*ready)(void *ctx);
+	void *ctx;
+};
+
+/* fwm_solve() with checkpoints between its rounds (ck NULL: none). */
+int fwm_solve_resumable(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
+                        int flags, int device, int gpus, const struct fwm_checkpoint *ck,
+                        int64_t *cycle_vertex, char *err, size_t errlen);
+
 /* The most GPUs fwm_solve() takes. */
 #define FWM_MAX_GPUS 16
 

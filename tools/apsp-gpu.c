@@ -601,21 +601,24 @@ static const char *parse_options(int argc, char **argv, struct fwg_opts *o, stru
 	return optind < argc ? argv[optind] : "-";
 }
 
-/* Whether checkpoints can matter to a run of n (ckpt_wanted): a run sure
- * to end before the first would be due, its rounds reckoned at 3e12
- * relaxations a second (below every kernel's rate on an H100), takes none,
- * and keeps row order and the rounds begun on the rows being read
- * (bench/checkpoint.md: 1.2 to 1.4 s of 5.1 to 5.3 s at n = 40000). */
-static int checkpoints_pay(const struct ckpt *k, uint64_t n, int paths)
+/* Whether checkpoints can matter to a run of n of type (ckpt_wanted): a
+ * run sure to end before the first would be due, its rounds reckoned at
+ * 3e12 relaxations a second (below every kernel's rate on an H100 but
+ * float64's with paths, 2.9e12), takes none, and keeps row order and the
+ * rounds begun on the rows being read (bench/checkpoint.md: 1.2 to 1.4 s
+ * of 5.1 to 5.3 s at n = 40000). */
+static int checkpoints_pay(const struct ckpt *k, uint64_t n, int type, int paths)
 {
 	const double nn = (double)n * (double)n;
-	return ckpt_wanted(k, (uint64_t)(4 * nn * (paths ? 2 : 1)), nn * (double)n / 3e12);
+	return ckpt_wanted(k, (uint64_t)(nn * (ST_TYPE_SIZE(type) + (paths ? 4 : 0))),
+	                   nn * (double)n / 3e12);
 }
 
 /* A float64 graph: the float64 engine, on one GPU or the --gpus asked for
  * (as for the other types, all of them from GPUS_FROM on), in one process. */
 static void solve_f64(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
-                      const struct choices *ch, int paths, int device, int nproc, int threads)
+                      struct choices *ch, int paths, int device, int nproc, int checkpoints,
+                      int threads)
 {
 	if (nproc > 1)
 		tool_die("%s: float64 streams run in one process (--gpus N, not mpirun)",
@@ -623,7 +626,7 @@ static void solve_f64(engine_in *r, st_header *in, const char *input, int out, F
 	const int there = fwm_device_count(NULL, 0) - device, gpus = ch->gpus;
 	gpu64_solve(r, in, input, out, sout, &ch->form, paths, device,
 	            gpus < 0 || (gpus == 0 && in->n >= GPUS_FROM) ? (there > 1 ? there : 1)
-	            : gpus > 1 ? gpus : 1, threads);
+	            : gpus > 1 ? gpus : 1, checkpoints ? &ch->ck : NULL, threads);
 }
 
 /* The run begun on the rows as rd's thread reads them into rd->graph (the
@@ -659,17 +662,14 @@ static int solve_as_read(struct reading *rd, struct fwg_opts *o, struct init_job
 
 /* Whether the run of n takes checkpoints (o->checkpoint kept or dropped):
  * not where it would end before the first; under mpirun only where each
- * process can read its own rows (how); float64 not yet.  Where it does, the
- * rounds go round after round. */
+ * process can read its own rows (how).  Where it does, the rounds go round
+ * after round. */
 static void decide_checkpoints(struct fwg_opts *o, const struct choices *ch, uint64_t n, int how,
                                const char *input, int nproc, int rank)
 {
 	if (!o->checkpoint)
 		return;
-	if (o->type == ST_FLOAT64)
-		tool_die("%s: checkpoints are not taken of float64 graphs on the GPU yet",
-		         tool_input_name(input));
-	if (!checkpoints_pay(&ch->ck, n, o->paths && !ch->stats)) {
+	if (!checkpoints_pay(&ch->ck, n, o->type, o->paths && !ch->stats)) {
 		tool_info("%s: no checkpoints: the run ends before the first would be due",
 		          ch->ck.path ? ch->ck.path : ch->ck.resume);
 		o->checkpoint = NULL;
@@ -769,7 +769,8 @@ int main(int argc, char **argv)
 	const uint64_t n = head.n;
 	decide_checkpoints(&o, &ch, n, head.how, input, nproc, rank);
 	if (head.type == ST_FLOAT64) {
-		solve_f64(r, &in, input, out, sout, &ch, o.paths, o.device, nproc, threads);
+		solve_f64(r, &in, input, out, sout, &ch, o.paths, o.device, nproc, o.checkpoint != NULL,
+		          threads);
 		st_header_free(&in);
 		return EXIT_OK;
 	}

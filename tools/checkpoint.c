@@ -448,7 +448,7 @@ void ckpt_staged_save(void *ctx, const char *stage, uint64_t step, uint64_t step
 {
 	struct ckpt *k = ctx;
 	set_stage(k, stage, steps);
-	save_now(k, step, side * side * 4, paths, get, gctx);
+	save_now(k, step, side * side * ST_TYPE_SIZE(k->type), paths, get, gctx);
 }
 
 /* The value of field name ("round=") in the checkpoint's line, or NULL. */
@@ -592,7 +592,7 @@ int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, uint64_t 
 {
 	struct ckpt *k = ctx;
 	set_stage(k, stage, steps);
-	return load_state(k, side * side * 4, paths, put, pctx);
+	return load_state(k, side * side * ST_TYPE_SIZE(k->type), paths, put, pctx);
 }
 
 /* Temporary checkpoints that a kill left behind beside path. */

@@ -2,13 +2,46 @@
 #include <stdlib.h>
 
 #include "gpu64.h"
+#include "checkpoint.h"
 #include "engine.h"
 #include "fw_matrix.h"
 #include "solve.h"
 #include "tool.h"
 
+/* The checkpoints' callbacks of the float64 engine (fw_matrix.h): ctx is a
+ * struct resumed, which notes the step a checkpoint took the run on from. */
+struct resumed {
+	struct ckpt *ck;
+	int64_t from;
+};
+
+static int64_t load_noted(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
+                          fwm_state_fn *put, void *pctx)
+{
+	struct resumed *rs = ctx;
+	rs->from = ckpt_staged_load(rs->ck, stage, steps, side, paths, put, pctx);
+	return rs->from;
+}
+
+static int due_noted(void *ctx, uint64_t bytes)
+{
+	return ckpt_due(((struct resumed *)ctx)->ck, bytes);
+}
+
+static void save_noted(void *ctx, const char *stage, uint64_t step, uint64_t steps,
+                       uint64_t side, int paths, fwm_state_fn *get, void *gctx)
+{
+	ckpt_staged_save(((struct resumed *)ctx)->ck, stage, step, steps, side, paths, get, gctx);
+}
+
+static void digest_ready(void *ctx)
+{
+	ckpt_ready(((struct resumed *)ctx)->ck);
+}
+
 void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
-                 const struct stats_form *form, int paths, int device, int gpus, int threads)
+                 const struct stats_form *form, int paths, int device, int gpus,
+                 struct ckpt *ck, int threads)
 {
 	const uint64_t n = in->n;
 	const int in_place = in->npad == n;
@@ -40,9 +73,18 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 	tool_progress_stage("solving on the GPU");
 	char msg[256];
 	int64_t cycle;
-	if (fwm_solve(ST_FLOAT64, n, dist, dist, pred, FWM_CHECKED, device, gpus, &cycle, msg,
-	              sizeof msg))
+	struct resumed rs = {ck, 0};
+	const struct fwm_checkpoint fc = {due_noted, save_noted, load_noted, digest_ready, &rs};
+	if (ck) {
+		char layout[128];
+		ckpt_gpu_layout(layout, sizeof layout, 64, paths, 0, 0, 0);
+		ckpt_begin(ck, ST_FLOAT64, n, dist, NULL, layout, 0); /* (the prepared weights) */
+	}
+	if (fwm_solve_resumable(ST_FLOAT64, n, dist, dist, pred, FWM_CHECKED, device, gpus,
+	                        ck ? &fc : NULL, &cycle, msg, sizeof msg))
 		tool_die("%s", msg);
+	if (ck)
+		ckpt_gpu_report(ck->written, (int)rs.from, 0);
 	double up, ker, down, relax = (double)n * n * n;
 	fwm_times(&up, &ker, &down);
 	tool_info("n %llu, float64%s, %d GPU%s from %d (the float64 engine, textbook predecessors): "
@@ -54,6 +96,8 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 		engine_write_stats(sout, form, &plan, dist, n, ST_FLOAT64, threads);
 	else
 		engine_write_result(out, &h, &plan, dist, pred, threads);
+	if (ck)
+		ckpt_end(ck); /* the result committed */
 	st_header_free(&h);
 	tool_matrix_free(dist, n * n * 8 + 8);
 	if (pred)

@@ -9,9 +9,13 @@
 
 #include "engine.h"
 
+struct ckpt;
+
 /* r is open on the input, in its header; out the result's descriptor, or
- * sout the statistics' stream with form (--stats).  Dies on any failure. */
+ * sout the statistics' stream with form (--stats); ck the checkpoints
+ * (NULL: none), ended once the result is committed.  Dies on any failure. */
 void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
-                 const struct stats_form *form, int paths, int device, int gpus, int threads);
+                 const struct stats_form *form, int paths, int device, int gpus,
+                 struct ckpt *ck, int threads);
 
 #endif

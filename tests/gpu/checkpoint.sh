@@ -3,11 +3,11 @@
 # resumed writes the same bytes as a run never stopped, in every kind of
 # run: int32 packed paths, 16-bit lanes (distances alone, and predecessors
 # derived), float32 tracked, derived and as bits, lookahead and without,
-# phase 1 apart, sparse levels, several GPUs, out of core, --stats; a 16-bit run whose
+# phase 1 apart, sparse levels, several GPUs, out of core, --stats, float64
+# (its own engine, with the intermediates of its paths); a 16-bit run whose
 # lanes are rejected resumes in its 32-bit stage.  Checkpoints of another
 # run (another graph, other options, apsp-cpu's) or damaged ones are
-# refused with exit 2; runs that cannot take them (float64) are refused
-# before any result.  Without host memory for a copy of the state, each
+# refused with exit 2, leaving no result and no checkpoint.  Without host memory for a copy of the state, each
 # checkpoint is taken from the devices while they wait.  Out of core, a step is a super-round.  APSP_CHECKPOINT_KILL kills the process
 # as a checkpoint is written (tools/checkpoint.c).
 . "$TOP/tests/lib.sh"
@@ -76,6 +76,11 @@ killed "float32 negative, tracked" "$T/fneg" "after:6 during:3" -B 32
 $g -n 2100 -d 10 -s 5 -t float32 -o "$T/f"
 killed "float32 paths derived" "$T/f" "after:8" -B 64
 killed "float32 as bits" "$T/f" "after:4 during:17" -B 64 --no-paths
+# float64 (n = 700, B = 64: 11 rounds): paths, their intermediates tracked;
+# distances alone; the state after the last round
+$g -n 700 -d 10 -s 1 -t float64 -o "$T/f64"
+killed "float64 paths" "$T/f64" "after:1 during:5 after:11"
+killed "float64 distances" "$T/f64" "after:4" --no-paths
 # sparse: blocks skipped level by level
 $g -n 2100 -d 0.2 -s 3 -o "$T/sparse"
 killed "sparse, levels" "$T/sparse" "after:1 after:2" -B 32 --order natural
@@ -131,6 +136,12 @@ if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
 	expect_true "--gpus 2 killed, resumed on one: the same bytes" \
 		'! APSP_CHECKPOINT_KILL=after:8 $gpu --checkpoint $T/ck --checkpoint-every 0 -B 32 --no-16bit --gpus 2 $T/g >$T/part 2>/dev/null &&
 		$gpu --resume $T/ck -B 32 --no-16bit --gpus 1 $T/g >$T/out && cmp $T/out $T/full'
+	killed "float64 --gpus 2" "$T/f64" "after:6" --gpus 2
+	$gpu --gpus 1 "$T/f64" >"$T/full"
+	rm -f "$T"/ck*
+	expect_true "float64 --gpus 2 killed, resumed on one: the same bytes" \
+		'! APSP_CHECKPOINT_KILL=after:7 $gpu --checkpoint $T/ck --checkpoint-every 0 --gpus 2 $T/f64 >$T/part 2>/dev/null &&
+		$gpu --resume $T/ck --gpus 1 $T/f64 >$T/out && cmp $T/out $T/full'
 else
 	skip "--gpus 2 checkpoints" "one GPU here"
 fi
@@ -152,10 +163,11 @@ APSP_CHECKPOINT_KILL=after:3 $BIN/apsp-cpu --checkpoint "$T/cpu" --checkpoint-ev
 	"$T/g" >/dev/null 2>&1
 expect_stderr "apsp-cpu's checkpoint: refused" 2 "checkpoint of another run" \
 	'$gpu --resume $T/cpu -B 32 --no-16bit $T/g'
-$g -n 300 -d 10 -s 1 -t float64 -o "$T/f64"
-expect_stderr "float64: refused" 2 "not taken of float64 graphs on the GPU yet" \
-	'$gpu --checkpoint $T/ck2 $T/f64'
-expect_true "a refused run leaves no checkpoint" '! test -e $T/ck2'
+rm -f "$T"/ck*
+APSP_CHECKPOINT_KILL=after:3 $gpu --checkpoint "$T/ck" --checkpoint-every 0 "$T/f64" >/dev/null 2>&1
+expect_stderr "float64, other options (--no-paths): refused" 2 "checkpoint of another run" \
+	'$gpu -o $T/o2 --checkpoint $T/ck2 --checkpoint-every 0 --resume $T/ck --no-paths $T/f64'
+expect_true "a refused run leaves no result and no checkpoint" '! test -e $T/o2 && ! test -e $T/ck2'
 
 # In core without host memory for a copy of the state: each checkpoint
 # taken from the devices while they wait, and put back there (16-bit lanes
