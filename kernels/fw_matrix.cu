@@ -88,7 +88,8 @@ static cudaError_t kernel_attributes()
 }
 
 // The state of a checkpoint: the bands' rows, whole, between the devices
-// and the host (fwm_state_fn).
+// and the host (fwm_state_fn), a block of the file at a time (the
+// writer's threads asking together).
 struct state {
 	gpu *g;
 	int ng;
@@ -129,13 +130,15 @@ static int state_put(void *ctx, int pred, uint64_t offset, void *buf, uint64_t b
 // The stage checkpoints name (one: the rounds in float64).
 static const char STAGE[] = "float64";
 
-// After round K: the state saved where a checkpoint is due, every GPU's
-// work done first.
+// After round K: the state saved where a checkpoint is due.  With
+// checkpoints every round is waited for, so that the host's clock, which
+// says when one is due, goes with the devices' work (a wait of
+// microseconds a round).
 static cudaError_t checkpoint_after(gpu *g, int ng, int64_t npad, int K, int paths,
                                     const fwm_checkpoint *ck)
 {
 	const uint64_t side = (uint64_t)npad, bytes = side * side * (8 + (paths ? 4 : 0));
-	if (!ck || !ck->due(ck->ctx, bytes))
+	if (!ck)
 		return cudaSuccess;
 	for (int x = 0; x < ng; x++) {
 		cudaError_t e = cudaSetDevice(g[x].dev);
@@ -144,6 +147,8 @@ static cudaError_t checkpoint_after(gpu *g, int ng, int64_t npad, int K, int pat
 		if (e != cudaSuccess)
 			return e;
 	}
+	if (!ck->due(ck->ctx, bytes))
+		return cudaSuccess;
 	state st = {g, ng, npad};
 	ck->save(ck->ctx, STAGE, (uint64_t)K + 1, side / f64::B, side, paths, state_get, &st);
 	return cudaGetLastError();

@@ -81,6 +81,11 @@ killed "float32 as bits" "$T/f" "after:4 during:17" -B 64 --no-paths
 $g -n 700 -d 10 -s 1 -t float64 -o "$T/f64"
 killed "float64 paths" "$T/f64" "after:1 during:5 after:11"
 killed "float64 distances" "$T/f64" "after:4" --no-paths
+# a run too short for checkpoints still removes what a killed one left
+: >"$T/ckf.tmp.abcdef"
+expect_true "float64: a killed run's temporary checkpoint removed by a run that takes none" \
+	'$gpu $T/f64 >$T/want && $gpu --checkpoint $T/ckf $T/f64 >$T/out && cmp $T/out $T/want &&
+	! test -e $T/ckf.tmp.abcdef'
 # sparse: blocks skipped level by level
 $g -n 2100 -d 0.2 -s 3 -o "$T/sparse"
 killed "sparse, levels" "$T/sparse" "after:1 after:2" -B 32 --order natural
