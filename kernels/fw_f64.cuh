@@ -14,21 +14,21 @@
 // an entry when it is shorter, or as short with a smaller one: the
 // textbook predecessors (fw_opts.textbook_paths in lib/fw.h).
 //
-// Phase 3 (MAIN) needs no such comparison.  Of the shortest paths from i to
-// j through pivots below the round's end, take one whose largest pivot m
-// is least: its parts i -> m and m -> j are shortest through pivots below
-// m, so the sum through k = m is as short, and A[i][m], Bk[m][j] have their
-// largest intermediates below m ("clean").  Every sum through k is as long
-// or longer, and one as short has a largest intermediate of m or above.  So
-// the sums through k where A[i][k] or Bk[k][j] goes through a pivot above k
-// are dropped (staged as +inf), the rest taken in the order of k when
-// strictly shorter (the entry before the round wins a tie): the first
-// clean k as short is m, and the entry's intermediate is k itself.  Where
-// no weight is negative (clean_sums).  This is
-// exact where the sums are (whole weights); otherwise within rounding, as
-// the comparison of intermediates was.  One select a relaxation instead of
-// a comparison and three, and no intermediates in shared memory: 2785 ms
-// against 3543 at n = 20000, H100 (bench/python.md).
+// Where no weight is negative (clean_sums), phase 3 (MAIN) needs no such
+// comparison.  Of the shortest paths from i to j through pivots below the
+// round's end, take one whose largest pivot m is least: its parts i -> m
+// and m -> j are shortest through pivots below m, so the sum through k = m
+// is as short, and A[i][m], Bk[m][j] have their largest intermediates
+// below m ("clean").  Every sum through k is as long or longer, and one as
+// short has a largest intermediate of m or above.  So the sums through k
+// where A[i][k] or Bk[k][j] goes through a pivot above k are dropped
+// (staged as +inf), the rest taken in the order of k when strictly shorter
+// (the entry before the round wins a tie): the first clean k as short is
+// m, and the entry's intermediate is k itself.  This is exact where the
+// sums are (whole weights); otherwise within rounding, as the comparison
+// of intermediates was.  One select a relaxation instead of a comparison
+// and three, and no intermediates in shared memory: 2786 ms against 3554
+// at n = 20000, H100 (bench/python.md).
 #pragma once
 
 #include <cstdint>
