@@ -958,17 +958,18 @@ tile_update_level(T *__restrict__ d, int32_t *__restrict__ p, int npad, const in
 	}
 }
 
-// Phase 3 of a level of one pivot whose blocks cover most of the matrix:
-// a CTA a block, as a dense run's rounds (tile_update) take them, which
-// keeps the device busier than a level's CTAs going through the lists;
-// the blocks outside them (row I or column J of the pivot not live)
-// return at once.
 // Whether block (I, J) is in the lists of the pivot round (cover kernels).
 __device__ __forceinline__ bool cover_takes(const uint8_t *live, int nb, int round, int I, int J)
 {
 	return I != round && J != round && live[(size_t)I * nb + round]
 	       && live[(size_t)round * nb + J];
 }
+
+// Phase 3 of a level of one pivot whose blocks cover most of the matrix:
+// a CTA a block, as a dense run's rounds (tile_update) take them, which
+// keeps the device busier than a level's CTAs going through the lists;
+// the blocks outside them (row I or column J of the pivot not live)
+// return at once.
 
 template <typename T, int B, int R, bool PATHS, bool PACKED>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())

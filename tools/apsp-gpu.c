@@ -627,8 +627,7 @@ static void solve_f64(engine_in *r, st_header *in, const char *input, int out, F
 	gpu64_solve(r, in, input, out, sout, &ch->form, paths, device,
 	            gpus < 0 || (gpus == 0 && in->n >= GPUS_FROM) ? (there > 1 ? there : 1)
 	            : gpus > 1 ? gpus : 1, checkpoints ? &ch->ck : NULL, threads);
-	if (!checkpoints) /* (none taken: a killed run's leftovers, a checkpoint resumed) */
-		ckpt_end(&ch->ck);
+	ckpt_end(&ch->ck); /* the result committed (taken or not: a killed run's leftovers) */
 }
 
 /* The run begun on the rows as rd's thread reads them into rd->graph (the

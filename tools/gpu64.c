@@ -96,8 +96,6 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 		engine_write_stats(sout, form, &plan, dist, n, ST_FLOAT64, threads);
 	else
 		engine_write_result(out, &h, &plan, dist, pred, threads);
-	if (ck)
-		ckpt_end(ck); /* the result committed */
 	st_header_free(&h);
 	tool_matrix_free(dist, n * n * 8 + 8);
 	if (pred)

@@ -12,8 +12,9 @@
 struct ckpt;
 
 /* r is open on the input, in its header; out the result's descriptor, or
- * sout the statistics' stream with form (--stats); ck the checkpoints
- * (NULL: none), ended once the result is committed.  Dies on any failure. */
+ * sout the statistics' stream with form (--stats); ck the checkpoints to
+ * take (NULL: none; the caller ends them once the result is committed).
+ * Dies on any failure. */
 void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
                  const struct stats_form *form, int paths, int device, int gpus,
                  struct ckpt *ck, int threads);
