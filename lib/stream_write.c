@@ -250,6 +250,7 @@ struct wready {
 	const unsigned char *payload;
 	uint32_t stored;
 	int *busy;                  /* its buffers' flag, cleared once written */
+	pthread_cond_t *freed;      /* its thread's, signalled then */
 };
 
 struct wjob {
@@ -266,7 +267,12 @@ struct wjob {
 	 * ready and nobody writing: each thread queues its block and goes on
 	 * to compress another, instead of waiting for its turn. */
 	pthread_mutex_t mu;
-	pthread_cond_t freed;       /* some block's buffers were written */
+	/* Thread t waits on freed[t] for one of its two buffers: only the
+	 * thread whose block was written is woken.  (One condition for all,
+	 * broadcast for every block, woke every waiting thread each time: on
+	 * 64 cores writing into a pipe that took it slower, hundreds of
+	 * thousands of wakeups a second, each fighting for mu.) */
+	pthread_cond_t *freed;
 	int writing;
 	uint64_t next_out;          /* the next block to write */
 	struct wready *ready;       /* nready slots: block j in slot j % nready */
@@ -313,7 +319,7 @@ static void write_ready(struct wjob *job, struct pool *p)
 		pthread_mutex_lock(&job->mu);
 		*b.busy = 0;
 		job->next_out++;
-		pthread_cond_broadcast(&job->freed);
+		pthread_cond_signal(b.freed);
 	}
 }
 
@@ -339,7 +345,7 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 	if (!w->mem) {
 		pthread_mutex_lock(&job->mu);
 		while (wk->busy[0] && wk->busy[1])
-			pthread_cond_wait(&job->freed, &job->mu);
+			pthread_cond_wait(&job->freed[t], &job->mu);
 		k = wk->busy[0];
 		pthread_mutex_unlock(&job->mu);
 	}
@@ -385,7 +391,8 @@ static void write_one(void *ctx, int t, uint64_t j, struct pool *p)
 	}
 	pthread_mutex_lock(&job->mu);
 	wk->busy[k] = 1;
-	job->ready[j % job->nready] = (struct wready){j, 1, bad, hd, b.payload, b.stored, &wk->busy[k]};
+	job->ready[j % job->nready] =
+		(struct wready){j, 1, bad, hd, b.payload, b.stored, &wk->busy[k], &job->freed[t]};
 	if (!job->writing) {
 		job->writing = 1;
 		write_ready(job, p);
@@ -405,19 +412,25 @@ static int write_blocks(st_writer *w, const unsigned char *head, size_t headbyte
 {
 	uint64_t cnt = (headbytes + nbytes + w->block - 1) / w->block;
 	struct wjob job = {w, head, headbytes, src, nbytes, 0, 0, 0, w->blocks_out, fill, ctx,
-	                   PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL, 0};
+	                   PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, NULL, 0};
 
 	/* Blocks taken and not yet written are at most three a thread (two
 	 * queued, one waiting for a buffer), so each has a slot of its own. */
 	job.nready = 3 * (size_t)w->threads + 1;
-	if (!w->mem && !(job.ready = calloc(job.nready, sizeof *job.ready))) {
+	if (!w->mem && (!(job.ready = calloc(job.nready, sizeof *job.ready))
+	                || !(job.freed = malloc((size_t)w->threads * sizeof *job.freed)))) {
+		free(job.ready);
 		lib_fail(&w->err, "out of memory for deflate state and buffers");
 		return wfail(w, err);
 	}
+	for (int t = 0; job.freed && t < w->threads; t++)
+		pthread_cond_init(&job.freed[t], NULL);
 	pool_run(headbytes + nbytes >= PARALLEL_MIN_BYTES ? w->threads : 1, cnt, write_one, &job);
+	for (int t = 0; job.freed && t < w->threads; t++)
+		pthread_cond_destroy(&job.freed[t]);
+	free(job.freed);
 	free(job.ready);
 	pthread_mutex_destroy(&job.mu);
-	pthread_cond_destroy(&job.freed);
 	w->blocks_out += cnt;
 	if (job.werrno) {
 		lib_fail(&w->err, "write error: %s", strerror(job.werrno));
