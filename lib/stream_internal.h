@@ -98,7 +98,9 @@ static inline int block_header_ok(uint32_t raw, uint32_t stored, uint32_t method
  * up to two (queued to be written while it compresses another). */
 struct worker {
 	bc_coder *c;            /* the block codec (lib/blockcodec.h) */
-	unsigned char *buf;     /* writer: block header + stored bytes; reader: stored bytes */
+	unsigned char *buf;     /* writer: block header + stored bytes; reader: a header's
+	                           room and stored bytes for each of nbuf blocks */
+	uint64_t nbuf;
 	unsigned char *raw;     /* reader, rows mode: the raw block; writer: filled raw bytes */
 	unsigned char *buf2, *raw2; /* writer: the second block's */
 	int busy[2];            /* writer: buffers k hold a block waiting to be written */

@@ -25,6 +25,9 @@
 
 /* ---- reading ---- */
 
+/* The most blocks a thread reads in one turn (read_group). */
+#define READ_GROUP_MOST 16
+
 struct rblk {
 	uint64_t index;             /* block number in the matrix */
 	uint32_t raw, stored, crc, method;
@@ -295,10 +298,12 @@ static int decode_block(st_reader *r, struct worker *wk, struct rblk *b)
 }
 
 /* Read block i's header and stored bytes (in stream order, one thread at a
- * time).  Decides whether the block is needed; *ri is the rows cursor. */
+ * time) into buf (room for a header and r->slot bytes).  Decides whether
+ * the block is needed; *ri is the rows cursor. */
 static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
                       const uint64_t *rows, size_t nrows, size_t *ri,
-                      unsigned char *dst, uint64_t dst_off, struct rblk *b, int *errnum)
+                      unsigned char *dst, uint64_t dst_off, unsigned char *buf, struct rblk *b,
+                      int *errnum)
 {
 	unsigned char hd[BLK_HDR];
 	uint64_t start = i * r->block, rowbytes = row_bytes(r);
@@ -333,13 +338,13 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 	} else if (mode == READ_STORED) {
 		b->need = 0; /* read in turn, handed over as stored */
 	}
-	/* (room before the stored bytes for the header: READ_STORED hands both) */
-	if (!wk->buf && !(wk->buf = malloc(BLK_HDR + (r->slot ? r->slot : 1))))
+	if (!buf)
 		return B_NOMEM;
 	if ((mode == READ_ROWS || mode == READ_VERIFY) && b->need && !wk->raw
 	    && !(wk->raw = malloc(r->slot)))
 		return B_NOMEM;
-	b->payload = wk->buf + BLK_HDR; /* a skipped block's bytes are passed over */
+	/* (room before the stored bytes for the header: READ_STORED hands both) */
+	b->payload = buf + BLK_HDR; /* a skipped block's bytes are passed over */
 	if (b->need) {
 		b->dest = mode == READ_ALL ? dst + (start - dst_off) : wk->raw;
 		if (mode == READ_ALL && b->method == M_STORED)
@@ -352,7 +357,7 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 	b->at = b->need && r->skip == SKIP_SEEK ? lseek(r->fd, 0, SEEK_CUR) : -1;
 	got = (b->need && b->at < 0) || mode == READ_STORED
 	      ? fdio_read_full(r->fd, b->payload, b->stored)
-	      : skip_bytes(r, wk->buf + BLK_HDR, r->slot ? r->slot : 1, b->stored);
+	      : skip_bytes(r, buf + BLK_HDR, r->slot ? r->slot : 1, b->stored);
 	if (got < 0) {
 		*errnum = errno;
 		return B_READ;
@@ -402,13 +407,22 @@ struct rjob {
 	struct rfail fail;          /* the failing block with the lowest number */
 	unsigned char *done;        /* with progress: the blocks inflated and checked */
 	uint64_t prefix;            /* blocks 0 .. prefix - 1 are all done */
+	uint64_t told;              /* the prefix last reported */
 	st_stored_fn *stored;       /* READ_STORED: the caller's (ctx in dst) */
 	uint64_t reads;             /* indices below this read blocks; the others */
 	uint64_t pieces;            /* are pieces of the last window's work */
 	const st_window_work *work;
+	uint64_t count, group;      /* blocks of this pass; a reading index takes group */
 };
 
-/* With progress: block i is in place; report the whole prefix when it grows. */
+/* Bytes of progress told at a time, at most (and the end): the callback
+ * runs under the job's lock, so told for every block it made the blocks'
+ * ends one at a time (bench/stream.md). */
+#define PROGRESS_STEP (32u << 20)
+
+/* With progress: block i is in place; report the whole prefix when it has
+ * grown by PROGRESS_STEP or a sixteenth of the matrix, or reached the
+ * end. */
 static void block_done(struct rjob *job, uint64_t i)
 {
 	st_reader *r = job->r;
@@ -417,56 +431,40 @@ static void block_done(struct rjob *job, uint64_t i)
 	uint64_t k = job->prefix;
 	while (k < r->nblk && job->done[k])
 		k++;
-	if (k > job->prefix) {
-		job->prefix = k;
+	job->prefix = k;
+	const uint64_t step = r->mbytes / 16 < PROGRESS_STEP ? r->mbytes / 16 : PROGRESS_STEP;
+	if (k > job->told && (k == r->nblk || (k - job->told) * r->block >= step)) {
+		job->told = k;
 		uint64_t bytes = k * r->block;
 		r->progress(r->progress_ctx, bytes < r->mbytes ? bytes : r->mbytes);
 	}
 	pthread_mutex_unlock(&job->mu);
 }
 
-static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
+/* Block b, read in turn (what: how that went), taken on after the turn:
+ * its stored bytes read where only its place was noted, handed over
+ * (READ_STORED) or inflated and checked, its rows copied or its progress
+ * told.  A failure stops the pass, and the lowest failing block is kept. */
+static void finish_block(struct rjob *job, struct worker *wk, struct rblk *b, int what,
+                         int errnum, struct pool *p)
 {
-	struct rjob *job = ctx;
 	st_reader *r = job->r;
-	struct worker *wk = &r->wk[t];
-	struct rblk b = {0};
-	int what = B_OK, errnum = 0;
-	const uint64_t turn = i;
-
-	if (i >= job->reads) {
-		job->work->piece(job->work->ctx, i - job->reads);
-		return;
-	}
-	i += job->base;
-	pool_enter(p, turn);
-	if (!__atomic_load_n(&job->stop, __ATOMIC_RELAXED)) {
-		what = read_block(r, wk, job->mode, i, job->rows, job->nrows, &job->ri, job->dst,
-		                  job->dst_off, &b, &errnum);
-		if (what)
-			__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
-		else if (job->info) { /* in stream order: one thread at a time */
-			job->info->blocks++;
-			job->info->stored_bytes += BLK_HDR + b.stored;
-			job->info->by_method[b.method]++;
-		}
-	}
-	pool_leave(p, turn);
-	if (!what && b.at >= 0) {
-		ssize_t got = fdio_read_at(r->fd, b.payload, b.stored, b.at);
-		what = got < 0 ? (errnum = errno, B_READ) : (size_t)got < b.stored ? B_TRUNC : B_OK;
+	const uint64_t i = b->index;
+	if (!what && b->at >= 0) {
+		ssize_t got = fdio_read_at(r->fd, b->payload, b->stored, b->at);
+		what = got < 0 ? (errnum = errno, B_READ) : (size_t)got < b->stored ? B_TRUNC : B_OK;
 	}
 	if (!what && job->mode == READ_STORED) { /* (one thread: in order) */
-		unsigned char *o = b.payload - BLK_HDR; /* the header again, before its bytes */
-		put32(o, b.raw);
-		put32(o + 4, b.stored);
-		put32(o + 8, b.crc ^ block_tag(first_bit(r->todo), i));
-		put32(o + 12, b.method);
-		if (job->stored(job->dst, i, o, BLK_HDR + b.stored) != 0)
+		unsigned char *o = b->payload - BLK_HDR; /* the header again, before its bytes */
+		put32(o, b->raw);
+		put32(o + 4, b->stored);
+		put32(o + 8, b->crc ^ block_tag(first_bit(r->todo), i));
+		put32(o + 12, b->method);
+		if (job->stored(job->dst, i, o, BLK_HDR + b->stored) != 0)
 			what = B_STOP;
 	}
-	if (!what && b.need && !(what = decode_block(r, wk, &b)) && job->mode == READ_ROWS)
-		copy_rows(r, &b, job->rows, job->nrows, job->dst);
+	if (!what && b->need && !(what = decode_block(r, wk, b)) && job->mode == READ_ROWS)
+		copy_rows(r, b, job->rows, job->nrows, job->dst);
 	else if (!what && job->done)
 		block_done(job, i);
 	if (what) {
@@ -474,9 +472,56 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 		pool_halt(p);
 		pthread_mutex_lock(&job->mu);
 		if (i < job->fail.index)
-			job->fail = (struct rfail){i, what, errnum, b};
+			job->fail = (struct rfail){i, what, errnum, *b};
 		pthread_mutex_unlock(&job->mu);
 	}
+}
+
+/* Reading index i: blocks base + i * group on, read in one turn, each into
+ * its own part of the thread's buffer, then taken on one after another
+ * while the other threads read on.  The indices from job->reads on are
+ * pieces of the last window's work. */
+static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
+{
+	struct rjob *job = ctx;
+	st_reader *r = job->r;
+	struct worker *wk = &r->wk[t];
+	struct rblk b[READ_GROUP_MOST];
+	int what[READ_GROUP_MOST] = {0}, errnum[READ_GROUP_MOST] = {0};
+	const size_t span = BLK_HDR + (r->slot ? r->slot : 1);
+
+	if (i >= job->reads) {
+		job->work->piece(job->work->ctx, i - job->reads);
+		return;
+	}
+	const uint64_t first = job->base + i * job->group, end = job->base + job->count;
+	const uint64_t count = end - first < job->group ? end - first : job->group;
+	if (wk->nbuf < job->group) {
+		free(wk->buf);
+		wk->buf = malloc(job->group * span);
+		wk->nbuf = wk->buf ? job->group : 0;
+	}
+	uint64_t got = 0; /* blocks read in turn */
+	pool_enter(p, i);
+	while (got < count && !__atomic_load_n(&job->stop, __ATOMIC_RELAXED)) {
+		struct rblk *bk = &b[got];
+		*bk = (struct rblk){0};
+		what[got] = read_block(r, wk, job->mode, first + got, job->rows, job->nrows, &job->ri,
+		                       job->dst, job->dst_off, wk->buf ? wk->buf + got * span : NULL,
+		                       bk, &errnum[got]);
+		if (what[got++]) {
+			__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (job->info) { /* in stream order: one thread at a time */
+			job->info->blocks++;
+			job->info->stored_bytes += BLK_HDR + bk->stored;
+			job->info->by_method[bk->method]++;
+		}
+	}
+	pool_leave(p, i);
+	for (uint64_t k = 0; k < got; k++)
+		finish_block(job, wk, &b[k], what[k], errnum[k], p);
 }
 
 /* Whether the next matrix can be read (0), or -1 with why. */
@@ -500,6 +545,22 @@ static int read_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows
 	return 0;
 }
 
+/* Blocks a reading index takes: one turn passes from thread to thread for
+ * each index, and where many threads inflate small blocks (a sparse graph's
+ * rows from a pipe), waking the next thread for every block bounds the
+ * pass (bench/stream.md).  One block up to 8 threads, then one more for
+ * every 8, each thread's buffer room for that many; at least two indices
+ * a thread. */
+static uint64_t read_group(int nt, uint64_t count)
+{
+	uint64_t g = nt > 8 ? ((uint64_t)nt + 7) / 8 : 1;
+	if (g > READ_GROUP_MOST)
+		g = READ_GROUP_MOST;
+	while (g > 1 && count < g * (uint64_t)nt * 2)
+		g--;
+	return g;
+}
+
 /* Blocks job->base .. job->base + count - 1 of the next matrix, and
  * job->pieces pieces of job->work beside them.  Each thread reads its next
  * block's stored bytes when its turn comes (stream order), then inflates
@@ -513,8 +574,10 @@ static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *e
 	job->fail = (struct rfail){UINT64_MAX, 0, 0, {0}};
 	int nt = mode != READ_SKIP && mode != READ_SCAN && mode != READ_STORED
 	         && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
-	job->reads = count;
-	pool_run(nt, count + job->pieces, read_one, job);
+	job->count = count;
+	job->group = read_group(nt, count);
+	job->reads = (count + job->group - 1) / job->group;
+	pool_run(nt, job->reads + job->pieces, read_one, job);
 	struct rfail fail = job->fail;
 	if (!fail.what)
 		return 0;
@@ -584,7 +647,7 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 	if (read_check(r, mode, rows, nrows, err) < 0)
 		return -1;
 	struct rjob job = {r, mode, rows, nrows, dst, 0, 0, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL, 0, 0, NULL};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, 0, NULL, 0, 0, NULL, 0, 1};
 	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
 		lib_fail(err, "%s: out of memory", r->name);
 		return rfail(r);
@@ -659,7 +722,7 @@ static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
 		return rfail(r);
 	}
 	struct rjob job = {r, READ_ALL, NULL, 0, buf[0], 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, NULL, 0, 0, w};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, 0, NULL, 0, 0, w, 0, 1};
 	struct window last = {0, 0, NULL};
 	uint64_t row0 = 0, carry = 0; /* bytes of a row begun at the start of the buffer */
 	int rc = 0, side = 0;
@@ -753,7 +816,7 @@ int st_read_stored(st_reader *r, st_stored_fn *fn, void *ctx, st_error *err)
 	if (read_check(r, READ_STORED, NULL, 0, err) < 0)
 		return -1;
 	struct rjob job = {r, READ_STORED, NULL, 0, ctx, 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, fn, 0, 0, NULL};
+	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, 0, fn, 0, 0, NULL, 0, 1};
 	int rc = read_pass(r, &job, r->nblk, err);
 	pthread_mutex_destroy(&job.mu);
 	return rc < 0 ? rc : read_end(r, NULL, err);

@@ -1142,6 +1142,91 @@ static void test_pipe(void)
 	free_all(&x);
 }
 
+/* ---- many threads: several blocks read in a turn ---- */
+
+/* The first matrix of stream b (len bytes, through a source of kind) read
+ * on threads into dst, whole (rows NULL) or those rows: 0, or -1 with err. */
+static int read_first_via(int kind, const unsigned char *b, size_t len, int threads,
+                          const uint64_t *rows, size_t nrows, void *dst, st_error *err)
+{
+	struct source src;
+	int fd = source_open(&src, kind, b, len);
+	st_header g;
+	int rc = -1;
+	err->msg[0] = 0;
+	st_reader *r = st_reader_open(fd, "mem", &g, threads, err);
+	if (r) {
+		st_next_matrix(r);
+		rc = rows ? st_read_rows(r, rows, nrows, dst, err) : st_read_matrix(r, dst, err);
+		if (rc == 0)
+			rc = st_reader_close(r, err);
+		else
+			st_reader_free(r);
+		st_header_free(&g);
+	}
+	source_close(&src);
+	return rc;
+}
+
+static void test_groups(void)
+{
+	static const int threads[] = {9, 16, 33, 64};
+	static const uint64_t rows[] = {0, 7, 150, 151, 299};
+	static const char *kname[] = {"a file", "a pipe"};
+	st_header h;
+	struct mats x;
+	st_error err, ref;
+	size_t len, len1;
+	struct seen s;
+
+	st_header_init(&h, 300, 1, ST_INT32);
+	h.matrices = ST_WEIGHTS;
+	h.block = 256; /* 1407 blocks: 64 threads read 8 a turn, 9 threads 2 */
+	make_all(&h, &x);
+	unsigned char *b = write_stream(&h, &x, 1, 64, 0, &len, &err);
+	unsigned char *b1 = write_stream(&h, &x, 1, 1, 0, &len1, &err);
+	T_CHECKF(b && b1 && len == len1 && !memcmp(b, b1, len),
+	         "64 threads write the bytes 1 thread writes (%zu blocks)", (size_t)1407);
+	const uint64_t bytes = st_matrix_bytes(&h), rb = h.npad * 4;
+	unsigned char *dst = malloc(bytes), *c = malloc(len);
+	memcpy(c, b, len);
+	c[len * 2 / 3] ^= 0x40;
+	for (int kind = SRC_FILE; kind <= SRC_PIPE; kind++) {
+		for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+			memset(dst, 0, bytes);
+			int ok = read_first_via(kind, b, len, threads[t], NULL, 0, dst, &err) == 0
+			         && !memcmp(dst, x.m[0], bytes);
+			T_CHECKF(ok, "%s, %d threads, blocks read in turns of several: the matrix %s",
+			         kname[kind], threads[t], err.msg);
+			ok = read_first_via(kind, b, len, threads[t], rows, 5, dst, &err) == 0;
+			for (int k = 0; k < 5; k++)
+				ok = ok && !memcmp(dst + k * rb, (unsigned char *)x.m[0] + rows[k] * rb, rb);
+			T_CHECKF(ok, "%s, %d threads: five rows %s", kname[kind], threads[t], err.msg);
+		}
+		/* the same message as one thread gives: a spoilt block, a cut */
+		for (int cut = 0; cut < 2; cut++) {
+			const unsigned char *in = cut ? b : c;
+			const size_t inlen = cut ? len / 2 : len;
+			read_first_via(kind, in, inlen, 1, NULL, 0, dst, &ref);
+			for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+				int rc = read_first_via(kind, in, inlen, threads[t], NULL, 0, dst, &err);
+				T_CHECKF(rc < 0 && ref.msg[0] && !strcmp(err.msg, ref.msg),
+				         "%s, %d threads: %s as one thread says it (%s)", kname[kind],
+				         threads[t], cut ? "a cut stream" : "a spoilt block", err.msg);
+			}
+		}
+	}
+	int rc = read_progress(b, len, &h, x.m[0], 64, &s, &err);
+	T_CHECKF(rc == 0 && s.last == bytes && s.calls > 1 && !s.backwards && !s.unequal,
+	         "progress on 64 threads: %d calls, growing, each part in place, the whole matrix "
+	         "last", s.calls);
+	free(c);
+	free(dst);
+	free(b);
+	free(b1);
+	free_all(&x);
+}
+
 /* ---- provenance ---- */
 
 static void test_provenance(void)
@@ -1536,6 +1621,7 @@ int main(void)
 	test_chunked_writes();
 	test_methods();
 	test_threads();
+	test_groups();
 	test_progress();
 	test_rows();
 	test_provenance();
