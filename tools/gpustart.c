@@ -8,6 +8,18 @@
 #include "ranks.h"
 #include "tool.h"
 
+static pthread_mutex_t decided_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t decided_cv = PTHREAD_COND_INITIALIZER;
+
+/* The number of GPUs known (j->gpus): gpustart_gpus() may return. */
+static void decided(struct init_job *j)
+{
+	pthread_mutex_lock(&decided_mu);
+	j->decided = 1;
+	pthread_cond_broadcast(&decided_cv);
+	pthread_mutex_unlock(&decided_mu);
+}
+
 static void *init_device(void *arg)
 {
 	struct init_job *j = arg;
@@ -20,6 +32,8 @@ static void *init_device(void *arg)
 		int count = fwg_device_count(j->err, sizeof j->err);
 		if (count < 0) {
 			j->rc = -1;
+			j->gpus = 1;
+			decided(j);
 			return NULL;
 		}
 		/* all: what there is (asked for, the engine says so if it cannot);
@@ -29,6 +43,7 @@ static void *init_device(void *arg)
 		        : by_n < fwg_max_gpus() ? by_n : fwg_max_gpus();
 		if (j->gpus < 1)
 			j->gpus = 1;
+		decided(j);
 	}
 	j->rc = fwg_init(j->device, j->gpus, j->staging, j->err, sizeof j->err);
 	if (j->rc == 0 && j->warm && j->gpus == 1) {
@@ -64,6 +79,7 @@ void gpustart_begin(struct init_job *job, const struct fwg_opts *o, uint64_t n, 
 	job->rank = rank;
 	job->ranks = nproc;
 	job->o = *o;
+	job->decided = gpus > 0 || nproc > 1;
 	const char *warm = getenv("APSP_WARM"); /* benchmarks: 0, none */
 	job->warm = o->paths && !(warm && !strcmp(warm, "0")); /* (without paths it paid less than it cost) */
 	if (nproc > 1) {
@@ -75,6 +91,15 @@ void gpustart_begin(struct init_job *job, const struct fwg_opts *o, uint64_t n, 
 	if (pthread_create(&init_thread, NULL, init_device, job) != 0)
 		tool_die("cannot start a thread:");
 	init_running = 1;
+}
+
+int gpustart_gpus(struct init_job *job)
+{
+	pthread_mutex_lock(&decided_mu);
+	while (!job->decided)
+		pthread_cond_wait(&decided_cv, &decided_mu);
+	pthread_mutex_unlock(&decided_mu);
+	return job->gpus;
 }
 
 double gpustart_ready(const struct init_job *job, struct fwg_opts *o)

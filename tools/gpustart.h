@@ -17,6 +17,7 @@ struct init_job {
 	unsigned char id[FWG_ID_BYTES];
 	uint64_t n, staging;
 	uint64_t gpus_from;  /* gpus 0: all of them from this n on, else one */
+	int decided;         /* gpus is the number used (gpustart_gpus) */
 	char err[256];
 	/* Then, with paths unless APSP_WARM=0, the run's kernels launched once
 	 * on a small graph (fwg_warm), in warm_s seconds; o: the run's options. */
@@ -25,6 +26,10 @@ struct init_job {
 	double warm_s;
 };
 
+/* The number of GPUs the run takes, as soon as the devices are counted
+ * (before they are made ready); one where counting them failed
+ * (gpustart_ready() then says why). */
+int gpustart_gpus(struct init_job *job);
 /* Start making the devices ready for a run of n with options o (gpus
  * asked for), on a thread; process rank of nproc (an MPI run shares its
  * NCCL id first).  job lives until gpustart_ready(). */
