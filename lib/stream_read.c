@@ -1,9 +1,10 @@
 /* stream_read.c - the stream's reader: blocks read in order and inflated
  * on many threads, whole matrices, chosen rows, or headers only.
  *
- * Each thread takes the next block, reads its stored bytes when its turn
- * comes (in a regular file it only notes where they are, and reads them
- * after the turn) and inflates it while the others read on.  A reader
+ * Each thread takes the next block (on many threads, the next few:
+ * read_group), reads its stored bytes when its turn comes (in a regular
+ * file it only notes where they are, and reads them after the turn) and
+ * inflates it while the others read on.  A reader
  * passes over the blocks it does not want without copying them where it
  * can: it seeks past them in a regular file and moves them from a pipe to
  * /dev/null inside the kernel; nothing needs it: a stream still goes
@@ -563,9 +564,9 @@ static uint64_t read_group(int nt, uint64_t count)
 
 /* Blocks job->base .. job->base + count - 1 of the next matrix, and
  * job->pieces pieces of job->work beside them.  Each thread reads its next
- * block's stored bytes when its turn comes (stream order), then inflates
- * and checks it while the others read theirs; once every block is taken,
- * the threads take the pieces. */
+ * group of blocks' stored bytes when its turn comes (stream order), then
+ * inflates and checks them while the others read theirs; once every block
+ * is taken, the threads take the pieces. */
 static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *err)
 {
 	const char *mname = matrix_name(first_bit(r->todo));
