@@ -837,10 +837,11 @@ int main(int argc, char **argv)
 	 * Where the graph turns out otherwise (an error, a negative cycle,
 	 * reweighting, sparse), nothing has been written and the run goes on
 	 * below as if the graph had been read first.  Several GPUs wait for
-	 * the whole graph: it is read here, which on 64 cores took 6.7 s
-	 * against 11.8 to 46 s on the reading thread (n = 200000, 160 GB;
-	 * bench/stats.md).  Whether the run takes one GPU is known once they
-	 * are counted (asked last: where the rest rules it out, never). */
+	 * the whole graph, so it is read here, with no thread beside (at n =
+	 * 200000 the reads ranged from 6.7 to 46 s, most of it the virtual
+	 * machine's first touch of 160 GB; bench/stats.md).  Whether the run
+	 * takes one GPU is known once they are counted (asked last: where the
+	 * rest rules it out, never). */
 	const char *ra = getenv("APSP_READ_AHEAD"); /* benchmarks: 0, the graph read first */
 	const int ahead = !(ra && !strcmp(ra, "0")) && nproc == 1 && in_place && !o.paths
 	                  && order != ORDER_ND && n > 1 && o.schedule != FWG_SCHEDULE_ROUNDS
