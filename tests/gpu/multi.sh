@@ -33,11 +33,15 @@ fi
 
 # says_gpus K ERR: -v in ERR says that K GPUs ran, or, where the graph has
 # fewer block rows than K (n and B as -v gives them), one a block row and
-# why; any number with ANY_GPUS=1.
+# why; with ANY_GPUS=1, K GPUs or any number of K.  (One GPU's line names
+# it without "1 x".)
 says_gpus() {
-	_line=$(grep -E '^apsp-gpu: [0-9]+ x ' "$2" | head -n 1)
+	_line=$(grep -E '^apsp-gpu: .*: n [0-9]+, B [0-9]+,' "$2" | head -n 1)
 	[ -n "$_line" ] || return 1
-	[ -n "${ANY_GPUS:-}" ] && return 0
+	if [ -n "${ANY_GPUS:-}" ]; then
+		case $_line in "apsp-gpu: $1 x "* | *"GPU of $1"*) return 0 ;; esac
+		return 1
+	fi
 	_rows=$(printf '%s\n' "$_line" | sed -n 's/.*: n \([0-9]*\), B \([0-9]*\),.*/\1 \2/p' |
 		awk '{ print int(($1 + $2 - 1) / $2) }')
 	[ -n "$_rows" ] || return 1
@@ -45,9 +49,9 @@ says_gpus() {
 		case $_line in "apsp-gpu: $1 x "*) return 0 ;; esac
 		return 1
 	fi
-	case $_line in
-	"apsp-gpu: $_rows x "*"($_rows GPU"*" of $1: fewer block rows than GPUs)"*) return 0 ;;
-	esac
+	case $_line in *"($_rows GPU"*" of $1: fewer block rows than GPUs)"*) ;; *) return 1 ;; esac
+	[ "$_rows" = 1 ] && return 0
+	case $_line in "apsp-gpu: $_rows x "*) return 0 ;; esac
 	return 1
 }
 
