@@ -970,7 +970,6 @@ __device__ __forceinline__ bool cover_takes(const uint8_t *live, int nb, int rou
 // keeps the device busier than a level's CTAs going through the lists;
 // the blocks outside them (row I or column J of the pivot not live)
 // return at once.
-
 template <typename T, int B, int R, bool PATHS, bool PACKED>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
 tile_update_cover(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,

@@ -393,6 +393,9 @@ struct rfail {
 	struct rblk b;
 };
 
+/* No block has failed (a failure's index is lower). */
+#define NO_FAIL ((struct rfail){UINT64_MAX, 0, 0, {0}})
+
 struct rjob {
 	st_reader *r;
 	int mode;
@@ -572,7 +575,7 @@ static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *e
 	const char *mname = matrix_name(first_bit(r->todo));
 	int mode = job->mode;
 
-	job->fail = (struct rfail){UINT64_MAX, 0, 0, {0}};
+	job->fail = NO_FAIL;
 	int nt = mode != READ_SKIP && mode != READ_SCAN && mode != READ_STORED
 	         && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
 	job->count = count;
@@ -647,8 +650,8 @@ static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
 {
 	if (read_check(r, mode, rows, nrows, err) < 0)
 		return -1;
-	struct rjob job = {r, mode, rows, nrows, dst, 0, 0, 0, info, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, 0, NULL, 0, 0, NULL, 0, 1};
+	struct rjob job = {.r = r, .mode = mode, .rows = rows, .nrows = nrows, .dst = dst,
+	                   .info = info, .mu = PTHREAD_MUTEX_INITIALIZER, .fail = NO_FAIL, .group = 1};
 	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
 		lib_fail(err, "%s: out of memory", r->name);
 		return rfail(r);
@@ -722,8 +725,8 @@ static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
 		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * (w ? 2 : 1));
 		return rfail(r);
 	}
-	struct rjob job = {r, READ_ALL, NULL, 0, buf[0], 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, 0, NULL, 0, 0, w, 0, 1};
+	struct rjob job = {.r = r, .mode = READ_ALL, .dst = buf[0], .mu = PTHREAD_MUTEX_INITIALIZER,
+	                   .fail = NO_FAIL, .work = w, .group = 1};
 	struct window last = {0, 0, NULL};
 	uint64_t row0 = 0, carry = 0; /* bytes of a row begun at the start of the buffer */
 	int rc = 0, side = 0;
@@ -816,8 +819,8 @@ int st_read_stored(st_reader *r, st_stored_fn *fn, void *ctx, st_error *err)
 {
 	if (read_check(r, READ_STORED, NULL, 0, err) < 0)
 		return -1;
-	struct rjob job = {r, READ_STORED, NULL, 0, ctx, 0, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER,
-	                   {UINT64_MAX, 0, 0, {0}}, NULL, 0, 0, fn, 0, 0, NULL, 0, 1};
+	struct rjob job = {.r = r, .mode = READ_STORED, .dst = ctx, .mu = PTHREAD_MUTEX_INITIALIZER,
+	                   .fail = NO_FAIL, .stored = fn, .group = 1};
 	int rc = read_pass(r, &job, r->nblk, err);
 	pthread_mutex_destroy(&job.mu);
 	return rc < 0 ? rc : read_end(r, NULL, err);

@@ -630,6 +630,25 @@ static void solve_f64(engine_in *r, st_header *in, const char *input, int out, F
 	ckpt_end(&ch->ck); /* the result committed (taken or not: a killed run's leftovers) */
 }
 
+/* Whether a one-process run of n whose weights are read in place starts
+ * on the first rows while the rest are read (fwg_opts.feed): large dense
+ * runs without paths on one GPU.  Where the graph turns out otherwise (an
+ * error, a negative cycle, reweighting, sparse), nothing has been written
+ * and the run goes on as if the graph had been read first.  Several GPUs
+ * wait for the whole graph, so it is read first, with no thread beside (at
+ * n = 200000 the reads ranged from 6.7 to 46 s, most of it the virtual
+ * machine's first touch of 160 GB; bench/stats.md).  Whether the run takes
+ * one GPU is known once they are counted (asked last: where the rest rules
+ * it out, never). */
+static int reads_ahead(const struct fwg_opts *o, int order, uint64_t n, struct init_job *job)
+{
+	const char *ra = getenv("APSP_READ_AHEAD"); /* benchmarks: 0, the graph read first */
+	return !(ra && !strcmp(ra, "0")) && !o->paths && order != ORDER_ND && n > 1
+	       && o->schedule != FWG_SCHEDULE_ROUNDS
+	       && (o->schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM)
+	       && gpustart_gpus(job) == 1;
+}
+
 /* The run begun on the rows as rd's thread reads them into rd->graph (the
  * device made ready meanwhile: when, into *t1): 1 where it solved the
  * graph, 0 where the graph turned out otherwise (rd says how; nothing
@@ -832,21 +851,7 @@ int main(int argc, char **argv)
 	char why[160], msg[512];
 	double t_read = 0, t_prep = 0, t1 = 0;
 	int rc, solved = 0; /* by the run begun while the input was read */
-	/* Large dense runs without paths, one process on one GPU: the device
-	 * starts on the first rows while the rest are read (fwg_opts.feed).
-	 * Where the graph turns out otherwise (an error, a negative cycle,
-	 * reweighting, sparse), nothing has been written and the run goes on
-	 * below as if the graph had been read first.  Several GPUs wait for
-	 * the whole graph, so it is read here, with no thread beside (at n =
-	 * 200000 the reads ranged from 6.7 to 46 s, most of it the virtual
-	 * machine's first touch of 160 GB; bench/stats.md).  Whether the run
-	 * takes one GPU is known once they are counted (asked last: where the
-	 * rest rules it out, never). */
-	const char *ra = getenv("APSP_READ_AHEAD"); /* benchmarks: 0, the graph read first */
-	const int ahead = !(ra && !strcmp(ra, "0")) && nproc == 1 && in_place && !o.paths
-	                  && order != ORDER_ND && n > 1 && o.schedule != FWG_SCHEDULE_ROUNDS
-	                  && (o.schedule == FWG_SCHEDULE_ROWS || n >= FWG_ROW_ORDER_FROM)
-	                  && gpustart_gpus(&job) == 1;
+	const int ahead = nproc == 1 && in_place && reads_ahead(&o, order, n, &job);
 	if (ahead) {
 		static struct reading rd;
 		rd = (struct reading){.r = r, .in = &in, .graph = graph, .threads = threads,
