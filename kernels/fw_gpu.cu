@@ -194,6 +194,7 @@ struct Run {
 	bool ooc = false;
 	// open_devices
 	bool by_rows = false, have16 = false, as_read = false;
+	bool direct = false; // the graph read straight onto the devices (take)
 	bool in_place16 = false; // the 16-bit lanes in d's memory (InPlace16)
 	InPlace16 in16;
 	// upload_and_prepare
@@ -509,7 +510,9 @@ static int open_devices(Run &r)
 	// A graph still being read (o->feed): in row order without paths the
 	// rounds start on its first bands (fw_roworder.cuh); elsewhere the
 	// whole graph and the caller's verdict come first.
-	r.as_read = o->feed && r.by_rows && !r.paths;
+	r.as_read = o->feed && !o->feed->take && r.by_rows && !r.paths;
+	r.direct = o->feed && o->feed->take && !r.by_rows && !r.ooc && !r.ranks && !o->order
+	           && !o->skip && !o->arcs && !r.paths && !o->checkpoint;
 	return 0;
 }
 
@@ -935,9 +938,14 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 		return fail(e, "checkpoints over several processes need each its own rows");
 	if (open_devices(r) || open_checkpoints(r))
 		return -1;
-	if (o->feed && !r.as_read
-	    && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx)))
+	if (o->feed && o->feed->take) {
+		const int rc = r.direct ? take_onto(e, r.v, n, *o->feed) : 1; // (nothing read)
+		if (rc)
+			return rc;
+	} else if (o->feed && !r.as_read
+	           && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx))) {
 		return 1;
+	}
 	t->streamed = r.as_read;
 	int rc;
 	if (r.ooc) {

@@ -50,10 +50,25 @@ enum { FWG_FLOAT_BITS_AUTO = 0, FWG_FLOAT_BITS_NEVER = 1 };
  * blocks).  The engine asks for the verdict before any result reaches the
  * sink.  Where the input failed or the verdict is 0, fwg_solve_panels()
  * returns 1 having handed nothing over, and the caller may solve again. */
+/*
+ * Read straight onto the devices (take set, graph NULL): the n x n matrix
+ * is never on the host.  take(ctx, put, pctx) reads the whole graph and
+ * hands its rows over in order, put(pctx, first, count, rows) for rows
+ * first .. first + count - 1 (stride n, valid during the call; one call at
+ * a time; 0, or -1: stop reading), and returns 0, or -1 where the input
+ * failed or put stopped it.  Then verdict(ctx) as above; where 0, the
+ * engine hands the rows back as they came, back(ctx, first, count, rows),
+ * and returns 1: the caller holds the graph after all.  The engine takes a
+ * graph so for a run of one process in core, dense (no skipped blocks), as
+ * numbered, without paths or checkpoints, round after round; elsewhere
+ * fwg_solve_panels() returns 1 without calling take (nothing read). */
+typedef int fwg_put_fn(void *pctx, uint64_t first, uint64_t count, const void *rows);
 struct fwg_feed {
 	uint64_t (*rows)(void *ctx, uint64_t want);
 	int (*verdict)(void *ctx);
 	void *ctx;
+	int (*take)(void *ctx, fwg_put_fn *put, void *pctx);
+	int (*back)(void *ctx, uint64_t first, uint64_t count, const void *rows);
 };
 
 /* A graph given by its arcs instead of a matrix (fwg_opts.arcs): arc k

@@ -8,6 +8,7 @@
 #include <omp.h>
 #include <string.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "fw_exchange.cuh"
@@ -117,6 +118,92 @@ int upload_arcs(Err e, const fwg_arcs &a, Dev &x, uint64_t npad, int B, bool is_
 	for (auto p : ab)
 		cudaFree(p);
 	return rc;
+}
+
+// A graph read straight onto the devices (fwg_feed.take): each window of
+// rows the caller hands over goes to the bands that hold it through the
+// staging buffers, the next window read while it is in flight.
+struct Taking {
+	Err e;
+	Devs *v;
+	uint64_t n;
+	cudaEvent_t guard[2] = {nullptr, nullptr};
+	bool failed = false; // a copy failed (e says why)
+};
+
+int put_window(Taking &k, uint64_t first, uint64_t count, const void *rows)
+{
+	Err e = k.e;
+	Devs &v = *k.v;
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		const uint64_t f = x.first_row(v.B);
+		const uint64_t lo = std::max(first, f), hi = std::min(first + count, x.end_row(v.B, k.n));
+		if (lo >= hi)
+			continue;
+		CUDA_TRY(cudaSetDevice(x.id));
+		if (upload_to(e, rows, (char *)x.d + (lo - f) * v.npad * 4, lo, hi, k.n, v.npad, x.s,
+		              x.done, k.guard, nullptr, first))
+			return -1;
+	}
+	return 0;
+}
+
+int put_rows(void *pctx, uint64_t first, uint64_t count, const void *rows)
+{
+	Taking &k = *(Taking *)pctx;
+	if (!k.failed && put_window(k, first, count, rows))
+		k.failed = true;
+	return k.failed ? -1 : 0;
+}
+
+// The rows taken, back to the caller in order (fwg_feed.back) through a
+// staging buffer: the run is not the one they were taken for.
+int give_back(Err e, Devs &v, uint64_t n, const fwg_feed &f)
+{
+	const size_t row = n * 4;
+	const uint64_t most = staging.bytes / row;
+	if (most == 0)
+		return fail(e, "n = %llu is too large to hand back", (unsigned long long)n);
+	for (int g = v.first; g < v.last; g++) {
+		const Dev &x = v.dev[g];
+		const uint64_t first = x.first_row(v.B), end = x.end_row(v.B, n);
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaStreamSynchronize(x.s));
+		for (uint64_t r0 = first; r0 < end; r0 += most) {
+			const uint64_t k = std::min(most, end - r0);
+			CUDA_TRY(cudaMemcpy2D(staging.buf[0], row,
+			                      (const char *)x.d + (r0 - first) * v.npad * 4,
+			                      (size_t)v.npad * 4, row, k, cudaMemcpyDeviceToHost));
+			if (f.back(f.ctx, r0, k, staging.buf[0]))
+				return fail(e, "the graph could not be handed back");
+		}
+	}
+	return 0;
+}
+
+// A graph read straight onto the devices (fwg_feed.take), its diagonal then
+// 0 as sv_prepare() leaves it: 0, or 1 where the input failed or the
+// verdict was 0 (the rows handed back).
+int take_onto(Err e, Devs &v, uint64_t n, const fwg_feed &f)
+{
+	Taking k{e, &v, n};
+	if (f.take(f.ctx, put_rows, &k) < 0) // (copies in flight finished first)
+		return k.failed || sync_all(e, v) ? -1 : 1;
+	if (sync_all(e, v))
+		return -1;
+	if (!f.verdict(f.ctx))
+		return give_back(e, v, n, f) ? -1 : 1;
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		const int first = (int)x.first_row(v.B), end = (int)x.end_row(v.B, n);
+		CUDA_TRY(cudaSetDevice(x.id));
+		if (end > first)
+			zero_diagonal<int><<<(unsigned)(end - first + 255) / 256, 256, 0, x.s>>>(
+			        (int *)x.d, v.npad, first, end);
+		CUDA_TRY(cudaGetLastError());
+	}
+	return 0;
 }
 
 // bytes from device memory to pageable host memory through the staging

@@ -423,17 +423,20 @@ int sv_band_facts(uint32_t type, uint64_t n, const void *rows, uint64_t first, u
 		part[k].neg_diag = -1;
 		band_row_facts(type, (const char *)rows + k * n * 4, n, first + k, &part[k]);
 	}
-	for (uint64_t k = 0; k < count; k++) {
-		const sv_facts *p = &part[k];
-		f->edges += p->edges;
-		f->bad |= p->bad, f->zero |= p->zero, f->negative |= p->negative;
-		if (p->neg_diag >= 0 && f->neg_diag < 0)
-			f->neg_diag = p->neg_diag;
-		if (f->pos_bound < ST_INF_I32)
-			f->pos_bound += p->pos_bound;
-	}
+	for (uint64_t k = 0; k < count; k++)
+		sv_facts_add(f, &part[k]);
 	free(part);
 	return 0;
+}
+
+void sv_facts_add(sv_facts *f, const sv_facts *later)
+{
+	f->edges += later->edges;
+	f->bad |= later->bad, f->zero |= later->zero, f->negative |= later->negative;
+	if (later->neg_diag >= 0 && f->neg_diag < 0)
+		f->neg_diag = later->neg_diag;
+	if (f->pos_bound < ST_INF_I32)
+		f->pos_bound += later->pos_bound;
 }
 
 void sv_finish(sv_plan *p, void *dist, int threads)

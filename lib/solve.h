@@ -55,6 +55,8 @@ typedef struct sv_facts {
  * another type. */
 int sv_band_facts(uint32_t type, uint64_t n, const void *rows, uint64_t first, uint64_t count,
                   int threads, sv_facts *f, st_error *err);
+/* The facts of a later band (rows after f's) added to f. */
+void sv_facts_add(sv_facts *f, const sv_facts *later);
 
 /* After the kernel: undo reweighting so dist holds true distances. */
 void sv_finish(sv_plan *p, void *dist, int threads);

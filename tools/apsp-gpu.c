@@ -12,6 +12,7 @@
 
 #include "bands.h"
 #include "checkpoint.h"
+#include "direct.h"
 #include "engine.h"
 #include "gpu64.h"
 #include "gpustart.h"
@@ -236,6 +237,7 @@ static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t
 struct reading {
 	engine_in *r;
 	const st_header *in;
+	const char *input;
 	void *graph;
 	int threads;
 	pthread_mutex_t mu;
@@ -665,7 +667,7 @@ static int solve_as_read(struct reading *rd, struct fwg_opts *o, struct init_job
 	if (pthread_create(&reader, NULL, read_ahead, rd) != 0)
 		tool_die("cannot start a thread:");
 	*t1 = gpustart_ready(job, o);
-	const struct fwg_feed feed = {feed_rows, feed_verdict, rd};
+	const struct fwg_feed feed = {.rows = feed_rows, .verdict = feed_verdict, .ctx = rd};
 	o->feed = &feed;
 	if (stats) /* a reweighted graph is not the run begun: no potentials */
 		open_stats(res, o, NULL, n, rd->in->type);
@@ -678,6 +680,110 @@ static int solve_as_read(struct reading *rd, struct fwg_opts *o, struct init_job
 	if (rd->failed)
 		tool_die_st(NULL, &rd->err);
 	return rc == 0;
+}
+
+/* Whether rd's graph goes straight onto the GPUs (direct.h): a stream
+ * without padding onto several GPUs of one process, no paths (no chains
+ * to check against the graph), no checkpoints (no digest of it), no
+ * nested dissection asked.  (APSP_DIRECT=0, for benchmarks: never.) */
+static int goes_direct(const struct fwg_opts *o, const st_header *in, const engine_in *r,
+                       int order, int nproc, struct init_job *job)
+{
+	const char *env = getenv("APSP_DIRECT");
+	return !(env && !strcmp(env, "0")) && r && r->r && in->npad == in->n && nproc == 1
+	       && !o->paths && !o->checkpoint && order != ORDER_ND && in->n > 1
+	       && (in->type == ST_INT32 || in->type == ST_FLOAT32) && gpustart_gpus(job) > 1;
+}
+
+/* The verdict's part of such a run: its output opened. */
+static void direct_go(void *ctx)
+{
+	struct reading *rd = ctx;
+	st_error err;
+	if (!rd->res->stats
+	    && !(rd->res->w = st_writer_open(rd->out, rd->h, tool_opts.level, rd->threads, &err)))
+		tool_die_st(tool_output_name(), &err);
+}
+
+/* The run on the graph read straight onto the devices: 1 where it was
+ * solved so; 0 where not, its rows then handed back into *given, or the
+ * input still unread (the engine would not take it so). */
+static int solve_direct(struct reading *rd, struct fwg_opts *o, struct init_job *job,
+                        struct fwg_timing *t, int stats, struct times *tm, void **given)
+{
+	const uint64_t n = rd->in->n;
+	char msg[512];
+	static struct direct d;
+	d = (struct direct){.in = rd->r, .input = rd->input, .h = rd->in, .order = rd->order,
+	                    .threads = rd->threads, .go = direct_go, .gctx = rd};
+	tm->ready = gpustart_ready(job, o);
+	const struct fwg_feed feed = direct_feed(&d);
+	o->feed = &feed;
+	if (stats)
+		open_stats(rd->res, o, NULL, n, rd->in->type);
+	const int rc = fwg_solve_panels(o, n, NULL, take_panel, rd->res, t, msg, sizeof msg);
+	o->feed = NULL;
+	if (rc < 0)
+		solve_failed(rd->res, msg);
+	if (d.failed)
+		tool_die_st(NULL, &d.err);
+	if (d.taken)
+		rd->r = NULL; /* (freed as read) */
+	*given = d.graph;
+	tm->read = tm->prep = d.taken ? d.t_read : 0;
+	if (rc == 0)
+		snprintf(rd->why, rd->why_len, "%s, read straight onto the GPUs", d.why);
+	return rc == 0;
+}
+
+/* The graph on the host: read (or gathered, or handed back: given, stride
+ * n) and checked by sv_prepare() into rd (rc, plan, err); where one GPU
+ * reads ahead, the run begun on its rows as read (1: solved so). */
+static int host_graph(struct reading *rd, struct fwg_opts *o, struct init_job *job,
+                      struct fwg_timing *t, int stats, int nproc, void *given, struct times *tm)
+{
+	/* Without padding the weights are read straight into the matrix that
+	 * sv_prepare() fills in place.  The graph stays on the host for the
+	 * repair of predecessor chains.  Distances go out panel by panel; the
+	 * predecessors are compressed as their panels come and held until the
+	 * distances are written (at most the raw matrix's size, counted here). */
+	const st_header *in = rd->in;
+	const uint64_t n = in->n;
+	const int in_place = in->npad == n;
+	const size_t mat = (size_t)(4.0 * (double)n * (double)n);
+	const size_t wbytes = in_place ? mat : (size_t)st_matrix_bytes(in);
+	const double held = (double)st_matrix_bytes(in) * !in_place + (double)mat * (1 + o->paths);
+	engine_check_memory(rd->input, in, held);
+	/* Out of core, what the device cannot hold lives beside these (in core,
+	 * the checkpoints' state). */
+	const double spare = engine_physical_memory() - (double)mat * (1 + o->paths);
+	o->host_memory = spare >= 1 ? (uint64_t)spare : 1;
+	void *graph = given ? given : tool_matrix_alloc(mat + 4);
+	void *weights = in_place || given ? graph : tool_matrix_alloc(wbytes + 4);
+	if (!graph || !weights)
+		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
+		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);
+	rd->graph = graph;
+	int solved = 0;
+	if (!given && nproc == 1 && in_place && reads_ahead(o, rd->order, n, job)) {
+		solved = solve_as_read(rd, o, job, t, stats, &tm->ready);
+		tm->read = rd->t_read, tm->prep = rd->t_prep;
+	} else {
+		st_header as_read = *in; /* (given: stride n) */
+		if (given)
+			as_read.npad = n;
+		else
+			engine_read_weights(rd->r, weights);
+		rd->r = NULL;
+		tm->read = tool_now();
+		tool_mark("weights read");
+		rd->rc = sv_prepare(&as_read, weights, graph, NULL, rd->threads, &rd->plan, &rd->err);
+	}
+	if (weights != graph)
+		tool_matrix_free(weights, wbytes + 4);
+	if (rd->rc < 0)
+		tool_die_st(rd->input, &rd->err);
+	return solved;
 }
 
 /* Whether the run of n takes checkpoints (o->checkpoint kept or dropped):
@@ -820,77 +926,41 @@ int main(int argc, char **argv)
 		st_header_free(&in);
 		return EXIT_OK;
 	}
-	/* Without padding the weights are read straight into the matrix that
-	 * sv_prepare() fills in place.  The graph stays on the host for the
-	 * repair of predecessor chains.  Distances go out panel by panel; the
-	 * predecessors are compressed as their panels come and held until the
-	 * distances are written (at most the raw matrix's size, counted here). */
-	const int in_place = in.npad == n;
-	const size_t mat = (size_t)(4.0 * (double)n * (double)n);
-	const size_t wbytes = in_place ? mat : (size_t)st_matrix_bytes(&in);
-	const double held = (double)st_matrix_bytes(&in) * !in_place + (double)mat * (1 + o.paths);
-	engine_check_memory(input, &in, held);
-	/* Out of core, what the device cannot hold lives beside these (in core,
-	 * the checkpoints' state). */
-	const double spare = engine_physical_memory() - (double)mat * (1 + o.paths);
-	o.host_memory = spare >= 1 ? (uint64_t)spare : 1;
-	void *graph = gathered ? gathered : tool_matrix_alloc(mat + 4);
-	void *weights = in_place || gathered ? graph : tool_matrix_alloc(wbytes + 4);
-	if (!graph || !weights)
-		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
-		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);
 	st_error err;
 	st_header h;
 	if (sv_result_header(&in, o.paths, &h, &err) < 0)
 		tool_die_st("result", &err);
 	tool_add_provenance(&h);
 	struct fwg_timing t;
-	sv_plan plan;
-	struct result res = {.n = n, .type = in.type, .threads = threads, .graph = graph,
-	                     .plan = &plan, .t = &t};
 	char why[160], msg[512];
-	double t_read = 0, t_prep = 0, t1 = 0;
-	int rc, solved = 0; /* by the run begun while the input was read */
-	const int ahead = nproc == 1 && in_place && reads_ahead(&o, order, n, &job);
-	if (ahead) {
-		static struct reading rd;
-		rd = (struct reading){.r = r, .in = &in, .graph = graph, .threads = threads,
-		                      .order = order, .out = out, .h = &h, .res = &res, .why = why,
-		                      .why_len = sizeof why};
-		solved = solve_as_read(&rd, &o, &job, &t, ch.stats, &t1);
-		rc = rd.rc, plan = rd.plan, err = rd.err;
-		res.plan = &plan;
-		t_read = rd.t_read, t_prep = rd.t_prep;
-	} else {
-		st_header as_read = in; /* (gathered: stride n) */
-		if (gathered)
-			as_read.npad = n;
-		else
-			engine_read_weights(r, weights);
-		t_read = tool_now();
-		tool_mark("weights read");
-		rc = sv_prepare(&as_read, weights, graph, NULL, threads, &plan, &err);
-	}
-	if (weights != graph)
-		tool_matrix_free(weights, wbytes + 4);
-	if (rc < 0)
-		tool_die_st(input, &err);
-
+	struct times tm = {.start = t0};
+	struct result res = {.n = n, .type = in.type, .threads = threads, .t = &t};
+	static struct reading rd;
+	rd = (struct reading){.r = r, .in = &in, .input = input, .threads = threads, .order = order,
+	                      .out = out, .h = &h, .res = &res, .why = why, .why_len = sizeof why,
+	                      .plan = {n, in.type, NULL, -1}};
+	res.plan = &rd.plan;
+	/* solved: by the run begun while the input was read */
+	int solved = !gathered && goes_direct(&o, &in, r, order, nproc, &job)
+	             && solve_direct(&rd, &o, &job, &t, ch.stats, &tm, &gathered);
+	if (!solved)
+		solved = host_graph(&rd, &o, &job, &t, ch.stats, nproc, gathered, &tm);
+	res.graph = rd.graph;
 	int go = 0; /* an MPI run: whether it spans the processes */
-	if (rc == 1) {
+	if (rd.rc == 1) {
 		ranks_bcast(&go, sizeof go);
 		alone_now = 1;
-		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
+		engine_negative_cycle(out, &h, rd.plan.cycle_vertex, threads);
 	}
 	int32_t *perm = NULL;
 	const char *alone = NULL; /* why process 0 of an MPI run solves alone */
 	if (!solved) {
-		perm = plan_order(&o, &ch, &in, graph, threads, nproc, &go, &alone, why, sizeof why);
-		if (!ahead) {
-			t_prep = tool_now();
+		perm = plan_order(&o, &ch, &in, rd.graph, threads, nproc, &go, &alone, why, sizeof why);
+		if (!tm.prep) {
+			tm.prep = tool_now();
 			tool_mark("prepared");
 		}
-		t1 = gpustart_ready(&job, &o);
+		tm.ready = gpustart_ready(&job, &o);
 		if (go) {
 			o.device = job.device;
 			o.rank = 0;
@@ -900,11 +970,11 @@ int main(int argc, char **argv)
 			o.gpus = 1;
 		}
 		if (ch.stats)
-			open_stats(&res, &o, &plan, n, in.type);
+			open_stats(&res, &o, &rd.plan, n, in.type);
 		else if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
 		         || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
 			tool_die_st(tool_output_name(), &err);
-		if (fwg_solve_panels(&o, n, graph, take_panel, &res, &t, msg, sizeof msg) < 0)
+		if (fwg_solve_panels(&o, n, rd.graph, take_panel, &res, &t, msg, sizeof msg) < 0)
 			solve_failed(&res, msg);
 	}
 	double t2 = tool_now();
@@ -912,18 +982,18 @@ int main(int argc, char **argv)
 	free(perm);
 	finish_output(&res, &o, sout, &ch.form);
 	ckpt_end(&ch.ck); /* the result committed: no more need of it */
-	sv_plan_free(&plan);
-	double t3 = tool_now();
+	sv_plan_free(&rd.plan);
 	/* Rows taken as read: the device was ready before the input was,
 	 * and the solve is counted from the input checked. */
 	if (solved)
-		t1 = t_prep;
-	const struct times tm = {t0, t_read, t_prep, t1, t2, t3, job.warm_s};
+		tm.ready = tm.prep;
+	tm.solved = t2, tm.written = tool_now(), tm.warm = job.warm_s;
 	report(&o, &t, &res, n, why, alone, nproc, &tm);
 	tool_done(EXIT_OK);
 	ranks_finish();
 	st_header_free(&h);
 	st_header_free(&in);
-	tool_matrix_free(graph, mat + 4);
+	if (rd.graph)
+		tool_matrix_free(rd.graph, (size_t)(4.0 * (double)n * (double)n) + 4);
 	return EXIT_OK;
 }

@@ -96,6 +96,23 @@ void engine_check_memory(const char *path, const st_header *h, double bytes)
 		         (unsigned long long)((double)h->n * sqrt(have / bytes) * 0.999));
 }
 
+/* r's weights into dst, or a window of rows at a time to w; the rest
+ * skipped, the end checked; r freed. */
+static int read_stream(st_reader *r, const st_window_work *w, uint64_t rows, void *dst,
+                       st_error *err)
+{
+	for (uint32_t next; (next = st_next_matrix(r));) {
+		const int rc = next != ST_WEIGHTS ? st_skip_matrix(r, err)
+		             : w                  ? st_read_windows_beside(r, rows, w, err)
+		                                  : st_read_matrix(r, dst, err);
+		if (rc < 0) {
+			st_reader_free(r);
+			return -1;
+		}
+	}
+	return st_reader_close(r, err);
+}
+
 int engine_read_weights_as(engine_in *in, void *dst, st_progress_fn *fn, void *ctx,
                            st_error *err)
 {
@@ -109,12 +126,15 @@ int engine_read_weights_as(engine_in *in, void *dst, st_progress_fn *fn, void *c
 	}
 	free(in);
 	st_reader_progress(r, fn, ctx);
-	for (uint32_t next; (next = st_next_matrix(r));)
-		if ((next == ST_WEIGHTS ? st_read_matrix(r, dst, err) : st_skip_matrix(r, err)) < 0) {
-			st_reader_free(r);
-			return -1;
-		}
-	return st_reader_close(r, err);
+	return read_stream(r, NULL, 0, dst, err);
+}
+
+int engine_read_weights_windows(engine_in *in, uint64_t rows, const st_window_work *w,
+                                st_error *err)
+{
+	st_reader *r = in->r;
+	free(in);
+	return read_stream(r, w, rows, NULL, err);
 }
 
 void engine_read_weights(engine_in *in, void *dst)
@@ -270,6 +290,12 @@ int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int bl
 	}
 	said_nd(mode, block, tool_now() - began, why, len);
 	return perm;
+}
+
+int engine_stays_dense(int mode, uint64_t n, uint32_t type, uint64_t edges, char *why,
+                       size_t len)
+{
+	return !engine_sparse_count(n, edges) && !wants_nd(mode, n, type, 0, why, len);
 }
 
 int engine_sparse_edges(const gio_graph *g)

@@ -39,6 +39,11 @@ void engine_read_weights(engine_in *in, void *dst);
  * either way). */
 int engine_read_weights_as(engine_in *in, void *dst, st_progress_fn *fn, void *ctx,
                            st_error *err);
+/* The same a window of about rows rows at a time, each window's work done
+ * by w beside the reading of the next (st_read_windows_beside); a stream
+ * only, not text. */
+int engine_read_weights_windows(engine_in *in, uint64_t rows, const st_window_work *w,
+                                st_error *err);
 /* Free in unread. */
 void engine_in_free(engine_in *in);
 
@@ -67,6 +72,11 @@ int engine_sparse_count(uint64_t n, uint64_t edges);
  * (what was chosen and why, and how long ordering took).  Dies on error. */
 int32_t *engine_order(int mode, uint64_t n, uint32_t type, const void *w, int block,
                       int threads, int *sparse, char *why, size_t len);
+/* The same choice for a graph known only by its count of edges (off the
+ * diagonal): 1 where it is dense and kept as numbered, why saying so; 0
+ * where it is sparse or nested dissection is asked (its matrix needed). */
+int engine_stays_dense(int mode, uint64_t n, uint32_t type, uint64_t edges, char *why,
+                       size_t len);
 /* Whether the graph of g's edges is sparse by the auto rule (repeated
  * edges counted). */
 int engine_sparse_edges(const gio_graph *g);

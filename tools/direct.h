@@ -1,0 +1,41 @@
+/* direct.h - a graph stream read straight onto the GPUs (fwg_feed.take;
+ * prefix direct_).  Its rows go from the reader's windows to the devices
+ * that hold them while the next window is inflated, and their facts
+ * (sv_band_facts) say, once the graph is whole, whether the run is the one
+ * begun: no weight below zero or out of range, dense, as numbered.  Where
+ * it is not, the engine hands the rows back into a host matrix, and the
+ * tool goes on as if it had read them there; otherwise no n x n matrix is
+ * ever on the host.  Tools die on errors. */
+#ifndef APSP_DIRECT_H
+#define APSP_DIRECT_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "fw_gpu.h"
+#include "solve.h"
+#include "stream.h"
+
+struct direct {
+	/* asked */
+	engine_in *in;          /* a stream of int32 or float32 weights, npad = n */
+	const char *input;      /* its name for messages */
+	const st_header *h;     /* its header */
+	int order, threads;     /* ORDER_* asked */
+	void (*go)(void *gctx); /* on a verdict of 1, before any result: the output opened */
+	void *gctx;
+	/* found */
+	int taken;              /* the engine read the graph (in freed) */
+	int failed;             /* the input failed: err says why */
+	st_error err;
+	sv_facts facts;         /* of every row */
+	char why[160];          /* the order kept, and why (for -v) */
+	void *graph;            /* the rows handed back (n x n of tool_matrix_alloc(n * n * 4 + 4)),
+	                           or NULL */
+	double t_read;          /* tool_now() once read */
+};
+
+/* The feed (fwg_opts.feed) that reads d->in onto the devices. */
+struct fwg_feed direct_feed(struct direct *d);
+
+#endif
