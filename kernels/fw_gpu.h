@@ -55,7 +55,8 @@ enum { FWG_FLOAT_BITS_AUTO = 0, FWG_FLOAT_BITS_NEVER = 1 };
  * is never on the host.  take(ctx, put, pctx) reads the whole graph and
  * hands its rows over in order, put(pctx, first, count, rows) for rows
  * first .. first + count - 1 (stride n, valid during the call; one call at
- * a time; 0, or -1: stop reading), and returns 0, or -1 where the input
+ * a time, from any thread; rows in fwg_host_alloc()'s memory go straight to
+ * the devices; 0, or -1: stop reading), and returns 0, or -1 where the input
  * failed or put stopped it.  Then verdict(ctx) as above; where 0, the
  * engine hands the rows back as they came, back(ctx, first, count, rows),
  * and returns 1: the caller holds the graph after all.  The engine takes a
@@ -273,6 +274,12 @@ int fwg_max_gpus(void);
  * matrices move.  Slow: call it early, e.g. in a thread while the input is
  * being read.  0 or -1. */
 int fwg_init(int device, int gpus, uint64_t staging_bytes, char *err, size_t errlen);
+
+/* Page-locked host memory of bytes (after fwg_init), or NULL: rows that a
+ * feed puts from it go straight to the devices, not through the staging
+ * buffers. */
+void *fwg_host_alloc(size_t bytes);
+void fwg_host_free(void *p);
 
 /* Several processes: process 0 makes an id of FWG_ID_BYTES with
  * fwg_unique_id() and hands it to the others (e.g. MPI_Bcast); then each

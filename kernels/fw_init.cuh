@@ -101,6 +101,22 @@ extern "C" int fwg_max_gpus(void)
 	return EXCHANGE_BUILT ? MAX_GPUS : 1;
 }
 
+extern "C" void *fwg_host_alloc(size_t bytes)
+{
+	void *p = nullptr;
+	if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) != cudaSuccess) {
+		cudaGetLastError();
+		return nullptr;
+	}
+	return p;
+}
+
+extern "C" void fwg_host_free(void *p)
+{
+	if (p)
+		cudaFreeHost(p);
+}
+
 extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errbuf, size_t errlen)
 {
 	Err e{errbuf, errlen};

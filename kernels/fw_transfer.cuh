@@ -135,16 +135,28 @@ int put_window(Taking &k, uint64_t first, uint64_t count, const void *rows)
 {
 	Err e = k.e;
 	Devs &v = *k.v;
+	const size_t row = k.n * 4;
+	cudaPointerAttributes at;
+	const bool locked = cudaPointerGetAttributes(&at, rows) == cudaSuccess
+	                    && at.type == cudaMemoryTypeHost;
+	cudaGetLastError(); // (pageable memory is no error)
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		const uint64_t f = x.first_row(v.B);
 		const uint64_t lo = std::max(first, f), hi = std::min(first + count, x.end_row(v.B, k.n));
 		if (lo >= hi)
 			continue;
+		char *to = (char *)x.d + (lo - f) * v.npad * 4;
 		CUDA_TRY(cudaSetDevice(x.id));
-		if (upload_to(e, rows, (char *)x.d + (lo - f) * v.npad * 4, lo, hi, k.n, v.npad, x.s,
-		              x.done, k.guard, nullptr, first))
+		if (locked) // (rows the device copies itself: done before the call returns)
+			CUDA_TRY(cudaMemcpy2DAsync(to, (size_t)v.npad * 4, (const char *)rows + (lo - first) * row,
+			                           row, row, hi - lo, cudaMemcpyHostToDevice, x.s));
+		else if (upload_to(e, rows, to, lo, hi, k.n, v.npad, x.s, x.done, k.guard, nullptr, first))
 			return -1;
+	}
+	for (int g = v.first; g < v.last && locked; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
 	}
 	return 0;
 }

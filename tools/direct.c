@@ -13,21 +13,30 @@
  * threads beside its inflating the next window. */
 #define PIECES 256
 
-/* The reading: each window's rows put onto the devices by a thread of
- * their own while the reader's threads take their facts and inflate the
- * next window. */
+/* The reading.  The reader's threads copy each window's rows into one of
+ * two page-locked buffers and take their facts while they inflate the
+ * next window; then a thread of its own puts the buffer onto the devices,
+ * which copy it themselves, while the next window is copied into the
+ * other.  (No page-locked memory: the window itself is put, through the
+ * engine's staging buffers, before the reader goes on.) */
 struct windows {
 	struct direct *d;
 	fwg_put_fn *put;
 	void *pctx;
-	/* the window in hand */
+	/* the window in hand: its pieces, and where they are copied */
 	uint64_t first, count, pieces;
 	const char *data;
+	char *to;
 	sv_facts part[PIECES];
-	/* the putting thread */
+	char *locked[2];
+	size_t locked_bytes[2];
+	int side;
+	/* the putting thread and what it puts */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int pending, quit, put_failed;
+	uint64_t put_first, put_count;
+	const void *put_rows;
 };
 
 static void *putting(void *arg)
@@ -40,7 +49,7 @@ static void *putting(void *arg)
 		if (!w->pending)
 			break;
 		pthread_mutex_unlock(&w->mu);
-		const int rc = w->put_failed ? -1 : w->put(w->pctx, w->first, w->count, w->data);
+		const int rc = w->put_failed ? -1 : w->put(w->pctx, w->put_first, w->put_count, w->put_rows);
 		pthread_mutex_lock(&w->mu);
 		w->put_failed |= rc != 0;
 		w->pending = 0;
@@ -50,17 +59,39 @@ static void *putting(void *arg)
 	return NULL;
 }
 
+/* Wait until the putting thread has put what it was given: whether it failed. */
+static int put_done(struct windows *w)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->pending)
+		pthread_cond_wait(&w->cv, &w->mu);
+	const int failed = w->put_failed;
+	pthread_mutex_unlock(&w->mu);
+	return failed;
+}
+
+/* A page-locked buffer of bytes at least on this side (its last rows were
+ * put before this window's begin), or NULL. */
+static char *locked_buffer(struct windows *w, size_t bytes)
+{
+	const int s = w->side;
+	if (w->locked_bytes[s] < bytes) {
+		fwg_host_free(w->locked[s]);
+		bytes += bytes / 8; /* (windows differ by a block or so) */
+		w->locked[s] = fwg_host_alloc(bytes);
+		w->locked_bytes[s] = w->locked[s] ? bytes : 0;
+	}
+	return w->locked[s];
+}
+
 static uint64_t window_begin(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
 	struct windows *w = ctx;
+	w->first = first, w->count = count, w->data = data;
+	w->to = locked_buffer(w, count * w->d->h->n * 4);
 	w->pieces = count < PIECES ? count : PIECES;
 	for (uint64_t i = 0; i < w->pieces; i++)
 		w->part[i] = (sv_facts){.neg_diag = -1};
-	pthread_mutex_lock(&w->mu);
-	w->first = first, w->count = count, w->data = data;
-	w->pending = 1;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
 	return w->pieces;
 }
 
@@ -69,6 +100,8 @@ static void window_piece(void *ctx, uint64_t i)
 	struct windows *w = ctx;
 	const struct direct *d = w->d;
 	const uint64_t n = d->h->n, lo = w->count * i / w->pieces, hi = w->count * (i + 1) / w->pieces;
+	if (w->to)
+		memcpy(w->to + lo * n * 4, w->data + lo * n * 4, (hi - lo) * n * 4);
 	st_error err; /* (int32 and float32 alone come here) */
 	sv_band_facts(d->h->type, n, w->data + lo * n * 4, w->first + lo, hi - lo, 1, &w->part[i],
 	              &err);
@@ -77,12 +110,15 @@ static void window_piece(void *ctx, uint64_t i)
 static int window_end(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
 	struct windows *w = ctx;
-	(void)data;
+	int failed = put_done(w); /* (the other buffer's rows) */
 	pthread_mutex_lock(&w->mu);
-	while (w->pending)
-		pthread_cond_wait(&w->cv, &w->mu);
-	const int failed = w->put_failed;
+	w->put_first = first, w->put_count = count, w->put_rows = w->to ? w->to : data;
+	w->pending = !failed;
+	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+	if (!w->to) /* (the window's own rows: put before the reader reuses them) */
+		failed = put_done(w);
+	w->side ^= 1;
 	for (uint64_t i = 0; i < w->pieces; i++)
 		sv_facts_add(&w->d->facts, &w->part[i]);
 	tool_progress("rows read", first + count, w->d->h->n);
@@ -115,6 +151,8 @@ static int take(void *ctx, fwg_put_fn *put, void *pctx)
 	pthread_join(tid, NULL);
 	pthread_mutex_destroy(&w.mu);
 	pthread_cond_destroy(&w.cv);
+	for (int s = 0; s < 2; s++)
+		fwg_host_free(w.locked[s]);
 	tool_progress_end();
 	d->t_read = tool_now();
 	tool_mark("weights read onto the devices");

@@ -117,17 +117,17 @@ expect_stderr "a negative cycle, --stats: exit 3" 3 "negative cycle" \
 size=$(wc -c <"$T/big")
 head -c $((size * 2 / 3)) "$T/big" >"$T/cut"
 for form in "--no-paths" "--stats"; do
-	rm -f "$T/out"
+	rm -f "$T/res"
 	expect_stderr "truncated, $form: exit 2" 2 "truncated|block" \
-		'cat "$T/cut" | $gpu --gpus 2 $form -o "$T/out"'
-	expect_true "truncated, $form: no output" '[ ! -e "$T/out" ]'
+		'cat "$T/cut" | $gpu --gpus 2 $form -o "$T/res"'
+	expect_true "truncated, $form: no output" '[ ! -e "$T/res" ] && ! ls "$T"/.res.* >/dev/null 2>&1'
 done
 cp "$T/big" "$T/bad"
 printf 'XXXXXXXXXXXXXXXX' | dd of="$T/bad" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
-rm -f "$T/out"
+rm -f "$T/res"
 expect_stderr "damaged: exit 2 naming the block" 2 "block [0-9]+" \
-	'$gpu --gpus 2 --no-paths "$T/bad" -o "$T/out"'
-expect_true "damaged: no output" '[ ! -e "$T/out" ]'
+	'$gpu --gpus 2 --no-paths "$T/bad" -o "$T/res"'
+expect_true "damaged: no output" '[ ! -e "$T/res" ] && ! ls "$T"/.res.* >/dev/null 2>&1'
 
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	$g -n 700 -d 10 -s 8 -o "$T/g"
