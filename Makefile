@@ -118,7 +118,7 @@ endif
 LIB_SRC   := $(wildcard lib/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
 TOOL_OBJ  := build/tools/tool.o
-TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/ranks.c tools/statsout.c tools/checkpoint.c tools/graphin.c tools/apsp-gpu.c tools/gpu64.c tools/bands.c tools/gpustart.c tools/direct.c,$(wildcard tools/*.c))
+TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/ranks.c tools/statsout.c tools/checkpoint.c tools/graphin.c tools/apsp-gpu.c tools/gpu64.c tools/bands.c tools/gpustart.c tools/direct.c tools/sink.c,$(wildcard tools/*.c))
 TOOLS     := $(TOOL_SRC:tools/%.c=bin/%)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
@@ -203,11 +203,11 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/direct.o build/tools/bands.o build/tools/gpustart.o build/tools/engine.o build/tools/graphin.o build/tools/statsout.o build/tools/ranks.o build/tools/gpu64.o build/tools/checkpoint.o build/kernels/fw_gpu.o build/kernels/fw_matrix.o $(TOOL_OBJ) build/libapsp.a
+bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/direct.o build/tools/sink.o build/tools/bands.o build/tools/gpustart.o build/tools/engine.o build/tools/graphin.o build/tools/statsout.o build/tools/ranks.o build/tools/gpu64.o build/tools/checkpoint.o build/kernels/fw_gpu.o build/kernels/fw_matrix.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(ARCHIVE_LIBS) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
 
-build/tools/apsp-gpu.o build/tools/direct.o build/tools/gpu64.o build/tools/bands.o build/tools/gpustart.o: build/tools/%.o: tools/%.c $(wildcard lib/*.h tools/*.h kernels/*.h)
+build/tools/apsp-gpu.o build/tools/direct.o build/tools/sink.o build/tools/gpu64.o build/tools/bands.o build/tools/gpustart.o: build/tools/%.o: tools/%.c $(wildcard lib/*.h tools/*.h kernels/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ikernels $(CFLAGS) -c -o $@ $<
 

@@ -18,7 +18,7 @@
 #include "gpustart.h"
 #include "fw_matrix.h"
 #include "ranks.h"
-#include "fw.h"
+#include "sink.h"
 #include "fw_gpu.h"
 #include "solve.h"
 #include "stats.h"
@@ -108,128 +108,6 @@ static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job,
 	return EXIT_OK;
 }
 
-/* Each row panel of the result as it comes back from the device: its
- * predecessor chains checked against the graph (unless the engine knows
- * them sure), its distances freed of the reweighting and compressed into the
- * stream, its predecessors compressed into a spool that follows the
- * distances, all while the device copies the next panel. */
-struct result {
-	uint64_t n;
-	uint32_t type;
-	int threads;
-	const void *graph;
-	sv_plan *plan;
-	st_writer *w;
-	st_spool *pred;         /* the predecessor matrix, compressed ahead */
-	const struct fwg_timing *t; /* the engine's choices, set before the first panel */
-	gs_stats *stats;        /* --stats: the panels folded here, not written */
-	int64_t repaired;
-	double write_s;         /* in st_write and st_spool_write */
-	double sink_s;          /* in take_panel: the host's part of the panels */
-	double spool_wait_s;    /* the predecessors' spool finishing after the distances */
-	st_error err;
-	int failed;             /* 1: out of memory; 2: write error in err */
-};
-
-/* One thread's share of a panel: rows begin..end-1 of it. */
-struct panel {
-	struct result *res;
-	uint64_t r0;
-	void *dist;
-	int32_t *pred;
-	int64_t repaired;
-	int oom;
-};
-
-static void panel_rows(void *ctx, uint64_t begin, uint64_t end)
-{
-	struct panel *pn = ctx;
-	struct result *res = pn->res;
-	uint64_t n = res->n;
-	char *dist = (char *)pn->dist + begin * n * 4;
-	if (pn->pred) {
-		int32_t *pred = pn->pred + begin * n;
-		int64_t k = res->t->chains_sure ? 0
-		          : fw_repair_rows(res->type, n, res->graph, n, pn->r0 + begin, end - begin,
-		                           dist, pred, 1);
-		if (k < 0)
-			__atomic_store_n(&pn->oom, 1, __ATOMIC_RELAXED);
-		else
-			__atomic_add_fetch(&pn->repaired, k, __ATOMIC_RELAXED);
-	}
-	sv_finish_rows(res->plan, dist, pn->r0 + begin, end - begin, 1);
-}
-
-/* A panel's predecessors into the spool, on a thread beside the distances. */
-struct spool_job {
-	st_spool *s;
-	const int32_t *pred;
-	size_t len;
-	int rc;
-	st_error err;
-};
-
-static void *spool_panel(void *arg)
-{
-	struct spool_job *j = arg;
-	j->rc = st_spool_write(j->s, j->pred, j->len, &j->err);
-	return NULL;
-}
-
-/* fwg_solve_panels() failed: why, the sink's own failure first. */
-_Noreturn static void solve_failed(const struct result *res, const char *msg)
-{
-	if (res->failed == 1)
-		tool_die("out of memory checking the predecessor chains");
-	if (res->failed == 2)
-		tool_die_st(tool_output_name(), &res->err);
-	tool_die("%s", msg);
-}
-
-static int take_panel(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
-{
-	struct result *res = ctx;
-	struct panel pn = {res, r0, dist, pred, 0, 0};
-	double t0 = tool_now();
-	if (r0 == 0)
-		tool_mark("first panel back");
-	if ((pred && !res->t->chains_sure) || res->plan->potential)
-		tool_parallel(res->threads, rows, panel_rows, &pn);
-	if (pn.oom) {
-		res->failed = 1;
-		return -1;
-	}
-	res->repaired += pn.repaired;
-	double t = tool_now();
-	if (res->stats) { /* (the engine folded them itself where it could) */
-		gs_add_rows(res->stats, r0, rows, dist, res->n, res->threads);
-		res->sink_s += tool_now() - t0;
-		tool_progress("rows", r0 + rows, res->n);
-		return 0;
-	}
-	const size_t len = rows * res->n * 4;
-	struct spool_job sj = {res->pred, pred, len, 0, {{0}}};
-	pthread_t tid;
-	int beside = pred && pthread_create(&tid, NULL, spool_panel, &sj) == 0;
-	if (pred && !beside)
-		spool_panel(&sj);
-	int rc = st_write(res->w, dist, len, &res->err);
-	double tj = tool_now();
-	if (beside)
-		pthread_join(tid, NULL);
-	res->spool_wait_s += tool_now() - tj;
-	if (rc == 0 && sj.rc < 0)
-		res->err = sj.err, rc = -1;
-	if (rc < 0) {
-		res->failed = 2;
-		return -1;
-	}
-	res->write_s += tool_now() - t;
-	res->sink_s += tool_now() - t0;
-	tool_progress("rows", r0 + rows, res->n);
-	return 0;
-}
-
 /* A graph read while the device starts on it (fwg_opts.feed): a thread
  * reads the weights into the matrix in place, checks them (sv_prepare) and
  * decides whether the run is the one the engine started, dense and as
@@ -251,7 +129,7 @@ struct reading {
 	/* the verdict's part: the result stream opened once the run is sure */
 	int order, out;
 	const st_header *h;
-	struct result *res;
+	struct sink *res;
 	char *why;
 	size_t why_len;
 };
@@ -311,7 +189,7 @@ static int feed_verdict(void *ctx)
 	if (engine_order(rd->order, rd->in->n, rd->in->type, rd->graph, 0, rd->threads, NULL,
 	                 rd->why, rd->why_len))
 		return 0; /* (not reached: an order is only made for sparse graphs) */
-	struct result *res = rd->res;
+	struct sink *res = rd->res;
 	st_error err;
 	if (res->stats) /* (the run began with its figures open, not reweighted) */
 		return 1;
@@ -326,7 +204,7 @@ struct times {
 
 /* -v: what the run chose and where its time went, in one line. */
 static void report(const struct fwg_opts *o, const struct fwg_timing *tp,
-                   const struct result *res, uint64_t n, const char *why, const char *alone,
+                   const struct sink *res, uint64_t n, const char *why, const char *alone,
                    int nproc, const struct times *tm)
 {
 	const struct fwg_timing t = *tp;
@@ -392,37 +270,6 @@ static void report(const struct fwg_opts *o, const struct fwg_timing *tp,
 		ckpt_gpu_report(t.checkpoints, t.resumed_from, t.checkpoint_direct);
 }
 
-/* --stats: the figures to fill, by the devices or by take_panel. */
-static void open_stats(struct result *res, struct fwg_opts *o, const sv_plan *plan, uint64_t n,
-                       uint32_t type)
-{
-	static gs_stats st;
-	st_error err;
-	if (!res->stats && gs_init(&st, n, type, &err) < 0)
-		tool_die_st(NULL, &err);
-	res->stats = &st;
-	o->stats = &st;
-	o->potential = plan ? plan->potential : NULL;
-}
-
-/* The result stream's ends, or the statistics; then the output committed. */
-static void finish_output(struct result *res, const struct fwg_opts *o, FILE *sout,
-                          const struct stats_form *form)
-{
-	st_error err;
-	if (res->stats) {
-		stats_print(sout, res->stats, form);
-		tool_output_commit();
-		gs_free(res->stats);
-		return;
-	}
-	if (st_write_end_matrix(res->w, &err) < 0
-	    || (o->paths && st_write_spool(res->w, res->pred, &err) < 0)
-	    || st_writer_close(res->w, &err) < 0)
-		tool_die_st(tool_output_name(), &err);
-	tool_output_commit();
-}
-
 /* A graph as text that the device can make its own matrix of: sparse by the
  * auto rule, no weight below zero (nothing to reweight or check on the
  * host), no paths (no chains to check against a host matrix), one
@@ -469,20 +316,20 @@ static void solve_arcs(engine_in *r, const st_header *in, struct fwg_opts *o,
 	const double t1 = gpustart_ready(job, o);
 	struct fwg_timing t;
 	sv_plan plan = {n, g->type, NULL, -1};
-	struct result res = {.n = n, .type = g->type, .threads = threads, .plan = &plan, .t = &t};
+	struct sink res = {.n = n, .type = g->type, .threads = threads, .plan = &plan, .t = &t};
 	st_header h;
 	st_error err;
 	if (sv_result_header(in, 0, &h, &err) < 0)
 		tool_die_st("result", &err);
 	tool_add_provenance(&h);
 	if (sout)
-		open_stats(&res, o, NULL, n, g->type);
+		sink_open_stats(&res, o, NULL, n, g->type);
 	else if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err)))
 		tool_die_st(tool_output_name(), &err);
-	if (fwg_solve_panels(o, n, NULL, take_panel, &res, &t, msg, sizeof msg) < 0)
-		solve_failed(&res, msg);
+	if (fwg_solve_panels(o, n, NULL, sink_take, &res, &t, msg, sizeof msg) < 0)
+		sink_failed(&res, msg);
 	const double t2 = tool_now();
-	finish_output(&res, o, sout, form);
+	sink_finish(&res, o, sout, form);
 	const struct times tm = {t0, t_read, t_prep, t1, t2, tool_now(), job->warm_s};
 	snprintf(why + strlen(why), sizeof why - strlen(why), ", the matrix made on the device");
 	report(o, &t, &res, n, why, NULL, 1, &tm);
@@ -658,7 +505,7 @@ static int reads_ahead(const struct fwg_opts *o, int order, uint64_t n, struct i
 static int solve_as_read(struct reading *rd, struct fwg_opts *o, struct init_job *job,
                          struct fwg_timing *t, int stats, double *t1)
 {
-	struct result *res = rd->res;
+	struct sink *res = rd->res;
 	const uint64_t n = rd->in->n;
 	char msg[512];
 	pthread_mutex_init(&rd->mu, NULL);
@@ -670,12 +517,12 @@ static int solve_as_read(struct reading *rd, struct fwg_opts *o, struct init_job
 	const struct fwg_feed feed = {.rows = feed_rows, .verdict = feed_verdict, .ctx = rd};
 	o->feed = &feed;
 	if (stats) /* a reweighted graph is not the run begun: no potentials */
-		open_stats(res, o, NULL, n, rd->in->type);
+		sink_open_stats(res, o, NULL, n, rd->in->type);
 	res->plan = &rd->plan; /* (the sink runs after the verdict) */
-	const int rc = fwg_solve_panels(o, n, rd->graph, take_panel, res, t, msg, sizeof msg);
+	const int rc = fwg_solve_panels(o, n, rd->graph, sink_take, res, t, msg, sizeof msg);
 	o->feed = NULL;
 	if (rc < 0)
-		solve_failed(res, msg);
+		sink_failed(res, msg);
 	pthread_join(reader, NULL);
 	if (rd->failed)
 		tool_die_st(NULL, &rd->err);
@@ -720,11 +567,11 @@ static int solve_direct(struct reading *rd, struct fwg_opts *o, struct init_job 
 	const struct fwg_feed feed = direct_feed(&d);
 	o->feed = &feed;
 	if (stats)
-		open_stats(rd->res, o, NULL, n, rd->in->type);
-	const int rc = fwg_solve_panels(o, n, NULL, take_panel, rd->res, t, msg, sizeof msg);
+		sink_open_stats(rd->res, o, NULL, n, rd->in->type);
+	const int rc = fwg_solve_panels(o, n, NULL, sink_take, rd->res, t, msg, sizeof msg);
 	o->feed = NULL;
 	if (rc < 0)
-		solve_failed(rd->res, msg);
+		sink_failed(rd->res, msg);
 	if (d.failed)
 		tool_die_st(NULL, &d.err);
 	if (d.taken)
@@ -934,7 +781,7 @@ int main(int argc, char **argv)
 	struct fwg_timing t;
 	char why[160], msg[512];
 	struct times tm = {.start = t0};
-	struct result res = {.n = n, .type = in.type, .threads = threads, .t = &t};
+	struct sink res = {.n = n, .type = in.type, .threads = threads, .t = &t};
 	static struct reading rd;
 	rd = (struct reading){.r = r, .in = &in, .input = input, .threads = threads, .order = order,
 	                      .out = out, .h = &h, .res = &res, .why = why, .why_len = sizeof why,
@@ -970,17 +817,17 @@ int main(int argc, char **argv)
 			o.gpus = 1;
 		}
 		if (ch.stats)
-			open_stats(&res, &o, &rd.plan, n, in.type);
+			sink_open_stats(&res, &o, &rd.plan, n, in.type);
 		else if (!(res.w = st_writer_open(out, &h, tool_opts.level, threads, &err))
 		         || (o.paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
 			tool_die_st(tool_output_name(), &err);
-		if (fwg_solve_panels(&o, n, rd.graph, take_panel, &res, &t, msg, sizeof msg) < 0)
-			solve_failed(&res, msg);
+		if (fwg_solve_panels(&o, n, rd.graph, sink_take, &res, &t, msg, sizeof msg) < 0)
+			sink_failed(&res, msg);
 	}
 	double t2 = tool_now();
 	tool_mark("distances out");
 	free(perm);
-	finish_output(&res, &o, sout, &ch.form);
+	sink_finish(&res, &o, sout, &ch.form);
 	ckpt_end(&ch.ck); /* the result committed: no more need of it */
 	sv_plan_free(&rd.plan);
 	/* Rows taken as read: the device was ready before the input was,
