@@ -562,7 +562,7 @@ static int solve_direct(struct reading *rd, struct fwg_opts *o, struct init_job 
 	char msg[512];
 	static struct direct d;
 	d = (struct direct){.in = rd->r, .input = rd->input, .h = rd->in, .order = rd->order,
-	                    .threads = rd->threads, .go = direct_go, .gctx = rd};
+	                    .go = direct_go, .gctx = rd};
 	tm->ready = gpustart_ready(job, o);
 	const struct fwg_feed feed = direct_feed(&d);
 	o->feed = &feed;

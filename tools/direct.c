@@ -9,8 +9,8 @@
 
 /* A window of rows is about this many bytes (the reader holds two). */
 #define WINDOW_BYTES (256u << 20)
-/* A window's facts are taken in this many pieces at most, on the reader's
- * threads beside its inflating the next window. */
+/* A window is copied and its facts taken in this many pieces at most, on
+ * the reader's threads beside its inflating the next window. */
 #define PIECES 256
 
 /* The reading.  The reader's threads copy each window's rows into one of

@@ -21,7 +21,7 @@ struct direct {
 	engine_in *in;          /* a stream of int32 or float32 weights, npad = n */
 	const char *input;      /* its name for messages */
 	const st_header *h;     /* its header */
-	int order, threads;     /* ORDER_* asked */
+	int order;              /* ORDER_* asked */
 	void (*go)(void *gctx); /* on a verdict of 1, before any result: the output opened */
 	void *gctx;
 	/* found */
