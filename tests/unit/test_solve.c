@@ -291,6 +291,101 @@ static void test_in_place(void)
 		}
 }
 
+/* facts_equal: the same facts, pos_bound compared as the callers use it
+ * (exact below ST_INF_I32, else past it). */
+static int facts_equal(const sv_facts *a, const sv_facts *b)
+{
+	const int bounded = a->pos_bound < INF ? a->pos_bound == b->pos_bound : b->pos_bound >= INF;
+	return a->edges == b->edges && bounded && a->neg_diag == b->neg_diag && a->bad == b->bad
+	       && a->negative == b->negative && a->zero == b->zero;
+}
+
+/* The facts of every split of w (n x n, stride n) into two bands, added,
+ * equal those of the whole. */
+static int splits_agree(uint32_t type, const void *w, uint64_t n, const sv_facts *whole)
+{
+	st_error err;
+	for (uint64_t cut = 0; cut <= n; cut++) {
+		sv_facts a, b;
+		if (sv_band_facts(type, n, w, 0, cut, 1, &a, &err) < 0
+		    || sv_band_facts(type, n, (const char *)w + cut * n * 4, cut, n - cut, 2, &b, &err) < 0)
+			return 0;
+		sv_facts_add(&a, &b);
+		if (!facts_equal(&a, whole))
+			return 0;
+	}
+	return 1;
+}
+
+static void test_band_facts(void)
+{
+	/* row 0: edges 5 and 0; row 1: a positive loop, edge 7; row 2: a
+	 * negative loop, edges 1 and 2; row 3: an edge of -3. */
+	const int32_t w[16] = {
+		0, 5, INF, 0,
+		INF, 9, 7, INF,
+		1, INF, -1, 2,
+		-3, INF, INF, 0,
+	};
+	sv_facts f;
+	st_error err;
+	T_CHECK("band facts: int32 taken",
+	        sv_band_facts(ST_INT32, 4, w, 0, 4, 2, &f, &err) == 0);
+	T_CHECK("band facts: edges off the diagonal", f.edges == 6);
+	T_CHECK("band facts: the sum of each row's largest weight", f.pos_bound == 5 + 7 + 2);
+	T_CHECK("band facts: the first negative diagonal entry", f.neg_diag == 2);
+	T_CHECK("band facts: a weight below zero, a weight of 0, nothing out of range",
+	        f.negative && f.zero && !f.bad);
+	T_CHECK("band facts: every split into two bands adds up to the whole",
+	        splits_agree(ST_INT32, w, 4, &f));
+	sv_facts g;
+	sv_band_facts(ST_INT32, 2, (const int32_t[]){0, INF + 1, 3, 0}, 0, 2, 1, &g, &err);
+	T_CHECK("band facts: an int32 entry past INF is out of range", g.bad && g.edges == 1);
+	sv_band_facts(ST_INT32, 2, (const int32_t[]){0, INF - 1, INF - 1, 0}, 0, 2, 1, &g, &err);
+	T_CHECK("band facts: the path bound passes INF", g.pos_bound >= INF && !g.bad);
+
+	const float inf = INFINITY;
+	const float fw[9] = {0, -0.0f, inf, NAN, 0, 2.5f, 1, -inf, 0};
+	T_CHECK("band facts: float32 taken", sv_band_facts(ST_FLOAT32, 3, fw, 0, 3, 1, &f, &err) == 0);
+	T_CHECK("band facts: float32 NaN and -inf are out of range", f.bad && f.neg_diag == -1);
+	T_CHECK("band facts: float32 splits add up", splits_agree(ST_FLOAT32, fw, 3, &f));
+	sv_band_facts(ST_FLOAT32, 2, (const float[]){0, -0.0f, 1, 0}, 0, 2, 1, &g, &err);
+	T_CHECK("band facts: float32 -0 weighs 0, not below zero",
+	        g.zero && !g.negative && !g.bad && g.edges == 2);
+	const double dw[1] = {0};
+	T_CHECK("band facts: float64 refused with a reason",
+	        sv_band_facts(ST_FLOAT64, 1, dw, 0, 1, 1, &f, &err) < 0 && strstr(err.msg, "float64"));
+
+	/* Random graphs: a count made here, and every split. */
+	enum { N = 40 };
+	static int32_t r[N * N];
+	int ok = 1, splits = 1;
+	for (int trial = 0; trial < 20; trial++) {
+		uint64_t edges = 0;
+		int64_t bound = 0;
+		int neg = 0;
+		for (int i = 0; i < N; i++) {
+			int32_t most = 0;
+			for (int j = 0; j < N; j++) {
+				const uint32_t x = t_rnd();
+				int32_t v = x % 3 ? INF : (int32_t)(x >> 8) % 1000 - (trial % 2 ? 5 : 0);
+				r[i * N + j] = i == j ? 0 : v;
+				if (i != j && v < INF) {
+					edges++;
+					neg |= v < 0;
+					most = v > most ? v : most;
+				}
+			}
+			bound += most;
+		}
+		sv_band_facts(ST_INT32, N, r, 0, N, 3, &f, &err);
+		ok &= f.edges == edges && f.pos_bound == bound && f.negative == neg && !f.bad;
+		splits &= splits_agree(ST_INT32, r, N, &f);
+	}
+	T_CHECK("band facts: random graphs, counted here", ok);
+	T_CHECK("band facts: random graphs, every split adds up", splits);
+}
+
 int main(void)
 {
 	test_in_place();
@@ -300,5 +395,6 @@ int main(void)
 	test_overflow();
 	test_sizes();
 	test_random();
+	test_band_facts();
 	return T_DONE();
 }
