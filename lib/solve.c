@@ -439,6 +439,15 @@ void sv_facts_add(sv_facts *f, const sv_facts *later)
 		f->pos_bound += later->pos_bound;
 }
 
+const char *sv_facts_need(uint32_t type, const sv_facts *f)
+{
+	if (f->bad || f->neg_diag >= 0 || f->negative)
+		return "a weight below zero or out of range";
+	if (type == ST_INT32 && f->pos_bound >= ST_INF_I32)
+		return "int32 distances could overflow";
+	return NULL;
+}
+
 void sv_finish(sv_plan *p, void *dist, int threads)
 {
 	sv_finish_rows(p, dist, 0, p->n, threads);

@@ -57,6 +57,10 @@ int sv_band_facts(uint32_t type, uint64_t n, const void *rows, uint64_t first, u
                   int threads, sv_facts *f, st_error *err);
 /* The facts of a later band (rows after f's) added to f. */
 void sv_facts_add(sv_facts *f, const sv_facts *later);
+/* Why rows of such facts (of every band) need more than sv_prepare()'s
+ * diagonal of 0 (reweighting, a negative cycle, an error), or NULL where
+ * they need nothing else. */
+const char *sv_facts_need(uint32_t type, const sv_facts *f);
 
 /* After the kernel: undo reweighting so dist holds true distances. */
 void sv_finish(sv_plan *p, void *dist, int threads);

@@ -176,6 +176,16 @@ static uint64_t feed_rows(void *ctx, uint64_t want)
 	return rows;
 }
 
+/* The result's output opened once the run is sure: the stream (a run
+ * with statistics began with its figures open, not reweighted).  0 with
+ * err where it cannot be. */
+static int open_result(struct reading *rd, st_error *err)
+{
+	struct sink *res = rd->res;
+	return res->stats
+	       || (res->w = st_writer_open(rd->out, rd->h, tool_opts.level, rd->threads, err));
+}
+
 static int feed_verdict(void *ctx)
 {
 	struct reading *rd = ctx;
@@ -189,11 +199,8 @@ static int feed_verdict(void *ctx)
 	if (engine_order(rd->order, rd->in->n, rd->in->type, rd->graph, 0, rd->threads, NULL,
 	                 rd->why, rd->why_len))
 		return 0; /* (not reached: an order is only made for sparse graphs) */
-	struct sink *res = rd->res;
-	st_error err;
-	if (res->stats) /* (the run began with its figures open, not reweighted) */
-		return 1;
-	return (res->w = st_writer_open(rd->out, rd->h, tool_opts.level, rd->threads, &err)) != NULL;
+	st_error err; /* (on failure opened again, and said, as the graph read first) */
+	return open_result(rd, &err);
 }
 
 /* When each step of a run ended (tool_now()), for -v. */
@@ -545,10 +552,8 @@ static int goes_direct(const struct fwg_opts *o, const st_header *in, const engi
 /* The verdict's part of such a run: its output opened. */
 static void direct_go(void *ctx)
 {
-	struct reading *rd = ctx;
 	st_error err;
-	if (!rd->res->stats
-	    && !(rd->res->w = st_writer_open(rd->out, rd->h, tool_opts.level, rd->threads, &err)))
+	if (!open_result(ctx, &err))
 		tool_die_st(tool_output_name(), &err);
 }
 

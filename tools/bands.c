@@ -276,24 +276,21 @@ int bands_stay(const struct bands *b, int paths, int order, uint32_t stream_bloc
                size_t len)
 {
 	const sv_facts *f = &b->all;
-	const char *no = NULL;
+	const char *no = sv_facts_need(b->type, f); /* (reweighting, a cycle, an error) */
 	uint64_t smallest = UINT64_MAX; /* bytes of the smallest band */
 	for (int q = 0; q < b->count; q++) {
 		uint64_t lo, hi;
 		fwg_band_rows(b->n, b->block, b->count, q, &lo, &hi);
 		smallest = (hi - lo) * b->n * 4 < smallest ? (hi - lo) * b->n * 4 : smallest;
 	}
-	if (f->bad || f->neg_diag >= 0 || f->negative)
-		no = "a weight below zero or out of range";
-	else if (b->type == ST_INT32 && f->pos_bound >= ST_INF_I32)
-		no = "int32 distances could overflow";
-	else if (order == ORDER_ND || engine_sparse_count(b->n, f->edges))
+	char kept[160]; /* (the order's words, not needed here) */
+	if (!no && !engine_stays_dense(order, b->n, b->type, f->edges, kept, sizeof kept))
 		no = "sparse runs use one";
-	else if (paths && b->type != ST_INT32)
+	if (!no && paths && b->type != ST_INT32)
 		no = "float32 predecessor chains are checked against the whole graph";
-	else if (paths && f->zero)
+	if (!no && paths && f->zero)
 		no = "with edges of weight 0 predecessor chains are checked against the whole graph";
-	else if (smallest < stream_block)
+	if (!no && smallest < stream_block)
 		no = "bands smaller than a block of the stream";
 	if (no)
 		snprintf(why, len, "%s", no);

@@ -168,8 +168,7 @@ static int verdict(void *ctx)
 	struct direct *d = ctx;
 	const sv_facts *f = &d->facts;
 	const st_header *h = d->h;
-	if (f->bad || f->neg_diag >= 0 || f->negative
-	    || (h->type == ST_INT32 && f->pos_bound >= ST_INF_I32)
+	if (sv_facts_need(h->type, f)
 	    || !engine_stays_dense(d->order, h->n, h->type, f->edges, d->why, sizeof d->why))
 		return 0;
 	if (d->go)

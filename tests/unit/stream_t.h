@@ -136,6 +136,17 @@ static inline void make_all(const st_header *h, struct mats *x)
 		x->m[k] = (h->matrices & (1u << k)) ? make_matrix(h, 1u << k) : NULL;
 }
 
+/* An int32 stream's header of n vertices (unpadded) holding the matrices
+ * mats in blocks of block bytes, and those matrices made into x. */
+static inline void make_int32(st_header *h, struct mats *x, uint64_t n, uint32_t mats,
+                              uint32_t block)
+{
+	st_header_init(h, n, 1, ST_INT32);
+	h->matrices = mats;
+	h->block = block;
+	make_all(h, x);
+}
+
 static inline void free_all(struct mats *x)
 {
 	for (int k = 0; k < 3; k++)

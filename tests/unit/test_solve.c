@@ -338,11 +338,19 @@ static void test_band_facts(void)
 	        f.negative && f.zero && !f.bad);
 	T_CHECK("band facts: every split into two bands adds up to the whole",
 	        splits_agree(ST_INT32, w, 4, &f));
+	T_CHECK("band facts: a negative loop and edge need more than the diagonal",
+	        sv_facts_need(ST_INT32, &f) != NULL);
+	sv_band_facts(ST_INT32, 2, w, 0, 2, 1, &f, &err);
+	T_CHECK("band facts: rows 0 and 1 (a positive loop) need nothing more",
+	        sv_facts_need(ST_INT32, &f) == NULL);
 	sv_facts g;
 	sv_band_facts(ST_INT32, 2, (const int32_t[]){0, INF + 1, 3, 0}, 0, 2, 1, &g, &err);
 	T_CHECK("band facts: an int32 entry past INF is out of range", g.bad && g.edges == 1);
 	sv_band_facts(ST_INT32, 2, (const int32_t[]){0, INF - 1, INF - 1, 0}, 0, 2, 1, &g, &err);
 	T_CHECK("band facts: the path bound passes INF", g.pos_bound >= INF && !g.bad);
+	T_CHECK("band facts: past INF, int32 distances could overflow",
+	        sv_facts_need(ST_INT32, &g) && strstr(sv_facts_need(ST_INT32, &g), "overflow")
+	        && !sv_facts_need(ST_FLOAT32, &g));
 
 	const float inf = INFINITY;
 	const float fw[9] = {0, -0.0f, inf, NAN, 0, 2.5f, 1, -inf, 0};

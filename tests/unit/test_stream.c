@@ -64,10 +64,7 @@ static void test_chunked_writes(void)
 	st_error err;
 	size_t len0, len;
 
-	st_header_init(&h, 131, 1, ST_INT32);
-	h.matrices = ST_WEIGHTS | ST_DIST;
-	h.block = 1000;
-	make_all(&h, &x);
+	make_int32(&h, &x, 131, ST_WEIGHTS | ST_DIST, 1000);
 	unsigned char *ref = write_stream(&h, &x, 1, 2, 0, &len0, &err);
 	for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
 		unsigned char *b = write_stream(&h, &x, 1, 2, chunks[c], &len, &err);
@@ -220,10 +217,7 @@ static void test_garbage(void)
 	st_error err;
 	size_t len;
 
-	st_header_init(&h, 20, 1, ST_INT32);
-	h.matrices = ST_DIST | ST_PRED;
-	h.block = 64;
-	make_all(&h, &x);
+	make_int32(&h, &x, 20, ST_DIST | ST_PRED, 64);
 	unsigned char *b = write_stream(&h, &x, 1, 1, 0, &len, &err);
 	size_t hl = b[12] | b[13] << 8;
 	unsigned char *c = malloc(hl + 8192);
@@ -258,10 +252,7 @@ static void test_bad_headers(void)
 	st_error err;
 	size_t len;
 
-	st_header_init(&h, 4, 1, ST_INT32);
-	h.matrices = ST_DIST;
-	h.block = 16;
-	make_all(&h, &x);
+	make_int32(&h, &x, 4, ST_DIST, 16);
 	unsigned char *b = write_stream(&h, &x, 0, 1, 0, &len, &err);
 	static const struct { int off, width; uint64_t v; const char *why; } cases[] = {
 		{24, 8, 3, "smaller than n"},

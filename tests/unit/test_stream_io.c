@@ -17,10 +17,7 @@ static void test_threads(void)
 		st_header h;
 		struct mats x;
 		size_t len0 = 0, len;
-		st_header_init(&h, cfg[c].n, 1, ST_INT32);
-		h.matrices = ST_DIST | ST_PRED;
-		h.block = cfg[c].block;
-		make_all(&h, &x);
+		make_int32(&h, &x, cfg[c].n, ST_DIST | ST_PRED, cfg[c].block);
 		unsigned char *ref = write_stream(&h, &x, cfg[c].level, 1, 0, &len0, &err);
 		for (size_t t = 1; t < sizeof threads / sizeof *threads; t++) {
 			unsigned char *b = write_stream(&h, &x, cfg[c].level, threads[t], 0, &len, &err);
@@ -382,10 +379,7 @@ static void test_spool(void)
 		st_header h;
 		struct mats x;
 		size_t len0 = 0, len = 0;
-		st_header_init(&h, cfg[c].n, 1, ST_INT32);
-		h.matrices = cfg[c].mats;
-		h.block = cfg[c].block;
-		make_all(&h, &x);
+		make_int32(&h, &x, cfg[c].n, cfg[c].mats, cfg[c].block);
 		unsigned char *ref = write_stream(&h, &x, cfg[c].level, 1, 0, &len0, &err);
 		unsigned char *b = write_spooled(&h, &x, cfg[c].level, cfg[c].threads, cfg[c].chunk,
 		                                 &len, &err);
@@ -693,10 +687,7 @@ static void test_parts(void)
 		st_header h;
 		struct mats x;
 		size_t len0 = 0, len = 0;
-		st_header_init(&h, cfg[c].n, 1, ST_INT32);
-		h.matrices = ST_DIST | ST_PRED;
-		h.block = cfg[c].block;
-		make_all(&h, &x);
+		make_int32(&h, &x, cfg[c].n, ST_DIST | ST_PRED, cfg[c].block);
 		unsigned char *ref = write_stream(&h, &x, cfg[c].level, 1, 0, &len0, &err);
 		int fd = memfd_create("parts", 0);
 		st_writer *w = st_writer_open(fd, &h, cfg[c].level, 2, &err);
@@ -717,10 +708,7 @@ static void test_parts(void)
 	 * that does not begin on a block boundary. */
 	st_header h;
 	struct mats x;
-	st_header_init(&h, 100, 1, ST_INT32);
-	h.matrices = ST_DIST;
-	h.block = 4096;
-	make_all(&h, &x);
+	make_int32(&h, &x, 100, ST_DIST, 4096);
 	T_CHECK("a part off a block boundary is refused",
 	        !st_spool_open_part(&h, ST_DIST, 100, 4096, 1, 1, &err));
 	T_CHECK("a part of a matrix not announced is refused",
@@ -770,10 +758,7 @@ static void test_stored(void)
 	struct mats x;
 	size_t len0 = 0, len = 0;
 	st_error err;
-	st_header_init(&h, 300, 1, ST_INT32);
-	h.matrices = ST_WEIGHTS | ST_DIST | ST_PRED;
-	h.block = 4096;
-	make_all(&h, &x);
+	make_int32(&h, &x, 300, ST_WEIGHTS | ST_DIST | ST_PRED, 4096);
 	unsigned char *ref = write_stream(&h, &x, 1, 2, 0, &len0, &err);
 	int in = mem_fd(ref, len0), out = memfd_create("stored", 0);
 	st_header hr;
