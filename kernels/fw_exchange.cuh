@@ -8,6 +8,8 @@
 #ifndef APSP_FW_EXCHANGE_CUH
 #define APSP_FW_EXCHANGE_CUH
 
+#include <pthread.h>
+#include <algorithm>
 #include <string.h>
 
 #ifdef APSP_NCCL
@@ -80,6 +82,42 @@ int open_group(Err e, int device, int gpus)
 	                          "(build with NCCL, see README)", gpus)
 	                : 0;
 #endif
+}
+
+// The group opened on a thread of its own (open_group_beside) while the
+// caller goes on: a graph read straight onto the devices needs only their
+// contexts.  group_wait() joins it; everything that uses the group calls it
+// first.
+struct Opening {
+	pthread_t thread;
+	bool running = false;
+	int device = 0, gpus = 0, rc = 0;
+	char msg[256] = "";
+} opening;
+
+void *open_beside(void *)
+{
+	Err e{opening.msg, sizeof opening.msg};
+	opening.rc = open_group(e, opening.device, opening.gpus);
+	return nullptr;
+}
+
+int open_group_beside(Err e, int device, int gpus)
+{
+	opening.device = device, opening.gpus = gpus, opening.rc = 0;
+	if (gpus <= 1 || pthread_create(&opening.thread, nullptr, open_beside, nullptr) != 0)
+		return open_group(e, device, gpus);
+	opening.running = true;
+	return 0;
+}
+
+int group_wait(Err e)
+{
+	if (!opening.running)
+		return 0;
+	pthread_join(opening.thread, nullptr);
+	opening.running = false;
+	return opening.rc ? fail(e, "%s", opening.msg) : 0;
 }
 
 // The id that process 0 hands the others (fwg_unique_id).
@@ -186,6 +224,10 @@ int combine(Err e, Devs &v, int count, bool sum, unsigned long long *out)
 // device g), so that every process takes the same way.
 int any_of(Err e, Devs &v, const bool *flag, bool *out)
 {
+	if (v.first == 0 && v.last == v.count) { // (one process: its own flags)
+		*out = std::any_of(flag, flag + v.count, [](bool f) { return f; });
+		return 0;
+	}
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		const unsigned long long f = flag[g];

@@ -228,6 +228,17 @@ struct Run {
 	}
 };
 
+// The communicators of this process's devices (group): opened beside
+// (fwg_init_beside) and waited for, or opened again for other devices.
+static int join_group(Err e, int device, int gpus)
+{
+	if (group_wait(e))
+		return -1;
+	if (group.first != device || group.count != gpus)
+		return fwg_init(device, gpus, 0, e.buf, e.len) < 0 ? -1 : 0;
+	return 0;
+}
+
 // Stage 1: the shape of the run: blocking factor, padding, 16-bit lanes,
 // how many devices or processes and each one's band of block rows.
 static int plan_run(Run &r)
@@ -276,8 +287,8 @@ static int plan_run(Run &r)
 		gpus = (int)nb;
 	if (gpus > MAX_GPUS)
 		return fail(e, "at most %d GPUs", MAX_GPUS);
-	if (!r.ranks && gpus > 1 && (group.first != o->device || group.count != gpus)
-	    && fwg_init(o->device, gpus, 0, e.buf, e.len) < 0)
+	// (A graph read straight onto the devices needs the group once read.)
+	if (!r.ranks && gpus > 1 && !(o->feed && o->feed->take) && join_group(e, o->device, gpus))
 		return -1;
 	r.gpus = gpus;
 	r.t->gpus = gpus;
@@ -449,7 +460,7 @@ static int open_devices(Run &r)
 	for (int g = v.first; g < v.last; g++) {
 		Dev &x = v.dev[g];
 		x.id = o->device + g - v.first;
-		if (gpus > 1)
+		if (gpus > 1 && (r.ranks || !(o->feed && o->feed->take)))
 			x.comm = group.comm[g - v.first];
 		const size_t mbytes = x.count(B, npad) * 4;
 		CUDA_TRY(cudaSetDevice(x.id));
@@ -939,9 +950,14 @@ extern "C" int fwg_solve_panels(const struct fwg_opts *o, uint64_t n, const void
 	if (open_devices(r) || open_checkpoints(r))
 		return -1;
 	if (o->feed && o->feed->take) {
-		const int rc = r.direct ? take_onto(e, r.v, n, *o->feed) : 1; // (nothing read)
+		const int rc = r.direct ? take_onto(e, r.v, n, o->type == ST_INT32, *o->feed)
+		                        : 1; // (nothing read)
 		if (rc)
 			return rc;
+		if (r.gpus > 1 && join_group(e, o->device, r.gpus))
+			return -1;
+		for (int g = r.v.first; g < r.v.last && r.gpus > 1; g++)
+			r.v.dev[g].comm = group.comm[g - r.v.first];
 	} else if (o->feed && !r.as_read
 	           && (o->feed->rows(o->feed->ctx, n) < n || !o->feed->verdict(o->feed->ctx))) {
 		return 1;

@@ -57,12 +57,15 @@ enum { FWG_FLOAT_BITS_AUTO = 0, FWG_FLOAT_BITS_NEVER = 1 };
  * first .. first + count - 1 (stride n, valid during the call; one call at
  * a time, from any thread; rows in fwg_host_alloc()'s memory go straight to
  * the devices; 0, or -1: stop reading), and returns 0, or -1 where the input
- * failed or put stopped it.  Then verdict(ctx) as above; where 0, the
+ * failed or put stopped it.  The devices then take the rows' facts into
+ * *facts (sv_band_facts() of lib/solve.h over every row, as read), and
+ * verdict(ctx) follows as above; where 0, the
  * engine hands the rows back as they came, back(ctx, first, count, rows),
  * and returns 1: the caller holds the graph after all.  The engine takes a
  * graph so for a run of one process in core, dense (no skipped blocks), as
  * numbered, without paths or checkpoints, round after round; elsewhere
  * fwg_solve_panels() returns 1 without calling take (nothing read). */
+struct sv_facts;
 typedef int fwg_put_fn(void *pctx, uint64_t first, uint64_t count, const void *rows);
 struct fwg_feed {
 	uint64_t (*rows)(void *ctx, uint64_t want);
@@ -70,6 +73,7 @@ struct fwg_feed {
 	void *ctx;
 	int (*take)(void *ctx, fwg_put_fn *put, void *pctx);
 	int (*back)(void *ctx, uint64_t first, uint64_t count, const void *rows);
+	struct sv_facts *facts;
 };
 
 /* A graph given by its arcs instead of a matrix (fwg_opts.arcs): arc k
@@ -274,6 +278,13 @@ int fwg_max_gpus(void);
  * matrices move.  Slow: call it early, e.g. in a thread while the input is
  * being read.  0 or -1. */
 int fwg_init(int device, int gpus, uint64_t staging_bytes, char *err, size_t errlen);
+/* The same, the communicators made on a thread of their own that goes on
+ * after the call (a caller reading straight onto the devices needs only
+ * the contexts): the engine waits for them where it first needs them, and
+ * the caller with fwg_group_wait() before it ends (0, or -1 with the
+ * message where they failed). */
+int fwg_init_beside(int device, int gpus, uint64_t staging_bytes, char *err, size_t errlen);
+int fwg_group_wait(char *err, size_t errlen);
 
 /* Page-locked host memory of bytes (after fwg_init), or NULL: rows that a
  * feed puts from it go straight to the devices, not through the staging

@@ -117,12 +117,15 @@ extern "C" void fwg_host_free(void *p)
 		cudaFreeHost(p);
 }
 
-extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errbuf, size_t errlen)
+// fwg_init(), fwg_init_beside() (beside: the group opened on a thread of
+// its own).
+static int init_devices(Err e, int device, int gpus, uint64_t staging_bytes, bool beside)
 {
-	Err e{errbuf, errlen};
+	if (group_wait(e)) // (an earlier call's)
+		return -1;
 	if (gpus < 1)
 		gpus = 1;
-	const int count = fwg_device_count(errbuf, errlen);
+	const int count = fwg_device_count(e.buf, e.len);
 	if (count < 0)
 		return -1;
 	if (count == 0)
@@ -154,9 +157,25 @@ extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errb
 		if (made[g] != cudaSuccess)
 			return fail(e, "device %d: %s", device + g, cudaGetErrorString(made[g]));
 	CUDA_TRY(cudaSetDevice(device));
-	if (open_group(e, device, gpus))
+	if (beside ? open_group_beside(e, device, gpus) : open_group(e, device, gpus))
 		return -1;
 	return prep.finish(e);
+}
+
+extern "C" int fwg_init(int device, int gpus, uint64_t staging_bytes, char *errbuf, size_t errlen)
+{
+	return init_devices(Err{errbuf, errlen}, device, gpus, staging_bytes, false);
+}
+
+extern "C" int fwg_init_beside(int device, int gpus, uint64_t staging_bytes, char *errbuf,
+                               size_t errlen)
+{
+	return init_devices(Err{errbuf, errlen}, device, gpus, staging_bytes, true);
+}
+
+extern "C" int fwg_group_wait(char *errbuf, size_t errlen)
+{
+	return group_wait(Err{errbuf, errlen});
 }
 
 extern "C" int fwg_unique_id(void *id, size_t len, char *errbuf, size_t errlen)

@@ -45,6 +45,75 @@ __global__ void zero_diagonal(T *d, int npad, int first, int end)
 		d[(size_t)(i - first) * npad + i] = (T)0;
 }
 
+// The facts of rows first .. end - 1 of the caller's weights as read (d:
+// where row first is), as sv_band_facts() takes them (lib/solve.c), added
+// into f: [0] the finite entries off the diagonal, [1] the sum of each
+// row's largest finite weight off it (at least 0; int32), [2] ROW_BAD |
+// ROW_ZERO | ROW_NEGATIVE, [3] the least row with a diagonal entry below 0
+// (starts at ~0).  One block of 256 threads per row.
+enum { ROW_BAD = 1, ROW_ZERO = 2, ROW_NEGATIVE = 4 };
+
+// An entry's part of row_facts(): its bits, and whether it is finite (off
+// the diagonal).
+__device__ inline unsigned entry_bits(int x, bool off, bool &fin)
+{
+	fin = off && x < ST_INF_I32;
+	return (x > ST_INF_I32 || x <= -ST_INF_I32 ? ROW_BAD : 0) | (off && x == 0 ? ROW_ZERO : 0)
+	       | (fin && x < 0 ? ROW_NEGATIVE : 0);
+}
+__device__ inline unsigned entry_bits(float x, bool off, bool &fin)
+{
+	fin = off && x < INFINITY;
+	return (x != x || x == -INFINITY ? ROW_BAD : 0) | (off && x == 0.0f ? ROW_ZERO : 0)
+	       | (fin && x < 0.0f ? ROW_NEGATIVE : 0);
+}
+__device__ inline bool below_zero(int x) { return x < 0 && x > -ST_INF_I32; }
+__device__ inline bool below_zero(float x) { return x < 0.0f; }
+__device__ inline unsigned long long largest(int m) { return (unsigned long long)m; }
+__device__ inline unsigned long long largest(float) { return 0; } // (int32 alone)
+
+template <typename T>
+__global__ void row_facts(const T *__restrict__ d, int n, int npad, int first, int end,
+                          unsigned long long *f)
+{
+	__shared__ unsigned long long part[2][8];
+	__shared__ unsigned flag[8];
+	for (int i = first + blockIdx.x; i < end; i += gridDim.x) {
+		const T *row = d + (size_t)(i - first) * npad;
+		unsigned edges = 0, bits = 0;
+		T m = 0;
+		for (int j = threadIdx.x; j < n; j += blockDim.x) {
+			const T x = row[j];
+			bool fin;
+			bits |= entry_bits(x, j != i, fin);
+			edges += fin;
+			m = fin && x > m ? x : m;
+			if (j == i && below_zero(x))
+				atomicMin(&f[3], (unsigned long long)i);
+		}
+		unsigned long long e = edges, top = largest(m);
+		for (int o = 16; o > 0; o >>= 1) {
+			e += __shfl_xor_sync(0xffffffffu, e, o);
+			top = max(top, __shfl_xor_sync(0xffffffffu, top, o));
+			bits |= __shfl_xor_sync(0xffffffffu, bits, o);
+		}
+		const int w = threadIdx.x >> 5;
+		if ((threadIdx.x & 31) == 0)
+			part[0][w] = e, part[1][w] = top, flag[w] = bits;
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			for (int k = 1; k < (int)(blockDim.x >> 5); k++)
+				e += part[0][k], top = max(top, part[1][k]), bits |= flag[k];
+			atomicAdd(&f[0], e);
+			if (top)
+				atomicAdd(&f[1], top);
+			if (bits)
+				atomicOr(&f[2], (unsigned long long)bits);
+		}
+		__syncthreads();
+	}
+}
+
 template <typename T>
 __global__ void finish(T *d, size_t count, T inf, T inf_dev)
 {

@@ -13,6 +13,8 @@
 
 #include "fw_exchange.cuh"
 #include "fw_gpu.h"
+#include "fw_prepare.cuh"
+#include "solve.h"
 
 namespace {
 
@@ -149,9 +151,12 @@ int put_window(Taking &k, uint64_t first, uint64_t count, const void *rows)
 			continue;
 		char *to = (char *)x.d + (lo - f) * v.npad * 4;
 		CUDA_TRY(cudaSetDevice(x.id));
-		if (locked) // (rows the device copies itself: done before the call returns)
-			CUDA_TRY(cudaMemcpy2DAsync(to, (size_t)v.npad * 4, (const char *)rows + (lo - first) * row,
-			                           row, row, hi - lo, cudaMemcpyHostToDevice, x.s));
+		const char *from = (const char *)rows + (lo - first) * row;
+		if (locked && v.npad * 4 == row) // (rows the device copies itself: done before the call returns)
+			CUDA_TRY(cudaMemcpyAsync(to, from, row * (hi - lo), cudaMemcpyHostToDevice, x.s));
+		else if (locked)
+			CUDA_TRY(cudaMemcpy2DAsync(to, (size_t)v.npad * 4, from, row, row, hi - lo,
+			                           cudaMemcpyHostToDevice, x.s));
 		else if (upload_to(e, rows, to, lo, hi, k.n, v.npad, x.s, x.done, k.guard, nullptr, first))
 			return -1;
 	}
@@ -195,15 +200,50 @@ int give_back(Err e, Devs &v, uint64_t n, const fwg_feed &f)
 	return 0;
 }
 
+// The facts of the rows taken, over the devices (row_facts), into *f.
+template <typename T>
+int facts_taken(Err e, Devs &v, uint64_t n, sv_facts *f)
+{
+	unsigned long long got[MAX_GPUS][4];
+	const unsigned long long start[4] = {0, 0, 0, ~0ull};
+	for (int g = v.first; g < v.last; g++) {
+		Dev &x = v.dev[g];
+		const int first = (int)x.first_row(v.B), end = (int)x.end_row(v.B, n);
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemcpyAsync(x.scratch, start, sizeof start, cudaMemcpyHostToDevice, x.s));
+		if (end > first)
+			row_facts<T><<<std::min(end - first, 16384), 256, 0, x.s>>>(
+			        (const T *)x.d, (int)n, v.npad, first, end, x.scratch);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaMemcpyAsync(got[g], x.scratch, sizeof got[g], cudaMemcpyDeviceToHost, x.s));
+	}
+	*f = sv_facts{};
+	f->neg_diag = -1;
+	for (int g = v.first; g < v.last; g++) {
+		CUDA_TRY(cudaSetDevice(v.dev[g].id));
+		CUDA_TRY(cudaStreamSynchronize(v.dev[g].s));
+		f->edges += got[g][0];
+		f->pos_bound += (int64_t)got[g][1];
+		f->bad |= (got[g][2] & ROW_BAD) != 0;
+		f->zero |= (got[g][2] & ROW_ZERO) != 0;
+		f->negative |= (got[g][2] & ROW_NEGATIVE) != 0;
+		if (got[g][3] != ~0ull && f->neg_diag < 0)
+			f->neg_diag = (int64_t)got[g][3];
+	}
+	return 0;
+}
+
 // A graph read straight onto the devices (fwg_feed.take), its diagonal then
 // 0 as sv_prepare() leaves it: 0, or 1 where the input failed or the
 // verdict was 0 (the rows handed back).
-int take_onto(Err e, Devs &v, uint64_t n, const fwg_feed &f)
+int take_onto(Err e, Devs &v, uint64_t n, bool is_int, const fwg_feed &f)
 {
 	Taking k{e, &v, n};
 	if (f.take(f.ctx, put_rows, &k) < 0) // (copies in flight finished first)
 		return k.failed || sync_all(e, v) ? -1 : 1;
 	if (sync_all(e, v))
+		return -1;
+	if ((is_int ? facts_taken<int>(e, v, n, f.facts) : facts_taken<float>(e, v, n, f.facts)))
 		return -1;
 	if (!f.verdict(f.ctx))
 		return give_back(e, v, n, f) ? -1 : 1;

@@ -160,12 +160,20 @@ int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_e
  * all have run (0, or non-zero to stop reading), before the next window's
  * begin.  data stays in place from begin to end.  Where the reading fails,
  * end still follows each begin (so that what begin took can be given back),
- * though not every piece may have run. */
+ * though not every piece may have run.
+ * Where alloc is set, the windows are inflated into buffers it gives
+ * (NULL: out of memory), each given back by release(ctx, p, bytes).  With
+ * keep, there are three in turn: a window's data stays in place until the
+ * next window's end has returned, so that end may hand it to work that runs
+ * on beside the reading (a device's copy). */
 typedef struct st_window_work {
 	uint64_t (*begin)(void *ctx, uint64_t first, uint64_t count, const void *data);
 	void (*piece)(void *ctx, uint64_t i);
 	int (*end)(void *ctx, uint64_t first, uint64_t count, const void *data);
 	void *ctx;
+	void *(*alloc)(void *ctx, size_t bytes);
+	void (*release)(void *ctx, void *p, size_t bytes);
+	int keep;
 } st_window_work;
 int st_read_windows_beside(st_reader *r, uint64_t rows, const st_window_work *w, st_error *err);
 /* Read the next matrix's blocks as stored, in order, without inflating

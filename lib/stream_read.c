@@ -694,10 +694,28 @@ static int window_work(st_reader *r, struct rjob *job, uint64_t count, struct wi
 	return rc;
 }
 
+/* A window's buffer of bytes: the work's own (w->alloc), or the reader's. */
+static unsigned char *window_buffer(const st_window_work *w, size_t bytes)
+{
+	if (!bytes)
+		bytes = 1;
+	return w && w->alloc ? w->alloc(w->ctx, bytes) : lib_huge_alloc(bytes);
+}
+
+static void release_buffers(const st_window_work *w, unsigned char **buf, int nbuf, size_t bytes)
+{
+	for (int i = 0; i < nbuf; i++)
+		if (buf[i] && w && w->alloc)
+			w->release(w->ctx, buf[i], bytes ? bytes : 1);
+		else
+			free(buf[i]);
+}
+
 /* st_read_windows() (fn) and st_read_windows_beside() (w): passes of
  * blocks into a buffer, whole rows handed over, the part of a row at the
  * end carried to the start of the next pass's buffer.  With w, two buffers
- * in turn: one window's work runs beside the pass that fills the other. */
+ * in turn (three with w->keep): one window's work runs beside the pass that
+ * fills the next. */
 static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
                         const st_window_work *w, st_error *err)
 {
@@ -718,11 +736,14 @@ static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
 	if (count > r->nblk)
 		count = r->nblk;
 	const size_t cap = (size_t)(count * r->block + rowbytes);
-	unsigned char *buf[2] = {lib_huge_alloc(cap ? cap : 1), w ? lib_huge_alloc(cap ? cap : 1) : NULL};
-	if (!buf[0] || (w && !buf[1])) {
-		free(buf[0]);
-		free(buf[1]);
-		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * (w ? 2 : 1));
+	const int nbuf = !w ? 1 : w->keep ? 3 : 2;
+	unsigned char *buf[3] = {NULL, NULL, NULL};
+	int ok = 1;
+	for (int i = 0; i < nbuf; i++)
+		ok &= (buf[i] = window_buffer(w, cap)) != NULL;
+	if (!ok) {
+		release_buffers(w, buf, nbuf, cap);
+		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * nbuf);
 		return rfail(r);
 	}
 	struct rjob job = {.r = r, .mode = READ_ALL, .dst = buf[0], .mu = PTHREAD_MUTEX_INITIALIZER,
@@ -747,8 +768,9 @@ static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
 		carry = have - whole * rowbytes;
 		if (w) {
 			last = (struct window){row0, whole, buf[side]};
-			side ^= 1;
-			memcpy(buf[side], buf[side ^ 1] + whole * rowbytes, carry);
+			const int next = (side + 1) % nbuf;
+			memcpy(buf[next], buf[side] + whole * rowbytes, carry);
+			side = next;
 		} else {
 			memmove(buf[0], buf[0] + whole * rowbytes, carry);
 		}
@@ -757,8 +779,7 @@ static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
 	if (rc == 0 && last.count)
 		rc = window_work(r, &job, 0, &last, err);
 	pthread_mutex_destroy(&job.mu);
-	free(buf[0]);
-	free(buf[1]);
+	release_buffers(w, buf, nbuf, cap);
 	return rc < 0 ? rc : read_end(r, NULL, err);
 }
 

@@ -7,36 +7,32 @@
 
 #include "tool.h"
 
-/* A window of rows is about this many bytes (the reader holds two). */
+/* A window of rows is about this many bytes (the reader holds three). */
 #define WINDOW_BYTES (256u << 20)
-/* A window is copied and its facts taken in this many pieces at most, on
- * the reader's threads beside its inflating the next window. */
-#define PIECES 256
 
-/* The reading.  The reader's threads copy each window's rows into one of
- * two page-locked buffers and take their facts while they inflate the
- * next window; then a thread of its own puts the buffer onto the devices,
- * which copy it themselves, while the next window is copied into the
- * other.  (No page-locked memory: the window itself is put, through the
- * engine's staging buffers, before the reader goes on.) */
+/* The reading.  The reader inflates each window into one of three
+ * page-locked buffers in turn; a thread of its own has the devices copy
+ * it while the reader inflates the next, and the window's buffer is not
+ * filled again before its copy is done (the next window's end waits for
+ * it).  The devices take the rows' facts once all are in.  (No page-locked
+ * memory: the engine copies the window out through its staging buffers
+ * before the put returns.) */
 struct windows {
 	struct direct *d;
 	fwg_put_fn *put;
 	void *pctx;
-	/* the window in hand: its pieces, and where they are copied */
-	uint64_t first, count, pieces;
-	const char *data;
-	char *to;
-	sv_facts part[PIECES];
-	char *locked[2];
-	size_t locked_bytes[2];
-	int side;
+	/* the buffers, and whether each is page-locked */
+	void *buf[3];
+	int locked[3];
 	/* the putting thread and what it puts */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int pending, quit, put_failed;
 	uint64_t put_first, put_count;
 	const void *put_rows;
+	/* where the time went (-v) */
+	uint64_t windows;
+	double put_s, wait_s;
 };
 
 static void *putting(void *arg)
@@ -49,8 +45,11 @@ static void *putting(void *arg)
 		if (!w->pending)
 			break;
 		pthread_mutex_unlock(&w->mu);
+		const double t0 = tool_now();
 		const int rc = w->put_failed ? -1 : w->put(w->pctx, w->put_first, w->put_count, w->put_rows);
+		const double t1 = tool_now();
 		pthread_mutex_lock(&w->mu);
+		w->put_s += t1 - t0;
 		w->put_failed |= rc != 0;
 		w->pending = 0;
 		pthread_cond_broadcast(&w->cv);
@@ -70,57 +69,59 @@ static int put_done(struct windows *w)
 	return failed;
 }
 
-/* A page-locked buffer of bytes at least on this side (its last rows were
- * put before this window's begin), or NULL. */
-static char *locked_buffer(struct windows *w, size_t bytes)
+/* The reader's buffers: page-locked where the devices allow. */
+static void *window_alloc(void *ctx, size_t bytes)
 {
-	const int s = w->side;
-	if (w->locked_bytes[s] < bytes) {
-		fwg_host_free(w->locked[s]);
-		bytes += bytes / 8; /* (windows differ by a block or so) */
-		w->locked[s] = fwg_host_alloc(bytes);
-		w->locked_bytes[s] = w->locked[s] ? bytes : 0;
-	}
-	return w->locked[s];
+	struct windows *w = ctx;
+	int i = 0;
+	while (i < 3 && w->buf[i])
+		i++;
+	if (i == 3)
+		return NULL;
+	w->buf[i] = fwg_host_alloc(bytes);
+	w->locked[i] = w->buf[i] != NULL;
+	if (!w->buf[i])
+		w->buf[i] = malloc(bytes);
+	return w->buf[i];
+}
+
+static void window_release(void *ctx, void *p, size_t bytes)
+{
+	(void)bytes;
+	struct windows *w = ctx;
+	put_done(w); /* (the last window's copy) */
+	for (int i = 0; i < 3; i++)
+		if (w->buf[i] == p) {
+			if (w->locked[i])
+				fwg_host_free(p);
+			else
+				free(p);
+			w->buf[i] = NULL;
+		}
 }
 
 static uint64_t window_begin(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
-	struct windows *w = ctx;
-	w->first = first, w->count = count, w->data = data;
-	w->to = locked_buffer(w, count * w->d->h->n * 4);
-	w->pieces = count < PIECES ? count : PIECES;
-	for (uint64_t i = 0; i < w->pieces; i++)
-		w->part[i] = (sv_facts){.neg_diag = -1};
-	return w->pieces;
+	(void)ctx, (void)first, (void)count, (void)data;
+	return 0;
 }
 
-static void window_piece(void *ctx, uint64_t i)
-{
-	struct windows *w = ctx;
-	const struct direct *d = w->d;
-	const uint64_t n = d->h->n, lo = w->count * i / w->pieces, hi = w->count * (i + 1) / w->pieces;
-	if (w->to)
-		memcpy(w->to + lo * n * 4, w->data + lo * n * 4, (hi - lo) * n * 4);
-	st_error err; /* (int32 and float32 alone come here) */
-	sv_band_facts(d->h->type, n, w->data + lo * n * 4, w->first + lo, hi - lo, 1, &w->part[i],
-	              &err);
-}
+static void window_piece(void *ctx, uint64_t i) { (void)ctx, (void)i; }
 
+/* The window before this one is put (its buffer is the next to fill);
+ * this one goes to the putting thread. */
 static int window_end(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
 	struct windows *w = ctx;
-	int failed = put_done(w); /* (the other buffer's rows) */
+	const double t0 = tool_now();
+	const int failed = put_done(w);
+	w->wait_s += tool_now() - t0;
+	w->windows++;
 	pthread_mutex_lock(&w->mu);
-	w->put_first = first, w->put_count = count, w->put_rows = w->to ? w->to : data;
+	w->put_first = first, w->put_count = count, w->put_rows = data;
 	w->pending = !failed;
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
-	if (!w->to) /* (the window's own rows: put before the reader reuses them) */
-		failed = put_done(w);
-	w->side ^= 1;
-	for (uint64_t i = 0; i < w->pieces; i++)
-		sv_facts_add(&w->d->facts, &w->part[i]);
 	tool_progress("rows read", first + count, w->d->h->n);
 	return failed;
 }
@@ -128,12 +129,10 @@ static int window_end(void *ctx, uint64_t first, uint64_t count, const void *dat
 static int take(void *ctx, fwg_put_fn *put, void *pctx)
 {
 	struct direct *d = ctx;
-	static struct windows w; /* (too large for a thread's stack) */
-	w = (struct windows){.d = d, .put = put, .pctx = pctx};
+	struct windows w = {.d = d, .put = put, .pctx = pctx};
 	pthread_mutex_init(&w.mu, NULL);
 	pthread_cond_init(&w.cv, NULL);
 	d->taken = 1;
-	d->facts = (sv_facts){.neg_diag = -1};
 	pthread_t tid;
 	if (pthread_create(&tid, NULL, putting, &w) != 0)
 		tool_die("cannot start a thread:");
@@ -141,9 +140,11 @@ static int take(void *ctx, fwg_put_fn *put, void *pctx)
 	const char *env = getenv("APSP_WINDOW_BYTES");
 	const uint64_t bytes = env && *env ? strtoull(env, NULL, 10) : WINDOW_BYTES;
 	const uint64_t row = d->h->n * 4, rows = bytes / row ? bytes / row : 1;
-	const st_window_work work = {window_begin, window_piece, window_end, &w};
+	const st_window_work work = {window_begin, window_piece, window_end, &w,
+	                             window_alloc, window_release, 1};
 	const int rc = engine_read_weights_windows(d->in, rows, &work, &d->err);
 	d->in = NULL;
+	put_done(&w);
 	pthread_mutex_lock(&w.mu);
 	w.quit = 1;
 	pthread_cond_broadcast(&w.cv);
@@ -151,11 +152,13 @@ static int take(void *ctx, fwg_put_fn *put, void *pctx)
 	pthread_join(tid, NULL);
 	pthread_mutex_destroy(&w.mu);
 	pthread_cond_destroy(&w.cv);
-	for (int s = 0; s < 2; s++)
-		fwg_host_free(w.locked[s]);
 	tool_progress_end();
 	d->t_read = tool_now();
 	tool_mark("weights read onto the devices");
+	tool_info("read straight: %llu windows of %llu rows; the devices' copies %.3f s (%.1f GB/s), "
+	          "waited for %.3f s", (unsigned long long)w.windows, (unsigned long long)rows,
+	          w.put_s, w.put_s > 0 ? (double)row * (double)d->h->n / w.put_s * 1e-9 : 0.0,
+	          w.wait_s);
 	d->failed = rc < 0 && !w.put_failed;
 	return rc < 0 || w.put_failed ? -1 : 0;
 }
@@ -193,5 +196,6 @@ static int back(void *ctx, uint64_t first, uint64_t count, const void *rows)
 
 struct fwg_feed direct_feed(struct direct *d)
 {
-	return (struct fwg_feed){.verdict = verdict, .ctx = d, .take = take, .back = back};
+	return (struct fwg_feed){.verdict = verdict, .ctx = d, .take = take, .back = back,
+	                         .facts = &d->facts};
 }

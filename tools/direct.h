@@ -1,8 +1,9 @@
 /* direct.h - a graph stream read straight onto the GPUs (fwg_feed.take;
  * prefix direct_).  Its rows go from the reader's windows to the devices
  * that hold them while the next window is inflated, and their facts
- * (sv_band_facts) say, once the graph is whole, whether the run is the one
- * begun: no weight below zero or out of range, dense, as numbered.  Where
+ * (sv_facts, taken by the devices) say, once the graph is whole, whether
+ * the run is the one begun: no weight below zero or out of range, dense, as
+ * numbered.  Where
  * it is not, the engine hands the rows back into a host matrix, and the
  * tool goes on as if it had read them there; otherwise no n x n matrix is
  * ever on the host.  Tools die on errors. */
@@ -28,7 +29,7 @@ struct direct {
 	int taken;              /* the engine read the graph (in freed) */
 	int failed;             /* the input failed: err says why */
 	st_error err;
-	sv_facts facts;         /* of every row */
+	sv_facts facts;         /* of every row (the engine's) */
 	char why[160];          /* the order kept, and why (for -v) */
 	void *graph;            /* the rows handed back (n x n of tool_matrix_alloc(n * n * 4 + 4)),
 	                           or NULL */

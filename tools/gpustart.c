@@ -20,6 +20,18 @@ static void decided(struct init_job *j)
 	pthread_mutex_unlock(&decided_mu);
 }
 
+/* Whether the communicators are opening beside (fwg_init_beside): waited
+ * for before the process ends. */
+static int group_beside;
+
+static void group_settled(void)
+{
+	char msg[256];
+	if (group_beside)
+		fwg_group_wait(msg, sizeof msg);
+	group_beside = 0;
+}
+
 static void *init_device(void *arg)
 {
 	struct init_job *j = arg;
@@ -45,7 +57,18 @@ static void *init_device(void *arg)
 			j->gpus = 1;
 		decided(j);
 	}
-	j->rc = fwg_init(j->device, j->gpus, j->staging, j->err, sizeof j->err);
+	/* Several GPUs: their communicators open on beside the reading (the
+	 * engine waits for them where it needs them; a graph read straight
+	 * onto the devices needs only the contexts). */
+	if (j->gpus > 1) {
+		j->rc = fwg_init_beside(j->device, j->gpus, j->staging, j->err, sizeof j->err);
+		if (j->rc == 0) {
+			group_beside = 1;
+			atexit(group_settled); /* (after the CUDA runtime's own: run before it) */
+		}
+	} else {
+		j->rc = fwg_init(j->device, j->gpus, j->staging, j->err, sizeof j->err);
+	}
 	if (j->rc == 0 && j->warm && j->gpus == 1) {
 		double t = tool_now();
 		char msg[256];
@@ -61,12 +84,18 @@ static void *init_device(void *arg)
 static pthread_t init_thread;
 static int init_running;
 
-void gpustart_join(void)
+static void join_init(void)
 {
 	if (init_running) {
 		init_running = 0;
 		pthread_join(init_thread, NULL);
 	}
+}
+
+void gpustart_join(void)
+{
+	join_init();
+	group_settled();
 }
 
 void gpustart_begin(struct init_job *job, const struct fwg_opts *o, uint64_t n, int gpus,
@@ -104,7 +133,7 @@ int gpustart_gpus(struct init_job *job)
 
 double gpustart_ready(const struct init_job *job, struct fwg_opts *o)
 {
-	gpustart_join();
+	join_init();
 	if (job->rc < 0)
 		tool_die("%s", job->err);
 	o->gpus = job->gpus;

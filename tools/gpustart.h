@@ -36,10 +36,11 @@ int gpustart_gpus(struct init_job *job);
 void gpustart_begin(struct init_job *job, const struct fwg_opts *o, uint64_t n, int gpus,
                     int rank, int nproc);
 /* The devices, once ready: the GPUs taken into o, and when (dies where
- * they could not be made ready). */
+ * they could not be made ready).  Several GPUs' communicators may still be
+ * opening: the engine waits for them (fwg_init_beside). */
 double gpustart_ready(const struct init_job *job, struct fwg_opts *o);
-/* Wait for the thread (exit() must not tear the CUDA runtime down while
- * it is inside it). */
+/* Wait for the thread and the communicators (exit() must not tear the
+ * CUDA runtime down while either is inside it). */
 void gpustart_join(void);
 
 #endif
