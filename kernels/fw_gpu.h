@@ -53,11 +53,11 @@ enum { FWG_FLOAT_BITS_AUTO = 0, FWG_FLOAT_BITS_NEVER = 1 };
 /*
  * Read straight onto the devices (take set, graph NULL): the n x n matrix
  * is never on the host.  take(ctx, put, pctx) reads the whole graph and
- * hands its rows over in order, put(pctx, first, count, rows) for rows
- * first .. first + count - 1 (stride n, valid during the call; one call at
- * a time, from any thread; rows in fwg_host_alloc()'s memory go straight to
- * the devices; 0, or -1: stop reading), and returns 0, or -1 where the input
- * failed or put stopped it.  The devices then take the rows' facts into
+ * hands each row over once, in any order, put(pctx, first, count, rows) for
+ * rows first .. first + count - 1 (stride n, valid during the call; one
+ * call at a time, from any thread; rows in fwg_host_register()'s memory go
+ * straight to the devices; 0, or -1: stop reading), and returns 0, or -1
+ * where the input failed or put stopped it.  The devices then take the rows' facts into
  * *facts (sv_band_facts() of lib/solve.h over every row, as read), and
  * verdict(ctx) follows as above; where 0, the
  * engine hands the rows back as they came, back(ctx, first, count, rows),
@@ -286,11 +286,11 @@ int fwg_init(int device, int gpus, uint64_t staging_bytes, char *err, size_t err
 int fwg_init_beside(int device, int gpus, uint64_t staging_bytes, char *err, size_t errlen);
 int fwg_group_wait(char *err, size_t errlen);
 
-/* Page-locked host memory of bytes (after fwg_init), or NULL: rows that a
- * feed puts from it go straight to the devices, not through the staging
- * buffers. */
-void *fwg_host_alloc(size_t bytes);
-void fwg_host_free(void *p);
+/* Host memory of bytes at p page-locked (after fwg_init; 0, or -1: it
+ * stays as it was), and back: rows that a feed puts from it go straight to
+ * the devices, not through the staging buffers. */
+int fwg_host_register(void *p, size_t bytes);
+void fwg_host_unregister(void *p);
 
 /* Several processes: process 0 makes an id of FWG_ID_BYTES with
  * fwg_unique_id() and hands it to the others (e.g. MPI_Bcast); then each

@@ -101,20 +101,19 @@ extern "C" int fwg_max_gpus(void)
 	return EXCHANGE_BUILT ? MAX_GPUS : 1;
 }
 
-extern "C" void *fwg_host_alloc(size_t bytes)
+extern "C" int fwg_host_register(void *p, size_t bytes)
 {
-	void *p = nullptr;
-	if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) != cudaSuccess) {
+	if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
 		cudaGetLastError();
-		return nullptr;
+		return -1;
 	}
-	return p;
+	return 0;
 }
 
-extern "C" void fwg_host_free(void *p)
+extern "C" void fwg_host_unregister(void *p)
 {
-	if (p)
-		cudaFreeHost(p);
+	if (cudaHostUnregister(p) != cudaSuccess)
+		cudaGetLastError();
 }
 
 // fwg_init(), fwg_init_beside() (beside: the group opened on a thread of

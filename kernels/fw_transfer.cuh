@@ -124,7 +124,7 @@ int upload_arcs(Err e, const fwg_arcs &a, Dev &x, uint64_t npad, int B, bool is_
 
 // A graph read straight onto the devices (fwg_feed.take): each window of
 // rows the caller hands over goes to the bands that hold it, copied by the
-// devices themselves from page-locked memory (fwg_host_alloc), else through
+// devices themselves from page-locked memory (fwg_host_register), else through
 // the staging buffers.
 struct Taking {
 	Err e;

@@ -558,8 +558,8 @@ static void direct_go(void *ctx)
 }
 
 /* The run on the graph read straight onto the devices: 1 where it was
- * solved so; 0 where not, its rows then handed back into *given, or the
- * input still unread (the engine would not take it so). */
+ * solved so; 0 where not, its rows then handed back or read into *given
+ * (the engine would not take them so). */
 static int solve_direct(struct reading *rd, struct fwg_opts *o, struct init_job *job,
                         struct fwg_timing *t, int stats, struct times *tm, void **given)
 {
@@ -568,6 +568,8 @@ static int solve_direct(struct reading *rd, struct fwg_opts *o, struct init_job 
 	static struct direct d;
 	d = (struct direct){.in = rd->r, .input = rd->input, .h = rd->in, .order = rd->order,
 	                    .go = direct_go, .gctx = rd};
+	direct_begin(&d); /* (beside the devices' start) */
+	rd->r = NULL;
 	tm->ready = gpustart_ready(job, o);
 	const struct fwg_feed feed = direct_feed(&d);
 	o->feed = &feed;
@@ -579,10 +581,9 @@ static int solve_direct(struct reading *rd, struct fwg_opts *o, struct init_job 
 		sink_failed(rd->res, msg);
 	if (d.failed)
 		tool_die_st(NULL, &d.err);
-	if (d.taken)
-		rd->r = NULL; /* (freed as read) */
+	direct_finish(&d);
 	*given = d.graph;
-	tm->read = tm->prep = d.taken ? d.t_read : 0;
+	tm->read = tm->prep = d.t_read;
 	if (rc == 0)
 		snprintf(rd->why, rd->why_len, "%s, read straight onto the GPUs", d.why);
 	return rc == 0;

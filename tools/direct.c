@@ -9,67 +9,114 @@
 
 /* A window of rows is about this many bytes (the reader holds three). */
 #define WINDOW_BYTES (256u << 20)
+/* Windows read while the devices start are set aside in at most this much
+ * memory: a sixteenth of the machine's, 16 GiB at most. */
+#define SPILL_PART 16
+#define SPILL_MOST (16ull << 30)
+/* A window set aside is copied in this many pieces, beside the next pass. */
+#define SPILL_PIECES 64
 
-/* The reading.  The reader inflates each window into one of three
- * page-locked buffers in turn; a thread of its own has the devices copy
- * it while the reader inflates the next, and the window's buffer is not
+/* The reading runs on a thread of its own from direct_begin() on.  Until
+ * the engine takes the rows (take) each window is set aside in memory of
+ * its own (a spill), copied on the reader's threads, while there is room;
+ * then the windows go in turn from three buffers that the devices copy
+ * themselves (registered at their first copy), a putting thread having
+ * them copied while the reader inflates the next: a window's buffer is not
  * filled again before its copy is done (the next window's end waits for
- * it).  The devices take the rows' facts once all are in.  (No page-locked
- * memory: the engine copies the window out through its staging buffers
- * before the put returns.) */
+ * it).  The windows set aside are put between those.  Where the engine
+ * will not take them (direct_finish), every row goes to a host matrix. */
+enum { WAITING, TAKING, TO_HOST };
+
+struct spill {
+	uint64_t first, count;
+	char *rows;
+	struct spill *next;
+};
+
 struct windows {
 	struct direct *d;
-	fwg_put_fn *put;
-	void *pctx;
-	/* the buffers, and whether each is page-locked */
-	void *buf[3];
-	int locked[3];
-	/* the putting thread and what it puts */
+	uint64_t row, rows; /* bytes a row, rows a window */
+	pthread_t reader, putter;
+	int putting;
+	/* under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int pending, quit, put_failed;
+	int state; /* WAITING, TAKING (put set) or TO_HOST (d->graph) */
+	fwg_put_fn *put;
+	void *pctx;
+	int read_done, rc, put_failed;
+	int pending; /* a window of the buffers to put: */
 	uint64_t put_first, put_count;
-	const void *put_rows;
-	/* where the time went (-v) */
-	uint64_t windows;
+	const char *put_rows;
+	struct spill *spills, **tail; /* set aside, not yet put */
+	uint64_t spill_bytes, spill_most;
+	/* the buffers (the putting thread registers them) */
+	char *buf[3];
+	size_t buf_bytes;
+	int registered[3];
+	/* the window in hand, on the reader's threads */
+	struct spill *aside;
+	const char *data;
+	/* -v */
+	uint64_t windows, spilled;
 	double put_s, wait_s;
 };
+
+/* ---- the putting thread ---- */
+
+static int put_timed(struct windows *w, uint64_t first, uint64_t count, const void *rows)
+{
+	const double t0 = tool_now();
+	const int rc = w->put(w->pctx, first, count, rows);
+	w->put_s += tool_now() - t0;
+	return rc;
+}
+
+/* A window of the buffers put (the buffer registered at its first). */
+static int put_buffer(struct windows *w, uint64_t first, uint64_t count, const char *rows)
+{
+	for (int i = 0; i < 3; i++)
+		if (w->buf[i] == rows && !w->registered[i])
+			w->registered[i] = fwg_host_register(w->buf[i], w->buf_bytes) == 0 ? 1 : -1;
+	return put_timed(w, first, count, rows);
+}
 
 static void *putting(void *arg)
 {
 	struct windows *w = arg;
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (!w->pending && !w->quit)
+		while (w->state == TAKING && !w->pending && !w->spills && !w->read_done)
 			pthread_cond_wait(&w->cv, &w->mu);
-		if (!w->pending)
+		if (w->state != TAKING || (!w->pending && !w->spills))
 			break;
-		pthread_mutex_unlock(&w->mu);
-		const double t0 = tool_now();
-		const int rc = w->put_failed ? -1 : w->put(w->pctx, w->put_first, w->put_count, w->put_rows);
-		const double t1 = tool_now();
-		pthread_mutex_lock(&w->mu);
-		w->put_s += t1 - t0;
+		int rc;
+		if (w->pending) { /* (first: the reader waits for it) */
+			const uint64_t first = w->put_first, count = w->put_count;
+			const char *rows = w->put_rows;
+			pthread_mutex_unlock(&w->mu);
+			rc = w->put_failed ? -1 : put_buffer(w, first, count, rows);
+			pthread_mutex_lock(&w->mu);
+			w->pending = 0;
+		} else {
+			struct spill *s = w->spills;
+			if (!(w->spills = s->next))
+				w->tail = &w->spills;
+			pthread_mutex_unlock(&w->mu);
+			rc = w->put_failed ? -1 : put_timed(w, s->first, s->count, s->rows);
+			tool_matrix_free(s->rows, s->count * w->row);
+			free(s);
+			pthread_mutex_lock(&w->mu);
+		}
 		w->put_failed |= rc != 0;
-		w->pending = 0;
 		pthread_cond_broadcast(&w->cv);
 	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
 
-/* Wait until the putting thread has put what it was given: whether it failed. */
-static int put_done(struct windows *w)
-{
-	pthread_mutex_lock(&w->mu);
-	while (w->pending)
-		pthread_cond_wait(&w->cv, &w->mu);
-	const int failed = w->put_failed;
-	pthread_mutex_unlock(&w->mu);
-	return failed;
-}
+/* ---- the reader's work (st_window_work) ---- */
 
-/* The reader's buffers: page-locked where the devices allow. */
 static void *window_alloc(void *ctx, size_t bytes)
 {
 	struct windows *w = ctx;
@@ -78,89 +125,193 @@ static void *window_alloc(void *ctx, size_t bytes)
 		i++;
 	if (i == 3)
 		return NULL;
-	w->buf[i] = fwg_host_alloc(bytes);
-	w->locked[i] = w->buf[i] != NULL;
-	if (!w->buf[i])
-		w->buf[i] = malloc(bytes);
-	return w->buf[i];
+	w->buf_bytes = bytes;
+	return w->buf[i] = tool_matrix_alloc(bytes);
 }
 
 static void window_release(void *ctx, void *p, size_t bytes)
 {
-	(void)bytes;
 	struct windows *w = ctx;
-	put_done(w); /* (the last window's copy) */
+	pthread_mutex_lock(&w->mu); /* (its copy done) */
+	while (w->pending && w->put_rows == p && w->state == TAKING)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
 	for (int i = 0; i < 3; i++)
 		if (w->buf[i] == p) {
-			if (w->locked[i])
-				fwg_host_free(p);
-			else
-				free(p);
+			if (w->registered[i] == 1)
+				fwg_host_unregister(p);
+			tool_matrix_free(p, bytes);
 			w->buf[i] = NULL;
 		}
 }
 
+/* While the engine has not taken the rows, the window is set aside where
+ * there is room: copied in pieces. */
 static uint64_t window_begin(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
-	(void)ctx, (void)first, (void)count, (void)data;
-	return 0;
+	struct windows *w = ctx;
+	const uint64_t bytes = count * w->row;
+	w->aside = NULL;
+	w->data = data;
+	pthread_mutex_lock(&w->mu);
+	const int room = w->state == WAITING && w->spill_bytes + bytes <= w->spill_most;
+	if (room)
+		w->spill_bytes += bytes;
+	pthread_mutex_unlock(&w->mu);
+	struct spill *s = room ? calloc(1, sizeof *s) : NULL;
+	if (s && !(s->rows = tool_matrix_alloc(bytes)))
+		free(s), s = NULL;
+	if (!s)
+		return 0;
+	s->first = first, s->count = count;
+	w->aside = s;
+	return SPILL_PIECES;
 }
 
-static void window_piece(void *ctx, uint64_t i) { (void)ctx, (void)i; }
+static void window_piece(void *ctx, uint64_t i)
+{
+	struct windows *w = ctx;
+	const uint64_t bytes = w->aside->count * w->row;
+	const uint64_t lo = bytes * i / SPILL_PIECES / 4 * 4, hi = bytes * (i + 1) / SPILL_PIECES / 4 * 4;
+	memcpy(w->aside->rows + lo, w->data + lo, (i + 1 == SPILL_PIECES ? bytes : hi) - lo);
+}
 
-/* The window before this one is put (its buffer is the next to fill);
- * this one goes to the putting thread. */
+/* The window set aside, or put once the one before is (its buffer is the
+ * next to fill), or copied into the host matrix. */
 static int window_end(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
 	struct windows *w = ctx;
 	const double t0 = tool_now();
-	const int failed = put_done(w);
-	w->wait_s += tool_now() - t0;
+	int failed = 0;
 	w->windows++;
 	pthread_mutex_lock(&w->mu);
-	w->put_first = first, w->put_count = count, w->put_rows = data;
-	w->pending = !failed;
+	if (w->aside) {
+		*w->tail = w->aside, w->tail = &w->aside->next;
+		w->spilled++;
+	} else {
+		while (w->state == WAITING || (w->state == TAKING && w->pending))
+			pthread_cond_wait(&w->cv, &w->mu);
+		failed = w->state == TAKING && w->put_failed;
+		if (w->state == TAKING && !failed) {
+			w->put_first = first, w->put_count = count, w->put_rows = data;
+			w->pending = 1;
+		}
+	}
 	pthread_cond_broadcast(&w->cv);
+	const int to_host = !w->aside && w->state == TO_HOST;
 	pthread_mutex_unlock(&w->mu);
+	if (to_host)
+		memcpy((char *)w->d->graph + first * w->row, data, count * w->row);
+	w->wait_s += tool_now() - t0;
 	tool_progress("rows read", first + count, w->d->h->n);
 	return failed;
+}
+
+static void *reading(void *arg)
+{
+	struct windows *w = arg;
+	const st_window_work work = {window_begin, window_piece, window_end, w,
+	                             window_alloc, window_release, 1};
+	const int rc = engine_read_weights_windows(w->d->in, w->rows, &work, &w->d->err);
+	pthread_mutex_lock(&w->mu);
+	w->rc = rc;
+	w->read_done = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+void direct_begin(struct direct *d)
+{
+	struct windows *w = calloc(1, sizeof *w);
+	if (!w)
+		tool_die("out of memory");
+	*w = (struct windows){.d = d, .row = d->h->n * 4, .state = WAITING};
+	w->tail = &w->spills;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	/* Tests: windows of this many bytes (the reader's least: 24 blocks). */
+	const char *env = getenv("APSP_WINDOW_BYTES");
+	const uint64_t bytes = env && *env ? strtoull(env, NULL, 10) : WINDOW_BYTES;
+	w->rows = bytes / w->row ? bytes / w->row : 1;
+	const double most = engine_physical_memory() / SPILL_PART;
+	w->spill_most = most < SPILL_MOST ? (uint64_t)most : SPILL_MOST;
+	d->reading = w;
+	d->taken = 1; /* (the input is the reader's from here on) */
+	if (pthread_create(&w->reader, NULL, reading, w) != 0)
+		tool_die("cannot start a thread:");
+}
+
+/* Wait for the reading's end; its result (0 or -1: d->err). */
+static int read_end(struct windows *w)
+{
+	pthread_join(w->reader, NULL);
+	w->d->in = NULL;
+	tool_progress_end();
+	w->d->t_read = tool_now();
+	return w->rc;
 }
 
 static int take(void *ctx, fwg_put_fn *put, void *pctx)
 {
 	struct direct *d = ctx;
-	struct windows w = {.d = d, .put = put, .pctx = pctx};
-	pthread_mutex_init(&w.mu, NULL);
-	pthread_cond_init(&w.cv, NULL);
-	d->taken = 1;
-	pthread_t tid;
-	if (pthread_create(&tid, NULL, putting, &w) != 0)
+	struct windows *w = d->reading;
+	pthread_mutex_lock(&w->mu);
+	w->put = put, w->pctx = pctx;
+	w->state = TAKING;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	if (pthread_create(&w->putter, NULL, putting, w) != 0)
 		tool_die("cannot start a thread:");
-	/* Tests: windows of this many bytes (the reader's least: 24 blocks). */
-	const char *env = getenv("APSP_WINDOW_BYTES");
-	const uint64_t bytes = env && *env ? strtoull(env, NULL, 10) : WINDOW_BYTES;
-	const uint64_t row = d->h->n * 4, rows = bytes / row ? bytes / row : 1;
-	const st_window_work work = {window_begin, window_piece, window_end, &w,
-	                             window_alloc, window_release, 1};
-	const int rc = engine_read_weights_windows(d->in, rows, &work, &d->err);
-	d->in = NULL;
-	put_done(&w);
-	pthread_mutex_lock(&w.mu);
-	w.quit = 1;
-	pthread_cond_broadcast(&w.cv);
-	pthread_mutex_unlock(&w.mu);
-	pthread_join(tid, NULL);
-	pthread_mutex_destroy(&w.mu);
-	pthread_cond_destroy(&w.cv);
-	tool_progress_end();
-	d->t_read = tool_now();
+	const int rc = read_end(w);
+	pthread_join(w->putter, NULL); /* (every window put) */
 	tool_mark("weights read onto the devices");
-	tool_info("read straight: %llu windows of %llu rows; the devices' copies %.3f s (%.1f GB/s), "
-	          "waited for %.3f s", (unsigned long long)w.windows, (unsigned long long)rows,
-	          w.put_s, w.put_s > 0 ? (double)row * (double)d->h->n / w.put_s * 1e-9 : 0.0,
-	          w.wait_s);
-	d->failed = rc < 0 && !w.put_failed;
-	return rc < 0 || w.put_failed ? -1 : 0;
+	tool_info("read straight: %llu windows of %llu rows, %llu of them set aside while the "
+	          "devices started; the devices' copies %.3f s (%.1f GB/s), the reader waited "
+	          "%.3f s", (unsigned long long)w->windows, (unsigned long long)w->rows,
+	          (unsigned long long)w->spilled, w->put_s,
+	          w->put_s > 0 ? (double)w->row * (double)d->h->n / w->put_s * 1e-9 : 0.0, w->wait_s);
+	d->failed = rc < 0 && !w->put_failed;
+	return rc < 0 || w->put_failed ? -1 : 0;
+}
+
+/* The host matrix of the graph (tool_matrix_alloc(n * n * 4 + 4)), once. */
+static void host_matrix(struct direct *d)
+{
+	const uint64_t n = d->h->n;
+	const size_t bytes = n * n * 4;
+	if (d->graph)
+		return;
+	engine_check_memory(d->input, d->h, (double)bytes);
+	if (!(d->graph = tool_matrix_alloc(bytes + 4)))
+		tool_die("out of memory for the %llu x %llu graph", (unsigned long long)n,
+		         (unsigned long long)n);
+}
+
+void direct_finish(struct direct *d)
+{
+	struct windows *w = d->reading;
+	if (w->state == WAITING) { /* (not taken) */
+		host_matrix(d);
+		pthread_mutex_lock(&w->mu);
+		w->state = TO_HOST;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		const int rc = read_end(w);
+		for (struct spill *s = w->spills, *next; s; s = next) {
+			next = s->next;
+			memcpy((char *)d->graph + s->first * w->row, s->rows, s->count * w->row);
+			tool_matrix_free(s->rows, s->count * w->row);
+			free(s);
+		}
+		tool_mark("weights read");
+		if (rc < 0)
+			tool_die_st(NULL, &d->err);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+	d->reading = NULL;
 }
 
 /* The run begun stands where the rows need nothing the host would do
@@ -182,15 +333,8 @@ static int verdict(void *ctx)
 static int back(void *ctx, uint64_t first, uint64_t count, const void *rows)
 {
 	struct direct *d = ctx;
-	const uint64_t n = d->h->n;
-	const size_t row = n * 4, bytes = n * row;
-	if (!d->graph) {
-		engine_check_memory(d->input, d->h, (double)bytes);
-		if (!(d->graph = tool_matrix_alloc(bytes + 4)))
-			tool_die("out of memory for the %llu x %llu graph", (unsigned long long)n,
-			         (unsigned long long)n);
-	}
-	memcpy((char *)d->graph + first * row, rows, count * row);
+	host_matrix(d);
+	memcpy((char *)d->graph + first * d->h->n * 4, rows, count * d->h->n * 4);
 	return 0;
 }
 

@@ -26,7 +26,7 @@ struct direct {
 	void (*go)(void *gctx); /* on a verdict of 1, before any result: the output opened */
 	void *gctx;
 	/* found */
-	int taken;              /* the engine read the graph (in freed) */
+	int taken;              /* the reading begun (in is its) */
 	int failed;             /* the input failed: err says why */
 	st_error err;
 	sv_facts facts;         /* of every row (the engine's) */
@@ -34,9 +34,19 @@ struct direct {
 	void *graph;            /* the rows handed back (n x n of tool_matrix_alloc(n * n * 4 + 4)),
 	                           or NULL */
 	double t_read;          /* tool_now() once read */
+	void *reading;          /* the reading begun (direct.c) */
 };
 
-/* The feed (fwg_opts.feed) that reads d->in onto the devices. */
+/* Begin reading d->in on a thread of its own, before the devices are
+ * ready: the windows read before the engine takes them are set aside in
+ * host memory (a sixteenth of it, 16 GiB at most), and the reading waits
+ * beyond that. */
+void direct_begin(struct direct *d);
+/* The feed (fwg_opts.feed) that puts the rows onto the devices. */
 struct fwg_feed direct_feed(struct direct *d);
+/* After the engine (its run done, or 1): where it did not take the rows,
+ * every row read into d->graph (dies where the input failed); the
+ * reading's memory freed. */
+void direct_finish(struct direct *d);
 
 #endif

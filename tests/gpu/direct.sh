@@ -58,6 +58,16 @@ direct "int32, 16-bit lanes" "$T/big" --no-paths
 # (row 2048 at B = 128, 2000 at B = 64) inside the second.
 APSP_WINDOW_BYTES=1 direct "int32, three windows" "$T/big" --no-paths -T 2
 APSP_WINDOW_BYTES=1 direct "int32 on 32 bits, three windows, B 64" "$T/big" --no-paths -T 2 --no-16bit -B 64
+# The reading begins beside the devices' start (some 0.3 s and more): the
+# three windows of this 64 MB graph are read and set aside before the
+# devices are ready, then put.
+expect_true "windows set aside while the devices start" \
+	'grep -Eq "read straight: 3 windows of [0-9]+ rows, [1-3] of them set aside" "$T/v"'
+# A device too small for its band: the engine goes out of core on one GPU
+# and does not take the rows; the reading puts them into a host matrix.
+APSP_DEVICE_MEMORY=20000000 HANDED=1 direct "out of core on the devices: the rows read to the host" \
+	"$T/big" --no-paths
+expect_true "out of core on the devices: -v says so" 'grep -q "out of core" "$T/v"'
 direct "int32 --stats" "$T/big" --stats
 direct "int32 --stats --summary" "$T/big" --stats --summary
 expect_true "--stats: the statistics folded on the devices" \
@@ -85,8 +95,11 @@ else
 fi
 # A machine whose memory holds no n x n matrix: read straight, the run
 # still goes; read first, it is refused.
+APSP_DIRECT=0 $gpu --gpus 2 --no-paths "$T/big" | $x --npy --dist >"$T/big.d"
 expect_true "host memory below one matrix: read straight, it runs" \
-	'APSP_HOST_MEMORY=40000000 $gpu --gpus 2 -v --no-paths "$T/big" 2>&1 >/dev/null | grep -q "read straight onto the GPUs"'
+	'APSP_HOST_MEMORY=40000000 $gpu --gpus 2 -v --no-paths "$T/big" 2>"$T/v" | $x --npy --dist | cmp -s - "$T/big.d" && grep -q "read straight onto the GPUs" "$T/v"'
+expect_true "host memory below one matrix: no window set aside" \
+	'grep -q "0 of them set aside" "$T/v"'
 expect_stderr "host memory below one matrix: read first, refused" 2 "needs .* of memory" \
 	'APSP_HOST_MEMORY=40000000 APSP_DIRECT=0 $gpu --gpus 2 --no-paths "$T/big" >/dev/null'
 
