@@ -94,7 +94,8 @@ int main(int argc, char **argv)
 	if (gs_init(&s, h.n, h.type, &err) < 0)
 		tool_die_st(name, &err);
 	struct fold f = {&s, {0}};
-	const st_window_work work = {.begin = fold_begin, .piece = fold_piece, .end = fold_end, .ctx = &f};
+	const st_window_work work = {.begin = fold_begin, .piece = fold_piece, .end = fold_end,
+	                             .ctx = &f};
 	if (h.npad != h.n) /* a padded stream: rows of npad, the first n entries */
 		tool_die("%s: a result stream has no padding (npad %llu, n %llu)", name,
 		         (unsigned long long)h.npad, (unsigned long long)h.n);
