@@ -118,6 +118,25 @@ static int beside_end(void *ctx, uint64_t first, uint64_t count, const void *dat
 	return 0;
 }
 
+/* Buffers of the caller's for windows kept (st_window_work.keep): every
+ * one given back. */
+static int kept_buffers;
+
+static void *kept_alloc(void *ctx, size_t bytes)
+{
+	(void)ctx;
+	void *p = malloc(bytes);
+	kept_buffers += p != NULL;
+	return p;
+}
+
+static void kept_release(void *ctx, void *p, size_t bytes)
+{
+	(void)ctx, (void)bytes;
+	kept_buffers--;
+	free(p);
+}
+
 static void read_stream(const uint8_t *data, size_t size)
 {
 	int threads = 1 + (size & 1);
@@ -170,11 +189,15 @@ static void read_stream(const uint8_t *data, size_t size)
 					                   npad * 4) == 0);
 		} else if (mode == 3) { /* a window of 1 + size % 5 rows at least */
 			struct beside b = {{m, npad, 0}, 0, 0, 0, NULL};
-			const st_window_work work = {beside_begin, beside_piece, beside_end, &b};
+			st_window_work work = {.begin = beside_begin, .piece = beside_piece,
+			                       .end = beside_end, .ctx = &b};
+			if ((size >> 8) & 1) /* in the caller's buffers, three kept */
+				work.alloc = kept_alloc, work.release = kept_release, work.keep = 1;
 			if ((size >> 7) & 1) /* the windows' work beside the reading */
 				ok = st_read_windows_beside(r, 1 + size % 5, &work, &err) == 0;
 			else
 				ok = st_read_windows(r, 1 + size % 5, take_window, &b.w, &err) == 0;
+			FUZZ_ASSERT(kept_buffers == 0);
 			if (ok)
 				FUZZ_ASSERT(b.w.next == npad);
 			if (ok && want)
