@@ -52,13 +52,13 @@ uint64_t ord_count_edges(uint64_t n, uint32_t type, const void *w, uint64_t limi
 	return edges;
 }
 
+#ifdef HAVE_METIS
 static int cmp_i32(const void *a, const void *b)
 {
 	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
 	return (x > y) - (x < y);
 }
 
-#ifdef HAVE_METIS
 /* The aligned dissection (ord_nested_dissection with block > 0): a part of
  * at most LEAF_BLOCKS blocks is ordered by METIS's own nested dissection;
  * a larger one is split by a vertex separator S into halves A and B, each
