@@ -141,13 +141,14 @@ void ckpt_begin(struct ckpt *k, uint32_t type, uint64_t n, const void *weights,
 	snprintf(k->layout, sizeof k->layout, "%s", layout);
 	k->rounds = rounds;
 	k->cost = -1;
-	k->last = tool_now();
+	k->last = -1; /* (from the first round's end on: due()) */
 	k->digesting = !k->resume && !k->ranks && pthread_create(&k->digest, NULL, make_id, k) == 0;
 	if (!k->digesting)
 		make_id(k);
 }
 
-/* How long after the last checkpoint the next is due (cost: what writing
+/* How long after the last checkpoint (the first: after the first round's
+ * end) the next is due (cost: what writing
  * the last one took, < 0 where none is written yet): at most every
  * k->every seconds, by default once the rounds since the last have taken
  * twenty times that cost (the first one's guessed at 4 GB/s, the page
@@ -160,8 +161,12 @@ static double wait_for(const struct ckpt *k, uint64_t bytes, double cost)
 
 static pthread_mutex_t timing = PTHREAD_MUTEX_INITIALIZER; /* k->last, k->cost */
 
-static int due(const struct ckpt *k, uint64_t bytes, double now)
+/* Whether one is due now (under timing): the rounds since the last one,
+ * or since the end of the first round, have taken long enough. */
+static int due(struct ckpt *k, uint64_t bytes, double now)
 {
+	if (k->last < 0)
+		k->last = now;
 	return now - k->last >= wait_for(k, bytes, k->cost);
 }
 
@@ -423,7 +428,10 @@ void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint6
 {
 	struct ckpt *k = ctx;
 	struct state_mem m = {{(unsigned char *)d, (unsigned char *)p}};
-	if (k->path && due(k, bytes, tool_now())) /* (the state after the last round too) */
+	pthread_mutex_lock(&timing);
+	const int yes = k->path && due(k, bytes, tool_now());
+	pthread_mutex_unlock(&timing);
+	if (yes) /* (the state after the last round too) */
 		save_now(k, round, bytes, p != NULL, get_mem, &m);
 }
 
