@@ -37,7 +37,6 @@ struct windows {
 	struct direct *d;
 	uint64_t row, rows; /* bytes a row, rows a window */
 	pthread_t reader, putter;
-	int putting;
 	/* under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -63,6 +62,12 @@ struct windows {
 };
 
 /* ---- the putting thread ---- */
+
+static void spill_free(struct windows *w, struct spill *s)
+{
+	tool_matrix_free(s->rows, s->count * w->row);
+	free(s);
+}
 
 static int put_timed(struct windows *w, uint64_t first, uint64_t count, const void *rows)
 {
@@ -104,8 +109,7 @@ static void *putting(void *arg)
 				w->tail = &w->spills;
 			pthread_mutex_unlock(&w->mu);
 			rc = w->put_failed ? -1 : put_timed(w, s->first, s->count, s->rows);
-			tool_matrix_free(s->rows, s->count * w->row);
-			free(s);
+			spill_free(w, s);
 			pthread_mutex_lock(&w->mu);
 		}
 		w->put_failed |= rc != 0;
@@ -172,8 +176,8 @@ static void window_piece(void *ctx, uint64_t i)
 {
 	struct windows *w = ctx;
 	const uint64_t bytes = w->aside->count * w->row;
-	const uint64_t lo = bytes * i / SPILL_PIECES / 4 * 4, hi = bytes * (i + 1) / SPILL_PIECES / 4 * 4;
-	memcpy(w->aside->rows + lo, w->data + lo, (i + 1 == SPILL_PIECES ? bytes : hi) - lo);
+	const uint64_t lo = bytes * i / SPILL_PIECES, hi = bytes * (i + 1) / SPILL_PIECES;
+	memcpy(w->aside->rows + lo, w->data + lo, hi - lo);
 }
 
 /* The window set aside, or put once the one before is (its buffer is the
@@ -236,8 +240,7 @@ void direct_begin(struct direct *d)
 	w->rows = bytes / w->row ? bytes / w->row : 1;
 	const double most = engine_physical_memory() / SPILL_PART;
 	w->spill_most = most < SPILL_MOST ? (uint64_t)most : SPILL_MOST;
-	d->reading = w;
-	d->taken = 1; /* (the input is the reader's from here on) */
+	d->reading = w; /* (the input is the reader's from here on) */
 	if (pthread_create(&w->reader, NULL, reading, w) != 0)
 		tool_die("cannot start a thread:");
 }
@@ -301,8 +304,7 @@ void direct_finish(struct direct *d)
 		for (struct spill *s = w->spills, *next; s; s = next) {
 			next = s->next;
 			memcpy((char *)d->graph + s->first * w->row, s->rows, s->count * w->row);
-			tool_matrix_free(s->rows, s->count * w->row);
-			free(s);
+			spill_free(w, s);
 		}
 		tool_mark("weights read");
 		if (rc < 0)

@@ -26,13 +26,12 @@ struct direct {
 	void (*go)(void *gctx); /* on a verdict of 1, before any result: the output opened */
 	void *gctx;
 	/* found */
-	int taken;              /* the reading begun (in is its) */
 	int failed;             /* the input failed: err says why */
 	st_error err;
 	sv_facts facts;         /* of every row (the engine's) */
 	char why[160];          /* the order kept, and why (for -v) */
-	void *graph;            /* the rows handed back (n x n of tool_matrix_alloc(n * n * 4 + 4)),
-	                           or NULL */
+	void *graph;            /* the rows handed back, or read here where the engine did not
+	                           take them (n x n of tool_matrix_alloc(n * n * 4 + 4)), or NULL */
 	double t_read;          /* tool_now() once read */
 	void *reading;          /* the reading begun (direct.c) */
 };
