@@ -81,15 +81,13 @@ struct Sparse {
 	int sms = 0;
 	int *pivots = nullptr;                 // nb: the pivot blocks, level by level
 	void *colT = nullptr, *rowP = nullptr; // width x B x npad each
-	int *locks = nullptr;                  // nb x nb: a phase-3 block being updated
 	int width = 0;
 	std::vector<int> starts;               // level l: pivots[starts[l] .. starts[l + 1] - 1]
 	std::vector<int> by_level;             // pivots, on the host
 	int levels() const { return starts.empty() ? 0 : (int)starts.size() - 1; }
 	~Sparse() // (after ~Dev's body has made the device current)
 	{
-		for (void *x : {(void *)live, (void *)lists, (void *)updates, (void *)pivots, colT, rowP,
-		                (void *)locks})
+		for (void *x : {(void *)live, (void *)lists, (void *)updates, (void *)pivots, colT, rowP})
 			if (x)
 				cudaFree(x);
 	}

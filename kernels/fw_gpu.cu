@@ -196,6 +196,7 @@ struct Run {
 	bool by_rows = false, have16 = false, as_read = false;
 	bool direct = false; // the graph read straight onto the devices (take)
 	bool in_place16 = false; // the 16-bit lanes in d's memory (InPlace16)
+	bool live_made = false;  // the map of live blocks made from the arcs (for sparse_start)
 	InPlace16 in16;
 	// upload_and_prepare
 	Reorder reorder;
@@ -389,8 +390,8 @@ static int fit_run(Run &r)
 		r.extra += 2 * staging.bytes;
 	if (o->order) // renumbering: the order both ways, two staging-sized buffers
 		r.extra += 8 * n + 2 * staging.bytes;
-	if (o->skip) // the map of live blocks, its locks, a level's lists (and panels)
-		r.extra += 5 * nb * nb + 8 * nb * LEVEL_MAX + 64;
+	if (o->skip) // the map of live blocks, a level's lists (and panels)
+		r.extra += nb * nb + 8 * nb * LEVEL_MAX + 64;
 	if (o->arcs) // the arcs, while the matrix is made of them
 		r.extra += 12 * o->arcs->count;
 	int short_of = -1;
@@ -496,6 +497,7 @@ static int open_devices(Run &r)
 		x.d16 = (short *)x.d;
 		x.d16_in_d = r.have16 = true;
 		r.in16.wmax = arcs_wmax(*o->arcs);
+		r.in16.made = r.in16.wmax < INF16 / 4;
 		r.in16.keep = o->stats != nullptr;
 	} else if (r.may16 && !r.ooc && alloc16(e, v, &r.have16)) {
 		return -1;
@@ -527,13 +529,22 @@ static int open_devices(Run &r)
 	return 0;
 }
 
-// The weight matrix made again from the arcs, where a 16-bit run in place
-// was rejected.
+// Where a sparse run's map of live blocks is made from its arcs (one device
+// holds every row), with the matrix: sparse_start then takes it as it is.
+static uint8_t *arcs_live(Run &r)
+{
+	r.live_made = r.sp && r.v.count == 1;
+	return r.live_made ? r.sp->live : nullptr;
+}
+
+// The weight matrix made again from the arcs, on 32 bits, where a 16-bit
+// run in place was rejected.
 static int arcs_again(Run &r)
 {
 	Devs &v = r.v;
 	for (int g = v.first; g < v.last; g++)
-		if (upload_arcs(r.e, *r.o->arcs, v.dev[g], r.npad, r.B, r.is_int, r.ro)
+		if (upload_arcs(r.e, *r.o->arcs, v.dev[g], r.npad, r.B, r.is_int, r.ro, false,
+		                arcs_live(r))
 		    || prepare_rows(r.e, v, v.dev[g], r.n, r.is_int, r.packed))
 			return -1;
 	return 0;
@@ -575,7 +586,8 @@ static int upload_and_prepare(Run &r)
 	for (int g = v.first; g < v.last; g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[0], v.dev[g].s));
-		if (o->arcs && upload_arcs(e, *o->arcs, v.dev[g], npad, B, r.is_int, r.ro))
+		if (o->arcs && upload_arcs(e, *o->arcs, v.dev[g], npad, B, r.is_int, r.ro,
+		                           r.in_place16 && r.in16.made, arcs_live(r)))
 			return -1;
 		// (each process its own band: the caller's rows from its first)
 		const uint64_t host_row0 = o->own_rows ? v.dev[g].first_row(B) : 0;
@@ -593,7 +605,8 @@ static int upload_and_prepare(Run &r)
 	if (r.is_int && r.paths && int32_facts(e, v, n, r.t, &r.packed, [](Dev &) { return 0; }))
 		return -1;
 	r.t->packed = r.packed;
-	for (int g = v.first; g < v.last && !r.as_read; g++) {
+	// (a matrix made in 16-bit lanes is made as prepare_rows leaves one)
+	for (int g = v.first; g < v.last && !r.as_read && !(r.in_place16 && r.in16.made); g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		if (prepare_rows(e, v, v.dev[g], n, r.is_int, r.packed))
 			return -1;
@@ -614,7 +627,8 @@ static int upload_and_prepare(Run &r)
 
 // A sparse run (one GPU) starts from the blocks that hold a finite entry
 // (again before a 32-bit run that follows a rejected 16-bit one, and from
-// a checkpoint's state: lanes16, in the 16-bit matrix).
+// a checkpoint's state: lanes16, in the 16-bit matrix), unless its map was
+// made with the matrix, from the arcs (arcs_live).
 static int sparse_start(Run &r, bool lanes16 = false)
 {
 	Err e = r.e;
@@ -624,7 +638,9 @@ static int sparse_start(Run &r, bool lanes16 = false)
 	Dev &d0 = r.d0();
 	CUDA_TRY(cudaMemsetAsync(sp->updates, 0, sizeof *sp->updates, d0.s));
 	const dim3 g((unsigned)r.nb, (unsigned)r.nb);
-	if (lanes16)
+	if (r.live_made) // (made with the matrix, from its arcs)
+		r.live_made = false;
+	else if (lanes16)
 		live_init<short><<<g, 256, 0, d0.s>>>(d0.d16, (int)r.npad, r.B, (short)INF16, sp->live);
 	else if (r.is_int)
 		live_init<int><<<g, 256, 0, d0.s>>>((const int *)d0.d, (int)r.npad, r.B,

@@ -41,13 +41,14 @@ int alloc16(Err e, Devs &v, bool *ok)
 }
 
 // The 16-bit run in the 32-bit matrix's own memory (Dev::d16_in_d), for a
-// graph made on the device from its arcs: the largest weight, known before
-// the weights are narrowed over; whether a result that stands stays in 16
-// bits (the statistics fold it there) rather than going back to 32.  A
-// result rejected leaves d to be made again from the arcs.
+// graph made on the device from its arcs: the largest weight; whether the
+// matrix was made in 16-bit lanes (made: where that weight leaves them
+// room, INF16 / 4; else the run is on 32 bits); whether a result that
+// stands stays in 16 bits (the statistics fold it there) rather than going
+// back to 32.  A result rejected leaves d to be made again from the arcs.
 struct InPlace16 {
 	int wmax = 0;
-	bool keep = false;
+	bool made = false, keep = false;
 };
 
 // Try the 16-bit run.  *done: 1 its result stands (the devices' d hold it),
@@ -69,15 +70,10 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 	const int B = v.B;
 	const bool as_read = rw && rw->feed;
 	int wmax = 0, rc = 0;
-	if (ip) { // (the weights narrowed over where they are)
-		if (ip->wmax >= INF16 / 4)
+	if (ip) { // (made in the lanes from the arcs, or not tried)
+		if (!ip->made)
 			return 0;
 		wmax = ip->wmax;
-		for (int g = v.first; g < v.last; g++) {
-			Dev &x = v.dev[g];
-			CUDA_TRY(cudaSetDevice(x.id));
-			CUDA_TRY(in_place16<false>(x.d, x.count(B, v.npad), x.s));
-		}
 	}
 	// the weights into 16-bit lanes, and the largest of them
 	for (int g = v.first; g < v.last && !as_read && !ip; g++) {
@@ -201,7 +197,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 			for (int g = v.first; g < v.last && ip && !ip->keep; g++) {
 				Dev &x = v.dev[g];
 				CUDA_TRY(cudaSetDevice(x.id));
-				CUDA_TRY(in_place16<true>(x.d, x.count(B, v.npad), x.s));
+				CUDA_TRY(widen_in_place(x.d, x.count(B, v.npad), x.s));
 			}
 		} else if (rc == 0) {
 			*done = -1;

@@ -148,7 +148,71 @@ __global__ void put_arcs(uint32_t *d, int npad, int row0, int rows, const uint32
 	}
 }
 
+// The same in 16-bit lanes (fw_tiles16.cuh), for a graph whose finite
+// weights all fit them: INF16 off the diagonal, eight entries a store
+// (npad a multiple of 8) ...
+__global__ void no_edges16(short *d16, int npad, int row0, int rows)
+{
+	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < (size_t)rows * npad / 8;
+	     e += (size_t)gridDim.x * blockDim.x) {
+		const int i = row0 + (int)(e * 8 / npad), j0 = (int)(e * 8 % npad);
+		uint32_t h[4];
+#pragma unroll
+		for (int q = 0; q < 4; q++)
+			h[q] = (i == j0 + 2 * q ? 0u : (uint32_t)INF16)
+			       | (i == j0 + 2 * q + 1 ? 0u : (uint32_t)INF16) << 16;
+		((uint4 *)d16)[e] = make_uint4(h[0], h[1], h[2], h[3]);
+	}
+}
+
+// ... then the arcs as put_arcs puts them, the least of each entry's kept
+// by a compare-and-swap of the word that holds it (no 16-bit atomicMin);
+// weights from INF16 on are no edge.
+__global__ void put_arcs16(short *d16, int npad, int row0, int rows, const uint32_t *__restrict__ a,
+                           const uint32_t *__restrict__ b, const uint32_t *__restrict__ w,
+                           uint64_t count, const int32_t *__restrict__ pos)
+{
+	for (uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
+	     k += (uint64_t)gridDim.x * blockDim.x) {
+		const int i = pos ? pos[a[k]] : (int)a[k], j = pos ? pos[b[k]] : (int)b[k];
+		if (i == j || i < row0 || i >= row0 + rows || w[k] >= (uint32_t)INF16)
+			continue;
+		const size_t at = (size_t)(i - row0) * npad + j;
+		uint32_t *word = (uint32_t *)(d16 + (at & ~(size_t)1));
+		const int shift = (int)(at & 1) * 16;
+		uint32_t old = *word;
+		for (;;) {
+			if (((old >> shift) & 0xffffu) <= w[k])
+				break;
+			const uint32_t next = (old & ~(0xffffu << shift)) | w[k] << shift;
+			const uint32_t seen = atomicCAS(word, old, next);
+			if (seen == old)
+				break;
+			old = seen;
+		}
+	}
+}
+
 // ---- sparse runs: live blocks, round lists, vertex orders ---------------------
+
+// The map of live blocks of a matrix made from arcs (no_edges, put_arcs),
+// from the arcs themselves rather than from the n x n entries: every block
+// of the diagonal (its zeros), and the block of each arc below inf that is
+// not a loop.  live starts zeroed; one device holds every row.
+__global__ void live_of_arcs(uint8_t *live, int nb, int B, const uint32_t *__restrict__ a,
+                             const uint32_t *__restrict__ b, const uint32_t *__restrict__ w,
+                             uint64_t count, const int32_t *__restrict__ pos, uint32_t inf)
+{
+	const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
+	               step = (uint64_t)gridDim.x * blockDim.x;
+	for (uint64_t I = first; I < (uint64_t)nb; I += step)
+		live[I * nb + I] = 1;
+	for (uint64_t k = first; k < count; k += step) {
+		const int i = pos ? pos[a[k]] : (int)a[k], j = pos ? pos[b[k]] : (int)b[k];
+		if (i != j && w[k] < inf)
+			live[(size_t)(i / B) * nb + j / B] = 1;
+	}
+}
 
 // live[I * nb + J] = whether block (I, J) holds an entry below inf.
 template <typename T>

@@ -72,16 +72,30 @@ struct PivotChain {
 	}
 };
 
-// Whether a lone pivot's phase 3 (its lists made, on x's stream) updates
-// half the blocks or more: the last levels of a nested-dissection order,
-// whose separators reach every vertex.
-int covers(Err e, const Band &x, const Sparse *sp, int nb, bool *yes)
+// Whether phase 3 of a level's m pivots (their lists made, on x's stream)
+// makes as many block updates as half the matrix has blocks, or more: the
+// last levels of a nested-dissection order, whose separators reach every
+// vertex (a wait of microseconds for the lists' counts).
+int covers(Err e, const Band &x, const Sparse *sp, int nb, int m, bool *yes)
 {
-	int counts[2] = {0, 0};
-	CUDA_TRY(cudaMemcpyAsync(counts, sp->lists, sizeof counts, cudaMemcpyDeviceToHost, x.s));
+	int counts[2 * LEVEL_MAX];
+	CUDA_TRY(cudaMemcpy2DAsync(counts, 2 * sizeof(int), sp->lists, list_ints(nb) * sizeof(int),
+	                           2 * sizeof(int), m, cudaMemcpyDeviceToHost, x.s));
 	CUDA_TRY(cudaStreamSynchronize(x.s));
-	*yes = 2 * (long long)counts[0] * counts[1] >= (long long)nb * nb;
+	long long updates = 0;
+	for (int b = 0; b < m; b++)
+		updates += (long long)counts[2 * b] * counts[2 * b + 1];
+	*yes = 2 * updates >= (long long)nb * nb;
 	return 0;
+}
+
+// The pivots of the level's step at at (m of them) for the cover kernels.
+CoverPivots cover_pivots(const Sparse *sp, int at, int m)
+{
+	CoverPivots c{};
+	for (int b = 0; b < m && b < COVER_PIVOTS; b++)
+		c.p[b] = sp->by_level[at + b];
+	return c;
 }
 
 // The 32-bit kernels (int32 or float32, with or without predecessors).
@@ -150,12 +164,13 @@ struct RoundKernels : PivotChain {
 		int sms = 0;
 		CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
 		resident = fill_grid(tile_update<T, B, R, PATHS, PACKED, 3, HOW_MANY>, t3, s3, sms);
-		CUDA_TRY(cudaFuncSetAttribute(tile_update_level<T, B, R, PATHS, PACKED, 2>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update_level<T, B, R, PATHS, PACKED, 3>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update_cover<T, B, R, PATHS, PACKED>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		for (auto f : {tile_update_level<T, B, R, PATHS, PACKED, 2>,
+		               tile_update_level<T, B, R, PATHS, PACKED, 3>,
+		               tile_update_level<T, B, R, PATHS, PACKED, 3, !PATHS>})
+			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		for (auto f : {tile_update_cover<T, B, R, PATHS, PACKED>,
+		               tile_update_cover<T, B, R, PATHS, PACKED, !PATHS>})
+			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		g3 = sp ? fill_grid(tile_update_level<T, B, R, PATHS, PACKED, 3>, t3, s3, sp->sms) : 0;
 		return 0;
 	}
@@ -229,27 +244,28 @@ struct RoundKernels : PivotChain {
 		                                         sp->live);
 		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
 		tile_update_level<T, B, R, PATHS, PACKED, 2><<<level_grid2(g3, nb, m), t3, s3, x.s>>>(
-		        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live, nullptr);
-		bool cover = false; // (the lists' counts read back: a wait of microseconds)
-		if (m == 1 && covers(e, x, sp, nb, &cover))
+		        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live);
+		bool cover = false;
+		if ((m == 1 || (!PATHS && m <= COVER_PIVOTS)) && covers(e, x, sp, nb, m, &cover))
 			return -1;
-		if (cover) {
-			tile_update_cover<T, B, R, PATHS, PACKED><<<dim3(nb, nb), t3, s3, x.s>>>(
-			        d, x.p, npad, sp->by_level[at], colT, rowP, sp->live);
-		} else if (!PATHS) {
-			tile_update_level<T, B, R, PATHS, PACKED, 3><<<g3, t3, s3, x.s>>>(
-			        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live,
-			        m > 1 ? sp->locks : nullptr);
-		} else {
-			// Predecessors: a block two pivots improve to the same distance
-			// keeps the first one's, so phase 3 goes pivot by pivot, in the
-			// order of the list, for the same result every time.
-			const size_t panel = (size_t)B * npad, list = list_ints(nb);
-			for (int b = 0; b < m; b++)
+		const CoverPivots cp = cover_pivots(sp, at, m);
+		const dim3 all(nb, nb);
+		if (cover && m > 1)
+			tile_update_cover<T, B, R, PATHS, PACKED, !PATHS><<<all, t3, s3, x.s>>>(
+			        d, x.p, npad, cp, m, colT, rowP, sp->live);
+		else if (cover)
+			tile_update_cover<T, B, R, PATHS, PACKED><<<all, t3, s3, x.s>>>(d, x.p, npad, cp, m,
+			                                                              colT, rowP, sp->live);
+		else if (!PATHS && m > 1)
+			tile_update_level<T, B, R, PATHS, PACKED, 3, !PATHS><<<g3, t3, s3, x.s>>>(
+			        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live);
+		else // (predecessors: a block that two pivots improve to the same
+		     // distance keeps the first one's, so pivot by pivot, in the
+		     // level's order: the same result every time)
+			for (size_t b = 0, panel = (size_t)B * npad; b < (size_t)m; b++)
 				tile_update_level<T, B, R, PATHS, PACKED, 3><<<g3, t3, s3, x.s>>>(
 				        d, x.p, npad, pv + b, 1, colT + b * panel, rowP + b * panel,
-				        sp->lists + b * list, sp->live, nullptr);
-		}
+				        sp->lists + b * list_ints(nb), sp->live);
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -275,12 +291,11 @@ template <int B> struct RoundKernels16 : PivotChain {
 		for (auto f : {tile_update16<B, 3>, tile_update16<B, 3, SPLIT_NEXT>,
 		               tile_update16<B, 3, SPLIT_REST>})
 			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update16_level<B, 2>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update16_level<B, 3>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
-		CUDA_TRY(cudaFuncSetAttribute(tile_update16_cover<B>,
-		                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		for (auto f : {tile_update16_level<B, 2>, tile_update16_level<B, 3>,
+		               tile_update16_level<B, 3, true>})
+			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
+		for (auto f : {tile_update16_cover<B>, tile_update16_cover<B, true>})
+			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s3));
 		g3 = sp ? fill_grid(tile_update16_level<B, 3>, t3, s3, sp->sms) : 0;
 		return 0;
 	}
@@ -336,17 +351,22 @@ template <int B> struct RoundKernels16 : PivotChain {
 		panels16<B><<<gp, tp, 0, x.s>>>(d, npad, 0, colT, rowP, 0, nb, true, pv, sp->live);
 		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
 		tile_update16_level<B, 2><<<level_grid2(g3, nb, m), t3, s3, x.s>>>(
-		        d, npad, pv, m, colT, rowP, sp->lists, sp->live, nullptr);
-		bool cover = false; // (the lists' counts read back: a wait of microseconds)
-		if (m == 1 && covers(e, x, sp, nb, &cover))
+		        d, npad, pv, m, colT, rowP, sp->lists, sp->live);
+		bool cover = false;
+		if (m <= COVER_PIVOTS && covers(e, x, sp, nb, m, &cover))
 			return -1;
-		if (cover)
-			tile_update16_cover<B><<<dim3(nb, nb), t3, s3, x.s>>>(d, npad, sp->by_level[at],
-			                                                      colT, rowP, sp->live);
+		const CoverPivots cp = cover_pivots(sp, at, m);
+		const dim3 all(nb, nb);
+		if (cover && m > 1)
+			tile_update16_cover<B, true><<<all, t3, s3, x.s>>>(d, npad, cp, m, colT, rowP, sp->live);
+		else if (cover)
+			tile_update16_cover<B><<<all, t3, s3, x.s>>>(d, npad, cp, m, colT, rowP, sp->live);
+		else if (m > 1)
+			tile_update16_level<B, 3, true><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP,
+			                                                     sp->lists, sp->live);
 		else
 			tile_update16_level<B, 3><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP,
-			                                               sp->lists, sp->live,
-			                                               m > 1 ? sp->locks : nullptr);
+			                                               sp->lists, sp->live);
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -397,8 +417,6 @@ int plan_levels(Err e, Dev &x, Sparse &sp, int nb, int npad, int B)
 	CUDA_TRY(cudaMalloc(&sp.colT, sp.width * panel));
 	CUDA_TRY(cudaMalloc(&sp.rowP, sp.width * panel));
 	CUDA_TRY(cudaMalloc(&sp.lists, sp.width * list_ints(nb) * sizeof(int)));
-	CUDA_TRY(cudaMalloc(&sp.locks, (size_t)nb * nb * sizeof(int)));
-	CUDA_TRY(cudaMemsetAsync(sp.locks, 0, (size_t)nb * nb * sizeof(int), x.s));
 	return 0;
 }
 

@@ -853,11 +853,16 @@ tile_update(T *__restrict__ d, int32_t *__restrict__ p, const int32_t *prow, int
 // phase 1 of each, the panels of each, the lists of each (round_lists), then
 // one launch for phase 2 of them all and one for phase 3, the work of every
 // pivot spread over a grid that fills the device.  Work item w of a launch
-// belongs to the pivot b with start[b] <= w < start[b + 1]; a phase-3 block
-// that another pivot may be updating at the same time is taken under its
-// lock (locks: one word per block, 0 when free).
+// belongs to the pivot b with start[b] <= w < start[b + 1].  A phase-3 block
+// that several pivots update (one of their common ancestors' rows and
+// columns) is taken once, by the item of the first of them, through each in
+// turn (level_touch): no two CTAs ever write one block, so no locks.
 
 constexpr int LEVEL_MAX = 64; // pivots of a level taken at once, at most
+// Levels of at most this many pivots are asked whether they cover the
+// matrix (RoundKernels::level, covers): those of more are many small pieces
+// of the graph, and the question would cost each a wait for the device.
+constexpr int COVER_PIVOTS = 8;
 // A pivot's lists (round_lists): 2 counts, then nb rows and nb columns.
 __host__ __device__ constexpr size_t list_ints(int nb) { return 2 + 2 * (size_t)nb; }
 
@@ -865,122 +870,190 @@ struct LevelItem {
 	int b, I, J;
 };
 
-// start[0 .. m]: where each pivot's work items begin (KIND 2: the blocks of
-// its pivot row and column; 3: the products of the two), from the lists.
+// What a level's CTAs look up for every item, in shared memory: where each
+// pivot's items begin (start[0 .. m]; KIND 2: the blocks of its pivot row
+// and column, 3: the products of the two), each one's count of columns in
+// its lists, and the pivots themselves.
+struct LevelPlan {
+	long long start[LEVEL_MAX + 1];
+	int cols[LEVEL_MAX], pivots[LEVEL_MAX];
+};
+
+// The plan of a level's m pivots, from their lists; the items in all.
 template <int KIND>
-__device__ __forceinline__ long long level_starts(const int *lists, int nb, int m, long long *start)
+__device__ __forceinline__ long long level_plan(const int *pivots, const int *lists, int nb, int m,
+                                                LevelPlan &plan)
 {
 	for (int b = threadIdx.x; b < m; b += blockDim.x) {
 		const int *L = lists + b * list_ints(nb);
-		start[b + 1] = KIND == 2 ? (long long)L[0] + L[1] : (long long)L[0] * L[1];
+		plan.start[b + 1] = KIND == 2 ? (long long)L[0] + L[1] : (long long)L[0] * L[1];
+		plan.cols[b] = L[1];
+		plan.pivots[b] = pivots[b];
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		start[0] = 0;
+		plan.start[0] = 0;
 		for (int b = 1; b <= m; b++)
-			start[b] += start[b - 1];
+			plan.start[b] += plan.start[b - 1];
 	}
 	__syncthreads();
-	return start[m];
+	return plan.start[m];
 }
 
+// Item w of a level: its pivot b and block (I, J), the lists' two entries
+// its one look-up in global memory.  (A pivot's items are fewer than 2^31:
+// nb x nb bytes of the map fit a device.)
 template <int KIND>
-__device__ __forceinline__ LevelItem level_item(const int *pivots, const int *lists, int nb, int m,
-                                                const long long *start, long long w)
+__device__ __forceinline__ LevelItem level_item(const LevelPlan &plan, const int *lists, int nb,
+                                                int m, long long w)
 {
 	int lo = 0, hi = m - 1; // the last b with start[b] <= w
 	while (lo < hi) {
 		const int mid = (lo + hi + 1) / 2;
-		if (start[mid] <= w)
+		if (plan.start[mid] <= w)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
 	const int *L = lists + lo * list_ints(nb);
-	const int cj = L[1], round = pivots[lo];
 	const int *rows = L + 2, *cols = L + 2 + nb;
-	const long long q = w - start[lo];
+	const unsigned cj = (unsigned)plan.cols[lo], q = (unsigned)(w - plan.start[lo]);
+	const int round = plan.pivots[lo];
 	if (KIND == 2) // the pivot row's blocks, then the pivot column's
 		return q < cj ? LevelItem{lo, round, cols[q]} : LevelItem{lo, rows[q - cj], round};
 	return LevelItem{lo, rows[q / cj], cols[q % cj]};
 }
 
-__device__ __forceinline__ void block_lock(int *lock)
+// The pivots of a level (bit b: pivot b, of m; pivots[b] its block) whose
+// phase 3 updates block (I, J): those whose row block (p, J) and column
+// block (I, p) are live, I and J not p.  No phase 3 of the level writes
+// those: the pivots of a level never update one another's rows and columns.
+// Every thread works it out alike (the same loads for all: no barrier).
+template <int MAX, typename P>
+__device__ __forceinline__ unsigned long long level_touch(const uint8_t *live, int nb,
+                                                          const P &pivots, int m, int I, int J)
 {
-	if (threadIdx.x == 0) {
-		while (atomicCAS(lock, 0, 1) != 0)
-			__nanosleep(100);
-		__threadfence();
+	unsigned long long all = 0;
+#pragma unroll 8
+	for (int b = 0; b < MAX; b++) {
+		if (b >= m)
+			break;
+		const int q = pivots[b];
+		if (I != q && J != q && live[(size_t)I * nb + q] && live[(size_t)q * nb + J])
+			all |= 1ull << b;
 	}
-	__syncthreads();
+	return all;
 }
 
 // After the block's writes; f: whether any thread's entries are finite.
-// Marks the block live, then frees the lock (also the barrier before the
-// next item reuses shared memory).
-__device__ __forceinline__ void block_done(bool f, uint8_t *live, int *lock)
+// Marks the block live (the barrier also frees shared memory for the next
+// update).
+__device__ __forceinline__ void block_done(bool f, uint8_t *live)
 {
-	if (lock)
-		__threadfence();
 	f = __syncthreads_or(f);
-	if (threadIdx.x == 0) {
-		if (f && !*live)
-			*live = 1;
-		if (lock) {
-			__threadfence();
-			atomicExch(lock, 0);
-		}
+	if (threadIdx.x == 0 && f && !*live)
+		*live = 1;
+}
+
+// The pivots through which item (b, I, J) of phase 3 of several pivots
+// takes its block: every one that updates the block where b is the first
+// of them, else none (the first one's item takes it).
+__device__ __forceinline__ unsigned long long level_takes(const LevelItem &it, const uint8_t *live,
+                                                          int nb, const LevelPlan &plan, int m)
+{
+	const unsigned long long all = level_touch<LEVEL_MAX>(live, nb, plan.pivots, m, it.I, it.J);
+	return (all & (~all + 1)) == 1ull << it.b ? all : 0;
+}
+
+// A level's block through the pivots of take (bit b: update(b) takes it
+// through pivot b, and says whether any of its entries is finite), in
+// turn; live: its entry in the map.  SEVERAL: take may hold more than one
+// (phase 3 of several pivots), else one at most, and the kernel keeps the
+// registers of a single update.
+template <bool SEVERAL, typename Update>
+__device__ __forceinline__ void level_block(unsigned long long take, uint8_t *live, Update &&update)
+{
+	if constexpr (SEVERAL) {
+		for (; take; take &= take - 1)
+			block_done(update(__ffsll((long long)take) - 1), live);
+	} else if (take) {
+		block_done(update(__ffsll((long long)take) - 1), live);
 	}
 }
 
+// The pivots of a level taken a CTA a block (tile_update_cover), as the
+// kernel's argument: no look-up in global memory.  (Chosen among, not
+// indexed: an index into an argument puts the whole in local memory.)
+struct CoverPivots {
+	int p[COVER_PIVOTS];
+	__device__ __forceinline__ int operator[](int b) const
+	{
+		int q = p[0];
+#pragma unroll
+		for (int k = 1; k < COVER_PIVOTS; k++)
+			q = k == b ? p[k] : q;
+		return q;
+	}
+};
+
+
 // Phase 2 (KIND 2) or 3 of the m pivots of a level; colT and rowP hold m
-// panels each (pivot b's at b x B x npad); locks only where m > 1.
-template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND>
+// panels each (pivot b's at b x B x npad).  SEVERAL: phase 3 of more than
+// one pivot (not with predecessors, whose registers would spill: their
+// rounds take the pivots one by one).
+template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, bool SEVERAL = false>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
 tile_update_level(T *__restrict__ d, int32_t *__restrict__ p, int npad, const int *pivots, int m,
                   T *__restrict__ colT, T *__restrict__ rowP, const int *__restrict__ lists,
-                  uint8_t *__restrict__ live, int *locks)
+                  uint8_t *__restrict__ live)
 {
-	__shared__ long long start[LEVEL_MAX + 1];
+	__shared__ LevelPlan plan;
 	const int nb = npad / B;
-	const long long total = level_starts<KIND>(lists, nb, m, start);
+	static_assert(!(SEVERAL && PATHS), "with predecessors, one pivot at a time");
+	const long long total = level_plan<KIND>(pivots, lists, nb, m, plan);
+	// (the next item's look-up in flight while this one's block is updated;
+	// not with predecessors, whose registers are short)
+	LevelItem it = !PATHS && blockIdx.x < total ? level_item<KIND>(plan, lists, nb, m, blockIdx.x)
+	                                            : LevelItem{};
 	for (long long w = blockIdx.x; w < total; w += gridDim.x) {
-		const LevelItem it = level_item<KIND>(pivots, lists, nb, m, start, w);
-		const int round = pivots[it.b];
-		const size_t panel = (size_t)it.b * B * npad, at = (size_t)it.I * nb + it.J;
-		int *lock = KIND == 3 && locks ? &locks[at] : nullptr;
-		if (lock)
-			block_lock(lock);
-		const bool f = update_block<T, B, R, PATHS, PACKED, KIND, true>(
-		        d, p, p + (size_t)round * B * npad, npad, round, colT + panel, rowP + panel,
-		        it.I, it.J);
-		block_done(f, &live[at], lock);
+		if (PATHS)
+			it = level_item<KIND>(plan, lists, nb, m, w);
+		const LevelItem next = !PATHS && w + gridDim.x < total
+		                               ? level_item<KIND>(plan, lists, nb, m, w + gridDim.x)
+		                               : it;
+		level_block<SEVERAL>(SEVERAL ? level_takes(it, live, nb, plan, m) : 1ull << it.b,
+		                     &live[(size_t)it.I * nb + it.J], [&](int b) {
+			                     const int round = plan.pivots[b];
+			                     const size_t panel = (size_t)b * B * npad;
+			                     return update_block<T, B, R, PATHS, PACKED, KIND, true>(
+			                             d, p, p + (size_t)round * B * npad, npad, round,
+			                             colT + panel, rowP + panel, it.I, it.J);
+		                     });
+		it = next;
 	}
 }
 
-// Whether block (I, J) is in the lists of the pivot round (cover kernels).
-__device__ __forceinline__ bool cover_takes(const uint8_t *live, int nb, int round, int I, int J)
-{
-	return I != round && J != round && live[(size_t)I * nb + round]
-	       && live[(size_t)round * nb + J];
-}
-
-// Phase 3 of a level of one pivot whose blocks cover most of the matrix:
-// a CTA a block, as a dense run's rounds (tile_update) take them, which
-// keeps the device busier than a level's CTAs going through the lists;
-// the blocks outside them (row I or column J of the pivot not live)
-// return at once.
-template <typename T, int B, int R, bool PATHS, bool PACKED>
+// Phase 3 of a level whose pivots' blocks cover most of the matrix (the
+// last levels of a nested-dissection order, whose separators reach every
+// vertex): a CTA a block, as a dense run's rounds (tile_update) take them,
+// which keeps the device busier than a level's CTAs going through the
+// lists.  Each block is taken through every pivot that updates it, in the
+// level's order (level_touch); the others return at once.
+template <typename T, int B, int R, bool PATHS, bool PACKED, bool SEVERAL = false>
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
-tile_update_cover(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round,
+tile_update_cover(T *__restrict__ d, int32_t *__restrict__ p, int npad, CoverPivots pivots, int m,
                   T *__restrict__ colT, T *__restrict__ rowP, uint8_t *__restrict__ live)
 {
+	static_assert(!(SEVERAL && PATHS), "with predecessors, one pivot at a time");
 	const int nb = npad / B, I = blockIdx.y, J = blockIdx.x;
-	if (!cover_takes(live, nb, round, I, J))
-		return;
-	const bool f = update_block<T, B, R, PATHS, PACKED, 3>(d, p, p + (size_t)round * B * npad,
-	                                                       npad, round, colT, rowP, I, J);
-	block_done(f, &live[(size_t)I * nb + J], nullptr);
+	level_block<SEVERAL>(level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J),
+	                     &live[(size_t)I * nb + J], [&](int b) {
+		                     const int round = pivots[b];
+		                     const size_t panel = (size_t)b * B * npad;
+		                     return update_block<T, B, R, PATHS, PACKED, 3>(
+		                             d, p, p + (size_t)round * B * npad, npad, round, colT + panel,
+		                             rowP + panel, I, J);
+	                     });
 }
 
 } // namespace

@@ -161,42 +161,47 @@ tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__
 }
 
 // A level's phase 2 or 3 in 16-bit lanes, as tile_update_level.
-template <int B, int KIND>
+template <int B, int KIND, bool SEVERAL = false>
 __global__ void __launch_bounds__(tile16_threads<B>(), 4)
 tile_update16_level(short *__restrict__ d, int npad, const int *pivots, int m,
                     uint32_t *__restrict__ colT2, short *__restrict__ rowP,
-                    const int *__restrict__ lists, uint8_t *__restrict__ live, int *locks)
+                    const int *__restrict__ lists, uint8_t *__restrict__ live)
 {
-	__shared__ long long start[LEVEL_MAX + 1];
+	__shared__ LevelPlan plan;
 	const int nb = npad / B;
-	const long long total = level_starts<KIND>(lists, nb, m, start);
+	const long long total = level_plan<KIND>(pivots, lists, nb, m, plan);
+	// (the next item's look-up in flight while this one's block is updated)
+	LevelItem it =
+	        blockIdx.x < total ? level_item<KIND>(plan, lists, nb, m, blockIdx.x) : LevelItem{};
 	for (long long w = blockIdx.x; w < total; w += gridDim.x) {
-		const LevelItem it = level_item<KIND>(pivots, lists, nb, m, start, w);
-		const size_t panel = (size_t)it.b * B * npad, at = (size_t)it.I * nb + it.J;
-		int *lock = KIND == 3 && locks ? &locks[at] : nullptr;
-		if (lock)
-			block_lock(lock);
-		const bool f = update_block16<B, KIND, true>(d, npad, pivots[it.b], colT2 + panel,
-		                                             rowP + panel, it.I, it.J);
-		block_done(f, &live[at], lock);
+		const LevelItem next =
+		        w + gridDim.x < total ? level_item<KIND>(plan, lists, nb, m, w + gridDim.x) : it;
+		level_block<SEVERAL>(SEVERAL ? level_takes(it, live, nb, plan, m) : 1ull << it.b,
+		                     &live[(size_t)it.I * nb + it.J], [&](int b) {
+			                     const size_t panel = (size_t)b * B * npad;
+			                     return update_block16<B, KIND, true>(d, npad, plan.pivots[b],
+			                                                          colT2 + panel,
+			                                                          rowP + panel, it.I, it.J);
+		                     });
+		it = next;
 	}
 }
 
-// Phase 3 of a level of one pivot whose blocks cover most of the matrix:
-// a CTA a block, as the rounds of a dense run (tile_update16), which keeps
-// the device busier than a level's CTAs going through its lists; the
-// blocks outside the lists (row I or column J of the pivot's not live)
-// return at once.
-template <int B>
+// Phase 3 of a level whose pivots' blocks cover most of the matrix, a CTA
+// a block, as tile_update_cover.
+template <int B, bool SEVERAL = false>
 __global__ void __launch_bounds__(tile16_threads<B>(), 4)
-tile_update16_cover(short *__restrict__ d, int npad, int round, uint32_t *__restrict__ colT2,
-                    short *__restrict__ rowP, uint8_t *__restrict__ live)
+tile_update16_cover(short *__restrict__ d, int npad, CoverPivots pivots, int m,
+                    uint32_t *__restrict__ colT2, short *__restrict__ rowP,
+                    uint8_t *__restrict__ live)
 {
 	const int nb = npad / B, I = blockIdx.y, J = blockIdx.x;
-	if (!cover_takes(live, nb, round, I, J))
-		return;
-	const bool f = update_block16<B, 3>(d, npad, round, colT2, rowP, I, J);
-	block_done(f, &live[(size_t)I * nb + J], nullptr);
+	level_block<SEVERAL>(level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J),
+	                     &live[(size_t)I * nb + J], [&](int b) {
+		                     const size_t panel = (size_t)b * B * npad;
+		                     return update_block16<B, 3>(d, npad, pivots[b], colT2 + panel,
+		                                                 rowP + panel, I, J);
+	                     });
 }
 
 // An int32 entry in a 16-bit lane (INF16 for INF and whatever reaches it),
@@ -250,84 +255,60 @@ __global__ void from16_if(const short *__restrict__ d16, int *__restrict__ d, si
 // ---- 16-bit lanes in the 32-bit matrix's own memory -----------------------
 //
 // Where the device has no room for a second matrix (a graph made on the
-// device from its arcs, which can be made again), the 16-bit entries take
-// the first half of the 32-bit matrix's memory.  Narrowing goes from the
-// front and widening from the back, a launch at a time over entries
-// [a, b) with b <= 2a: what a launch writes then lies apart from what it
-// reads and from what later launches read.  The first HEAD16 entries go in
-// one block, read whole into registers before any is written.
+// device from its arcs, which can be made again), the matrix is made in
+// 16-bit lanes in the first half of the 32-bit matrix's memory (no_edges16,
+// put_arcs16), and a result that stands is widened there where it is wanted
+// on 32 bits: from the back, a launch at a time over entries [a, b) with
+// b <= 2a, so that what a launch writes lies apart from what it reads and
+// from what later launches read.  The first HEAD16 entries go in one block,
+// read whole into registers before any is written.
 constexpr int HEAD16_THREADS = 1024, HEAD16_EACH = 4, HEAD16 = HEAD16_THREADS * HEAD16_EACH;
 
-template <bool WIDEN> __global__ void __launch_bounds__(HEAD16_THREADS) head16(void *d, size_t count)
+__global__ void __launch_bounds__(HEAD16_THREADS) widen_head(void *d, size_t count)
 {
 	int v[HEAD16_EACH];
 #pragma unroll
 	for (int q = 0; q < HEAD16_EACH; q++) {
 		const size_t e = (size_t)q * HEAD16_THREADS + threadIdx.x;
-		v[q] = e >= count ? 0 : WIDEN ? ((const short *)d)[e] : ((const int *)d)[e];
+		v[q] = e >= count ? 0 : ((const short *)d)[e];
 	}
 	__syncthreads();
 #pragma unroll
 	for (int q = 0; q < HEAD16_EACH; q++) {
 		const size_t e = (size_t)q * HEAD16_THREADS + threadIdx.x;
-		if (e >= count)
-			continue;
-		if (WIDEN)
+		if (e < count)
 			((int *)d)[e] = from_lane(v[q]);
-		else
-			((short *)d)[e] = to_lane(v[q]);
 	}
 }
 
 // Entries [a, b), eight a thread at a time (a and b multiples of 8).
-template <bool WIDEN> __global__ void span16(void *d, size_t a, size_t b)
+__global__ void widen_span(void *d, size_t a, size_t b)
 {
 	for (size_t e = a / 8 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < b / 8;
 	     e += (size_t)gridDim.x * blockDim.x) {
-		uint4 *wide = (uint4 *)d + 2 * e, *narrow = (uint4 *)d + e;
-		if (WIDEN) {
-			const uint4 q = *narrow;
-			uint32_t x[8];
-			const uint32_t h[4] = {q.x, q.y, q.z, q.w};
+		const uint4 q = ((const uint4 *)d)[e];
+		uint4 *wide = (uint4 *)d + 2 * e;
+		uint32_t x[8];
+		const uint32_t h[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
-			for (int i = 0; i < 8; i++)
-				x[i] = (uint32_t)from_lane((int)((h[i / 2] >> (16 * (i % 2))) & 0xffffu));
-			wide[0] = make_uint4(x[0], x[1], x[2], x[3]);
-			wide[1] = make_uint4(x[4], x[5], x[6], x[7]);
-		} else {
-			const uint4 lo = wide[0], hi = wide[1];
-			const int x[8] = {(int)lo.x, (int)lo.y, (int)lo.z, (int)lo.w,
-			                  (int)hi.x, (int)hi.y, (int)hi.z, (int)hi.w};
-			uint32_t h[4];
-#pragma unroll
-			for (int i = 0; i < 4; i++)
-				h[i] = (uint16_t)to_lane(x[2 * i]) | (uint32_t)(uint16_t)to_lane(x[2 * i + 1]) << 16;
-			*narrow = make_uint4(h[0], h[1], h[2], h[3]);
-		}
+		for (int i = 0; i < 8; i++)
+			x[i] = (uint32_t)from_lane((int)((h[i / 2] >> (16 * (i % 2))) & 0xffffu));
+		wide[0] = make_uint4(x[0], x[1], x[2], x[3]);
+		wide[1] = make_uint4(x[4], x[5], x[6], x[7]);
 	}
 }
 
-// The count entries of d (a multiple of 8, as every band's) to 16 bits in
-// place (widen: back to 32 bits), on s.
-template <bool WIDEN> cudaError_t in_place16(void *d, size_t count, cudaStream_t s)
+// The count 16-bit entries at d (a multiple of 8, as every band's) widened
+// to 32 bits in place, on s.
+cudaError_t widen_in_place(void *d, size_t count, cudaStream_t s)
 {
-	auto span = [&](size_t a, size_t b) {
+	for (size_t b = count; b > (size_t)HEAD16;) {
+		const size_t a = std::max(((b + 1) / 2 + 7) / 8 * 8, (size_t)HEAD16);
 		const size_t blocks = ((b - a) / 8 + 255) / 256;
-		span16<WIDEN><<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(d, a, b);
-	};
-	if (!WIDEN)
-		head16<false><<<1, HEAD16_THREADS, 0, s>>>(d, count);
-	if (WIDEN)
-		for (size_t b = count; b > (size_t)HEAD16;) {
-			const size_t a = std::max(((b + 1) / 2 + 7) / 8 * 8, (size_t)HEAD16);
-			span(a, b);
-			b = a;
-		}
-	else
-		for (size_t a = HEAD16; a < count; a *= 2)
-			span(a, std::min(2 * a, count));
-	if (WIDEN)
-		head16<true><<<1, HEAD16_THREADS, 0, s>>>(d, count);
+		widen_span<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(d, a, b);
+		b = a;
+	}
+	widen_head<<<1, HEAD16_THREADS, 0, s>>>(d, count);
 	return cudaGetLastError();
 }
 

@@ -91,9 +91,12 @@ int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int 
 }
 
 // The rows of band x of the weight matrix of the graph given by arcs a (with
-// ro, in its order), made on the device: no host matrix, no staging.
+// ro, in its order), made on the device: no host matrix, no staging.  With
+// lanes16 (int32 weights that all fit them), made in 16-bit lanes in x.d16;
+// with live (x holds every row), a sparse run's map of live blocks made
+// from the arcs too.
 int upload_arcs(Err e, const fwg_arcs &a, Dev &x, uint64_t npad, int B, bool is_int,
-                const Reorder *ro)
+                const Reorder *ro, bool lanes16 = false, uint8_t *live = nullptr)
 {
 	CUDA_TRY(cudaSetDevice(x.id));
 	const int row0 = (int)x.first_row(B), rows = (int)(x.count(B, npad) / npad);
@@ -109,11 +112,25 @@ int upload_arcs(Err e, const fwg_arcs &a, Dev &x, uint64_t npad, int B, bool is_
 			rc = fail(e, "the graph's %llu arcs onto the device: %s",
 			          (unsigned long long)a.count, cudaGetErrorString(cudaGetLastError()));
 	const uint32_t inf = is_int ? (uint32_t)ST_INF_I32 : 0x7f800000u; // +inf
-	if (rc == 0) {
+	const int32_t *pos = ro ? ro->pos : nullptr;
+	if (rc == 0 && lanes16) {
+		no_edges16<<<GATHER_GRID, 256, 0, x.s>>>(x.d16, (int)npad, row0, rows);
+		if (a.count)
+			put_arcs16<<<GATHER_GRID, 256, 0, x.s>>>(x.d16, (int)npad, row0, rows, ab[0], ab[1],
+			                                         ab[2], a.count, pos);
+	} else if (rc == 0) {
 		no_edges<<<GATHER_GRID, 256, 0, x.s>>>((uint32_t *)x.d, (int)npad, row0, rows, inf);
 		if (a.count)
 			put_arcs<<<GATHER_GRID, 256, 0, x.s>>>((uint32_t *)x.d, (int)npad, row0, rows, ab[0],
-			                                       ab[1], ab[2], a.count, ro ? ro->pos : nullptr);
+			                                       ab[1], ab[2], a.count, pos);
+	}
+	const int nb = (int)(npad / B);
+	if (rc == 0 && live && cudaMemsetAsync(live, 0, (size_t)nb * nb, x.s) != cudaSuccess)
+		rc = fail(e, "the map of live blocks: %s", cudaGetErrorString(cudaGetLastError()));
+	if (rc == 0 && live)
+		live_of_arcs<<<GATHER_GRID, 256, 0, x.s>>>(live, nb, B, ab[0], ab[1], ab[2], a.count, pos,
+		                                           inf);
+	if (rc == 0) {
 		if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(x.s) != cudaSuccess)
 			rc = fail(e, "the graph's arcs onto the device failed");
 	}

@@ -72,7 +72,9 @@ expect_true "nd skips more blocks than natural" \
 	[ -n "$a" ] && [ "$b" -gt "$a" ]'
 # Levels: the rounds of independent pivot blocks run together (blocks of
 # the two halves of a separator, aligned to B by the order).  Rounds of one
-# level share the blocks of their separators, updated under locks.
+# level share the blocks of their separators, each taken once through every
+# pivot that updates it, in the level's order (no locks); the last levels,
+# whose pivots cover the matrix, a CTA a block.
 $g --grid 64x64 -s 13 -o "$T/g4096"
 $g --grid 64x64 -s 14 -w 1:3 -o "$T/g4096t" # ties
 $g --grid 24x24 -s 17 -w 0:3 -o "$T/g576z"   # ties and zero-weight cycles
@@ -123,10 +125,12 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool racecheck $gpu --order nd -B 32 $T/grid >/dev/null'
 	expect_true "compute-sanitizer racecheck clean, nd 16-bit" \
 		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool racecheck $gpu --order nd -B 64 --no-paths --16bit $T/grid >/dev/null'
-	expect_true "compute-sanitizer memcheck clean, levels with locks" \
+	expect_true "compute-sanitizer memcheck clean, levels of several pivots" \
 		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool memcheck $gpu --order nd --no-paths $T/g4096 >/dev/null'
-	expect_true "compute-sanitizer synccheck clean, levels with locks" \
+	expect_true "compute-sanitizer synccheck clean, levels of several pivots" \
 		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool synccheck $gpu --order nd --no-paths $T/g4096 >/dev/null'
+	expect_true "compute-sanitizer racecheck clean, levels of several pivots, packed paths" \
+		'APSP_DETACH=0 compute-sanitizer --error-exitcode 9 --tool racecheck $gpu --order nd --derive-paths never $T/g4096 >/dev/null'
 else
 	skip "compute-sanitizer, sparse runs" "not installed"
 fi

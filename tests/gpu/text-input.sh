@@ -4,8 +4,9 @@
 # not, int32 and float32, repeated arcs and loops; a graph with a negative
 # weight, or a run with paths, reads the matrix on the host as for a stream;
 # a device too small says why; the kernels run clean under compute-sanitizer.
-# 16-bit lanes take the first half of the matrix's own memory, kept or
-# rejected.
+# Where its weights fit 16-bit lanes, the matrix is made in them, in the
+# first half of the 32-bit matrix's own memory, kept or rejected; a sparse
+# run's map of live blocks is made from the arcs.
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 c=$BIN/apsp-cpu
@@ -55,6 +56,13 @@ else
 fi
 by_arcs "pattern mesh" "$D/jagmesh7.mtx"
 by_arcs "repeated arcs and a loop" "$T/repeats.txt"
+# Arcs repeated many times onto neighbouring entries (two lanes of one
+# 32-bit word), the least weight of each kept.
+awk 'BEGIN { srand(7); print "%%MatrixMarket matrix coordinate integer general"; print 96, 96, 96 * 4 * 6
+	for (r = 0; r < 6; r++) for (i = 0; i < 96; i++) for (k = 1; k <= 4; k++)
+		print i + 1, (i + k) % 96 + 1, 1 + int(rand() * 50) }' >"$T/crowded.mtx"
+by_arcs "repeated arcs side by side, 16-bit lanes" "$T/crowded.mtx" --16bit
+by_arcs "repeated arcs and a loop, 16-bit lanes" "$T/repeats.txt" --16bit
 # 16-bit lanes in the 32-bit matrix's own memory (--16bit: below n = 2000
 # they are not tried by default): kept (the statistics folded from them,
 # the distances widened where they are to go out), and rejected (distances
@@ -110,6 +118,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 	sanitized "memcheck, arcs" memcheck $gpu --stats "$T/grid.mtx"
 	sanitized "racecheck, arcs" racecheck $gpu --stats "$T/repeats.txt"
 	sanitized "memcheck, 16-bit lanes in place" memcheck $gpu --no-paths --16bit "$T/grid.mtx"
+	sanitized "racecheck, repeated arcs in 16-bit lanes" racecheck $gpu --stats --16bit "$T/crowded.mtx"
 else
 	skip "memcheck, arcs" "no compute-sanitizer"
 fi
