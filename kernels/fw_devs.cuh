@@ -77,6 +77,7 @@ constexpr uint64_t STAGING_LARGE_FROM = 512ull << 20;
 struct Sparse {
 	uint8_t *live = nullptr;
 	int *lists = nullptr; // width x (2 + 2 nb): counts, rows, columns
+	unsigned long long *touch = nullptr; // 2 nb: the lists' rows, then columns, as bits
 	unsigned long long *updates = nullptr;
 	int sms = 0;
 	int *pivots = nullptr;                 // nb: the pivot blocks, level by level
@@ -87,7 +88,8 @@ struct Sparse {
 	int levels() const { return starts.empty() ? 0 : (int)starts.size() - 1; }
 	~Sparse() // (after ~Dev's body has made the device current)
 	{
-		for (void *x : {(void *)live, (void *)lists, (void *)updates, (void *)pivots, colT, rowP})
+		for (void *x : {(void *)live, (void *)lists, (void *)updates, (void *)pivots, colT, rowP,
+		                (void *)touch})
 			if (x)
 				cudaFree(x);
 	}

@@ -391,7 +391,7 @@ static int fit_run(Run &r)
 	if (o->order) // renumbering: the order both ways, two staging-sized buffers
 		r.extra += 8 * n + 2 * staging.bytes;
 	if (o->skip) // the map of live blocks, a level's lists (and panels)
-		r.extra += nb * nb + 8 * nb * LEVEL_MAX + 64;
+		r.extra += nb * nb + 8 * nb * LEVEL_MAX + 16 * nb + 64;
 	if (o->arcs) // the arcs, while the matrix is made of them
 		r.extra += 12 * o->arcs->count;
 	int short_of = -1;

@@ -232,10 +232,12 @@ __global__ void live_init(const T *__restrict__ d, int npad, int B, T inf, uint8
 // whose block (I, round) is live, lists[2 + nb ..] the columns J != round
 // whose block (round, J) is live; lists[0] and lists[1] their counts (lists:
 // CTA b's at b x (2 + 2 nb)).  *updates counts the block updates of phases
-// 2 and 3 that follow.
+// 2 and 3 that follow.  With touch (zeroed, 2 nb words: a level of several
+// pivots), bit b of touch[I] says row I is in the list, of touch[nb + J]
+// that column J is.
 __global__ void __launch_bounds__(1024)
 round_lists(const uint8_t *__restrict__ live, int nb, const int *pivots, int *__restrict__ lists,
-            unsigned long long *updates)
+            unsigned long long *updates, unsigned long long *touch = nullptr)
 {
 	const int round = pivots[blockIdx.x];
 	lists += blockIdx.x * list_ints(nb);
@@ -265,6 +267,10 @@ round_lists(const uint8_t *__restrict__ live, int nb, const int *pivots, int *__
 			rows[orow + __popc(br & below)] = x;
 		if (fc)
 			cols[ocol + __popc(bc & below)] = x;
+		if (fr && touch)
+			atomicOr(&touch[x], 1ull << blockIdx.x);
+		if (fc && touch)
+			atomicOr(&touch[nb + x], 1ull << blockIdx.x);
 		__syncthreads();
 		if (threadIdx.x == 0)
 			for (int w = 0; w < 32; w++) {

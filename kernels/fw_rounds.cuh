@@ -89,6 +89,18 @@ int covers(Err e, const Band &x, const Sparse *sp, int nb, int m, bool *yes)
 	return 0;
 }
 
+// The lists of a level's m pivots pv (round_lists), on x's stream; touch:
+// with their rows and columns as bits (sp->touch), for phase 3 of several.
+int make_lists(Err e, const Band &x, const Sparse *sp, int nb, const int *pv, int m, bool touch)
+{
+	if (touch)
+		CUDA_TRY(cudaMemsetAsync(sp->touch, 0, 2 * (size_t)nb * sizeof *sp->touch, x.s));
+	round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates,
+	                                 touch ? sp->touch : nullptr);
+	CUDA_TRY(cudaGetLastError());
+	return 0;
+}
+
 // The pivots of the level's step at at (m of them) for the cover kernels.
 CoverPivots cover_pivots(const Sparse *sp, int at, int m)
 {
@@ -184,7 +196,7 @@ struct RoundKernels : PivotChain {
 			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 			panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, round, (T *)x.colT, (T *)x.rowP,
 			                                         x.row0, x.rows, x.takes_pivot(round),
-			                                         nullptr, nullptr);
+			                                         nullptr);
 			if (x.holds(round))
 				(take_small(x) ? tile_update<T, B, R, PATHS, PACKED, 2, 0, SPLIT_WHOLE, true>
 				               : tile_update<T, B, R, PATHS, PACKED, 2>)<<<nb + x.rows, t3, s3, x.s>>>(
@@ -239,10 +251,16 @@ struct RoundKernels : PivotChain {
 		T *d = (T *)x.d, *colT = (T *)sp->colT, *rowP = (T *)sp->rowP;
 		const int *pv = sp->pivots + at;
 		phase1<T, B, PATHS><<<m, t1, s1, x.s>>>(d, x.p, npad, 0, pv);
-		const dim3 gp((npad + 31) / 32, (B + 31) / 32, m), tp(32, 8);
-		panels<T, B, PACKED><<<gp, tp, 0, x.s>>>(d, npad, 0, colT, rowP, 0, nb, true, pv,
-		                                         sp->live);
-		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
+		if (make_lists(e, x, sp, nb, pv, m, !PATHS && m > 1))
+			return -1;
+		const dim3 tp(32, 8);
+		if constexpr (B >= 32)
+			level_panels<T, B, PanelCode<T, PACKED>>
+			        <<<dim3(level_panel_ctas(m), 1, m), tp, 0, x.s>>>(d, npad, pv, sp->lists, colT,
+			                                                          rowP);
+		else
+			panels<T, B, PACKED><<<dim3((npad + 31) / 32, 1, m), tp, 0, x.s>>>(
+			        d, npad, 0, colT, rowP, 0, nb, true, pv);
 		tile_update_level<T, B, R, PATHS, PACKED, 2><<<level_grid2(g3, nb, m), t3, s3, x.s>>>(
 		        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live);
 		bool cover = false;
@@ -258,7 +276,7 @@ struct RoundKernels : PivotChain {
 			                                                              colT, rowP, sp->live);
 		else if (!PATHS && m > 1)
 			tile_update_level<T, B, R, PATHS, PACKED, 3, !PATHS><<<g3, t3, s3, x.s>>>(
-			        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live);
+			        d, x.p, npad, pv, m, colT, rowP, sp->lists, sp->live, sp->touch);
 		else // (predecessors: a block that two pivots improve to the same
 		     // distance keeps the first one's, so pivot by pivot, in the
 		     // level's order: the same result every time)
@@ -308,8 +326,7 @@ template <int B> struct RoundKernels16 : PivotChain {
 		if (nb > 1) {
 			const dim3 gp((npad + 31) / 32, (B + 31) / 32), tp(32, 8);
 			panels16<B><<<gp, tp, 0, x.s>>>(d, npad, round, (uint32_t *)x.colT, (short *)x.rowP,
-			                                 x.row0, x.rows, x.takes_pivot(round), nullptr,
-			                                 nullptr);
+			                                 x.row0, x.rows, x.takes_pivot(round));
 			if (x.holds(round))
 				tile_update16<B, 2><<<nb + x.rows, t3, s3, x.s>>>(
 				        d, npad, round, (uint32_t *)x.colT, (short *)x.rowP, x.row0, x.rows, -1);
@@ -347,9 +364,11 @@ template <int B> struct RoundKernels16 : PivotChain {
 		uint32_t *colT = (uint32_t *)sp->colT;
 		const int *pv = sp->pivots + at;
 		phase1<short, B, false><<<m, t1, s1, x.s>>>(d, nullptr, npad, 0, pv);
-		const dim3 gp((npad + 31) / 32, (B + 31) / 32, m), tp(32, 8);
-		panels16<B><<<gp, tp, 0, x.s>>>(d, npad, 0, colT, rowP, 0, nb, true, pv, sp->live);
-		round_lists<<<m, 1024, 0, x.s>>>(sp->live, nb, pv, sp->lists, sp->updates);
+		if (make_lists(e, x, sp, nb, pv, m, m > 1))
+			return -1;
+		level_panels<short, B, PanelCode<short, false>>
+		        <<<dim3(level_panel_ctas(m), 1, m), dim3(32, 8), 0, x.s>>>(d, npad, pv, sp->lists,
+		                                                                   colT, rowP);
 		tile_update16_level<B, 2><<<level_grid2(g3, nb, m), t3, s3, x.s>>>(
 		        d, npad, pv, m, colT, rowP, sp->lists, sp->live);
 		bool cover = false;
@@ -363,7 +382,7 @@ template <int B> struct RoundKernels16 : PivotChain {
 			tile_update16_cover<B><<<all, t3, s3, x.s>>>(d, npad, cp, m, colT, rowP, sp->live);
 		else if (m > 1)
 			tile_update16_level<B, 3, true><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP,
-			                                                     sp->lists, sp->live);
+			                                                     sp->lists, sp->live, sp->touch);
 		else
 			tile_update16_level<B, 3><<<g3, t3, s3, x.s>>>(d, npad, pv, m, colT, rowP,
 			                                               sp->lists, sp->live);
@@ -417,6 +436,7 @@ int plan_levels(Err e, Dev &x, Sparse &sp, int nb, int npad, int B)
 	CUDA_TRY(cudaMalloc(&sp.colT, sp.width * panel));
 	CUDA_TRY(cudaMalloc(&sp.rowP, sp.width * panel));
 	CUDA_TRY(cudaMalloc(&sp.lists, sp.width * list_ints(nb) * sizeof(int)));
+	CUDA_TRY(cudaMalloc(&sp.touch, 2 * (size_t)nb * sizeof *sp.touch));
 	return 0;
 }
 

@@ -378,28 +378,16 @@ phase1(T *__restrict__ d, int32_t *__restrict__ p, int npad, int round, const in
 // own rows.
 //
 // A level of a sparse run (pivots: its pivot blocks) takes the panels of
-// them all at once, those of pivots[z] at z x B x npad into colT and rowP.
+// them all at once, those of pivots[z] at z x B x npad into colT and rowP
+// (here where B < 32; else level_panels, block by block from its lists).
 __device__ __forceinline__ bool holds_row(int round, int row0, int rows)
 {
 	return round >= row0 && round < row0 + rows;
 }
 
-// With live (a sparse run's map of blocks), the columns of a block that is
-// all INF in both the pivot row and the pivot column are left out: nothing
-// reads them (the lists name live blocks only).
-template <int B>
-__device__ __forceinline__ bool skip_panel(const uint8_t *live, int npad, int round, int x0)
-{
-	if (B < 32 || !live) // (a CTA's 32 columns in one block)
-		return false;
-	const int nb = npad / B, X = x0 / B;
-	return !live[(size_t)round * nb + X] && !live[(size_t)X * nb + round];
-}
-
 template <typename T, int B, bool PACKED>
 __global__ void panels(const T *__restrict__ d, int npad, int round, T *__restrict__ colT,
-                       T *__restrict__ rowP, int row0, int rows, bool pivot, const int *pivots,
-                       const uint8_t *live)
+                       T *__restrict__ rowP, int row0, int rows, bool pivot, const int *pivots)
 {
 	if (pivots) {
 		round = pivots[blockIdx.z];
@@ -411,8 +399,6 @@ __global__ void panels(const T *__restrict__ d, int npad, int round, T *__restri
 	const int lx = threadIdx.x, ly = threadIdx.y; // 32 x 8
 	const int lo = row0 * B, hi = (row0 + rows) * B;
 	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
-		return;
-	if (skip_panel<B>(live, npad, round, x0))
 		return;
 	for (int q = ly; q < 32; q += 8) {
 		const int k = k0 + q, x = x0 + lx;
@@ -435,6 +421,23 @@ __global__ void panels(const T *__restrict__ d, int npad, int round, T *__restri
 		colT[(size_t)(k0 + q) * npad + x0 + lx] = v;
 	}
 }
+
+// How the panels' entries are written: the 32-bit kernels' (packed paths:
+// shifted, the pivot row's with k + 1), and the 16-bit lanes' (fw_tiles16.cuh:
+// each entry of colT twice in a word).
+template <typename T, bool PACKED> struct PanelCode {
+	using Col = T;
+	static __device__ __forceinline__ T row(T v, int k)
+	{
+		return PACKED ? (T)(((int)v << 8) | (k + 1)) : v;
+	}
+	static __device__ __forceinline__ T col(T v) { return PACKED ? (T)((int)v << 8) : v; }
+};
+template <> struct PanelCode<short, false> {
+	using Col = uint32_t;
+	static __device__ __forceinline__ short row(short v, int) { return v; }
+	static __device__ __forceinline__ uint32_t col(short v) { return (uint16_t)v * 0x10001u; }
+};
 
 // ---- phase 3: every other block ---------------------------------------------
 
@@ -956,12 +959,14 @@ __device__ __forceinline__ void block_done(bool f, uint8_t *live)
 }
 
 // The pivots through which item (b, I, J) of phase 3 of several pivots
-// takes its block: every one that updates the block where b is the first
-// of them, else none (the first one's item takes it).
-__device__ __forceinline__ unsigned long long level_takes(const LevelItem &it, const uint8_t *live,
-                                                          int nb, const LevelPlan &plan, int m)
+// takes its block: every one that updates the block (touch: round_lists'
+// rows and columns of each) where b is the first of them, else none (the
+// first one's item takes it).  (No list names a pivot block: the pivots
+// of a level never update one another's rows and columns.)
+__device__ __forceinline__ unsigned long long level_takes(const LevelItem &it,
+                                                          const unsigned long long *touch, int nb)
 {
-	const unsigned long long all = level_touch<LEVEL_MAX>(live, nb, plan.pivots, m, it.I, it.J);
+	const unsigned long long all = touch[it.I] & touch[nb + it.J];
 	return (all & (~all + 1)) == 1ull << it.b ? all : 0;
 }
 
@@ -997,6 +1002,50 @@ struct CoverPivots {
 };
 
 
+// A level's panels from its lists (round_lists; B >= 32): colT at the
+// blocks of pivot pivots[z]'s rows list and at its own, rowP at those of its
+// columns list and its own, the only blocks its phases 2 and 3 read, in
+// pieces of 32 x 32 spread over the grid's x.  (panels goes through every
+// block of the row: at the first levels, hundreds of CTAs a pivot for a
+// few blocks.)
+template <typename T, int B, typename Code>
+__global__ void level_panels(const T *__restrict__ d, int npad, const int *pivots, const int *lists,
+                             typename Code::Col *__restrict__ colT, T *__restrict__ rowP)
+{
+	static_assert(B % 32 == 0, "pieces of 32 x 32");
+	constexpr int S = B / 32, PIECES = S * S;
+	const int nb = npad / B, z = blockIdx.z, round = pivots[z];
+	const int *L = lists + z * list_ints(nb);
+	const int nr = L[0], nc = L[1];
+	colT += (size_t)z * B * npad;
+	rowP += (size_t)z * B * npad;
+	__shared__ T tile[32][33];
+	const int lx = threadIdx.x, ly = threadIdx.y; // 32 x 8
+	const int units = (nr + nc + 2) * PIECES;
+	for (int u = blockIdx.x; u < units; u += gridDim.x) {
+		const int e = u / PIECES, k0 = u % PIECES % S * 32;
+		const bool column = e <= nr; // (a piece of colT; else of rowP)
+		const int q = column ? e : e - nr - 1, count = column ? nr : nc;
+		const int X = q < count ? L[2 + (column ? 0 : nb) + q] : round;
+		const int x0 = X * B + u % PIECES / S * 32;
+		if (!column) {
+			for (int r = ly; r < 32; r += 8)
+				rowP[(size_t)(k0 + r) * npad + x0 + lx] =
+				        Code::row(d[(size_t)(round * B + k0 + r) * npad + x0 + lx], k0 + r);
+			continue;
+		}
+		for (int r = ly; r < 32; r += 8) // [x][k]
+			tile[r][lx] = d[(size_t)(x0 + r) * npad + round * B + k0 + lx];
+		__syncthreads();
+		for (int r = ly; r < 32; r += 8)
+			colT[(size_t)(k0 + r) * npad + x0 + lx] = Code::col(tile[lx][r]);
+		__syncthreads();
+	}
+}
+
+// CTAs of level_panels a pivot, for a level of m.
+inline int level_panel_ctas(int m) { return std::max(16, 2048 / m); }
+
 // Phase 2 (KIND 2) or 3 of the m pivots of a level; colT and rowP hold m
 // panels each (pivot b's at b x B x npad).  SEVERAL: phase 3 of more than
 // one pivot (not with predecessors, whose registers would spill: their
@@ -1005,7 +1054,7 @@ template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, bool SEVE
 __global__ void __launch_bounds__(tile_threads<B, R>(), tile_min_blocks<B, R>())
 tile_update_level(T *__restrict__ d, int32_t *__restrict__ p, int npad, const int *pivots, int m,
                   T *__restrict__ colT, T *__restrict__ rowP, const int *__restrict__ lists,
-                  uint8_t *__restrict__ live)
+                  uint8_t *__restrict__ live, const unsigned long long *touch = nullptr)
 {
 	__shared__ LevelPlan plan;
 	const int nb = npad / B;
@@ -1021,7 +1070,7 @@ tile_update_level(T *__restrict__ d, int32_t *__restrict__ p, int npad, const in
 		const LevelItem next = !PATHS && w + gridDim.x < total
 		                               ? level_item<KIND>(plan, lists, nb, m, w + gridDim.x)
 		                               : it;
-		level_block<SEVERAL>(SEVERAL ? level_takes(it, live, nb, plan, m) : 1ull << it.b,
+		level_block<SEVERAL>(SEVERAL ? level_takes(it, touch, nb) : 1ull << it.b,
 		                     &live[(size_t)it.I * nb + it.J], [&](int b) {
 			                     const int round = plan.pivots[b];
 			                     const size_t panel = (size_t)b * B * npad;
@@ -1046,14 +1095,18 @@ tile_update_cover(T *__restrict__ d, int32_t *__restrict__ p, int npad, CoverPiv
 {
 	static_assert(!(SEVERAL && PATHS), "with predecessors, one pivot at a time");
 	const int nb = npad / B, I = blockIdx.y, J = blockIdx.x;
-	level_block<SEVERAL>(level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J),
-	                     &live[(size_t)I * nb + J], [&](int b) {
-		                     const int round = pivots[b];
-		                     const size_t panel = (size_t)b * B * npad;
-		                     return update_block<T, B, R, PATHS, PACKED, 3>(
-		                             d, p, p + (size_t)round * B * npad, npad, round, colT + panel,
-		                             rowP + panel, I, J);
-	                     });
+	auto update = [&](int b) {
+		const int round = pivots[b];
+		const size_t panel = (size_t)b * B * npad;
+		return update_block<T, B, R, PATHS, PACKED, 3>(d, p, p + (size_t)round * B * npad, npad,
+		                                               round, colT + panel, rowP + panel, I, J);
+	};
+	const unsigned long long take =
+	        level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J);
+	if constexpr (SEVERAL)
+		level_block<true>(take, &live[(size_t)I * nb + J], update);
+	else if (take) // (pivot 0's alone)
+		block_done(update(0), &live[(size_t)I * nb + J]);
 }
 
 } // namespace

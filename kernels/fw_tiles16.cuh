@@ -37,20 +37,13 @@ template <> struct Elem<short> {
 template <int B>
 __global__ void panels16(const short *__restrict__ d, int npad, int round,
                          uint32_t *__restrict__ colT2, short *__restrict__ rowP, int row0, int rows,
-                         bool pivot, const int *pivots, const uint8_t *live)
+                         bool pivot)
 {
-	if (pivots) {
-		round = pivots[blockIdx.z];
-		colT2 += (size_t)blockIdx.z * B * npad;
-		rowP += (size_t)blockIdx.z * B * npad;
-	}
 	__shared__ short tile[32][33];
 	const int x0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
 	const int lx = threadIdx.x, ly = threadIdx.y;
 	const int lo = row0 * B, hi = (row0 + rows) * B;
 	if (!pivot && (x0 + 32 <= lo || x0 >= hi))
-		return;
-	if (skip_panel<B>(live, npad, round, x0))
 		return;
 	for (int q = ly; q < 32; q += 8) {
 		const int k = k0 + q, x = x0 + lx;
@@ -165,7 +158,8 @@ template <int B, int KIND, bool SEVERAL = false>
 __global__ void __launch_bounds__(tile16_threads<B>(), 4)
 tile_update16_level(short *__restrict__ d, int npad, const int *pivots, int m,
                     uint32_t *__restrict__ colT2, short *__restrict__ rowP,
-                    const int *__restrict__ lists, uint8_t *__restrict__ live)
+                    const int *__restrict__ lists, uint8_t *__restrict__ live,
+                    const unsigned long long *touch = nullptr)
 {
 	__shared__ LevelPlan plan;
 	const int nb = npad / B;
@@ -176,7 +170,7 @@ tile_update16_level(short *__restrict__ d, int npad, const int *pivots, int m,
 	for (long long w = blockIdx.x; w < total; w += gridDim.x) {
 		const LevelItem next =
 		        w + gridDim.x < total ? level_item<KIND>(plan, lists, nb, m, w + gridDim.x) : it;
-		level_block<SEVERAL>(SEVERAL ? level_takes(it, live, nb, plan, m) : 1ull << it.b,
+		level_block<SEVERAL>(SEVERAL ? level_takes(it, touch, nb) : 1ull << it.b,
 		                     &live[(size_t)it.I * nb + it.J], [&](int b) {
 			                     const size_t panel = (size_t)b * B * npad;
 			                     return update_block16<B, KIND, true>(d, npad, plan.pivots[b],
@@ -196,12 +190,16 @@ tile_update16_cover(short *__restrict__ d, int npad, CoverPivots pivots, int m,
                     uint8_t *__restrict__ live)
 {
 	const int nb = npad / B, I = blockIdx.y, J = blockIdx.x;
-	level_block<SEVERAL>(level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J),
-	                     &live[(size_t)I * nb + J], [&](int b) {
-		                     const size_t panel = (size_t)b * B * npad;
-		                     return update_block16<B, 3>(d, npad, pivots[b], colT2 + panel,
-		                                                 rowP + panel, I, J);
-	                     });
+	auto update = [&](int b) {
+		const size_t panel = (size_t)b * B * npad;
+		return update_block16<B, 3>(d, npad, pivots[b], colT2 + panel, rowP + panel, I, J);
+	};
+	const unsigned long long take =
+	        level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J);
+	if constexpr (SEVERAL)
+		level_block<true>(take, &live[(size_t)I * nb + J], update);
+	else if (take) // (pivot 0's alone)
+		block_done(update(0), &live[(size_t)I * nb + J]);
 }
 
 // An int32 entry in a 16-bit lane (INF16 for INF and whatever reaches it),
