@@ -5,6 +5,7 @@
 #ifndef APSP_FW_PREPARE_CUH
 #define APSP_FW_PREPARE_CUH
 
+#include "fw_levels.cuh"
 #include "fw_tiles.cuh"
 #include "fw_tiles16.cuh"
 

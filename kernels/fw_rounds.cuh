@@ -15,6 +15,7 @@
 #include "fw_checkpoint.cuh"
 #include "fw_derive.cuh"
 #include "fw_exchange.cuh"
+#include "fw_levels.cuh"
 #include "fw_prepare.cuh"
 #include "fw_tiles.cuh"
 #include "fw_tiles16.cuh"

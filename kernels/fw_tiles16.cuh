@@ -153,55 +153,6 @@ tile_update16(short *__restrict__ d, int npad, int round, uint32_t *__restrict__
 	}
 }
 
-// A level's phase 2 or 3 in 16-bit lanes, as tile_update_level.
-template <int B, int KIND, bool SEVERAL = false>
-__global__ void __launch_bounds__(tile16_threads<B>(), 4)
-tile_update16_level(short *__restrict__ d, int npad, const int *pivots, int m,
-                    uint32_t *__restrict__ colT2, short *__restrict__ rowP,
-                    const int *__restrict__ lists, uint8_t *__restrict__ live,
-                    const unsigned long long *touch = nullptr)
-{
-	__shared__ LevelPlan plan;
-	const int nb = npad / B;
-	const long long total = level_plan<KIND>(pivots, lists, nb, m, plan);
-	// (the next item's look-up in flight while this one's block is updated)
-	LevelItem it =
-	        blockIdx.x < total ? level_item<KIND>(plan, lists, nb, m, blockIdx.x) : LevelItem{};
-	for (long long w = blockIdx.x; w < total; w += gridDim.x) {
-		const LevelItem next =
-		        w + gridDim.x < total ? level_item<KIND>(plan, lists, nb, m, w + gridDim.x) : it;
-		level_block<SEVERAL>(SEVERAL ? level_takes(it, touch, nb) : 1ull << it.b,
-		                     &live[(size_t)it.I * nb + it.J], [&](int b) {
-			                     const size_t panel = (size_t)b * B * npad;
-			                     return update_block16<B, KIND, true>(d, npad, plan.pivots[b],
-			                                                          colT2 + panel,
-			                                                          rowP + panel, it.I, it.J);
-		                     });
-		it = next;
-	}
-}
-
-// Phase 3 of a level whose pivots' blocks cover most of the matrix, a CTA
-// a block, as tile_update_cover.
-template <int B, bool SEVERAL = false>
-__global__ void __launch_bounds__(tile16_threads<B>(), 4)
-tile_update16_cover(short *__restrict__ d, int npad, CoverPivots pivots, int m,
-                    uint32_t *__restrict__ colT2, short *__restrict__ rowP,
-                    uint8_t *__restrict__ live)
-{
-	const int nb = npad / B, I = blockIdx.y, J = blockIdx.x;
-	auto update = [&](int b) {
-		const size_t panel = (size_t)b * B * npad;
-		return update_block16<B, 3>(d, npad, pivots[b], colT2 + panel, rowP + panel, I, J);
-	};
-	const unsigned long long take =
-	        level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J);
-	if constexpr (SEVERAL)
-		level_block<true>(take, &live[(size_t)I * nb + J], update);
-	else if (take) // (pivot 0's alone)
-		block_done(update(0), &live[(size_t)I * nb + J]);
-}
-
 // An int32 entry in a 16-bit lane (INF16 for INF and whatever reaches it),
 // and back (ST_INF_I32 for INF16).
 __device__ __forceinline__ short to_lane(int w) { return (short)(w >= INF16 ? INF16 : w); }
