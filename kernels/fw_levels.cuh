@@ -151,6 +151,17 @@ __device__ __forceinline__ void level_block(unsigned long long take, uint8_t *li
 	}
 }
 
+// A cover kernel's block through the pivots of take, as level_block (not
+// SEVERAL: pivot 0's alone).
+template <bool SEVERAL, typename Update>
+__device__ __forceinline__ void cover_block(unsigned long long take, uint8_t *live, Update &&update)
+{
+	if constexpr (SEVERAL)
+		level_block<true>(take, live, update);
+	else if (take)
+		block_done(update(0), live);
+}
+
 // The pivots of a level taken a CTA a block (tile_update_cover), as the
 // kernel's argument: no look-up in global memory.  (Chosen among, not
 // indexed: an index into an argument puts the whole in local memory.)
@@ -283,12 +294,8 @@ tile_update_cover(T *__restrict__ d, int32_t *__restrict__ p, int npad, CoverPiv
 		return update_block<T, B, R, PATHS, PACKED, 3>(d, p, p + (size_t)round * B * npad, npad,
 		                                               round, colT + panel, rowP + panel, I, J);
 	};
-	const unsigned long long take =
-	        level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J);
-	if constexpr (SEVERAL)
-		level_block<true>(take, &live[(size_t)I * nb + J], update);
-	else if (take) // (pivot 0's alone)
-		block_done(update(0), &live[(size_t)I * nb + J]);
+	cover_block<SEVERAL>(level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J),
+	                     &live[(size_t)I * nb + J], update);
 }
 
 
@@ -333,12 +340,8 @@ tile_update16_cover(short *__restrict__ d, int npad, CoverPivots pivots, int m,
 		const size_t panel = (size_t)b * B * npad;
 		return update_block16<B, 3>(d, npad, pivots[b], colT2 + panel, rowP + panel, I, J);
 	};
-	const unsigned long long take =
-	        level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J);
-	if constexpr (SEVERAL)
-		level_block<true>(take, &live[(size_t)I * nb + J], update);
-	else if (take) // (pivot 0's alone)
-		block_done(update(0), &live[(size_t)I * nb + J]);
+	cover_block<SEVERAL>(level_touch<SEVERAL ? COVER_PIVOTS : 1>(live, nb, pivots, m, I, J),
+	                     &live[(size_t)I * nb + J], update);
 }
 
 } // namespace

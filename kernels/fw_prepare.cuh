@@ -134,24 +134,18 @@ __global__ void no_edges(uint32_t *d, int npad, int row0, int rows, uint32_t inf
 	}
 }
 
-// ... then every arc a[k] -> b[k] (the caller's vertices; pos: their
-// positions in an order, or NULL) of those rows at its least weight w[k].
-// The weights (int32 from 0, float32 from +0) order as their bits do.
-__global__ void put_arcs(uint32_t *d, int npad, int row0, int rows, const uint32_t *__restrict__ a,
-                         const uint32_t *__restrict__ b, const uint32_t *__restrict__ w,
-                         uint64_t count, const int32_t *__restrict__ pos)
+// Arc k's ends in the matrix's numbering (the caller's vertices a[k] and
+// b[k]; pos: their positions in an order, or NULL).
+__device__ __forceinline__ int2 arc_ends(uint64_t k, const uint32_t *__restrict__ a,
+                                         const uint32_t *__restrict__ b,
+                                         const int32_t *__restrict__ pos)
 {
-	for (uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
-	     k += (uint64_t)gridDim.x * blockDim.x) {
-		const int i = pos ? pos[a[k]] : (int)a[k], j = pos ? pos[b[k]] : (int)b[k];
-		if (i != j && i >= row0 && i < row0 + rows)
-			atomicMin(&d[(size_t)(i - row0) * npad + j], w[k]);
-	}
+	return pos ? make_int2(pos[a[k]], pos[b[k]]) : make_int2((int)a[k], (int)b[k]);
 }
 
 // The same in 16-bit lanes (fw_tiles16.cuh), for a graph whose finite
 // weights all fit them: INF16 off the diagonal, eight entries a store
-// (npad a multiple of 8) ...
+// (npad a multiple of 8).
 __global__ void no_edges16(short *d16, int npad, int row0, int rows)
 {
 	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < (size_t)rows * npad / 8;
@@ -166,35 +160,45 @@ __global__ void no_edges16(short *d16, int npad, int row0, int rows)
 	}
 }
 
-// ... then the arcs as put_arcs puts them, the least of each entry's kept
-// by a compare-and-swap of the word that holds it (no 16-bit atomicMin);
-// weights from INF16 on are no edge.
-__global__ void put_arcs16(short *d16, int npad, int row0, int rows, const uint32_t *__restrict__ a,
-                           const uint32_t *__restrict__ b, const uint32_t *__restrict__ w,
-                           uint64_t count, const int32_t *__restrict__ pos)
+// Entry at of d16 lowered to w where w is less (weights from INF16 on are
+// no edge): a compare-and-swap of the word that holds it, there being no
+// 16-bit atomicMin.
+__device__ __forceinline__ void lane_min(short *d16, size_t at, uint32_t w)
 {
-	for (uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
-	     k += (uint64_t)gridDim.x * blockDim.x) {
-		const int i = pos ? pos[a[k]] : (int)a[k], j = pos ? pos[b[k]] : (int)b[k];
-		if (i == j || i < row0 || i >= row0 + rows || w[k] >= (uint32_t)INF16)
-			continue;
-		const size_t at = (size_t)(i - row0) * npad + j;
-		uint32_t *word = (uint32_t *)(d16 + (at & ~(size_t)1));
-		const int shift = (int)(at & 1) * 16;
-		uint32_t old = *word;
-		for (;;) {
-			if (((old >> shift) & 0xffffu) <= w[k])
-				break;
-			const uint32_t next = (old & ~(0xffffu << shift)) | w[k] << shift;
-			const uint32_t seen = atomicCAS(word, old, next);
-			if (seen == old)
-				break;
-			old = seen;
-		}
+	if (w >= (uint32_t)INF16)
+		return;
+	uint32_t *word = (uint32_t *)(d16 + (at & ~(size_t)1));
+	const int shift = (int)(at & 1) * 16;
+	uint32_t old = *word;
+	while (((old >> shift) & 0xffffu) > w) {
+		const uint32_t seen = atomicCAS(word, old, (old & ~(0xffffu << shift)) | w << shift);
+		if (seen == old)
+			break;
+		old = seen;
 	}
 }
 
-// ---- sparse runs: live blocks, round lists, vertex orders ---------------------
+// Then every arc a[k] -> b[k] (the caller's vertices; pos: their positions
+// in an order, or NULL) of those rows at its least weight w[k]: into d's
+// 32-bit entries, whose weights (int32 from 0, float32 from +0) order as
+// their bits do, or with LANES16 into the 16-bit lanes of no_edges16.
+template <bool LANES16>
+__global__ void put_arcs(void *d, int npad, int row0, int rows, const uint32_t *__restrict__ a,
+                         const uint32_t *__restrict__ b, const uint32_t *__restrict__ w,
+                         uint64_t count, const int32_t *__restrict__ pos)
+{
+	for (uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
+	     k += (uint64_t)gridDim.x * blockDim.x) {
+		const int2 e = arc_ends(k, a, b, pos);
+		if (e.x == e.y || e.x < row0 || e.x >= row0 + rows)
+			continue;
+		const size_t at = (size_t)(e.x - row0) * npad + e.y;
+		if (LANES16)
+			lane_min((short *)d, at, w[k]);
+		else
+			atomicMin(&((uint32_t *)d)[at], w[k]);
+	}
+}
 
 // The map of live blocks of a matrix made from arcs (no_edges, put_arcs),
 // from the arcs themselves rather than from the n x n entries: every block
@@ -209,7 +213,8 @@ __global__ void live_of_arcs(uint8_t *live, int nb, int B, const uint32_t *__res
 	for (uint64_t I = first; I < (uint64_t)nb; I += step)
 		live[I * nb + I] = 1;
 	for (uint64_t k = first; k < count; k += step) {
-		const int i = pos ? pos[a[k]] : (int)a[k], j = pos ? pos[b[k]] : (int)b[k];
+		const int2 e = arc_ends(k, a, b, pos);
+		const int i = e.x, j = e.y;
 		if (i != j && w[k] < inf)
 			live[(size_t)(i / B) * nb + j / B] = 1;
 	}

@@ -116,13 +116,13 @@ int upload_arcs(Err e, const fwg_arcs &a, Dev &x, uint64_t npad, int B, bool is_
 	if (rc == 0 && lanes16) {
 		no_edges16<<<GATHER_GRID, 256, 0, x.s>>>(x.d16, (int)npad, row0, rows);
 		if (a.count)
-			put_arcs16<<<GATHER_GRID, 256, 0, x.s>>>(x.d16, (int)npad, row0, rows, ab[0], ab[1],
-			                                         ab[2], a.count, pos);
+			put_arcs<true><<<GATHER_GRID, 256, 0, x.s>>>(x.d16, (int)npad, row0, rows, ab[0],
+			                                             ab[1], ab[2], a.count, pos);
 	} else if (rc == 0) {
 		no_edges<<<GATHER_GRID, 256, 0, x.s>>>((uint32_t *)x.d, (int)npad, row0, rows, inf);
 		if (a.count)
-			put_arcs<<<GATHER_GRID, 256, 0, x.s>>>((uint32_t *)x.d, (int)npad, row0, rows, ab[0],
-			                                       ab[1], ab[2], a.count, pos);
+			put_arcs<false><<<GATHER_GRID, 256, 0, x.s>>>(x.d, (int)npad, row0, rows, ab[0],
+			                                              ab[1], ab[2], a.count, pos);
 	}
 	const int nb = (int)(npad / B);
 	if (rc == 0 && live && cudaMemsetAsync(live, 0, (size_t)nb * nb, x.s) != cudaSuccess)
