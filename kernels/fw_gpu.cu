@@ -497,7 +497,6 @@ static int open_devices(Run &r)
 		x.d16 = (short *)x.d;
 		x.d16_in_d = r.have16 = true;
 		r.in16.wmax = arcs_wmax(*o->arcs);
-		r.in16.made = r.in16.wmax < INF16 / 4;
 		r.in16.keep = o->stats != nullptr;
 	} else if (r.may16 && !r.ooc && alloc16(e, v, &r.have16)) {
 		return -1;
@@ -587,7 +586,7 @@ static int upload_and_prepare(Run &r)
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		CUDA_TRY(cudaEventRecord(v.dev[g].ev[0], v.dev[g].s));
 		if (o->arcs && upload_arcs(e, *o->arcs, v.dev[g], npad, B, r.is_int, r.ro,
-		                           r.in_place16 && r.in16.made, arcs_live(r)))
+		                           r.in_place16 && r.in16.made(), arcs_live(r)))
 			return -1;
 		// (each process its own band: the caller's rows from its first)
 		const uint64_t host_row0 = o->own_rows ? v.dev[g].first_row(B) : 0;
@@ -606,7 +605,7 @@ static int upload_and_prepare(Run &r)
 		return -1;
 	r.t->packed = r.packed;
 	// (a matrix made in 16-bit lanes is made as prepare_rows leaves one)
-	for (int g = v.first; g < v.last && !r.as_read && !(r.in_place16 && r.in16.made); g++) {
+	for (int g = v.first; g < v.last && !r.as_read && !(r.in_place16 && r.in16.made()); g++) {
 		CUDA_TRY(cudaSetDevice(v.dev[g].id));
 		if (prepare_rows(e, v, v.dev[g], n, r.is_int, r.packed))
 			return -1;

@@ -41,14 +41,15 @@ int alloc16(Err e, Devs &v, bool *ok)
 }
 
 // The 16-bit run in the 32-bit matrix's own memory (Dev::d16_in_d), for a
-// graph made on the device from its arcs: the largest weight; whether the
-// matrix was made in 16-bit lanes (made: where that weight leaves them
-// room, INF16 / 4; else the run is on 32 bits); whether a result that
-// stands stays in 16 bits (the statistics fold it there) rather than going
-// back to 32.  A result rejected leaves d to be made again from the arcs.
+// graph made on the device from its arcs: the largest weight, whether a
+// result that stands stays in 16 bits (the statistics fold it there) rather
+// than going back to 32.  The matrix is made in 16-bit lanes where that
+// weight fits them (made), else the run is on 32 bits.  A result rejected
+// leaves d to be made again from the arcs.
 struct InPlace16 {
 	int wmax = 0;
-	bool made = false, keep = false;
+	bool keep = false;
+	bool made() const { return fits16(wmax); }
 };
 
 // Try the 16-bit run.  *done: 1 its result stands (the devices' d hold it),
@@ -71,7 +72,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 	const bool as_read = rw && rw->feed;
 	int wmax = 0, rc = 0;
 	if (ip) { // (made in the lanes from the arcs, or not tried)
-		if (!ip->made)
+		if (!ip->made())
 			return 0;
 		wmax = ip->wmax;
 	}
@@ -92,7 +93,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 			return -1;
 		wmax = (int)m;
 	}
-	if (wmax >= INF16 / 4)
+	if (!fits16(wmax))
 		return 0;
 	if (rw) {
 		Dev &x = v.dev[v.first];
@@ -125,7 +126,7 @@ int try16(Err e, Devs &v, int n, int inf, const Sparse *sp, bool derive16, RowOr
 			max_below<int><<<1024, 256, 0, rw->cs>>>((const int *)x.d + r0 * stride, count, inf, m);
 			CUDA_TRY(cudaMemcpyAsync(mh, m, sizeof *m, cudaMemcpyDeviceToHost, rw->cs));
 			CUDA_TRY(cudaStreamSynchronize(rw->cs));
-			if (*mh >= INF16 / 4)
+			if (!fits16(*mh))
 				return 1;
 			rw->wmax = std::max(rw->wmax, *mh);
 			to16<<<(unsigned)((count + 255) / 256), 256, 0, rw->cs>>>((const int *)x.d + r0 * stride,

@@ -14,17 +14,17 @@
 
 namespace {
 
-//
 // The pivots of a level (ord_block_levels) are independent: none of their
 // rounds reads a block another writes, but phase-3 blocks that two of them
 // update, in either order to the same end.  So their rounds run together:
-// phase 1 of each, the panels of each, the lists of each (round_lists), then
-// one launch for phase 2 of them all and one for phase 3, the work of every
-// pivot spread over a grid that fills the device.  Work item w of a launch
-// belongs to the pivot b with start[b] <= w < start[b + 1].  A phase-3 block
-// that several pivots update (one of their common ancestors' rows and
-// columns) is taken once, by the item of the first of them, through each in
-// turn (level_touch): no two CTAs ever write one block, so no locks.
+// phase 1 of each, the lists of each (round_lists), the panels of the
+// blocks in them, then one launch for phase 2 of them all and one for phase
+// 3, the work of every pivot spread over a grid that fills the device.  Work
+// item w of a launch belongs to the pivot b with start[b] <= w < start[b + 1].
+// A phase-3 block that several pivots update (one of their common ancestors'
+// rows and columns) is taken once, by the item of the first of them, through
+// each in turn (level_takes; the cover kernels' level_touch): no two CTAs
+// ever write one block, so no locks.
 
 constexpr int LEVEL_MAX = 64; // pivots of a level taken at once, at most
 // Levels of at most this many pivots are asked whether they cover the

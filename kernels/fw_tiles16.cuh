@@ -23,6 +23,8 @@ namespace {
 // every entry stays in [0, INF16], and the sum of two in [0, 2 INF16], within
 // 16 bits; so an entry reads the same as a short.
 constexpr int INF16 = 32767;
+// Whether weights up to wmax leave 16-bit lanes the room they are tried in.
+__host__ __device__ constexpr bool fits16(int wmax) { return wmax < INF16 / 4; }
 
 template <> struct Elem<short> {
 	static __device__ __forceinline__ short relax(short a, short b, short c)
