@@ -471,17 +471,20 @@ static int checkpoints_pay(const struct ckpt *k, uint64_t n, int type, int paths
 }
 
 /* A float64 graph: the float64 engine, on one GPU or the --gpus asked for
- * (as for the other types, all of them from GPUS_FROM on), in one process. */
+ * (as for the other types, all of them from GPUS_FROM on), in one process.
+ * Under mpirun process 0 solves alone on its GPU, as for sparse runs (the
+ * float64 engine's GPUs share one process's memory); the others leave. */
 static void solve_f64(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
                       struct choices *ch, int paths, int device, int nproc, int checkpoints,
                       int threads)
 {
 	if (nproc > 1)
-		tool_die("%s: float64 streams run in one process (--gpus N, not mpirun)",
-		         tool_input_name(input));
+		tool_info("%s: float64: process 0 alone of %d, on one GPU", tool_input_name(input),
+		          nproc);
 	const int there = fwm_device_count(NULL, 0) - device, gpus = ch->gpus;
 	gpu64_solve(r, in, input, out, sout, &ch->form, paths, device,
-	            gpus < 0 || (gpus == 0 && in->n >= GPUS_FROM) ? (there > 1 ? there : 1)
+	            nproc > 1 ? 1
+	            : gpus < 0 || (gpus == 0 && in->n >= GPUS_FROM) ? (there > 1 ? there : 1)
 	            : gpus > 1 ? gpus : 1, checkpoints ? &ch->ck : NULL, threads);
 	ckpt_end(&ch->ck); /* the result committed (taken or not: a killed run's leftovers) */
 }
@@ -746,13 +749,21 @@ int main(int argc, char **argv)
 	tool_mark("header read");
 	o.type = (int)head.type;
 	const uint64_t n = head.n;
-	decide_checkpoints(&o, &ch, n, head.how, input, nproc, rank);
 	if (head.type == ST_FLOAT64) {
+		if (rank != 0) { /* (process 0 solves alone) */
+			ranks_finish();
+			return EXIT_OK;
+		}
+		alone_now = nproc > 1;
+		decide_checkpoints(&o, &ch, n, head.how, input, 1, 0);
 		solve_f64(r, &in, input, out, sout, &ch, o.paths, o.device, nproc, o.checkpoint != NULL,
 		          threads);
 		st_header_free(&in);
+		tool_done(EXIT_OK);
+		ranks_finish();
 		return EXIT_OK;
 	}
+	decide_checkpoints(&o, &ch, n, head.how, input, nproc, rank);
 	static struct init_job job;
 	job.gpus_from = GPUS_FROM;
 	gpustart_begin(&job, &o, n, gpus, rank, nproc);

@@ -297,6 +297,22 @@ expect_true "mpirun -np 2 in a pipe" \
 $g --grid 20x20 -s 3 -o "$T/grid"
 expect_true "mpirun -np 2, a sparse graph: process 0 alone, said by -v" \
 	'mpi $gpu -v $T/grid 2>&1 >$T/many | grep -q "process 0 alone of 2: sparse runs use one" && $d -q --graph $T/grid $T/many'
+# float64: process 0 solves alone on one GPU (the float64 engine's GPUs
+# share a process), the same bytes as one process; checkpoints as one
+# process's, resumed under mpirun or alone.
+$g -n 700 -d 8 -t float64 -w 0.01:5 -s 21 -o "$T/g64"
+$gpu --gpus 1 -o "$T/one" "$T/g64" 2>/dev/null
+expect_true "mpirun -np 2, float64: process 0 alone, one process's bytes" \
+	'mpi $gpu -v -o $T/many $T/g64 2>$T/err && grep -q "float64: process 0 alone of 2" $T/err && same_body $T/one $T/many'
+$gpu --gpus 1 --stats "$T/g64" >"$T/one.tsv" 2>/dev/null
+expect_true "mpirun -np 2 --stats, float64: one process's table" \
+	'mpi $gpu --stats $T/g64 >$T/many.tsv && cmp -s $T/one.tsv $T/many.tsv'
+rm -f "$T"/ck*
+expect_true "mpirun -np 2 --checkpoint, float64 killed after a step, resumed under mpirun: one process's bytes" \
+	'! APSP_CHECKPOINT_KILL=after:3 mpi $gpu --checkpoint $T/ck --checkpoint-every 0 $T/g64 >/dev/null 2>&1 &&
+	 mpi $gpu -v --resume $T/ck -o $T/many $T/g64 2>$T/err &&
+	 grep -q "the rounds from step [1-9]" $T/err && same_body $T/one $T/many'
+rm -f "$T"/ck*
 $g -n 40 -d 95 -s 3 -o "$T/g"
 expect_true "mpirun -np 2, one block row: process 0 alone" \
 	'mpi $gpu -v -B 64 $T/g 2>&1 >/dev/null | grep -q "process 0 alone of 2: fewer block rows"'
