@@ -3,7 +3,8 @@
  *
  * A stream is a checked header, then each matrix as independently deflated
  * blocks with sizes and a CRC32, then markers; the byte layout is in
- * man/apspmat.5.  The writer is stream_write.c, the reader stream_read.c,
+ * man/apspmat.5.  The writer is stream_write.c, the reader stream_read.c
+ * (windows of rows: stream_windows.c),
  * one block's coding (deflate engine, CRC32, byte shuffle) blockcodec.c.
  * Nothing here prints or exits.
  */

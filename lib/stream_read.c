@@ -2,7 +2,7 @@
  * on many threads, whole matrices, chosen rows, or headers only.
  *
  * Each thread takes the next block (on many threads, the next few:
- * read_group), reads its stored bytes when its turn comes (in a regular
+ * rd_group), reads its stored bytes when its turn comes (in a regular
  * file it only notes where they are, and reads them after the turn) and
  * inflates it while the others read on.  A reader
  * passes over the blocks it does not want without copying them where it
@@ -10,7 +10,7 @@
  * /dev/null inside the kernel; nothing needs it: a stream still goes
  * through anything that reads in order.  Nothing here prints or exits.
  */
-#include "stream_internal.h"
+#include "stream_reader.h"
 #include "common.h"
 #include "fdio.h"
 #include "pool.h"
@@ -25,37 +25,6 @@
 #include <unistd.h>
 
 /* ---- reading ---- */
-
-/* The most blocks a thread reads in one turn (read_group). */
-#define READ_GROUP_MOST 16
-
-struct rblk {
-	uint64_t index;             /* block number in the matrix */
-	uint32_t raw, stored, crc, method;
-	int need;                   /* inflate it (else skipped) */
-	unsigned char *payload;     /* stored bytes as read */
-	unsigned char *dest;        /* where the raw bytes go */
-	size_t first_row;           /* rows mode: first wanted row that may overlap */
-	int64_t at;                 /* >= 0: the stored bytes are at this offset of a
-	                               regular file, read after the turn (pread) */
-};
-
-struct st_reader {
-	int fd, threads;
-	char *name;
-	uint32_t block;
-	uint64_t npad, mbytes, nblk;  /* of the next matrix (matrix_sizes) */
-	uint32_t type;               /* the header's element type */
-	uint32_t todo;              /* matrix bits not yet read */
-	int nmat;
-	size_t slot;                /* bytes per block buffer */
-	struct worker *wk;
-	int failed;
-	st_progress_fn *progress;   /* st_reader_progress() */
-	void *progress_ctx;
-	int skip;                   /* how unwanted blocks are passed over (SKIP_*) */
-	int devnull;                /* SKIP_SPLICE: /dev/null, opened when first needed */
-};
 
 /* How a reader passes over the stored bytes of blocks it does not want. */
 enum { SKIP_READ, SKIP_SEEK, SKIP_SPLICE };
@@ -261,7 +230,7 @@ void st_reader_free(st_reader *r)
 }
 
 /* Bytes of a row of the next matrix. */
-static uint64_t row_bytes(const st_reader *r)
+uint64_t rd_row_bytes(const st_reader *r)
 {
 	return r->npad * entry_bytes(r->type, first_bit(r->todo));
 }
@@ -269,7 +238,7 @@ static uint64_t row_bytes(const st_reader *r)
 /* The byte and block counts of the next matrix. */
 static void matrix_sizes(st_reader *r)
 {
-	r->mbytes = r->npad * row_bytes(r);
+	r->mbytes = r->npad * rd_row_bytes(r);
 	r->nblk = (r->mbytes + r->block - 1) / r->block;
 }
 
@@ -277,11 +246,6 @@ uint32_t st_next_matrix(st_reader *r)
 {
 	return first_bit(r->todo);
 }
-
-enum { READ_ALL, READ_ROWS, READ_SKIP, READ_SCAN, READ_VERIFY, READ_STORED };
-
-/* What went wrong with a block; the first by block number is reported. */
-enum { B_OK, B_READ, B_TRUNC, B_EARLY, B_HEADER, B_CORRUPT, B_CRC, B_NOMEM, B_STOP };
 
 /* Inflate and check one block into b->dest.  B_OK or what went wrong. */
 static int decode_block(st_reader *r, struct worker *wk, struct rblk *b)
@@ -301,13 +265,13 @@ static int decode_block(st_reader *r, struct worker *wk, struct rblk *b)
 /* Read block i's header and stored bytes (in stream order, one thread at a
  * time) into buf (room for a header and r->slot bytes).  Decides whether
  * the block is needed; *ri is the rows cursor. */
-static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
+int rd_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
                       const uint64_t *rows, size_t nrows, size_t *ri,
                       unsigned char *dst, uint64_t dst_off, unsigned char *buf, struct rblk *b,
                       int *errnum)
 {
 	unsigned char hd[BLK_HDR];
-	uint64_t start = i * r->block, rowbytes = row_bytes(r);
+	uint64_t start = i * r->block, rowbytes = rd_row_bytes(r);
 	uint32_t expect = block_raw(r->mbytes, start, r->block);
 	ssize_t got = fdio_read_full(r->fd, hd, sizeof hd);
 
@@ -370,7 +334,7 @@ static int read_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 static void copy_rows(const st_reader *r, const struct rblk *b, const uint64_t *rows,
                       size_t nrows, unsigned char *dst)
 {
-	uint64_t rowbytes = row_bytes(r);
+	uint64_t rowbytes = rd_row_bytes(r);
 	uint64_t bstart = b->index * r->block, bend = bstart + b->raw;
 
 	for (size_t k = b->first_row; k < nrows && rows[k] * rowbytes < bend; k++) {
@@ -381,43 +345,11 @@ static void copy_rows(const st_reader *r, const struct rblk *b, const uint64_t *
 	}
 }
 
-static int rfail(st_reader *r)
+int rd_fail(st_reader *r)
 {
 	r->failed = 1;
 	return -1;
 }
-
-struct rfail {
-	uint64_t index;
-	int what, errnum;
-	struct rblk b;
-};
-
-/* No block has failed (a failure's index is lower). */
-#define NO_FAIL ((struct rfail){UINT64_MAX, 0, 0, {0}})
-
-struct rjob {
-	st_reader *r;
-	int mode;
-	const uint64_t *rows;
-	size_t nrows;
-	unsigned char *dst;         /* READ_ALL: where byte dst_off of the matrix goes */
-	uint64_t dst_off;
-	uint64_t base;              /* the first block of this pass (windows: one of several) */
-	size_t ri;                  /* rows cursor, moved in stream order */
-	st_matrix_info *info;       /* scan and verify modes: what the blocks hold */
-	int stop;                   /* a block failed: read no further */
-	pthread_mutex_t mu;
-	struct rfail fail;          /* the failing block with the lowest number */
-	unsigned char *done;        /* with progress: the blocks inflated and checked */
-	uint64_t prefix;            /* blocks 0 .. prefix - 1 are all done */
-	uint64_t told;              /* the prefix last reported */
-	st_stored_fn *stored;       /* READ_STORED: the caller's (ctx in dst) */
-	uint64_t reads;             /* indices below this read blocks; the others */
-	uint64_t pieces;            /* are pieces of the last window's work */
-	const st_window_work *work;
-	uint64_t count, group;      /* blocks of this pass; a reading index takes group */
-};
 
 /* Bytes of progress told at a time, at most (and the end): the callback
  * runs under the job's lock, so told for every block it made the blocks'
@@ -449,7 +381,7 @@ static void block_done(struct rjob *job, uint64_t i)
  * its stored bytes read where only its place was noted, handed over
  * (READ_STORED) or inflated and checked, its rows copied or its progress
  * told.  A failure stops the pass, and the lowest failing block is kept. */
-static void finish_block(struct rjob *job, struct worker *wk, struct rblk *b, int what,
+void rd_finish(struct rjob *job, struct worker *wk, struct rblk *b, int what,
                          int errnum, struct pool *p)
 {
 	st_reader *r = job->r;
@@ -473,7 +405,8 @@ static void finish_block(struct rjob *job, struct worker *wk, struct rblk *b, in
 		block_done(job, i);
 	if (what) {
 		__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
-		pool_halt(p);
+		if (p)
+			pool_halt(p);
 		pthread_mutex_lock(&job->mu);
 		if (i < job->fail.index)
 			job->fail = (struct rfail){i, what, errnum, *b};
@@ -510,7 +443,7 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 	while (got < count && !__atomic_load_n(&job->stop, __ATOMIC_RELAXED)) {
 		struct rblk *bk = &b[got];
 		*bk = (struct rblk){0};
-		what[got] = read_block(r, wk, job->mode, first + got, job->rows, job->nrows, &job->ri,
+		what[got] = rd_block(r, wk, job->mode, first + got, job->rows, job->nrows, &job->ri,
 		                       job->dst, job->dst_off, wk->buf ? wk->buf + got * span : NULL,
 		                       bk, &errnum[got]);
 		if (what[got++]) {
@@ -525,11 +458,11 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 	}
 	pool_leave(p, i);
 	for (uint64_t k = 0; k < got; k++)
-		finish_block(job, wk, &b[k], what[k], errnum[k], p);
+		rd_finish(job, wk, &b[k], what[k], errnum[k], p);
 }
 
 /* Whether the next matrix can be read (0), or -1 with why. */
-static int read_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows, st_error *err)
+int rd_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows, st_error *err)
 {
 	if (r->failed) {
 		lib_fail(err, "%s: cannot read on after an error", r->name);
@@ -555,7 +488,7 @@ static int read_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows
  * pass (bench/stream.md).  One block up to 8 threads, then one more for
  * every 8, each thread's buffer room for that many; at least two indices
  * a thread. */
-static uint64_t read_group(int nt, uint64_t count)
+uint64_t rd_group(int nt, uint64_t count)
 {
 	uint64_t g = nt > 8 ? ((uint64_t)nt + 7) / 8 : 1;
 	if (g > READ_GROUP_MOST)
@@ -570,25 +503,27 @@ static uint64_t read_group(int nt, uint64_t count)
  * group of blocks' stored bytes when its turn comes (stream order), then
  * inflates and checks them while the others read theirs; once every block
  * is taken, the threads take the pieces. */
-static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *err)
+int rd_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *err)
 {
-	const char *mname = matrix_name(first_bit(r->todo));
 	int mode = job->mode;
 
 	job->fail = NO_FAIL;
 	int nt = mode != READ_SKIP && mode != READ_SCAN && mode != READ_STORED
 	         && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
 	job->count = count;
-	job->group = read_group(nt, count);
+	job->group = rd_group(nt, count);
 	job->reads = (count + job->group - 1) / job->group;
 	pool_run(nt, job->reads + job->pieces, read_one, job);
-	struct rfail fail = job->fail;
-	if (!fail.what)
-		return 0;
-	unsigned long long k = (unsigned long long)fail.index;
-	switch (fail.what) {
+	return job->fail.what ? rd_failed(r, &job->fail, err) : 0;
+}
+
+int rd_failed(st_reader *r, const struct rfail *fail, st_error *err)
+{
+	const char *mname = matrix_name(first_bit(r->todo));
+	unsigned long long k = (unsigned long long)fail->index;
+	switch (fail->what) {
 	case B_READ:
-		lib_fail(err, "%s: read error: %s", r->name, strerror(fail.errnum));
+		lib_fail(err, "%s: read error: %s", r->name, strerror(fail->errnum));
 		break;
 	case B_TRUNC:
 		lib_fail(err, "%s: truncated in block %llu of the %s", r->name, k, mname);
@@ -599,7 +534,7 @@ static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *e
 		break;
 	case B_HEADER:
 		lib_fail(err, "%s: bad header of block %llu of the %s (raw %u, stored %u, method %u)",
-		       r->name, k, mname, fail.b.raw, fail.b.stored, fail.b.method);
+		       r->name, k, mname, fail->b.raw, fail->b.stored, fail->b.method);
 		break;
 	case B_CORRUPT:
 		lib_fail(err, "%s: corrupt compressed data in block %llu of the %s", r->name, k, mname);
@@ -613,11 +548,11 @@ static int read_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *e
 	default:
 		lib_fail(err, "%s: out of memory for buffers of %zu bytes", r->name, r->slot);
 	}
-	return rfail(r);
+	return rd_fail(r);
 }
 
 /* After the next matrix's blocks: its end marker. */
-static int read_end(st_reader *r, st_matrix_info *info, st_error *err)
+int rd_end(st_reader *r, st_matrix_info *info, st_error *err)
 {
 	uint32_t bit = first_bit(r->todo);
 	const char *mname = matrix_name(bit);
@@ -625,17 +560,17 @@ static int read_end(st_reader *r, st_matrix_info *info, st_error *err)
 	ssize_t got = fdio_read_full(r->fd, hd, sizeof hd);
 	if (got < 0) {
 		lib_fail(err, "%s: read error: %s", r->name, strerror(errno));
-		return rfail(r);
+		return rd_fail(r);
 	}
 	if ((size_t)got < sizeof hd) {
 		lib_fail(err, "%s: truncated at the end of the %s", r->name, mname);
-		return rfail(r);
+		return rd_fail(r);
 	}
 	if (get32(hd) != 0 || get32(hd + 4) != 0 || get32(hd + 12) != TAG_EOM
 	    || get32(hd + 8) != (uint32_t)r->nblk) {
 		lib_fail(err, "%s: bad end-of-matrix marker after the %s (more blocks than %llu?)",
 		       r->name, mname, (unsigned long long)r->nblk);
-		return rfail(r);
+		return rd_fail(r);
 	}
 	if (info)
 		info->stored_bytes += BLK_HDR; /* the end-of-matrix marker */
@@ -648,149 +583,22 @@ static int read_end(st_reader *r, st_matrix_info *info, st_error *err)
 static int read_body(st_reader *r, int mode, const uint64_t *rows, size_t nrows,
                      unsigned char *dst, st_matrix_info *info, st_error *err)
 {
-	if (read_check(r, mode, rows, nrows, err) < 0)
+	if (rd_check(r, mode, rows, nrows, err) < 0)
 		return -1;
 	struct rjob job = {.r = r, .mode = mode, .rows = rows, .nrows = nrows, .dst = dst,
 	                   .info = info, .mu = PTHREAD_MUTEX_INITIALIZER, .fail = NO_FAIL, .group = 1};
 	if (mode == READ_ALL && r->progress && !(job.done = calloc(r->nblk ? r->nblk : 1, 1))) {
 		lib_fail(err, "%s: out of memory", r->name);
-		return rfail(r);
+		return rd_fail(r);
 	}
 	if (info) {
 		memset(info, 0, sizeof *info);
 		info->raw_bytes = r->mbytes;
 	}
-	int rc = read_pass(r, &job, r->nblk, err);
+	int rc = rd_pass(r, &job, r->nblk, err);
 	pthread_mutex_destroy(&job.mu);
 	free(job.done);
-	return rc < 0 ? rc : read_end(r, info, err);
-}
-
-/* A window of whole rows whose work runs beside the next pass; such a
- * window is this many blocks at least. */
-#define WINDOW_LEAST 24
-struct window {
-	uint64_t first, count;
-	const unsigned char *data;
-};
-
-static int stopped_at(st_reader *r, uint64_t row, st_error *err)
-{
-	lib_fail(err, "%s: reading stopped at row %llu", r->name, (unsigned long long)row);
-	return rfail(r);
-}
-
-/* The last window's work beside this pass (w NULL: none); then none.  Its
- * end comes even where the pass failed (what begin took is given back). */
-static int window_work(st_reader *r, struct rjob *job, uint64_t count, struct window *last,
-                       st_error *err)
-{
-	const st_window_work *w = job->work;
-	job->pieces = w && last->count ? w->begin(w->ctx, last->first, last->count, last->data) : 0;
-	int rc = read_pass(r, job, count, err);
-	if (w && last->count && w->end(w->ctx, last->first, last->count, last->data) && rc == 0)
-		rc = stopped_at(r, last->first, err);
-	last->count = 0;
-	return rc;
-}
-
-/* A window's buffer of bytes: the work's own (w->alloc), or the reader's. */
-static unsigned char *window_buffer(const st_window_work *w, size_t bytes)
-{
-	if (!bytes)
-		bytes = 1;
-	return w && w->alloc ? w->alloc(w->ctx, bytes) : lib_huge_alloc(bytes);
-}
-
-static void release_buffers(const st_window_work *w, unsigned char **buf, int nbuf, size_t bytes)
-{
-	for (int i = 0; i < nbuf; i++)
-		if (buf[i] && w && w->alloc)
-			w->release(w->ctx, buf[i], bytes ? bytes : 1);
-		else
-			free(buf[i]);
-}
-
-/* st_read_windows() (fn) and st_read_windows_beside() (w): passes of
- * blocks into a buffer, whole rows handed over, the part of a row at the
- * end carried to the start of the next pass's buffer.  With w, two buffers
- * in turn (three with w->keep): one window's work runs beside the pass that
- * fills the next. */
-static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
-                        const st_window_work *w, st_error *err)
-{
-	if (read_check(r, READ_ALL, NULL, 0, err) < 0)
-		return -1;
-	const uint64_t rowbytes = row_bytes(r);
-	if (rows < 1)
-		rows = 1;
-	/* A pass: enough blocks for the rows asked, and a few a thread; with
-	 * work beside, WINDOW_LEAST blocks at least, so that what a pass costs
-	 * whatever its size (its threads started, its last block inflated
-	 * while the others wait) stays small beside it (bench/stats.md). */
-	uint64_t count = (rows * rowbytes + r->block - 1) / r->block;
-	if (count < (uint64_t)r->threads * 4)
-		count = (uint64_t)r->threads * 4;
-	if (w && count < WINDOW_LEAST)
-		count = WINDOW_LEAST;
-	if (count > r->nblk)
-		count = r->nblk;
-	const size_t cap = (size_t)(count * r->block + rowbytes);
-	const int nbuf = !w ? 1 : w->keep ? 3 : 2;
-	unsigned char *buf[3] = {NULL, NULL, NULL};
-	int ok = 1;
-	for (int i = 0; i < nbuf; i++)
-		ok &= (buf[i] = window_buffer(w, cap)) != NULL;
-	if (!ok) {
-		release_buffers(w, buf, nbuf, cap);
-		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * nbuf);
-		return rfail(r);
-	}
-	struct rjob job = {.r = r, .mode = READ_ALL, .dst = buf[0], .mu = PTHREAD_MUTEX_INITIALIZER,
-	                   .fail = NO_FAIL, .work = w, .group = 1};
-	struct window last = {0, 0, NULL};
-	uint64_t row0 = 0, carry = 0; /* bytes of a row begun at the start of the buffer */
-	int rc = 0, side = 0;
-	for (uint64_t b0 = 0; b0 < r->nblk && rc == 0; b0 += count) {
-		const uint64_t k = r->nblk - b0 < count ? r->nblk - b0 : count;
-		const uint64_t start = b0 * r->block;
-		const uint64_t end = start + k * r->block < r->mbytes ? start + k * r->block : r->mbytes;
-		job.dst = buf[side];
-		job.base = b0;
-		job.dst_off = start - carry;
-		if ((rc = window_work(r, &job, k, &last, err)) < 0)
-			break;
-		const uint64_t have = carry + (end - start), whole = have / rowbytes;
-		if (whole && !w && fn(ctx, row0, whole, buf[side]) != 0) {
-			rc = stopped_at(r, row0, err);
-			break;
-		}
-		carry = have - whole * rowbytes;
-		if (w) {
-			last = (struct window){row0, whole, buf[side]};
-			const int next = (side + 1) % nbuf;
-			memcpy(buf[next], buf[side] + whole * rowbytes, carry);
-			side = next;
-		} else {
-			memmove(buf[0], buf[0] + whole * rowbytes, carry);
-		}
-		row0 += whole;
-	}
-	if (rc == 0 && last.count)
-		rc = window_work(r, &job, 0, &last, err);
-	pthread_mutex_destroy(&job.mu);
-	release_buffers(w, buf, nbuf, cap);
-	return rc < 0 ? rc : read_end(r, NULL, err);
-}
-
-int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err)
-{
-	return read_windows(r, rows, fn, ctx, NULL, err);
-}
-
-int st_read_windows_beside(st_reader *r, uint64_t rows, const st_window_work *w, st_error *err)
-{
-	return read_windows(r, rows, NULL, NULL, w, err);
+	return rc < 0 ? rc : rd_end(r, info, err);
 }
 
 void st_reader_progress(st_reader *r, st_progress_fn *fn, void *ctx)
@@ -815,7 +623,7 @@ int st_read_row_range(st_reader *r, uint64_t first, uint64_t count, void *dst, s
 	uint64_t *rows = malloc((count ? count : 1) * sizeof *rows);
 	if (!rows) {
 		lib_fail(err, "%s: out of memory", r->name);
-		return rfail(r);
+		return rd_fail(r);
 	}
 	for (uint64_t i = 0; i < count; i++)
 		rows[i] = first + i;
@@ -838,13 +646,13 @@ int st_scan_matrix(st_reader *r, int verify, st_matrix_info *info, st_error *err
 
 int st_read_stored(st_reader *r, st_stored_fn *fn, void *ctx, st_error *err)
 {
-	if (read_check(r, READ_STORED, NULL, 0, err) < 0)
+	if (rd_check(r, READ_STORED, NULL, 0, err) < 0)
 		return -1;
 	struct rjob job = {.r = r, .mode = READ_STORED, .dst = ctx, .mu = PTHREAD_MUTEX_INITIALIZER,
 	                   .fail = NO_FAIL, .stored = fn, .group = 1};
-	int rc = read_pass(r, &job, r->nblk, err);
+	int rc = rd_pass(r, &job, r->nblk, err);
 	pthread_mutex_destroy(&job.mu);
-	return rc < 0 ? rc : read_end(r, NULL, err);
+	return rc < 0 ? rc : rd_end(r, NULL, err);
 }
 
 int st_decode_stored(const st_header *h, uint32_t matrix, uint64_t index, const void *block,

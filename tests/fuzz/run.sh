@@ -62,7 +62,7 @@ for t in $targets; do
 		continue
 	fi
 	# shellcheck disable=SC2086
-	if ! "$cc" $flags -o "$bin" "$src" lib/stream_format.c lib/stream_write.c lib/stream_read.c lib/pool.c lib/fdio.c lib/common.c lib/blockcodec.c lib/litblock.c lib/graphio.c lib/graphio_parse.c lib/graphio_mtx.c lib/graphio_edges.c lib/graphio_dimacs.c $codec -lz -lm 2>"$out/$t.build"; then
+	if ! "$cc" $flags -o "$bin" "$src" lib/stream_format.c lib/stream_write.c lib/stream_read.c lib/stream_windows.c lib/pool.c lib/fdio.c lib/common.c lib/blockcodec.c lib/litblock.c lib/graphio.c lib/graphio_parse.c lib/graphio_mtx.c lib/graphio_edges.c lib/graphio_dimacs.c $codec -lz -lm 2>"$out/$t.build"; then
 		echo "FAIL fuzz $t: build failed: $(grep -m1 error "$out/$t.build")"
 		failed=1
 		continue

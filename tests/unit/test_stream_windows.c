@@ -1,7 +1,8 @@
 /* test_stream_windows.c - unit tests of a matrix read a window of rows at a
- * time with work beside (lib/stream_read.c, st_read_windows_beside): every
- * window in order, each piece run once, the reading stopped by a window's
- * end, and windows kept in the work's own buffers. */
+ * time with work beside (lib/stream_windows.c, st_read_windows_beside):
+ * every window in order, each piece run once, the reading stopped by a
+ * window's end or by a damaged block (every window begun also ended), and
+ * windows in the work's own buffers, kept or not. */
 #include "stream_t.h"
 
 /* st_read_windows_beside(): every window handed over in order, each
@@ -196,10 +197,83 @@ static void test_windows_kept(void)
 	free_all(&x);
 }
 
+/* A damaged or cut stream read in windows beside: the block said, and every
+ * window begun also ended (what its begin took given back); buffers of the
+ * work's own (without keep: two) all given back. */
+struct counted {
+	int begins, ends, allocs, releases;
+};
+
+static uint64_t counted_begin(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	(void)first, (void)data;
+	((struct counted *)ctx)->begins++;
+	return count;
+}
+
+static void counted_piece(void *ctx, uint64_t i) { (void)ctx, (void)i; }
+
+static int counted_end(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	(void)first, (void)count, (void)data;
+	((struct counted *)ctx)->ends++;
+	return 0;
+}
+
+static void *counted_alloc(void *ctx, size_t bytes)
+{
+	((struct counted *)ctx)->allocs++;
+	return malloc(bytes);
+}
+
+static void counted_release(void *ctx, void *p, size_t bytes)
+{
+	(void)bytes;
+	((struct counted *)ctx)->releases++;
+	free(p);
+}
+
+static void test_windows_damaged(void)
+{
+	struct mats x;
+	size_t len = 0;
+	st_error err;
+	unsigned char *ref = windows_stream(ST_DIST, &x, &len);
+	unsigned char *bad = malloc(len);
+	for (int threads = 1; threads <= 3; threads++) {
+		for (int kind = 0; kind < 4; kind++) {
+			/* cut at a third or two thirds, or a byte changed there */
+			const size_t at = len * (size_t)(1 + kind % 2) / 3;
+			memcpy(bad, ref, len);
+			if (kind >= 2)
+				bad[at] ^= 0x5a;
+			int in = mem_fd(bad, kind >= 2 ? len : at);
+			st_header hr;
+			st_reader *r = st_reader_open(in, "bad", &hr, threads, &err);
+			struct counted c = {0};
+			const st_window_work w = {counted_begin, counted_piece, counted_end, &c,
+			                          counted_alloc, counted_release, 0};
+			const int rc = r && st_next_matrix(r) == ST_DIST ? st_read_windows_beside(r, 7, &w, &err)
+			                                                : -2;
+			T_CHECKF(rc == -1 && strstr(err.msg, "block") && c.begins == c.ends
+			         && c.allocs == 2 && c.releases == 2,
+			         "windows beside, %d threads, %s at byte %zu of %zu: %s (%d begun, %d ended, "
+			         "%d buffers, %d given back)", threads, kind >= 2 ? "a byte changed" : "cut",
+			         at, len, rc == -1 ? err.msg : "not refused", c.begins, c.ends, c.allocs,
+			         c.releases);
+			reader_done(r, &hr, in);
+		}
+	}
+	free(bad);
+	free(ref);
+	free_all(&x);
+}
+
 int main(void)
 {
 	t_rng = 88172645463325252ull;
 	test_windows_beside();
 	test_windows_kept();
+	test_windows_damaged();
 	return T_DONE();
 }
