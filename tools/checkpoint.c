@@ -197,9 +197,11 @@ struct landing {
 	const char *path;
 	int rc;
 	char why[200];
+	int dropped;        /* the run no longer wants it (under landing_mu) */
 };
 static struct landing landing;
 static int landing_busy;
+static pthread_mutex_t landing_mu = PTHREAD_MUTEX_INITIALIZER; /* the rename, dropped */
 
 static void *land(void *arg)
 {
@@ -215,10 +217,15 @@ static void *land(void *arg)
 	}
 	if (l->rc == 0 && test_kill("during", l->nth))
 		raise(SIGKILL);
-	if (l->rc == 0 && rename(l->tmp, l->path) != 0) {
+	pthread_mutex_lock(&landing_mu);
+	if (l->dropped) {
+		l->rc = -1;
+		snprintf(l->why, sizeof l->why, "no longer wanted");
+	} else if (l->rc == 0 && rename(l->tmp, l->path) != 0) {
 		l->rc = -1;
 		snprintf(l->why, sizeof l->why, "rename: %s", strerror(errno));
 	}
+	pthread_mutex_unlock(&landing_mu);
 	if (l->rc < 0)
 		unlink(l->tmp);
 	else if (test_kill("after", l->nth))
@@ -245,6 +252,24 @@ static void landed(struct ckpt *k)
 	pthread_join(landing.tid, NULL);
 	landing_busy = 0;
 	count_landing(k, &landing);
+}
+
+/* The run's result committed and its checkpoints to be removed: the one
+ * being made durable, if any, is not waited for (the sync of gigabytes
+ * from a device's run would hold up its end for seconds).  It is cut to
+ * nothing, so that its sync ends soon, and removed; its thread renames
+ * nothing and ends by itself.  Not counted as written. */
+static void drop_landing(void)
+{
+	if (!landing_busy)
+		return;
+	pthread_mutex_lock(&landing_mu);
+	landing.dropped = 1;
+	pthread_mutex_unlock(&landing_mu);
+	if (truncate(landing.tmp, 0) == 0)
+		unlink(landing.tmp);
+	pthread_detach(landing.tid);
+	landing_busy = 0;
 }
 
 /* A matrix of the state, a block at a time, through the engine's copy. */
@@ -378,7 +403,7 @@ static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths
 			tool_warn("%s: checkpoint not written (the run goes on): %s", k->path, err.msg);
 		return -1;
 	}
-	l->fd = fd, l->nth = k->written + 1, l->path = k->path;
+	l->fd = fd, l->nth = k->written + 1, l->path = k->path, l->dropped = 0;
 	if (pthread_create(&l->tid, NULL, land, l) == 0) {
 		landing_busy = 1;
 		return 0;
@@ -619,7 +644,11 @@ static void remove_leftovers(const char *path)
 void ckpt_end(struct ckpt *k)
 {
 	ckpt_ready(k);
-	landed(k);
+	/* (a test's kill while it lands or after: waited for, so that it comes) */
+	if (k->keep || test_kill("during", landing.nth) || test_kill("after", landing.nth))
+		landed(k);
+	else
+		drop_landing();
 	if (k->ranks && k->ranks->rank > 0) /* (process 0 speaks for the run) */
 		return;
 	if (k->path)
