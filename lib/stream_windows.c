@@ -5,6 +5,7 @@
  * without passes (a ring).  Nothing here prints or exits. */
 #include "stream_reader.h"
 #include "common.h"
+#include "pool.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -293,15 +294,12 @@ static int ring_take(struct ring *g, uint64_t *a, uint64_t *cnt)
 	}
 }
 
-struct ring_arg {
-	struct ring *g;
-	int t;
-};
-
-static void *ring_thread(void *arg)
+/* A thread of the ring (the pool's index i, one a thread): tasks taken
+ * until every window has ended or the reading stopped. */
+static void ring_thread(void *ctx, int t, uint64_t i, struct pool *p)
 {
-	struct ring_arg *ra = arg;
-	struct ring *g = ra->g;
+	struct ring *g = ctx;
+	(void)i, (void)p;
 	for (;;) {
 		uint64_t a = 0, cnt = 0;
 		pthread_mutex_lock(&g->mu);
@@ -309,11 +307,11 @@ static void *ring_thread(void *arg)
 		const uint64_t f = g->ended;
 		pthread_mutex_unlock(&g->mu);
 		if (what == TAKE_NONE)
-			return NULL;
+			return;
 		if (what == TAKE_BEGIN) {
 			ring_begin(g, a);
 		} else if (what == TAKE_READ) {
-			ring_read(g, ra->t, a, cnt);
+			ring_read(g, t, a, cnt);
 		} else {
 			g->w->piece(g->w->ctx, a);
 			pthread_mutex_lock(&g->mu);
@@ -334,7 +332,7 @@ static int read_ring(st_reader *r, uint64_t rows, const st_window_work *w, st_er
 	                 .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 	g.job = (struct rjob){.r = r, .mode = READ_ALL, .mu = PTHREAD_MUTEX_INITIALIZER,
 	                      .fail = NO_FAIL, .group = 1};
-	/* (as the pool: more threads than cores only take turns on them) */
+	/* (as the pool runs them: more threads than cores only take turns) */
 	const int cores = lib_threads(0);
 	g.nt = r->mbytes < PARALLEL_MIN_BYTES ? 1 : r->threads < cores ? r->threads : cores;
 	g.k = ((rows ? rows : 1) * g.rowbytes + r->block - 1) / r->block;
@@ -347,25 +345,13 @@ static int read_ring(st_reader *r, uint64_t rows, const st_window_work *w, st_er
 	g.buf[0] = window_buffer(w, cap);
 	g.buf[1] = window_buffer(w, cap);
 	g.in = calloc(g.nwin ? g.nwin : 1, sizeof *g.in);
-	pthread_t *tid = g.nt > 1 ? malloc((size_t)g.nt * sizeof *tid) : NULL;
-	struct ring_arg *args = malloc((size_t)g.nt * sizeof *args);
-	if (!g.buf[0] || !g.buf[1] || !g.in || !args || (g.nt > 1 && !tid)) {
+	if (!g.buf[0] || !g.buf[1] || !g.in) {
 		release_buffers(w, g.buf, 2, cap);
-		free(g.in), free(tid), free(args);
+		free(g.in);
 		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * 2);
 		return rd_fail(r);
 	}
-	int started = 0;
-	for (int t = 1; t < g.nt; t++) {
-		args[t] = (struct ring_arg){&g, t};
-		if (pthread_create(&tid[t], NULL, ring_thread, &args[t]) != 0)
-			break; /* fewer threads, the same windows */
-		started = t;
-	}
-	args[0] = (struct ring_arg){&g, 0};
-	ring_thread(&args[0]);
-	for (int t = 1; t <= started; t++)
-		pthread_join(tid[t], NULL);
+	pool_run(g.nt, (uint64_t)g.nt, ring_thread, &g); /* (fewer threads: the same windows) */
 	/* Stopped: a window begun ends all the same (what begin took is given back). */
 	if (g.ended < g.nwin && g.begun == 2)
 		ring_end(&g, g.ended);
@@ -375,7 +361,7 @@ static int read_ring(st_reader *r, uint64_t rows, const st_window_work *w, st_er
 	else if (g.row_stop != UINT64_MAX)
 		rc = stopped_at(r, g.row_stop, err);
 	release_buffers(w, g.buf, 2, cap);
-	free(g.in), free(tid), free(args);
+	free(g.in);
 	pthread_mutex_destroy(&g.mu);
 	pthread_cond_destroy(&g.cv);
 	pthread_mutex_destroy(&g.job.mu);
