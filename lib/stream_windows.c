@@ -1,8 +1,9 @@
 /* stream_windows.c - the stream's reader, a window of whole rows at a
  * time: handed to the caller pass after pass (st_read_windows), or to work
  * that runs on the reader's threads beside the reading of the next
- * (st_read_windows_beside), where the windows flow through two buffers
- * without passes (a ring).  Nothing here prints or exits. */
+ * (st_read_windows_beside): without keep the windows flow through two
+ * buffers without passes (a ring), with keep through three, pass after
+ * pass.  Nothing here prints or exits. */
 #include "stream_reader.h"
 #include "common.h"
 #include "pool.h"
@@ -56,11 +57,11 @@ static void release_buffers(const st_window_work *w, unsigned char **buf, int nb
 			free(buf[i]);
 }
 
-/* st_read_windows() (fn) and st_read_windows_beside() (w): passes of
- * blocks into a buffer, whole rows handed over, the part of a row at the
- * end carried to the start of the next pass's buffer.  With w, two buffers
- * in turn (three with w->keep): one window's work runs beside the pass that
- * fills the next. */
+/* st_read_windows() (fn) and st_read_windows_beside() with keep (w):
+ * passes of blocks into a buffer, whole rows handed over, the part of a row
+ * at the end carried to the start of the next pass's buffer.  With w, three
+ * buffers in turn: one window's work runs beside the pass that fills the
+ * next, and its bytes stay until the next window's end. */
 static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
                         const st_window_work *w, st_error *err)
 {
@@ -167,14 +168,15 @@ struct ring {
 	uint64_t row_stop;          /* an end refused its rows: their first (else UINT64_MAX) */
 };
 
-/* Window w's blocks, its first row and its whole rows, the bytes of the
- * row it begins within (carried from the window before). */
+/* Window w's blocks (k, the last fewer). */
 static uint64_t ring_blocks(const struct ring *g, uint64_t w)
 {
 	const uint64_t b0 = w * g->k;
 	return g->r->nblk - b0 < g->k ? g->r->nblk - b0 : g->k;
 }
 
+/* Window w's first row, its whole rows, and the bytes of the row it begins
+ * within (carried from the window before). */
 static void ring_rows(const struct ring *g, uint64_t w, uint64_t *first, uint64_t *whole,
                       uint64_t *carry)
 {
