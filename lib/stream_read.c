@@ -265,10 +265,10 @@ static int decode_block(st_reader *r, struct worker *wk, struct rblk *b)
 /* Read block i's header and stored bytes (in stream order, one thread at a
  * time) into buf (room for a header and r->slot bytes).  Decides whether
  * the block is needed; *ri is the rows cursor. */
-int rd_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
-                      const uint64_t *rows, size_t nrows, size_t *ri,
-                      unsigned char *dst, uint64_t dst_off, unsigned char *buf, struct rblk *b,
-                      int *errnum)
+static int rd_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
+                    const uint64_t *rows, size_t nrows, size_t *ri,
+                    unsigned char *dst, uint64_t dst_off, unsigned char *buf, struct rblk *b,
+                    int *errnum)
 {
 	unsigned char hd[BLK_HDR];
 	uint64_t start = i * r->block, rowbytes = rd_row_bytes(r);
@@ -382,7 +382,7 @@ static void block_done(struct rjob *job, uint64_t i)
  * (READ_STORED) or inflated and checked, its rows copied or its progress
  * told.  A failure stops the pass, and the lowest failing block is kept. */
 void rd_finish(struct rjob *job, struct worker *wk, struct rblk *b, int what,
-                         int errnum, struct pool *p)
+               int errnum, struct pool *p)
 {
 	st_reader *r = job->r;
 	const uint64_t i = b->index;
@@ -414,38 +414,23 @@ void rd_finish(struct rjob *job, struct worker *wk, struct rblk *b, int what,
 	}
 }
 
-/* Reading index i: blocks base + i * group on, read in one turn, each into
- * its own part of the thread's buffer, then taken on one after another
- * while the other threads read on.  The indices from job->reads on are
- * pieces of the last window's work. */
-static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
+uint64_t rd_turn(struct rjob *job, struct worker *wk, uint64_t first, uint64_t count,
+                 unsigned char *dst, uint64_t dst_off, struct rblk *b, int *what, int *errnum)
 {
-	struct rjob *job = ctx;
 	st_reader *r = job->r;
-	struct worker *wk = &r->wk[t];
-	struct rblk b[READ_GROUP_MOST];
-	int what[READ_GROUP_MOST] = {0}, errnum[READ_GROUP_MOST] = {0};
 	const size_t span = BLK_HDR + (r->slot ? r->slot : 1);
-
-	if (i >= job->reads) {
-		job->work->piece(job->work->ctx, i - job->reads);
-		return;
-	}
-	const uint64_t first = job->base + i * job->group, end = job->base + job->count;
-	const uint64_t count = end - first < job->group ? end - first : job->group;
-	if (wk->nbuf < job->group) {
+	if (wk->nbuf < count) {
 		free(wk->buf);
-		wk->buf = malloc(job->group * span);
-		wk->nbuf = wk->buf ? job->group : 0;
+		wk->buf = malloc(count * span);
+		wk->nbuf = wk->buf ? count : 0;
 	}
-	uint64_t got = 0; /* blocks read in turn */
-	pool_enter(p, i);
+	uint64_t got = 0;
 	while (got < count && !__atomic_load_n(&job->stop, __ATOMIC_RELAXED)) {
 		struct rblk *bk = &b[got];
 		*bk = (struct rblk){0};
 		what[got] = rd_block(r, wk, job->mode, first + got, job->rows, job->nrows, &job->ri,
-		                       job->dst, job->dst_off, wk->buf ? wk->buf + got * span : NULL,
-		                       bk, &errnum[got]);
+		                     dst, dst_off, wk->buf ? wk->buf + got * span : NULL, bk,
+		                     &errnum[got]);
 		if (what[got++]) {
 			__atomic_store_n(&job->stop, 1, __ATOMIC_RELAXED);
 			break;
@@ -456,6 +441,28 @@ static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 			job->info->by_method[bk->method]++;
 		}
 	}
+	return got;
+}
+
+/* Reading index i: blocks base + i * group on, read in one turn, each into
+ * its own part of the thread's buffer, then taken on one after another
+ * while the other threads read on.  The indices from job->reads on are
+ * pieces of the last window's work. */
+static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
+{
+	struct rjob *job = ctx;
+	struct worker *wk = &job->r->wk[t];
+	struct rblk b[READ_GROUP_MOST];
+	int what[READ_GROUP_MOST] = {0}, errnum[READ_GROUP_MOST] = {0};
+
+	if (i >= job->reads) {
+		job->work->piece(job->work->ctx, i - job->reads);
+		return;
+	}
+	const uint64_t first = job->base + i * job->group, end = job->base + job->count;
+	const uint64_t count = end - first < job->group ? end - first : job->group;
+	pool_enter(p, i);
+	const uint64_t got = rd_turn(job, wk, first, count, job->dst, job->dst_off, b, what, errnum);
 	pool_leave(p, i);
 	for (uint64_t k = 0; k < got; k++)
 		rd_finish(job, wk, &b[k], what[k], errnum[k], p);

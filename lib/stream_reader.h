@@ -87,12 +87,12 @@ uint64_t rd_row_bytes(const st_reader *r);
 int rd_fail(st_reader *r);
 /* Whether the next matrix can be read (0), or -1 with why. */
 int rd_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows, st_error *err);
-/* Read block i's header and stored bytes in stream order (one thread at a
- * time) into buf; b says what it is and where its raw bytes go (dst, which
- * holds the matrix's bytes from dst_off on). */
-int rd_block(st_reader *r, struct worker *wk, int mode, uint64_t i, const uint64_t *rows,
-             size_t nrows, size_t *ri, unsigned char *dst, uint64_t dst_off, unsigned char *buf,
-             struct rblk *b, int *errnum);
+/* A thread's turn: blocks first .. first + count - 1 (at most
+ * READ_GROUP_MOST) read in stream order into wk's buffer, their raw bytes
+ * bound for dst (which holds the matrix's bytes from dst_off on); b, what
+ * and errnum say how each went.  The blocks read; a failure stops the job. */
+uint64_t rd_turn(struct rjob *job, struct worker *wk, uint64_t first, uint64_t count,
+                 unsigned char *dst, uint64_t dst_off, struct rblk *b, int *what, int *errnum);
 /* Block b taken on after its turn (what: how the turn went): inflated and
  * checked; a failure stops the job (and p, where given). */
 void rd_finish(struct rjob *job, struct worker *wk, struct rblk *b, int what, int errnum,

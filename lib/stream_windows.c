@@ -233,25 +233,11 @@ static void ring_read(struct ring *g, int t, uint64_t b0, uint64_t cnt)
 	struct worker *wk = &r->wk[t];
 	struct rblk b[READ_GROUP_MOST];
 	int what[READ_GROUP_MOST] = {0}, errnum[READ_GROUP_MOST] = {0};
-	const size_t span = BLK_HDR + (r->slot ? r->slot : 1);
 	const uint64_t w = b0 / g->k;
-	uint64_t first, whole, carry, got = 0;
+	uint64_t first, whole, carry;
 	ring_rows(g, w, &first, &whole, &carry);
-	if (wk->nbuf < cnt) {
-		free(wk->buf);
-		wk->buf = malloc(cnt * span);
-		wk->nbuf = wk->buf ? cnt : 0;
-	}
-	while (got < cnt && !__atomic_load_n(&g->job.stop, __ATOMIC_RELAXED)) {
-		b[got] = (struct rblk){0};
-		what[got] = rd_block(r, wk, READ_ALL, b0 + got, NULL, 0, NULL, g->buf[w % 2],
-		                     first * g->rowbytes, wk->buf ? wk->buf + got * span : NULL, &b[got],
-		                     &errnum[got]);
-		if (what[got++]) {
-			__atomic_store_n(&g->job.stop, 1, __ATOMIC_RELAXED);
-			break;
-		}
-	}
+	const uint64_t got = rd_turn(&g->job, wk, b0, cnt, g->buf[w % 2], first * g->rowbytes, b,
+	                             what, errnum);
 	pthread_mutex_lock(&g->mu);
 	g->turn = 0;
 	pthread_cond_broadcast(&g->cv);
