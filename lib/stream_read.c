@@ -446,13 +446,19 @@ uint64_t rd_turn(struct rjob *job, struct worker *wk, uint64_t first, uint64_t c
 
 /* Reading index i: blocks base + i * group on, read in one turn, each into
  * its own part of the thread's buffer, then taken on one after another
- * while the other threads read on. */
+ * while the other threads read on.  The indices from job->reads on are
+ * pieces of the last window's work. */
 static void read_one(void *ctx, int t, uint64_t i, struct pool *p)
 {
 	struct rjob *job = ctx;
 	struct worker *wk = &job->r->wk[t];
 	struct rblk b[READ_GROUP_MOST];
 	int what[READ_GROUP_MOST] = {0}, errnum[READ_GROUP_MOST] = {0};
+
+	if (i >= job->reads) {
+		job->work->piece(job->work->ctx, i - job->reads);
+		return;
+	}
 	const uint64_t first = job->base + i * job->group, end = job->base + job->count;
 	const uint64_t count = end - first < job->group ? end - first : job->group;
 	pool_enter(p, i);
@@ -499,10 +505,11 @@ uint64_t rd_group(int nt, uint64_t count)
 	return g;
 }
 
-/* Blocks job->base .. job->base + count - 1 of the next matrix.  Each
- * thread reads its next group of blocks' stored bytes when its turn comes
- * (stream order), then inflates and checks them while the others read
- * theirs. */
+/* Blocks job->base .. job->base + count - 1 of the next matrix, and
+ * job->pieces pieces of job->work beside them.  Each thread reads its next
+ * group of blocks' stored bytes when its turn comes (stream order), then
+ * inflates and checks them while the others read theirs; once every block
+ * is taken, the threads take the pieces. */
 int rd_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *err)
 {
 	int mode = job->mode;
@@ -512,7 +519,8 @@ int rd_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *err)
 	         && r->mbytes >= PARALLEL_MIN_BYTES ? r->threads : 1;
 	job->count = count;
 	job->group = rd_group(nt, count);
-	pool_run(nt, (count + job->group - 1) / job->group, read_one, job);
+	job->reads = (count + job->group - 1) / job->group;
+	pool_run(nt, job->reads + job->pieces, read_one, job);
 	return job->fail.what ? rd_failed(r, &job->fail, err) : 0;
 }
 

@@ -75,6 +75,9 @@ struct rjob {
 	uint64_t prefix;            /* blocks 0 .. prefix - 1 are all done */
 	uint64_t told;              /* the prefix last reported */
 	st_stored_fn *stored;       /* READ_STORED: the caller's (ctx in dst) */
+	uint64_t reads;             /* indices below this read blocks; the others */
+	uint64_t pieces;            /* are pieces of the last window's work */
+	const st_window_work *work;
 	uint64_t count, group;      /* blocks of this pass; a reading index takes group */
 };
 
@@ -94,7 +97,7 @@ uint64_t rd_turn(struct rjob *job, struct worker *wk, uint64_t first, uint64_t c
  * checked; a failure stops the job (and p, where given). */
 void rd_finish(struct rjob *job, struct worker *wk, struct rblk *b, int what, int errnum,
                struct pool *p);
-/* A pass over count blocks from job->base. */
+/* A pass over job->count blocks from job->base, job->pieces of its work beside. */
 int rd_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *err);
 /* The job's first failing block said in err: -1. */
 int rd_failed(st_reader *r, const struct rfail *fail, st_error *err);

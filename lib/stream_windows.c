@@ -1,8 +1,9 @@
 /* stream_windows.c - the stream's reader, a window of whole rows at a
  * time: handed to the caller pass after pass (st_read_windows), or to work
  * that runs on the reader's threads beside the reading of the next
- * (st_read_windows_beside), where the windows flow without passes through
- * two buffers (a ring), three with keep.  Nothing here prints or exits. */
+ * (st_read_windows_beside): without keep the windows flow through two
+ * buffers without passes (a ring), with keep through three, pass after
+ * pass.  Nothing here prints or exits. */
 #include "stream_reader.h"
 #include "common.h"
 #include "pool.h"
@@ -11,15 +12,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A kept window (its bytes handed on to a device's copy) is this many
- * blocks at least, so that what each costs beside its bytes (the copy's
- * start, the wait for the one before) stays small. */
+/* A window of whole rows whose work runs beside the next pass; such a
+ * window is this many blocks at least. */
 #define WINDOW_LEAST 24
+struct window {
+	uint64_t first, count;
+	const unsigned char *data;
+};
 
 static int stopped_at(st_reader *r, uint64_t row, st_error *err)
 {
 	lib_fail(err, "%s: reading stopped at row %llu", r->name, (unsigned long long)row);
 	return rd_fail(r);
+}
+
+/* The last window's work beside this pass (w NULL: none); then none.  Its
+ * end comes even where the pass failed (what begin took is given back). */
+static int window_work(st_reader *r, struct rjob *job, uint64_t count, struct window *last,
+                       st_error *err)
+{
+	const st_window_work *w = job->work;
+	job->pieces = w && last->count ? w->begin(w->ctx, last->first, last->count, last->data) : 0;
+	int rc = rd_pass(r, job, count, err);
+	if (w && last->count && w->end(w->ctx, last->first, last->count, last->data) && rc == 0)
+		rc = stopped_at(r, last->first, err);
+	last->count = 0;
+	return rc;
 }
 
 /* A window's buffer of bytes: the work's own (w->alloc), or the reader's. */
@@ -39,67 +57,95 @@ static void release_buffers(const st_window_work *w, unsigned char **buf, int nb
 			free(buf[i]);
 }
 
-/* Passes of blocks into one buffer, whole rows handed to fn, the part of a
- * row at the end moved to the buffer's start. */
-int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err)
+/* st_read_windows() (fn) and st_read_windows_beside() with keep (w):
+ * passes of blocks into a buffer, whole rows handed over, the part of a row
+ * at the end carried to the start of the next pass's buffer.  With w, three
+ * buffers in turn: one window's work runs beside the pass that fills the
+ * next, and its bytes stay until the next window's end. */
+static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
+                        const st_window_work *w, st_error *err)
 {
 	if (rd_check(r, READ_ALL, NULL, 0, err) < 0)
 		return -1;
 	const uint64_t rowbytes = rd_row_bytes(r);
 	if (rows < 1)
 		rows = 1;
-	/* A pass: enough blocks for the rows asked, and a few a thread. */
+	/* A pass: enough blocks for the rows asked, and a few a thread; with
+	 * work beside, WINDOW_LEAST blocks at least, so that what a pass costs
+	 * whatever its size (its threads started, its last block inflated
+	 * while the others wait) stays small beside it (bench/stats.md). */
 	uint64_t count = (rows * rowbytes + r->block - 1) / r->block;
 	if (count < (uint64_t)r->threads * 4)
 		count = (uint64_t)r->threads * 4;
+	if (w && count < WINDOW_LEAST)
+		count = WINDOW_LEAST;
 	if (count > r->nblk)
 		count = r->nblk;
 	const size_t cap = (size_t)(count * r->block + rowbytes);
-	unsigned char *buf = window_buffer(NULL, cap);
-	if (!buf) {
-		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap);
+	const int nbuf = !w ? 1 : w->keep ? 3 : 2;
+	unsigned char *buf[3] = {NULL, NULL, NULL};
+	int ok = 1;
+	for (int i = 0; i < nbuf; i++)
+		ok &= (buf[i] = window_buffer(w, cap)) != NULL;
+	if (!ok) {
+		release_buffers(w, buf, nbuf, cap);
+		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * nbuf);
 		return rd_fail(r);
 	}
-	struct rjob job = {.r = r, .mode = READ_ALL, .dst = buf, .mu = PTHREAD_MUTEX_INITIALIZER,
-	                   .fail = NO_FAIL, .group = 1};
+	struct rjob job = {.r = r, .mode = READ_ALL, .dst = buf[0], .mu = PTHREAD_MUTEX_INITIALIZER,
+	                   .fail = NO_FAIL, .work = w, .group = 1};
+	struct window last = {0, 0, NULL};
 	uint64_t row0 = 0, carry = 0; /* bytes of a row begun at the start of the buffer */
-	int rc = 0;
+	int rc = 0, side = 0;
 	for (uint64_t b0 = 0; b0 < r->nblk && rc == 0; b0 += count) {
 		const uint64_t k = r->nblk - b0 < count ? r->nblk - b0 : count;
 		const uint64_t start = b0 * r->block;
 		const uint64_t end = start + k * r->block < r->mbytes ? start + k * r->block : r->mbytes;
+		job.dst = buf[side];
 		job.base = b0;
 		job.dst_off = start - carry;
-		if ((rc = rd_pass(r, &job, k, err)) < 0)
+		if ((rc = window_work(r, &job, k, &last, err)) < 0)
 			break;
 		const uint64_t have = carry + (end - start), whole = have / rowbytes;
-		if (whole && fn(ctx, row0, whole, buf) != 0) {
+		if (whole && !w && fn(ctx, row0, whole, buf[side]) != 0) {
 			rc = stopped_at(r, row0, err);
 			break;
 		}
 		carry = have - whole * rowbytes;
-		memmove(buf, buf + whole * rowbytes, carry);
+		if (w) {
+			last = (struct window){row0, whole, buf[side]};
+			const int next = (side + 1) % nbuf;
+			memcpy(buf[next], buf[side] + whole * rowbytes, carry);
+			side = next;
+		} else {
+			memmove(buf[0], buf[0] + whole * rowbytes, carry);
+		}
 		row0 += whole;
 	}
+	if (rc == 0 && last.count)
+		rc = window_work(r, &job, 0, &last, err);
 	pthread_mutex_destroy(&job.mu);
-	free(buf);
+	release_buffers(w, buf, nbuf, cap);
 	return rc < 0 ? rc : rd_end(r, NULL, err);
+}
+
+int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err)
+{
+	return read_windows(r, rows, fn, ctx, NULL, err);
 }
 
 /* ---- the ring: windows folded beside the reading, without passes ----
  *
  * Window w is blocks w * k .. w * k + k - 1 (the last fewer), inflated into
- * buffer w % nbuf after the part of a row that window w - 1 ended on.  Each
+ * buffer w % 2 after the part of a row that window w - 1 ended on.  Each
  * thread takes, in this order of preference: window f's begin (f the
  * first window not yet ended; once its blocks are all in), one of its
  * pieces, or the stream's turn for its next block, which it then inflates
  * while the others go on.  A window's blocks may be read once the window
- * two before has ended, and its begin comes after the window before's end,
- * with no thread waiting at a pass's end.  Without keep there are two
- * buffers: window w - 2's is free once it has ended.  With keep, three:
- * window w - 3's bytes, in w's buffer, stay until window w - 2's end.
- * Two (three) windows' bytes in memory instead of larger ones fresh from
- * the system (bench/stats.md). */
+ * two before has ended (its buffer is free), and its begin comes after the
+ * window before's end: the same calls, in the same order, as in passes,
+ * with no thread waiting at a pass's end, and two windows' bytes in memory
+ * instead of two larger ones fresh from the system (bench/stats.md). */
 
 /* Blocks a window of the ring holds at least, for each thread. */
 #define RING_LEAST 4
@@ -108,8 +154,7 @@ struct ring {
 	st_reader *r;
 	const st_window_work *w;
 	struct rjob job;            /* failures: job.stop, job.fail */
-	unsigned char *buf[3];
-	int nbuf;
+	unsigned char *buf[2];
 	uint64_t k, nwin, rowbytes; /* blocks a window, windows */
 	int nt;
 	pthread_mutex_t mu;
@@ -148,7 +193,7 @@ static void ring_end(struct ring *g, uint64_t f)
 {
 	uint64_t first, whole, carry;
 	ring_rows(g, f, &first, &whole, &carry);
-	const int refused = whole && g->w->end(g->w->ctx, first, whole, g->buf[f % g->nbuf]);
+	const int refused = whole && g->w->end(g->w->ctx, first, whole, g->buf[f % 2]);
 	pthread_mutex_lock(&g->mu);
 	if (refused && g->row_stop == UINT64_MAX) {
 		g->row_stop = first;
@@ -161,17 +206,17 @@ static void ring_end(struct ring *g, uint64_t f)
 }
 
 /* Window f's begin: the part of a row it ends on carried to the next
- * window's buffer (its bytes free: the window before f has ended), its
- * pieces counted. */
+ * window's buffer (free: the window before f has ended), its pieces
+ * counted. */
 static void ring_begin(struct ring *g, uint64_t f)
 {
 	uint64_t first, whole, carry, nfirst, nwhole, ncarry;
 	ring_rows(g, f, &first, &whole, &carry);
 	if (f + 1 < g->nwin) {
 		ring_rows(g, f + 1, &nfirst, &nwhole, &ncarry);
-		memcpy(g->buf[(f + 1) % g->nbuf], g->buf[f % g->nbuf] + whole * g->rowbytes, ncarry);
+		memcpy(g->buf[(f + 1) % 2], g->buf[f % 2] + whole * g->rowbytes, ncarry);
 	}
-	const uint64_t pieces = whole ? g->w->begin(g->w->ctx, first, whole, g->buf[f % g->nbuf]) : 0;
+	const uint64_t pieces = whole ? g->w->begin(g->w->ctx, first, whole, g->buf[f % 2]) : 0;
 	pthread_mutex_lock(&g->mu);
 	g->begun = 2;
 	g->pieces = pieces, g->taken = 0, g->finished = 0;
@@ -191,8 +236,8 @@ static void ring_read(struct ring *g, int t, uint64_t b0, uint64_t cnt)
 	const uint64_t w = b0 / g->k;
 	uint64_t first, whole, carry;
 	ring_rows(g, w, &first, &whole, &carry);
-	const uint64_t got = rd_turn(&g->job, wk, b0, cnt, g->buf[w % g->nbuf], first * g->rowbytes,
-	                             b, what, errnum);
+	const uint64_t got = rd_turn(&g->job, wk, b0, cnt, g->buf[w % 2], first * g->rowbytes, b,
+	                             what, errnum);
 	pthread_mutex_lock(&g->mu);
 	g->turn = 0;
 	pthread_cond_broadcast(&g->cv);
@@ -266,13 +311,13 @@ static void ring_thread(void *ctx, int t, uint64_t i, struct pool *p)
 	}
 }
 
-int st_read_windows_beside(st_reader *r, uint64_t rows, const st_window_work *w, st_error *err)
+/* st_read_windows_beside() without w->keep: windows of at least rows rows. */
+static int read_ring(st_reader *r, uint64_t rows, const st_window_work *w, st_error *err)
 {
 	if (rd_check(r, READ_ALL, NULL, 0, err) < 0)
 		return -1;
-	struct ring g = {.r = r, .w = w, .nbuf = w->keep ? 3 : 2, .rowbytes = rd_row_bytes(r),
-	                 .row_stop = UINT64_MAX, .mu = PTHREAD_MUTEX_INITIALIZER,
-	                 .cv = PTHREAD_COND_INITIALIZER};
+	struct ring g = {.r = r, .w = w, .rowbytes = rd_row_bytes(r), .row_stop = UINT64_MAX,
+	                 .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 	g.job = (struct rjob){.r = r, .mode = READ_ALL, .mu = PTHREAD_MUTEX_INITIALIZER,
 	                      .fail = NO_FAIL, .group = 1};
 	/* (as the pool runs them: more threads than cores only take turns) */
@@ -281,19 +326,17 @@ int st_read_windows_beside(st_reader *r, uint64_t rows, const st_window_work *w,
 	g.k = ((rows ? rows : 1) * g.rowbytes + r->block - 1) / r->block;
 	if (g.k < (uint64_t)g.nt * RING_LEAST)
 		g.k = (uint64_t)g.nt * RING_LEAST;
-	if (w->keep && g.k < WINDOW_LEAST)
-		g.k = WINDOW_LEAST;
 	if (g.k > r->nblk)
 		g.k = r->nblk ? r->nblk : 1;
 	g.nwin = (r->nblk + g.k - 1) / g.k;
 	const size_t cap = (size_t)(g.k * r->block + g.rowbytes);
-	int ok = (g.in = calloc(g.nwin ? g.nwin : 1, sizeof *g.in)) != NULL;
-	for (int i = 0; i < g.nbuf; i++)
-		ok &= (g.buf[i] = window_buffer(w, cap)) != NULL;
-	if (!ok) {
-		release_buffers(w, g.buf, g.nbuf, cap);
+	g.buf[0] = window_buffer(w, cap);
+	g.buf[1] = window_buffer(w, cap);
+	g.in = calloc(g.nwin ? g.nwin : 1, sizeof *g.in);
+	if (!g.buf[0] || !g.buf[1] || !g.in) {
+		release_buffers(w, g.buf, 2, cap);
 		free(g.in);
-		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * g.nbuf);
+		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * 2);
 		return rd_fail(r);
 	}
 	pool_run(g.nt, (uint64_t)g.nt, ring_thread, &g); /* (fewer threads: the same windows) */
@@ -305,10 +348,16 @@ int st_read_windows_beside(st_reader *r, uint64_t rows, const st_window_work *w,
 		rc = rd_failed(r, &g.job.fail, err);
 	else if (g.row_stop != UINT64_MAX)
 		rc = stopped_at(r, g.row_stop, err);
-	release_buffers(w, g.buf, g.nbuf, cap);
+	release_buffers(w, g.buf, 2, cap);
 	free(g.in);
 	pthread_mutex_destroy(&g.mu);
 	pthread_cond_destroy(&g.cv);
 	pthread_mutex_destroy(&g.job.mu);
 	return rc < 0 ? rc : rd_end(r, NULL, err);
 }
+
+int st_read_windows_beside(st_reader *r, uint64_t rows, const st_window_work *w, st_error *err)
+{
+	return w->keep ? read_windows(r, rows, NULL, NULL, w, err) : read_ring(r, rows, w, err);
+}
+

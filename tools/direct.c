@@ -13,7 +13,7 @@
  * memory: a sixteenth of the machine's, 16 GiB at most. */
 #define SPILL_PART 16
 #define SPILL_MOST (16ull << 30)
-/* A window set aside is copied in this many pieces, beside the reading. */
+/* A window set aside is copied in this many pieces, beside the next pass. */
 #define SPILL_PIECES 64
 
 /* The reading runs on a thread of its own from direct_begin() on.  Until
