@@ -443,12 +443,6 @@ static int get_mem(void *ctx, int pred, uint64_t offset, void *buf, uint64_t byt
 	return 0;
 }
 
-static int put_mem(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
-{
-	memcpy(((struct state_mem *)ctx)->m[pred] + offset, buf, bytes);
-	return 0;
-}
-
 void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes)
 {
 	struct ckpt *k = ctx;
@@ -563,12 +557,26 @@ static int header_fits(const struct ckpt *k, const st_header *h, uint64_t bytes,
 	return 0;
 }
 
+/* A matrix of the state: read straight into the engine's memory where it
+ * holds the state whole (mem: on every thread, each page touched first by
+ * the thread that reads it), else a window of rows at a time through its
+ * copy. */
+static int read_state(const struct ckpt *k, st_reader *r, const struct state_put *f,
+                      const struct state_mem *mem, st_error *err)
+{
+	if (k->ranks)
+		return read_share(k, r, f, err);
+	if (mem)
+		return st_read_matrix(r, mem->m[f->pred], err);
+	return st_read_windows(r, 64, put_rows, (void *)f, err);
+}
+
 /* Load the state (bytes of distances and, where paths, the predecessors of
- * as many entries, copied in by put): the round to go on from, 0 where there
- * is no checkpoint yet, CKPT_OTHER_STAGE; dies (the file closed first) on a
- * checkpoint of another run or a damaged one. */
+ * as many entries, read into mem or copied in by put): the round to go on
+ * from, 0 where there is no checkpoint yet, CKPT_OTHER_STAGE; dies (the
+ * file closed first) on a checkpoint of another run or a damaged one. */
 static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_fn *put,
-                          void *pctx)
+                          void *pctx, const struct state_mem *mem)
 {
 	ckpt_ready(k);
 	if (!k->resume)
@@ -595,8 +603,7 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 		struct state_put f = {put, pctx, m, h.npad * (m ? 4 : ST_TYPE_SIZE(h.type))};
 		if (st_next_matrix(r) != (m ? ST_PRED : ST_DIST))
 			snprintf(why, sizeof why, "%s: a checkpoint without its matrices", k->resume), rc = -1;
-		else if ((k->ranks ? read_share(k, r, &f, &err) : st_read_windows(r, 64, put_rows, &f,
-		                                                                   &err)) < 0)
+		else if (read_state(k, r, &f, mem, &err) < 0)
 			snprintf(why, sizeof why, "%s", err.msg), rc = -1;
 	}
 	if (st_reader_close(r, &err) < 0 && fit == 0 && rc == 0)
@@ -616,8 +623,8 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 
 int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes)
 {
-	struct state_mem m = {{d, (unsigned char *)p}};
-	return load_state(ctx, bytes, p != NULL, put_mem, &m);
+	const struct state_mem m = {{d, (unsigned char *)p}};
+	return load_state(ctx, bytes, p != NULL, NULL, NULL, &m);
 }
 
 int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
@@ -625,7 +632,7 @@ int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, uint64_t 
 {
 	struct ckpt *k = ctx;
 	set_stage(k, stage, steps);
-	return load_state(k, side * side * ST_TYPE_SIZE(k->type), paths, put, pctx);
+	return load_state(k, side * side * ST_TYPE_SIZE(k->type), paths, put, pctx, NULL);
 }
 
 /* Temporary checkpoints that a kill left behind beside path. */
