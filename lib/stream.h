@@ -158,10 +158,10 @@ int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_e
  * has; piece(ctx, i) runs each of them, on any of the threads, several at
  * once; end(ctx, first, count, data) follows once all have run (0, or
  * non-zero to stop reading), before the next window's begin.  begin and
- * end run one at a time, in order, on any of the threads (with keep, end
- * on the calling thread).  data stays in place from begin to end.  Where the reading fails,
- * end still follows each begin (so that what begin took can be given back),
- * though not every piece may have run.
+ * end run one at a time, in order, on any of the threads (with keep, on
+ * the calling thread).  data stays in place from begin to end.  Where the
+ * reading fails, end still follows each begin (so that what begin took can
+ * be given back), though not every piece may have run.
  * Where alloc is set, the windows are inflated into buffers it gives
  * (NULL: out of memory), each given back by release(ctx, p, bytes).  With
  * keep, there are three in turn: a window's data stays in place until the
