@@ -20,6 +20,9 @@
 #define GOLDEN 0x9e3779b97f4a7c15ull
 #define MAX_BYTES ((uint64_t)1 << 48) /* refuse matrices beyond 256 TiB */
 #define MAX_N ((uint64_t)1 << 23)        /* so 4 n^2 <= MAX_BYTES */
+/* Edge thresholds below this (a density of 5%) make the int32 weights in a
+ * second pass, over the edges alone. */
+#define SPARSE_THRESHOLD (((uint64_t)1 << 53) / 20)
 
 static void usage(FILE *f)
 {
@@ -214,11 +217,23 @@ static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, 
 				const uint64_t ek = g->edge_key, wk = g->weight_key, th = g->threshold;
 				const uint64_t range = (uint64_t)(g->imax - g->imin) + 1;
 				const int64_t lo = g->imin;
-				for (; j < jn; j++) {
-					uint64_t hh = mix64(ek + ((i << 32) | j) * GOLDEN);
-					int32_t w = (int32_t)(lo + (int64_t)(((mix64(hh ^ wk) >> 32) * range) >> 32));
-					r[j] = (hh >> 11) < th ? w : ST_INF_I32;
-				}
+				if (th < SPARSE_THRESHOLD) {
+					/* Few edges: the edge test on every entry, then
+					 * the weights where it passed (both loops
+					 * vectorise; 8% less CPU at 1%, bench/stream.md) */
+					for (j = j0; j < jn; j++)
+						r[j] = (mix64(ek + ((i << 32) | j) * GOLDEN) >> 11) < th ? 0 : ST_INF_I32;
+					for (j = j0; j < jn; j++)
+						if (r[j] != ST_INF_I32) {
+							uint64_t hh = mix64(ek + ((i << 32) | j) * GOLDEN);
+							r[j] = (int32_t)(lo + (int64_t)(((mix64(hh ^ wk) >> 32) * range) >> 32));
+						}
+				} else
+					for (; j < jn; j++) {
+						uint64_t hh = mix64(ek + ((i << 32) | j) * GOLDEN);
+						int32_t w = (int32_t)(lo + (int64_t)(((mix64(hh ^ wk) >> 32) * range) >> 32));
+						r[j] = (hh >> 11) < th ? w : ST_INF_I32;
+					}
 			}
 		else if (i < g->n)
 			for (; j < jn; j++)
