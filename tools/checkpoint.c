@@ -198,6 +198,7 @@ struct landing {
 	int rc;
 	char why[200];
 	int dropped;        /* the run no longer wants it (under landing_mu) */
+	int renamed;        /* it is in place (under landing_mu) */
 };
 static struct landing landing;
 static int landing_busy;
@@ -224,6 +225,8 @@ static void *land(void *arg)
 	} else if (l->rc == 0 && rename(l->tmp, l->path) != 0) {
 		l->rc = -1;
 		snprintf(l->why, sizeof l->why, "rename: %s", strerror(errno));
+	} else if (l->rc == 0) {
+		l->renamed = 1;
 	}
 	pthread_mutex_unlock(&landing_mu);
 	if (l->rc < 0)
@@ -258,13 +261,16 @@ static void landed(struct ckpt *k)
  * being made durable, if any, is not waited for (the sync of gigabytes
  * from a device's run would hold up its end for seconds).  It is cut to
  * nothing, so that its sync ends soon, and removed; its thread renames
- * nothing and ends by itself.  Not counted as written. */
-static void drop_landing(void)
+ * nothing and ends by itself.  Counted as written only where it was
+ * renamed into place before it was dropped. */
+static void drop_landing(struct ckpt *k)
 {
 	if (!landing_busy)
 		return;
 	pthread_mutex_lock(&landing_mu);
 	landing.dropped = 1;
+	if (landing.renamed)
+		k->written++;
 	pthread_mutex_unlock(&landing_mu);
 	if (truncate(landing.tmp, 0) == 0)
 		unlink(landing.tmp);
@@ -403,7 +409,7 @@ static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths
 			tool_warn("%s: checkpoint not written (the run goes on): %s", k->path, err.msg);
 		return -1;
 	}
-	l->fd = fd, l->nth = k->written + 1, l->path = k->path, l->dropped = 0;
+	l->fd = fd, l->nth = k->written + 1, l->path = k->path, l->dropped = 0, l->renamed = 0;
 	if (pthread_create(&l->tid, NULL, land, l) == 0) {
 		landing_busy = 1;
 		return 0;
@@ -655,7 +661,7 @@ void ckpt_end(struct ckpt *k)
 	if (k->keep || test_kill("during", landing.nth) || test_kill("after", landing.nth))
 		landed(k);
 	else
-		drop_landing();
+		drop_landing(k);
 	if (k->ranks && k->ranks->rank > 0) /* (process 0 speaks for the run) */
 		return;
 	if (k->path)
