@@ -220,7 +220,7 @@ static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, 
 				if (th < SPARSE_THRESHOLD) {
 					/* Few edges: the edge test on every entry, then
 					 * the weights where it passed (both loops
-					 * vectorise; 8% less CPU at 1%, bench/stream.md) */
+					 * vectorise; 7% to 16% less CPU at 1%, bench/gengraph.md) */
 					for (j = j0; j < jn; j++)
 						r[j] = (mix64(ek + ((i << 32) | j) * GOLDEN) >> 11) < th ? 0 : ST_INF_I32;
 					for (j = j0; j < jn; j++)
