@@ -280,7 +280,8 @@ static int ring_take(struct ring *g, uint64_t *a, uint64_t *cnt)
 			return TAKE_PIECE;
 		}
 		const uint64_t w = g->next / g->k;
-		if (!g->turn && g->next < g->r->nblk && w < f + 2) {
+		const int readable = g->next < g->r->nblk && w < f + 2; /* (its buffer free) */
+		if (!g->turn && readable) {
 			const uint64_t left = w * g->k + ring_blocks(g, w) - g->next;
 			const uint64_t group = rd_group(g->nt, g->k);
 			*a = g->next;
@@ -292,10 +293,7 @@ static int ring_take(struct ring *g, uint64_t *a, uint64_t *cnt)
 		/* Waiting for the turn alone: woken alone when it is free
 		 * (with 64 threads, every thread woken at every turn made
 		 * the ring 3x slower than on 32: bench/stats.md). */
-		if (g->turn && g->next < g->r->nblk && w < f + 2)
-			pthread_cond_wait(&g->turn_cv, &g->mu);
-		else
-			pthread_cond_wait(&g->cv, &g->mu);
+		pthread_cond_wait(readable ? &g->turn_cv : &g->cv, &g->mu);
 	}
 }
 

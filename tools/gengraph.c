@@ -85,9 +85,18 @@ struct gen {
 };
 
 /* Hash of pair (i, j): the splitmix64 value of counter i:j in stream key. */
-static inline uint64_t pair_hash(uint64_t key, uint64_t i, uint64_t j)
+static inline __attribute__((always_inline)) uint64_t pair_hash(uint64_t key, uint64_t i,
+                                                                uint64_t j)
 {
 	return mix64(key + ((i << 32) | j) * GOLDEN);
+}
+
+/* An int32 weight uniform in [lo, lo + range - 1] from pair hash h (weight
+ * key wk); plain arguments, so that the loops that use it vectorise. */
+static inline __attribute__((always_inline)) int64_t uniform_weight(uint64_t h, uint64_t wk,
+                                                                    int64_t lo, uint64_t range)
+{
+	return lo + (int64_t)(((mix64(h ^ wk) >> 32) * range) >> 32);
 }
 
 /* Whether i and j are neighbours in the grid or close in the square. */
@@ -129,8 +138,7 @@ static void make_points(struct gen *g, uint64_t key)
 
 static inline int64_t int_weight(const struct gen *g, uint64_t h, uint64_t i, uint64_t j)
 {
-	uint64_t range = (uint64_t)(g->imax - g->imin) + 1;
-	int64_t w = g->imin + (int64_t)(((mix64(h ^ g->weight_key) >> 32) * range) >> 32);
+	int64_t w = uniform_weight(h, g->weight_key, g->imin, (uint64_t)(g->imax - g->imin) + 1);
 	if (g->negative)
 		w += ((int64_t *)g->potential)[i] - ((int64_t *)g->potential)[j];
 	return w;
@@ -212,26 +220,24 @@ static void make_row(const struct gen *g, uint64_t i, uint64_t j0, uint64_t j1, 
 			/* The common case without branches: a random edge test
 			 * mispredicts, computing every weight does not. */
 			{
-				/* int_weight() without potentials, spelled out so
-				 * that the loop vectorises */
+				/* int_weight() without potentials: the loops
+				 * vectorise */
 				const uint64_t ek = g->edge_key, wk = g->weight_key, th = g->threshold;
 				const uint64_t range = (uint64_t)(g->imax - g->imin) + 1;
 				const int64_t lo = g->imin;
 				if (th < SPARSE_THRESHOLD) {
 					/* Few edges: the edge test on every entry, then
-					 * the weights where it passed (both loops
-					 * vectorise; 7% to 16% less CPU at 1%, bench/gengraph.md) */
+					 * the weights where it passed (7% to 16%
+					 * less CPU at 1%, bench/gengraph.md) */
 					for (j = j0; j < jn; j++)
-						r[j] = (mix64(ek + ((i << 32) | j) * GOLDEN) >> 11) < th ? 0 : ST_INF_I32;
+						r[j] = (pair_hash(ek, i, j) >> 11) < th ? 0 : ST_INF_I32;
 					for (j = j0; j < jn; j++)
-						if (r[j] != ST_INF_I32) {
-							uint64_t hh = mix64(ek + ((i << 32) | j) * GOLDEN);
-							r[j] = (int32_t)(lo + (int64_t)(((mix64(hh ^ wk) >> 32) * range) >> 32));
-						}
+						if (r[j] != ST_INF_I32)
+							r[j] = (int32_t)uniform_weight(pair_hash(ek, i, j), wk, lo, range);
 				} else
 					for (; j < jn; j++) {
-						uint64_t hh = mix64(ek + ((i << 32) | j) * GOLDEN);
-						int32_t w = (int32_t)(lo + (int64_t)(((mix64(hh ^ wk) >> 32) * range) >> 32));
+						uint64_t hh = pair_hash(ek, i, j);
+						int32_t w = (int32_t)uniform_weight(hh, wk, lo, range);
 						r[j] = (hh >> 11) < th ? w : ST_INF_I32;
 					}
 			}
