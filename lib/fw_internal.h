@@ -37,9 +37,13 @@ typedef struct in_edges {
 	uint32_t *from; /* u of each edge */
 	uint32_t *wbits; /* its weight's bits (float64: the sort key, see weight_bits) */
 	double *w64;     /* float64: its weight; else NULL */
+	uint32_t *head;  /* int32, none negative: each vertex's first IE_HEAD
+	                  * edges in 2 * IE_HEAD words, from then weight */
 	int zero;        /* some weight is 0 (ties can then form loops) */
 	int neg;         /* some weight is negative: then not in order of value */
 } in_edges;
+
+enum { IE_HEAD = 8 };
 
 int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint64_t max,
                          in_edges *ie, int threads);

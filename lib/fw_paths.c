@@ -444,8 +444,9 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
 
 void fwc_in_edges_free(in_edges *ie)
 {
-	free(ie->off), free(ie->key), free(ie->from), free(ie->wbits), free(ie->w64);
+	free(ie->off), free(ie->key), free(ie->from), free(ie->wbits), free(ie->w64), free(ie->head);
 	ie->off = NULL, ie->key = NULL, ie->from = NULL, ie->wbits = NULL, ie->w64 = NULL;
+	ie->head = NULL;
 }
 
 /* A weight's sort key: its bits for int32 and float32; for float64 the
@@ -498,6 +499,91 @@ static void sort_u64(uint64_t *a, uint64_t len)
 	}
 }
 
+/* A list's keys in increasing order into from and wbits: those in increasing
+ * u (as listed), counted by weight where their weights span under
+ * COUNT_SPAN (hist: as many words), else sorted in place. */
+enum { COUNT_SPAN = 4096 };
+static void sort_list(uint64_t *key, uint64_t len, uint32_t *from, uint32_t *wbits,
+                      uint32_t *hist)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	for (uint64_t e = 0; e < len; e++) {
+		uint32_t b = (uint32_t)(key[e] >> 32);
+		lo = b < lo ? b : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (len > 24 && hi - lo < COUNT_SPAN) {
+		memset(hist, 0, ((size_t)(hi - lo) + 1) * sizeof *hist);
+		for (uint64_t e = 0; e < len; e++)
+			hist[(uint32_t)(key[e] >> 32) - lo]++;
+		for (uint32_t b = 0, sum = 0; b <= hi - lo; b++) {
+			uint32_t c = hist[b];
+			hist[b] = sum, sum += c;
+		}
+		for (uint64_t e = 0; e < len; e++) {
+			uint32_t b = (uint32_t)(key[e] >> 32), at = hist[b - lo]++;
+			from[at] = (uint32_t)key[e], wbits[at] = b;
+		}
+		return;
+	}
+	sort_u64(key, len);
+	for (uint64_t e = 0; e < len; e++)
+		from[e] = (uint32_t)key[e], wbits[e] = (uint32_t)(key[e] >> 32);
+}
+
+/* Every list sorted from ie->key into ie->from and ie->wbits (two arrays,
+ * for the vector search); ie->key freed.  0, or -1 when out of memory. */
+static int sort_lists(uint64_t n, in_edges *ie, int threads)
+{
+	uint64_t m = ie->off[n];
+	ie->from = malloc((m ? m : 1) * 4);
+	ie->wbits = malloc((m ? m : 1) * 4);
+	if (!ie->from || !ie->wbits)
+		return -1;
+	int oom = 0;
+	#pragma omp parallel num_threads(threads) reduction(| : oom)
+	{
+		uint32_t *hist = malloc(COUNT_SPAN * sizeof *hist);
+		oom = !hist;
+		#pragma omp for schedule(dynamic, 64)
+		for (uint64_t j = 0; j < n; j++) {
+			uint64_t e = ie->off[j];
+			if (hist)
+				sort_list(ie->key + e, ie->off[j + 1] - e, ie->from + e, ie->wbits + e, hist);
+		}
+		free(hist);
+	}
+	free(ie->key);
+	ie->key = NULL;
+	return oom ? -1 : 0;
+}
+
+/* Past a list's end a head holds vertex 0 at a weight no distance reaches,
+ * without overflow: d[0] + HEAD_PAST > every finite int32 distance. */
+#define HEAD_PAST ((uint32_t)ST_INF_I32 + 1)
+
+/* ie->head from the lists: a derivation mostly finds its edge among the
+ * first few, and reads them here a cache line a vertex, in order. */
+static int list_heads(uint64_t n, in_edges *ie, int threads)
+{
+	ie->head = aligned_alloc(64, n * 2 * IE_HEAD * sizeof *ie->head);
+	if (!ie->head) {
+		fwc_in_edges_free(ie);
+		return -1;
+	}
+	#pragma omp parallel for schedule(static) num_threads(threads)
+	for (uint64_t t = 0; t < n; t++) {
+		uint32_t *h = ie->head + t * 2 * IE_HEAD;
+		for (uint64_t j = 0; j < IE_HEAD; j++) {
+			uint64_t e = ie->off[t] + j;
+			int in = e < ie->off[t + 1];
+			h[j] = in ? ie->from[e] : 0;
+			h[IE_HEAD + j] = in ? ie->wbits[e] : HEAD_PAST;
+		}
+	}
+	return 0;
+}
+
 /* The edges into each vertex of w (n x n, stride n).  0; 1 where they are
  * not worth listing: more than max of them, unless derive and none is
  * negative (deriving predecessors needs them whatever their number); -1
@@ -508,7 +594,7 @@ int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint
 	int neg = 0, zero = 0;
 	uint32_t *cnt = calloc((size_t)threads * n, sizeof *cnt);
 	ie->off = calloc(n + 1, sizeof *ie->off);
-	ie->key = NULL, ie->from = NULL, ie->wbits = NULL, ie->w64 = NULL;
+	ie->key = NULL, ie->from = NULL, ie->wbits = NULL, ie->w64 = NULL, ie->head = NULL;
 	ie->zero = 0, ie->neg = 0;
 	const size_t es = ST_TYPE_SIZE(type);
 	if (!cnt || !ie->off) {
@@ -563,28 +649,17 @@ int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint
 					ie->key[ie->off[j] + c[j]++] =
 					        (uint64_t)weight_bits(type, w, u * n + j) << 32 | u;
 	}
-	#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-	for (uint64_t j = 0; j < n; j++)
-		sort_u64(ie->key + ie->off[j], ie->off[j + 1] - ie->off[j]);
 	free(cnt);
 	ie->zero = zero, ie->neg = neg;
-	/* as two arrays, for the vector search */
-	uint64_t m = ie->off[n];
-	ie->from = malloc((m ? m : 1) * 4);
-	ie->wbits = malloc((m ? m : 1) * 4);
-	if (!ie->from || !ie->wbits) {
+	if (sort_lists(n, ie, threads)) {
 		fwc_in_edges_free(ie);
 		return -1;
 	}
-	#pragma omp parallel for schedule(static) num_threads(threads)
-	for (uint64_t e = 0; e < m; e++) {
-		ie->from[e] = (uint32_t)ie->key[e];
-		ie->wbits[e] = (uint32_t)(ie->key[e] >> 32);
-	}
-	free(ie->key);
-	ie->key = NULL;
+	if (type == ST_INT32 && !neg) /* (derived: never with one negative) */
+		return list_heads(n, ie, threads);
 	if (type != ST_FLOAT64)
 		return 0;
+	uint64_t m = ie->off[n];
 	if (!(ie->w64 = malloc((m ? m : 1) * sizeof *ie->w64))) {
 		fwc_in_edges_free(ie);
 		return -1;
@@ -631,6 +706,53 @@ T512 static int32_t first_tight_i32_512(const int32_t *d, int32_t dt, const uint
 	return -1;
 }
 
+/* The first tight edge into t with distance dt: in its head, else on in
+ * its list (first_tight: one of the two above). */
+#define TIGHT_AFTER_HEAD(first_tight)                                                   \
+	(k + IE_HEAD < end && (int32_t)h[2 * IE_HEAD - 1] <= dt                          \
+	         ? first_tight(d, dt, ie->from, ie->wbits, k + IE_HEAD, end)           \
+	         : -1)
+
+/* prow[t] for every t from the int32 distances d of source s. */
+static void derive_row_i32(uint64_t n, uint64_t s, const int32_t *d, int32_t *prow,
+                           const in_edges *ie)
+{
+	for (uint64_t t = 0; t < n; t++) {
+		const uint32_t *h = ie->head + t * 2 * IE_HEAD;
+		const int32_t dt = d[t];
+		uint64_t k = ie->off[t], end = ie->off[t + 1];
+		if (t == s || dt >= ST_INF_I32) {
+			prow[t] = -1;
+			continue;
+		}
+		uint64_t j = 0;
+		for (; j < IE_HEAD && d[h[j]] + (int32_t)h[IE_HEAD + j] != dt; j++)
+			;
+		prow[t] = j < IE_HEAD ? (int32_t)h[j] : TIGHT_AFTER_HEAD(first_tight_i32);
+	}
+}
+
+/* The same, the head's sums gathered and compared at once. */
+T512 static void derive_row_i32_512(uint64_t n, uint64_t s, const int32_t *d, int32_t *prow,
+                                    const in_edges *ie)
+{
+	for (uint64_t t = 0; t < n; t++) {
+		const uint32_t *h = ie->head + t * 2 * IE_HEAD;
+		const int32_t dt = d[t];
+		uint64_t k = ie->off[t], end = ie->off[t + 1];
+		if (t == s || dt >= ST_INF_I32) {
+			prow[t] = -1;
+			continue;
+		}
+		__m256i u = _mm256_load_si256((const __m256i *)h);
+		__m256i w = _mm256_load_si256((const __m256i *)(h + IE_HEAD));
+		__m256i sum = _mm256_add_epi32(_mm256_i32gather_epi32(d, u, 4), w);
+		unsigned eq = (unsigned)_mm256_movemask_ps(
+		        _mm256_castsi256_ps(_mm256_cmpeq_epi32(sum, _mm256_set1_epi32(dt))));
+		prow[t] = eq ? (int32_t)h[__builtin_ctz(eq)] : TIGHT_AFTER_HEAD(first_tight_i32_512);
+	}
+}
+
 /* Floating types: pred gets the first in-list edge k .. end - 1 of t whose
  * sum d[u] + w is dt exactly, else the closest; WEIGHT is edge k's weight,
  * PAST whether the sorted list can hold no tight edge from wt on. */
@@ -655,19 +777,15 @@ T512 static int32_t first_tight_i32_512(const int32_t *d, int32_t dt, const uint
 		}                                                               \
 	} while (0)
 
-/* prow[t] for every t from the distances drow of source s. */
+/* prow[t] for every t from the floating distances drow of source s. */
 static void derive_row(uint32_t type, uint64_t n, uint64_t s, const void *drow, int32_t *prow,
-                       const in_edges *ie, int use512)
+                       const in_edges *ie)
 {
 	for (uint64_t t = 0; t < n; t++) {
 		int32_t pred = -1;
 		uint64_t k = ie->off[t], end = ie->off[t + 1];
 		if (t == s || unreachable(type, drow, t)) {
 			/* none */
-		} else if (type == ST_INT32) {
-			const int32_t *d = drow;
-			pred = use512 ? first_tight_i32_512(d, d[t], ie->from, ie->wbits, k, end)
-			              : first_tight_i32(d, d[t], ie->from, ie->wbits, k, end);
 		} else if (type == ST_FLOAT32) {
 			CLOSEST_TIGHT(float, fabsf, (float)in_weight(type, ie, k), wt > dt);
 		} else {
@@ -714,7 +832,12 @@ int fwc_derive_tiles(const void *d, const void *w, int32_t *pred, const in_edges
 					memcpy(drow + c0 * es, src, len * es);
 			}
 			int32_t *prow = pred + s * n;
-			derive_row(type, n, s, drow, prow, ie, use512);
+			if (type == ST_INT32 && use512)
+				derive_row_i32_512(n, s, (const int32_t *)drow, prow, ie);
+			else if (type == ST_INT32)
+				derive_row_i32(n, s, (const int32_t *)drow, prow, ie);
+			else
+				derive_row(type, n, s, drow, prow, ie);
 			/* int32 weights above 0: each predecessor is strictly nearer
 			 * the source, so every chain ends there */
 			if (type != ST_INT32 || ie->zero)

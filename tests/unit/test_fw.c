@@ -90,6 +90,55 @@ static int run_i32(int n, int B, int simd, int paths, unsigned seed)
 	return ok;
 }
 
+/* Derived int32 predecessors follow one rule, however the search runs (a
+ * vector over each vertex's first edges, then over the rest): the first
+ * edge (u, t) in order of weight, then of u, with d[s][u] + w = d[s][t].
+ * *late counts those found past IE_HEAD (8) edges of that order. */
+static int first_tight_ok(const int32_t *w, const int32_t *d, const int32_t *p, int n, int *late)
+{
+	for (int s = 0; s < n; s++)
+		for (int t = 0; t < n; t++) {
+			int best = -1, rank = 0, at = 0;
+			for (int u = 0; u < n; u++) {
+				int32_t x = w[u * n + t];
+				if (u == t || x >= INF)
+					continue;
+				if (s != t && d[s * n + t] < INF && d[s * n + u] + x == d[s * n + t] &&
+				    (best < 0 || x < w[best * n + t]))
+					best = u;
+			}
+			for (int u = 0; best >= 0 && u < n; u++) /* best's place in the order */
+				if (u != t && (w[u * n + t] < w[best * n + t] ||
+				               (w[u * n + t] == w[best * n + t] && u < best)))
+					rank++;
+			at = rank >= 8;
+			if (p[s * n + t] != best)
+				return 0;
+			*late += at;
+		}
+	return 1;
+}
+
+/* run_i32's derivation with weights 1 to 9 (no zero: no chain repaired),
+ * held to first_tight_ok. */
+static int run_first_tight(int n, int simd, int density, unsigned seed, int *late)
+{
+	int32_t *w = malloc(sizeof *w * n * n), *d = malloc(sizeof *d * n * n);
+	int32_t *p = malloc(sizeof *p * n * n);
+	graph(w, n, &seed, density);
+	for (int i = 0; i < n * n; i++)
+		if (w[i] == 0 && i / n != i % n)
+			w[i] = 1 + (int32_t)(rand_r(&seed) % 9);
+	memcpy(d, w, sizeof *d * n * n);
+	fw_stats st = {0, 0, 0};
+	fw_opts o = {.block = 32, .threads = 2, .simd = simd, .stats = &st};
+	st_error err;
+	int ok = fw_cpu(&o, ST_INT32, (uint64_t)n, d, p, &err) == 0 && st.derived;
+	ok = ok && first_tight_ok(w, d, p, n, late);
+	free(w), free(d), free(p);
+	return ok;
+}
+
 /* Tile skipping and orders: a sparse graph in two parts (blocks that stay
  * all INF), solved as numbered and through a vertex order (reversed, or a
  * shuffle), against the textbook loop; returns the skipped tile count
@@ -269,6 +318,15 @@ int main(void)
 			         fw_simd_name(simd), how[paths]);
 			T_CHECK(name, ok_f);
 		}
+	}
+	for (int simd = FW_SIMD_PORTABLE; simd <= best; simd++) {
+		static const int dens[] = {4, 30, 90};
+		int ok = 1, late = 0;
+		for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+			for (size_t k = 0; k < sizeof dens / sizeof *dens; k++)
+				ok &= run_first_tight(sizes[s], simd, dens[k], (unsigned)(sizes[s] + dens[k]), &late);
+		T_CHECKF(ok && late > 0, "fw: %s int32 derived predecessors: the first tight edge by weight "
+		         "then vertex (%d found past the first 8)", fw_simd_name(simd), late);
 	}
 	for (int simd = FW_SIMD_PORTABLE; simd <= best; simd++)
 		for (int paths = 0; paths <= 4; paths += paths == 2 ? 2 : 1) {
