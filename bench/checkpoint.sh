@@ -41,9 +41,13 @@ for k in $(seq "$reps"); do
 	kill_at=$(awk "BEGIN { printf \"%.2f\", 0.7 * $whole }")
 	rm -f "$tmp"/ck*
 	timeout -s KILL "$kill_at" $e -v --checkpoint "$tmp/ck" ${every:-} "$tmp/g" >"$tmp/part" 2>/dev/null
-	held=$(bin/apsp-info -v "$tmp/ck" 2>&1 | sed -n 's/.*CL:round=\([0-9]*\) of=\([0-9]*\).*/round \1 of \2/p')
-	t0=$(now); $e -v --checkpoint "$tmp/ck" ${every:-} --resume "$tmp/ck" "$tmp/g" >"$tmp/r" 2>/dev/null; t1=$(now)
+	t0=$(now); $e -v --checkpoint "$tmp/ck" ${every:-} --resume "$tmp/ck" "$tmp/g" >"$tmp/r" 2>"$tmp/vr"; t1=$(now)
 	resumed=$(secs "$t0" "$t1")
+	# (the round it went on from: the checkpoint in place, or one written
+	# whole beside it but not yet synced when the kill came)
+	held=$(sed -n 's/.*going on from round \([0-9]*\) of \([0-9]*\), written whole.*/round \1 of \2 (not yet synced)/p
+		s/.*going on from round \([0-9]*\) of \([0-9]*\).*/round \1 of \2/p
+		s/.*the rounds from step \([0-9]*\).*/step \1/p' "$tmp/vr" | head -n 1)
 	cmp -s "$tmp/r" "$tmp/full" || echo "MISMATCH after the resume"
 	echo "whole $whole s (${rounds:-?}); with checkpoints $with s (${written:-0} written); killed at $kill_at s" \
 		"holding ${held:-no checkpoint}, resumed in $resumed s" \

@@ -28,6 +28,9 @@ enum st_matrix { ST_WEIGHTS = 1u << 0, ST_DIST = 1u << 1, ST_PRED = 1u << 2 };
 /* The deflate engine the library was built with: "ISA-L" or "zlib".  Either
  * reads what the other writes. */
 const char *st_engine(void);
+/* The CRC-32 the stream's blocks carry (zlib's crc32), of len bytes, at
+ * the deflate engine's speed. */
+uint32_t st_crc32(const void *p, size_t len);
 
 typedef struct st_header {
 	uint64_t n;         /* real vertex count */

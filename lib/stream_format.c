@@ -172,3 +172,8 @@ const char *st_engine(void)
 {
 	return bc_engine();
 }
+
+uint32_t st_crc32(const void *p, size_t len)
+{
+	return bc_crc32(p, len);
+}

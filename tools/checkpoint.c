@@ -40,6 +40,16 @@ static int temp_beside(const char *path, char *tmp, size_t len)
 	return mkstemp(tmp);
 }
 
+/* The temporary checkpoints that a kill left beside path (a glob, the caller
+ * frees it); 0 where there is none. */
+static int leftovers(const char *path, glob_t *g)
+{
+	char pattern[4096];
+	if (snprintf(pattern, sizeof pattern, "%s.tmp.??????", path) >= (int)sizeof pattern)
+		return 0;
+	return glob(pattern, GLOB_NOESCAPE, NULL, g) == 0 ? (int)g->gl_pathc : 0;
+}
+
 int ckpt_option(struct ckpt *k, int c, const char *arg)
 {
 	static const char *const omit[] = {"--checkpoint=", "--checkpoint-every=", "--resume=",
@@ -69,18 +79,17 @@ int ckpt_option(struct ckpt *k, int c, const char *arg)
 	return 1;
 }
 
-/* The CRC32 of bytes at p, in pieces on every thread, joined as one
- * (zlib's crc32 takes 32-bit lengths and runs below 1 GB/s a core). */
+/* The CRC32 of bytes at p, in pieces on every thread, joined as one. */
 static unsigned long crc_of(const void *p, uint64_t bytes)
 {
-	const uint64_t piece = (uint64_t)64 << 20, pieces = (bytes + piece - 1) / piece;
+	const uint64_t piece = (uint64_t)16 << 20, pieces = (bytes + piece - 1) / piece;
 	uLong *crc = malloc((pieces ? pieces : 1) * sizeof *crc);
 	if (!crc) /* (one piece after another) */
-		return crc32_z(crc32(0L, Z_NULL, 0), p, bytes);
+		return st_crc32(p, bytes);
 	#pragma omp parallel for schedule(dynamic, 1) num_threads(tool_threads())
 	for (uint64_t i = 0; i < pieces; i++) {
 		uint64_t at = i * piece, len = bytes - at < piece ? bytes - at : piece;
-		crc[i] = crc32(crc32(0L, Z_NULL, 0), (const unsigned char *)p + at, (uInt)len);
+		crc[i] = st_crc32((const unsigned char *)p + at, len);
 	}
 	uLong all = crc32(0L, Z_NULL, 0);
 	for (uint64_t i = 0; i < pieces; i++) {
@@ -172,7 +181,11 @@ static int due(struct ckpt *k, uint64_t bytes, double now)
 
 int ckpt_wanted(const struct ckpt *k, uint64_t bytes, double seconds)
 {
-	if (k->resume && access(k->resume, F_OK) == 0)
+	glob_t g;
+	int left = k->resume && !k->ranks ? leftovers(k->resume, &g) : 0;
+	if (left > 0)
+		globfree(&g);
+	if (k->resume && (access(k->resume, F_OK) == 0 || left > 0))
 		return 1;
 	return seconds >= wait_for(k, bytes, -1); /* (the first one's cost guessed) */
 }
@@ -529,27 +542,27 @@ static int read_share(const struct ckpt *k, st_reader *r, const struct state_put
  * on from in *round), 1 where it is of another stage of this run (the
  * GPU's 16-bit lanes, or the 32-bit run that follows where they came too
  * close to their limit), -1 where it is refused (why says so). */
-static int header_fits(const struct ckpt *k, const st_header *h, uint64_t bytes, int paths,
-                       int64_t *round, char *why, size_t len)
+static int header_fits(const struct ckpt *k, const char *name, const st_header *h,
+                       uint64_t bytes, int paths, int64_t *round, char *why, size_t len)
 {
 	const char *line = h->provenance ? strstr(h->provenance, "@PG\tID:" CKPT_ID "\t") : NULL;
 	const char *id = line ? field(line, "id=") : NULL;
 	const char *rs = line ? field(line, "round=") : NULL, *of = line ? field(line, "of=") : NULL;
 	if (!id || !rs || !of) {
-		snprintf(why, len, "%s: not a checkpoint", k->resume);
+		snprintf(why, len, "%s: not a checkpoint", name);
 		return -1;
 	}
 	size_t idlen = strcspn(id, "\n");
 	if (idlen != strlen(k->id) || strncmp(id, k->id, idlen) != 0) {
 		snprintf(why, len, "%s: the checkpoint of another run (%.*s), not of this one (%s)",
-		         k->resume, (int)idlen, id, k->id);
+		         name, (int)idlen, id, k->id);
 		return -1;
 	}
 	const char *st = field(line, "stage=");
 	size_t stlen = st && st < id ? strcspn(st, " \t\n") : 0;
 	if (stlen != strlen(k->stage) || (stlen && strncmp(st, k->stage, stlen) != 0)) {
-		tool_info("%s: a checkpoint of another stage of this run (%.*s)", k->resume,
-		          (int)stlen, stlen ? st : "none");
+		snprintf(why, len, "%s: a checkpoint of another stage of this run (%.*s)", name,
+		         (int)stlen, stlen ? st : "none");
 		return 1;
 	}
 	*round = strtoll(rs, NULL, 10);
@@ -557,7 +570,7 @@ static int header_fits(const struct ckpt *k, const st_header *h, uint64_t bytes,
 	    || h->type != k->type || st_matrix_bytes(h) != bytes
 	    || h->matrices != (ST_DIST | (paths ? ST_PRED : 0))) {
 		snprintf(why, len, "%s: a checkpoint that does not fit this run (round %lld of %.*s)",
-		         k->resume, (long long)*round, (int)strcspn(of, " \n"), of);
+		         name, (long long)*round, (int)strcspn(of, " \n"), of);
 		return -1;
 	}
 	return 0;
@@ -577,49 +590,130 @@ static int read_state(const struct ckpt *k, st_reader *r, const struct state_put
 	return st_read_windows(r, 64, put_rows, (void *)f, err);
 }
 
+/* Load the state from the checkpoint name (bytes of distances and, where
+ * paths, the predecessors of as many entries, read into mem or copied in by
+ * put): 0 with the round to go on from in *round, 1 where it is of another
+ * stage, -1 with why, -2 where there is no such file. */
+static int load_file(struct ckpt *k, const char *name, uint64_t bytes, int paths,
+                     ckpt_state_fn *put, void *pctx, const struct state_mem *mem,
+                     int64_t *round, char *why, size_t len)
+{
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, len, "%s: %s", name, strerror(errno));
+		return errno == ENOENT ? -2 : -1;
+	}
+	st_header h;
+	st_error err;
+	st_reader *r = st_reader_open(fd, name, &h, tool_threads(), &err);
+	if (!r) {
+		close(fd);
+		snprintf(why, len, "%s", err.msg);
+		return -1;
+	}
+	const int fit = header_fits(k, name, &h, bytes, paths, round, why, len);
+	int rc = fit;
+	for (int m = 0; fit == 0 && rc == 0 && m <= paths; m++) {
+		struct state_put f = {put, pctx, m, h.npad * (m ? 4 : ST_TYPE_SIZE(h.type))};
+		if (st_next_matrix(r) != (m ? ST_PRED : ST_DIST))
+			snprintf(why, len, "%s: a checkpoint without its matrices", name), rc = -1;
+		else if (read_state(k, r, &f, mem, &err) < 0)
+			snprintf(why, len, "%s", err.msg), rc = -1;
+	}
+	if (st_reader_close(r, &err) < 0 && rc == 0)
+		snprintf(why, len, "%s", err.msg), rc = -1;
+	st_header_free(&h);
+	close(fd);
+	return rc;
+}
+
+/* The round of checkpoint name's header where it fits this run, else -1. */
+static int64_t round_of(const struct ckpt *k, const char *name, uint64_t bytes, int paths)
+{
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	st_header h;
+	st_error err;
+	st_reader *r = st_reader_open(fd, name, &h, 1, &err);
+	int64_t round = -1;
+	char why[1024];
+	if (r && header_fits(k, name, &h, bytes, paths, &round, why, sizeof why) != 0)
+		round = -1;
+	if (r) {
+		st_reader_close(r, &err);
+		st_header_free(&h);
+	}
+	close(fd);
+	return r ? round : -1;
+}
+
+/* A checkpoint newer than k->resume's round (named: -1 where none fits)
+ * that a killed run wrote whole beside it but had not yet synced and put in
+ * its place: a kill leaves the page cache, and with it the file, whole; its
+ * blocks' CRCs and end say whether it is.  The state loaded from the newest
+ * of them that reads whole: its round, else -1 (one process; an MPI run's
+ * share the named checkpoint's alone). */
+static int64_t load_newer(struct ckpt *k, int64_t named, uint64_t bytes, int paths,
+                          ckpt_state_fn *put, void *pctx, const struct state_mem *mem)
+{
+	glob_t g;
+	int count = k->ranks ? 0 : leftovers(k->resume, &g);
+	int64_t got = -1;
+	while (count > 0 && got < 0) {
+		int best = -1;
+		int64_t best_round = named;
+		for (int i = 0; i < count; i++) {
+			int64_t r = g.gl_pathv[i][0] ? round_of(k, g.gl_pathv[i], bytes, paths) : -1;
+			if (r > best_round)
+				best = i, best_round = r;
+		}
+		if (best < 0)
+			break;
+		char why[1024];
+		int64_t round;
+		if (load_file(k, g.gl_pathv[best], bytes, paths, put, pctx, mem, &round, why,
+		              sizeof why) == 0) {
+			tool_info("%s: going on from round %lld of %llu, written whole by the run that "
+			          "stopped but not yet synced", g.gl_pathv[best], (long long)round,
+			          (unsigned long long)k->rounds);
+			got = round;
+		} else {
+			tool_info("%s: passed over", why);
+			g.gl_pathv[best][0] = 0;
+		}
+	}
+	if (count > 0)
+		globfree(&g);
+	return got;
+}
+
 /* Load the state (bytes of distances and, where paths, the predecessors of
  * as many entries, read into mem or copied in by put): the round to go on
- * from, 0 where there is no checkpoint yet, CKPT_OTHER_STAGE; dies (the
- * file closed first) on a checkpoint of another run or a damaged one. */
+ * from, 0 where there is no checkpoint yet, CKPT_OTHER_STAGE; dies on a
+ * checkpoint of another run or a damaged one. */
 static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_fn *put,
                           void *pctx, const struct state_mem *mem)
 {
 	ckpt_ready(k);
 	if (!k->resume)
 		return 0;
-	int fd = open(k->resume, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
+	int64_t round = load_newer(k, round_of(k, k->resume, bytes, paths), bytes, paths, put,
+	                           pctx, mem);
+	if (round >= 0)
+		return round;
+	char why[1024];
+	int rc = load_file(k, k->resume, bytes, paths, put, pctx, mem, &round, why, sizeof why);
+	if (rc == -2) {
 		tool_info("%s: no checkpoint yet: from the start", k->resume);
 		return 0;
 	}
-	if (fd < 0)
-		tool_die("%s:", k->resume);
-	st_header h;
-	st_error err;
-	st_reader *r = st_reader_open(fd, k->resume, &h, tool_threads(), &err);
-	if (!r) {
-		close(fd);
-		tool_die_st(NULL, &err);
-	}
-	char why[1024] = "";
-	int64_t round = 0;
-	const int fit = header_fits(k, &h, bytes, paths, &round, why, sizeof why);
-	int rc = fit < 0 ? -1 : 0;
-	for (int m = 0; fit == 0 && rc == 0 && m <= paths; m++) {
-		struct state_put f = {put, pctx, m, h.npad * (m ? 4 : ST_TYPE_SIZE(h.type))};
-		if (st_next_matrix(r) != (m ? ST_PRED : ST_DIST))
-			snprintf(why, sizeof why, "%s: a checkpoint without its matrices", k->resume), rc = -1;
-		else if (read_state(k, r, &f, mem, &err) < 0)
-			snprintf(why, sizeof why, "%s", err.msg), rc = -1;
-	}
-	if (st_reader_close(r, &err) < 0 && fit == 0 && rc == 0)
-		snprintf(why, sizeof why, "%s", err.msg), rc = -1;
-	st_header_free(&h);
-	close(fd);
 	if (rc < 0)
 		tool_die("%s", why);
-	if (fit == 1)
+	if (rc == 1) {
+		tool_info("%s", why);
 		return CKPT_OTHER_STAGE;
+	}
 	if (!k->ranks || k->ranks->rank == 0)
 		tool_info("%s: going on from round %lld of %llu%s", k->resume, (long long)round,
 		          (unsigned long long)k->rounds,
@@ -641,17 +735,15 @@ int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, uint64_t 
 	return load_state(k, side * side * ST_TYPE_SIZE(k->type), paths, put, pctx, NULL);
 }
 
-/* Temporary checkpoints that a kill left behind beside path. */
+/* Temporary checkpoints that a kill left behind beside path, removed. */
 static void remove_leftovers(const char *path)
 {
-	char pattern[4096];
 	glob_t g;
-	if (snprintf(pattern, sizeof pattern, "%s.tmp.??????", path) >= (int)sizeof pattern
-	    || glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) != 0)
-		return;
-	for (size_t i = 0; i < g.gl_pathc; i++)
+	int count = leftovers(path, &g);
+	for (int i = 0; i < count; i++)
 		unlink(g.gl_pathv[i]);
-	globfree(&g);
+	if (count > 0)
+		globfree(&g);
 }
 
 void ckpt_end(struct ckpt *k)
@@ -664,9 +756,11 @@ void ckpt_end(struct ckpt *k)
 		drop_landing(k);
 	if (k->ranks && k->ranks->rank > 0) /* (process 0 speaks for the run) */
 		return;
-	if (k->path)
+	if (k->path && k->written)
 		tool_info("%s: %d checkpoint%s written (the last took %.3f s)", k->path, k->written,
-		          k->written == 1 ? "" : "s", k->written ? k->cost : 0.0);
+		          k->written == 1 ? "" : "s", k->cost);
+	else if (k->path)
+		tool_info("%s: no checkpoint written", k->path);
 	if (k->path)
 		remove_leftovers(k->path);
 	if (k->resume)

@@ -42,11 +42,36 @@ for k in 1 2 3; do
 	expect_true "the last checkpoint dropped at the end, run $k: nothing left beside it" \
 		'$c --no-paths $ck "$T/g" >$T/out && cmp $T/out $T/full && ! ls $T/ck* 2>/dev/null'
 done
-# during:1: no checkpoint was renamed into place; the temporary one stays.
+# during:1: no checkpoint was put in its place, but the temporary one was
+# written whole (a kill leaves the page cache): the run goes on from it.
 rm -f "$T"/ck*
-expect_true "killed while writing the first: nothing in its place, then from the start" \
+$c -v -B 32 "$T/g" >"$T/full" 2>/dev/null
+expect_true "killed while putting the first in place: resumed from it, the same bytes" \
 	'! APSP_CHECKPOINT_KILL=during:1 $c $ck "$T/g" >$T/part 2>/dev/null && ! test -e $T/ck &&
-	$c -v $ck --resume "$T/ck" "$T/g" 2>$T/v >$T/out && grep -q "no checkpoint yet" $T/v'
+	$c -v $ck --resume "$T/ck" "$T/g" 2>$T/v >$T/out && cmp $T/out $T/full &&
+	grep -q "going on from round 1 of 22, written whole" $T/v && ! ls $T/ck* 2>/dev/null'
+rm -f "$T"/ck*
+expect_true "no checkpoint at all: from the start" \
+	'$c -v $ck --resume "$T/ck" "$T/g" 2>$T/v >$T/out && cmp $T/out $T/full &&
+	grep -q "no checkpoint yet" $T/v'
+# Leftovers beside the named checkpoint (round 3): a newer whole one is
+# taken; one cut short, or another run's, is passed over.
+APSP_CHECKPOINT_KILL=after:5 $c --checkpoint "$T/ck5" --checkpoint-every 0 -B 32 "$T/g" \
+	>/dev/null 2>&1
+APSP_CHECKPOINT_KILL=after:3 $c --checkpoint "$T/ck5o" --checkpoint-every 0 -B 32 "$T/other" \
+	>/dev/null 2>&1
+for case in newer cut other; do
+	rm -f "$T"/ck "$T"/ck.tmp.*
+	APSP_CHECKPOINT_KILL=after:3 $c $ck "$T/g" >/dev/null 2>&1
+	case $case in
+	newer) cp "$T/ck5" "$T/ck.tmp.AAAAAA"; said="ck.tmp.AAAAAA: going on from round 5 of 22" ;;
+	cut) head -c 30000 "$T/ck5" >"$T/ck.tmp.AAAAAA"; said="ck.tmp.AAAAAA: truncated.*: passed over" ;;
+	other) cp "$T/ck5o" "$T/ck.tmp.AAAAAA"; said="ck: going on from round 3 of 22" ;;
+	esac
+	expect_true "a leftover beside the checkpoint ($case): \"$said\", the same bytes" \
+		'$c -v $ck --resume "$T/ck" "$T/g" 2>$T/v >$T/out && cmp $T/out $T/full &&
+		grep -q "$said" $T/v && ! ls $T/ck.* 2>/dev/null'
+done
 rm -f "$T"/ck*
 $c -B 32 "$T/f" >"$T/full"
 expect_true "float32 with a negative weight (tracked): killed, resumed, the same bytes" \

@@ -19,7 +19,8 @@ need_gpu "apsp-gpu checkpoints"
 
 # killed NAME GRAPH KILLS [options]: the run with options as it is, then
 # killed with a checkpoint every step at each of KILLS (after:N, during:N)
-# and resumed: the same bytes each time, -v says from which step, and no
+# and resumed: the same bytes each time, -v says from which step (during:N
+# too: that checkpoint is whole, though not yet in its place), and no
 # checkpoint is left.
 killed() {
 	_name=$1 _graph=$2 _kills=$3
@@ -42,10 +43,9 @@ killed() {
 		if ls "$T"/ck* >/dev/null 2>&1; then
 			fail "$_name: killed $_k, resumed" "checkpoints left: $(ls "$T"/ck*)"; continue
 		fi
-		case $_k in # (none held: from the start, or none taken at all)
-		during:1) _from="the rounds from step 0|no checkpoints: the run ends before" ;;
-		*) _from="the rounds from step [1-9]" ;;
-		esac
+		# (during:N: the checkpoint not yet in its place, but whole beside it)
+		_from="the rounds from step [1-9]"
+		case $_k in during:*) _from="written whole by the run that stopped" ;; esac
 		if ! grep -Eq "$_from" "$T/err"; then
 			fail "$_name: killed $_k, resumed" "-v does not say '$_from': $(grep checkpoints "$T/err")"
 			continue

@@ -473,9 +473,24 @@ static void test_header_basics(void)
 	T_CHECKF(h.npad == 128, "header_init of a multiple of the padding");
 }
 
+/* st_crc32 is zlib's crc32, whichever engine computes it. */
+static void test_crc32(void)
+{
+	const size_t len = 3u << 20;
+	unsigned char *b = malloc(len);
+	for (size_t i = 0; i < len; i++)
+		b[i] = (unsigned char)t_rnd();
+	int ok = b && st_crc32(b, 0) == 0;
+	for (size_t k = 1; ok && k <= len; k = k * 7 + 3)
+		ok = st_crc32(b + 1, k - 1) == crc32(crc32(0L, Z_NULL, 0), b + 1, (uInt)(k - 1));
+	T_CHECKF(ok, "st_crc32 (%s): zlib's crc32 of the same bytes", st_engine());
+	free(b);
+}
+
 int main(void)
 {
 	t_rng = 88172645463325252ull;
+	test_crc32();
 	test_header_basics();
 	test_round_trips();
 	test_chunked_writes();
