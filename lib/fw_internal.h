@@ -1,10 +1,12 @@
 /* fw_internal.h - what the CPU engine's files share, internal to the
- * library: the SIMD block kernels (fw_simd.c), the predecessors' repair and
- * derivation (fw_paths.c), used by the driver (fw_cpu.c).  Names carry
+ * library: the SIMD block kernels (fw_simd.c), the lists of edges in
+ * (fw_inedges.c), the predecessors' repair and derivation (fw_paths.c),
+ * used by the driver (fw_cpu.c).  Names carry
  * fwc_, which libapsp.so does not export. */
 #ifndef APSP_FW_INTERNAL_H
 #define APSP_FW_INTERNAL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "fw.h"
@@ -29,8 +31,25 @@ void fwc_textbook_kernels(uint32_t type, enum fw_simd simd, fwc_textbook_update_
                           fwc_textbook_closure_fn **closure);
 fwc_closure_fn *fwc_closure_kernel(uint32_t type);
 
+/* Whether entry v of a distance (or weight) row is infinite, and its value. */
+static inline int fwc_unreachable(uint32_t type, const void *drow, uint64_t v)
+{
+	if (type == ST_INT32)
+		return ((const int32_t *)drow)[v] >= ST_INF_I32;
+	if (type == ST_FLOAT32)
+		return ((const float *)drow)[v] == INFINITY;
+	return ((const double *)drow)[v] == INFINITY;
+}
+
+static inline double fwc_dist_at(uint32_t type, const void *drow, uint64_t v)
+{
+	return type == ST_INT32 ? ((const int32_t *)drow)[v]
+	       : type == ST_FLOAT32 ? ((const float *)drow)[v] : ((const double *)drow)[v];
+}
+
 /* The lists of edges into each vertex, by increasing weight, that the
- * derivation searches and the repair reads (fw_paths.c). */
+ * derivation searches and the repair reads (fw_paths.c), made by
+ * fw_inedges.c. */
 typedef struct in_edges {
 	uint64_t *off;  /* n + 1 */
 	uint64_t *key;  /* sorted keys, split into: */
