@@ -195,7 +195,8 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		/* no room for the lists (16 bytes an edge at most): tracked, which
 		 * needs a tiled predecessor matrix instead */
 		derive = !textbook &&
-		         fwc_list_in_edges(type, n, dist, !o->track_paths, n * n / 8, &ie, threads) == 0 &&
+		         fwc_list_in_edges(type, n, dist, !o->track_paths, n * n / 8,
+		                           simd == FW_SIMD_AVX512, &ie, threads) == 0 &&
 		         !o->track_paths && !ie.neg;
 	if (o->stats)
 		o->stats->derived = derive;

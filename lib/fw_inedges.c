@@ -2,6 +2,7 @@
  * that the CPU engine's derivation of predecessors searches and its repair
  * of chains reads (fw_paths.c): listed from the weight matrix, sorted, and
  * for int32 each vertex's first few edges in one cache line. */
+#include <immintrin.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -152,12 +153,54 @@ static int list_heads(uint64_t n, in_edges *ie, int threads)
 	return 0;
 }
 
+/* Row u of int32 weights counted into c (an edge where finite, off the
+ * diagonal); *neg and *zero set where an edge weighs below 0 or 0. */
+static void count_row_i32(const int32_t *row, uint64_t n, uint64_t u, uint32_t *c, int *neg,
+                          int *zero)
+{
+	uint32_t negs = 0, zeros = 0;
+	for (uint64_t j = 0; j < n; j++) {
+		c[j] += row[j] < ST_INF_I32;
+		negs += row[j] < 0;
+		zeros += row[j] == 0;
+	}
+	c[u] -= row[u] < ST_INF_I32, negs -= row[u] < 0, zeros -= row[u] == 0;
+	*neg |= negs > 0, *zero |= zeros > 0;
+}
+
+/* Row u's edges from column j0 on placed in their lists (keys at off[j] +
+ * c[j]). */
+static void place_row_i32(const int32_t *row, uint64_t j0, uint64_t n, uint64_t u,
+                          const uint64_t *off, uint32_t *c, uint64_t *key)
+{
+	for (uint64_t j = j0; j < n; j++)
+		if (row[j] < ST_INF_I32 && j != u)
+			key[off[j] + c[j]++] = (uint64_t)(uint32_t)row[j] << 32 | u;
+}
+
+/* The same, 16 entries tested at once and only the edges visited: a
+ * branch an edge, not one an entry. */
+T512 static void place_row_i32_512(const int32_t *row, uint64_t n, uint64_t u,
+                                   const uint64_t *off, uint32_t *c, uint64_t *key)
+{
+	const __m512i inf = _mm512_set1_epi32(ST_INF_I32);
+	uint64_t j = 0;
+	for (; j + 16 <= n; j += 16)
+		for (unsigned m = _mm512_cmplt_epi32_mask(_mm512_loadu_si512(row + j), inf); m;
+		     m &= m - 1) {
+			uint64_t x = j + (uint64_t)__builtin_ctz(m);
+			if (x != u)
+				key[off[x] + c[x]++] = (uint64_t)(uint32_t)row[x] << 32 | u;
+		}
+	place_row_i32(row, j, n, u, off, c, key);
+}
+
 /* The edges into each vertex of w (n x n, stride n).  0; 1 where they are
  * not worth listing: more than max of them, unless derive and none is
  * negative (deriving predecessors needs them whatever their number); -1
- * when out of memory. */
+ * when out of memory.  use512: the processor has AVX-512. */
 int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint64_t max,
-                         in_edges *ie, int threads)
+                      int use512, in_edges *ie, int threads)
 {
 	int neg = 0, zero = 0;
 	uint32_t *cnt = calloc((size_t)threads * n, sizeof *cnt);
@@ -177,7 +220,9 @@ int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint
 	for (int64_t t = 0; t < nc; t++) {
 		uint64_t r0 = n * (uint64_t)t / (uint64_t)nc, r1 = n * (uint64_t)(t + 1) / (uint64_t)nc;
 		uint32_t *c = cnt + (size_t)t * n;
-		for (uint64_t u = r0; u < r1; u++)
+		for (uint64_t u = r0; u < r1 && type == ST_INT32; u++)
+			count_row_i32((const int32_t *)w + u * n, n, u, c, &neg, &zero);
+		for (uint64_t u = r0; u < r1 && type != ST_INT32; u++)
 			for (uint64_t j = 0; j < n; j++) {
 				if (j == u || fwc_unreachable(type, (const char *)w + u * n * es, j))
 					continue;
@@ -211,7 +256,12 @@ int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint
 	for (int64_t t = 0; t < nc; t++) {
 		uint64_t r0 = n * (uint64_t)t / (uint64_t)nc, r1 = n * (uint64_t)(t + 1) / (uint64_t)nc;
 		uint32_t *c = cnt + (size_t)t * n;
-		for (uint64_t u = r0; u < r1; u++)
+		for (uint64_t u = r0; u < r1 && type == ST_INT32; u++)
+			if (use512)
+				place_row_i32_512((const int32_t *)w + u * n, n, u, ie->off, c, ie->key);
+			else
+				place_row_i32((const int32_t *)w + u * n, 0, n, u, ie->off, c, ie->key);
+		for (uint64_t u = r0; u < r1 && type != ST_INT32; u++)
 			for (uint64_t j = 0; j < n; j++)
 				if (j != u && !fwc_unreachable(type, (const char *)w + u * n * es, j))
 					ie->key[ie->off[j] + c[j]++] =

@@ -65,7 +65,7 @@ typedef struct in_edges {
 enum { IE_HEAD = 8 };
 
 int fwc_list_in_edges(uint32_t type, uint64_t n, const void *w, int derive, uint64_t max,
-                         in_edges *ie, int threads);
+                      int use512, in_edges *ie, int threads);
 void fwc_in_edges_free(in_edges *ie);
 void fwc_repair_tiles(const void *d, int32_t *p, const void *w, const int32_t *order,
                          const int32_t *pos, const in_edges *ie, uint64_t n, uint64_t nb, int B,
