@@ -461,51 +461,56 @@ T512 static int32_t first_tight_i32_512(const int32_t *d, int32_t dt, const uint
 	return -1;
 }
 
-/* The first tight edge into t with distance dt: in its head, else on in
- * its list (first_tight: one of the two above). */
-#define TIGHT_AFTER_HEAD(first_tight)                                                   \
-	(k + IE_HEAD < end && (int32_t)h[2 * IE_HEAD - 1] <= dt                          \
-	         ? first_tight(d, dt, ie->from, ie->wbits, k + IE_HEAD, end)           \
-	         : -1)
+/* Where the first tight edge of head h (sums d[u] + w = dt) is, or
+ * IE_HEAD: one edge at a time, or all of them gathered and compared at once. */
+static inline unsigned head_tight(const int32_t *d, int32_t dt, const uint32_t *h)
+{
+	unsigned j = 0;
+	for (; j < IE_HEAD && d[h[j]] + (int32_t)h[IE_HEAD + j] != dt; j++)
+		;
+	return j;
+}
 
-/* prow[t] for every t from the int32 distances d of source s. */
+T512 static inline unsigned head_tight_512(const int32_t *d, int32_t dt, const uint32_t *h)
+{
+	__m256i u = _mm256_load_si256((const __m256i *)h);
+	__m256i w = _mm256_load_si256((const __m256i *)(h + IE_HEAD));
+	__m256i sum = _mm256_add_epi32(_mm256_i32gather_epi32(d, u, 4), w);
+	unsigned eq = (unsigned)_mm256_movemask_ps(
+	        _mm256_castsi256_ps(_mm256_cmpeq_epi32(sum, _mm256_set1_epi32(dt))));
+	return eq ? (unsigned)__builtin_ctz(eq) : IE_HEAD;
+}
+
+/* prow[t] for every t from the int32 distances d of source s: the first
+ * tight edge into t in its head (HEAD: one of the two above), else on in its
+ * list (FIRST_TIGHT: one of the two further above) where the head's last
+ * weight leaves one possible. */
+#define DERIVE_ROW_I32(HEAD, FIRST_TIGHT)                                                 \
+	for (uint64_t t = 0; t < n; t++) {                                                \
+		const uint32_t *h = ie->head + t * 2 * IE_HEAD;                           \
+		const int32_t dt = d[t];                                                  \
+		uint64_t k = ie->off[t], end = ie->off[t + 1];                            \
+		unsigned j;                                                               \
+		if (t == s || dt >= ST_INF_I32)                                           \
+			prow[t] = -1;                                                     \
+		else if ((j = HEAD(d, dt, h)) < IE_HEAD)                                  \
+			prow[t] = (int32_t)h[j];                                          \
+		else if (k + IE_HEAD < end && (int32_t)h[2 * IE_HEAD - 1] <= dt)          \
+			prow[t] = FIRST_TIGHT(d, dt, ie->from, ie->wbits, k + IE_HEAD, end); \
+		else                                                                      \
+			prow[t] = -1;                                                     \
+	}
+
 static void derive_row_i32(uint64_t n, uint64_t s, const int32_t *d, int32_t *prow,
                            const in_edges *ie)
 {
-	for (uint64_t t = 0; t < n; t++) {
-		const uint32_t *h = ie->head + t * 2 * IE_HEAD;
-		const int32_t dt = d[t];
-		uint64_t k = ie->off[t], end = ie->off[t + 1];
-		if (t == s || dt >= ST_INF_I32) {
-			prow[t] = -1;
-			continue;
-		}
-		uint64_t j = 0;
-		for (; j < IE_HEAD && d[h[j]] + (int32_t)h[IE_HEAD + j] != dt; j++)
-			;
-		prow[t] = j < IE_HEAD ? (int32_t)h[j] : TIGHT_AFTER_HEAD(first_tight_i32);
-	}
+	DERIVE_ROW_I32(head_tight, first_tight_i32);
 }
 
-/* The same, the head's sums gathered and compared at once. */
 T512 static void derive_row_i32_512(uint64_t n, uint64_t s, const int32_t *d, int32_t *prow,
                                     const in_edges *ie)
 {
-	for (uint64_t t = 0; t < n; t++) {
-		const uint32_t *h = ie->head + t * 2 * IE_HEAD;
-		const int32_t dt = d[t];
-		uint64_t k = ie->off[t], end = ie->off[t + 1];
-		if (t == s || dt >= ST_INF_I32) {
-			prow[t] = -1;
-			continue;
-		}
-		__m256i u = _mm256_load_si256((const __m256i *)h);
-		__m256i w = _mm256_load_si256((const __m256i *)(h + IE_HEAD));
-		__m256i sum = _mm256_add_epi32(_mm256_i32gather_epi32(d, u, 4), w);
-		unsigned eq = (unsigned)_mm256_movemask_ps(
-		        _mm256_castsi256_ps(_mm256_cmpeq_epi32(sum, _mm256_set1_epi32(dt))));
-		prow[t] = eq ? (int32_t)h[__builtin_ctz(eq)] : TIGHT_AFTER_HEAD(first_tight_i32_512);
-	}
+	DERIVE_ROW_I32(head_tight_512, first_tight_i32_512);
 }
 
 /* Floating types: pred gets the first in-list edge k .. end - 1 of t whose
