@@ -627,12 +627,13 @@ static int load_file(struct ckpt *k, const char *name, uint64_t bytes, int paths
 	return rc;
 }
 
-/* The round of checkpoint name's header where it fits this run, else -1. */
+/* The round of checkpoint name's header where it fits this run (this
+ * stage), -2 where there is no such file, else -1. */
 static int64_t round_of(const struct ckpt *k, const char *name, uint64_t bytes, int paths)
 {
 	int fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return errno == ENOENT ? -2 : -1;
 	st_header h;
 	st_error err;
 	st_reader *r = st_reader_open(fd, name, &h, 1, &err);
@@ -648,12 +649,12 @@ static int64_t round_of(const struct ckpt *k, const char *name, uint64_t bytes, 
 	return r ? round : -1;
 }
 
-/* A checkpoint newer than k->resume's round (named: -1 where none fits)
- * that a killed run wrote whole beside it but had not yet synced and put in
- * its place: a kill leaves the page cache, and with it the file, whole; its
- * blocks' CRCs and end say whether it is.  The state loaded from the newest
- * of them that reads whole: its round, else -1 (one process; an MPI run's
- * share the named checkpoint's alone). */
+/* A checkpoint newer than k->resume's round (named; 0 where there is no
+ * such file) that a killed run wrote whole beside it but had not yet synced
+ * and put in its place: a kill leaves the page cache, and with it the file,
+ * whole; its blocks' CRCs and end say whether it is.  The state loaded from
+ * the newest of them that reads whole: its round, else -1 (one process; an
+ * MPI run's share the named checkpoint's alone). */
 static int64_t load_newer(struct ckpt *k, int64_t named, uint64_t bytes, int paths,
                           ckpt_state_fn *put, void *pctx, const struct state_mem *mem)
 {
@@ -698,8 +699,11 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 	ckpt_ready(k);
 	if (!k->resume)
 		return 0;
-	int64_t round = load_newer(k, round_of(k, k->resume, bytes, paths), bytes, paths, put,
-	                           pctx, mem);
+	/* (only where k->resume is missing or of this stage: one of another
+	 * stage, or refused, is dealt with as it is) */
+	int64_t named = round_of(k, k->resume, bytes, paths);
+	int64_t round = named == -1 ? -1 : load_newer(k, named < 0 ? 0 : named, bytes, paths, put,
+	                                             pctx, mem);
 	if (round >= 0)
 		return round;
 	char why[1024];

@@ -72,6 +72,13 @@ for case in newer cut other; do
 		'$c -v $ck --resume "$T/ck" "$T/g" 2>$T/v >$T/out && cmp $T/out $T/full &&
 		grep -q "$said" $T/v && ! ls $T/ck.* 2>/dev/null'
 done
+# The named checkpoint refused (another run's): so is the run, though a
+# whole checkpoint of it lies beside.
+rm -f "$T"/ck "$T"/ck.tmp.*
+APSP_CHECKPOINT_KILL=after:3 $c $ck "$T/g" >/dev/null 2>&1
+cp "$T/ck5o" "$T/ck.tmp.AAAAAA"
+expect_stderr "another run's checkpoint, one of this run beside it: refused" 2 \
+	"checkpoint of another run" '$c $ck --resume $T/ck $T/other'
 rm -f "$T"/ck*
 $c -B 32 "$T/f" >"$T/full"
 expect_true "float32 with a negative weight (tracked): killed, resumed, the same bytes" \
