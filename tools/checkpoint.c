@@ -304,10 +304,6 @@ static int fill_state(void *ctx, uint64_t offset, void *dst, size_t n)
 	return f->get(f->ctx, f->pred, offset, dst, n);
 }
 
-/* Write the state (bytes of distances and, where paths, the predecessors
- * of as many entries at 4 bytes each, copied out by get) to a temporary file beside k->path, then have
- * it synced and renamed over k->path.  0, or -1 after a warning (the run
- * goes on without it). */
 /* The header of a checkpoint of the state after round (bytes of
  * distances, paths): its side into *side.  0 or -1. */
 static int state_header(const struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
@@ -371,6 +367,11 @@ static void send_share(const struct ckpt *k, const st_header *h, uint64_t side, 
 	free(buf);
 }
 
+/* Write the state (bytes of distances and, where paths, the predecessors
+ * of as many entries at 4 bytes each, copied out by get) to a temporary
+ * file beside k->path, then have it synced and renamed over k->path on a
+ * thread of its own.  0, or -1 after a warning (the run goes on without
+ * it). */
 static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
                        ckpt_state_fn *get, void *gctx)
 {
