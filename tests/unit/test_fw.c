@@ -98,7 +98,7 @@ static int first_tight_ok(const int32_t *w, const int32_t *d, const int32_t *p, 
 {
 	for (int s = 0; s < n; s++)
 		for (int t = 0; t < n; t++) {
-			int best = -1, rank = 0, at = 0;
+			int best = -1, rank = 0;
 			for (int u = 0; u < n; u++) {
 				int32_t x = w[u * n + t];
 				if (u == t || x >= INF)
@@ -111,10 +111,9 @@ static int first_tight_ok(const int32_t *w, const int32_t *d, const int32_t *p, 
 				if (u != t && (w[u * n + t] < w[best * n + t] ||
 				               (w[u * n + t] == w[best * n + t] && u < best)))
 					rank++;
-			at = rank >= 8;
 			if (p[s * n + t] != best)
 				return 0;
-			*late += at;
+			*late += rank >= 8;
 		}
 	return 1;
 }
