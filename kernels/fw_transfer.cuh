@@ -316,6 +316,25 @@ int stage_down(Err e, char *host, const char *dev, size_t bytes, cudaStream_t s,
 	return 0;
 }
 
+// The way back of stage_down(): bytes of pageable host memory to device
+// memory, one staging buffer filled on all cores while the other is in
+// flight; the last copies may still run on s on return.
+int stage_up(Err e, char *dev, const char *host, size_t bytes, cudaStream_t s,
+             cudaEvent_t done[2], cudaEvent_t guard[2])
+{
+	int b = 0;
+	for (size_t at = 0, k = 0; at < bytes; at += k, b ^= 1) {
+		k = bytes - at < staging.bytes ? bytes - at : staging.bytes;
+		if (guard[b])
+			CUDA_TRY(cudaEventSynchronize(guard[b]));
+		copy_cores((char *)staging.buf[b], host + at, k);
+		CUDA_TRY(cudaMemcpyAsync(dev + at, staging.buf[b], k, cudaMemcpyHostToDevice, s));
+		CUDA_TRY(cudaEventRecord(done[b], s));
+		guard[b] = done[b];
+	}
+	return 0;
+}
+
 // Rows row0 .. n - 1 of the results in host memory (a run out of core),
 // stride npad.
 struct HostRows {

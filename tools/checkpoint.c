@@ -520,6 +520,38 @@ static int put_rows(void *ctx, uint64_t first, uint64_t count, const void *data)
 	return f->put(f->ctx, f->pred, first * f->row_bytes, (void *)data, count * f->row_bytes);
 }
 
+/* A window of the state's rows put in pieces of about a MiB on the
+ * reader's threads while the next is read (put may be called from several
+ * threads at once): a GPU engine's host copy filled on every core. */
+struct state_window {
+	const struct state_put *f;
+	uint64_t first, count, per; /* the window's rows, and a piece's */
+	const unsigned char *data;
+	int failed;
+};
+
+static uint64_t window_begin(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct state_window *w = ctx;
+	w->first = first, w->count = count, w->data = data;
+	w->per = ((uint64_t)1 << 20) / w->f->row_bytes + 1;
+	return (count + w->per - 1) / w->per;
+}
+
+static void window_piece(void *ctx, uint64_t i)
+{
+	struct state_window *w = ctx;
+	const uint64_t r0 = i * w->per, k = w->count - r0 < w->per ? w->count - r0 : w->per;
+	if (put_rows((void *)w->f, w->first + r0, k, w->data + r0 * w->f->row_bytes) != 0)
+		__atomic_store_n(&w->failed, 1, __ATOMIC_RELAXED);
+}
+
+static int window_end(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	(void)first, (void)count, (void)data;
+	return __atomic_load_n(&((struct state_window *)ctx)->failed, __ATOMIC_RELAXED);
+}
+
 /* A process of an MPI run: its own rows of the next matrix, the others'
  * passed over. */
 static int read_share(const struct ckpt *k, st_reader *r, const struct state_put *f,
@@ -588,7 +620,10 @@ static int read_state(const struct ckpt *k, st_reader *r, const struct state_put
 		return read_share(k, r, f, err);
 	if (mem)
 		return st_read_matrix(r, mem->m[f->pred], err);
-	return st_read_windows(r, 64, put_rows, (void *)f, err);
+	struct state_window w = {.f = f};
+	const st_window_work work = {.begin = window_begin, .piece = window_piece,
+	                             .end = window_end, .ctx = &w};
+	return st_read_windows_beside(r, 64, &work, err);
 }
 
 /* Load the state from the checkpoint name (bytes of distances and, where
