@@ -11,7 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <functional>
 #include <thread>
@@ -19,30 +18,21 @@
 #include "fw_devs.cuh"
 #include "fw_gpu.h"
 #include "fw_transfer.cuh"
+extern "C" {
+#include "common.h" // lib_huge_alloc
+}
 
 namespace {
-
-// The host's copy of a state: mapped with huge pages where the system has
-// them, so that the staging copies' threads fault it in 2 MiB at a time.
-// (Copied straight into fresh memory, the state of n = 40000 held the
-// devices 4.6 s at a run's first checkpoint and 1.1 s at the next ones;
-// bench/checkpoint.md.)
-static void *host_state_alloc(size_t bytes)
-{
-	void *m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return nullptr;
-#ifdef MADV_HUGEPAGE
-	madvise(m, bytes, MADV_HUGEPAGE);
-#endif
-	return m;
-}
 
 struct Checkpoints {
 	const fwg_checkpoint *cb = nullptr;
 	uint64_t side = 0;                  // npad
-	int32_t *d = nullptr, *p = nullptr; // the state on the host (16-bit lanes: d as shorts)
-	size_t host_bytes = 0;              // ... each of them mapped
+	// The state on the host (16-bit lanes: d as shorts), on huge pages where
+	// the system has them, so that the staging copies' threads fault it in
+	// 2 MiB at a time.  (Copied straight into fresh memory, the state of
+	// n = 40000 held the devices 4.6 s at a run's first checkpoint and 1.1 s
+	// at the next ones; bench/checkpoint.md.)
+	int32_t *d = nullptr, *p = nullptr;
 	char stage[96] = "";                // set before each stage's steps
 	uint64_t steps = 0;                 // ... and their steps
 	bool tracked = false;               // ... and whether predecessors are in the state
@@ -65,10 +55,8 @@ struct Checkpoints {
 	~Checkpoints()
 	{
 		wait();
-		if (d)
-			munmap(d, host_bytes);
-		if (p)
-			munmap(p, host_bytes);
+		free(d);
+		free(p);
 		for (int g = 0; g < MAX_GPUS; g++)
 			if (ended[g]) {
 				cudaSetDevice(ids[g]);
@@ -92,8 +80,7 @@ struct Checkpoints {
 		ranks = v.last - v.first < v.count;
 		base = ranks ? (size_t)v.dev[v.first].row0 * v.B * side : 0;
 		entries = ranks ? v.dev[v.first].count(v.B, (int)side) : side * side;
-		host_bytes = entries * 4 + 4;
-		d = in_core ? (int32_t *)host_state_alloc(host_bytes) : nullptr;
+		d = in_core ? (int32_t *)lib_huge_alloc(entries * 4 + 4) : nullptr;
 		if (in_core && !d)
 			return fail(e, "no host memory for checkpoints (%.1f GiB)",
 			            (double)(entries * 4) / (1 << 30));
@@ -107,7 +94,7 @@ struct Checkpoints {
 	}
 	int room_for_paths(Err e)
 	{
-		if (!p && !(p = (int32_t *)host_state_alloc(host_bytes)))
+		if (!p && !(p = (int32_t *)lib_huge_alloc(entries * 4 + 4)))
 			return fail(e, "no host memory for the predecessors' checkpoints (%.1f GiB)",
 			            (double)(entries * 4) / (1 << 30));
 		return 0;
