@@ -6,6 +6,8 @@
 # a loop of /usr/bin/time where perf is missing), ROUNDS rounds alternating,
 # then the peak memory of apsp-stats.  Not a test: the machine's other work
 # shows in the figures, so run it on an idle machine.
+# BASE=DIR also times DIR/apsp-stats (another build's bin/) in the same
+# rounds, for a before and after.
 #   sh bench/stats_check.sh [N]        (default 6000)
 set -u
 n=${1:-6000}
@@ -35,6 +37,10 @@ for s in dist paths; do
 		a=$(mean bin/apsp-stats "$tmp/$s")
 		echo "$s, round $r: apsp-info --check $c s, apsp-stats $a s, ratio" \
 			"$(awk "BEGIN { printf \"%.2f\", $a / $c }")"
+		if [ -n "${BASE:-}" ]; then
+			b=$(mean "$BASE/apsp-stats" "$tmp/$s")
+			echo "$s, round $r: $BASE/apsp-stats $b s, ratio $(awk "BEGIN { printf \"%.2f\", $b / $c }")"
+		fi
 	done
 	if [ -x /usr/bin/time ]; then
 		/usr/bin/time -f "$s: apsp-stats peak memory %M KB" bin/apsp-stats "$tmp/$s" 2>&1 >/dev/null |

@@ -41,6 +41,11 @@ int main(int argc, char **argv)
 	st_reader *r = st_reader_open(fd, argv[1], &h, 0, &err);
 	if (!r)
 		return fail(NULL, err.msg);
+	if (st_header_is_checkpoint(&h)) {
+		st_reader_free(r);
+		st_header_free(&h);
+		return fail(argv[1], ST_CHECKPOINT_REFUSAL);
+	}
 	if (!(h.matrices & ST_DIST) || !(h.matrices & ST_PRED) || src >= h.n || dst >= h.n) {
 		st_reader_free(r);
 		st_header_free(&h);

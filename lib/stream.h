@@ -51,6 +51,15 @@ int st_header_add_pg(st_header *h, const char *name, const char *version,
                      int argc, char **argv, st_error *err);
 void st_header_free(st_header *h);
 
+/* An engine's checkpoint (apsp-cpu's and apsp-gpu's --checkpoint) is a
+ * stream too, whose provenance has a line "@PG\tID:checkpoint\t...": the
+ * state between rounds in the engine's own layout (padded, tiled, a round
+ * short of the end), not distances.  1 where h is one, else 0.  Readers of
+ * results refuse it (st_read_all does). */
+#define ST_CHECKPOINT_ID "checkpoint"
+#define ST_CHECKPOINT_REFUSAL "a checkpoint, not a result: go on with --resume"
+int st_header_is_checkpoint(const st_header *h);
+
 /* "int32", "float32", "float64", or "unknown". */
 const char *st_type_name(uint32_t type);
 /* Bytes of the stored weights or distances: npad * npad * ST_TYPE_SIZE(type). */
@@ -211,7 +220,8 @@ int st_reader_close(st_reader *r, st_error *err);
 void st_reader_free(st_reader *r);
 
 /* Read a whole stream: header and every matrix the header announces into
- * malloc'd buffers (NULL for absent ones).  For tools that need everything. */
+ * malloc'd buffers (NULL for absent ones).  For tools that need everything.
+ * A checkpoint is refused ("NAME: a checkpoint, not a result: ..."). */
 typedef struct st_matrices {
 	st_header h;
 	void *weights, *dist, *pred;

@@ -53,6 +53,15 @@ void st_header_free(st_header *h)
 	h->provenance = NULL;
 }
 
+int st_header_is_checkpoint(const st_header *h)
+{
+	static const char line[] = "@PG\tID:" ST_CHECKPOINT_ID "\t";
+	for (const char *p = h->provenance; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, line, sizeof line - 1))
+			return 1;
+	return 0;
+}
+
 const char *st_type_name(uint32_t type)
 {
 	return type == ST_INT32 ? "int32" : type == ST_FLOAT32 ? "float32"

@@ -740,6 +740,10 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 	st_reader *r = st_reader_open(fd, name, &m->h, threads, err);
 	if (!r)
 		return -1;
+	if (st_header_is_checkpoint(&m->h)) {
+		lib_fail(err, "%s: " ST_CHECKPOINT_REFUSAL, display_name(name));
+		goto fail;
+	}
 	uint64_t total = 0;
 	int count = st_matrix_count(&m->h);
 	for (uint32_t bits = m->h.matrices & (ST_WEIGHTS | ST_DIST | ST_PRED), bit; (bit = first_bit(bits));

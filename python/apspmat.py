@@ -230,6 +230,8 @@ def load(source):
 
 def _load(inp):
     s, mats = _read_header(inp)
+    if any(line.startswith("@PG\tID:checkpoint\t") for line in s.provenance):
+        inp.fail("a checkpoint, not a result: go on with --resume")
     nmat = 0
     for bit in (WEIGHTS, DIST, PRED):
         if mats & bit:

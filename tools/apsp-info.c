@@ -112,6 +112,9 @@ static void print_text(FILE *out, const char *name, const struct desc *d, int ch
 	        (unsigned long long)d->raw_bytes);
 	if (checked)
 		fprintf(out, "  check         every block's CRC matches\n");
+	if (st_header_is_checkpoint(h))
+		fprintf(out, "  checkpoint    an engine's state between rounds (its own layout), not a "
+		        "result: go on with --resume\n");
 	const char *p = h->provenance, *line;
 	size_t len;
 	while (next_line(&p, &line, &len))
@@ -139,9 +142,10 @@ static void print_json(FILE *out, const char *name, const struct desc *d, int ch
 		        (unsigned long long)m->by_method[0], (unsigned long long)m->by_method[1],
 		        (unsigned long long)m->by_method[2]);
 	}
-	fprintf(out, "},\"stream_bytes\":%llu,\"raw_bytes\":%llu,\"checked\":%s,\"provenance\":[",
+	fprintf(out, "},\"stream_bytes\":%llu,\"raw_bytes\":%llu,\"checked\":%s,\"checkpoint\":%s,"
+	        "\"provenance\":[",
 	        (unsigned long long)d->stream_bytes, (unsigned long long)d->raw_bytes,
-	        checked ? "true" : "false");
+	        checked ? "true" : "false", st_header_is_checkpoint(h) ? "true" : "false");
 	const char *p = h->provenance, *line;
 	size_t len;
 	for (int first = 1; next_line(&p, &line, &len); first = 0) {

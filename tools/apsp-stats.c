@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 		         (unsigned long long)h.npad, (unsigned long long)h.n);
 	for (uint32_t bit; (bit = st_next_matrix(r)) != 0;) {
 		int rc = bit == ST_DIST ? st_read_windows_beside(r, WINDOW_ROWS, &work, &err)
-		                        : st_skip_matrix(r, &err);
+		                        : st_scan_matrix(r, 1, NULL, &err); /* its CRCs too */
 		if (rc < 0)
 			tool_die_st(NULL, &err);
 	}

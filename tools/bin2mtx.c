@@ -394,6 +394,7 @@ int main(int argc, char **argv)
 	st_reader *r = st_reader_open(fd, name, &h, threads, &err);
 	if (!r)
 		tool_die_st(NULL, &err);
+	tool_refuse_checkpoint(name, r, &h);
 	if (!want)
 		want = (h.matrices & ST_DIST) ? ST_DIST
 		     : (h.matrices & ST_WEIGHTS) ? ST_WEIGHTS : ST_PRED;
@@ -420,7 +421,8 @@ int main(int argc, char **argv)
 		tool_die("%s: %llu x %llu matrix:", name, (unsigned long long)h.npad,
 		         (unsigned long long)h.npad);
 	for (uint32_t next; (next = st_next_matrix(r));) {
-		int rc = next == want ? st_read_matrix(r, m, &err) : st_skip_matrix(r, &err);
+		int rc = next == want ? st_read_matrix(r, m, &err)
+		                      : st_scan_matrix(r, 1, NULL, &err); /* its CRCs too */
 		if (rc < 0)
 			tool_die_st(NULL, &err);
 	}

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -17,7 +18,7 @@
 #include "stream.h"
 #include "tool.h"
 
-#define CKPT_ID "checkpoint"
+#define CKPT_ID ST_CHECKPOINT_ID
 
 const char ckpt_help[] =
         "      --checkpoint FILE   keep the state between rounds in FILE, now and then\n"
@@ -68,6 +69,10 @@ int ckpt_option(struct ckpt *k, int c, const char *arg)
 	if ((k->path && !*k->path) || (k->resume && !*k->resume))
 		tool_usage_error("--checkpoint and --resume need a file name");
 	if (c == CKPT_OPT_FILE) { /* it must take one: said now, not an hour in */
+		struct stat st;
+		if (stat(arg, &st) == 0 && !S_ISREG(st.st_mode))
+			tool_usage_error("--checkpoint %s: %s, not a file", arg,
+			                 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
 		char tmp[4096];
 		int fd = temp_beside(arg, tmp, sizeof tmp);
 		if (fd < 0)

@@ -47,6 +47,11 @@ engine_in *engine_open(const char *path, int threads, st_header *h)
 	if (!r)
 		tool_die_st(NULL, &err);
 	/* The reader is freed before these deaths: clean under LeakSanitizer. */
+	if (st_header_is_checkpoint(h)) {
+		st_reader_free(r);
+		st_header_free(h);
+		tool_die("%s: a checkpoint, not a graph: give it to --resume with the run's graph", name);
+	}
 	if (h->flags & ST_NEGCYCLE) {
 		long long v = (long long)h->cycle_vertex;
 		st_reader_free(r);
@@ -102,7 +107,7 @@ static int read_stream(st_reader *r, const st_window_work *w, uint64_t rows, voi
                        st_error *err)
 {
 	for (uint32_t next; (next = st_next_matrix(r));) {
-		const int rc = next != ST_WEIGHTS ? st_skip_matrix(r, err)
+		const int rc = next != ST_WEIGHTS ? st_scan_matrix(r, 1, NULL, err)
 		             : w                  ? st_read_windows_beside(r, rows, w, err)
 		                                  : st_read_matrix(r, dst, err);
 		if (rc < 0) {

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -367,6 +368,100 @@ static void refuse_terminal(int fd, int binary)
 		tool_die("refusing to write binary data to a terminal; use -f to force");
 }
 
+/* The output's temporary file.  Where the file system has them (ext4, xfs,
+ * btrfs, tmpfs), an unnamed file (O_TMPFILE) in the target's directory,
+ * which no kill can leave behind: tool_output_commit() links it under a
+ * temporary name and renames that over the target at once.  Elsewhere a
+ * named one, ".BASE.PID.XXXXXX", that a kill -9 leaves: the next run that
+ * writes the same target removes those whose process is gone. */
+static char temp_dir[PATH_MAX];  /* the target's directory, "." for none */
+static const char *temp_base;    /* the target's last component */
+static int temp_unnamed;         /* out_fd is an O_TMPFILE file */
+
+/* tmp_path := DIR/.BASE.PID.XXXXXX (XXXXXX left for the caller); 0 or -1. */
+static int temp_name(void)
+{
+	int k = snprintf(tmp_path, sizeof tmp_path, "%s/.%s.%ld.XXXXXX", temp_dir, temp_base,
+	                 (long)getpid());
+	if (k < 0 || k >= (int)sizeof tmp_path) {
+		tmp_path[0] = '\0';
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* Remove the named temporary files of target's directory whose process is
+ * gone (a kill -9 of an earlier run on a file system without O_TMPFILE). */
+static void sweep_dead_temps(void)
+{
+	char pattern[PATH_MAX + 32];
+	if (snprintf(pattern, sizeof pattern, "%s/.%s.*.??????", temp_dir, temp_base)
+	    >= (int)sizeof pattern)
+		return;
+	glob_t g;
+	if (glob(pattern, GLOB_NOESCAPE | GLOB_NOSORT, NULL, &g) != 0)
+		return;
+	const size_t skip = strlen(temp_dir) + 2 + strlen(temp_base) + 1;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *p = g.gl_pathv[i] + skip, *dot = strchr(p, '.');
+		char *end;
+		long pid = strtol(p, &end, 10);
+		if (end == p || end != dot || strlen(dot) != 7 || pid <= 0)
+			continue; /* another name, or an older build's (no process to ask) */
+		if (pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			unlink(g.gl_pathv[i]);
+	}
+	globfree(&g);
+}
+
+/* Open the temporary file for target path; -1 with errno where none. */
+static int temp_open(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int k = slash ? snprintf(temp_dir, sizeof temp_dir, "%.*s", (int)(slash == path ? 1 : slash - path), path)
+	              : snprintf(temp_dir, sizeof temp_dir, ".");
+	if (k < 0 || k >= (int)sizeof temp_dir) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	temp_base = slash ? slash + 1 : path;
+	sweep_dead_temps();
+	if (access("/proc/self/fd", X_OK) == 0) { /* linkat() reaches the file through it */
+		int fd = open(temp_dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			temp_unnamed = 1;
+			return fd;
+		}
+		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOSYS)
+			return -1;
+	}
+	if (temp_name() < 0)
+		return -1;
+	return mkstemp(tmp_path);
+}
+
+/* Give the unnamed temporary file fd a name (tmp_path); 0 or -1. */
+static int temp_link(int fd)
+{
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	for (unsigned tries = 0; tries < 100; tries++) {
+		if (temp_name() < 0)
+			return -1;
+		unsigned long v = (unsigned long)time(NULL) * 2654435761u + tries * 40503u + (unsigned long)getpid();
+		char *x = tmp_path + strlen(tmp_path) - 6;
+		for (int i = 0; i < 6; i++, v /= 36)
+			x[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[v % 36];
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp_path, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	tmp_path[0] = '\0';
+	return -1;
+}
+
 int tool_output_open(int binary)
 {
 	const char *path = tool_opts.output;
@@ -399,20 +494,11 @@ int tool_output_open(int binary)
 	static char resolved[PATH_MAX];
 	if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, resolved))
 		path = resolved;
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path + 1) : 0;
-	const char *base = slash ? slash + 1 : path;
-	if (snprintf(tmp_path, sizeof tmp_path, "%.*s.%s.XXXXXX", dirlen, path, base)
-	    >= (int)sizeof tmp_path) {
-		tmp_path[0] = '\0';
-		errno = ENAMETOOLONG;
-		tool_die("%s:", path);
-	}
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 		if (signal(sigs[i], on_fatal_signal) == SIG_IGN)
 			signal(sigs[i], SIG_IGN);
-	out_fd = mkstemp(tmp_path);
+	out_fd = temp_open(path);
 	if (out_fd < 0) {
 		tmp_path[0] = '\0';
 		tool_die("%s:", path);
@@ -455,11 +541,13 @@ void tool_output_commit(void)
 	const char *name = tool_output_name();
 	int fd = out_fd >= 0 ? out_fd : STDOUT_FILENO;
 	int bad = 0, e = 0;
+	if (out_file && (fflush(out_file) != 0 || ferror(out_file))) {
+		bad = 1;
+		e = errno;
+	}
+	if (!bad && temp_unnamed && temp_link(fd) < 0)
+		tool_die("%s: cannot name the finished output in %s:", name, temp_dir);
 	if (out_file) {
-		if (fflush(out_file) != 0 || ferror(out_file)) {
-			bad = 1;
-			e = errno;
-		}
 		if (out_file != stdout) {
 			if (fclose(out_file) != 0 && !bad) {
 				bad = 1;
@@ -805,6 +893,15 @@ void tool_parallel(int threads, uint64_t n, void (*fn)(void *ctx, uint64_t begin
 		pthread_join(tid[t], NULL);
 }
 
+void tool_refuse_checkpoint(const char *name, st_reader *r, st_header *h)
+{
+	if (!st_header_is_checkpoint(h))
+		return;
+	st_reader_free(r);
+	st_header_free(h);
+	tool_die("%s: " ST_CHECKPOINT_REFUSAL, name);
+}
+
 st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int need_pred,
                             int threads, int *fdp)
 {
@@ -817,6 +914,7 @@ st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int 
 	if (!r)
 		tool_die_st(NULL, &err);
 	/* Free the reader before these deaths: clean under LeakSanitizer. */
+	tool_refuse_checkpoint(name, r, h);
 	if (h->flags & ST_NEGCYCLE) {
 		long long v = (long long)h->cycle_vertex + (long long)base;
 		st_reader_free(r);

@@ -121,6 +121,11 @@ void tool_progress_end(void);
 st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int need_pred,
                             int threads, int *fd);
 
+/* Dies (exit 2, nothing written) where h is an engine's checkpoint rather
+ * than a result: "NAME: a checkpoint, not a result: go on with --resume".
+ * r (may be NULL) and h are freed first. */
+void tool_refuse_checkpoint(const char *name, st_reader *r, st_header *h);
+
 /* Die with the library's message, prefixed by what. */
 _Noreturn void tool_die_st(const char *what, const st_error *err);
 

@@ -129,3 +129,54 @@ expect_true "the provenance leaves the checkpoint options out" \
 		"cannot write a checkpoint there" '$BIN/apsp-gpu --checkpoint $T/nodir/ck $T/g'
 expect_stderr "a checkpoint where none can be written: refused before the rounds" 2 \
 	"cannot write a checkpoint there" '$c --checkpoint $T/no/such/dir/ck $T/g'
+mkdir -p "$T/adir"
+expect_stderr "--checkpoint naming a directory: refused before the rounds" 2 \
+	"^apsp-cpu: --checkpoint .*/adir: a directory, not a file" '$c --checkpoint $T/adir $T/g'
+[ -x "$BIN/apsp-gpu" ] &&
+	expect_stderr "apsp-gpu: --checkpoint naming a directory: refused before the device" 2 \
+		"a directory, not a file" '$BIN/apsp-gpu --checkpoint $T/adir $T/g'
+
+# A checkpoint is no result: every reader of results refuses it by name,
+# exit 2, nothing written; apsp-info says what it is.
+rm -f "$T"/ck*
+APSP_CHECKPOINT_KILL=after:3 $c $ck "$T/g" >/dev/null 2>&1
+refusal="^[a-z0-9-]*: .*/ck: a checkpoint, not a result: go on with --resume$"
+for cmd in "$BIN/apsp-stats -o \$T/x \$T/ck" "$BIN/apsp-stats --summary -o \$T/x \$T/ck" \
+	"$BIN/bin2mtx --dense -o \$T/x \$T/ck" "$BIN/bin2mtx --npy --pred -o \$T/x \$T/ck" \
+	"$BIN/apsp-path -o \$T/x -i \$T/ck 0 1" "$BIN/apsp-diff -o \$T/x \$T/ck \$T/full" \
+	"$BIN/apsp-diff -o \$T/x \$T/full \$T/ck" "$BIN/apsp-stats -o \$T/x < \$T/ck"; do
+	rm -f "$T/x"
+	tool=$(basename "${cmd%% *}")
+	case $cmd in *"< "*) refusal="^$tool: standard input: a checkpoint, not a result" ;;
+	*) refusal="^$tool: .*/ck: a checkpoint, not a result: go on with --resume$" ;; esac
+	expect_stderr "a checkpoint read as a result: refused ($tool ${cmd#* })" 2 "$refusal" \
+		"$cmd; rc=\$?; ! test -e \$T/x || rc=9; exit \$rc"
+done
+expect_stderr "an engine given a checkpoint as its graph: refused" 2 \
+	"ck: a checkpoint, not a graph: give it to --resume" '$c $T/ck >$T/x'
+expect_true "apsp-info: a checkpoint described as one" \
+	'$BIN/apsp-info $T/ck | grep -q "^  checkpoint    .*not a result" &&
+	$BIN/apsp-info --json $T/ck | grep -q "\"checkpoint\":true" &&
+	$BIN/apsp-info --json $T/full | grep -q "\"checkpoint\":false" &&
+	! $BIN/apsp-info $T/full | grep -q "^  checkpoint"'
+if python3 -c 'import numpy' 2>/dev/null; then
+	expect_stderr "apspmat.py: a checkpoint refused by name" 1 "ck: a checkpoint, not a result" \
+		'python3 -c "import sys; sys.path.insert(0, \"$TOP/python\"); import apspmat; apspmat.load(sys.argv[1])" $T/ck'
+else
+	skip "apspmat.py: a checkpoint refused by name" "no numpy"
+fi
+
+# kill -9 leaves nothing beside -o's file (an unnamed temporary file where
+# the file system has them), and a named one that a dead process left
+# (.NAME.PID.XXXXXX) is removed by the next run that writes NAME.
+rm -f "$T"/ck*
+expect_true "killed with -o: no hidden file left beside the output" \
+	'! APSP_CHECKPOINT_KILL=after:7 $c $ck -o $T/out7.apm $T/g 2>/dev/null &&
+	test -z "$(ls -A $T | grep "out7")" &&
+	$c $ck --resume $T/ck -o $T/out7.apm $T/g && test -z "$(ls -A $T | grep "^\.out7")"'
+dead=$(sh -c 'echo $$')
+: >"$T/.swept.apm.$dead.abcdef"
+: >"$T/.swept.apm.$$.ghijkl"
+expect_true "a dead run's temporary output swept, a live one's kept" \
+	'$BIN/gengraph -n 10 -d 50 -o $T/swept.apm && ! test -e $T/.swept.apm.$dead.abcdef &&
+	test -e $T/.swept.apm.$$.ghijkl && test -s $T/swept.apm'

@@ -311,6 +311,19 @@ expect_stderr "block method 77" 2 '^bin2mtx: .*bad header of block 0' '$to $BIN/
 $BIN/gengraph -n 60 -d 20 -s 5 -o "$T/g60" && $BIN/apsp-cpu "$T/g60" -o "$T/r60" &&
 $BIN/bin2mtx --weights "$T/g60" >"$T/g60.mtx" || fail setup "small streams"
 
+# Damage in a matrix the tool does not use is damage all the same: one
+# byte of the predecessors (stored blocks, so a CRC mismatch for certain)
+# fails bin2mtx's distances and apsp-stats, exit 2, nothing written.
+$BIN/apsp-cpu -z 0 "$T/g60" -o "$T/r60s" && cp "$T/r60s" "$T/r60p" &&
+	printf 'Z' | dd of="$T/r60p" bs=1 seek=$(($(wc -c <"$T/r60s") - 132)) conv=notrunc 2>/dev/null
+for cmd in "bin2mtx -o \$T/x" "bin2mtx --npy -o \$T/x" "apsp-stats -o \$T/x" \
+	"apsp-stats --summary -o \$T/x"; do
+	rm -f "$T/x"
+	expect_stderr "damaged predecessors: ${cmd% -o*} fails" 2 \
+		"^${cmd%% *}: .*r60p: CRC mismatch in block 0 of the predecessor matrix" \
+		"\$BIN/$cmd \$T/r60p; rc=\$?; ! test -e \$T/x || rc=9; exit \$rc"
+done
+
 # Compressed text input (mtx2bin through zlib and libarchive): damaged
 # anywhere, rejected with a message or read as the same graph.
 # (Fixed times and names, so that a seed names the same damage on every run.)
