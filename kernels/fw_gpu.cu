@@ -24,7 +24,7 @@
 #include "fw_roworder.cuh"
 #include "fw_lanes16.cuh"
 #include "fw_outcore.cuh"
-#include "fw_stats.cuh"
+#include "fw_graph_stats.cuh"
 #include "fw_init.cuh"
 #include "stream.h"
 

@@ -25,11 +25,11 @@ enum fw_simd { FW_SIMD_AUTO = 0, FW_SIMD_PORTABLE, FW_SIMD_AVX2, FW_SIMD_AVX512 
 
 /* What a run did: tiles are B x B blocks updated in phases 2 and 3; a tile
  * is skipped when its operands are all INF (the update cannot change it). */
-typedef struct fw_stats {
+typedef struct fw_counts {
 	uint64_t tiles;         /* phase 2 and 3 tile updates a dense run makes */
 	uint64_t tiles_skipped; /* of those, skipped */
 	int derived;            /* predecessors derived from the distances */
-} fw_stats;
+} fw_counts;
 
 typedef struct fw_opts {
 	int block;    /* blocking factor B: 8..512, a multiple of 16; 0 = default */
@@ -38,7 +38,7 @@ typedef struct fw_opts {
 	/* Called by one thread at the start of each round (may be NULL). */
 	void (*progress)(void *ctx, uint64_t round, uint64_t rounds);
 	void *ctx;
-	fw_stats *stats; /* filled in when not NULL */
+	fw_counts *counts; /* filled in when not NULL */
 	/* Solve with vertex order[k] at position k (a permutation of 0..n-1,
 	 * e.g. ord_nested_dissection's); NULL: as numbered.  The matrices are
 	 * read and written in their own numbering either way. */

@@ -198,8 +198,8 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		         fwc_list_in_edges(type, n, dist, !o->track_paths, n * n / 8,
 		                           simd == FW_SIMD_AVX512, &ie, threads) == 0 &&
 		         !o->track_paths && !ie.neg;
-	if (o->stats)
-		o->stats->derived = derive;
+	if (o->counts)
+		o->counts->derived = derive;
 	void *d = lib_huge_alloc(total * es);
 	int32_t *p = pred && !derive ? lib_huge_alloc(total * 4) : NULL;
 	if (!d || (pred && !derive && !p)) {
@@ -325,9 +325,9 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	 * decides whether to keep it). */
 	if (!oom && o->save && (uint64_t)first < nb)
 		o->save(o->ctx, nb, d, p, total * es);
-	if (o->stats) {
-		o->stats->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
-		o->stats->tiles_skipped = skipped;
+	if (o->counts) {
+		o->counts->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
+		o->counts->tiles_skipped = skipped;
 	}
 	if (!oom && p && !textbook && o->stage)
 		o->stage(o->ctx, "repairing the predecessors");

@@ -18,7 +18,7 @@
 
 enum { F_REAL = 1, F_INTEGER, F_PATTERN };
 enum { S_GENERAL = 0, S_SYMMETRIC, S_SKEW };
-enum { ST_BANNER = 0, ST_SIZE, ST_DATA };
+enum { MM_BANNER = 0, MM_SIZE, MM_DATA };
 
 /* An entry as read, before the policies: kept for edge lists and DIMACS. */
 typedef struct raw_edge {

@@ -83,7 +83,7 @@ static int mm_banner(parser *P, const char *p)
 	                                                                 : "skew-symmetric");
 	memcpy(g->kind, kind, sizeof kind);
 	gp_decide(P, P->sym, P->field != F_REAL, P->field == F_PATTERN);
-	P->state = ST_SIZE;
+	P->state = MM_SIZE;
 	return 0;
 }
 
@@ -127,7 +127,7 @@ static int mm_size(parser *P, const char *p)
 	P->aj = 0;
 	if (gp_alloc_dense(P, n) != 0)
 		return -1;
-	P->state = ST_DATA;
+	P->state = MM_DATA;
 	return 0;
 }
 
@@ -187,9 +187,9 @@ static const char *mm_data(parser *P, const char *p, const char *end)
 
 int gp_mm_lines(parser *P, const char *p, const char *end)
 {
-	while (p < end && P->state != ST_DATA) {
+	while (p < end && P->state != MM_DATA) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (P->state == ST_BANNER) {
+		if (P->state == MM_BANNER) {
 			if (mm_banner(P, p) != 0)
 				return -1;
 		} else {
@@ -207,9 +207,9 @@ int gp_mm_lines(parser *P, const char *p, const char *end)
 
 int gp_mm_finish(parser *P)
 {
-	if (P->state == ST_BANNER)
+	if (P->state == MM_BANNER)
 		return gp_fail(P, "empty file: no '%%%%MatrixMarket' banner");
-	if (P->state == ST_SIZE)
+	if (P->state == MM_SIZE)
 		return gp_fail(P, "no size line");
 	if (P->got != P->want)
 		return gp_fail(P, "expected %llu %s, found %llu (truncated file?)",

@@ -77,8 +77,8 @@ int main(int argc, char **argv)
 		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
-	fw_stats stats = {0, 0, 0};
-	fw_opts o = {.block = FW_BLOCK_DEFAULT, .simd = FW_SIMD_AUTO, .progress = progress, .stats = &stats, .stage = stage};
+	fw_counts counts = {0, 0, 0};
+	fw_opts o = {.block = FW_BLOCK_DEFAULT, .simd = FW_SIMD_AUTO, .progress = progress, .counts = &counts, .stage = stage};
 	struct ckpt ck = {.every = -1};
 	int paths = 1, c, order = ORDER_AUTO, as_stats = 0;
 	struct stats_form form = {STATS_TABLE, 0, 0};
@@ -200,10 +200,10 @@ int main(int argc, char **argv)
 	          "solve %.3f s (%.3g dense relaxations/s); read+prepare %.3f s, write %.3f s",
 	          (unsigned long long)n, o.block, st_type_name(in.type),
 	          paths ? ", paths" : "",
-	          paths ? (stats.derived ? " derived from the distances" : " tracked") : "",
+	          paths ? (counts.derived ? " derived from the distances" : " tracked") : "",
 	          fw_simd_name(o.simd ? (enum fw_simd)o.simd : fw_simd_detect()), threads, why,
-	          (unsigned long long)stats.tiles_skipped, (unsigned long long)stats.tiles,
-	          stats.tiles ? 100.0 * (double)stats.tiles_skipped / (double)stats.tiles : 0.0,
+	          (unsigned long long)counts.tiles_skipped, (unsigned long long)counts.tiles,
+	          counts.tiles ? 100.0 * (double)counts.tiles_skipped / (double)counts.tiles : 0.0,
 	          t2 - t1, t2 > t1 ? relax / (t2 - t1) : 0.0, t1 - t0, t3 - t2);
 	st_header_free(&h);
 	st_header_free(&in);

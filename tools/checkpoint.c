@@ -208,23 +208,23 @@ static int test_kill(const char *when, int nth)
 /* A checkpoint written and being made durable: synced, closed and renamed
  * over its name on a thread of its own, while the rounds go on (the data is
  * in the file already; only the sync waits for the disk). */
-struct landing {
+struct pending_sync {
 	pthread_t tid;
 	int fd, nth;
 	char tmp[4096];
 	const char *path;
 	int rc;
 	char why[200];
-	int dropped;        /* the run no longer wants it (under landing_mu) */
-	int renamed;        /* it is in place (under landing_mu) */
+	int dropped;        /* the run no longer wants it (under sync_mu) */
+	int renamed;        /* it is in place (under sync_mu) */
 };
-static struct landing landing;
-static int landing_busy;
-static pthread_mutex_t landing_mu = PTHREAD_MUTEX_INITIALIZER; /* the rename, dropped */
+static struct pending_sync pending;
+static int sync_busy;
+static pthread_mutex_t sync_mu = PTHREAD_MUTEX_INITIALIZER; /* the rename, dropped */
 
-static void *land(void *arg)
+static void *sync_and_rename(void *arg)
 {
-	struct landing *l = arg;
+	struct pending_sync *l = arg;
 	l->rc = 0;
 	if (fsync(l->fd) != 0) {
 		l->rc = -1;
@@ -236,7 +236,7 @@ static void *land(void *arg)
 	}
 	if (l->rc == 0 && test_kill("during", l->nth))
 		raise(SIGKILL);
-	pthread_mutex_lock(&landing_mu);
+	pthread_mutex_lock(&sync_mu);
 	if (l->dropped) {
 		l->rc = -1;
 		snprintf(l->why, sizeof l->why, "no longer wanted");
@@ -246,7 +246,7 @@ static void *land(void *arg)
 	} else if (l->rc == 0) {
 		l->renamed = 1;
 	}
-	pthread_mutex_unlock(&landing_mu);
+	pthread_mutex_unlock(&sync_mu);
 	if (l->rc < 0)
 		unlink(l->tmp);
 	else if (test_kill("after", l->nth))
@@ -254,8 +254,8 @@ static void *land(void *arg)
 	return NULL;
 }
 
-/* A landing done: counted, or its failure said (once a run). */
-static void count_landing(struct ckpt *k, const struct landing *l)
+/* A sync and rename done: counted, or its failure said (once a run). */
+static void count_synced(struct ckpt *k, const struct pending_sync *l)
 {
 	if (l->rc == 0) {
 		k->written++;
@@ -266,13 +266,13 @@ static void count_landing(struct ckpt *k, const struct landing *l)
 }
 
 /* Wait for the checkpoint being made durable, if any. */
-static void landed(struct ckpt *k)
+static void wait_synced(struct ckpt *k)
 {
-	if (!landing_busy)
+	if (!sync_busy)
 		return;
-	pthread_join(landing.tid, NULL);
-	landing_busy = 0;
-	count_landing(k, &landing);
+	pthread_join(pending.tid, NULL);
+	sync_busy = 0;
+	count_synced(k, &pending);
 }
 
 /* The run's result committed and its checkpoints to be removed: the one
@@ -281,19 +281,19 @@ static void landed(struct ckpt *k)
  * nothing, so that its sync ends soon, and removed; its thread renames
  * nothing and ends by itself.  Counted as written only where it was
  * renamed into place before it was dropped. */
-static void drop_landing(struct ckpt *k)
+static void drop_sync(struct ckpt *k)
 {
-	if (!landing_busy)
+	if (!sync_busy)
 		return;
-	pthread_mutex_lock(&landing_mu);
-	landing.dropped = 1;
-	if (landing.renamed)
+	pthread_mutex_lock(&sync_mu);
+	pending.dropped = 1;
+	if (pending.renamed)
 		k->written++;
-	pthread_mutex_unlock(&landing_mu);
-	if (truncate(landing.tmp, 0) == 0)
-		unlink(landing.tmp);
-	pthread_detach(landing.tid);
-	landing_busy = 0;
+	pthread_mutex_unlock(&sync_mu);
+	if (truncate(pending.tmp, 0) == 0)
+		unlink(pending.tmp);
+	pthread_detach(pending.tid);
+	sync_busy = 0;
 }
 
 /* A matrix of the state, a block at a time, through the engine's copy. */
@@ -380,7 +380,7 @@ static void send_share(const struct ckpt *k, const st_header *h, uint64_t side, 
 static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
                        ckpt_state_fn *get, void *gctx)
 {
-	struct landing *l = &landing;
+	struct pending_sync *l = &pending;
 	const struct ckpt_ranks *R = k->ranks;
 	st_header h;
 	uint64_t side;
@@ -429,12 +429,12 @@ static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths
 		return -1;
 	}
 	l->fd = fd, l->nth = k->written + 1, l->path = k->path, l->dropped = 0, l->renamed = 0;
-	if (pthread_create(&l->tid, NULL, land, l) == 0) {
-		landing_busy = 1;
+	if (pthread_create(&l->tid, NULL, sync_and_rename, l) == 0) {
+		sync_busy = 1;
 		return 0;
 	}
-	land(l); /* (no thread: here, waiting for the disk) */
-	count_landing(k, l);
+	sync_and_rename(l); /* (no thread: here, waiting for the disk) */
+	count_synced(k, l);
 	return l->rc;
 }
 
@@ -447,7 +447,7 @@ static void save_now(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
 	k->last = t0;
 	pthread_mutex_unlock(&timing);
 	ckpt_ready(k);
-	landed(k); /* the one before, made durable first */
+	wait_synced(k); /* the one before, made durable first */
 	tool_progress_stage("writing a checkpoint");
 	write_state(k, round, bytes, paths, get, gctx);
 	double t1 = tool_now();
@@ -794,11 +794,11 @@ static void remove_leftovers(const char *path)
 void ckpt_end(struct ckpt *k)
 {
 	ckpt_ready(k);
-	/* (a test's kill while it lands or after: waited for, so that it comes) */
-	if (k->keep || test_kill("during", landing.nth) || test_kill("after", landing.nth))
-		landed(k);
+	/* (a test's kill while it is synced or after: waited for, so that it comes) */
+	if (k->keep || test_kill("during", pending.nth) || test_kill("after", pending.nth))
+		wait_synced(k);
 	else
-		drop_landing(k);
+		drop_sync(k);
 	if (k->ranks && k->ranks->rank > 0) /* (process 0 speaks for the run) */
 		return;
 	if (k->path && k->written)

@@ -12,10 +12,20 @@ this package's.  load and save read and write the toolkit's streams
 (apspmat.py).  numpy is needed; scipy only for scipy matrices.  The
 libraries are found in the checkout (after make) or where make install put
 them (see _lib.py)."""
+from . import _lib
 from ._csgraph import floyd_warshall, shortest_path
 from ._engine import has_gpu
 from ._errors import NegativeCycleError
 from ._stats import stats, COLUMNS
+
+# A library of another layout is refused at once; one not built yet is
+# looked for again at the first call that needs it.
+try:
+    _lib.cpu()
+except _lib.LayoutError:
+    raise
+except ImportError:
+    pass
 
 try:
     from apspmat import Stream, StreamError, load, save

@@ -13,12 +13,73 @@ _INSTALLED_LIBDIR = "@LIBDIR@"
 _TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+# What this package mirrors of the library's public headers (lib/types.h,
+# lib/stats.h), checked against the library it loads (st_layout): a
+# library of another layout is refused, not read as wrong numbers.
+LAYOUT_VERSION = 1
+ST_INT32, ST_FLOAT32, ST_FLOAT64 = 1, 2, 3
+ST_DIRECTED, ST_NEGATIVE, ST_NEGCYCLE = 1, 2, 4
+ST_INF_I32 = 0x3FFFFFFF
+GS_OUT, GS_IN = 0, 1
+
+
 class Error(ctypes.Structure):
     """st_error: the message a failing call leaves."""
     _fields_ = [("msg", ctypes.c_char * 256)]
 
     def text(self):
         return self.msg.decode("utf-8", "replace")
+
+
+class GsStats(ctypes.Structure):
+    """gs_stats: the statistics' accumulators."""
+    _fields_ = [("n", ctypes.c_uint64), ("type", ctypes.c_uint32),
+                ("reach", ctypes.c_void_p * 2), ("sum", ctypes.c_void_p * 2),
+                ("ecc", ctypes.c_void_p * 2), ("harmonic", ctypes.c_void_p)]
+
+
+class GsSummary(ctypes.Structure):
+    """gs_summary: the graph-wide figures."""
+    _fields_ = [("n", ctypes.c_uint64), ("pairs", ctypes.c_uint64),
+                ("diameter", ctypes.c_double), ("radius", ctypes.c_double),
+                ("wiener", ctypes.c_double), ("average", ctypes.c_double),
+                ("diameter_i", ctypes.c_int64), ("radius_i", ctypes.c_int64),
+                ("wiener_i", ctypes.c_int64), ("wiener_exact", ctypes.c_int)]
+
+
+def _mirrored():
+    """(name, this package's value) for every name st_layout answers."""
+    g = globals()
+    out = [("version", LAYOUT_VERSION),
+           ("sizeof st_error", ctypes.sizeof(Error)),
+           ("sizeof gs_stats", ctypes.sizeof(GsStats)),
+           ("offsetof gs_stats.harmonic", GsStats.harmonic.offset),
+           ("sizeof gs_summary", ctypes.sizeof(GsSummary)),
+           ("offsetof gs_summary.wiener_exact", GsSummary.wiener_exact.offset)]
+    return out + [(k, g[k]) for k in ("ST_INT32", "ST_FLOAT32", "ST_FLOAT64", "ST_DIRECTED",
+                                      "ST_NEGATIVE", "ST_NEGCYCLE", "ST_INF_I32", "GS_OUT",
+                                      "GS_IN")]
+
+
+class LayoutError(ImportError):
+    """The library found is of another layout than this package."""
+
+
+def check_layout(lib, path):
+    """ImportError unless lib (loaded from path) has this package's layout."""
+    try:
+        ask = lib.st_layout
+    except AttributeError:
+        raise LayoutError("apsp: %s is older than this package (it does not tell its "
+                          "layout): rebuild it (make) or install both together" % path)
+    ask.argtypes = [ctypes.c_char_p]
+    ask.restype = ctypes.c_int64
+    for name, mine in _mirrored():
+        theirs = ask(name.encode())
+        if theirs != mine:
+            raise LayoutError("apsp: %s has another layout than this package (%s is %d "
+                              "there, %d here): rebuild it (make) or install both together"
+                              % (path, name, theirs, mine))
 
 
 def _candidates(stem, soname):
@@ -36,7 +97,7 @@ def _load(stem, soname):
         if os.sep in path and not os.path.exists(path):
             continue
         try:
-            return ctypes.CDLL(path)
+            return ctypes.CDLL(path), path
         except OSError as e:
             errors.append(str(e))
     raise ImportError("apsp: cannot load %s (run make at the top of the checkout, "
@@ -51,7 +112,8 @@ def cpu():
     global _cpu
     if _cpu is not None:
         return _cpu
-    lib = _load("libapsp", "libapsp.so.0")
+    lib, path = _load("libapsp", "libapsp.so.0")
+    check_layout(lib, path)
     lib.fw_solve.argtypes = [ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p,
                              ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
                              ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(Error)]
@@ -78,7 +140,7 @@ def gpu():
     if _gpu is not None or _gpu_error is not None:
         return _gpu
     try:
-        lib = _load("libapsp-gpu", "libapsp-gpu.so.0")
+        lib = _load("libapsp-gpu", "libapsp-gpu.so.0")[0]
     except ImportError as e:
         _gpu_error = "no GPU library (%s)" % e
         return None

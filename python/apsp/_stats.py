@@ -11,20 +11,6 @@ COLUMNS = ("vertex", "out_reach", "in_reach", "out_sum", "in_sum", "out_eccentri
            "in_eccentricity", "closeness", "harmonic")
 
 
-class _GsStats(ctypes.Structure):
-    _fields_ = [("n", ctypes.c_uint64), ("type", ctypes.c_uint32),
-                ("reach", ctypes.c_void_p * 2), ("sum", ctypes.c_void_p * 2),
-                ("ecc", ctypes.c_void_p * 2), ("harmonic", ctypes.c_void_p)]
-
-
-class _GsSummary(ctypes.Structure):
-    _fields_ = [("n", ctypes.c_uint64), ("pairs", ctypes.c_uint64),
-                ("diameter", ctypes.c_double), ("radius", ctypes.c_double),
-                ("wiener", ctypes.c_double), ("average", ctypes.c_double),
-                ("diameter_i", ctypes.c_int64), ("radius_i", ctypes.c_int64),
-                ("wiener_i", ctypes.c_int64), ("wiener_exact", ctypes.c_int)]
-
-
 def _array(ptr, n, ctype):
     if n == 0:
         return np.zeros(0, dtype=ctype)
@@ -44,9 +30,9 @@ def _fold(dist, threads):
     n = dist.shape[0]
     lib = _lib.cpu()
     _declare(lib)
-    s = _GsStats()
+    s = _lib.GsStats()
     err = _lib.Error()
-    if lib.gs_init(ctypes.byref(s), n, _engine.ST_FLOAT64, ctypes.byref(err)) != 0:
+    if lib.gs_init(ctypes.byref(s), n, _lib.ST_FLOAT64, ctypes.byref(err)) != 0:
         raise MemoryError(err.text())
     try:
         if n:
@@ -54,16 +40,16 @@ def _fold(dist, threads):
         d = ctypes.c_double
         cols = {
             "vertex": np.arange(n, dtype=np.int64),
-            "out_reach": _array(s.reach[0], n, ctypes.c_uint64).astype(np.int64),
-            "in_reach": _array(s.reach[1], n, ctypes.c_uint64).astype(np.int64),
-            "out_sum": _array(s.sum[0], n, d), "in_sum": _array(s.sum[1], n, d),
-            "out_eccentricity": _array(s.ecc[0], n, d),
-            "in_eccentricity": _array(s.ecc[1], n, d),
+            "out_reach": _array(s.reach[_lib.GS_OUT], n, ctypes.c_uint64).astype(np.int64),
+            "in_reach": _array(s.reach[_lib.GS_IN], n, ctypes.c_uint64).astype(np.int64),
+            "out_sum": _array(s.sum[_lib.GS_OUT], n, d), "in_sum": _array(s.sum[_lib.GS_IN], n, d),
+            "out_eccentricity": _array(s.ecc[_lib.GS_OUT], n, d),
+            "in_eccentricity": _array(s.ecc[_lib.GS_IN], n, d),
             "closeness": np.array([lib.gs_closeness(ctypes.byref(s), u) for u in range(n)],
                                   dtype=np.float64),
             "harmonic": _array(s.harmonic, n, d),
         }
-        m = _GsSummary()
+        m = _lib.GsSummary()
         lib.gs_summarize(ctypes.byref(s), ctypes.byref(m))
     finally:
         lib.gs_free(ctypes.byref(s))

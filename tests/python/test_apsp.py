@@ -196,4 +196,42 @@ else:
           all(abs(t["closeness"][v] - cl[v]) <= 1e-12 * (1 + cl[v]) for v in range(n)))
     check("stats: harmonic is networkx's harmonic_centrality",
           all(abs(t["harmonic"][v] - hc[v]) <= 1e-12 * (1 + hc[v]) for v in range(n)))
+
+# The layouts the package mirrors: the library built beside it agrees; one
+# whose answer differs in any of them, or that cannot tell, is refused by
+# name (a field added in C would otherwise give wrong numbers).
+from apsp import _lib  # noqa: E402
+
+real = _lib.cpu()
+check("layout: the library built beside the package has its layout",
+      all(real.st_layout(k.encode()) == v for k, v in _lib._mirrored()))
+
+
+class _FakeLib:
+    def __init__(self, answers):
+        self.answers = answers
+
+        def ask(name):
+            return self.answers.get(name.decode(), -1)
+        self.st_layout = ask
+
+
+good = {k: v for k, v in _lib._mirrored()}
+for name in ("version", "sizeof gs_stats", "offsetof gs_summary.wiener_exact", "ST_INF_I32"):
+    bad = dict(good)
+    bad[name] += 8
+    try:
+        _lib.check_layout(_FakeLib(bad), "libfake.so")
+        refused = ""
+    except _lib.LayoutError as e:
+        refused = str(e)
+    check("layout: a library whose %s differs is refused, naming it" % name,
+          "libfake.so has another layout" in refused and name in refused, refused)
+try:
+    _lib.check_layout(object(), "libold.so")
+    refused = ""
+except _lib.LayoutError as e:
+    refused = str(e)
+check("layout: a library that cannot tell its layout is refused", "libold.so is older" in refused,
+      refused)
 sys.exit(1 if _c.failed else 0)

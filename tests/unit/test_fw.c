@@ -80,8 +80,8 @@ static int run_i32(int n, int B, int simd, int paths, unsigned seed)
 		rp[i] = w[i] < INF && i / n != i % n ? i / n : -1;
 	t_fw_i32(r, rp, n);
 	/* paths: 0 none, 1 derived from the distances, 2 tracked */
-	fw_stats st = {0, 0, 0};
-	fw_opts o = {.block = B, .threads = 2, .simd = simd, .stats = &st, .track_paths = paths == 2};
+	fw_counts st = {0, 0, 0};
+	fw_opts o = {.block = B, .threads = 2, .simd = simd, .counts = &st, .track_paths = paths == 2};
 	ok = ok && fw_cpu(&o, ST_INT32, (uint64_t)n, d, paths ? p : NULL, &err) == 0;
 	ok = ok && memcmp(d, r, sizeof *r * n * n) == 0 && st.derived == (paths == 1);
 	if (paths)
@@ -129,8 +129,8 @@ static int run_first_tight(int n, int simd, int density, unsigned seed, int *lat
 		if (w[i] == 0 && i / n != i % n)
 			w[i] = 1 + (int32_t)(rand_r(&seed) % 9);
 	memcpy(d, w, sizeof *d * n * n);
-	fw_stats st = {0, 0, 0};
-	fw_opts o = {.block = 32, .threads = 2, .simd = simd, .stats = &st};
+	fw_counts st = {0, 0, 0};
+	fw_opts o = {.block = 32, .threads = 2, .simd = simd, .counts = &st};
 	st_error err;
 	int ok = fw_cpu(&o, ST_INT32, (uint64_t)n, d, p, &err) == 0 && st.derived;
 	ok = ok && first_tight_ok(w, d, p, n, late);
@@ -160,8 +160,8 @@ static int run_sparse(int n, int B, int density, int order_kind, unsigned seed, 
 		p[i] = rp[i] = w[i] < INF && i / n != i % n ? i / n : -1;
 	memcpy(r, d, sizeof *r * n * n);
 	t_fw_i32(r, rp, n);
-	fw_stats st = {0, 0, 0};
-	fw_opts o = {.block = B, .threads = 2, .stats = &st, .order = order_kind ? ord : NULL};
+	fw_counts st = {0, 0, 0};
+	fw_opts o = {.block = B, .threads = 2, .counts = &st, .order = order_kind ? ord : NULL};
 	st_error err;
 	int ok = fw_cpu(&o, ST_INT32, (uint64_t)n, d, p, &err) == 0;
 	ok = ok && memcmp(d, r, sizeof *r * n * n) == 0 && chains_ok_i32(w, d, p, n);
@@ -191,8 +191,8 @@ static int run_f32(int n, int B, int simd, int paths, unsigned seed)
 	memcpy(r, d, sizeof *r * n * n);
 	ref_f32(r, n);
 	/* derived where no weight is negative, else tracked */
-	fw_stats st = {0, 0, 0};
-	fw_opts o = {.block = B, .threads = 2, .simd = simd, .stats = &st, .track_paths = paths == 2};
+	fw_counts st = {0, 0, 0};
+	fw_opts o = {.block = B, .threads = 2, .simd = simd, .counts = &st, .track_paths = paths == 2};
 	st_error err;
 	int ok = fw_cpu(&o, ST_FLOAT32, (uint64_t)n, d, paths ? p : NULL, &err) == 0;
 	ok = ok && st.derived == (paths == 1 && !neg);
@@ -431,8 +431,8 @@ int main(void)
 		static int32_t w[NC * NC], pp[NC * NC];
 		for (int i = 0; i < NC * NC; i++)
 			w[i] = i / NC == i % NC ? 0 : 1, pp[i] = i / NC != i % NC ? i / NC : -1;
-		fw_stats st = {0, 0, 0};
-		fw_opts o = {.block = 16, .threads = 1, .stats = &st};
+		fw_counts st = {0, 0, 0};
+		fw_opts o = {.block = 16, .threads = 1, .counts = &st};
 		st_error e2;
 		T_CHECK("fw: a complete graph skips nothing (24 tile updates)",
 		        fw_cpu(&o, ST_INT32, NC, w, pp, &e2) == 0 && st.tiles == 24 && st.tiles_skipped == 0);

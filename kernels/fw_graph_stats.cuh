@@ -1,4 +1,4 @@
-// fw_stats.cuh - graph statistics of the final distances where they are
+// fw_graph_stats.cuh - graph statistics of the final distances where they are
 // (fwg_opts.stats, lib/stats.h): each device folds its own band of rows,
 // the rows' figures (reach, sum, eccentricity out) a CTA a row, the
 // columns' (in, and harmonic centrality) a thread a column over the band's
