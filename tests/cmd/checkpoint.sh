@@ -159,9 +159,9 @@ expect_true "apsp-info: a checkpoint described as one" \
 	$BIN/apsp-info --json $T/ck | grep -q "\"checkpoint\":true" &&
 	$BIN/apsp-info --json $T/full | grep -q "\"checkpoint\":false" &&
 	! $BIN/apsp-info $T/full | grep -q "^  checkpoint"'
-if python3 -c 'import numpy' 2>/dev/null; then
+if find_python numpy; then
 	expect_stderr "apspmat.py: a checkpoint refused by name" 1 "ck: a checkpoint, not a result" \
-		'python3 -c "import sys; sys.path.insert(0, \"$TOP/python\"); import apspmat; apspmat.load(sys.argv[1])" $T/ck'
+		'$py -c "import sys; sys.path.insert(0, \"$TOP/python\"); import apspmat; apspmat.load(sys.argv[1])" $T/ck'
 else
 	skip "apspmat.py: a checkpoint refused by name" "no numpy"
 fi
