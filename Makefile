@@ -25,14 +25,18 @@ DESTDIR ?=
 # The library's version; its shared object is libapsp.so.$(SOMAJOR).
 LIB_VERSION := 0.1.0
 SOMAJOR     := 0
-# The headers other programs include as <apsp/NAME.h>; lib/blockcodec.h is
-# internal.
+# The headers other programs include as <apsp/NAME.h>: the public ones lie
+# in lib/ itself, each room's internal ones in it.
 PUBLIC_H    := lib/types.h lib/stream.h lib/graphio.h lib/solve.h lib/fw.h lib/stats.h
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fopenmp -pthread
-CPPFLAGS += -Ilib -Itools -D_GNU_SOURCE
+# The library's rooms (lib/ROOM/): its public headers lie in lib/ itself.
+LIB_ROOMS := common stream graphio prepare cpu stats
+LIB_INC   := -Ilib $(LIB_ROOMS:%=-Ilib/%)
+LIB_H     := $(wildcard lib/*.h lib/*/*.h)
+CPPFLAGS += $(LIB_INC) -Itools -Irun -D_GNU_SOURCE
 LDLIBS  += -lz -lm -fopenmp -pthread
 
 ifeq ($(SANITIZE),1)
@@ -56,7 +60,7 @@ HAVE_ISAL := $(shell echo 'int main(void){return 0;}' | \
 	$(CC) -include isa-l/igzip_lib.h -x c - -lisal -o /dev/null 2>/dev/null && echo 1)
 endif
 ifeq ($(HAVE_ISAL),1)
-build/lib/blockcodec.o build/pic/lib/blockcodec.o: CPPFLAGS += -DHAVE_ISAL
+build/lib/stream/blockcodec.o build/pic/lib/stream/blockcodec.o: CPPFLAGS += -DHAVE_ISAL
 LDLIBS   += -lisal
 endif
 
@@ -67,7 +71,7 @@ HAVE_METIS := $(shell echo 'int main(void){return 0;}' | \
 	$(CC) -include metis.h -x c - -lmetis -o /dev/null 2>/dev/null && echo 1)
 endif
 ifeq ($(HAVE_METIS),1)
-build/lib/order.o build/pic/lib/order.o: CPPFLAGS += -DHAVE_METIS
+build/lib/prepare/order.o build/pic/lib/prepare/order.o: CPPFLAGS += -DHAVE_METIS
 LDLIBS   += -lmetis
 endif
 
@@ -75,7 +79,7 @@ endif
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA_ARCH ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3 -lineinfo
-NVCCFLAGS += $(CUDA_ARCH) -std=c++17 -Ilib -Ikernels -Xcompiler -fopenmp,-pthread
+NVCCFLAGS += $(CUDA_ARCH) -std=c++17 $(LIB_INC) -Ikernels -Xcompiler -fopenmp,-pthread
 CUDA_LIBDIR ?= $(dir $(NVCC))../lib64
 
 # NCCL lets apsp-gpu use several GPUs from one process (kernels/fw_gpu.cu);
@@ -112,13 +116,13 @@ HAVE_MPI := $(shell echo 'int main(void){return 0;}' | \
 endif
 endif
 ifeq ($(HAVE_MPI),1)
-build/tools/ranks.o: CPPFLAGS += -DAPSP_MPI $(MPI_CFLAGS)
+build/run/ranks.o: CPPFLAGS += -DAPSP_MPI $(MPI_CFLAGS)
 endif
 
-LIB_SRC   := $(wildcard lib/*.c)
+LIB_SRC   := $(wildcard lib/*/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
 TOOL_OBJ  := build/tools/tool.o
-TOOL_SRC  := $(filter-out tools/tool.c tools/engine.c tools/ranks.c tools/statsout.c tools/checkpoint.c tools/graphin.c tools/apsp-gpu.c tools/gpu64.c tools/bands.c tools/gpustart.c tools/direct.c tools/sink.c,$(wildcard tools/*.c))
+TOOL_SRC  := $(filter-out tools/tool.c tools/apsp-gpu.c,$(wildcard tools/*.c))
 TOOLS     := $(TOOL_SRC:tools/%.c=bin/%)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
@@ -163,7 +167,7 @@ build/libapsp.a: $(LIB_OBJ)
 # The shared library: position-independent objects, only the public
 # prefixes exported (lib/libapsp.map).
 LIB_PIC := $(LIB_SRC:%.c=build/pic/%.o)
-build/pic/%.o: %.c $(wildcard lib/*.h)
+build/pic/%.o: %.c $(LIB_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 build/libapsp.so.$(LIB_VERSION): $(LIB_PIC) lib/libapsp.map
@@ -180,18 +184,18 @@ build/apsp.pc: Makefile
 		'Cflags: -I$${includedir}' >$@
 .PHONY: build/apsp.pc
 
-build/%.o: %.c $(wildcard lib/*.h tools/*.h)
+build/%.o: %.c $(LIB_H) $(wildcard tools/*.h run/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # The two engines share the reading and negative-cycle handling; they and
 # apsp-stats print statistics alike.
 # The engines also take a graph as text, as mtx2bin reads it (graphin.o).
-bin/apsp-cpu: build/tools/engine.o build/tools/graphin.o build/tools/statsout.o build/tools/checkpoint.o
-bin/apsp-stats: build/tools/statsout.o
-bin/mtx2bin bin/apsp-diff: build/tools/graphin.o
+bin/apsp-cpu: build/run/engine.o build/run/graphin.o build/run/statsout.o build/run/checkpoint.o
+bin/apsp-stats: build/run/statsout.o
+bin/mtx2bin bin/apsp-diff: build/run/graphin.o
 
-build/tools/graphin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
+build/run/graphin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
 bin/mtx2bin bin/apsp-cpu bin/apsp-diff: LDLIBS += $(ARCHIVE_LIBS)
 
 bin/%: build/tools/%.o $(TOOL_OBJ) build/libapsp.a
@@ -199,15 +203,17 @@ bin/%: build/tools/%.o $(TOOL_OBJ) build/libapsp.a
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 # GPU: kernels apart from the host driver; the driver is C++ only where CUDA needs it.
-build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh lib/*.h)
+build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(LIB_H)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-bin/apsp-gpu: build/tools/apsp-gpu.o build/tools/direct.o build/tools/sink.o build/tools/bands.o build/tools/gpustart.o build/tools/engine.o build/tools/graphin.o build/tools/statsout.o build/tools/ranks.o build/tools/gpu64.o build/tools/checkpoint.o build/kernels/fw_gpu.o build/kernels/fw_matrix.o $(TOOL_OBJ) build/libapsp.a
+# The run machinery apsp-gpu uses beyond apsp-cpu's (run/).
+GPU_RUN_OBJ := $(addprefix build/run/,direct.o sink.o bands.o gpustart.o ranks.o gpu64.o)
+bin/apsp-gpu: build/tools/apsp-gpu.o $(GPU_RUN_OBJ) $(addprefix build/run/,engine.o graphin.o statsout.o checkpoint.o) build/kernels/fw_gpu.o build/kernels/fw_matrix.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(ARCHIVE_LIBS) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
 
-build/tools/apsp-gpu.o build/tools/direct.o build/tools/sink.o build/tools/gpu64.o build/tools/bands.o build/tools/gpustart.o: build/tools/%.o: tools/%.c $(wildcard lib/*.h tools/*.h kernels/*.h)
+build/tools/apsp-gpu.o $(GPU_RUN_OBJ): build/%.o: %.c $(LIB_H) $(wildcard tools/*.h run/*.h kernels/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ikernels $(CFLAGS) -c -o $@ $<
 
@@ -222,7 +228,7 @@ bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(NCCL_LIBS)
 
-build/tests/%: tests/unit/%.c build/libapsp.a $(wildcard tests/unit/*.h)
+build/tests/%: tests/unit/%.c build/libapsp.a $(wildcard tests/unit/*.h) $(LIB_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libapsp.a $(LDLIBS)
 
@@ -237,10 +243,10 @@ demo: all
 # The stream read and written by the other engine too: restream linked with
 # this build's library, and with one whose block codec is zlib's.
 COMPAT := build/tests/restream build/tests/restream-zlib
-build/zlib/blockcodec.o: lib/blockcodec.c lib/blockcodec.h
+build/zlib/blockcodec.o: lib/stream/blockcodec.c lib/stream/blockcodec.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
-build/zlib/libapsp.a: $(filter-out build/lib/blockcodec.o,$(LIB_OBJ)) build/zlib/blockcodec.o
+build/zlib/libapsp.a: $(filter-out build/lib/stream/blockcodec.o,$(LIB_OBJ)) build/zlib/blockcodec.o
 	$(AR) rcs $@ $^
 build/tests/restream: tests/compat/restream.c build/libapsp.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libapsp.a $(LDLIBS)

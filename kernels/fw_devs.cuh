@@ -1,4 +1,4 @@
-// fw_devs.cuh - the devices of a run (included by fw_gpu.cu): errors, the
+// fw_devs.cuh - the devices of a run (included by fw_gpu.cu): the
 // band of block rows each device holds and what each holds of the run, the
 // host's staging buffers, and the steps every device takes alike (prepare,
 // finish, wait).  What passes between devices is fw_exchange.cuh's.
@@ -6,38 +6,14 @@
 #define APSP_FW_DEVS_CUH
 
 #include <cuda_runtime.h>
-#include <stdarg.h>
-#include <stdio.h>
 
 #include <vector>
 
+#include "fw_base.cuh"
 #include "fw_prepare.cuh"
 #include "fw_tiles.cuh"
 
 namespace {
-
-struct Err {
-	char *buf;
-	size_t len;
-};
-
-int fail(Err e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (e.buf && e.len)
-		vsnprintf(e.buf, e.len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-#define CUDA_TRY(call)                                                        \
-	do {                                                                      \
-		cudaError_t rc_ = (call);                                             \
-		if (rc_ != cudaSuccess)                                               \
-			return fail(e, "%s: %s (%s:%d)", #call, cudaGetErrorString(rc_), \
-			            __FILE__, __LINE__);                                  \
-	} while (0)
 
 int smem_limit(int device)
 {

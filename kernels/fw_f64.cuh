@@ -9,7 +9,7 @@
 // registers, 4 x 8 entries a thread, 128 threads a block.  Phase 2 passes
 // the block itself as A or Bk: its old values are in shared memory before
 // any is replaced, and with the pivot block closed one pass gives the
-// textbook result (as the CPU engine, lib/fw_cpu.c).  With MID, each entry
+// textbook result (as the CPU engine, lib/cpu/fw_cpu.c).  With MID, each entry
 // carries the largest intermediate vertex of its path, and a sum replaces
 // an entry when it is shorter, or as short with a smaller one: the
 // textbook predecessors (fw_opts.textbook_paths in lib/fw.h).

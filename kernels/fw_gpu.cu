@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -891,7 +890,7 @@ static int collect_results(Run &r)
 	if (sync_all(e, v))
 		return -1;
 	CUDA_TRY(cudaSetDevice(d0.id));
-	auto t_down = std::chrono::steady_clock::now();
+	const double t_down = lib_now();
 	if (r.sp) {
 		unsigned long long updates = 0;
 		CUDA_TRY(cudaMemcpy(&updates, r.sp->updates, sizeof updates, cudaMemcpyDeviceToHost));
@@ -901,22 +900,19 @@ static int collect_results(Run &r)
 		if (stats_ranks(e, v, r.n, r.is_int, o->potential, o->rank == 0 ? o->stats : nullptr))
 			return -1;
 		t->stats_on_device = 1;
-		t->download_ms = std::chrono::duration<double, std::milli>(
-		                         std::chrono::steady_clock::now() - t_down).count();
+		t->download_ms = (lib_now() - t_down) * 1e3;
 	} else if (o->stats) { // the statistics where the distances are
 		if (stats_run(e, v, r.n, r.is_int, r.in_place16 && r.in16.keep && r.done == 1, r.ro,
 		              o->potential, o->stats))
 			return -1;
 		t->stats_on_device = 1;
-		t->download_ms = std::chrono::duration<double, std::milli>(
-		                         std::chrono::steady_clock::now() - t_down).count();
+		t->download_ms = (lib_now() - t_down) * 1e3;
 	} else if (o->own_rows) { // each process its own rows, to its own sink
 		const Dev &x = r.d0();
 		if (download_panels(e, v, r.n, r.paths, nullptr, nullptr, r.sink, r.ctx,
 		                    x.first_row(r.B), x.end_row(r.B, r.n)))
 			return -1;
-		t->download_ms = std::chrono::duration<double, std::milli>(
-		                         std::chrono::steady_clock::now() - t_down).count();
+		t->download_ms = (lib_now() - t_down) * 1e3;
 	} else if (r.ranks && o->rank != 0) {
 		if (relay_down(e, v, r.n, r.paths))
 			return -1;
@@ -925,8 +921,7 @@ static int collect_results(Run &r)
 	} else if (download_panels(e, v, r.n, r.paths, r.ro, nullptr, r.sink, r.ctx, r.sunk)) {
 		return -1;
 	} else {
-		t->download_ms = std::chrono::duration<double, std::milli>(
-		                         std::chrono::steady_clock::now() - t_down).count();
+		t->download_ms = (lib_now() - t_down) * 1e3;
 	}
 	for (int g = v.first; g < v.last; g++) {
 		float up, ker;

@@ -125,7 +125,7 @@ __global__ void stats_rows_ordered(const T *__restrict__ d, int npad, int n, int
 
 // Column j over the band's rows first .. end - 1 in order, added to the
 // running figures of the devices before (the same order of additions as
-// the host's fold of a stream, lib/stats.c, so the same bits).
+// the host's fold of a stream, lib/stats/stats.c, so the same bits).
 template <typename T>
 __global__ void stats_cols(const T *__restrict__ d, int npad, int n, int first, int end,
                            const long long *__restrict__ h, unsigned long long *__restrict__ reach,

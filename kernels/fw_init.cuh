@@ -5,7 +5,6 @@
 #ifndef APSP_FW_INIT_CUH
 #define APSP_FW_INIT_CUH
 
-#include <sys/mman.h>
 
 #include <thread>
 #include <vector>
@@ -53,13 +52,9 @@ struct StagingPrep {
 		bytes = staging_size(staging_bytes);
 		t = std::thread([this] {
 			for (int i = 0; i < 2; i++) {
-				void *m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-				               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-				if (m == MAP_FAILED)
+				void *m = lib_huge_alloc(bytes);
+				if (!m)
 					continue;
-#ifdef MADV_HUGEPAGE
-				madvise(m, bytes, MADV_HUGEPAGE);
-#endif
 				for (size_t o = 0; o < bytes; o += 4096)
 					((volatile char *)m)[o] = 0;
 				mem[i] = m;
@@ -73,7 +68,7 @@ struct StagingPrep {
 			t.join();
 		for (int i = 0; i < 2; i++)
 			if (mem[i])
-				munmap(mem[i], bytes);
+				free(mem[i]);
 	}
 	// The buffers registered, or allocated page-locked where they could not be.
 	int finish(Err e)

@@ -1,7 +1,6 @@
 // fw_matrix.cu - fwm_solve (fw_matrix.h): the host matrix padded onto the
 // device, the rounds of fw_f64.cuh's kernels, the results back.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <cstdarg>
@@ -11,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include "fw_base.cuh"
 #include "fw_matrix.h"
 #include "fw_f64.cuh"
 
@@ -21,21 +21,12 @@ extern "C" {
 
 static double times_ms[3];
 
-static int failf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 #define CK(call)                                                                \
 	do {                                                                    \
 		cudaError_t e_ = (call);                                        \
 		if (e_ != cudaSuccess) {                                        \
-			failf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_)); \
+			fail(Err{err, errlen}, "%s: %s", #call, cudaGetErrorString(e_)); \
 			goto out;                                               \
 		}                                                               \
 	} while (0)
@@ -47,7 +38,7 @@ extern "C" int fwm_device_count(char *err, size_t errlen)
 	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
 		return 0;
 	if (e != cudaSuccess)
-		return failf(err, errlen, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+		return fail(Err{err, errlen}, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
 	return count;
 }
 
@@ -225,7 +216,7 @@ static int fits(uint64_t n, int64_t npad, int rows, int ng, int paths, char *err
 	size_t free_b = 0, total = 0;
 	cudaError_t e = cudaMemGetInfo(&free_b, &total);
 	if (e != cudaSuccess)
-		return failf(err, errlen, "cudaMemGetInfo: %s", cudaGetErrorString(e));
+		return fail(Err{err, errlen}, "cudaMemGetInfo: %s", cudaGetErrorString(e));
 	/* APSP_DEVICE_MEMORY: at most this many bytes counted free (tests) */
 	const char *cap = getenv("APSP_DEVICE_MEMORY");
 	if (cap && strtoull(cap, NULL, 10) > 0 && strtoull(cap, NULL, 10) < free_b)
@@ -235,7 +226,7 @@ static int fits(uint64_t n, int64_t npad, int rows, int ng, int paths, char *err
 	if (need <= room)
 		return 0;
 	uint64_t most = (uint64_t)std::sqrt(room * ng / per) / f64::B * f64::B;
-	return failf(err, errlen, "n = %llu needs about %.1f GiB on each of %d GPU%s, %.1f GiB are "
+	return fail(Err{err, errlen}, "n = %llu needs about %.1f GiB on each of %d GPU%s, %.1f GiB are "
 	             "free: at most n = %llu fits", (unsigned long long)n, need / (1 << 30), ng,
 	             ng > 1 ? "s" : "", (double)free_b / (1 << 30), (unsigned long long)most);
 }
@@ -373,11 +364,11 @@ static int upload(gpu *g, int ng, const void *graph, void *dist, uint64_t n, int
 		f |= fx;
 	}
 	if (f & f64::FOUND_NAN) {
-		failf(err, errlen, "an edge weight is NaN");
+		fail(Err{err, errlen}, "an edge weight is NaN");
 		goto out;
 	}
 	if (f & f64::FOUND_NEG_INF) {
-		failf(err, errlen, "an edge weight is -infinity");
+		fail(Err{err, errlen}, "an edge weight is -infinity");
 		goto out;
 	}
 	rc = 0;
@@ -393,16 +384,10 @@ static int upload(gpu *g, int ng, const void *graph, void *dist, uint64_t n, int
 		*cycle_vertex = plan.cycle_vertex;
 		sv_plan_free(&plan);
 		if (rc < 0)
-			failf(err, errlen, "%s", se.msg);
+			fail(Err{err, errlen}, "%s", se.msg);
 	}
 out:
 	return rc;
-}
-
-static double now_ms(void)
-{
-	return std::chrono::duration<double, std::milli>(
-	               std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Bands of block rows for ng GPUs from device, their memory and streams.
@@ -500,23 +485,23 @@ static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32
 {
 	gpu g[FWM_MAX_GPUS];
 	int rc = -1, negative = 1, bits = 0, count = 0, K0 = 0;
-	double t0 = now_ms(), t1, t2;
+	double t0 = (lib_now() * 1e3), t1, t2;
 
 	memset(g, 0, sizeof g);
 	*cycle_vertex = -1;
 	times_ms[0] = times_ms[1] = times_ms[2] = 0;
 	if (type != ST_FLOAT64)
-		return failf(err, errlen, "the GPU library takes float64 matrices only");
+		return fail(Err{err, errlen}, "the GPU library takes float64 matrices only");
 	if (n == 0)
 		return 0;
 	const int64_t npad = (int64_t)((n + f64::B - 1) / f64::B * f64::B);
 	const int ng = std::max(1, std::min(gpus, (int)(npad / f64::B)));
 	if (gpus > FWM_MAX_GPUS)
-		return failf(err, errlen, "at most %d GPUs", FWM_MAX_GPUS);
+		return fail(Err{err, errlen}, "at most %d GPUs", FWM_MAX_GPUS);
 	if (ng > 1 && (flags & FWM_UNDIRECTED))
-		return failf(err, errlen, "undirected graphs are read on one GPU");
+		return fail(Err{err, errlen}, "undirected graphs are read on one GPU");
 	if (cudaGetDeviceCount(&count) != cudaSuccess || device + ng > count)
-		return failf(err, errlen, "GPUs %d to %d asked for, %d present", device, device + ng - 1,
+		return fail(Err{err, errlen}, "GPUs %d to %d asked for, %d present", device, device + ng - 1,
 		             count);
 	if (bands(g, ng, device, npad, n, pred != NULL, err, errlen) ||
 	    (rc = upload(g, ng, graph, dist, n, npad, flags, cycle_vertex, &negative, err, errlen)) != 0)
@@ -527,10 +512,10 @@ static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32
 		CK(cudaDeviceSynchronize());
 	}
 	if ((K0 = resume_at(g, ng, npad, pred != NULL, ck)) < 0) {
-		failf(err, errlen, "a checkpoint's state could not be put on the device");
+		fail(Err{err, errlen}, "a checkpoint's state could not be put on the device");
 		goto out;
 	}
-	t1 = now_ms();
+	t1 = (lib_now() * 1e3);
 	/* APSP_F64_BITS=0: benchmarks, the minima as fmin() alone */
 	bits = !negative && !(getenv("APSP_F64_BITS") && !strcmp(getenv("APSP_F64_BITS"), "0"));
 	if (pred && bits)
@@ -545,17 +530,17 @@ static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32
 		CK(cudaSetDevice(g[x].dev));
 		CK(cudaDeviceSynchronize());
 	}
-	t2 = now_ms();
+	t2 = (lib_now() * 1e3);
 	if (ck && ck->ready)
 		ck->ready(ck->ctx);
 	CK(copy_rows(g, ng, dist, n, npad, 8, 0));
 	if (pred)
 		CK(copy_rows(g, ng, pred, n, npad, 4, 0));
 	if (pred && fw_textbook_preds(type, n, dist, pred, 0)) {
-		failf(err, errlen, "out of memory for the predecessors");
+		fail(Err{err, errlen}, "out of memory for the predecessors");
 		goto out;
 	}
-	times_ms[0] = t1 - t0, times_ms[1] = t2 - t1, times_ms[2] = now_ms() - t2;
+	times_ms[0] = t1 - t0, times_ms[1] = t2 - t1, times_ms[2] = (lib_now() * 1e3) - t2;
 	rc = 0;
 out:
 	bands_free(g, ng < 1 ? 1 : ng);

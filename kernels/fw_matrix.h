@@ -42,7 +42,7 @@ enum {
 int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32_t *pred,
               int flags, int device, int gpus, int64_t *cycle_vertex, char *err, size_t errlen);
 
-/* Checkpoints between rounds (apsp-gpu --checkpoint: tools/checkpoint.h):
+/* Checkpoints between rounds (apsp-gpu --checkpoint: run/checkpoint.h):
  * the state is the padded matrix, side x side distances (8 bytes each) and
  * with predecessors the largest intermediate vertex of each (4 bytes),
  * moved by a fwm_state_fn: bytes of the distances (pred 0) or of the

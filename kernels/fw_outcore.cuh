@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <chrono>
 #include <vector>
 
 #include "fw_checkpoint.cuh"
@@ -419,12 +418,11 @@ int solve_out_of_core(Err e, Devs &v, OutOfCore &oc, int type, bool paths, uint6
 		return -1;
 	CUDA_TRY(cudaStreamSynchronize(x.s));
 	t->tiles = nb * (2 * (nb - 1) + (nb - 1) * (nb - 1));
-	const auto t_down = std::chrono::steady_clock::now();
+	const double t_down = lib_now();
 	const HostRows hr{band_row0(oc.pl, B, oc.pl.resident), oc.host_d, oc.host_p};
 	if (download_panels(e, v, n, paths, nullptr, &hr, sink, ctx))
 		return -1;
-	t->download_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now()
-	                                                           - t_down).count();
+	t->download_ms = (lib_now() - t_down) * 1e3;
 	float up = 0, ker = 0;
 	CUDA_TRY(cudaEventElapsedTime(&up, x.ev[0], x.ev[1]));
 	CUDA_TRY(cudaEventElapsedTime(&ker, x.ev[1], x.ev[2]));

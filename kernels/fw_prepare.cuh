@@ -47,7 +47,7 @@ __global__ void zero_diagonal(T *d, int npad, int first, int end)
 }
 
 // The facts of rows first .. end - 1 of the caller's weights as read (d:
-// where row first is), as sv_band_facts() takes them (lib/solve.c), added
+// where row first is), as sv_band_facts() takes them (lib/prepare/solve.c), added
 // into f: [0] the finite entries off the diagonal, [1] the sum of each
 // row's largest finite weight off it (at least 0; int32), [2] ROW_BAD |
 // ROW_ZERO | ROW_NEGATIVE, [3] the least row with a diagonal entry below 0

@@ -30,7 +30,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -128,10 +127,6 @@ struct RowOrder {
 	}
 };
 
-double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The thread that hands the bands to the sink as they become final.
 void take_bands(RowOrder *w, Devs *v, uint64_t n)
@@ -157,7 +152,7 @@ void take_bands(RowOrder *w, Devs *v, uint64_t n)
 			return;
 		}
 		if (i == 0)
-			w->first_s = now_s();
+			w->first_s = lib_now();
 		if (w->lanes16 && w->dmax_host[i] + w->wmax >= INF16) {
 			w->rejected = true;
 			w->give_up();
@@ -172,7 +167,7 @@ void take_bands(RowOrder *w, Devs *v, uint64_t n)
 			return;
 		}
 		w->sunk = r1;
-		w->last_s = now_s();
+		w->last_s = lib_now();
 	}
 }
 

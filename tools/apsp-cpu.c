@@ -1,6 +1,6 @@
 /* apsp-cpu - all-pairs shortest paths on the CPU (blocked Floyd-Warshall).
  *
- * Reads a graph (a stream, or text: tools/graphin.c), computes distances and
+ * Reads a graph (a stream, or text: run/graphin.c), computes distances and
  * (unless --no-paths) the predecessor matrix, writes a result stream.  The
  * reference engine: every other engine is compared with it. */
 #include <math.h>
@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "checkpoint.h"
 #include "engine.h"
 #include "fw.h"
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
 	int threads = tool_threads();
 	o.threads = threads;
 
-	double t0 = tool_now();
+	double t0 = lib_now();
 	int out = as_stats ? -1 : tool_output_open(1);
 	FILE *sout = as_stats ? tool_output_fopen(0) : NULL;
 	st_error err;
@@ -140,8 +141,8 @@ int main(int argc, char **argv)
 	engine_check_memory(name, &in, mat * (es + 4.0 * paths)
 	                               + fmax((double)es * (double)in.npad * (double)in.npad,
 	                                      npadb * npadb * (es + 4.0 * paths)));
-	void *dist = tool_matrix_alloc(n * n * es + 1);
-	int32_t *pred = paths ? tool_matrix_alloc(n * n * 4 + 1) : NULL;
+	void *dist = lib_huge_alloc(n * n * es + 1);
+	int32_t *pred = paths ? lib_huge_alloc(n * n * 4 + 1) : NULL;
 	if (!dist || (paths && !pred))
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, (double)n * n * es / 1048576.0);
@@ -171,7 +172,7 @@ int main(int argc, char **argv)
 	if (rc == 1)
 		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
 
-	double t1 = tool_now();
+	double t1 = lib_now();
 	char why[160];
 	tool_progress_stage("ordering the vertices");
 	int32_t *perm = engine_order(order, n, in.type, dist, 0, threads, NULL, why, sizeof why);
@@ -187,14 +188,14 @@ int main(int argc, char **argv)
 	if (fw_cpu(&o, in.type, n, dist, pred, &err) < 0)
 		tool_die_st(NULL, &err);
 	free(perm);
-	double t2 = tool_now();
+	double t2 = lib_now();
 	tool_progress_stage(as_stats ? "folding the statistics" : "writing the result");
 	if (as_stats)
 		engine_write_stats(sout, &form, &plan, dist, n, in.type, threads);
 	else
 		engine_write_result(out, &h, &plan, dist, pred, threads);
 	ckpt_end(&ck); /* the result committed: no more need of it */
-	double t3 = tool_now();
+	double t3 = lib_now();
 	double relax = (double)n * n * n;
 	tool_info("n %llu, B %d, %s%s%s, %s, %d threads, %s, %llu of %llu tiles skipped (%.1f%%): "
 	          "solve %.3f s (%.3g dense relaxations/s); read+prepare %.3f s, write %.3f s",
@@ -207,7 +208,7 @@ int main(int argc, char **argv)
 	          t2 - t1, t2 > t1 ? relax / (t2 - t1) : 0.0, t1 - t0, t3 - t2);
 	st_header_free(&h);
 	st_header_free(&in);
-	tool_matrix_free(dist, n * n * es + 1);
-	tool_matrix_free(pred, n * n * 4 + 1);
+	free(dist);
+	free(pred);
 	return EXIT_OK;
 }

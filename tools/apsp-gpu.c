@@ -1,6 +1,6 @@
 /* apsp-gpu - all-pairs shortest paths on an NVIDIA GPU (blocked Floyd-Warshall).
  *
- * Reads a graph (a stream, or text: tools/graphin.c), computes distances and
+ * Reads a graph (a stream, or text: run/graphin.c), computes distances and
  * (unless --no-paths) the predecessor matrix, writes a result stream.  The
  * CUDA context is created in a thread while the input is read and prepared,
  * since both take a while. */
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common.h"
 #include "bands.h"
 #include "checkpoint.h"
 #include "direct.h"
@@ -147,14 +148,14 @@ static void *read_ahead(void *arg)
 {
 	struct reading *rd = arg;
 	int failed = engine_read_weights_as(rd->r, rd->graph, rows_in, rd, &rd->err) < 0;
-	rd->t_read = tool_now();
+	rd->t_read = lib_now();
 	if (!failed) {
 		tool_mark("weights read");
 		rd->rc = sv_prepare(rd->in, rd->graph, rd->graph, NULL, rd->threads, &rd->plan,
 		                    &rd->err);
 		rd->sparse = rd->rc == 0 && engine_sparse(rd->in->n, rd->in->type, rd->graph,
 		                                          rd->threads);
-		rd->t_prep = tool_now();
+		rd->t_prep = lib_now();
 		tool_mark("prepared");
 	}
 	pthread_mutex_lock(&rd->mu);
@@ -203,7 +204,7 @@ static int feed_verdict(void *ctx)
 	return open_result(rd, &err);
 }
 
-/* When each step of a run ended (tool_now()), for -v. */
+/* When each step of a run ended (lib_now()), for -v. */
 struct times {
 	double start, read, prep, ready, solved, written;
 	double warm; /* of the device's making ready (init_job.warm_s) */
@@ -300,7 +301,7 @@ static void solve_arcs(engine_in *r, const st_header *in, struct fwg_opts *o,
 	const gio_graph *g = &r->g;
 	const uint64_t n = g->n, m = g->nedge;
 	char why[160], msg[512];
-	const double t_read = tool_now();
+	const double t_read = lib_now();
 	const int Bs = o->block ? o->block : fwg_choose_block(n, o->type, 0, o->lanes16, 1);
 	int32_t *perm = engine_order_edges(order, g, Bs, NULL, why, sizeof why);
 	uint32_t *arc = malloc((m ? m : 1) * 3 * sizeof *arc);
@@ -319,7 +320,7 @@ static void solve_arcs(engine_in *r, const st_header *in, struct fwg_opts *o,
 	o->arcs = &arcs;
 	o->order = perm;
 	o->skip = 1;
-	const double t_prep = tool_now();
+	const double t_prep = lib_now();
 	const double t1 = gpustart_ready(job, o);
 	struct fwg_timing t;
 	sv_plan plan = {n, g->type, NULL, -1};
@@ -335,9 +336,9 @@ static void solve_arcs(engine_in *r, const st_header *in, struct fwg_opts *o,
 		tool_die_st(tool_output_name(), &err);
 	if (fwg_solve_panels(o, n, NULL, sink_take, &res, &t, msg, sizeof msg) < 0)
 		sink_failed(&res, msg);
-	const double t2 = tool_now();
+	const double t2 = lib_now();
 	sink_finish(&res, o, sout, form);
-	const struct times tm = {t0, t_read, t_prep, t1, t2, tool_now(), job->warm_s};
+	const struct times tm = {t0, t_read, t_prep, t1, t2, lib_now(), job->warm_s};
 	snprintf(why + strlen(why), sizeof why - strlen(why), ", the matrix made on the device");
 	report(o, &t, &res, n, why, NULL, 1, &tm);
 	free(arc);
@@ -614,8 +615,8 @@ static int host_graph(struct reading *rd, struct fwg_opts *o, struct init_job *j
 	 * the checkpoints' state). */
 	const double spare = engine_physical_memory() - (double)mat * (1 + o->paths);
 	o->host_memory = spare >= 1 ? (uint64_t)spare : 1;
-	void *graph = given ? given : tool_matrix_alloc(mat + 4);
-	void *weights = in_place || given ? graph : tool_matrix_alloc(wbytes + 4);
+	void *graph = given ? given : lib_huge_alloc(mat + 4);
+	void *weights = in_place || given ? graph : lib_huge_alloc(wbytes + 4);
 	if (!graph || !weights)
 		tool_die("out of memory for %llu x %llu matrices (%.1f MiB each)",
 		         (unsigned long long)n, (unsigned long long)n, mat / 1048576.0);
@@ -631,12 +632,12 @@ static int host_graph(struct reading *rd, struct fwg_opts *o, struct init_job *j
 		else
 			engine_read_weights(rd->r, weights);
 		rd->r = NULL;
-		tm->read = tool_now();
+		tm->read = lib_now();
 		tool_mark("weights read");
 		rd->rc = sv_prepare(&as_read, weights, graph, NULL, rd->threads, &rd->plan, &rd->err);
 	}
 	if (weights != graph)
-		tool_matrix_free(weights, wbytes + 4);
+		free(weights);
 	if (rd->rc < 0)
 		tool_die_st(rd->input, &rd->err);
 	return solved;
@@ -730,7 +731,7 @@ int main(int argc, char **argv)
 	if (!ranks_joined())
 		tool_detach_teardown();
 	tool_before_death(before_death);
-	double t0 = tool_now();
+	double t0 = lib_now();
 
 	/* Process 0 of an MPI run writes through mpirun's copy of its stdout. */
 	if (rank == 0 && ranks_raw_stdout())
@@ -821,7 +822,7 @@ int main(int argc, char **argv)
 	if (!solved) {
 		perm = plan_order(&o, &ch, &in, rd.graph, threads, nproc, &go, &alone, why, sizeof why);
 		if (!tm.prep) {
-			tm.prep = tool_now();
+			tm.prep = lib_now();
 			tool_mark("prepared");
 		}
 		tm.ready = gpustart_ready(&job, &o);
@@ -841,7 +842,7 @@ int main(int argc, char **argv)
 		if (fwg_solve_panels(&o, n, rd.graph, sink_take, &res, &t, msg, sizeof msg) < 0)
 			sink_failed(&res, msg);
 	}
-	double t2 = tool_now();
+	double t2 = lib_now();
 	tool_mark("distances out");
 	free(perm);
 	sink_finish(&res, &o, sout, &ch.form);
@@ -851,13 +852,13 @@ int main(int argc, char **argv)
 	 * and the solve is counted from the input checked. */
 	if (solved)
 		tm.ready = tm.prep;
-	tm.solved = t2, tm.written = tool_now(), tm.warm = job.warm_s;
+	tm.solved = t2, tm.written = lib_now(), tm.warm = job.warm_s;
 	report(&o, &t, &res, n, why, alone, nproc, &tm);
 	tool_done(EXIT_OK);
 	ranks_finish();
 	st_header_free(&h);
 	st_header_free(&in);
 	if (rd.graph)
-		tool_matrix_free(rd.graph, (size_t)(4.0 * (double)n * (double)n) + 4);
+		free(rd.graph);
 	return EXIT_OK;
 }

@@ -1,7 +1,7 @@
 /* mtx2bin - import a graph (Matrix Market, DIMACS .gr, edge list; plain,
  * gzip or inside an archive) as a binary matrix stream.
  *
- * The parsers are in lib/graphio.c, the containers in tools/graphin.c. */
+ * The parsers are in lib/graphio/graphio.c, the containers in run/graphin.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -111,7 +111,7 @@ void tool_init(const char *name, int argc, char **argv)
 	 * SIGXFSZ with half a file left behind. */
 	signal(SIGXFSZ, SIG_IGN);
 	atexit(at_exit);
-	progress_last = tool_now();
+	progress_last = lib_now();
 	tool_mark("start");
 }
 
@@ -134,24 +134,25 @@ static void vmessage(const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+/* Said where -q and -v leave the verbosity at least at level. */
+#define MESSAGE_AT(level, fmt)                  \
+	do {                                    \
+		if (tool_opts.verbose < (level)) \
+			return;                 \
+		va_list ap;                     \
+		va_start(ap, fmt);              \
+		vmessage(fmt, ap);              \
+		va_end(ap);                     \
+	} while (0)
+
 void tool_warn(const char *fmt, ...)
 {
-	if (tool_opts.verbose < 1)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vmessage(fmt, ap);
-	va_end(ap);
+	MESSAGE_AT(1, fmt);
 }
 
 void tool_info(const char *fmt, ...)
 {
-	if (tool_opts.verbose < 2)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vmessage(fmt, ap);
-	va_end(ap);
+	MESSAGE_AT(2, fmt);
 }
 
 static int timeline = -1;
@@ -607,12 +608,6 @@ static int progress_on(void)
 	return tool_opts.verbose >= 1 && isatty(STDERR_FILENO);
 }
 
-double tool_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 double tool_physical_memory(void)
 {
@@ -628,7 +623,7 @@ static void progress_draw(const char *line, int len)
 		fprintf(stderr, "\r%s", line);
 	fflush(stderr);
 	progress_drawn = len;
-	progress_last = tool_now();
+	progress_last = lib_now();
 }
 
 static int progress_enabled(void)
@@ -654,7 +649,7 @@ void tool_progress(const char *what, uint64_t done, uint64_t total)
 {
 	if (!progress_enabled() || pthread_mutex_trylock(&progress_lock) != 0)
 		return;
-	double t = tool_now();
+	double t = lib_now();
 	/* At most 5 redraws a second, and nothing in the first 0.2 s of the run. */
 	if (t - progress_last < 0.2) {
 		pthread_mutex_unlock(&progress_lock);
@@ -684,7 +679,7 @@ void tool_progress_end(void)
 		fflush(stderr);
 		progress_drawn = 0;
 	}
-	progress_last = tool_now();
+	progress_last = lib_now();
 	pthread_mutex_unlock(&progress_lock);
 }
 
@@ -736,10 +731,7 @@ void tool_add_provenance(st_header *h)
 
 int tool_threads(void)
 {
-	if (tool_opts.threads > 0)
-		return tool_opts.threads;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
+	return lib_threads(tool_opts.threads);
 }
 
 /* ---- handing the teardown away ---- */
@@ -823,31 +815,6 @@ void tool_done(int status)
 		;
 	close(done_fd);
 	done_fd = -1;
-}
-
-/* ---- large matrices ---- */
-
-void *tool_matrix_alloc(size_t bytes)
-{
-	if (bytes < (8u << 20))
-		return malloc(bytes ? bytes : 1);
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-	return p;
-}
-
-void tool_matrix_free(void *p, size_t bytes)
-{
-	if (!p)
-		return;
-	if (bytes < (8u << 20))
-		free(p);
-	else
-		munmap(p, bytes);
 }
 
 /* ---- a parallel loop on threads of its own ---- */

@@ -108,8 +108,6 @@ void tool_progress(const char *what, uint64_t done, uint64_t total);
 /* Progress: a step without a count begins (drawn at once, where progress
  * is shown), until the next tool_progress or stage replaces it. */
 void tool_progress_stage(const char *what);
-/* Seconds on the monotonic clock, for a tool's own timings. */
-double tool_now(void);
 /* This machine's physical memory in bytes. */
 double tool_physical_memory(void);
 void tool_progress_end(void);
@@ -149,13 +147,6 @@ int tool_threads(void);
  * no-op where fork fails, and under AddressSanitizer. */
 void tool_detach_teardown(void);
 void tool_done(int status);
-
-/* Memory for an n x n matrix: from 8 MiB on mapped with transparent huge
- * pages (a 2 MiB fault instead of 512 small ones).  Its first writer should
- * run on all cores (the stream's reader does), since faulting gigabytes in
- * on one core takes seconds.  Free with tool_matrix_free(). */
-void *tool_matrix_alloc(size_t bytes);
-void tool_matrix_free(void *p, size_t bytes);
 
 /* fn(ctx, begin, end) over contiguous parts of 0..n-1 on threads of its
  * own (threads <= 0: all cores).  For work next to the stream's codec:

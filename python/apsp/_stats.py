@@ -25,7 +25,7 @@ def _declare(lib):
 
 
 def _fold(dist, threads):
-    """The columns and the summary, as lib/stats.c makes them for apsp-stats
+    """The columns and the summary, as lib/stats/stats.c makes them for apsp-stats
     (the same bits for the same distances)."""
     n = dist.shape[0]
     lib = _lib.cpu()

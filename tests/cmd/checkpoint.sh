@@ -2,7 +2,7 @@
 # and resumed writes the same result bytes as a run never stopped; another
 # run's checkpoint, or a damaged one, is refused; the checkpoint goes once
 # the result is written.  APSP_CHECKPOINT_KILL kills the process at a chosen
-# moment (tools/checkpoint.c), as kill -9 would.
+# moment (run/checkpoint.c), as kill -9 would.
 . "$TOP/tests/lib.sh"
 c=$BIN/apsp-cpu
 g=$BIN/gengraph

@@ -21,3 +21,36 @@ chmod +x "$T/stub/sudo"
 expect_true "README set-up: through sudo where there is one" '(PATH="$T/stub"; eval "$cmd") &&
 	grep -q "^sudo apt-get update" "$T/calls" && grep -q "^sudo apt-get install" "$T/calls" &&
 	grep -q "^make demo" "$T/calls"'
+
+# The README's Layout names every source file of the library, the programs,
+# the run machinery and the kernels, and the header list every public header
+# make install copies.
+layout=$(awk '/^## Layout/ { s = 1; next } s && /^## / { exit } s' "$TOP/README.md")
+missing=
+for f in "$TOP"/lib/*/*.c "$TOP"/tools/*.c "$TOP"/run/*.c "$TOP"/kernels/*.cu "$TOP"/kernels/*.cuh; do
+	b=$(basename "$f")
+	case $b in apsp-*.c | bin2mtx.c | gengraph.c | mtx2bin.c) continue ;; esac # "one file each"
+	printf '%s\n' "$layout" | grep -q "\`$b\`" || missing="$missing $b"
+done
+[ -z "$missing" ] && pass "README Layout names every source file" ||
+	fail "README Layout names every source file" "missing:$missing"
+hdrs=$(sed -n 's/^PUBLIC_H *:= *//p' "$TOP/Makefile")
+missing=
+for h in $hdrs; do
+	grep -q "under \`include/apsp/\` (.*\`$(basename "$h")\`" "$TOP/README.md" || missing="$missing $h"
+done
+[ -n "$hdrs" ] && [ -z "$missing" ] && pass "README names every installed public header" ||
+	fail "README names every installed public header" "missing:$missing"
+
+# bench/README.md links every page and script of bench/, and tests/README.md
+# is there.
+missing=
+for f in "$TOP"/bench/*.md "$TOP"/bench/*.sh "$TOP"/bench/*.c "$TOP"/bench/*.py "$TOP"/bench/plot; do
+	b=$(basename "$f")
+	[ "$b" = README.md ] && continue
+	grep -q "]($b)" "$TOP/bench/README.md" || missing="$missing $b"
+done
+[ -z "$missing" ] && pass "bench/README.md links every page and script" ||
+	fail "bench/README.md links every page and script" "missing:$missing"
+expect_true "tests/README.md names every suite folder" 'for d in $TOP/tests/*/; do
+	grep -q "\`$(basename $d)/\`" $TOP/tests/README.md || { echo "$(basename $d)" >&2; exit 1; }; done'

@@ -49,7 +49,7 @@ if "$cc" "$out/isal.c" -lisal -o "$out/isal" 2>/dev/null; then
 	codec="-DHAVE_ISAL -lisal"
 fi
 
-flags="-g -O1 -std=gnu11 -D_GNU_SOURCE -Ilib -Itests/fuzz -fno-omit-frame-pointer
+flags="-g -O1 -std=gnu11 -D_GNU_SOURCE -Ilib -Ilib/common -Ilib/stream -Ilib/graphio -Itests/fuzz -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $omp
 	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup"
 failed=0
@@ -62,7 +62,7 @@ for t in $targets; do
 		continue
 	fi
 	# shellcheck disable=SC2086
-	if ! "$cc" $flags -o "$bin" "$src" lib/stream_format.c lib/stream_write.c lib/stream_read.c lib/stream_windows.c lib/pool.c lib/fdio.c lib/common.c lib/blockcodec.c lib/litblock.c lib/graphio.c lib/graphio_parse.c lib/graphio_mtx.c lib/graphio_edges.c lib/graphio_dimacs.c $codec -lz -lm 2>"$out/$t.build"; then
+	if ! "$cc" $flags -o "$bin" "$src" lib/stream/stream_format.c lib/stream/stream_write.c lib/stream/stream_read.c lib/stream/stream_windows.c lib/common/pool.c lib/common/fdio.c lib/common/common.c lib/stream/blockcodec.c lib/stream/litblock.c lib/graphio/graphio.c lib/graphio/graphio_parse.c lib/graphio/graphio_mtx.c lib/graphio/graphio_edges.c lib/graphio/graphio_dimacs.c $codec -lz -lm 2>"$out/$t.build"; then
 		echo "FAIL fuzz $t: build failed: $(grep -m1 error "$out/$t.build")"
 		failed=1
 		continue

@@ -9,7 +9,7 @@
 # run (another graph, other options, apsp-cpu's) or damaged ones are
 # refused with exit 2, leaving no result and no checkpoint.  Without host memory for a copy of the state, each
 # checkpoint is taken from the devices while they wait.  Out of core, a step is a super-round.  APSP_CHECKPOINT_KILL kills the process
-# as a checkpoint is written (tools/checkpoint.c).
+# as a checkpoint is written (run/checkpoint.c).
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 g=$BIN/gengraph

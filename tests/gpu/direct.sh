@@ -1,4 +1,4 @@
-# apsp-gpu reading a graph stream straight onto its GPUs (tools/direct.c):
+# apsp-gpu reading a graph stream straight onto its GPUs (run/direct.c):
 # a run on several GPUs without paths takes the rows from the reader's
 # windows to the devices that hold them, with no n x n matrix on the host.
 # Its results are those of the run that reads the graph first

@@ -1,4 +1,4 @@
-/* test_blockcodec.c - unit tests of one block's codec (lib/blockcodec.c):
+/* test_blockcodec.c - unit tests of one block's codec (lib/stream/blockcodec.c):
  * every kind of block round-trips through the codec and, as raw deflate,
  * through zlib's own inflate (so the format is the standard one whatever
  * the engine: fitted tables, planes as separate deflate blocks, stored

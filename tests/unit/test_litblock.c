@@ -1,5 +1,5 @@
 /* test_litblock.c - unit tests of the literals-only deflate block
- * (lib/litblock.c): on every kind of byte distribution, and on lengths from
+ * (lib/stream/litblock.c): on every kind of byte distribution, and on lengths from
  * 0 up, its output has exactly the size lit_deflate_size() announces,
  * inflates through zlib and through the library's engine (ISA-L where built
  * with it) to exactly the input, and ends the stream or leaves it open for

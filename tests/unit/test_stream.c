@@ -1,5 +1,5 @@
 /* test_stream.c - unit tests of the binary matrix stream's format
- * (lib/stream_format.c, stream_write.c, stream_read.c): round trips, the
+ * (lib/stream/stream_format.c, stream_write.c, stream_read.c): round trips, the
  * header, provenance and block methods, and rejection of truncated,
  * corrupted and hand-made bad streams and of a writer's misuse.  How
  * streams are read and written (threads, rows, pipes, spools, parts,

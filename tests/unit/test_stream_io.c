@@ -1,5 +1,5 @@
 /* test_stream_io.c - unit tests of how the binary matrix stream is read
- * and written (lib/stream_write.c, stream_read.c): the same bytes whatever
+ * and written (lib/stream/stream_write.c, stream_read.c): the same bytes whatever
  * the thread count, several blocks a turn on many threads, progress, rows
  * and skips, a later matrix spooled ahead, parts compressed apart, blocks
  * handed over as stored, and a real pipe (windows: test_stream_windows.c). */

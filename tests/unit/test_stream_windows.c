@@ -1,5 +1,5 @@
 /* test_stream_windows.c - unit tests of a matrix read a window of rows at a
- * time with work beside (lib/stream_windows.c, st_read_windows_beside):
+ * time with work beside (lib/stream/stream_windows.c, st_read_windows_beside):
  * every window in order, each piece run once, the reading stopped by a
  * window's end or by a damaged block (every window begun also ended), and
  * windows in the work's own buffers, kept or not. */
