@@ -219,10 +219,12 @@ build/tools/apsp-gpu.o $(GPU_RUN_OBJ): build/%.o: %.c $(LIB_H) $(wildcard tools/
 
 # The GPU library the Python package loads (kernels/fw_matrix.h): float64
 # matrices in one call, on libapsp.so (found beside it: $$ORIGIN).
-build/libapsp-gpu.so.$(LIB_VERSION): kernels/fw_matrix.cu kernels/fw_f64.cuh kernels/fw_matrix.h build/libapsp.so.$(LIB_VERSION)
+# libapsp.so exports only its public prefixes: the common layer (lib_) is
+# linked in from its own object.
+build/libapsp-gpu.so.$(LIB_VERSION): kernels/fw_matrix.cu kernels/fw_f64.cuh kernels/fw_matrix.h kernels/fw_base.cuh build/pic/lib/common/common.o build/libapsp.so.$(LIB_VERSION)
 	ln -sf libapsp.so.$(LIB_VERSION) build/libapsp.so.$(SOMAJOR)
 	$(NVCC) $(NVCCFLAGS) -shared -Xcompiler -fPIC -Xlinker -soname=libapsp-gpu.so.$(SOMAJOR) \
-		-o $@ $< -Lbuild -l:libapsp.so.$(SOMAJOR) -lgomp -Xlinker -rpath='$$ORIGIN'
+		-o $@ $< build/pic/lib/common/common.o -Lbuild -l:libapsp.so.$(SOMAJOR) -lgomp -Xlinker -rpath='$$ORIGIN'
 
 bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o build/libapsp.a
 	@mkdir -p $(@D)

@@ -207,6 +207,15 @@ check("layout: the library built beside the package has its layout",
       all(real.st_layout(k.encode()) == v for k, v in _lib._mirrored()))
 
 
+# The GPU library, where make built it, loads on any machine (no symbol it
+# needs is missing from what it links), with or without a device.
+import glob  # noqa: E402
+if glob.glob(os.path.join(TOP, "build", "libapsp-gpu.so.*")):
+    _lib.gpu()
+    why = _lib.gpu_error() or ""
+    check("the GPU library loads", not why.startswith("no GPU library"), why)
+
+
 class _FakeLib:
     def __init__(self, answers):
         self.answers = answers
