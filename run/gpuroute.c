@@ -623,13 +623,13 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 		         "on the device");
 	} else if (!direct) {
 		p->route = GPU_DIRECT;
-		snprintf(p->why, sizeof p->why, "direct: the stream read straight onto %d GPUs",
+		snprintf(p->why, sizeof p->why, "direct: the stream taken by %d GPUs as it is read",
 		         gpustart_gpus(&g->job));
 	} else {
 		p->route = GPU_HOST;
 		p->read_ahead = g->nproc == 1 && g->in.npad == n && reads_ahead(&g->o, a->order, n, &g->job);
 		snprintf(p->why, sizeof p->why, "host: the graph read on the host%s (not made from its "
-		         "arcs: %s; not read straight onto the GPUs: %s)",
+		         "arcs: %s; not taken by the GPUs as read: %s)",
 		         p->read_ahead ? ", the GPU begun on its rows as they come" : "", arcs, direct);
 	}
 }
