@@ -93,7 +93,15 @@ void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan,
                         uint64_t n, uint32_t type, int threads);
 /* The engines' --stats and the statistics' own options (statsout.h):
  * 1 if c was one of them. */
-enum { ENGINE_OPT_STATS = 0x3800 };
+enum { ENGINE_OPT_STATS = 0x3800, ENGINE_OPT_NO_PATHS, ENGINE_OPT_ORDER, ENGINE_OPT_DERIVE };
+/* The options both engines take alike (each reads their values itself):
+ * -B, --no-paths, --order, --derive-paths, --stats and its form. */
+#define ENGINE_LONGOPTS                                                   \
+	{"block", required_argument, 0, 'B'},                              \
+	{"no-paths", no_argument, 0, ENGINE_OPT_NO_PATHS},                 \
+	{"order", required_argument, 0, ENGINE_OPT_ORDER},                 \
+	{"derive-paths", required_argument, 0, ENGINE_OPT_DERIVE},         \
+	ENGINE_STATS_LONGOPTS
 #define ENGINE_STATS_LONGOPTS {"stats", no_argument, 0, ENGINE_OPT_STATS}, STATS_LONGOPTS
 int engine_stats_option(int c, const char *arg, struct stats_form *form, int *stats);
 /* Their help lines. */

@@ -66,15 +66,11 @@ static void read_progress(void *ctx, uint64_t bytes)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NO_PATHS = 0x2000, OPT_SIMD, OPT_ORDER, OPT_DERIVE };
+	enum { OPT_SIMD = 0x2000 };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
-		{"block", required_argument, 0, 'B'},
-		{"no-paths", no_argument, 0, OPT_NO_PATHS},
+		ENGINE_LONGOPTS,
 		{"simd", required_argument, 0, OPT_SIMD},
-		{"order", required_argument, 0, OPT_ORDER},
-		{"derive-paths", required_argument, 0, OPT_DERIVE},
-		ENGINE_STATS_LONGOPTS,
 		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
@@ -95,9 +91,9 @@ int main(int argc, char **argv)
 			if (o.block % 16)
 				tool_usage_error("-B: %d is not a multiple of 16", o.block);
 			break;
-		case OPT_NO_PATHS: paths = 0; break;
-		case OPT_ORDER: order = engine_parse_order(optarg); break;
-		case OPT_DERIVE: o.track_paths = engine_parse_derive(optarg) == DERIVE_NEVER; break;
+		case ENGINE_OPT_NO_PATHS: paths = 0; break;
+		case ENGINE_OPT_ORDER: order = engine_parse_order(optarg); break;
+		case ENGINE_OPT_DERIVE: o.track_paths = engine_parse_derive(optarg) == DERIVE_NEVER; break;
 		case OPT_SIMD:
 			if (strcmp(optarg, "avx512") == 0)
 				o.simd = FW_SIMD_AVX512;

@@ -82,18 +82,14 @@ static void test_hooks(struct fwg_opts *o)
 static void parse_options(int argc, char **argv, struct gpu_args *a)
 {
 	struct fwg_opts *o = &a->engine;
-	enum { OPT_NO_PATHS = 0x2000, OPT_NO_16BIT, OPT_16BIT, OPT_ORDER, OPT_DERIVE };
+	enum { OPT_NO_16BIT = 0x2000, OPT_16BIT };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
-		{"block", required_argument, 0, 'B'},
-		{"no-paths", no_argument, 0, OPT_NO_PATHS},
+		ENGINE_LONGOPTS,
 		{"device", required_argument, 0, 'd'},
 		{"gpus", required_argument, 0, 'g'},
 		{"no-16bit", no_argument, 0, OPT_NO_16BIT},
 		{"16bit", no_argument, 0, OPT_16BIT},
-		{"order", required_argument, 0, OPT_ORDER},
-		{"derive-paths", required_argument, 0, OPT_DERIVE},
-		ENGINE_STATS_LONGOPTS,
 		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
@@ -110,7 +106,7 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 			if (o->block != 16 && o->block != 32 && o->block != 64 && o->block != 128)
 				tool_usage_error("-B %d: blocking factor must be 16, 32, 64 or 128", o->block);
 			break;
-		case OPT_NO_PATHS:
+		case ENGINE_OPT_NO_PATHS:
 			o->paths = 0;
 			break;
 		case OPT_NO_16BIT:
@@ -119,10 +115,10 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 		case OPT_16BIT:
 			o->lanes16 = FWG_LANES16_ALWAYS;
 			break;
-		case OPT_ORDER:
+		case ENGINE_OPT_ORDER:
 			a->order = engine_parse_order(optarg);
 			break;
-		case OPT_DERIVE: {
+		case ENGINE_OPT_DERIVE: {
 			int d = engine_parse_derive(optarg);
 			o->derive = d == DERIVE_ALWAYS ? FWG_DERIVE_ALWAYS
 			         : d == DERIVE_NEVER ? FWG_DERIVE_NEVER : FWG_DERIVE_AUTO;

@@ -148,6 +148,68 @@ static int reachable(const st_header *h, const void *drow, uint64_t v)
 	return ((const double *)drow)[v] < INFINITY;
 }
 
+/* The path from s to t (numbered from 0; printed from base) out of the
+ * rows of s, its distance and vertices (path: room for n + 1): 0, or 1
+ * where t is unreachable.  A chain longer than n, or one that stops short
+ * of s, is a damaged result: it dies naming it. */
+static int print_pair(FILE *out, const st_header *h, const void *drow, const int32_t *prow,
+                      uint64_t s, uint64_t t, uint64_t base, int tsv, uint64_t *path,
+                      const char *name)
+{
+	const uint64_t n = h->n;
+	if (!reachable(h, drow, t)) {
+		if (tsv)
+			fprintf(out, "%llu\t%llu\tinf\t\n", (unsigned long long)(s + base),
+			        (unsigned long long)(t + base));
+		else
+			fprintf(out, "%llu -> %llu  unreachable\n", (unsigned long long)(s + base),
+			        (unsigned long long)(t + base));
+		return 1;
+	}
+	uint64_t len = 0, v = t;
+	path[len++] = v;
+	while (v != s) {
+		int32_t u = prow[v];
+		if (u < 0 || (uint64_t)u >= n || len > n)
+			tool_die("%s: broken predecessor chain from %llu to %llu", name,
+			         (unsigned long long)(s + base), (unsigned long long)(t + base));
+		v = (uint64_t)u;
+		path[len++] = v;
+	}
+	if (tsv) {
+		fprintf(out, "%llu\t%llu\t", (unsigned long long)(s + base),
+		        (unsigned long long)(t + base));
+		put_distance(out, h, drow, t);
+		fputc('\t', out);
+		for (uint64_t k = len; k-- > 0;)
+			fprintf(out, "%llu%s", (unsigned long long)(path[k] + base), k ? "," : "");
+		fputc('\n', out);
+	} else {
+		for (uint64_t k = len; k-- > 0;)
+			fprintf(out, "%llu%s", (unsigned long long)(path[k] + base), k ? " -> " : "");
+		fputs("  distance ", out);
+		put_distance(out, h, drow, t);
+		fputc('\n', out);
+	}
+	return 0;
+}
+
+/* The rows to inflate: each source of q once, ascending (*nrows of them). */
+static uint64_t *source_rows(const struct query *q, size_t *nrows)
+{
+	uint64_t *rows = malloc((q->npairs ? q->npairs : 1) * sizeof *rows);
+	if (!rows)
+		tool_die("rows:");
+	for (size_t i = 0; i < q->npairs; i++)
+		rows[i] = q->pairs[i].src;
+	qsort(rows, q->npairs, sizeof *rows, cmp_u64);
+	*nrows = 0;
+	for (size_t i = 0; i < q->npairs; i++)
+		if (*nrows == 0 || rows[*nrows - 1] != rows[i])
+			rows[(*nrows)++] = rows[i];
+	return rows;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_FROM = 0x2000, OPT_TSV, OPT_BASE };
@@ -224,17 +286,8 @@ int main(int argc, char **argv)
 		p->src -= base, p->dst -= base;
 	}
 
-	/* The rows to inflate: each source once, ascending. */
-	uint64_t *rows = malloc((q.npairs ? q.npairs : 1) * sizeof *rows);
-	size_t nrows = 0;
-	if (!rows)
-		tool_die("rows:");
-	for (size_t i = 0; i < q.npairs; i++)
-		rows[i] = q.pairs[i].src;
-	qsort(rows, q.npairs, sizeof *rows, cmp_u64);
-	for (size_t i = 0; i < q.npairs; i++)
-		if (nrows == 0 || rows[nrows - 1] != rows[i])
-			rows[nrows++] = rows[i];
+	size_t nrows;
+	uint64_t *rows = source_rows(&q, &nrows);
 
 	/* Two rows (distances, predecessors) per source, and the path. */
 	double need = (4.0 + ST_TYPE_SIZE(h.type)) * (double)h.npad * (double)nrows + 8.0 * (double)n;
@@ -274,45 +327,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < q.npairs; i++) {
 		uint64_t s = q.pairs[i].src, t = q.pairs[i].dst;
 		size_t ri = row_index(rows, nrows, s);
-		const void *drow = dist + ri * rowbytes;
-		const int32_t *prow = (const int32_t *)(pred + ri * prowbytes);
-		if (!reachable(&h, drow, t)) {
+		if (print_pair(out, &h, dist + ri * rowbytes, (const int32_t *)(pred + ri * prowbytes), s,
+		               t, base, tsv, path, name))
 			status = EXIT_DIFFERENT;
-			if (tsv)
-				fprintf(out, "%llu\t%llu\tinf\t\n", (unsigned long long)(s + base),
-				        (unsigned long long)(t + base));
-			else
-				fprintf(out, "%llu -> %llu  unreachable\n", (unsigned long long)(s + base),
-				        (unsigned long long)(t + base));
-			continue;
-		}
-		/* Walk the predecessors back from t; a chain longer than n or
-		 * one that stops short of s is a damaged result. */
-		uint64_t len = 0, v = t;
-		path[len++] = v;
-		while (v != s) {
-			int32_t u = prow[v];
-			if (u < 0 || (uint64_t)u >= n || len > n)
-				tool_die("%s: broken predecessor chain from %llu to %llu", name,
-				         (unsigned long long)(s + base), (unsigned long long)(t + base));
-			v = (uint64_t)u;
-			path[len++] = v;
-		}
-		if (tsv) {
-			fprintf(out, "%llu\t%llu\t", (unsigned long long)(s + base),
-			        (unsigned long long)(t + base));
-			put_distance(out, &h, drow, t);
-			fputc('\t', out);
-			for (uint64_t k = len; k-- > 0;)
-				fprintf(out, "%llu%s", (unsigned long long)(path[k] + base), k ? "," : "");
-			fputc('\n', out);
-		} else {
-			for (uint64_t k = len; k-- > 0;)
-				fprintf(out, "%llu%s", (unsigned long long)(path[k] + base), k ? " -> " : "");
-			fputs("  distance ", out);
-			put_distance(out, &h, drow, t);
-			fputc('\n', out);
-		}
 	}
 	tool_output_commit();
 	free(path), free(rows), free(dist), free(pred), free(q.pairs);

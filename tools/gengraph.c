@@ -420,6 +420,46 @@ static void parse_range(const char *s, int type, struct gen *g)
 	}
 }
 
+/* --grid ROWSxCOLS into g (its shape, n and columns), or a usage error. */
+static void parse_grid(struct gen *g, const char *arg)
+{
+	const char *x = strchr(arg, 'x');
+	char rows[32];
+	if (!x || (size_t)(x - arg) >= sizeof rows)
+		tool_usage_error("--grid: '%s' is not ROWSxCOLS", arg);
+	memcpy(rows, arg, (size_t)(x - arg));
+	rows[x - arg] = '\0';
+	uint64_t r = (uint64_t)tool_parse_ll("--grid", rows, 1, (long long)MAX_N);
+	g->cols = (uint64_t)tool_parse_ll("--grid", x + 1, 1, (long long)MAX_N);
+	if (r * g->cols > MAX_N)
+		tool_usage_error("--grid: %llu x %llu vertices is more than %llu",
+		                 (unsigned long long)r, (unsigned long long)g->cols,
+		                 (unsigned long long)MAX_N);
+	g->shape = SHAPE_GRID;
+	g->n = r * g->cols;
+}
+
+/* --negative[=P]: the largest potential into g (P, or the largest weight),
+ * or a usage error where the weights could leave their type's range. */
+static void parse_potentials(struct gen *g, const char *arg)
+{
+	if (g->undirected)
+		tool_usage_error("--negative needs a directed graph "
+		                 "(an undirected negative edge is a negative cycle)");
+	if (g->type == ST_INT32) {
+		g->pmax = arg ? (double)tool_parse_ll("--negative", arg, 0, ST_INF_I32 - 1)
+		              : (double)(g->imax > 0 ? g->imax : 1);
+		if (g->imin - (int64_t)g->pmax <= -ST_INF_I32 || g->imax + (int64_t)g->pmax >= ST_INF_I32)
+			tool_usage_error("--negative: weights %lld..%lld with potentials up to %.0f "
+			                 "leave the int32 range (|w| < %d)", (long long)g->imin,
+			                 (long long)g->imax, g->pmax, ST_INF_I32);
+	} else {
+		g->pmax = arg ? tool_parse_double("--negative", arg) : (g->fmax > 0 ? g->fmax : 1);
+		if (g->pmax < 0 || g->pmax > 1e37)
+			tool_usage_error("--negative: %s is out of range", arg);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_UNDIRECTED = 0x2000, OPT_NEGATIVE, OPT_GRID, OPT_GEOMETRIC };
@@ -495,20 +535,7 @@ int main(int argc, char **argv)
 
 	/* Check everything before a byte is written. */
 	if (grid_arg) {
-		char *x = strchr(grid_arg, 'x');
-		char rows[32];
-		if (!x || (size_t)(x - grid_arg) >= sizeof rows)
-			tool_usage_error("--grid: '%s' is not ROWSxCOLS", grid_arg);
-		memcpy(rows, grid_arg, (size_t)(x - grid_arg));
-		rows[x - grid_arg] = '\0';
-		uint64_t r = (uint64_t)tool_parse_ll("--grid", rows, 1, (long long)MAX_N);
-		g.cols = (uint64_t)tool_parse_ll("--grid", x + 1, 1, (long long)MAX_N);
-		if (r * g.cols > MAX_N)
-			tool_usage_error("--grid: %llu x %llu vertices is more than %llu",
-			                 (unsigned long long)r, (unsigned long long)g.cols,
-			                 (unsigned long long)MAX_N);
-		g.shape = SHAPE_GRID;
-		g.n = r * g.cols;
+		parse_grid(&g, grid_arg);
 	} else {
 		g.n = (uint64_t)tool_parse_ll("-n", n_arg, 1, (long long)MAX_N);
 	}
@@ -530,24 +557,8 @@ int main(int argc, char **argv)
 		g.threshold = (uint64_t)(density / 100 * 0x1p53);
 	}
 	parse_range(w_arg, g.type, &g);
-	if (g.negative) {
-		if (g.undirected)
-			tool_usage_error("--negative needs a directed graph "
-			                 "(an undirected negative edge is a negative cycle)");
-		if (g.type == ST_INT32) {
-			g.pmax = p_arg ? (double)tool_parse_ll("--negative", p_arg, 0, ST_INF_I32 - 1)
-			               : (double)(g.imax > 0 ? g.imax : 1);
-			if (g.imin - (int64_t)g.pmax <= -ST_INF_I32 || g.imax + (int64_t)g.pmax >= ST_INF_I32)
-				tool_usage_error("--negative: weights %lld..%lld with potentials up to %.0f "
-				                 "leave the int32 range (|w| < %d)", (long long)g.imin,
-				                 (long long)g.imax, g.pmax, ST_INF_I32);
-		} else {
-			g.pmax = p_arg ? tool_parse_double("--negative", p_arg)
-			               : (g.fmax > 0 ? g.fmax : 1);
-			if (g.pmax < 0 || g.pmax > 1e37)
-				tool_usage_error("--negative: %s is out of range", p_arg);
-		}
-	}
+	if (g.negative)
+		parse_potentials(&g, p_arg);
 	g.edge_key = mix64(seed * 4 + 1);
 	g.weight_key = mix64(seed * 4 + 2);
 	g.potential_key = mix64(seed * 4 + 3);
