@@ -308,17 +308,28 @@ static int check_value(parser *P, double w)
 	return 0;
 }
 
+/* Room for one more of used elements of size bytes in *p (capacity *cap,
+ * doubled, first elements at the start): 0, or -1 out of memory. */
+static int grow(parser *P, void **p, size_t *cap, size_t used, size_t size, size_t first)
+{
+	if (used < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : first;
+	void *q = realloc(*p, c * size);
+	if (!q)
+		return gp_fail(P, "out of memory");
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
 static int push_edge(parser *P, uint64_t i, uint64_t j, double w)
 {
 	gio_graph *g = P->g;
-	if (g->nedge == P->capedge) {
-		size_t cap = P->capedge ? P->capedge * 2 : 1024;
-		gio_edge *e = realloc(g->edge, cap * sizeof *e);
-		if (!e)
-			return gp_fail(P, "out of memory");
-		g->edge = e;
-		P->capedge = cap;
-	}
+	void *e = g->edge;
+	if (grow(P, &e, &P->capedge, g->nedge, sizeof *g->edge, 1024) < 0)
+		return -1;
+	g->edge = e;
 	g->edge[g->nedge++] = (gio_edge){(uint32_t)i, (uint32_t)j, w};
 	return 0;
 }
@@ -424,14 +435,10 @@ void gp_decide(parser *P, int sym, int integer_data, int pattern)
 
 int gp_raw_push(parser *P, uint64_t u, uint64_t v, double w, int integral, uint64_t line)
 {
-	if (P->nraw == P->capraw) {
-		size_t cap = P->capraw ? P->capraw * 2 : 4096;
-		raw_edge *r = realloc(P->raw, cap * sizeof *r);
-		if (!r)
-			return gp_fail(P, "out of memory");
-		P->raw = r;
-		P->capraw = cap;
-	}
+	void *r = P->raw;
+	if (grow(P, &r, &P->capraw, P->nraw, sizeof *P->raw, 4096) < 0)
+		return -1;
+	P->raw = r;
 	P->raw[P->nraw++] = (raw_edge){(uint32_t)u, (uint32_t)v, integral, line, w};
 	if (u > P->maxv)
 		P->maxv = u;
