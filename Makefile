@@ -121,7 +121,7 @@ endif
 
 LIB_SRC   := $(wildcard lib/*/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
-TOOL_OBJ  := build/tools/tool.o
+TOOL_OBJ  := build/tools/tool.o $(addprefix build/run/,output.o progress.o process.o)
 TOOL_SRC  := $(filter-out tools/tool.c tools/apsp-gpu.c,$(wildcard tools/*.c))
 TOOLS     := $(TOOL_SRC:tools/%.c=bin/%)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)

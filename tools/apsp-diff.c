@@ -30,6 +30,8 @@ static void usage(FILE *f)
 	        "  -t, --tolerance X     float32 and float64: equal when\n"
 	        "                        |a - b| <= X * max(1, |a|, |b|) (default 1e-5;\n"
 	        "                        1e-12 where both are float64); int32 must be equal\n"
+	        "  -o, --output FILE     write the report to FILE (replaced only when\n"
+	        "                        complete), not stdout\n"
 	        "  -T, --threads N       use N threads (default 0: all cores)\n"
 	        "  -q, --quiet           print nothing, only the exit status\n"
 	        "  -v, --verbose         say more\n"
@@ -54,6 +56,8 @@ struct result {
 static void load(struct result *r, const char *path, int threads)
 {
 	st_error err;
+	if (!strcmp(path, "-") && isatty(STDIN_FILENO))
+		tool_usage_error("refusing to read binary data from a terminal; give a FILE or a pipe");
 	int fd = tool_open_input(path);
 	r->name = tool_input_name(path);
 	if (graphin_is_text(fd)) {

@@ -372,11 +372,23 @@ int main(int argc, char **argv)
 		if (tool_common_option(c, optarg, usage))
 			continue;
 		switch (c) {
-		case OPT_DENSE: fmt = FMT_DENSE; break;
-		case OPT_NPY: fmt = FMT_NPY; break;
-		case OPT_WEIGHTS: want = ST_WEIGHTS; break;
-		case OPT_DIST: want = ST_DIST; break;
-		case OPT_PRED: want = ST_PRED; break;
+		case OPT_DENSE:
+		case OPT_NPY: {
+			const enum format f = c == OPT_DENSE ? FMT_DENSE : FMT_NPY;
+			if (fmt != FMT_MTX && fmt != f)
+				tool_usage_error("--dense and --npy are two formats: give one");
+			fmt = f;
+			break;
+		}
+		case OPT_WEIGHTS:
+		case OPT_DIST:
+		case OPT_PRED: {
+			const uint32_t m = c == OPT_WEIGHTS ? ST_WEIGHTS : c == OPT_DIST ? ST_DIST : ST_PRED;
+			if (want && want != m)
+				tool_usage_error("--weights, --dist and --pred choose one matrix: give one");
+			want = m;
+			break;
+		}
 		default: tool_usage_error("unexpected option");
 		}
 	}

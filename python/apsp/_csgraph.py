@@ -4,7 +4,7 @@ computes, every core, or the GPU."""
 import numpy as np
 
 from . import _engine, _memory
-from ._graph import dense_graph, _is_sparse, _square
+from ._graph import NULL_ATOL, dense_graph, _is_sparse, _square
 
 METHODS = ("auto", "FW", "D", "BF", "J")
 
@@ -21,6 +21,13 @@ def _on_gpu(csgraph, directed, return_predecessors, unweighted, overwrite, threa
     _memory.check_gpu_host(n, return_predecessors, copy=not _plain_float64(csgraph))
     graph = np.ascontiguousarray(csgraph, dtype=np.float64)
     _square(graph.shape)
+    # The device reads 0, NaN and the infinities as no edge; a weight within
+    # scipy's tolerance of 0 becomes 0 first (on a copy unless overwrite).
+    tiny = (np.abs(graph) <= NULL_ATOL) & (graph != 0)
+    if tiny.any():
+        if graph is csgraph and not (overwrite and graph.flags.writeable):
+            graph = graph.copy()
+        graph[tiny] = 0
     reuse = overwrite and graph is csgraph and graph.flags.writeable
     dist = graph if reuse else np.empty(graph.shape)
     flags = (_engine.NULL_VALUES | (0 if directed else _engine.UNDIRECTED)
@@ -45,7 +52,9 @@ def _run(csgraph, directed, return_predecessors, unweighted, overwrite, device, 
 def floyd_warshall(csgraph, directed=True, return_predecessors=False, unweighted=False,
                    overwrite=False, *, device="auto", threads=None):
     """All-pairs shortest paths, as scipy.sparse.csgraph.floyd_warshall:
-    csgraph is a dense array (0, NaN and infinities: no edge), a masked
+    csgraph is a dense array (0, NaN and infinities: no edge; as scipy reads
+    it, through np.ma.masked_values, any weight within 1e-8 of 0 is no edge
+    too: scipy's issue 18051), a masked
     array (masked: no edge) or a scipy.sparse matrix (stored entries are
     edges, explicit zeros too).  Returns the float64 distances (inf where
     unreachable) and, with return_predecessors, the int32 predecessors

@@ -9,24 +9,38 @@ except ImportError:  # numpy alone: dense and masked arrays only
     _sparse = None
 
 FLOAT = np.float64
+# scipy reads a dense array through np.ma.masked_values(graph, 0), whose
+# tolerance (atol 1e-8, rtol 1e-5 of 0) makes every weight of magnitude at
+# most 1e-8 "no edge", not only 0 (scipy's issue 18051).  As a drop-in the
+# package gives scipy's answer: such weights are no edge in dense input.
+NULL_ATOL = 1e-8
+
+
+def null_entries(a):
+    """Where a dense float64 array holds no edge, as scipy reads it: 0 within
+    NULL_ATOL, NaN and the infinities."""
+    return (np.abs(a) <= NULL_ATOL) | ~np.isfinite(a)
 
 
 def _is_sparse(g):
     return _sparse is not None and _sparse.issparse(g)
 
 
-def _square(shape):
+def _square(shape, what="a dense array"):
+    """N of an N x N graph; else scipy's words, naming what was given."""
     if len(shape) != 2:
-        raise ValueError("compressed-sparse graph must be 2-D")
+        raise ValueError("compressed-sparse graph must be 2-D: %s of shape %s was given"
+                         % (what, tuple(shape)))
     if shape[0] != shape[1]:
-        raise ValueError("compressed-sparse graph must be shape (N, N)")
+        raise ValueError("compressed-sparse graph must be shape (N, N): %s of shape %s was "
+                         "given" % (what, tuple(shape)))
     return shape[0]
 
 
 def _from_sparse(g):
     """Stored entries are edges (explicit zeros too); of repeated entries
     the smallest; a NaN weight is an error."""
-    n = _square(g.shape)
+    n = _square(g.shape, "a scipy.sparse matrix")
     if g.format not in ("csr", "csc"):
         g = g.tocsr()
     data = np.asarray(g.data, dtype=FLOAT)
@@ -43,11 +57,12 @@ def _from_sparse(g):
 
 
 def _from_dense(g, overwrite):
-    """0, NaN and infinities are no edge; masked entries are none either."""
+    """0 (within NULL_ATOL, as scipy), NaN and infinities are no edge;
+    masked entries are none either."""
     if np.ma.isMaskedArray(g):
         mask = np.ma.getmaskarray(g)
         dist = np.array(g.data, dtype=FLOAT)
-        _square(dist.shape)
+        _square(dist.shape, "a masked array")
         dist[mask] = np.inf
     else:
         a = np.asarray(g)
@@ -57,7 +72,7 @@ def _from_dense(g, overwrite):
                  and a.flags.c_contiguous and a.flags.writeable)
         dist = a if reuse else np.array(a, dtype=FLOAT, order="C")
         _square(dist.shape)
-    dist[(dist == 0) | ~np.isfinite(dist)] = np.inf
+    dist[null_entries(dist)] = np.inf
     return dist
 
 

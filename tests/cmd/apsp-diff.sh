@@ -87,3 +87,8 @@ expect_true "man page names every option" 'for o in $($d --help | grep -o -- "--
 
 # -o FILE takes the report, as in every tool; nothing on stdout.
 expect_true "-o FILE: the report there" '$d -o "$T/report" "$T/a" "$T/b" >"$T/stdout" && grep -q "pairs compared" "$T/report" && [ ! -s "$T/stdout" ]'
+# ... and the help and the man page say so; -z and -f, for binary output, are refused.
+expect_true "--help lists -o" '$d --help | grep -q -- "-o, --output FILE"'
+expect_true "the man page says -o writes the report, not that it has no effect" \
+	'grep -q "Write the report to" $TOP/man/apsp-diff.1 && ! grep -q "have no effect: the report goes to standard output" $TOP/man/apsp-diff.1'
+expect_stderr "-z refused: the report is text" 2 "^apsp-diff: -z" '$d -z 3 "$T/a" "$T/b"'

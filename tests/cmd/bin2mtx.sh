@@ -81,3 +81,8 @@ expect_true big-forms '$g -n 700 -d 10 -o $T/big && $b -o $T/big.mtx $T/big && $
 	[ $(wc -c <$T/big.npy) -eq $((128 + 700 * 700 * 4)) ] &&
 	[ $(grep -v "^%" $T/big.mtx | wc -l) -eq $(( $(grep -v "^%" $T/big.mtx | head -n 1 | cut -d" " -f3) + 1 )) ]'
 expect_true threads-same '$b -T 1 --dense $T/big >$T/t1 && $b -T 2 --dense $T/big | cmp - $T/t1 && $b -T 5 $T/big >$T/m5 && $b -T 1 $T/big | cmp - $T/m5'
+
+# Two formats, or two matrices, are a usage error, not the last one taken.
+expect_stderr "--dense --npy: refused" 2 "^bin2mtx: --dense and --npy are two formats" '$BIN/bin2mtx --dense --npy /dev/null'
+expect_stderr "--npy --dense: refused" 2 "^bin2mtx: --dense and --npy are two formats" '$BIN/bin2mtx --npy --dense /dev/null'
+expect_stderr "--dist --pred: refused" 2 "^bin2mtx: --weights, --dist and --pred choose one" '$BIN/bin2mtx --dist --pred /dev/null'

@@ -76,6 +76,10 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>
 	expect_true terminal-forced 'script -qec "$g -f -n 3 -d 10" /dev/null >$T/tty; ! grep -q refusing $T/tty'
 	expect_true terminal-npy-refused 'script -qec "$b --npy $T/s" /dev/null >$T/tty; grep -q "refusing" $T/tty'
 	expect_true terminal-input-refused 'script -qec "$b" /dev/null >$T/tty; grep -q "refusing to read binary data from a terminal" $T/tty'
+	for t in apsp-stats "apsp-stats --summary" "apsp-path 0 1" "apsp-diff - $T/s"; do
+		expect_true "$t: a terminal on stdin refused, not waited on" \
+			'timeout 20 script -qec "$BIN/$t" /dev/null >$T/tty; grep -q "refusing to read binary data from a terminal" $T/tty'
+	done
 	expect_true terminal-text-ok 'script -qec "$b --dense $TDATA/bin2mtx/float2.apm" /dev/null >$T/tty; grep -q "0.100000001" $T/tty'
 	expect_true progress-on-terminal 'script -qec "$g -n 6000 -d 20 -z 6 -T 1 -o $T/pg" /dev/null >$T/tty; grep -q "rows" $T/tty'
 else
@@ -84,3 +88,7 @@ fi
 expect_output progress-off-by-default '' '$g -n 2000 -d 20 -o $T/pg 2>&1'
 expect_true progress-forced '$g -n 6000 -d 20 -z 6 -T 1 --progress -o $T/pg 2>$T/pe; grep -q "gengraph: rows" $T/pe'
 expect_output progress-forced-off '' '$g -n 6000 -d 20 -z 6 -T 1 --no-progress -o $T/pg 2>&1'
+# Progress says, as pv does, how long the step has taken and how long is left.
+expect_true "--progress: elapsed time and the time left" \
+	'$g -n 6000 -d 20 -z 6 -T 1 --progress -o $T/pg 2>&1 | tr "\r" "\n" |
+	grep -Eq "^gengraph: rows [0-9]+% \([0-9]+/6000\), [0-9]+ s, about [0-9]+ s left"'

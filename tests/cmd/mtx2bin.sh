@@ -208,8 +208,10 @@ expect_true "convert.sh writes NAME.apm for each graph" \
 	'MTX2BIN="$M" sh "$D/convert.sh" "$T/ds" 2>/dev/null && "$B2M" "$T/ds/karate.apm" | grep -q "^34 34 190$" &&
 	 "$B2M" "$T/ds/zenios.apm" | grep -q "^2873 2873 " && { [ $ARCH = 0 ] || "$B2M" "$T/ds/nos4.apm" | grep -q "^100 100 594$"; }'
 expect_status "convert.sh without DIR" 2 'sh "$D/convert.sh"'
-expect_stderr "absurd size refused before allocating" 2 ":2: a 1000000 x 1000000 matrix needs 3725.3 GiB" \
-	'printf "%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n" | "$M" --check'
+expect_stderr "absurd size refused before allocating (an import; --check only counts)" 2 \
+	":2: a 1000000 x 1000000 matrix needs 3725.3 GiB" \
+	'printf "%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n" | "$M" -o $T/absurd.apm'
+expect_true "... and nothing written" '! test -e $T/absurd.apm'
 
 # A DIMACS 'p' line that declares more vertices than memory or a stream
 # holds is reported at that line, not at a later arc or at the end.
@@ -239,3 +241,14 @@ if has_archives && command -v tar >/dev/null 2>&1; then
 	expect_true "--progress on a .tar.gz: the member's progress" \
 		'$M --progress "$T/prog.tar.gz" -o "$T/prog.apm" 2>&1 >/dev/null | tr "\r" "\n" | grep -q "MB of the member parsed"'
 fi
+
+# --check only counts: a header of 2,000,000,000 rows is no matrix to hold,
+# and the figures are those of the import (repeated entries one edge, loops
+# none, symmetric ones both ways).
+printf '%%%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 3\n1 2 1.5\n2 3 2\n1 2 1.0\n' >"$T/huge.mtx"
+expect_output "--check: 2e9 rows counted, not refused for memory" \
+	"huge: 2000000000 vertices, 3 entries, 2 edges, coordinate real general, float32, directed" \
+	'$BIN/mtx2bin --check $T/huge.mtx'
+printf '%%%%MatrixMarket matrix coordinate integer symmetric\n6 6 6\n2 1 -3\n3 1 4\n3 1 5\n4 4 9\n5 2 1\n6 5 2\n' >"$T/dup.mtx"
+expect_true "--check: the same figures as the import says" \
+	'[ "$($BIN/mtx2bin --check $T/dup.mtx)" = "$($BIN/mtx2bin -v $T/dup.mtx 2>&1 >/dev/null | grep "vertices" | sed "s/^mtx2bin: //")" ]'

@@ -139,6 +139,12 @@ raises("NegativeCycleError is scipy's (existing except clauses work)", cg.Negati
 raises("undirected, a negative edge is a negative cycle", apsp.NegativeCycleError,
        lambda: fw(np.array([[0, -1.0], [0, 0]]), directed=False))
 raises("not square", ValueError, lambda: fw(np.ones((3, 4))), "shape (N, N)")
+raises("not square: the message names what was given", ValueError, lambda: fw(np.ones((3, 4))),
+       "a dense array of shape (3, 4) was given")
+raises("1-D: the message names what was given", ValueError, lambda: fw(np.ones(3)),
+       "must be 2-D: a dense array of shape (3,) was given")
+raises("sparse, not square: named as sparse", ValueError,
+       lambda: fw(sp.csr_matrix(np.ones((2, 3)))), "a scipy.sparse matrix of shape (2, 3)")
 raises("not 2-D", ValueError, lambda: fw(np.ones(3)), "2-D")
 raises("a NaN stored edge", ValueError, lambda: fw(sp.csr_matrix(([np.nan], ([0], [1])), shape=(2, 2))), "NaN")
 raises("a stored -inf edge", ValueError, lambda: fw(sp.csr_matrix(([-np.inf], ([0], [1])), shape=(2, 2))), "-infinity")
@@ -196,6 +202,24 @@ else:
           all(abs(t["closeness"][v] - cl[v]) <= 1e-12 * (1 + cl[v]) for v in range(n)))
     check("stats: harmonic is networkx's harmonic_centrality",
           all(abs(t["harmonic"][v] - hc[v]) <= 1e-12 * (1 + hc[v]) for v in range(n)))
+
+# scipy reads a dense array through np.ma.masked_values(graph, 0): a weight
+# within 1e-8 of 0 is no edge (scipy's issue 18051).  The same answers.
+g = np.array([[0, 4e-9, 0], [0, 0, 1], [0, 0, 0]])
+rd, rp = cg.floyd_warshall(g, return_predecessors=True)
+d, p = fw(g, return_predecessors=True)
+check("a weight of 4e-9 is no edge, as scipy reads a dense array", np.array_equal(d, rd)
+      and np.array_equal(p, rp) and np.isinf(d[0, 1]), "%r" % (d,))
+g = rng.random((300, 300))
+g[g > 0.15] = 0
+g[3, 7] = 5e-9
+g[8, 2] = -2e-9
+g[5, 6] = 2e-8
+rd, rp = cg.floyd_warshall(g, return_predecessors=True)
+d, p = fw(g, return_predecessors=True)
+check("tiny weights in a random graph: scipy's distances and predecessors",
+      np.array_equal(np.isinf(d), np.isinf(rd)) and same(d, rd, False) and np.array_equal(p, rp))
+check("the caller's array is left as it was", g[3, 7] == 5e-9 and g[8, 2] == -2e-9)
 
 # The layouts the package mirrors: the library built beside it agrees; one
 # whose answer differs in any of them, or that cannot tell, is refused by
