@@ -715,7 +715,7 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 	if (bo)
 		bands_out_finish(bo);
 	if (rank == 0 && form)
-		stats_print(sout, &st, form);
+		stats_print(sout, &st, form, hd->flags);
 	if (form)
 		gs_free(&st);
 	if (rank == 0)

@@ -339,7 +339,7 @@ int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse
 }
 
 void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan, void *dist,
-                        uint64_t n, uint32_t type, int threads)
+                        uint64_t n, uint32_t type, uint32_t flags, int threads)
 {
 	gs_stats s;
 	st_error err;
@@ -348,7 +348,7 @@ void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan,
 	if (gs_init(&s, n, type, &err) < 0)
 		tool_die_st(NULL, &err);
 	gs_add_rows(&s, 0, n, dist, n, threads);
-	stats_print(out, &s, form);
+	stats_print(out, &s, form, flags);
 	tool_output_commit();
 	gs_free(&s);
 }

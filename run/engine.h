@@ -88,9 +88,10 @@ int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse
 /* Undo the plan's reweighting, write the result stream (distances, and
  * predecessors when pred is not NULL) and commit the output; dies on error. */
 /* --stats: the statistics of the finished distances (n x n, reweighting
- * undone here) to out in form, then the output committed. */
+ * undone here) of a graph with flags (its header's) to out in form, then
+ * the output committed. */
 void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan, void *dist,
-                        uint64_t n, uint32_t type, int threads);
+                        uint64_t n, uint32_t type, uint32_t flags, int threads);
 /* The engines' --stats and the statistics' own options (statsout.h):
  * 1 if c was one of them. */
 enum { ENGINE_OPT_STATS = 0x3800, ENGINE_OPT_NO_PATHS, ENGINE_OPT_ORDER, ENGINE_OPT_DERIVE };

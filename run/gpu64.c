@@ -94,7 +94,7 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 	          ker > 0 ? relax / (ker / 1e3) : 0.0, up, down, lib_now() - t0);
 	tool_progress_stage(sout ? "folding the statistics" : "writing the result");
 	if (sout)
-		engine_write_stats(sout, form, &plan, dist, n, ST_FLOAT64, threads);
+		engine_write_stats(sout, form, &plan, dist, n, ST_FLOAT64, in->flags, threads);
 	else
 		engine_write_result(out, &h, &plan, dist, pred, threads);
 	st_header_free(&h);

@@ -276,7 +276,8 @@ static void solve_arcs(engine_in *r, const st_header *in, struct fwg_opts *o,
 	const double t1 = gpustart_ready(job, o);
 	struct fwg_timing t;
 	sv_plan plan = {n, g->type, NULL, -1};
-	struct sink res = {.n = n, .type = g->type, .threads = threads, .plan = &plan, .t = &t};
+	struct sink res = {.n = n, .type = g->type, .flags = in->flags, .threads = threads,
+	                   .plan = &plan, .t = &t};
 	st_header h;
 	st_error err;
 	if (sv_result_header(in, 0, &h, &err) < 0)
@@ -652,7 +653,7 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 	struct fwg_timing t;
 	char why[160], msg[512];
 	struct times tm = {.start = g->t0};
-	struct sink res = {.n = n, .type = in->type, .threads = threads, .t = &t};
+	struct sink res = {.n = n, .type = in->type, .flags = in->flags, .threads = threads, .t = &t};
 	static struct reading rd;
 	rd = (struct reading){.r = g->r, .in = in, .input = a->input, .threads = threads,
 	                      .order = a->order, .out = g->out, .h = &h, .res = &res, .why = why,

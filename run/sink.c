@@ -126,7 +126,7 @@ void sink_finish(struct sink *res, const struct fwg_opts *o, FILE *sout,
 {
 	st_error err;
 	if (res->stats) {
-		stats_print(sout, res->stats, form);
+		stats_print(sout, res->stats, form, res->flags);
 		tool_output_commit();
 		gs_free(res->stats);
 		return;

@@ -21,6 +21,7 @@
 struct sink {
 	uint64_t n;
 	uint32_t type;
+	uint32_t flags;      /* the graph's (--stats: directed or not) */
 	int threads;
 	const void *graph;
 	sv_plan *plan;

@@ -120,11 +120,16 @@ static void print_table_json(FILE *out, const gs_stats *s, uint64_t base)
 	fputs("}\n", out);
 }
 
-static void print_summary(FILE *out, const gs_stats *s, int json)
+static void print_summary(FILE *out, const gs_stats *s, int json, int undirected)
 {
 	gs_summary m;
 	char v[4][48];
 	gs_summarize(s, &m);
+	if (undirected) { /* each unordered pair once: d(u,v) = d(v,u), so exactly half */
+		m.pairs /= 2;
+		m.wiener /= 2;
+		m.wiener_i /= 2;
+	}
 	if (s->type == ST_INT32) {
 		snprintf(v[0], sizeof v[0], "%" PRId64, m.diameter_i);
 		snprintf(v[1], sizeof v[1], "%" PRId64, m.radius_i);
@@ -141,17 +146,18 @@ static void print_summary(FILE *out, const gs_stats *s, int json)
 	snprintf(v[2], sizeof v[2], "%.17g", m.average);
 	if (json)
 		fprintf(out, "{\"n\": %" PRIu64 ", \"pairs\": %" PRIu64 ", \"diameter\": %s, "
-		        "\"radius\": %s, \"average\": %s, \"wiener\": %s}\n",
-		        m.n, m.pairs, v[0], v[1], v[2], v[3]);
+		        "\"radius\": %s, \"average\": %s, \"wiener\": %s%s}\n",
+		        m.n, m.pairs, v[0], v[1], v[2], v[3], undirected ? ", \"undirected\": true" : "");
 	else
 		fprintf(out, "n\t%" PRIu64 "\npairs\t%" PRIu64 "\ndiameter\t%s\nradius\t%s\n"
-		        "average\t%s\nwiener\t%s\n", m.n, m.pairs, v[0], v[1], v[2], v[3]);
+		        "average\t%s\nwiener\t%s\n%s", m.n, m.pairs, v[0], v[1], v[2], v[3],
+		        undirected ? "undirected\tpairs and wiener over unordered pairs\n" : "");
 }
 
-void stats_print(FILE *out, const gs_stats *s, const struct stats_form *f)
+void stats_print(FILE *out, const gs_stats *s, const struct stats_form *f, uint32_t flags)
 {
 	if (f->what == STATS_SUMMARY)
-		print_summary(out, s, f->json);
+		print_summary(out, s, f->json, !(flags & ST_DIRECTED));
 	else if (f->json)
 		print_table_json(out, s, f->base);
 	else

@@ -27,8 +27,10 @@ int stats_option(int c, const char *arg, struct stats_form *f);
 /* Their help lines. */
 void stats_help(FILE *f);
 
-/* s in form f to out (the tool's output, already open).  Dies on a
- * write error through the caller's commit. */
-void stats_print(FILE *out, const gs_stats *s, const struct stats_form *f);
+/* s in form f to out (the tool's output, already open); flags, the graph's
+ * (its header's): where ST_DIRECTED is clear the summary is networkx's
+ * undirected one (the Wiener index and the pairs over unordered pairs) and
+ * says so.  Dies on a write error through the caller's commit. */
+void stats_print(FILE *out, const gs_stats *s, const struct stats_form *f, uint32_t flags);
 
 #endif

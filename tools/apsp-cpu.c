@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 	double t2 = lib_now();
 	tool_progress_stage(as_stats ? "folding the statistics" : "writing the result");
 	if (as_stats)
-		engine_write_stats(sout, &form, &plan, dist, n, in.type, threads);
+		engine_write_stats(sout, &form, &plan, dist, n, in.type, in.flags, threads);
 	else
 		engine_write_result(out, &h, &plan, dist, pred, threads);
 	ckpt_end(&ck); /* the result committed: no more need of it */

@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 	if (st_reader_close(r, &err) < 0)
 		tool_die_st(NULL, &err);
 	tool_progress_end();
-	stats_print(out, &s, &form);
+	stats_print(out, &s, &form, h.flags);
 	tool_output_commit();
 	gs_free(&s);
 	st_header_free(&h);

@@ -65,12 +65,20 @@ def stats(csgraph, directed=True, unweighted=False, *, device="auto", threads=No
     names vertex, out_reach, in_reach, out_sum, in_sum, out_eccentricity,
     in_eccentricity, closeness (networkx's closeness_centrality) and
     harmonic (networkx's harmonic_centrality), and under "summary" a dict
-    of n, pairs, diameter, radius, average and wiener.
-    NegativeCycleError where a cycle is negative."""
+    of n, pairs, diameter, radius, average and wiener (with directed=False,
+    networkx's undirected figures, as apsp-stats gives them for an
+    undirected stream: pairs and wiener over unordered pairs, and
+    "undirected": True).  NegativeCycleError where a cycle is negative."""
     shape = csgraph.shape if _is_sparse(csgraph) else np.shape(csgraph)
     n = shape[0] if len(shape) == 2 else 0
     where = _engine.pick_device(device)
     _memory.check(n, False, directed, False)
     dist = dense_graph(csgraph, directed, unweighted, False)
     _engine.solve(dist, False, where, threads)
-    return _fold(dist, threads)
+    table = _fold(dist, threads)
+    if not directed:  # each unordered pair once: d(u,v) = d(v,u), exactly half
+        summary = table["summary"]
+        summary["pairs"] //= 2
+        summary["wiener"] /= 2
+        summary["undirected"] = True
+    return table

@@ -98,3 +98,22 @@ if command -v groff >/dev/null 2>&1; then
 	expect_output "man page clean" '' 'groff -ww -man -Tutf8 "$TOP/man/apsp-stats.1" 2>&1 >/dev/null'
 fi
 expect_true "--progress accepted" '$s --progress "$T/big.apm" 2>/dev/null | cmp -s - "$T/a.tsv"'
+
+# An undirected graph (a symmetric Matrix Market file, or --undirected): the
+# summary is networkx's undirected one, and says so; the karate club's
+# Wiener index is 1351 (networkx's wiener_index), its average 2.40819964...
+$m "$TOP/datasets/karate.mtx" | $c -o "$T/karate.apm"
+expect_true "undirected: the Wiener index over unordered pairs (karate club: 1351)" \
+	'$s --summary "$T/karate.apm" >$T/ks && grep -qx "wiener	1351" $T/ks && grep -qx "pairs	561" $T/ks &&
+	grep -qx "average	2.4081996434937611" $T/ks && grep -q "^undirected	" $T/ks'
+expect_true "undirected: --json says so" \
+	'$s --summary --json "$T/karate.apm" | grep -q "\"wiener\": 1351, \"undirected\": true}"'
+expect_true "undirected: apsp-cpu --stats gives the same bytes" \
+	'$m "$TOP/datasets/karate.mtx" | $c --stats --summary | cmp -s - $T/ks'
+$g -n 40 -d 20 --undirected -s 21 -o "$T/und"
+$c "$T/und" -o "$T/und.apm"
+expect_true "undirected (gengraph --undirected): half the ordered sum" \
+	'w=$($s "$T/und.apm" | awk -F"\t" "NR > 1 { w += \$4 } END { print w / 2 }") &&
+	[ "$($s --summary "$T/und.apm" | awk -F"\t" "\$1 == \"wiener\" { print \$2 }")" = "$w" ]'
+expect_true "a directed graph's summary unchanged (no undirected line)" \
+	'! $s --summary "$T/sparse.apm" 2>/dev/null | grep -q undirected; $c "$T/sparse" -o "$T/sparse.apm" && ! $s --summary "$T/sparse.apm" | grep -q undirected'

@@ -221,6 +221,24 @@ check("tiny weights in a random graph: scipy's distances and predecessors",
       np.array_equal(np.isinf(d), np.isinf(rd)) and same(d, rd, False) and np.array_equal(p, rp))
 check("the caller's array is left as it was", g[3, 7] == 5e-9 and g[8, 2] == -2e-9)
 
+# An undirected graph's summary is networkx's: the Wiener index over
+# unordered pairs (the karate club: 1351).
+try:
+    import networkx as nx
+except ImportError:
+    print("SKIP %sundirected summary against networkx (no python3-networkx)" % _c.prefix)
+else:
+    K = nx.karate_club_graph()
+    A = nx.to_numpy_array(K, weight=None)
+    summ = apsp.stats(A, directed=False, device=DEVICE)["summary"]
+    check("stats(directed=False): networkx's Wiener index of the karate club",
+          summ["wiener"] == nx.wiener_index(K) == 1351 and summ.get("undirected") is True,
+          "%r" % (summ,))
+    check("stats(directed=False): the average as networkx's",
+          abs(summ["average"] - nx.average_shortest_path_length(K)) <= 1e-12)
+    check("stats(): a directed graph keeps ordered pairs",
+          apsp.stats(A, device=DEVICE)["summary"]["wiener"] == 2702)
+
 # The layouts the package mirrors: the library built beside it agrees; one
 # whose answer differs in any of them, or that cannot tell, is refused by
 # name (a field added in C would otherwise give wrong numbers).
