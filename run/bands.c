@@ -660,10 +660,10 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 	            ? band * (double)hd->npad / (double)b.n : band * (1 + paths);
 	if (o->checkpoint) /* (the state of its rows, beside) */
 		need += band * (1 + paths);
-	if (have > 0 && need > have)
-		tool_die("process %d: its %llu rows of n = %llu need %.1f GiB of memory, this machine "
-		         "has %.1f GiB", rank, (unsigned long long)(end - first),
-		         (unsigned long long)b.n, need / 1073741824.0, have / 1073741824.0);
+	char refusal[200];
+	if (have > 0 && need > have) /* (each process's rows grow as n^2 for a count of processes) */
+		tool_die("process %d, its %llu rows: %s", rank, (unsigned long long)(end - first),
+		         lib_memory_refusal(refusal, sizeof refusal, b.n, need, have, 2));
 	bands_read(&b, hd->how, input, r ? r->r : NULL, rank == 0 ? in : &h, threads);
 	const double t_read = lib_now();
 	char why[160];

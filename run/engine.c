@@ -95,11 +95,9 @@ void engine_check_memory(const char *path, const st_header *h, double bytes)
 	const char *name = tool_input_name(path);
 	double have = engine_physical_memory();
 	/* What fits: the matrices grow as n^2. */
+	char why[200];
 	if (have > 0 && bytes > have)
-		tool_die("%s: n = %llu needs %.1f GiB of memory, this machine has %.1f GiB: "
-		         "at most n = %llu fits", name, (unsigned long long)h->n, bytes / 1073741824.0,
-		         have / 1073741824.0,
-		         (unsigned long long)((double)h->n * sqrt(have / bytes) * 0.999));
+		tool_die("%s: %s", name, lib_memory_refusal(why, sizeof why, h->n, bytes, have, 2));
 }
 
 /* r's weights into dst, or a window of rows at a time to w; the rest
@@ -150,19 +148,22 @@ void engine_read_weights(engine_in *in, void *dst)
 		tool_die_st(NULL, &err);
 }
 
-_Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int threads)
+_Noreturn void engine_negative_cycle(const char *input, int out, st_header *result, int64_t v,
+                                     int threads)
 {
 	st_error err;
+	const char *name = tool_input_name(input);
 	if (out < 0) /* statistics: no stream to write */
-		tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld: no statistics",
-		                (long long)v);
+		tool_die_status(EXIT_NEGCYCLE, "%s: the graph has a negative cycle through vertex %lld: "
+		                "no statistics", name, (long long)v);
 	result->matrices = 0;
 	result->flags |= ST_NEGCYCLE;
 	result->cycle_vertex = v;
 	if (st_write_all(out, result, NULL, NULL, NULL, tool_opts.level, threads, &err) < 0)
 		tool_die_st(tool_output_name(), &err);
 	tool_output_commit();
-	tool_die_status(EXIT_NEGCYCLE, "negative cycle through vertex %lld", (long long)v);
+	tool_die_status(EXIT_NEGCYCLE, "%s: the graph has a negative cycle through vertex %lld", name,
+	                (long long)v);
 }
 
 void engine_write_result(int out, const st_header *result, sv_plan *plan, void *dist,

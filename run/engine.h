@@ -48,8 +48,10 @@ int engine_read_weights_windows(engine_in *in, uint64_t rows, const st_window_wo
 void engine_in_free(engine_in *in);
 
 /* Write a result with no matrices whose header records the negative cycle
- * through vertex v (so a tool downstream can say why), then exit 3. */
-_Noreturn void engine_negative_cycle(int out, st_header *result, int64_t v, int threads);
+ * through vertex v (so a tool downstream can say why), then exit 3, the
+ * message naming input, the graph's file. */
+_Noreturn void engine_negative_cycle(const char *input, int out, st_header *result, int64_t v,
+                                     int threads);
 
 /* Vertex orders (--order): natural, nested dissection, or chosen by the
  * graph (auto: nested dissection for a sparse graph when METIS is built in). */

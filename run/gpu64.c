@@ -70,7 +70,7 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 		tool_die_st("result", &err);
 	tool_add_provenance(&h);
 	if (rc == 1)
-		engine_negative_cycle(sout ? -1 : out, &h, plan.cycle_vertex, threads);
+		engine_negative_cycle(input, sout ? -1 : out, &h, plan.cycle_vertex, threads);
 	tool_progress_stage("solving on the GPU");
 	char msg[256];
 	int64_t cycle;

@@ -670,7 +670,7 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 	if (rd.rc == 1) {
 		ranks_bcast(&go, sizeof go);
 		alone_now = 1;
-		engine_negative_cycle(g->out, &h, rd.plan.cycle_vertex, threads);
+		engine_negative_cycle(a->input, g->out, &h, rd.plan.cycle_vertex, threads);
 	}
 	int32_t *perm = NULL;
 	const char *alone = NULL; /* why process 0 of an MPI run solves alone */

@@ -185,7 +185,6 @@ static int read_graph_gzip(input *in, const char *name, const gio_opts *o, gio_g
 	z->in = in;
 	if (inflateInit2(&z->z, 15 + 16) != Z_OK)
 		tool_die("zlib: inflateInit2 failed");
-	/* The name without ".gz", so that "x.mtx.gz" is detected as Matrix Market. */
 	int rc = gio_read(name, read_gzip, z, o, g, err);
 	inflateEnd(&z->z);
 	free(z);
@@ -473,16 +472,11 @@ void graphin_read(int fd, const char *path, const char *member, const gio_opts *
 	case C_PLAIN:
 		rc = gio_read(in.path, read_plain, &in, o, g, &err);
 		break;
-	case C_GZIP: { /* zlib, streaming: faster than libarchive, and no copy in memory */
-		char *name = strdup(in.path);
-		if (!name)
-			tool_die("out of memory");
-		if (strlen(name) > 3 && !strcmp(name + strlen(name) - 3, ".gz"))
-			name[strlen(name) - 3] = '\0';
-		rc = read_graph_gzip(&in, name, o, g, &err);
-		free(name);
+	case C_GZIP: /* zlib, streaming: faster than libarchive, and no copy in memory */
+		/* messages name the file as it is ("x.mtx.gz:3"); gio_detect takes
+		 * "x.mtx.gz" for Matrix Market as it takes "x.mtx" */
+		rc = read_graph_gzip(&in, in.path, o, g, &err);
 		break;
-	}
 #ifdef HAVE_LIBARCHIVE
 	default:
 		rc = read_graph_archive(&in, member, o, g, label, &err);

@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 		tool_die_st("result", &err);
 	tool_add_provenance(&h);
 	if (rc == 1)
-		engine_negative_cycle(out, &h, plan.cycle_vertex, threads);
+		engine_negative_cycle(path, out, &h, plan.cycle_vertex, threads);
 
 	double t1 = lib_now();
 	char why[160];

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "stream.h"
+#include "common.h"
 #include "tool.h"
 
 static void usage(FILE *f)
@@ -253,8 +254,10 @@ int main(int argc, char **argv)
 	if (pairs_file && strcmp(pairs_file, "-") == 0 && strcmp(input, "-") == 0)
 		tool_usage_error("-p - and the stream cannot both be stdin: give -i FILE");
 
-	for (int i = optind; i < argc; i += 2)
-		add_pair(&q, parse_vertex("SRC", argv[i]), parse_vertex("DST", argv[i + 1]));
+	for (int i = optind; i < argc; i += 2) { /* SRC read, and said wrong, first */
+		const uint64_t src = parse_vertex("SRC", argv[i]);
+		add_pair(&q, src, parse_vertex("DST", argv[i + 1]));
+	}
 	if (pairs_file)
 		read_pairs(&q, pairs_file);
 
@@ -297,9 +300,9 @@ int main(int argc, char **argv)
 		st_reader_free(r);
 		st_header_free(&h);
 		free(rows), free(q.pairs);
-		tool_die("%s: %zu rows of n = %llu need %.1f GiB of memory, this machine has %.1f GiB",
-		         name, nrows, (unsigned long long)npad, need / 1073741824.0,
-		         have / 1073741824.0);
+		char why[200];
+		tool_die("%s: %zu rows: %s", name, nrows,
+		         lib_memory_refusal(why, sizeof why, npad, need, have, 1));
 	}
 	size_t rowbytes = h.npad * ST_TYPE_SIZE(h.type), prowbytes = h.npad * 4;
 	char *dist = malloc(nrows * rowbytes + 1), *pred = malloc(nrows * prowbytes + 1);

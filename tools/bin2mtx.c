@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <omp.h>
 
+#include "common.h"
 #include "tool.h"
 
 enum format { FMT_MTX, FMT_DENSE, FMT_NPY };
@@ -424,10 +425,9 @@ int main(int argc, char **argv)
 	/* Refuse what cannot fit before allocating it (a hostile header). */
 	double need = (double)st_matrix_bytes_of(&h, want);
 	double have = tool_physical_memory();
+	char why[200];
 	if (have > 0 && need > have)
-		tool_die("%s: a %llu x %llu matrix needs %.1f GiB of memory, this machine has %.1f GiB",
-		         name, (unsigned long long)h.npad, (unsigned long long)h.npad,
-		         need / 1073741824.0, have / 1073741824.0);
+		tool_die("%s: %s", name, lib_memory_refusal(why, sizeof why, h.npad, need, have, 2));
 	void *m = malloc(st_matrix_bytes_of(&h, want) ? st_matrix_bytes_of(&h, want) : 1);
 	if (!m)
 		tool_die("%s: %llu x %llu matrix:", name, (unsigned long long)h.npad,

@@ -163,7 +163,8 @@ int main(int argc, char **argv)
 		tool_info("%s", summary);
 		if ((g.flags & (ST_DIRECTED | ST_NEGATIVE)) == ST_NEGATIVE && g.edges > 0)
 			tool_warn("%s: warning: an undirected graph with negative weights: each "
-			          "negative edge is a negative cycle (see --weights abs or unit)", label);
+			          "negative edge is a negative cycle (see --weights abs or unit)",
+			          tool_input_name(path));
 		st_header h;
 		st_header_init(&h, g.n, o.pad, g.type);
 		if (h.npad != g.npad)

@@ -1,6 +1,7 @@
 /* common.c - the library's shared machinery (see common.h). */
 #include "common.h"
 
+#include <math.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,6 +72,15 @@ int lib_cores(void)
 	n = n > 0 ? n : 1;
 	__atomic_store_n(&cores, n, __ATOMIC_RELAXED);
 	return n;
+}
+
+char *lib_memory_refusal(char *buf, size_t len, uint64_t n, double need, double have, int power)
+{
+	const double scale = need > 0 ? (power == 1 ? have / need : sqrt(have / need)) : 1;
+	snprintf(buf, len, "n = %llu needs %.1f GiB of memory, this machine has %.1f GiB: "
+	         "at most n = %llu fits", (unsigned long long)n, need / 1073741824.0,
+	         have / 1073741824.0, (unsigned long long)((double)n * scale * 0.999));
+	return buf;
 }
 
 double lib_now(void)

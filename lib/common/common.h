@@ -32,6 +32,12 @@ int lib_cores(void);
 /* Bytes of physical memory, or UINT64_MAX where the system does not say. */
 uint64_t lib_physical_memory(void);
 
+/* The one phrasing of a refusal for want of memory, into buf: "n = N needs
+ * X GiB of memory, this machine has Y GiB: at most n = M fits", where what
+ * is needed grows as n^power (1: rows of n, 2: n x n matrices) and M is the
+ * largest n it allows.  Returns buf. */
+char *lib_memory_refusal(char *buf, size_t len, uint64_t n, double need, double have, int power);
+
 /* Memory of bytes (free() it): from 8 MiB on, on 2 MiB boundaries with
  * transparent huge pages asked for, so that its first touch faults 512
  * times less often (page faults are dear in a virtual machine); below, on

@@ -249,18 +249,13 @@ int gp_check_size(parser *P, uint64_t n)
 	if (P->o->edges_only)
 		return 0;
 	uint64_t npad = (n + pad - 1) / pad * pad;
-	if (npad && npad > SIZE_MAX / 8 / npad)
-		return gp_fail(P, "a %llu x %llu matrix does not fit in memory",
-		            (unsigned long long)npad, (unsigned long long)npad);
 	/* Refuse before allocating what the machine cannot hold: a malloc that
 	 * overcommit lets through would die later, in the fill. */
-	uint64_t have = lib_physical_memory();
-	const uint64_t es = ST_TYPE_SIZE(P->o->type);
-	if (npad * npad * es > have)
-		return gp_fail(P, "a %llu x %llu matrix needs %.1f GiB, more than the %.1f GiB of "
-		            "memory here", (unsigned long long)npad, (unsigned long long)npad,
-		            (double)npad * npad * es / 1073741824.0,
-		            (double)have / 1073741824.0);
+	const double need = (double)npad * (double)npad * ST_TYPE_SIZE(P->o->type);
+	const double have = (double)lib_physical_memory();
+	char why[200];
+	if ((npad && npad > SIZE_MAX / 8 / npad) || need > have)
+		return gp_fail(P, "%s", lib_memory_refusal(why, sizeof why, npad, need, have, 2));
 	return 0;
 }
 

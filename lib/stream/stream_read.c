@@ -750,9 +750,10 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 	     bits &= ~bit)
 		total += st_matrix_bytes_of(&m->h, bit);
 	if (count && total > lib_physical_memory()) {
-		lib_fail(err, "%s: %d matrices of %llu x %llu need %.1f GiB, more than this machine's memory",
-		       display_name(name), count, (unsigned long long)m->h.npad,
-		       (unsigned long long)m->h.npad, (double)total / (1 << 30));
+		char why[200];
+		lib_fail(err, "%s: %s", display_name(name),
+		         lib_memory_refusal(why, sizeof why, m->h.npad, (double)total,
+		                            (double)lib_physical_memory(), 2));
 		goto fail;
 	}
 	for (uint32_t bit; (bit = st_next_matrix(r));) {

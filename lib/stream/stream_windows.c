@@ -48,6 +48,18 @@ static unsigned char *window_buffer(const st_window_work *w, size_t bytes)
 	return w && w->alloc ? w->alloc(w->ctx, bytes) : lib_huge_alloc(bytes);
 }
 
+/* The windows of bytes could not be had: more than the machine has (the
+ * one phrasing, their size growing as the rows, npad), or out of memory. */
+static int windows_refused(const st_reader *r, size_t bytes, st_error *err)
+{
+	const double have = (double)lib_physical_memory();
+	char why[200];
+	if ((double)bytes > have)
+		return lib_fail(err, "%s: %s", r->name,
+		                lib_memory_refusal(why, sizeof why, r->npad, (double)bytes, have, 1));
+	return lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, bytes);
+}
+
 static void release_buffers(const st_window_work *w, unsigned char **buf, int nbuf, size_t bytes)
 {
 	for (int i = 0; i < nbuf; i++)
@@ -89,7 +101,7 @@ static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
 		ok &= (buf[i] = window_buffer(w, cap)) != NULL;
 	if (!ok) {
 		release_buffers(w, buf, nbuf, cap);
-		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * nbuf);
+		windows_refused(r, cap * nbuf, err);
 		return rd_fail(r);
 	}
 	struct rjob job = {.r = r, .mode = READ_ALL, .dst = buf[0], .mu = PTHREAD_MUTEX_INITIALIZER,
@@ -352,7 +364,7 @@ static int read_ring(st_reader *r, uint64_t rows, const st_window_work *w, st_er
 	if (!g.buf[0] || !g.buf[1] || !g.in) {
 		release_buffers(w, g.buf, 2, cap);
 		free(g.in);
-		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * 2);
+		windows_refused(r, cap * 2, err);
 		return rd_fail(r);
 	}
 	pool_run(g.nt, (uint64_t)g.nt, ring_thread, &g); /* (fewer threads: the same windows) */

@@ -70,3 +70,23 @@ expect_stderr "apsp-diff - - is refused as two standard inputs" 2 \
 	"^apsp-diff: standard input .* only one of the inputs" '$B/apsp-diff - - <$T/r'
 expect_stderr "apsp-diff --graph - with - is refused" 2 \
 	"^apsp-diff: standard input .* only one of the inputs" '$B/apsp-diff --graph - - <$T/r'
+
+# A new user's round two: one style everywhere.
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 1\nx 2 3\n' | gzip >"$T/bad.mtx.gz"
+expect_stderr "a gzip'd file is named as it is, not without .gz" 2 "^mtx2bin: .*/bad\.mtx\.gz:3: row index 'x'" \
+	'$BIN/mtx2bin -o $T/x $T/bad.mtx.gz'
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 -1\n3 2 2\n' >"$T/negund.mtx"
+expect_stderr "mtx2bin's warning names the file, not the matrix" 0 "^mtx2bin: .*/negund\.mtx: warning: an undirected graph" \
+	'$BIN/mtx2bin -o $T/x $T/negund.mtx'
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 0.5\n2 3 -0.25\n3 2 -0.5\n' | $BIN/mtx2bin -o "$T/cyc.apm"
+expect_stderr "apsp-cpu's negative cycle names the file" 3 "^apsp-cpu: .*/cyc\.apm: the graph has a negative cycle through vertex" \
+	'$BIN/apsp-cpu -o $T/x $T/cyc.apm'
+expect_stderr "apsp-cpu --stats's negative cycle names the file" 3 "^apsp-cpu: .*/cyc\.apm: the graph has a negative cycle" \
+	'$BIN/apsp-cpu --stats $T/cyc.apm'
+$BIN/gengraph -n 5 -d 50 | $BIN/apsp-cpu -o "$T/r5.apm"
+expect_stderr "apsp-path a b: SRC is the one said wrong" 2 "SRC" '$BIN/apsp-path -i $T/r5.apm a b'
+# Refusals for want of memory: one phrasing, what is needed, what there is, the largest n.
+phrase="n = [0-9]+ needs [0-9.]+ GiB of memory, this machine has [0-9.]+ GiB: at most n = [0-9]+ fits"
+printf '%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n' >"$T/big.mtx"
+expect_stderr "memory refusal: mtx2bin" 2 "^mtx2bin: .*big\.mtx:2: $phrase$" '$BIN/mtx2bin -o $T/x $T/big.mtx'
+expect_stderr "memory refusal: apsp-cpu on text" 2 "$phrase" '$BIN/apsp-cpu -o $T/x $T/big.mtx'

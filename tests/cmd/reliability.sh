@@ -284,6 +284,15 @@ if [ -n "$mem_kb" ]; then
 	expect_stderr "apsp-cpu: beyond memory, says what n fits" 2 \
 		"^apsp-cpu: .*n = $nbig needs .* GiB of memory, .*: at most n = [0-9]+ fits" \
 		'$BIN/apsp-cpu $T/hostile >/dev/null'
+	# Every reader of results says it in the same words: what is needed,
+	# what there is, the largest n (a result of distances, n far beyond).
+	nhuge=2000000000 # (apsp-stats holds windows of rows: n far beyond)
+	mkheader $nhuge $nhuge 1 2 1 1048576 $INF -1 >"$T/hres"
+	for t in "bin2mtx" "apsp-stats" "apsp-diff \$T/hres"; do
+		expect_stderr "${t%% *}: a result beyond memory, in the one phrasing" 2 \
+			"^${t%% *}: .*hres: n = $nhuge needs [0-9.]+ GiB of memory, this machine has [0-9.]+ GiB: at most n = [0-9]+ fits$" \
+			"\$to \$BIN/$t \$T/hres >/dev/null"
+	done
 	# 4 n^2 bytes = 0.4 x the memory: the graph fits, its three result
 	# matrices (weights, distances, predecessors) do not.
 	nmid=$(awk -v k="$mem_kb" 'BEGIN { printf "%d", sqrt(k * 1024 * 0.4 / 4) }')
