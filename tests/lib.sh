@@ -149,3 +149,15 @@ window() {
 		print "%%MatrixMarket matrix coordinate integer general"; print n, n, k
 		for (i = 0; i < k; i++) print e[i] }'
 }
+# tool_docs TOOL: --help gives its usage, --version its version, its manual
+# page is clean for groff and names every option --help lists.
+tool_docs() {
+	_tool=$1
+	expect_true "help" '$BIN/$_tool --help | grep -q "^Usage: $_tool"'
+	expect_output "version" "$_tool (apsp) 0.1.0" '$BIN/$_tool --version'
+	if command -v groff >/dev/null 2>&1; then
+		expect_output "man page clean" '' 'groff -ww -man -Tutf8 $TOP/man/$_tool.1 2>&1 >/dev/null'
+	fi
+	expect_true "man page names every option" 'for o in $($BIN/$_tool --help | grep -o -- "--[a-z][a-z0-9-]*" | sort -u); do
+		grep -q -- "$(printf "%s" "$o" | sed "s/-/\\\\\\\\-/g")" $TOP/man/$_tool.1 || { echo "$o not in man page" >&2; exit 1; }; done'
+}

@@ -77,13 +77,7 @@ expect_stderr "bad tolerance" 2 'tolerance' '$d -t -1 $T/a $T/b'
 printf '0 1 -1\n1 0 0\n' >"$T/neg.txt"
 "$BIN/mtx2bin" -F edges "$T/neg.txt" | $c >"$T/negr" 2>/dev/null
 expect_stderr "negative-cycle result: exit 3" 3 'negative cycle' '$d $T/negr $T/negr'
-expect_true "help" '$d --help | grep -q "^Usage: apsp-diff"'
-expect_output "version" "apsp-diff (apsp) 0.1.0" '$d --version'
-if command -v groff >/dev/null 2>&1; then
-	expect_output "man page clean" '' 'groff -ww -man -Tutf8 $TOP/man/apsp-diff.1 2>&1 >/dev/null'
-fi
-expect_true "man page names every option" 'for o in $($d --help | grep -o -- "--[a-z][a-z0-9-]*" | sort -u); do
-	grep -q -- "$(printf "%s" "$o" | sed "s/-/\\\\\\\\-/g")" $TOP/man/apsp-diff.1 || { echo "$o not in man page" >&2; exit 1; }; done'
+tool_docs apsp-diff
 
 # -o FILE takes the report, as in every tool; nothing on stdout.
 expect_true "-o FILE: the report there" '$d -o "$T/report" "$T/a" "$T/b" >"$T/stdout" && grep -q "pairs compared" "$T/report" && [ ! -s "$T/stdout" ]'

@@ -53,13 +53,7 @@ expect_true "same paths whatever the level" '$p -i $T/r3 --tsv --from 7 >$T/a; $
 expect_true "--from distances equal the matrix row" '
 	"$BIN/bin2mtx" --dense --dist $T/r3 | sed -n 8p | tr " " "\n" >$T/row
 	cut -f3 $T/a | cmp -s - $T/row'
-expect_true "help" '$p --help | grep -q "^Usage: apsp-path"'
-expect_output "version" "apsp-path (apsp) 0.1.0" '$p --version'
-if command -v groff >/dev/null 2>&1; then
-	expect_output "man page clean" '' 'groff -ww -man -Tutf8 $TOP/man/apsp-path.1 2>&1 >/dev/null'
-fi
-expect_true "man page names every option" 'for o in $($p --help | grep -o -- "--[a-z][a-z0-9-]*" | sort -u); do
-	grep -q -- "$(printf "%s" "$o" | sed "s/-/\\\\\\\\-/g")" $TOP/man/apsp-path.1 || { echo "$o not in man page" >&2; exit 1; }; done'
+tool_docs apsp-path
 
 # Every option accepted is listed (common ones too), and those that concern
 # binary streams are refused: apsp-path writes text.

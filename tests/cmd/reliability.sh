@@ -256,22 +256,28 @@ hostile() { # NAME REGEX HEADER-ARGS...: every reader refuses it with a matching
 	[ -z "$_bad" ] && pass "hostile header: $_name" || fail "hostile header: $_name" "wanted /$_re/${_bad}"
 }
 INF=1073741823
-hostile "n = 2^31 - 1" '2147483647' 2147483647 2147483647 1 7 1 1048576 $INF -1
-hostile "n = 2^31 (over the format's limit)" '2147483648' 2147483648 2147483648 1 1 1 1048576 $INF -1
-hostile "n = 2^63 - 1" '9223372036854775807' 9223372036854775807 9223372036854775807 1 1 1 1048576 $INF -1
-hostile "n = 1000000 (4 TB a matrix)" '1000000' 1000000 1000000 1 1 1 1048576 $INF -1
-hostile "padded size below n" 'padded size 10 .*n = 20' 20 10 1 1 1 1048576 $INF -1
-hostile "n = 0 with padding" 'n is 0' 0 16 1 1 1 1048576 $INF -1
-hostile "block size 0" 'block size 0' 20 20 1 1 1 0 $INF -1
-hostile "block size 6" 'block size 6' 20 20 1 1 1 6 $INF -1
-hostile "block size 4 GiB - 4" 'block size 4294967292' 20 20 1 1 1 4294967292 $INF -1
-hostile "element type 7" 'element type 7' 20 20 7 1 1 1048576 $INF -1
-hostile "unknown matrix bits" 'matrix bits 0x9' 20 20 1 9 1 1048576 $INF -1
-hostile "unknown flags" 'flag bits 0x81' 20 20 1 1 129 1048576 $INF -1
-hostile "another INF convention" 'INF convention' 20 20 1 1 1 1048576 2147483647 -1
-hostile "cycle vertex out of range" 'negative-cycle vertex 20' 20 20 1 1 5 1048576 $INF 20
-hostile "provenance length 4 GiB - 1" 'provenance of 4294967295 bytes' 20 20 1 1 1 1048576 $INF -1 4294967295
-hostile "provenance length past the header" 'header length' 20 20 1 1 1 1048576 $INF -1 1000
+# NAME|what the message says|the header's fields (mkheader's arguments)
+while IFS='|' read -r name re fields; do
+	# shellcheck disable=SC2086
+	hostile "$name" "$re" $fields
+done <<EOT
+n = 2^31 - 1|2147483647|2147483647 2147483647 1 7 1 1048576 $INF -1
+n = 2^31 (over the format's limit)|2147483648|2147483648 2147483648 1 1 1 1048576 $INF -1
+n = 2^63 - 1|9223372036854775807|9223372036854775807 9223372036854775807 1 1 1 1048576 $INF -1
+n = 1000000 (4 TB a matrix)|1000000|1000000 1000000 1 1 1 1048576 $INF -1
+padded size below n|padded size 10 .*n = 20|20 10 1 1 1 1048576 $INF -1
+n = 0 with padding|n is 0|0 16 1 1 1 1048576 $INF -1
+block size 0|block size 0|20 20 1 1 1 0 $INF -1
+block size 6|block size 6|20 20 1 1 1 6 $INF -1
+block size 4 GiB - 4|block size 4294967292|20 20 1 1 1 4294967292 $INF -1
+element type 7|element type 7|20 20 7 1 1 1048576 $INF -1
+unknown matrix bits|matrix bits 0x9|20 20 1 9 1 1048576 $INF -1
+unknown flags|flag bits 0x81|20 20 1 1 129 1048576 $INF -1
+another INF convention|INF convention|20 20 1 1 1 1048576 2147483647 -1
+cycle vertex out of range|negative-cycle vertex 20|20 20 1 1 5 1048576 $INF 20
+provenance length 4 GiB - 1|provenance of 4294967295 bytes|20 20 1 1 1 1048576 $INF -1 4294967295
+provenance length past the header|header length|20 20 1 1 1 1048576 $INF -1 1000
+EOT
 # A graph bigger than this machine's memory but within the format: refused
 # with the size, before any matrix is allocated (ulimit -v would catch an
 # attempt, but sanitizers need their address space, so the check is on the
@@ -378,30 +384,29 @@ apsp-diff $T/r60 $T/r60
 apsp-diff --graph $T/g60 $T/r60
 EOT
 }
-# A full disk: exit 2 with the system's reason, whatever the tool.
-bad=
-while read -r t args; do
-	$to $BIN/$t $args >/dev/full 2>"$T/err"; rc=$?
-	if [ $rc -ne 2 ] || ! clear_message $t "$T/err" || ! grep -q 'No space left on device' "$T/err"; then
-		bad="$bad; $t $args: exit $rc, $(head -c 200 "$T/err")"
-	fi
-done <<EOT
+# full_disk NAME [-o]: every writer, writing to /dev/full (on standard
+# output, or with -o through the option: a device, not replaced, written
+# directly), exits 2 with one clear message giving the system's reason.
+full_disk() {
+	_name=$1 _via=${2:-}
+	bad=
+	while read -r t args; do
+		if [ -n "$_via" ]; then
+			case "$t $args" in apsp-diff* | *--check*) continue ;; esac
+			$to $BIN/$t -o /dev/full $args >/dev/null 2>"$T/err"; rc=$?
+		else
+			$to $BIN/$t $args >/dev/full 2>"$T/err"; rc=$?
+		fi
+		if [ $rc -ne 2 ] || ! clear_message $t "$T/err" || ! grep -q 'No space left on device' "$T/err"; then
+			bad="$bad; $t ${_via:+-o /dev/full }$args: exit $rc, $(head -c 200 "$T/err")"
+		fi
+	done <<EOT
 $(writers)
 EOT
-[ -z "$bad" ] && pass "/dev/full: every tool exits 2 with 'No space left on device'" || fail "/dev/full" "${bad#; }"
-# The same through -o (a device, not replaced: written directly).
-bad=
-while read -r t args; do
-	case $t in apsp-diff|*--check*) continue ;; esac
-	case "$args" in *--check*) continue ;; esac
-	$to $BIN/$t -o /dev/full $args >/dev/null 2>"$T/err"; rc=$?
-	if [ $rc -ne 2 ] || ! clear_message $t "$T/err" || ! grep -q 'No space left on device' "$T/err"; then
-		bad="$bad; $t -o /dev/full $args: exit $rc, $(head -c 200 "$T/err")"
-	fi
-done <<EOT
-$(writers)
-EOT
-[ -z "$bad" ] && pass "-o /dev/full: exit 2 with 'No space left on device'" || fail "-o /dev/full" "${bad#; }"
+	[ -z "$bad" ] && pass "$_name" || fail "$_name" "${bad#; }"
+}
+full_disk "/dev/full: every tool exits 2 with 'No space left on device'"
+full_disk "-o /dev/full: exit 2 with 'No space left on device'" -o
 
 # A file-size limit (ulimit -f, a disk quota alike): exit 2, the old file
 # stays as it was, no temporary file is left beside it.

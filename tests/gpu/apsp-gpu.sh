@@ -198,7 +198,7 @@ expect_stderr "distances to 29900: the 16-bit lanes stand" 0 'int32, 16-bit lane
 
 printf '0 1 2\n1 2 -3\n2 0 0\n2 3 1\n' >"$T/neg.txt"
 "$BIN/mtx2bin" -F edges "$T/neg.txt" >"$T/neg"
-expect_stderr "negative cycle: exit 3" 3 '^apsp-gpu: negative cycle through vertex [0-2]$' '$gpu $T/neg >/dev/null'
+expect_stderr "negative cycle: exit 3" 3 '^apsp-gpu: .*/neg: the graph has a negative cycle through vertex [0-2]$' '$gpu $T/neg >/dev/null'
 expect_stderr "device that does not exist" 2 'device 99 does not exist' '$gpu -d 99 $T/g >/dev/null'
 # A device too small for the graph: tests/gpu/outcore.sh.
 # The process the shell waits for ends when the result is committed; the
