@@ -426,8 +426,12 @@ int main(int argc, char **argv)
 	double need = (double)st_matrix_bytes_of(&h, want);
 	double have = tool_physical_memory();
 	char why[200];
-	if (have > 0 && need > have)
-		tool_die("%s: %s", name, lib_memory_refusal(why, sizeof why, h.npad, need, have, 2));
+	if (have > 0 && need > have) { /* (the reader freed first: clean under LeakSanitizer) */
+		lib_memory_refusal(why, sizeof why, h.npad, need, have, 2);
+		st_reader_free(r);
+		st_header_free(&h);
+		tool_die("%s: %s", name, why);
+	}
 	void *m = malloc(st_matrix_bytes_of(&h, want) ? st_matrix_bytes_of(&h, want) : 1);
 	if (!m)
 		tool_die("%s: %llu x %llu matrix:", name, (unsigned long long)h.npad,
