@@ -102,8 +102,12 @@ int main(int argc, char **argv)
 	for (uint32_t bit; (bit = st_next_matrix(r)) != 0;) {
 		int rc = bit == ST_DIST ? st_read_windows_beside(r, WINDOW_ROWS, &work, &err)
 		                        : st_scan_matrix(r, 1, NULL, &err); /* its CRCs too */
-		if (rc < 0)
+		if (rc < 0) { /* (all freed first: clean under LeakSanitizer) */
+			st_reader_free(r);
+			gs_free(&s);
+			st_header_free(&h);
 			tool_die_st(NULL, &err);
+		}
 	}
 	if (st_reader_close(r, &err) < 0)
 		tool_die_st(NULL, &err);

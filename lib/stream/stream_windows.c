@@ -96,6 +96,8 @@ static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
 	const size_t cap = (size_t)(count * r->block + rowbytes);
 	const int nbuf = !w ? 1 : w->keep ? 3 : 2;
 	unsigned char *buf[3] = {NULL, NULL, NULL};
+	if ((double)cap * nbuf > (double)lib_physical_memory()) /* refused before any is allocated */
+		return windows_refused(r, cap * nbuf, err), rd_fail(r);
 	int ok = 1;
 	for (int i = 0; i < nbuf; i++)
 		ok &= (buf[i] = window_buffer(w, cap)) != NULL;
@@ -358,6 +360,8 @@ static int read_ring(st_reader *r, uint64_t rows, const st_window_work *w, st_er
 		g.k = r->nblk ? r->nblk : 1;
 	g.nwin = (r->nblk + g.k - 1) / g.k;
 	const size_t cap = (size_t)(g.k * r->block + g.rowbytes);
+	if ((double)cap * 2 > (double)lib_physical_memory()) /* refused before any is allocated */
+		return windows_refused(r, cap * 2, err), rd_fail(r);
 	g.buf[0] = window_buffer(w, cap);
 	g.buf[1] = window_buffer(w, cap);
 	g.in = calloc(g.nwin ? g.nwin : 1, sizeof *g.in);
