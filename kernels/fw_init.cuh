@@ -5,7 +5,6 @@
 #ifndef APSP_FW_INIT_CUH
 #define APSP_FW_INIT_CUH
 
-
 #include <thread>
 #include <vector>
 

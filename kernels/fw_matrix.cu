@@ -21,7 +21,6 @@ extern "C" {
 
 static double times_ms[3];
 
-
 #define CK(call)                                                                \
 	do {                                                                    \
 		cudaError_t e_ = (call);                                        \
@@ -485,7 +484,7 @@ static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32
 {
 	gpu g[FWM_MAX_GPUS];
 	int rc = -1, negative = 1, bits = 0, count = 0, K0 = 0;
-	double t0 = (lib_now() * 1e3), t1, t2;
+	double t0 = lib_now() * 1e3, t1, t2;
 
 	memset(g, 0, sizeof g);
 	*cycle_vertex = -1;
@@ -515,7 +514,7 @@ static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32
 		fail(Err{err, errlen}, "a checkpoint's state could not be put on the device");
 		goto out;
 	}
-	t1 = (lib_now() * 1e3);
+	t1 = lib_now() * 1e3;
 	/* APSP_F64_BITS=0: benchmarks, the minima as fmin() alone */
 	bits = !negative && !(getenv("APSP_F64_BITS") && !strcmp(getenv("APSP_F64_BITS"), "0"));
 	if (pred && bits)
@@ -530,7 +529,7 @@ static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32
 		CK(cudaSetDevice(g[x].dev));
 		CK(cudaDeviceSynchronize());
 	}
-	t2 = (lib_now() * 1e3);
+	t2 = lib_now() * 1e3;
 	if (ck && ck->ready)
 		ck->ready(ck->ctx);
 	CK(copy_rows(g, ng, dist, n, npad, 8, 0));
@@ -540,7 +539,7 @@ static int solve(uint32_t type, uint64_t n, const void *graph, void *dist, int32
 		fail(Err{err, errlen}, "out of memory for the predecessors");
 		goto out;
 	}
-	times_ms[0] = t1 - t0, times_ms[1] = t2 - t1, times_ms[2] = (lib_now() * 1e3) - t2;
+	times_ms[0] = t1 - t0, times_ms[1] = t2 - t1, times_ms[2] = lib_now() * 1e3 - t2;
 	rc = 0;
 out:
 	bands_free(g, ng < 1 ? 1 : ng);

@@ -127,7 +127,6 @@ struct RowOrder {
 	}
 };
 
-
 // The thread that hands the bands to the sink as they become final.
 void take_bands(RowOrder *w, Devs *v, uint64_t n)
 {

@@ -81,5 +81,9 @@ double gs_sum(const gs_stats *s, int dir, uint64_t u);
 double gs_ecc(const gs_stats *s, int dir, uint64_t u);
 
 void gs_summarize(const gs_stats *s, gs_summary *out);
+/* The summary of an undirected graph as networkx gives it: pairs and the
+ * Wiener index over unordered pairs (d(u,v) = d(v,u): exactly half the
+ * ordered sums), the average as it was. */
+void gs_summary_undirected(gs_summary *m);
 
 #endif

@@ -73,7 +73,7 @@ int ckpt_option(struct ckpt *k, int c, const char *arg)
 		struct stat st;
 		if (stat(arg, &st) == 0 && !S_ISREG(st.st_mode))
 			tool_usage_error("--checkpoint %s: %s, not a file", arg,
-			                 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+			                 S_ISDIR(st.st_mode) ? "a directory" : "a device or special file");
 		char tmp[4096];
 		int fd = temp_beside(arg, tmp, sizeof tmp);
 		if (fd < 0)

@@ -125,11 +125,8 @@ static void print_summary(FILE *out, const gs_stats *s, int json, int undirected
 	gs_summary m;
 	char v[4][48];
 	gs_summarize(s, &m);
-	if (undirected) { /* each unordered pair once: d(u,v) = d(v,u), so exactly half */
-		m.pairs /= 2;
-		m.wiener /= 2;
-		m.wiener_i /= 2;
-	}
+	if (undirected)
+		gs_summary_undirected(&m);
 	if (s->type == ST_INT32) {
 		snprintf(v[0], sizeof v[0], "%" PRId64, m.diameter_i);
 		snprintf(v[1], sizeof v[1], "%" PRId64, m.radius_i);

@@ -56,8 +56,7 @@ struct result {
 static void load(struct result *r, const char *path, int threads)
 {
 	st_error err;
-	if (!strcmp(path, "-") && isatty(STDIN_FILENO))
-		tool_usage_error("refusing to read binary data from a terminal; give a FILE or a pipe");
+	tool_refuse_terminal_input(path);
 	int fd = tool_open_input(path);
 	r->name = tool_input_name(path);
 	if (graphin_is_text(fd)) {

@@ -399,8 +399,7 @@ int main(int argc, char **argv)
 	const char *name = tool_input_name(path);
 	int threads = tool_threads();
 
-	if (strcmp(path, "-") == 0 && isatty(STDIN_FILENO))
-		tool_usage_error("refusing to read binary data from a terminal; give a FILE or a pipe");
+	tool_refuse_terminal_input(path);
 	int fd = tool_open_input(path);
 	st_header h;
 	st_error err;

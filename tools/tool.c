@@ -283,6 +283,12 @@ const char *tool_input_name(const char *path)
 	return !path || strcmp(path, "-") == 0 ? "standard input" : path;
 }
 
+void tool_refuse_terminal_input(const char *path)
+{
+	if ((!path || !strcmp(path, "-")) && isatty(STDIN_FILENO))
+		tool_usage_error("refusing to read binary data from a terminal; give a FILE or a pipe");
+}
+
 int tool_open_input(const char *path)
 {
 	if (!path || strcmp(path, "-") == 0) {
@@ -369,8 +375,7 @@ st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int 
                             int threads, int *fdp)
 {
 	const char *name = tool_input_name(input);
-	if ((!input || !strcmp(input, "-")) && isatty(STDIN_FILENO))
-		tool_usage_error("refusing to read binary data from a terminal; give a FILE or a pipe");
+	tool_refuse_terminal_input(input);
 	int fd = tool_open_input(input);
 	if (fdp)
 		*fdp = fd;

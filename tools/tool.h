@@ -82,6 +82,9 @@ double tool_parse_double(const char *opt, const char *s);
 
 /* Input: path NULL or "-" is stdin.  Returns an fd; dies with a message. */
 int tool_open_input(const char *path);
+/* A usage error where path is stdin and stdin a terminal: a tool that reads
+ * a binary stream would wait there with no hint. */
+void tool_refuse_terminal_input(const char *path);
 /* The name every message gives an input: "standard input" for NULL or "-". */
 const char *tool_input_name(const char *path);
 
@@ -112,7 +115,8 @@ void tool_progress_stage(const char *what);
 double tool_physical_memory(void);
 void tool_progress_end(void);
 
-/* A result stream opened (input "-": stdin) and its header read into h;
+/* A result stream opened (input "-": stdin, refused where a terminal) and
+ * its header read into h;
  * dies where it records a negative cycle (status 3, the vertex numbered
  * from base), holds no distances, or (need_pred) no predecessors.  *fd
  * (if fd): the descriptor, for the caller to close. */

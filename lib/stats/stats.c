@@ -315,6 +315,13 @@ double gs_closeness(const gs_stats *s, uint64_t u)
 	return reach / sum * (reach / (double)(s->n - 1));
 }
 
+void gs_summary_undirected(gs_summary *m)
+{
+	m->pairs /= 2;
+	m->wiener /= 2;
+	m->wiener_i /= 2;
+}
+
 void gs_summarize(const gs_stats *s, gs_summary *out)
 {
 	memset(out, 0, sizeof *out);

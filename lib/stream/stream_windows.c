@@ -48,16 +48,16 @@ static unsigned char *window_buffer(const st_window_work *w, size_t bytes)
 	return w && w->alloc ? w->alloc(w->ctx, bytes) : lib_huge_alloc(bytes);
 }
 
-/* The windows of bytes could not be had: more than the machine has (the
- * one phrasing, their size growing as the rows, npad), or out of memory. */
-static int windows_refused(const st_reader *r, size_t bytes, st_error *err)
+/* Windows of bytes refused before any is allocated where the machine has
+ * less memory (the one phrasing; they grow as the rows, npad): -1, else 0. */
+static int windows_fit(const st_reader *r, size_t bytes, st_error *err)
 {
 	const double have = (double)lib_physical_memory();
 	char why[200];
-	if ((double)bytes > have)
-		return lib_fail(err, "%s: %s", r->name,
-		                lib_memory_refusal(why, sizeof why, r->npad, (double)bytes, have, 1));
-	return lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, bytes);
+	if ((double)bytes <= have)
+		return 0;
+	return lib_fail(err, "%s: %s", r->name,
+	                lib_memory_refusal(why, sizeof why, r->npad, (double)bytes, have, 1));
 }
 
 static void release_buffers(const st_window_work *w, unsigned char **buf, int nbuf, size_t bytes)
@@ -96,14 +96,14 @@ static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
 	const size_t cap = (size_t)(count * r->block + rowbytes);
 	const int nbuf = !w ? 1 : w->keep ? 3 : 2;
 	unsigned char *buf[3] = {NULL, NULL, NULL};
-	if ((double)cap * nbuf > (double)lib_physical_memory()) /* refused before any is allocated */
-		return windows_refused(r, cap * nbuf, err), rd_fail(r);
+	if (windows_fit(r, cap * nbuf, err) < 0)
+		return rd_fail(r);
 	int ok = 1;
 	for (int i = 0; i < nbuf; i++)
 		ok &= (buf[i] = window_buffer(w, cap)) != NULL;
 	if (!ok) {
 		release_buffers(w, buf, nbuf, cap);
-		windows_refused(r, cap * nbuf, err);
+		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * nbuf);
 		return rd_fail(r);
 	}
 	struct rjob job = {.r = r, .mode = READ_ALL, .dst = buf[0], .mu = PTHREAD_MUTEX_INITIALIZER,
@@ -360,15 +360,15 @@ static int read_ring(st_reader *r, uint64_t rows, const st_window_work *w, st_er
 		g.k = r->nblk ? r->nblk : 1;
 	g.nwin = (r->nblk + g.k - 1) / g.k;
 	const size_t cap = (size_t)(g.k * r->block + g.rowbytes);
-	if ((double)cap * 2 > (double)lib_physical_memory()) /* refused before any is allocated */
-		return windows_refused(r, cap * 2, err), rd_fail(r);
+	if (windows_fit(r, cap * 2, err) < 0)
+		return rd_fail(r);
 	g.buf[0] = window_buffer(w, cap);
 	g.buf[1] = window_buffer(w, cap);
 	g.in = calloc(g.nwin ? g.nwin : 1, sizeof *g.in);
 	if (!g.buf[0] || !g.buf[1] || !g.in) {
 		release_buffers(w, g.buf, 2, cap);
 		free(g.in);
-		windows_refused(r, cap * 2, err);
+		lib_fail(err, "%s: out of memory for %zu bytes of rows", r->name, cap * 2);
 		return rd_fail(r);
 	}
 	pool_run(g.nt, (uint64_t)g.nt, ring_thread, &g); /* (fewer threads: the same windows) */

@@ -22,11 +22,14 @@ def _declare(lib):
     lib.gs_closeness.restype = ctypes.c_double
     lib.gs_summarize.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.gs_summarize.restype = None
+    lib.gs_summary_undirected.argtypes = [ctypes.c_void_p]
+    lib.gs_summary_undirected.restype = None
 
 
-def _fold(dist, threads):
+def _fold(dist, threads, undirected=False):
     """The columns and the summary, as lib/stats/stats.c makes them for apsp-stats
-    (the same bits for the same distances)."""
+    (the same bits for the same distances; undirected: networkx's undirected
+    summary, gs_summary_undirected)."""
     n = dist.shape[0]
     lib = _lib.cpu()
     _declare(lib)
@@ -51,6 +54,8 @@ def _fold(dist, threads):
         }
         m = _lib.GsSummary()
         lib.gs_summarize(ctypes.byref(s), ctypes.byref(m))
+        if undirected:
+            lib.gs_summary_undirected(ctypes.byref(m))
     finally:
         lib.gs_free(ctypes.byref(s))
     table = {name: cols[name] for name in COLUMNS}
@@ -75,10 +80,7 @@ def stats(csgraph, directed=True, unweighted=False, *, device="auto", threads=No
     _memory.check(n, False, directed, False)
     dist = dense_graph(csgraph, directed, unweighted, False)
     _engine.solve(dist, False, where, threads)
-    table = _fold(dist, threads)
-    if not directed:  # each unordered pair once: d(u,v) = d(v,u), exactly half
-        summary = table["summary"]
-        summary["pairs"] //= 2
-        summary["wiener"] /= 2
-        summary["undirected"] = True
+    table = _fold(dist, threads, undirected=not directed)
+    if not directed:
+        table["summary"]["undirected"] = True
     return table
