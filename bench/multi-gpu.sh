@@ -9,6 +9,9 @@
 # with every process's host memory capped at 60% of one matrix
 # (APSP_HOST_MEMORY): each process reads and writes its own rows.
 # Writes the results to /dev/shm (or $TMPDIR where that is missing).
+# DENSITY=P makes the graphs with P% of pairs (default 15); REPS=K runs each
+# whole run K times, one after another in turn (take the median); NULL=1
+# writes the results to /dev/null.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/bin
@@ -29,17 +32,21 @@ whole() {
 	label=$1
 	shift
 	s=$(date +%s.%N)
-	"$@" -v -o "$dir/r.apm" "$dir/g.apm" 2>"$dir/err"
-	[ "${SHOW:-0}" = 1 ] && cat "$dir/err"
+	out=$dir/r.apm
+	[ "${NULL:-0}" = 1 ] && out=/dev/null
+	"$@" -v -o "$out" "$dir/g.apm" 2>"$dir/err"
 	rc=$?
+	[ "${SHOW:-0}" = 1 ] && cat "$dir/err"
 	e=$(date +%s.%N)
 	printf '%-28s rc %d  wall %6.2f s  %s\n' "$label" "$rc" "$(echo "$e $s" | awk '{print $1 - $2}')" \
 		"$(grep -o 'kernels [0-9.]* ms' "$dir/err"), $(grep -o 'upload [0-9.]* ms' "$dir/err")"
 	rm -f "$dir/r.apm"
 }
 for n in $sizes; do
-	"$bin/gengraph" -n "$n" -d 15 -s 1 -o "$dir/g.apm"
+	"$bin/gengraph" -n "$n" -d "${DENSITY:-15}" -s 1 -o "$dir/g.apm"
+	cat "$dir/g.apm" >/dev/null # (the first read after writing is slower)
 	for p in --no-paths ""; do
+	for rep in $(seq "${REPS:-1}"); do
 		[ "${ONE:-1}" = 1 ] && whole "n $n $p, 1 GPU" "$bin/apsp-gpu" --gpus 1 $p
 		whole "n $n $p, $G GPUs" "$bin/apsp-gpu" --gpus "$G" $p
 		command -v mpirun >/dev/null || continue
@@ -47,5 +54,6 @@ for n in $sizes; do
 		# every process's host memory capped at 60% of one matrix
 		whole "n $n $p, mpirun, 60% each" env APSP_HOST_MEMORY=$((n * n * 4 * 6 / 10)) \
 			mpirun -np "$G" --bind-to none "$bin/apsp-gpu" $p
+	done
 	done
 done

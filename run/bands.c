@@ -271,6 +271,7 @@ void bands_read(struct bands *b, int how, const char *path, st_reader *r, const 
 	ranks_allreduce(least, 1, RANKS_MIN);
 	b->all = (sv_facts){(uint64_t)sum[0], sum[1], least[0] == INT64_MAX ? -1 : least[0],
 	                    (int)most[0], (int)most[1], (int)most[2]};
+	tool_mark("bands' facts agreed");
 }
 
 int bands_stay(const struct bands *b, int paths, int order, uint32_t stream_block, char *why,
@@ -711,9 +712,11 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 	if (fwg_solve_panels(o, b.n, b.rows, bo ? bands_take : NULL, bo, &t, msg, sizeof msg) < 0)
 		tool_die("process %d: %s", rank, msg);
 	const double t2 = lib_now();
+	tool_mark("band solved");
 	bands_free_rows(&b);
 	if (bo)
 		bands_out_finish(bo);
+	tool_mark("rows written");
 	if (rank == 0 && form)
 		stats_print(sout, &st, form, hd->flags);
 	if (form)
@@ -726,12 +729,12 @@ int bands_solve(const struct bands_head *hd, engine_in *r, st_header *in, const 
 		const double nn = (double)b.n;
 		tool_info("%s (each process its own rows): n %llu, B %d, %s%s, %s: kernels %.1f ms "
 		          "(%.3g dense relaxations/s), upload %.1f ms, download %.1f ms; read %.3f s, "
-		          "device wait %.3f s, solve %.3f s, rest written %.3f s%s",
+		          "device wait %.3f s, solve %.3f s, rest written %.3f s; %d threads a process%s",
 		          t.device_name, (unsigned long long)b.n, t.block,
 		          b.type == ST_INT32 ? "int32" : "float32", paths ? ", paths" : "",
 		          t.lanes16 == 1 ? "16-bit lanes" : t.packed ? "packed" : "plain", t.kernel_ms,
 		          t.kernel_ms > 0 ? nn * nn * nn / (t.kernel_ms * 1e-3) : 0.0, t.upload_ms,
-		          t.download_ms, t_read - t0, t1 - t_read, t2 - t1, lib_now() - t2,
+		          t.download_ms, t_read - t0, t1 - t_read, t2 - t1, lib_now() - t2, threads,
 		          t.stats_on_device ? "; statistics folded on the device" : "");
 		if (o->checkpoint)
 			ckpt_gpu_report(t.checkpoints, t.resumed_from, t.checkpoint_direct);

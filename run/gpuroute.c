@@ -555,12 +555,13 @@ void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***ar
 	g->a = a;
 	g->o = a->engine;
 	g->ck = a->ck;
+	/* Under mpirun: one process of several, one GPU each (sharing the
+	 * machine's cores: tool_threads() after). */
+	g->nproc = ranks_init(argc, argv), g->rank = ranks_rank();
 	g->threads = tool_threads();
 	/* The engine's copies through its staging buffers take as many threads:
 	 * under mpirun OpenMP's own default made them four times slower. */
 	omp_set_num_threads(g->threads);
-	/* Under mpirun: one process of several, one GPU each. */
-	g->nproc = ranks_init(argc, argv), g->rank = ranks_rank();
 	if (g->nproc > 1 && a->gpus)
 		tool_usage_error("--gpus: each process of an MPI run uses one GPU");
 	/* Checkpoints (kept or dropped once n is known: decide_checkpoints). */

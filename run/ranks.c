@@ -1,6 +1,8 @@
 /* ranks.c - the processes of an MPI run of a tool (see ranks.h). */
 #include "ranks.h"
+#include "tool.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <termios.h>
 #include <unistd.h>
@@ -19,6 +21,27 @@ static int launched(void)
 		if (getenv(vars[i]))
 			return 1;
 	return 0;
+}
+
+/* The processes of this machine that may run on this process's cores (the
+ * same affinity: mpirun --bind-to none gives each all of them) share them:
+ * a thread each per core, not as many threads as cores each. */
+static void share_cores(MPI_Comm node)
+{
+	int size = 1;
+	MPI_Comm_size(node, &size);
+	cpu_set_t mine, *all = calloc((size_t)size, sizeof *all);
+	CPU_ZERO(&mine);
+	if (!all || sched_getaffinity(0, sizeof mine, &mine) != 0) {
+		free(all);
+		return;
+	}
+	MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, node);
+	int ways = 0;
+	for (int q = 0; q < size; q++)
+		ways += CPU_EQUAL(&all[q], &mine);
+	free(all);
+	tool_share_cores(ways);
 }
 
 int ranks_init(int *argc, char ***argv)
@@ -40,7 +63,10 @@ int ranks_init(int *argc, char ***argv)
 	MPI_Comm node;
 	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
 	MPI_Comm_rank(node, &local);
+	share_cores(node);
 	MPI_Comm_free(&node);
+	tool_mark_process(rank);
+	tool_mark("MPI joined");
 	atexit(ranks_finish); /* also on the ways out that exit() */
 	return count;
 }
@@ -136,7 +162,9 @@ void ranks_finish(void)
 {
 	if (joined) {
 		joined = 0;
+		tool_mark("MPI finalizing");
 		MPI_Finalize();
+		tool_mark("MPI finalized");
 	}
 }
 

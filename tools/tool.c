@@ -36,6 +36,11 @@ _Noreturn void tool_quiet_pipe_exit(void)
 	_exit(128 + SIGPIPE);
 }
 
+static void mark_at_exit(void)
+{
+	tool_mark("exit");
+}
+
 void tool_init(const char *name, int argc, char **argv)
 {
 	prog = name;
@@ -49,6 +54,7 @@ void tool_init(const char *name, int argc, char **argv)
 	 * the tool says so and removes its temporary file, instead of tool_dying of
 	 * SIGXFSZ with half a file left behind. */
 	signal(SIGXFSZ, SIG_IGN);
+	atexit(mark_at_exit); /* (registered first: runs last) */
 	atexit(tool_output_at_exit);
 	tool_progress_init();
 	tool_mark("start");
@@ -95,6 +101,12 @@ void tool_info(const char *fmt, ...)
 }
 
 static int timeline = -1;
+static int mark_process = -1; /* under mpirun, the process's number */
+
+void tool_mark_process(int rank)
+{
+	mark_process = rank;
+}
 
 void tool_mark(const char *what)
 {
@@ -104,7 +116,12 @@ void tool_mark(const char *what)
 		return;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	fprintf(stderr, "%s: at %lld.%06ld %s\n", prog, (long long)ts.tv_sec, ts.tv_nsec / 1000, what);
+	if (mark_process >= 0)
+		fprintf(stderr, "%s: process %d at %lld.%06ld %s\n", prog, mark_process,
+		        (long long)ts.tv_sec, ts.tv_nsec / 1000, what);
+	else
+		fprintf(stderr, "%s: at %lld.%06ld %s\n", prog, (long long)ts.tv_sec, ts.tv_nsec / 1000,
+		        what);
 }
 
 static void (*before_death)(void);
@@ -352,9 +369,19 @@ void tool_add_provenance(st_header *h)
 		tool_die_st("provenance", &err);
 }
 
+static int cores_shared = 1;
+
+void tool_share_cores(int ways)
+{
+	cores_shared = ways > 1 ? ways : 1;
+}
+
 int tool_threads(void)
 {
-	return lib_threads(tool_opts.threads);
+	if (tool_opts.threads > 0)
+		return tool_opts.threads;
+	const int cores = lib_cores() / cores_shared;
+	return cores > 1 ? cores : 1;
 }
 
 double tool_physical_memory(void)

@@ -65,6 +65,8 @@ void tool_info(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* o
  * stderr, SECONDS from CLOCK_REALTIME, so that bench/pipeline.sh can lay the
  * stages of a pipeline's tools side by side.  Nothing otherwise. */
 void tool_mark(const char *what);
+/* Under mpirun: the marks say "process RANK at SECONDS what". */
+void tool_mark_process(int rank);
 _Noreturn void tool_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void tool_die_status(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -137,8 +139,12 @@ void tool_add_provenance(st_header *h);
  * long names, NULL-terminated, "--name=" for one that takes a value. */
 void tool_provenance_omit(const char *const *opts);
 
-/* Number of threads to use (tool_opts.threads or all cores). */
+/* Number of threads to use: tool_opts.threads, or the cores this process
+ * may run on shared among the processes that may run on them too
+ * (tool_share_cores). */
 int tool_threads(void);
+/* ways processes of one run share this process's cores (mpirun). */
+void tool_share_cores(int ways);
 
 /* A tool whose process is slow to end (a CUDA context, gigabytes mapped)
  * calls tool_detach_teardown() once, after its options and before any

@@ -220,6 +220,13 @@ $g -n 1500 -d 30 -s 14 -o "$T/g4"
 $gpu --gpus 1 "$T/g4" >"$T/one" 2>/dev/null
 expect_true "mpirun -np $count (every GPU), n not a multiple of B: one GPU's bytes" \
 	'timeout 120 mpirun -np $count --oversubscribe --bind-to none $gpu -v $T/g4 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && same_body $T/one $T/many'
+# Two processes given every core (--bind-to none) share them: half each;
+# -T still sets the count.
+half=$(( $(nproc) / 2 )); [ "$half" -ge 1 ] || half=1
+expect_true "mpirun -np 2 --bind-to none: the cores shared, $half threads a process" \
+	'mpi $gpu -v -o /dev/null $T/g4 2>$T/err && grep -q "; $half threads a process" $T/err'
+expect_true "mpirun -np 2 -T 3: 3 threads a process" \
+	'mpi $gpu -v -T 3 -o /dev/null $T/g4 2>$T/err && grep -q "; 3 threads a process" $T/err'
 $gpu --gpus 1 --stats "$T/g4" >"$T/one" 2>/dev/null
 expect_true "mpirun -np 2 --stats, each process its own rows: one GPU's table" \
 	'mpi $gpu -v --stats $T/g4 2>$T/err >$T/many && grep -q "each process its own rows" $T/err && cmp -s $T/one $T/many'
