@@ -33,7 +33,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fopenmp -pthread
 # The library's rooms (lib/ROOM/): its public headers lie in lib/ itself.
-LIB_ROOMS := common stream graphio prepare cpu stats
+LIB_ROOMS := common stream graphio prepare cpu stats sparse
 LIB_INC   := -Ilib $(LIB_ROOMS:%=-Ilib/%)
 LIB_H     := $(wildcard lib/*.h lib/*/*.h)
 CPPFLAGS += $(LIB_INC) -Itools -Irun -D_GNU_SOURCE
@@ -120,6 +120,8 @@ build/run/ranks.o: CPPFLAGS += -DAPSP_MPI $(MPI_CFLAGS)
 endif
 
 LIB_SRC   := $(wildcard lib/*/*.c)
+# The sparse engine's sweeps vectorise over a batch of sources (-O3).
+build/lib/sparse/elim.o build/pic/lib/sparse/elim.o: CFLAGS += -O3
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
 TOOL_OBJ  := build/tools/tool.o $(addprefix build/run/,output.o progress.o process.o)
 TOOL_SRC  := $(filter-out tools/tool.c tools/apsp-gpu.c,$(wildcard tools/*.c))
@@ -191,7 +193,7 @@ build/%.o: %.c $(LIB_H) $(wildcard tools/*.h run/*.h)
 # The two engines share the reading and negative-cycle handling; they and
 # apsp-stats print statistics alike.
 # The engines also take a graph as text, as mtx2bin reads it (graphin.o).
-bin/apsp-cpu: build/run/engine.o build/run/graphin.o build/run/statsout.o build/run/checkpoint.o
+bin/apsp-cpu: build/run/engine.o build/run/graphin.o build/run/statsout.o build/run/checkpoint.o build/run/sparse.o
 bin/apsp-stats: build/run/statsout.o
 bin/mtx2bin bin/apsp-diff: build/run/graphin.o
 

@@ -14,7 +14,6 @@
 
 /* auto: nested dissection when the average out-degree is at most this and
  * n is at least ND_MIN_N (below, there are too few tiles to skip). */
-#define ND_MAX_DEGREE 32
 #define ND_MIN_N 256
 
 /* A graph as text: its edges, and the header its weights would have. */
@@ -131,6 +130,22 @@ int engine_read_weights_as(engine_in *in, void *dst, st_progress_fn *fn, void *c
 	free(in);
 	st_reader_progress(r, fn, ctx);
 	return read_stream(r, NULL, 0, dst, err);
+}
+
+int engine_read_weights_rows(engine_in *in, uint64_t rows, st_rows_fn *fn, void *ctx,
+                             st_error *err)
+{
+	st_reader *r = in->r;
+	free(in);
+	for (uint32_t next; (next = st_next_matrix(r));) {
+		const int rc = next != ST_WEIGHTS ? st_scan_matrix(r, 1, NULL, err)
+		                                  : st_read_windows(r, rows, fn, ctx, err);
+		if (rc < 0) {
+			st_reader_free(r);
+			return -1;
+		}
+	}
+	return st_reader_close(r, err);
 }
 
 int engine_read_weights_windows(engine_in *in, uint64_t rows, const st_window_work *w,

@@ -44,6 +44,10 @@ int engine_read_weights_as(engine_in *in, void *dst, st_progress_fn *fn, void *c
  * only, not text. */
 int engine_read_weights_windows(engine_in *in, uint64_t rows, const st_window_work *w,
                                 st_error *err);
+/* The same, fn(ctx, first, count, data) given each window of about rows
+ * rows in turn (st_read_windows: stride npad); a stream only, not text. */
+int engine_read_weights_rows(engine_in *in, uint64_t rows, st_rows_fn *fn, void *ctx,
+                             st_error *err);
 /* Free in unread. */
 void engine_in_free(engine_in *in);
 
@@ -62,6 +66,9 @@ int engine_parse_order(const char *arg); /* dies with a usage error */
  * engine's choice; always) or tracked through the rounds (never). */
 enum { DERIVE_AUTO, DERIVE_ALWAYS, DERIVE_NEVER };
 int engine_parse_derive(const char *arg); /* dies with a usage error */
+/* The auto rule's bound: a sparse graph has at most this many edges a
+ * vertex on average. */
+#define ND_MAX_DEGREE 32
 /* Whether w is sparse by the auto rule (at most 32 edges a vertex). */
 int engine_sparse(uint64_t n, uint32_t type, const void *w, int threads);
 /* The auto rule itself: a graph of n vertices and that many edges (off the

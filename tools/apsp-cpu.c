@@ -1,4 +1,5 @@
-/* apsp-cpu - all-pairs shortest paths on the CPU (blocked Floyd-Warshall).
+/* apsp-cpu - all-pairs shortest paths on the CPU (blocked Floyd-Warshall,
+ * or elimination for sparse graphs: run/sparse.c).
  *
  * Reads a graph (a stream, or text: run/graphin.c), computes distances and
  * (unless --no-paths) the predecessor matrix, writes a result stream.  The
@@ -14,6 +15,7 @@
 #include "engine.h"
 #include "fw.h"
 #include "solve.h"
+#include "sparse.h"
 #include "stream.h"
 #include "tool.h"
 
@@ -38,6 +40,10 @@ static void usage(FILE *f)
 	        "                      negative), or never (tracked through the rounds)\n"
 	        "      --stats         print the graph's statistics (apsp-stats' table, no\n"
 	        "                      predecessors) instead of writing a result stream\n"
+	        "      --engine E      dense (blocked Floyd-Warshall), sparse (elimination in\n"
+	        "                      nested-dissection order, rows in batches: distances\n"
+	        "                      only, no n x n matrix) or auto (the default: sparse\n"
+	        "                      for a sparse graph with a small fill, without paths)\n"
 	        "\n",
 	        tool_name(), FW_BLOCK_DEFAULT);
 	engine_stats_help(f);
@@ -66,18 +72,19 @@ static void read_progress(void *ctx, uint64_t bytes)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SIMD = 0x2000 };
+	enum { OPT_SIMD = 0x2000, OPT_ENGINE };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
 		ENGINE_LONGOPTS,
 		{"simd", required_argument, 0, OPT_SIMD},
+		{"engine", required_argument, 0, OPT_ENGINE},
 		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
 	fw_counts counts = {0, 0, 0};
 	fw_opts o = {.block = FW_BLOCK_DEFAULT, .simd = FW_SIMD_AUTO, .progress = progress, .counts = &counts, .stage = stage};
 	struct ckpt ck = {.every = -1};
-	int paths = 1, c, order = ORDER_AUTO, as_stats = 0;
+	int paths = 1, c, order = ORDER_AUTO, as_stats = 0, engine = ENGINE_AUTO;
 	struct stats_form form = {STATS_TABLE, 0, 0};
 
 	tool_init("apsp-cpu", argc, argv);
@@ -93,6 +100,7 @@ int main(int argc, char **argv)
 			break;
 		case ENGINE_OPT_NO_PATHS: paths = 0; break;
 		case ENGINE_OPT_ORDER: order = engine_parse_order(optarg); break;
+		case OPT_ENGINE: engine = sparse_parse_engine(optarg); break;
 		case ENGINE_OPT_DERIVE: o.track_paths = engine_parse_derive(optarg) == DERIVE_NEVER; break;
 		case OPT_SIMD:
 			if (strcmp(optarg, "avx512") == 0)
@@ -129,6 +137,15 @@ int main(int argc, char **argv)
 	st_header in;
 	engine_in *r = engine_open(path, threads, &in);
 	const uint64_t n = in.n;
+	char engine_why[200];
+	void *read = NULL; /* the weights, where the sparse engine's reading found the graph dense */
+	const struct sparse_job job = {engine, order, paths, ck.path || ck.resume, path,
+	                               as_stats ? &form : NULL, threads};
+	if (sparse_run(&job, r, &in, out, sout, &read, engine_why, sizeof engine_why)) {
+		st_header_free(&in);
+		return EXIT_OK;
+	}
+	tool_info("%s", engine_why);
 
 	/* Refuse what cannot fit before allocating anything: the weights,
 	 * then distances and predecessors beside their tiled copies. */
@@ -145,13 +162,13 @@ int main(int argc, char **argv)
 	/* Without padding the weights are read straight into the distance
 	 * matrix, which sv_prepare() fills in place: one matrix less to fault
 	 * in and copy. */
-	const int in_place = in.npad == n;
-	void *weights = in_place ? dist : malloc(st_matrix_bytes(&in) + 1);
+	const int in_place = in.npad == n && !read;
+	void *weights = read ? read : in_place ? dist : malloc(st_matrix_bytes(&in) + 1);
 	if (!weights)
 		tool_die("%s: n = %llu: out of memory for the weights", name, (unsigned long long)n);
 	tool_progress_stage("reading the graph");
 	uint64_t wbytes = st_matrix_bytes(&in);
-	if (engine_read_weights_as(r, weights, read_progress, &wbytes, &err) < 0)
+	if (!read && engine_read_weights_as(r, weights, read_progress, &wbytes, &err) < 0)
 		tool_die_st(NULL, &err);
 	tool_progress_stage("preparing the graph");
 	sv_plan plan;

@@ -1,8 +1,9 @@
 /* gengraph - write a random weighted graph as a binary matrix stream.
  *
  * Three shapes: each ordered pair an edge with a given probability (the
- * default), a rows x cols grid (4 neighbours), or a random geometric graph
- * (points in the unit square, an edge between points closer than a radius).
+ * default), a rows x cols grid (4 neighbours; as a road network, a third of
+ * its streets removed), or a random geometric graph (points in the unit
+ * square, an edge between points closer than a radius).
  * Every choice is a pure function of (seed, i, j): edge (i, j) exists and
  * has its weight according to a splitmix64 hash of the pair, so rows can be
  * made in any order on any number of threads and the output bytes depend on
@@ -29,16 +30,19 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "Usage: gengraph -n N -d DENSITY [options]\n"
 	        "       gengraph --grid ROWSxCOLS [options]\n"
+	        "       gengraph --road ROWSxCOLS [options]\n"
 	        "       gengraph -n N --geometric RADIUS [options]\n"
 	        "Write a random graph on N vertices as a binary matrix stream: each ordered\n"
 	        "pair i != j is an edge with probability DENSITY percent; or a grid, each\n"
 	        "vertex joined both ways to its 4 neighbours (vertex r*COLS+c at row r,\n"
-	        "column c); or N random points in the unit square, joined both ways when\n"
+	        "column c); or that grid as a road network, about a third of its streets\n"
+	        "removed (both ways), mean degree about 2.7; or N random points in the unit square, joined both ways when\n"
 	        "closer than RADIUS.  Weights are random in every shape.\n"
 	        "\n"
 	        "  -n, --vertices N     number of vertices (1..%llu: at most 256 TiB stored)\n"
 	        "  -d, --density PCT    edge probability in percent (0..100)\n"
 	        "      --grid RxC       a grid of R rows and C columns (N = R*C)\n"
+	        "      --road RxC       that grid with a third of its streets removed\n"
 	        "      --geometric R    a random geometric graph with radius R (0..2)\n"
 	        "  -w, --weights MIN:MAX  edge weights uniform in [MIN, MAX] (default 1:100)\n"
 	        "  -s, --seed S         random seed (default 1); same seed, same bytes\n"
@@ -72,10 +76,11 @@ struct gen {
 	int type;
 	int shape;           /* enum shape */
 	uint64_t cols;       /* grid: vertex v is at row v / cols, column v % cols */
+	int road;            /* grid: a third of the streets removed (street_key) */
 	double radius2;      /* geometric: squared radius */
 	float *xy;           /* geometric: the points, x and y of vertex v at 2v, 2v+1 */
 	int undirected;
-	uint64_t edge_key, weight_key, potential_key; /* per-seed stream keys */
+	uint64_t edge_key, weight_key, potential_key, street_key; /* per-seed stream keys */
 	uint64_t threshold;  /* edge when (hash >> 11) < threshold (53-bit scale) */
 	int64_t imin, imax;  /* int32 weights */
 	double fmin, fmax;   /* float32 and float64 weights */
@@ -104,8 +109,14 @@ static inline int shape_edge(const struct gen *g, uint64_t i, uint64_t j)
 {
 	if (g->shape == SHAPE_GRID) {
 		uint64_t ri = i / g->cols, ci = i % g->cols, rj = j / g->cols, cj = j % g->cols;
-		return (ri == rj && (ci == cj + 1 || cj == ci + 1))
-		       || (ci == cj && (ri == rj + 1 || rj == ri + 1));
+		if (!((ri == rj && (ci == cj + 1 || cj == ci + 1))
+		      || (ci == cj && (ri == rj + 1 || rj == ri + 1))))
+			return 0;
+		/* a road network: the street between them kept with odds 2/3,
+		 * both ways or neither */
+		return !g->road
+		       || (pair_hash(g->street_key, i < j ? i : j, i < j ? j : i) >> 11)
+		                  < (uint64_t)(0x1p53 * 2 / 3);
 	}
 	double dx = (double)g->xy[2 * i] - g->xy[2 * j], dy = (double)g->xy[2 * i + 1] - g->xy[2 * j + 1];
 	return i != j && dx * dx + dy * dy < g->radius2;
@@ -420,19 +431,19 @@ static void parse_range(const char *s, int type, struct gen *g)
 	}
 }
 
-/* --grid ROWSxCOLS into g (its shape, n and columns), or a usage error. */
-static void parse_grid(struct gen *g, const char *arg)
+/* --grid or --road ROWSxCOLS into g (its shape, n and columns), or a usage error. */
+static void parse_grid(struct gen *g, const char *opt, const char *arg)
 {
 	const char *x = strchr(arg, 'x');
 	char rows[32];
 	if (!x || (size_t)(x - arg) >= sizeof rows)
-		tool_usage_error("--grid: '%s' is not ROWSxCOLS", arg);
+		tool_usage_error("%s: '%s' is not ROWSxCOLS", opt, arg);
 	memcpy(rows, arg, (size_t)(x - arg));
 	rows[x - arg] = '\0';
-	uint64_t r = (uint64_t)tool_parse_ll("--grid", rows, 1, (long long)MAX_N);
-	g->cols = (uint64_t)tool_parse_ll("--grid", x + 1, 1, (long long)MAX_N);
+	uint64_t r = (uint64_t)tool_parse_ll(opt, rows, 1, (long long)MAX_N);
+	g->cols = (uint64_t)tool_parse_ll(opt, x + 1, 1, (long long)MAX_N);
 	if (r * g->cols > MAX_N)
-		tool_usage_error("--grid: %llu x %llu vertices is more than %llu",
+		tool_usage_error("%s: %llu x %llu vertices is more than %llu", opt,
 		                 (unsigned long long)r, (unsigned long long)g->cols,
 		                 (unsigned long long)MAX_N);
 	g->shape = SHAPE_GRID;
@@ -462,7 +473,7 @@ static void parse_potentials(struct gen *g, const char *arg)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_UNDIRECTED = 0x2000, OPT_NEGATIVE, OPT_GRID, OPT_GEOMETRIC };
+	enum { OPT_UNDIRECTED = 0x2000, OPT_NEGATIVE, OPT_GRID, OPT_GEOMETRIC, OPT_ROAD };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
 		{"vertices", required_argument, 0, 'n'},
@@ -474,12 +485,13 @@ int main(int argc, char **argv)
 		{"undirected", no_argument, 0, OPT_UNDIRECTED},
 		{"negative", optional_argument, 0, OPT_NEGATIVE},
 		{"grid", required_argument, 0, OPT_GRID},
+		{"road", required_argument, 0, OPT_ROAD},
 		{"geometric", required_argument, 0, OPT_GEOMETRIC},
 		{"format", required_argument, 0, 'F'},
 		{0, 0, 0, 0},
 	};
 	const char *n_arg = NULL, *d_arg = NULL, *w_arg = "1:100", *p_arg = NULL;
-	const char *grid_arg = NULL, *geo_arg = NULL;
+	const char *grid_arg = NULL, *geo_arg = NULL, *road_arg = NULL;
 	uint64_t seed = 1, pad = 1;
 	struct gen g = {.type = ST_INT32};
 	int c, text = 0;
@@ -497,6 +509,7 @@ int main(int argc, char **argv)
 		case OPT_UNDIRECTED: g.undirected = 1; break;
 		case OPT_NEGATIVE: g.negative = 1; p_arg = optarg; break;
 		case OPT_GRID: grid_arg = optarg; break;
+		case OPT_ROAD: road_arg = optarg; break;
 		case OPT_GEOMETRIC: geo_arg = optarg; break;
 		case 'F':
 			if (strcmp(optarg, "mtx") && strcmp(optarg, "stream"))
@@ -519,23 +532,26 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		tool_usage_error("unexpected argument '%s'", argv[optind]);
-	if (grid_arg && geo_arg)
-		tool_usage_error("--grid and --geometric are two shapes: give one");
+	if (!!grid_arg + !!geo_arg + !!road_arg > 1)
+		tool_usage_error("--grid, --road and --geometric are three shapes: give one");
+	const char *grid_opt = road_arg ? "--road" : "--grid";
+	if (road_arg)
+		grid_arg = road_arg, g.road = 1;
 	if ((grid_arg || geo_arg) && d_arg)
 		tool_usage_error("-d is the random shape's density: not with --%s",
-		                 grid_arg ? "grid" : "geometric");
+		                 grid_arg ? grid_opt + 2 : "geometric");
 	if (grid_arg && n_arg)
-		tool_usage_error("--grid gives the number of vertices: no -n");
+		tool_usage_error("%s gives the number of vertices: no -n", grid_opt);
 	if (!grid_arg && !n_arg)
 		tool_usage_error("-n is required");
 	if (!grid_arg && !geo_arg && !d_arg)
-		tool_usage_error("-d is required (or --grid, --geometric)");
+		tool_usage_error("-d is required (or --grid, --road, --geometric)");
 	if (text && pad != 1)
 		tool_usage_error("-B pads a stream's matrix: not with -F mtx");
 
 	/* Check everything before a byte is written. */
 	if (grid_arg) {
-		parse_grid(&g, grid_arg);
+		parse_grid(&g, grid_opt, grid_arg);
 	} else {
 		g.n = (uint64_t)tool_parse_ll("-n", n_arg, 1, (long long)MAX_N);
 	}
@@ -562,6 +578,7 @@ int main(int argc, char **argv)
 	g.edge_key = mix64(seed * 4 + 1);
 	g.weight_key = mix64(seed * 4 + 2);
 	g.potential_key = mix64(seed * 4 + 3);
+	g.street_key = mix64(seed * 4 + 5);
 
 	int threads = tool_threads();
 	omp_set_num_threads(threads);

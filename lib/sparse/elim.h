@@ -1,0 +1,76 @@
+/* elim.h - all pairs of a sparse graph by elimination over (min, +)
+ * (prefix el_): the sparse engine.
+ *
+ * The vertices are eliminated in a fill-reducing order (nested dissection:
+ * lib/prepare/order.h).  Eliminating vertex p joins every two of its
+ * neighbours above it, a -> p -> b becoming the arc a -> b where that is
+ * shorter; what is kept is the factor: for each position p, its upper
+ * neighbours (they form a clique among themselves) and the weights of the
+ * arcs between p and each of them, both ways.  Its size is the elimination's
+ * fill, about n log n for a planar graph, not n x n.
+ *
+ * Every shortest path then has a twin in the factor that climbs in the order
+ * and then descends, so the distances from a source are two sweeps: up
+ * through its ancestors in the elimination tree, then down through every
+ * position.  el_rows() runs them for a batch of sources at once, their
+ * distances side by side, so that each arc of the factor relaxes a whole
+ * batch.  Negative arcs are allowed; a negative cycle is found while
+ * eliminating.  Internal to the toolkit (not installed).  Nothing here
+ * prints or exits.
+ */
+#ifndef APSP_ELIM_H
+#define APSP_ELIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types.h"
+
+/* Sources a batch of el_rows() holds side by side. */
+#define EL_BATCH 16
+
+typedef struct el_factor {
+	uint64_t n;
+	uint32_t type;      /* enum st_type: the weights' and distances' */
+	int32_t *perm;      /* position -> vertex */
+	int32_t *pos;       /* vertex -> position */
+	uint64_t *first;    /* n + 1: position p's upper neighbours are upper[first[p] .. first[p + 1]) */
+	int32_t *upper;     /* positions, ascending within each p */
+	void *up, *down;    /* per entry k of p: w(p -> upper[k]) and w(upper[k] -> p), the type's */
+	int32_t *parent;    /* the elimination tree: the least upper neighbour, or -1 */
+	uint64_t widest;    /* the most upper neighbours of one position */
+} el_factor;
+
+/* The factor's structure for the graph of arcs from[k] -> to[k] (count of
+ * them; vertices 0 .. n - 1; loops and repeats allowed), eliminated in
+ * order perm (position -> vertex; NULL: as numbered): *f made, without
+ * weights yet.  0, or -1 with err set (out of memory). */
+int el_factor_plan(uint64_t n, uint64_t count, const uint32_t *from, const uint32_t *to,
+                   const int32_t *perm, el_factor **f, st_error *err);
+/* The elimination itself, the same arcs of weight w[k] (type's elements):
+ * repeats keep the least weight; a loop of negative weight is a negative
+ * cycle, any other loop is ignored.  Returns 0; 1 where there is a
+ * negative cycle (*cycle_vertex is on it); -1 with err set (out of memory;
+ * int32 weights whose paths could reach ST_INF_I32, as sv_prepare says). */
+int el_factor_weigh(el_factor *f, uint32_t type, uint64_t count, const uint32_t *from,
+                    const uint32_t *to, const void *w, int64_t *cycle_vertex, st_error *err);
+void el_factor_free(el_factor *f);
+
+/* Entries of the factor (arcs both ways count once), and its bytes. */
+uint64_t el_factor_entries(const el_factor *f);
+uint64_t el_factor_bytes(const el_factor *f);
+
+/* Work space for el_rows() on one thread: n x EL_BATCH distances and a
+ * mark a position.  NULL when out of memory. */
+typedef struct el_space el_space;
+el_space *el_space_new(const el_factor *f);
+void el_space_free(el_space *s);
+
+/* The distances from sources src[0 .. count - 1] (count <= EL_BATCH) to
+ * every vertex, as numbered: row i at rows + i * stride (elements of the
+ * type; INF or +inf where unreachable, 0 on the diagonal).  *relaxations
+ * (when not NULL) grows by the relaxations made, a lane each. */
+void el_rows(const el_factor *f, el_space *s, const uint32_t *src, int count, void *rows,
+             uint64_t stride, uint64_t *relaxations);
+
+#endif

@@ -1,0 +1,371 @@
+/* sparse.c - apsp-cpu's sparse engine run (see sparse.h). */
+#include "common.h"
+#include "sparse.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elim.h"
+#include "order.h"
+#include "stats.h"
+#include "tool.h"
+
+int sparse_parse_engine(const char *arg)
+{
+	if (!strcmp(arg, "auto"))
+		return ENGINE_AUTO;
+	if (!strcmp(arg, "dense"))
+		return ENGINE_DENSE;
+	if (!strcmp(arg, "sparse"))
+		return ENGINE_SPARSE;
+	tool_usage_error("--engine: '%s' is not auto, dense or sparse", arg);
+}
+
+/* ---- the arcs ---- */
+
+struct arcs {
+	uint64_t n, npad, count, cap;
+	uint32_t type;
+	uint32_t *from, *to;
+	void *w;
+	uint64_t limit;   /* ENGINE_AUTO: past this many the graph is dense */
+	void *matrix;     /* then its weights instead, npad x npad */
+	uint64_t *row_count; /* a window's arcs a row */
+	int threads;
+	const char *name;    /* the input's path, and its header */
+	const st_header *h;
+};
+
+static void arcs_free(struct arcs *a)
+{
+	free(a->from), free(a->to), free(a->w), free(a->row_count);
+	a->from = a->to = NULL, a->w = NULL, a->row_count = NULL;
+}
+
+static void arcs_room(struct arcs *a, uint64_t more)
+{
+	if (a->count + more <= a->cap)
+		return;
+	uint64_t cap = a->cap ? a->cap : 1024;
+	while (cap < a->count + more)
+		cap *= 2;
+	const size_t es = ST_TYPE_SIZE(a->type);
+	uint32_t *from = realloc(a->from, cap * 4), *to = realloc(a->to, cap * 4);
+	void *w = realloc(a->w, cap * es);
+	if (from)
+		a->from = from;
+	if (to)
+		a->to = to;
+	if (w)
+		a->w = w;
+	if (!from || !to || !w)
+		tool_die("sparse engine: out of memory for %llu arcs (%.1f MiB)",
+		         (unsigned long long)cap, (double)cap * (8 + es) / 1048576.0);
+	a->cap = cap;
+}
+
+/* Entry j of a row of the type's elements: an arc (finite, off the
+ * diagonal, or a negative loop). */
+static int is_arc(uint32_t type, const void *row, uint64_t j, uint64_t i)
+{
+	double x = type == ST_INT32   ? (((const int32_t *)row)[j] >= ST_INF_I32 ? INFINITY
+	                                   : ((const int32_t *)row)[j])
+	         : type == ST_FLOAT32 ? ((const float *)row)[j]
+	                              : ((const double *)row)[j];
+	return x < INFINITY && (i != j || x < 0);
+}
+
+/* The dense matrix after all: what was gathered so far into it (INF
+ * elsewhere, 0 on the diagonal), the arcs dropped. */
+static void to_matrix(struct arcs *a)
+{
+	const size_t es = ST_TYPE_SIZE(a->type);
+	const uint64_t np = a->npad;
+	engine_check_memory(a->name, a->h, (double)np * (double)np * (double)es);
+	a->matrix = lib_huge_alloc(np * np * es + 1);
+	if (!a->matrix)
+		tool_die("out of memory for the %llu x %llu weight matrix", (unsigned long long)np,
+		         (unsigned long long)np);
+	#pragma omp parallel for schedule(static) num_threads(a->threads)
+	for (uint64_t i = 0; i < np; i++)
+		for (uint64_t j = 0; j < np; j++) {
+			char *e = (char *)a->matrix + (i * np + j) * es;
+			if (a->type == ST_INT32)
+				*(int32_t *)e = i == j ? 0 : ST_INF_I32;
+			else if (a->type == ST_FLOAT32)
+				*(float *)e = i == j ? 0.0f : INFINITY;
+			else
+				*(double *)e = i == j ? 0.0 : INFINITY;
+		}
+	for (uint64_t k = 0; k < a->count; k++)
+		memcpy((char *)a->matrix + ((uint64_t)a->from[k] * np + a->to[k]) * es,
+		       (const char *)a->w + k * es, es);
+	arcs_free(a);
+	a->count = 0;
+}
+
+/* A window of a stream's rows: their arcs in order (counted, then copied,
+ * a row a thread), or the rows themselves once the graph is dense. */
+static int take_rows(void *ctx, uint64_t first, uint64_t count, const void *data)
+{
+	struct arcs *a = ctx;
+	const size_t es = ST_TYPE_SIZE(a->type), row = a->npad * es;
+	if (a->matrix) {
+		memcpy((char *)a->matrix + first * row, data, count * row);
+		return 0;
+	}
+	uint64_t *c = realloc(a->row_count, (count + 1) * sizeof *c);
+	if (!c)
+		tool_die("sparse engine: out of memory");
+	a->row_count = c;
+	const uint64_t n = a->n;
+	#pragma omp parallel for schedule(dynamic, 16) num_threads(a->threads)
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t k = 0;
+		const char *r = (const char *)data + i * row;
+		for (uint64_t j = 0; first + i < n && j < n; j++)
+			k += is_arc(a->type, r, j, first + i);
+		c[i + 1] = k;
+	}
+	c[0] = 0;
+	for (uint64_t i = 0; i < count; i++)
+		c[i + 1] += c[i];
+	if (a->limit && a->count + c[count] > a->limit) {
+		to_matrix(a);
+		return take_rows(ctx, first, count, data);
+	}
+	arcs_room(a, c[count]);
+	#pragma omp parallel for schedule(dynamic, 16) num_threads(a->threads)
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t k = a->count + c[i];
+		const char *r = (const char *)data + i * row;
+		for (uint64_t j = 0; first + i < n && j < n; j++)
+			if (is_arc(a->type, r, j, first + i)) {
+				a->from[k] = (uint32_t)(first + i), a->to[k] = (uint32_t)j;
+				memcpy((char *)a->w + k * es, r + j * es, es);
+				k++;
+			}
+	}
+	a->count += c[count];
+	return 0;
+}
+
+/* A graph as text: its edges as arcs, the weights in the type. */
+static void take_text(struct arcs *a, const gio_graph *g)
+{
+	arcs_room(a, g->nedge);
+	for (size_t k = 0; k < g->nedge; k++) {
+		const gio_edge *e = &g->edge[k];
+		a->from[k] = e->u, a->to[k] = e->v;
+		if (a->type == ST_INT32)
+			((int32_t *)a->w)[k] = (int32_t)e->w;
+		else if (a->type == ST_FLOAT32)
+			((float *)a->w)[k] = (float)e->w;
+		else
+			((double *)a->w)[k] = e->w;
+	}
+	a->count = g->nedge;
+}
+
+/* ---- the rows ---- */
+
+/* Rows of distances in groups of a batch a thread, handed on in order. */
+struct rows_out {
+	gs_stats *stats;     /* folded into these, or */
+	st_writer *w;        /* written here */
+	uint64_t relaxations;
+};
+
+static void make_rows(const el_factor *f, struct rows_out *o, int threads)
+{
+	const uint64_t n = f->n, es = ST_TYPE_SIZE(f->type);
+	/* A group: eight batches a thread where 64 MiB holds them (fewer
+	 * waits between the sweeps and the folding), at least one a thread. */
+	uint64_t group = (uint64_t)threads * EL_BATCH * 8;
+	while (group > (uint64_t)threads * EL_BATCH && group * n * es > (64u << 20))
+		group -= EL_BATCH;
+	el_space **space = calloc((size_t)threads, sizeof *space);
+	uint64_t *relax = calloc((size_t)threads, sizeof *relax);
+	void *rows = lib_huge_alloc((group < n ? group : n) * n * es + 1);
+	if (!space || !relax || !rows)
+		tool_die("sparse engine: out of memory for %llu rows of n = %llu",
+		         (unsigned long long)group, (unsigned long long)n);
+	for (int t = 0; t < threads; t++)
+		if (!(space[t] = el_space_new(f)))
+			tool_die("sparse engine: out of memory for a batch's distances");
+	st_error err;
+	for (uint64_t first = 0; first < n; first += group) {
+		const uint64_t count = n - first < group ? n - first : group;
+		const int batches = (int)((count + EL_BATCH - 1) / EL_BATCH);
+		#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+		for (int b = 0; b < batches; b++) {
+			uint32_t src[EL_BATCH];
+			const uint64_t s0 = first + (uint64_t)b * EL_BATCH;
+			const int k = (int)(n - s0 < EL_BATCH ? n - s0 : EL_BATCH);
+			for (int i = 0; i < k; i++)
+				src[i] = (uint32_t)(s0 + (uint64_t)i);
+			const int t = omp_get_thread_num();
+			el_rows(f, space[t], src, k, (char *)rows + (uint64_t)b * EL_BATCH * n * es, n,
+			        &relax[t]);
+		}
+		if (o->stats)
+			gs_add_rows(o->stats, first, count, rows, n, threads);
+		else if (st_write(o->w, rows, count * n * es, &err) < 0)
+			tool_die_st(tool_output_name(), &err);
+		tool_progress("rows", first + count, n);
+	}
+	for (int t = 0; t < threads; t++) {
+		o->relaxations += relax[t];
+		el_space_free(space[t]);
+	}
+	free(space), free(relax), free(rows);
+}
+
+/* ---- the run ---- */
+
+/* Why the dense engine runs whatever the graph (NULL: the sparse one may). */
+static const char *dense_anyway(const struct sparse_job *job)
+{
+	if (job->mode == ENGINE_DENSE)
+		return "--engine dense";
+	if (job->paths)
+		return "predecessors asked (the sparse engine gives distances: --no-paths or --stats)";
+	if (job->checkpoint)
+		return "checkpoints asked (the sparse engine keeps none)";
+	if (job->mode == ENGINE_AUTO && job->order == ORDER_NATURAL)
+		return "--order natural";
+	if (job->mode == ENGINE_AUTO && !ord_available())
+		return "no nested dissection in this build (METIS)";
+	return NULL;
+}
+
+/* The arcs of r's graph into a; 0 where ENGINE_AUTO finds it dense (a->matrix
+ * then holds a stream's weights; text is left unread). */
+static int gather(const struct sparse_job *job, engine_in *r, struct arcs *a)
+{
+	if (!r->r) {
+		if (a->limit && !engine_sparse_edges(&r->g))
+			return 0;
+		take_text(a, &r->g);
+		engine_in_free(r);
+		return 1;
+	}
+	st_error err;
+	if (engine_read_weights_rows(r, 64, take_rows, a, &err) < 0)
+		tool_die_st(tool_input_name(job->input), &err);
+	return !a->matrix;
+}
+
+static el_factor *plan(const struct sparse_job *job, const struct arcs *a, double *order_s)
+{
+	st_error err;
+	int32_t *perm = NULL;
+	const double t = lib_now();
+	if (job->order != ORDER_NATURAL && ord_available()) {
+		if (!(perm = malloc(a->n * sizeof *perm + 1)))
+			tool_die("sparse engine: out of memory for the order");
+		if (ord_nested_dissection_arcs(a->n, a->count, a->from, a->to, perm, 0, &err) < 0)
+			tool_die_st(tool_input_name(job->input), &err);
+	}
+	*order_s = lib_now() - t;
+	el_factor *f;
+	if (el_factor_plan(a->n, a->count, a->from, a->to, perm, &f, &err) < 0)
+		tool_die_st(NULL, &err);
+	free(perm);
+	return f;
+}
+
+/* The rows made, into the statistics or the result stream; the output
+ * committed.  Returns the relaxations made. */
+static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const st_header *h,
+                         st_header *res, int out, FILE *sout)
+{
+	st_error err;
+	gs_stats st;
+	struct rows_out o = {0};
+	if (job->form) {
+		if (gs_init(&st, f->n, f->type, &err) < 0)
+			tool_die_st(NULL, &err);
+		o.stats = &st;
+	} else if (!(o.w = st_writer_open(out, res, tool_opts.level, job->threads, &err))) {
+		tool_die_st(tool_output_name(), &err);
+	}
+	make_rows(f, &o, job->threads);
+	if (job->form) {
+		stats_print(sout, &st, job->form, h->flags);
+		gs_free(&st);
+	} else if (st_write_end_matrix(o.w, &err) < 0 || st_writer_close(o.w, &err) < 0) {
+		tool_die_st(tool_output_name(), &err);
+	}
+	tool_output_commit();
+	return o.relaxations;
+}
+
+int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, int out,
+               FILE *sout, void **weights, char *why, size_t len)
+{
+	*weights = NULL;
+	const char *no = dense_anyway(job);
+	if (no && job->mode == ENGINE_SPARSE)
+		tool_usage_error("--engine sparse: %s", no);
+	if (no) {
+		snprintf(why, len, "dense engine: %s", no);
+		return 0;
+	}
+	const uint64_t n = h->n;
+	const int automatic = job->mode == ENGINE_AUTO;
+	struct arcs a = {.n = n, .npad = h->npad, .type = h->type, .threads = job->threads,
+	                 .limit = automatic ? (uint64_t)ND_MAX_DEGREE * n : 0, .name = job->input,
+	                 .h = h};
+	const double t0 = lib_now();
+	tool_progress_stage("reading the graph's arcs");
+	if (!gather(job, r, &a)) {
+		*weights = a.matrix;
+		snprintf(why, len, "dense engine: over %d arcs a vertex", ND_MAX_DEGREE);
+		return 0;
+	}
+	const double t1 = lib_now();
+	double order_s;
+	tool_progress_stage("ordering the vertices");
+	el_factor *f = plan(job, &a, &order_s);
+	const uint64_t entries = el_factor_entries(f);
+	if (automatic && entries > n * n / 16) { /* (the dense engine's tiles do better) */
+		snprintf(why, len, "dense engine: the elimination's fill would be %llu entries, over "
+		         "n^2/16", (unsigned long long)entries);
+		el_factor_free(f);
+		to_matrix(&a);
+		*weights = a.matrix;
+		return 0;
+	}
+	st_error err;
+	int64_t cycle = -1;
+	const double t2 = lib_now();
+	tool_progress_stage("eliminating");
+	const int rc = el_factor_weigh(f, h->type, a.count, a.from, a.to, a.w, &cycle, &err);
+	arcs_free(&a);
+	if (rc < 0)
+		tool_die_st(tool_input_name(job->input), &err);
+	st_header res;
+	if (sv_result_header(h, 0, &res, &err) < 0)
+		tool_die_st("result", &err);
+	tool_add_provenance(&res);
+	if (rc == 1)
+		engine_negative_cycle(job->input, out, &res, cycle, job->threads);
+	const double t3 = lib_now();
+	tool_progress_stage(job->form ? "rows into the statistics" : "writing the rows");
+	const uint64_t relax = rows_out(job, f, h, &res, out, sout);
+	const double t4 = lib_now();
+	tool_info("sparse engine: n %llu, %s, %d threads: factor %llu entries (%.1f MiB, the "
+	          "widest %llu); read %.3f s, order %.3f s, eliminate %.3f s, rows %.3f s "
+	          "(%.3g relaxations/s, a source each)",
+	          (unsigned long long)n, st_type_name(h->type), job->threads,
+	          (unsigned long long)entries, el_factor_bytes(f) / 1048576.0,
+	          (unsigned long long)f->widest, t1 - t0, order_s, t3 - t2 + (t2 - t1 - order_s),
+	          t4 - t3, t4 > t3 ? (double)relax / (t4 - t3) : 0.0);
+	snprintf(why, len, "sparse engine");
+	st_header_free(&res);
+	el_factor_free(f);
+	return 1;
+}

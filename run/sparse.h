@@ -1,0 +1,39 @@
+/* sparse.h - apsp-cpu's sparse engine run (lib/sparse/elim.h): the graph's
+ * arcs gathered (from text, or from a stream a window of rows at a time),
+ * ordered by nested dissection, eliminated; then the rows of the distances
+ * made a batch of sources at a time and folded into the statistics or
+ * written as a result stream, in order.  Nothing n x n is ever held. */
+#ifndef APSP_RUN_SPARSE_H
+#define APSP_RUN_SPARSE_H
+
+#include <stdio.h>
+
+#include "engine.h"
+#include "statsout.h"
+
+/* --engine */
+enum { ENGINE_AUTO, ENGINE_DENSE, ENGINE_SPARSE };
+int sparse_parse_engine(const char *arg); /* dies with a usage error */
+
+/* What the run asks of the engine. */
+struct sparse_job {
+	int mode;                        /* enum above */
+	int order;                       /* ORDER_ (engine.h) */
+	int paths;                       /* predecessors asked */
+	int checkpoint;                  /* --checkpoint or --resume given */
+	const char *input;               /* the graph's path ("-": stdin) */
+	const struct stats_form *form;   /* --stats: its form; NULL: a result stream */
+	int threads;
+};
+
+/* Runs the sparse engine where it is asked for or chosen (ENGINE_AUTO: a
+ * sparse graph whose factor is small), writing the result to out or the
+ * statistics to sout and committing the output: returns 1.  Where the dense
+ * engine runs instead returns 0 with why saying so, *weights either NULL
+ * (r untouched: read it as usual) or the graph's weight matrix (npad x npad
+ * as h says, malloc'd; r consumed).  Dies on error; exit 3 on a negative
+ * cycle. */
+int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, int out,
+               FILE *sout, void **weights, char *why, size_t len);
+
+#endif
