@@ -10,6 +10,7 @@
 #include "direct.h"
 #include "fw_matrix.h"
 #include "gpu64.h"
+#include "gpusparse.h"
 #include "gpuroute.h"
 #include "ranks.h"
 #include "sink.h"
@@ -592,11 +593,33 @@ void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***ar
 	g->o.type = (int)g->head.type;
 }
 
+/* Whether the sparse engine is asked for, or may be chosen: auto takes it
+ * for text (its arcs known without a matrix) when distances alone are
+ * asked, in one process, without checkpoints. */
+static int sparse_first(const struct gpu_args *a, const struct gpu_run *g)
+{
+	if (g->sparse_declined || a->engine_mode == ENGINE_DENSE)
+		return 0;
+	if (a->engine_mode == ENGINE_SPARSE) {
+		if (g->nproc > 1)
+			tool_usage_error("--engine sparse: one process (not under mpirun) for now");
+		return 1;
+	}
+	return g->nproc == 1 && g->r && !g->r->r && (a->stats || !g->o.paths) && !g->ck.path
+	       && !g->ck.resume;
+}
+
 void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 {
 	const struct gpu_args *a = g->a;
 	const uint64_t n = g->head.n;
 	memset(p, 0, sizeof *p);
+	if (sparse_first(a, g)) {
+		p->route = GPU_SPARSE;
+		snprintf(p->why, sizeof p->why, "sparse: the sparse engine %s, its rows on the GPU",
+		         a->engine_mode == ENGINE_SPARSE ? "asked for" : "tried (text, distances alone)");
+		return;
+	}
 	if (g->head.type == ST_FLOAT64) {
 		p->route = GPU_FLOAT64;
 		snprintf(p->why, sizeof p->why, "float64: the float64 engine%s",
@@ -722,6 +745,27 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 	const struct gpu_args *a = g->a;
 	void *gathered = NULL; /* an MPI run's bands, gathered on process 0 */
 	switch (p->route) {
+	case GPU_SPARSE: {
+		const struct sparse_job job = {
+			.mode = a->engine_mode, .order = a->order, .paths = g->o.paths,
+			.checkpoint = g->ck.path || g->ck.resume, .input = a->input,
+			.form = a->stats ? &a->form : NULL, .threads = g->threads, .streams = 0,
+			.device_rows = gpusparse_rows, .device_ctx = &g->o.device};
+		void *read = NULL;
+		char why[200];
+		if (sparse_run(&job, g->r, &g->in, g->out, g->sout, &read, why, sizeof why)) {
+			g->r = NULL; /* (freed there) */
+			return EXIT_OK;
+		}
+		if (read) /* (only where it reads a stream, which it does not here) */
+			tool_die("the sparse engine read the stream and declined it");
+		tool_info("%s", why);
+		g->sparse_declined = 1;
+		struct gpu_plan again;
+		gpu_plan_route(&again, g);
+		tool_info("%s: route %s", tool_input_name(a->input), again.why);
+		return gpu_run_route(&again, g);
+	}
 	case GPU_FLOAT64:
 		if (g->rank != 0) /* (process 0 solves alone) */
 			return EXIT_OK;

@@ -3,6 +3,9 @@
  *
  * A route says where the graph is read and made, which engine runs where,
  * and what is written:
+ *   sparse    the sparse engine (run/sparse.c): the factor made on the host
+ *             from the graph's arcs, the rows on the GPU (run/gpusparse.c);
+ *             where it declines, the route planned again without it;
  *   float64   the float64 engine, in process 0 (run/gpu64.c);
  *   bands     an mpirun run whose processes read and write their own rows
  *             (run/bands.c), falling back to process 0's graph gathered;
@@ -41,13 +44,14 @@ struct gpu_args {
 	struct fwg_opts engine;  /* the engine's options as asked */
 	const char *input;       /* GRAPH ("-": standard input) */
 	int order;               /* ORDER_* */
+	int engine_mode;         /* ENGINE_AUTO, _DENSE, _SPARSE (run/sparse.h) */
 	int gpus;                /* 0: by n, -1: all */
 	int stats;               /* --stats: statistics, no result stream */
 	struct stats_form form;
 	struct ckpt ck;          /* --checkpoint, --resume, as asked */
 };
 
-enum gpu_route { GPU_FLOAT64, GPU_BANDS, GPU_FOLLOW, GPU_ARCS, GPU_DIRECT, GPU_HOST };
+enum gpu_route { GPU_SPARSE, GPU_FLOAT64, GPU_BANDS, GPU_FOLLOW, GPU_ARCS, GPU_DIRECT, GPU_HOST };
 
 /* A run's state, from its start to its end. */
 struct gpu_run {
@@ -63,6 +67,7 @@ struct gpu_run {
 	st_header in;            /* its header (process 0) */
 	struct bands_head head;  /* what every process knows of it */
 	struct init_job job;     /* the devices made ready */
+	int sparse_declined;     /* the sparse engine declined the graph */
 };
 
 /* The route and why it was taken. */

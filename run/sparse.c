@@ -241,15 +241,22 @@ static const char *dense_anyway(const struct sparse_job *job)
 	return NULL;
 }
 
+/* Why ENGINE_AUTO keeps the dense engine for r's graph before reading it. */
+static const char *dense_unread(const struct sparse_job *job, const engine_in *r)
+{
+	if (job->mode == ENGINE_AUTO && r->r && !job->streams)
+		return "a stream's matrix (the sparse engine takes text by itself; --engine sparse)";
+	return NULL;
+}
+
 /* The arcs of r's graph into a; 0 where ENGINE_AUTO finds it dense (a->matrix
- * then holds a stream's weights; text is left unread). */
+ * then holds a stream's weights; text is left as it was, its arcs copied). */
 static int gather(const struct sparse_job *job, engine_in *r, struct arcs *a)
 {
 	if (!r->r) {
 		if (a->limit && !engine_sparse_edges(&r->g))
 			return 0;
 		take_text(a, &r->g);
-		engine_in_free(r);
 		return 1;
 	}
 	st_error err;
@@ -292,7 +299,14 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 	} else if (!(o.w = st_writer_open(out, res, tool_opts.level, job->threads, &err))) {
 		tool_die_st(tool_output_name(), &err);
 	}
-	make_rows(f, &o, job->threads);
+	if (job->device_rows) {
+		char info[400];
+		if (job->device_rows(job->device_ctx, f, o.stats, o.w, info, sizeof info) < 0)
+			tool_die("%s", info);
+		tool_info("%s", info);
+	} else {
+		make_rows(f, &o, job->threads);
+	}
 	if (job->form) {
 		stats_print(sout, &st, job->form, h->flags);
 		gs_free(&st);
@@ -308,6 +322,8 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 {
 	*weights = NULL;
 	const char *no = dense_anyway(job);
+	if (!no)
+		no = dense_unread(job, r);
 	if (no && job->mode == ENGINE_SPARSE)
 		tool_usage_error("--engine sparse: %s", no);
 	if (no) {
@@ -326,6 +342,7 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 		snprintf(why, len, "dense engine: over %d arcs a vertex", ND_MAX_DEGREE);
 		return 0;
 	}
+	const int text = !r->r;
 	const double t1 = lib_now();
 	double order_s;
 	tool_progress_stage("ordering the vertices");
@@ -335,10 +352,15 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 		snprintf(why, len, "dense engine: the elimination's fill would be %llu entries, over "
 		         "n^2/16", (unsigned long long)entries);
 		el_factor_free(f);
-		to_matrix(&a);
+		if (text)
+			arcs_free(&a);
+		else
+			to_matrix(&a);
 		*weights = a.matrix;
 		return 0;
 	}
+	if (text)
+		engine_in_free(r);
 	st_error err;
 	int64_t cycle = -1;
 	const double t2 = lib_now();
@@ -357,13 +379,16 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	tool_progress_stage(job->form ? "rows into the statistics" : "writing the rows");
 	const uint64_t relax = rows_out(job, f, h, &res, out, sout);
 	const double t4 = lib_now();
+	char rate[80] = "";
+	if (relax) /* (on this machine's cores; a device says its own) */
+		snprintf(rate, sizeof rate, " (%.3g relaxations/s, a source each)",
+		         t4 > t3 ? (double)relax / (t4 - t3) : 0.0);
 	tool_info("sparse engine: n %llu, %s, %d threads: factor %llu entries (%.1f MiB, the "
-	          "widest %llu); read %.3f s, order %.3f s, eliminate %.3f s, rows %.3f s "
-	          "(%.3g relaxations/s, a source each)",
+	          "widest %llu); read %.3f s, order %.3f s, eliminate %.3f s, rows %.3f s%s",
 	          (unsigned long long)n, st_type_name(h->type), job->threads,
 	          (unsigned long long)entries, el_factor_bytes(f) / 1048576.0,
 	          (unsigned long long)f->widest, t1 - t0, order_s, t3 - t2 + (t2 - t1 - order_s),
-	          t4 - t3, t4 > t3 ? (double)relax / (t4 - t3) : 0.0);
+	          t4 - t3, rate);
 	snprintf(why, len, "sparse engine");
 	st_header_free(&res);
 	el_factor_free(f);

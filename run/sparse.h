@@ -8,8 +8,11 @@
 
 #include <stdio.h>
 
+#include "elim.h"
 #include "engine.h"
+#include "stats.h"
 #include "statsout.h"
+#include "stream.h"
 
 /* --engine */
 enum { ENGINE_AUTO, ENGINE_DENSE, ENGINE_SPARSE };
@@ -24,15 +27,22 @@ struct sparse_job {
 	const char *input;               /* the graph's path ("-": stdin) */
 	const struct stats_form *form;   /* --stats: its form; NULL: a result stream */
 	int threads;
+	int streams;                     /* ENGINE_AUTO reads a stream for it (else: dense) */
+	/* Where the rows are made on a device (apsp-gpu): into stats, else
+	 * written to w, in order; a line for -v into info.  0, or -1 with
+	 * info the message.  NULL: on this machine's cores. */
+	int (*device_rows)(void *ctx, const el_factor *f, gs_stats *stats, st_writer *w,
+	                   char *info, size_t len);
+	void *device_ctx;
 };
 
 /* Runs the sparse engine where it is asked for or chosen (ENGINE_AUTO: a
  * sparse graph whose factor is small), writing the result to out or the
  * statistics to sout and committing the output: returns 1.  Where the dense
  * engine runs instead returns 0 with why saying so, *weights either NULL
- * (r untouched: read it as usual) or the graph's weight matrix (npad x npad
- * as h says, malloc'd; r consumed).  Dies on error; exit 3 on a negative
- * cycle. */
+ * (r untouched: read it as usual; always so for text) or the graph's weight
+ * matrix (npad x npad as h says, malloc'd; r consumed).  Dies on error;
+ * exit 3 on a negative cycle. */
 int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, int out,
                FILE *sout, void **weights, char *why, size_t len);
 

@@ -139,8 +139,10 @@ int main(int argc, char **argv)
 	const uint64_t n = in.n;
 	char engine_why[200];
 	void *read = NULL; /* the weights, where the sparse engine's reading found the graph dense */
-	const struct sparse_job job = {engine, order, paths, ck.path || ck.resume, path,
-	                               as_stats ? &form : NULL, threads};
+	const struct sparse_job job = {.mode = engine, .order = order, .paths = paths,
+	                               .checkpoint = ck.path || ck.resume, .input = path,
+	                               .form = as_stats ? &form : NULL, .threads = threads,
+	                               .streams = 1};
 	if (sparse_run(&job, r, &in, out, sout, &read, engine_why, sizeof engine_why)) {
 		st_header_free(&in);
 		return EXIT_OK;

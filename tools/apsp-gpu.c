@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpuroute.h"
+#include "sparse.h"
 #include "tool.h"
 
 static void usage(FILE *f)
@@ -36,6 +37,11 @@ static void usage(FILE *f)
 	        "                      sparse graphs and nd skip blocks that cannot change\n"
 	        "      --stats         print the graph's statistics (apsp-stats' table, no\n"
 	        "                      predecessors) instead of writing a result stream\n"
+	        "      --engine E      dense (blocked Floyd-Warshall), sparse (elimination in\n"
+	        "                      nested-dissection order on the host, the rows in\n"
+	        "                      batches on the GPU: distances only, no n x n matrix)\n"
+	        "                      or auto (the default: sparse tried for a graph as\n"
+	        "                      text when distances alone are asked)\n"
 	        "\n",
 	        tool_name(), GPUS_FROM);
 	engine_stats_help(f);
@@ -82,7 +88,7 @@ static void test_hooks(struct fwg_opts *o)
 static void parse_options(int argc, char **argv, struct gpu_args *a)
 {
 	struct fwg_opts *o = &a->engine;
-	enum { OPT_NO_16BIT = 0x2000, OPT_16BIT };
+	enum { OPT_NO_16BIT = 0x2000, OPT_16BIT, OPT_ENGINE };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
 		ENGINE_LONGOPTS,
@@ -90,6 +96,7 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 		{"gpus", required_argument, 0, 'g'},
 		{"no-16bit", no_argument, 0, OPT_NO_16BIT},
 		{"16bit", no_argument, 0, OPT_16BIT},
+		{"engine", required_argument, 0, OPT_ENGINE},
 		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
@@ -117,6 +124,9 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 			break;
 		case ENGINE_OPT_ORDER:
 			a->order = engine_parse_order(optarg);
+			break;
+		case OPT_ENGINE:
+			a->engine_mode = sparse_parse_engine(optarg);
 			break;
 		case ENGINE_OPT_DERIVE: {
 			int d = engine_parse_derive(optarg);

@@ -1,0 +1,46 @@
+/* fw_sparse.h - the sparse engine on one GPU (prefix fws_): the factor that
+ * lib/sparse/elim.h makes on the host, copied to the device; the distances
+ * from a batch of sources at a time by its two sweeps (up through each
+ * source's ancestors, down through every position), a thread a source, no
+ * n x n matrix; each batch's rows folded into the statistics on the device
+ * (in the order of a stream's rows, as apsp-stats folds them) or handed to
+ * the caller in order.  Nothing here prints or exits. */
+#ifndef APSP_FW_SPARSE_H
+#define APSP_FW_SPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elim.h"
+#include "stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Rows first .. first + count - 1 of the distances (n each, the factor's
+ * type, on the host, valid during the call): 0, or non-zero to stop. */
+typedef int fws_rows_fn(void *ctx, uint64_t first, uint64_t count, const void *rows);
+
+struct fws_timing {
+	char device_name[64];
+	double upload_ms;    /* the factor onto the device */
+	double kernel_ms;    /* the sweeps (CUDA events) */
+	double fold_ms;      /* rows into the statistics, or out to the host */
+	uint64_t batch;      /* sources a batch */
+	uint64_t arcs;       /* finite arcs of the factor (both ways) */
+	double device_bytes; /* device memory taken */
+};
+
+/* All rows of f's graph on device: into stats (gs_init'ed for f's n and
+ * type) where it is not NULL, else to take; at most most sources a batch
+ * (0: as many as the device holds).  0, or -1 with err set (too large for
+ * the device: the message says what it needs; a CUDA error; take stopped). */
+int fws_solve(int device, const el_factor *f, gs_stats *stats, fws_rows_fn *take, void *ctx,
+              uint64_t most, struct fws_timing *t, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

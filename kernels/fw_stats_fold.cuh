@@ -1,0 +1,155 @@
+// fw_stats_fold.cuh - graph statistics folded from rows of distances on a
+// device (lib/stats.h's figures): the rows' figures (reach, sum,
+// eccentricity out) a CTA a row, or a thread a row in order where floating
+// sums must be the host's bits; the columns' (in, and harmonic centrality)
+// a thread a column over the rows in order, starting from the figures
+// folded before, so that every column's floating sum is made in the order
+// of a stream's rows (as apsp-stats makes it).  The dense engine
+// (fw_graph_stats.cuh) and the sparse one (fw_sparse.cu) fold with these.
+#ifndef APSP_FW_STATS_FOLD_CUH
+#define APSP_FW_STATS_FOLD_CUH
+
+#include "fw_base.cuh"
+
+extern "C" {
+#include "stats.h"
+}
+
+namespace {
+
+// A distance as the statistics take it: finite or not, and its value with
+// the reweighting undone (int32: d - h[i] + h[j], exact in 64 bits).
+template <typename T> struct StatsElem;
+template <> struct StatsElem<int> {
+	using Sum = long long;
+	static __device__ __forceinline__ bool finite(int x) { return x < ST_INF_I32; }
+	static __device__ __forceinline__ long long value(int x, const long long *h, int i, int j)
+	{
+		return h ? (long long)x - h[i] + h[j] : (long long)x;
+	}
+};
+template <> struct StatsElem<double> {
+	using Sum = double;
+	static __device__ __forceinline__ bool finite(double x)
+	{
+		return x < __longlong_as_double(0x7ff0000000000000ll);
+	}
+	static __device__ __forceinline__ double value(double x, const long long *, int, int)
+	{
+		return x;
+	}
+};
+template <> struct StatsElem<float> {
+	using Sum = double;
+	static __device__ __forceinline__ bool finite(float x) { return x < __int_as_float(0x7f800000); }
+	static __device__ __forceinline__ double value(float x, const long long *, int, int)
+	{
+		return (double)x;
+	}
+};
+
+// Row i (first <= i < end; d points where row 0 would be, rows npad apart):
+// its finite entries j != i counted, summed, and the largest with 0.
+template <typename T>
+__global__ void __launch_bounds__(256)
+stats_rows(const T *__restrict__ d, int npad, int n, int first, int end,
+           const long long *__restrict__ h, unsigned long long *__restrict__ reach,
+           typename StatsElem<T>::Sum *__restrict__ sum, typename StatsElem<T>::Sum *__restrict__ ecc)
+{
+	using S = typename StatsElem<T>::Sum;
+	__shared__ unsigned long long sc[8];
+	__shared__ S ss[8], se[8];
+	for (int i = first + blockIdx.x; i < end; i += gridDim.x) {
+		const T *row = d + (size_t)i * npad;
+		unsigned long long c = 0;
+		S s = 0, m = 0;
+		for (int j = threadIdx.x; j < n; j += blockDim.x) {
+			const T x = row[j];
+			if (j != i && StatsElem<T>::finite(x)) {
+				const S y = StatsElem<T>::value(x, h, i, j);
+				c++;
+				s += y;
+				m = y > m ? y : m;
+			}
+		}
+		for (int o = 16; o > 0; o >>= 1) {
+			c += __shfl_xor_sync(0xffffffffu, c, o);
+			s += __shfl_xor_sync(0xffffffffu, s, o);
+			const S mo = __shfl_xor_sync(0xffffffffu, m, o);
+			m = mo > m ? mo : m;
+		}
+		if ((threadIdx.x & 31) == 0)
+			sc[threadIdx.x >> 5] = c, ss[threadIdx.x >> 5] = s, se[threadIdx.x >> 5] = m;
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			for (int w = 1; w < (int)(blockDim.x >> 5); w++) {
+				c += sc[w], s += ss[w];
+				m = se[w] > m ? se[w] : m;
+			}
+			reach[i] = c, sum[i] = s, ecc[i] = m;
+		}
+		__syncthreads();
+	}
+}
+
+// The same with a thread a row, its entries in order: float32 sums, whose
+// bits depend on the order of the additions, then equal the host's fold
+// (int32 sums are exact in any order, and take the faster kernel above).
+template <typename T>
+__global__ void stats_rows_ordered(const T *__restrict__ d, int npad, int n, int first, int end,
+                                   unsigned long long *__restrict__ reach,
+                                   typename StatsElem<T>::Sum *__restrict__ sum,
+                                   typename StatsElem<T>::Sum *__restrict__ ecc)
+{
+	using S = typename StatsElem<T>::Sum;
+	const int i = first + blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= end)
+		return;
+	const T *row = d + (size_t)i * npad;
+	unsigned long long c = 0;
+	S s = 0, m = 0;
+	for (int j = 0; j < n; j++) {
+		const T x = row[j];
+		if (j != i && StatsElem<T>::finite(x)) {
+			const S y = StatsElem<T>::value(x, nullptr, i, j);
+			c++;
+			s += y;
+			m = y > m ? y : m;
+		}
+	}
+	reach[i] = c, sum[i] = s, ecc[i] = m;
+}
+
+// Column j over the band's rows first .. end - 1 in order, added to the
+// running figures of the devices before (the same order of additions as
+// the host's fold of a stream, lib/stats/stats.c, so the same bits).
+template <typename T>
+__global__ void stats_cols(const T *__restrict__ d, int npad, int n, int first, int end,
+                           const long long *__restrict__ h, unsigned long long *__restrict__ reach,
+                           typename StatsElem<T>::Sum *__restrict__ sum,
+                           typename StatsElem<T>::Sum *__restrict__ ecc, double *__restrict__ harm)
+{
+	using S = typename StatsElem<T>::Sum;
+	const int j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= n)
+		return;
+	unsigned long long c = reach[j];
+	S s = sum[j], m = ecc[j];
+	double hs = harm[j];
+	for (int i = first; i < end; i++) {
+		const T x = d[(size_t)i * npad + j];
+		if (i != j && StatsElem<T>::finite(x)) {
+			const S y = StatsElem<T>::value(x, h, i, j);
+			c++;
+			s += y;
+			m = y > m ? y : m;
+			if (y != 0)
+				hs += 1.0 / (double)y;
+		}
+	}
+	reach[j] = c, sum[j] = s, ecc[j] = m, harm[j] = hs;
+}
+
+} // namespace
+
+#endif

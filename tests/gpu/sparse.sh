@@ -1,0 +1,79 @@
+# apsp-gpu's sparse engine (--engine sparse; run/sparse.c's factor, the rows
+# on the GPU: kernels/fw_sparse.cu): apsp-cpu's distances (int32 exactly,
+# floats within rounding) on road-like graphs and grids, one-way arcs,
+# disconnected pieces, zero and negative arcs, float32 and float64, text and
+# streams, batches small enough that a graph takes several (APSP_SPARSE_BATCH)
+# and as large as the device holds; --stats equal to apsp-stats on the dense
+# result; negative cycles; the automatic choice and its reasons.
+. "$TOP/tests/lib.sh"
+gpu=$BIN/apsp-gpu
+c=$BIN/apsp-cpu
+g=$BIN/gengraph
+d=$BIN/apsp-diff
+s=$BIN/apsp-stats
+
+need_gpu_build "apsp-gpu --engine sparse"
+expect_true "apsp-gpu --help names --engine" '$gpu --help | grep -q -- "--engine E"'
+expect_stderr "--engine: a bad name" 2 "is not auto, dense or sparse" '$gpu --engine tiles /dev/null'
+need_gpu "apsp-gpu --engine sparse"
+
+# same NAME GRAPH TOL [batch]: the GPU's sparse rows are apsp-cpu's dense distances.
+same() {
+	$c --engine dense --no-paths -o $T/want $2 2>$T/e1 || { fail "$1" "$(head -c 300 $T/e1)"; return; }
+	if ! APSP_SPARSE_BATCH=${4:-} $gpu --engine sparse --no-paths -o $T/got $2 2>$T/e2; then
+		fail "$1" "$(head -c 300 $T/e2)"; return
+	fi
+	if $d -q -t $3 $T/want $T/got 2>$T/e3; then pass "$1"
+	else fail "$1" "$($d -n 3 -t $3 $T/want $T/got 2>&1 | head -c 300)"; fi
+}
+$g --road 40x50 -s 5 -o $T/road
+same "road-like 40x50, int32, one batch" $T/road 0
+same "road-like 40x50, int32, batches of 96 (the last short)" $T/road 0 96
+$g --road 40x50 -s 5 -t float32 -o $T/roadf
+same "road-like, float32, batches of 64" $T/roadf 1e-5 64
+$g --road 40x50 -s 5 -t float64 -o $T/roadd
+same "road-like, float64" $T/roadd 1e-12
+$g --grid 33x47 -s 2 -F mtx -o $T/grid.mtx
+same "grid 33x47 as Matrix Market text" $T/grid.mtx 0 128
+$g --road 30x30 -s 5 --negative -o $T/neg
+same "negative arcs, int32" $T/neg 0 64
+$g --road 30x30 -s 6 --negative -t float32 -o $T/negf
+same "negative arcs, float32" $T/negf 1e-5
+$g --road 30x30 -s 9 -w 0:3 -o $T/zero
+same "zero-weight arcs" $T/zero 0
+$g -n 700 -d 0.4 -s 7 -o $T/oneway
+same "random one-way arcs, disconnected pieces" $T/oneway 0 32
+printf '1 2 4\n2 3 1\n1 2 2\n3 3 9\n3 1 1\n5 6 2\n4 1 7\n' >$T/e.txt
+same "edge list: repeats, a loop, pieces apart" $T/e.txt 0
+
+# --stats: apsp-stats' figures on the dense result.
+$c --engine dense --no-paths -o $T/rd $T/road
+for form in "" --summary; do
+	$s $form $T/rd >$T/want
+	expect_true "--stats $form: apsp-stats' bytes, batches of 160" \
+		'APSP_SPARSE_BATCH=160 $gpu --engine sparse --stats $form $T/road >$T/got && cmp -s $T/want $T/got'
+done
+$c --engine dense --no-paths -o $T/rdd $T/roadd
+$s $T/rdd >$T/want
+$gpu --engine sparse --stats $T/roadd >$T/got 2>$T/err
+same_stats "--stats float64: apsp-stats' table within rounding" $T/want $T/got 1e-12
+$c --engine dense --stats $T/negf >$T/want
+$gpu --engine sparse --stats $T/negf >$T/got 2>$T/err
+same_stats "--stats float32, negative arcs: within float32's rounding" $T/want $T/got 1e-5
+
+# Negative cycles; the choice.
+printf '%%%%MatrixMarket matrix coordinate integer general\n4 4 4\n1 2 3\n2 3 -2\n3 1 -2\n3 4 1\n' >$T/cyc.mtx
+expect_stderr "negative cycle: exit 3, a vertex on it" 3 "negative cycle through vertex [123]: no statistics" \
+	'$gpu --engine sparse --stats $T/cyc.mtx'
+$g --road 30x30 -s 4 -F mtx -o $T/road.mtx
+expect_true "auto, text, --stats: the sparse route, said with -v" \
+	'$gpu -v --stats $T/road.mtx 2>&1 >/dev/null | grep -q "route sparse: .*tried" &&
+	 $gpu -v --stats $T/road.mtx 2>&1 >/dev/null | grep -q "sparse engine: int32: sweeps"'
+$g -n 300 -d 30 -s 2 -F mtx -o $T/dense.mtx
+expect_true "auto, a dense graph as text: declined, the route planned again" \
+	'$gpu -v --stats $T/dense.mtx 2>$T/err >$T/got && grep -q "dense engine: over 32 arcs" $T/err &&
+	 [ "$(grep -c ": route " $T/err)" = 2 ] && $c --engine dense --stats $T/dense.mtx | cmp -s - $T/got'
+expect_true "auto, a stream: a dense route" \
+	'$gpu -v --stats $T/road 2>$T/err >/dev/null && grep -q ": route " $T/err && ! grep -q "route sparse" $T/err'
+expect_stderr "--engine sparse with paths: a usage error" 2 "sparse engine gives distances" \
+	'$gpu --engine sparse $T/road >/dev/null'
