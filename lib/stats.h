@@ -80,6 +80,18 @@ double gs_closeness(const gs_stats *s, uint64_t u);
 double gs_sum(const gs_stats *s, int dir, uint64_t u);
 double gs_ecc(const gs_stats *s, int dir, uint64_t u);
 
+/* The figures of the graph of count arcs from[k] -> to[k] of weight w[k]
+ * (s's type; vertices 0 .. s->n - 1; repeats keep the least weight, a loop
+ * of negative weight is a negative cycle, any other loop is ignored) added
+ * to s, every row of its distances made by the sparse engine (elimination
+ * in nested-dissection order where the library has METIS, as apsp-cpu runs
+ * it) and added in order, on threads (<= 0: all cores): no n x n matrix.
+ * Returns 0; 1 on a negative cycle (*cycle_vertex is on it; s untouched);
+ * 2 where most > 0 and the elimination's fill would pass most entries (s
+ * untouched: the dense engine does better); -1 with err set. */
+int gs_add_arcs(gs_stats *s, uint64_t count, const uint32_t *from, const uint32_t *to,
+                const void *w, uint64_t most, int threads, int64_t *cycle_vertex, st_error *err);
+
 void gs_summarize(const gs_stats *s, gs_summary *out);
 /* The summary of an undirected graph as networkx gives it: pairs and the
  * Wiener index over unordered pairs (d(u,v) = d(v,u): exactly half the

@@ -171,56 +171,33 @@ static void take_text(struct arcs *a, const gio_graph *g)
 
 /* ---- the rows ---- */
 
-/* Rows of distances in groups of a batch a thread, handed on in order. */
+/* Rows of distances, in order, into the statistics or the result stream. */
 struct rows_out {
 	gs_stats *stats;     /* folded into these, or */
 	st_writer *w;        /* written here */
+	uint64_t n, row_bytes;
+	int threads;
 	uint64_t relaxations;
 };
 
+static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
+{
+	struct rows_out *o = ctx;
+	st_error err;
+	if (o->stats)
+		gs_add_rows(o->stats, first, count, rows, o->n, o->threads);
+	else if (st_write(o->w, rows, count * o->row_bytes, &err) < 0)
+		tool_die_st(tool_output_name(), &err);
+	tool_progress("rows", first + count, o->n);
+	return 0;
+}
+
 static void make_rows(const el_factor *f, struct rows_out *o, int threads)
 {
-	const uint64_t n = f->n, es = ST_TYPE_SIZE(f->type);
-	/* A group: eight batches a thread where 64 MiB holds them (fewer
-	 * waits between the sweeps and the folding), at least one a thread. */
-	uint64_t group = (uint64_t)threads * EL_BATCH * 8;
-	while (group > (uint64_t)threads * EL_BATCH && group * n * es > (64u << 20))
-		group -= EL_BATCH;
-	el_space **space = calloc((size_t)threads, sizeof *space);
-	uint64_t *relax = calloc((size_t)threads, sizeof *relax);
-	void *rows = lib_huge_alloc((group < n ? group : n) * n * es + 1);
-	if (!space || !relax || !rows)
-		tool_die("sparse engine: out of memory for %llu rows of n = %llu",
-		         (unsigned long long)group, (unsigned long long)n);
-	for (int t = 0; t < threads; t++)
-		if (!(space[t] = el_space_new(f)))
-			tool_die("sparse engine: out of memory for a batch's distances");
 	st_error err;
-	for (uint64_t first = 0; first < n; first += group) {
-		const uint64_t count = n - first < group ? n - first : group;
-		const int batches = (int)((count + EL_BATCH - 1) / EL_BATCH);
-		#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-		for (int b = 0; b < batches; b++) {
-			uint32_t src[EL_BATCH];
-			const uint64_t s0 = first + (uint64_t)b * EL_BATCH;
-			const int k = (int)(n - s0 < EL_BATCH ? n - s0 : EL_BATCH);
-			for (int i = 0; i < k; i++)
-				src[i] = (uint32_t)(s0 + (uint64_t)i);
-			const int t = omp_get_thread_num();
-			el_rows(f, space[t], src, k, (char *)rows + (uint64_t)b * EL_BATCH * n * es, n,
-			        &relax[t]);
-		}
-		if (o->stats)
-			gs_add_rows(o->stats, first, count, rows, n, threads);
-		else if (st_write(o->w, rows, count * n * es, &err) < 0)
-			tool_die_st(tool_output_name(), &err);
-		tool_progress("rows", first + count, n);
-	}
-	for (int t = 0; t < threads; t++) {
-		o->relaxations += relax[t];
-		el_space_free(space[t]);
-	}
-	free(space), free(relax), free(rows);
+	o->n = f->n, o->row_bytes = f->n * ST_TYPE_SIZE(f->type), o->threads = threads;
+	if (el_all_rows(f, threads, take_out, o, &o->relaxations, &err) < 0)
+		tool_die_st(NULL, &err);
 }
 
 /* ---- the run ---- */
@@ -336,13 +313,13 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	                 .limit = automatic ? (uint64_t)ND_MAX_DEGREE * n : 0, .name = job->input,
 	                 .h = h};
 	const double t0 = lib_now();
+	const int text = !r->r; /* (a stream's r is freed once read) */
 	tool_progress_stage("reading the graph's arcs");
 	if (!gather(job, r, &a)) {
 		*weights = a.matrix;
 		snprintf(why, len, "dense engine: over %d arcs a vertex", ND_MAX_DEGREE);
 		return 0;
 	}
-	const int text = !r->r;
 	const double t1 = lib_now();
 	double order_s;
 	tool_progress_stage("ordering the vertices");

@@ -15,8 +15,8 @@
  * position.  el_rows() runs them for a batch of sources at once, their
  * distances side by side, so that each arc of the factor relaxes a whole
  * batch.  Negative arcs are allowed; a negative cycle is found while
- * eliminating.  Internal to the toolkit (not installed).  Nothing here
- * prints or exits.
+ * eliminating.  Internal to the toolkit (not installed; gs_add_arcs in
+ * stats.h is its public face).  Nothing here prints or exits.
  */
 #ifndef APSP_ELIM_H
 #define APSP_ELIM_H
@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stats.h"
 #include "types.h"
 
 /* Sources a batch of el_rows() holds side by side. */
@@ -72,5 +73,27 @@ void el_space_free(el_space *s);
  * (when not NULL) grows by the relaxations made, a lane each. */
 void el_rows(const el_factor *f, el_space *s, const uint32_t *src, int count, void *rows,
              uint64_t stride, uint64_t *relaxations);
+
+/* ---- whole runs (batches.c) ---- */
+
+/* Rows first .. first + count - 1 of the distances (n each, stride n, the
+ * type's elements), valid during the call: 0, or non-zero to stop. */
+typedef int el_rows_fn(void *ctx, uint64_t first, uint64_t count, const void *rows);
+/* Every row, in order, a group of batches at a time made on threads (<= 0:
+ * all cores) and handed to fn; *relaxations (when not NULL) grows as in
+ * el_rows().  0, or -1 with err set (out of memory; fn stopped). */
+int el_all_rows(const el_factor *f, int threads, el_rows_fn *fn, void *ctx,
+                uint64_t *relaxations, st_error *err);
+/* Every row folded into s (gs_init'ed for f's n and type), in order: the
+ * figures apsp-stats gives for the same distances. */
+int el_fold_stats(const el_factor *f, gs_stats *s, int threads, st_error *err);
+/* The factor in one call (el_factor_plan, el_factor_weigh), its order
+ * nested dissection where nd is set and the library has it (else as
+ * numbered).  Returns 0 with *f made; 1 on a negative cycle
+ * (*cycle_vertex); 2 where most > 0 and the fill would exceed most entries
+ * (*f NULL: the dense engine does better); -1 with err set. */
+int el_factor_make(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
+                   const uint32_t *to, const void *w, int nd, uint64_t most, el_factor **f,
+                   int64_t *cycle_vertex, st_error *err);
 
 #endif

@@ -4,6 +4,7 @@
     dist = apsp.floyd_warshall(G)                       # scipy's interface
     dist, pred = apsp.shortest_path(G, return_predecessors=True, device="cpu")
     table = apsp.stats(G)                               # apsp-stats' columns
+    table = apsp.stats(road, engine="sparse")            # scipy.sparse, no n x n
 
 shortest_path and floyd_warshall take scipy.sparse.csgraph's arguments and
 give its results (float64 distances, int32 predecessors with -9999 for

@@ -5,7 +5,8 @@ import ctypes
 import numpy as np
 
 from . import _engine, _lib, _memory
-from ._graph import dense_graph, _is_sparse
+from ._errors import NegativeCycleError
+from ._graph import dense_graph, _is_sparse, _square
 
 COLUMNS = ("vertex", "out_reach", "in_reach", "out_sum", "in_sum", "out_eccentricity",
            "in_eccentricity", "closeness", "harmonic")
@@ -31,6 +32,15 @@ def _fold(dist, threads, undirected=False):
     (the same bits for the same distances; undirected: networkx's undirected
     summary, gs_summary_undirected)."""
     n = dist.shape[0]
+
+    def add(lib, s):
+        if n:
+            lib.gs_add_rows(ctypes.byref(s), 0, n, dist.ctypes.data, n, _engine._threads(threads))
+    return _folded(n, add, undirected)
+
+
+def _folded(n, add, undirected):
+    """gs_stats for n vertices filled by add(lib, stats), as the table."""
     lib = _lib.cpu()
     _declare(lib)
     s = _lib.GsStats()
@@ -38,8 +48,7 @@ def _fold(dist, threads, undirected=False):
     if lib.gs_init(ctypes.byref(s), n, _lib.ST_FLOAT64, ctypes.byref(err)) != 0:
         raise MemoryError(err.text())
     try:
-        if n:
-            lib.gs_add_rows(ctypes.byref(s), 0, n, dist.ctypes.data, n, _engine._threads(threads))
+        add(lib, s)
         d = ctypes.c_double
         cols = {
             "vertex": np.arange(n, dtype=np.int64),
@@ -64,7 +73,62 @@ def _fold(dist, threads, undirected=False):
     return table
 
 
-def stats(csgraph, directed=True, unweighted=False, *, device="auto", threads=None):
+def _arcs(g, directed, unweighted):
+    """A scipy.sparse graph's arcs by scipy's conventions (stored entries are
+    edges, explicit zeros too; +inf is none; the smallest of repeats; the
+    diagonal ignored): n, and from, to (uint32) and weights (float64)."""
+    n = _square(g.shape, "a scipy.sparse matrix")
+    g = g.tocoo()
+    w = np.asarray(g.data, dtype=np.float64)
+    if np.isnan(w).any():
+        raise ValueError("a stored edge weight is NaN")
+    if np.isneginf(w).any():
+        raise ValueError("an edge weight is -infinity")
+    keep = (g.row != g.col) & np.isfinite(w)
+    u, v, w = g.row[keep].astype(np.uint32), g.col[keep].astype(np.uint32), w[keep]
+    if unweighted:
+        w = np.ones_like(w)
+    if not directed:
+        u, v, w = np.concatenate((u, v)), np.concatenate((v, u)), np.concatenate((w, w))
+    return n, np.ascontiguousarray(u), np.ascontiguousarray(v), np.ascontiguousarray(w)
+
+
+def _declare_arcs(lib):
+    p = ctypes.c_void_p
+    lib.gs_add_arcs.argtypes = [p, ctypes.c_uint64, p, p, p, ctypes.c_uint64, ctypes.c_int, p, p]
+    lib.gs_add_arcs.restype = ctypes.c_int
+
+
+def _sparse_stats(csgraph, directed, unweighted, threads, forced):
+    """The table by the sparse engine (lib/sparse/elim.h: elimination in
+    nested-dissection order, the rows folded a batch at a time, no n x n
+    matrix), or None where it declines (auto: over 32 arcs a vertex, or a
+    fill over n^2/16 entries)."""
+    n, u, v, w = _arcs(csgraph, directed, unweighted)
+    if not forced and (n < 2 or len(w) > 32 * n):
+        return None
+    lib = _lib.cpu()
+    _declare_arcs(lib)
+    cycle = ctypes.c_int64(-1)
+    err = _lib.Error()
+    rc = []
+
+    def add(lib, s):
+        rc.append(lib.gs_add_arcs(ctypes.byref(s), len(w), u.ctypes.data, v.ctypes.data,
+                                  w.ctypes.data, 0 if forced else n * n // 16,
+                                  _engine._threads(threads), ctypes.byref(cycle),
+                                  ctypes.byref(err)))
+        if rc[0] == 1:
+            raise NegativeCycleError("Negative cycle through vertex %d" % cycle.value,
+                                     cycle.value)
+        if rc[0] < 0:
+            raise (MemoryError if "out of memory" in err.text() else ValueError)(err.text())
+    table = _folded(n, add, not directed)
+    return None if rc[0] == 2 else table
+
+
+def stats(csgraph, directed=True, unweighted=False, *, device="auto", threads=None,
+          engine="auto"):
     """apsp-stats' table for csgraph (scipy's conventions, as for
     floyd_warshall): a dict of numpy arrays, one entry per vertex, under the
     names vertex, out_reach, in_reach, out_sum, in_sum, out_eccentricity,
@@ -73,7 +137,24 @@ def stats(csgraph, directed=True, unweighted=False, *, device="auto", threads=No
     of n, pairs, diameter, radius, average and wiener (with directed=False,
     networkx's undirected figures, as apsp-stats gives them for an
     undirected stream: pairs and wiener over unordered pairs, and
-    "undirected": True).  NegativeCycleError where a cycle is negative."""
+    "undirected": True).  NegativeCycleError where a cycle is negative.
+
+    engine: "dense" (Floyd-Warshall on the n x n matrix, on device), "sparse"
+    (a scipy.sparse graph eliminated in nested-dissection order, its rows
+    folded a batch at a time on the CPU: no n x n matrix; float64 sums in
+    another order, equal within rounding) or "auto" (sparse for a
+    scipy.sparse graph of at most 32 arcs a vertex whose fill is small,
+    unless device="gpu")."""
+    if engine not in ("auto", "dense", "sparse"):
+        raise ValueError("engine=%r: 'auto', 'dense' or 'sparse'" % (engine,))
+    if engine == "sparse" and not _is_sparse(csgraph):
+        raise ValueError("engine='sparse' takes a scipy.sparse graph")
+    if engine == "sparse" or (engine == "auto" and device != "gpu" and _is_sparse(csgraph)):
+        table = _sparse_stats(csgraph, directed, unweighted, threads, engine == "sparse")
+        if table is not None:
+            if not directed:
+                table["summary"]["undirected"] = True
+            return table
     shape = csgraph.shape if _is_sparse(csgraph) else np.shape(csgraph)
     n = shape[0] if len(shape) == 2 else 0
     where = _engine.pick_device(device)

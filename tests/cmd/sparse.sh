@@ -97,6 +97,15 @@ else
 		'$c -v --stats $T/road 2>&1 >/dev/null | grep -q "^apsp-cpu: sparse engine: n 2000"'
 	expect_true "auto, a random graph of 1%: the dense engine (the fill is large)" \
 		'$g -n 600 -d 1 -s 4 | $c -v --stats 2>&1 >/dev/null | grep -q "dense engine: the elimination.s fill"'
+	# The stream read for its arcs, then handed over as a matrix: the
+	# dense engine's result (a stream with padding too).
+	$g -n 600 -d 1 -s 4 -o $T/r1
+	$g -n 97 -d 20 -w 0:3 -B 64 -s 4 -o $T/r2
+	for x in r1 r2; do
+		$c --engine dense --no-paths -o $T/$x.want $T/$x
+		expect_true "auto, stream $x declined once its arcs were read: the dense engine's result" \
+			'$c --no-paths -o $T/$x.got $T/$x && $d -q -t 0 $T/$x.want $T/$x.got'
+	done
 fi
 # The sparse engine never makes n x n: a 300 x 300 road-like graph as text
 # (n = 90,000: 32 GB as a matrix) under a 2 GB address-space limit.

@@ -203,6 +203,52 @@ else:
     check("stats: harmonic is networkx's harmonic_centrality",
           all(abs(t["harmonic"][v] - hc[v]) <= 1e-12 * (1 + hc[v]) for v in range(n)))
 
+# stats on a scipy.sparse graph: the sparse engine (elimination in
+# nested-dissection order, no n x n matrix) gives the dense engine's table.
+def sparse_grid(rng, k, integral=True, oneway=0.0):
+    """A k x k grid as scipy.sparse: its arcs both ways, weights 1..99
+    (or real), some arcs dropped one way, some explicit zeros."""
+    rows, cols = [], []
+    for i in range(k * k):
+        r, c = divmod(i, k)
+        for j in ([i + 1] if c + 1 < k else []) + ([i + k] if r + 1 < k else []):
+            rows += [i, j]
+            cols += [j, i]
+    w = rng.integers(1, 100, len(rows)).astype(float) if integral else rng.random(len(rows)) * 10
+    keep = rng.random(len(rows)) >= oneway
+    w[rng.random(len(rows)) < 0.02] = 0
+    return sp.csr_matrix((w[keep], (np.array(rows)[keep], np.array(cols)[keep])),
+                         shape=(k * k, k * k))
+
+
+def same_table(a, b, rtol):
+    return all(np.allclose(a[c], b[c], rtol=rtol, atol=0) for c in apsp.COLUMNS) and all(
+        abs(a["summary"][x] - b["summary"][x]) <= rtol * abs(b["summary"][x])
+        for x in ("n", "pairs", "diameter", "radius", "average", "wiener"))
+
+
+for name, G, rtol in (("a 30 x 30 grid, whole weights", sparse_grid(rng, 30), 0),
+                      ("real weights, a fifth of the arcs one way",
+                       sparse_grid(rng, 25, False, 0.2), 1e-12)):
+    want = apsp.stats(G, engine="dense", device=DEVICE)
+    check("stats(engine='sparse'), %s: the dense engine's table" % name,
+          same_table(apsp.stats(G, engine="sparse"), want, rtol))
+    check("stats(engine='auto'), %s: the same" % name, same_table(apsp.stats(G), want, rtol))
+G = sparse_grid(rng, 20)
+check("stats(directed=False, engine='sparse'): the dense engine's undirected summary",
+      apsp.stats(G, directed=False, engine="sparse")["summary"]
+      == apsp.stats(G, directed=False, engine="dense", device=DEVICE)["summary"])
+check("stats(unweighted=True, engine='sparse'): the dense engine's table",
+      same_table(apsp.stats(G, unweighted=True, engine="sparse"),
+                 apsp.stats(G, unweighted=True, engine="dense", device=DEVICE), 0))
+raises("stats(engine='sparse'): a negative cycle", apsp.NegativeCycleError,
+       lambda: apsp.stats(sp.csr_matrix(np.array([[0, 1, 0], [0, 0, -3], [1, 0, 0]], float)),
+                          engine="sparse"), "Negative cycle")
+raises("stats(engine='sparse') on a dense array: a clear error", ValueError,
+       lambda: apsp.stats(np.zeros((3, 3)), engine="sparse"), "scipy.sparse")
+raises("stats(engine='tiles'): a clear error", ValueError,
+       lambda: apsp.stats(G, engine="tiles"), "'auto', 'dense' or 'sparse'")
+
 # scipy reads a dense array through np.ma.masked_values(graph, 0): a weight
 # within 1e-8 of 0 is no edge (scipy's issue 18051).  The same answers.
 g = np.array([[0, 4e-9, 0], [0, 0, 1], [0, 0, 0]])
