@@ -8,9 +8,11 @@
 // of them), its down sweep over every position from the top, the running
 // minimum of a position kept in a register.  No thread reads another's
 // column, so one kernel does a batch without a barrier.  The batch's rows
-// are then made in the vertices' numbering (a tiled transpose through
-// shared memory) and folded into the statistics with the dense engine's
-// kernels (fw_stats_fold.cuh), in the order of the rows, or copied out.
+// are folded into the statistics where they lie (a thread a source for the
+// out figures, a thread a vertex for the in figures, the additions of the
+// dense engine's kernels in fw_stats_fold.cuh, in the same order), or made
+// in the vertices' numbering (a tiled transpose through shared memory) and
+// copied out.
 #include "fw_base.cuh"
 #include "fw_stats_fold.cuh"
 
@@ -112,6 +114,65 @@ __global__ void to_rows(int n, int count, int S, const int *__restrict__ pos,
 	}
 }
 
+// The out figures of the batch's sources (thread j: source s0 + j), its
+// row's entries in the vertices' order, read where the sweeps left them
+// (d, position-major: a warp's loads of one vertex are one line).
+template <typename T>
+__global__ void fold_out(const T *__restrict__ d, int n, int S, int s0, int count,
+                         const int *__restrict__ pos, unsigned long long *__restrict__ reach,
+                         typename StatsElem<T>::Sum *__restrict__ sum,
+                         typename StatsElem<T>::Sum *__restrict__ ecc)
+{
+	using Sum = typename StatsElem<T>::Sum;
+	const int j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= count)
+		return;
+	const int i = s0 + j;
+	unsigned long long c = 0;
+	Sum sm = 0, m = 0;
+	for (int v = 0; v < n; v++) {
+		const T x = d[(size_t)pos[v] * S + j];
+		if (v != i && StatsElem<T>::finite(x)) {
+			const Sum y = StatsElem<T>::value(x, nullptr, i, v);
+			c++;
+			sm += y;
+			m = y > m ? y : m;
+		}
+	}
+	reach[i] = c, sum[i] = sm, ecc[i] = m;
+}
+
+// The in figures of every vertex v (thread v) over the batch's sources in
+// order, added to the running ones: the additions of stats_cols, in the
+// same order, from d's row of v.
+template <typename T>
+__global__ void fold_in(const T *__restrict__ d, int n, int S, int s0, int count,
+                        const int *__restrict__ pos, unsigned long long *__restrict__ reach,
+                        typename StatsElem<T>::Sum *__restrict__ sum,
+                        typename StatsElem<T>::Sum *__restrict__ ecc, double *__restrict__ harm)
+{
+	using Sum = typename StatsElem<T>::Sum;
+	const int v = blockIdx.x * blockDim.x + threadIdx.x;
+	if (v >= n)
+		return;
+	const T *row = d + (size_t)pos[v] * S;
+	unsigned long long c = reach[v];
+	Sum sm = sum[v], m = ecc[v];
+	double hs = harm[v];
+	for (int j = 0; j < count; j++) {
+		const T x = row[j];
+		if (s0 + j != v && StatsElem<T>::finite(x)) {
+			const Sum y = StatsElem<T>::value(x, nullptr, s0 + j, v);
+			c++;
+			sm += y;
+			m = y > m ? y : m;
+			if (y != 0)
+				hs += 1.0 / (double)y;
+		}
+	}
+	reach[v] = c, sum[v] = sm, ecc[v] = m, harm[v] = hs;
+}
+
 // Device memory of a run, freed on every way out.
 struct Mem {
 	std::vector<void *> p;
@@ -199,15 +260,17 @@ int figures_down(Err e, const DevFigures<S> &g, uint64_t n, gs_stats *st)
 	return 0;
 }
 
-// Sources a batch: d and the rows fit in 80% of what the device has free
-// beside the rest; with rows for the host, at most 1 GiB of them.
-uint64_t batch_size(uint64_t n, uint64_t es, size_t free_bytes, double fixed, bool to_host)
+// Sources a batch: d (and the rows, for the host) fit in 80% of what the
+// device has free; the rows for the host at most 1 GiB.  The more sources,
+// the more threads: the sweeps' time fell as the batch grew (n = 126025,
+// 8192 to 65536 sources: 1533 to 269 ms, bench/sparse-road.md).
+uint64_t batch_size(uint64_t n, uint64_t es, size_t free_bytes, bool to_host)
 {
-	const double room = (double)free_bytes * 0.8 - fixed;
-	double s = room / (2.0 * (double)n * (double)es);
+	const double room = (double)free_bytes * 0.8;
+	double s = room / ((to_host ? 2.0 : 1.0) * (double)n * (double)es);
 	if (to_host)
 		s = std::min(s, (double)(1u << 30) / ((double)n * (double)es));
-	s = std::min(s, 65536.0);
+	s = std::min(s, (double)(1 << 20));
 	const uint64_t rounded = (uint64_t)std::max(s, 0.0) / 32 * 32;
 	return std::min(rounded, (n + 31) / 32 * 32);
 }
@@ -236,20 +299,20 @@ int solve_typed(Err e, int device, const el_factor *f, gs_stats *st, fws_rows_fn
 	t->upload_ms = (lib_now() - t0) * 1e3;
 	size_t free_b, total_b;
 	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-	uint64_t S_ = batch_size(n, es, free_b, 0, take != nullptr && !st);
+	uint64_t S_ = batch_size(n, es, free_b, !st);
 	if (most && S_ > most)
 		S_ = most;
 	if (S_ == 0)
 		return fail(e, "n = %llu: the sparse engine's batch of 32 sources needs %.1f GiB of device "
 		            "memory, %.1f GiB free", (unsigned long long)n,
 		            2.0 * 32 * (double)n * es / 1073741824.0, free_b / 1073741824.0);
-	T *d, *rows;
-	if (alloc(e, m, &d, n * S_ * es) || alloc(e, m, &rows, n * S_ * es))
+	T *d, *rows = nullptr; /* (the rows: for the host only) */
+	if (alloc(e, m, &d, n * S_ * es) || (!st && alloc(e, m, &rows, n * S_ * es)))
 		return -1;
-	if (take && !st)
+	if (!st)
 		CUDA_TRY(cudaMallocHost(&m.host, n * S_ * es));
 	t->batch = S_;
-	t->device_bytes = (double)(total_b - free_b) + 2.0 * (double)(n * S_ * es);
+	t->device_bytes = (double)(total_b - free_b) + (st ? 1.0 : 2.0) * (double)(n * S_ * es);
 	float ms;
 	t->kernel_ms = t->fold_ms = 0;
 	for (uint64_t s0 = 0; s0 < n; s0 += S_) {
@@ -260,26 +323,18 @@ int solve_typed(Err e, int device, const el_factor *f, gs_stats *st, fws_rows_fn
 		                                        df.parent, d);
 		CUDA_TRY(cudaGetLastError());
 		CUDA_TRY(cudaEventRecord(m.ev[1]));
-		to_rows<T><<<dim3((unsigned)((n + 31) / 32), (unsigned)((count + 31) / 32)), dim3(32, 8)>>>(
-			(int)n, count, (int)S_, df.pos, d, rows);
-		CUDA_TRY(cudaGetLastError());
-		if (st) {
-			const T *at = rows - s0 * n; // (where row 0 would be)
-			const int i0 = (int)s0, i1 = (int)s0 + count;
-			if constexpr (std::is_same<T, int>::value)
-				stats_rows<T><<<std::min(count, 65535), 256>>>(at, (int)n, (int)n, i0, i1, nullptr,
-				                                              g.reach[GS_OUT], g.sum[GS_OUT],
-				                                              g.ecc[GS_OUT]);
-			else
-				stats_rows_ordered<T><<<(count + 127) / 128, 128>>>(at, (int)n, (int)n, i0, i1,
-				                                                   g.reach[GS_OUT], g.sum[GS_OUT],
-				                                                   g.ecc[GS_OUT]);
+		if (st) { // folded where the sweeps left the distances
+			fold_out<T><<<(count + 127) / 128, 128>>>(d, (int)n, (int)S_, (int)s0, count, df.pos,
+			                                        g.reach[GS_OUT], g.sum[GS_OUT], g.ecc[GS_OUT]);
 			CUDA_TRY(cudaGetLastError());
-			stats_cols<T><<<(unsigned)((n + 255) / 256), 256>>>(at, (int)n, (int)n, i0, i1, nullptr,
-			                                                   g.reach[GS_IN], g.sum[GS_IN],
-			                                                   g.ecc[GS_IN], g.harm);
+			fold_in<T><<<(unsigned)((n + 127) / 128), 128>>>(d, (int)n, (int)S_, (int)s0, count,
+			                                                df.pos, g.reach[GS_IN], g.sum[GS_IN],
+			                                                g.ecc[GS_IN], g.harm);
 			CUDA_TRY(cudaGetLastError());
 		} else {
+			to_rows<T><<<dim3((unsigned)((n + 31) / 32), (unsigned)((count + 31) / 32)),
+			             dim3(32, 8)>>>((int)n, count, (int)S_, df.pos, d, rows);
+			CUDA_TRY(cudaGetLastError());
 			CUDA_TRY(cudaMemcpy(m.host, rows, (size_t)count * n * es, cudaMemcpyDeviceToHost));
 		}
 		CUDA_TRY(cudaEventRecord(m.ev[2]));
