@@ -123,23 +123,14 @@ __global__ void fold_out(const T *__restrict__ d, int n, int S, int s0, int coun
                          typename StatsElem<T>::Sum *__restrict__ sum,
                          typename StatsElem<T>::Sum *__restrict__ ecc)
 {
-	using Sum = typename StatsElem<T>::Sum;
 	const int j = blockIdx.x * blockDim.x + threadIdx.x;
 	if (j >= count)
 		return;
 	const int i = s0 + j;
-	unsigned long long c = 0;
-	Sum sm = 0, m = 0;
-	for (int v = 0; v < n; v++) {
-		const T x = d[(size_t)pos[v] * S + j];
-		if (v != i && StatsElem<T>::finite(x)) {
-			const Sum y = StatsElem<T>::value(x, nullptr, i, v);
-			c++;
-			sm += y;
-			m = y > m ? y : m;
-		}
-	}
-	reach[i] = c, sum[i] = sm, ecc[i] = m;
+	Running<T> f;
+	for (int v = 0; v < n; v++)
+		f.add(d[(size_t)pos[v] * S + j], nullptr, i, v, false);
+	reach[i] = f.c, sum[i] = f.s, ecc[i] = f.m;
 }
 
 // The in figures of every vertex v (thread v) over the batch's sources in
@@ -151,26 +142,15 @@ __global__ void fold_in(const T *__restrict__ d, int n, int S, int s0, int count
                         typename StatsElem<T>::Sum *__restrict__ sum,
                         typename StatsElem<T>::Sum *__restrict__ ecc, double *__restrict__ harm)
 {
-	using Sum = typename StatsElem<T>::Sum;
 	const int v = blockIdx.x * blockDim.x + threadIdx.x;
 	if (v >= n)
 		return;
 	const T *row = d + (size_t)pos[v] * S;
-	unsigned long long c = reach[v];
-	Sum sm = sum[v], m = ecc[v];
-	double hs = harm[v];
-	for (int j = 0; j < count; j++) {
-		const T x = row[j];
-		if (s0 + j != v && StatsElem<T>::finite(x)) {
-			const Sum y = StatsElem<T>::value(x, nullptr, s0 + j, v);
-			c++;
-			sm += y;
-			m = y > m ? y : m;
-			if (y != 0)
-				hs += 1.0 / (double)y;
-		}
-	}
-	reach[v] = c, sum[v] = sm, ecc[v] = m, harm[v] = hs;
+	Running<T> f;
+	f.c = reach[v], f.s = sum[v], f.m = ecc[v], f.hs = harm[v];
+	for (int j = 0; j < count; j++)
+		f.add(row[j], nullptr, s0 + j, v, true);
+	reach[v] = f.c, sum[v] = f.s, ecc[v] = f.m, harm[v] = f.hs;
 }
 
 // Device memory of a run, freed on every way out.

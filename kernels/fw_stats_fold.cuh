@@ -48,6 +48,28 @@ template <> struct StatsElem<float> {
 	}
 };
 
+// The figures of a row or a column as its entries come, in order: how
+// many are finite off the diagonal, their sum, the largest with 0, and
+// (columns) the sum of their inverses.
+template <typename T> struct Running {
+	using S = typename StatsElem<T>::Sum;
+	unsigned long long c = 0;
+	S s = 0, m = 0;
+	double hs = 0;
+	// Entry (i, j) of the distances, x (h: the reweighting's potentials).
+	__device__ __forceinline__ void add(T x, const long long *h, int i, int j, bool harmonic)
+	{
+		if (i != j && StatsElem<T>::finite(x)) {
+			const S y = StatsElem<T>::value(x, h, i, j);
+			c++;
+			s += y;
+			m = y > m ? y : m;
+			if (harmonic && y != 0)
+				hs += 1.0 / (double)y;
+		}
+	}
+};
+
 // Row i (first <= i < end; d points where row 0 would be, rows npad apart):
 // its finite entries j != i counted, summed, and the largest with 0.
 template <typename T>
@@ -61,17 +83,11 @@ stats_rows(const T *__restrict__ d, int npad, int n, int first, int end,
 	__shared__ S ss[8], se[8];
 	for (int i = first + blockIdx.x; i < end; i += gridDim.x) {
 		const T *row = d + (size_t)i * npad;
-		unsigned long long c = 0;
-		S s = 0, m = 0;
-		for (int j = threadIdx.x; j < n; j += blockDim.x) {
-			const T x = row[j];
-			if (j != i && StatsElem<T>::finite(x)) {
-				const S y = StatsElem<T>::value(x, h, i, j);
-				c++;
-				s += y;
-				m = y > m ? y : m;
-			}
-		}
+		Running<T> f;
+		for (int j = threadIdx.x; j < n; j += blockDim.x)
+			f.add(row[j], h, i, j, false);
+		unsigned long long c = f.c;
+		S s = f.s, m = f.m;
 		for (int o = 16; o > 0; o >>= 1) {
 			c += __shfl_xor_sync(0xffffffffu, c, o);
 			s += __shfl_xor_sync(0xffffffffu, s, o);
@@ -101,23 +117,14 @@ __global__ void stats_rows_ordered(const T *__restrict__ d, int npad, int n, int
                                    typename StatsElem<T>::Sum *__restrict__ sum,
                                    typename StatsElem<T>::Sum *__restrict__ ecc)
 {
-	using S = typename StatsElem<T>::Sum;
 	const int i = first + blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= end)
 		return;
 	const T *row = d + (size_t)i * npad;
-	unsigned long long c = 0;
-	S s = 0, m = 0;
-	for (int j = 0; j < n; j++) {
-		const T x = row[j];
-		if (j != i && StatsElem<T>::finite(x)) {
-			const S y = StatsElem<T>::value(x, nullptr, i, j);
-			c++;
-			s += y;
-			m = y > m ? y : m;
-		}
-	}
-	reach[i] = c, sum[i] = s, ecc[i] = m;
+	Running<T> f;
+	for (int j = 0; j < n; j++)
+		f.add(row[j], nullptr, i, j, false);
+	reach[i] = f.c, sum[i] = f.s, ecc[i] = f.m;
 }
 
 // Column j over the band's rows first .. end - 1 in order, added to the
@@ -129,25 +136,14 @@ __global__ void stats_cols(const T *__restrict__ d, int npad, int n, int first, 
                            typename StatsElem<T>::Sum *__restrict__ sum,
                            typename StatsElem<T>::Sum *__restrict__ ecc, double *__restrict__ harm)
 {
-	using S = typename StatsElem<T>::Sum;
 	const int j = blockIdx.x * blockDim.x + threadIdx.x;
 	if (j >= n)
 		return;
-	unsigned long long c = reach[j];
-	S s = sum[j], m = ecc[j];
-	double hs = harm[j];
-	for (int i = first; i < end; i++) {
-		const T x = d[(size_t)i * npad + j];
-		if (i != j && StatsElem<T>::finite(x)) {
-			const S y = StatsElem<T>::value(x, h, i, j);
-			c++;
-			s += y;
-			m = y > m ? y : m;
-			if (y != 0)
-				hs += 1.0 / (double)y;
-		}
-	}
-	reach[j] = c, sum[j] = s, ecc[j] = m, harm[j] = hs;
+	Running<T> f;
+	f.c = reach[j], f.s = sum[j], f.m = ecc[j], f.hs = harm[j];
+	for (int i = first; i < end; i++)
+		f.add(d[(size_t)i * npad + j], h, i, j, true);
+	reach[j] = f.c, sum[j] = f.s, ecc[j] = f.m, harm[j] = f.hs;
 }
 
 } // namespace
