@@ -8,32 +8,15 @@
 #include "fw_sparse.h"
 #include "tool.h"
 
-struct writing {
-	st_writer *w;
-	uint64_t row_bytes;
-	uint64_t n;
-};
-
-static int write_rows(void *ctx, uint64_t first, uint64_t count, const void *rows)
-{
-	struct writing *wr = ctx;
-	st_error err;
-	if (st_write(wr->w, rows, count * wr->row_bytes, &err) < 0)
-		tool_die_st(tool_output_name(), &err);
-	tool_progress("rows", first + count, wr->n);
-	return 0;
-}
-
-int gpusparse_rows(void *ctx, const el_factor *f, gs_stats *stats, st_writer *w, char *info,
-                   size_t len)
+int gpusparse_rows(void *ctx, const el_factor *f, gs_stats *stats, el_rows_fn *take,
+                   void *take_ctx, char *info, size_t len)
 {
 	const int device = *(const int *)ctx;
-	struct writing wr = {w, f->n * ST_TYPE_SIZE(f->type), f->n};
 	struct fws_timing t;
 	/* Tests: at most this many sources a batch (several batches on a
 	 * small graph). */
 	const char *most = getenv("APSP_SPARSE_BATCH");
-	if (fws_solve(device, f, stats, stats ? NULL : write_rows, &wr,
+	if (fws_solve(device, f, stats, stats ? NULL : take, take_ctx,
 	              most ? strtoull(most, NULL, 10) : 0, &t, info, len) < 0)
 		return -1;
 	const double rate = t.kernel_ms > 0 ? (double)t.arcs * (double)f->n / (t.kernel_ms * 1e-3)

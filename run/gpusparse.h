@@ -7,7 +7,7 @@
 #include "sparse.h"
 
 /* A sparse_job's device_rows: ctx points to the device's number. */
-int gpusparse_rows(void *ctx, const el_factor *f, gs_stats *stats, st_writer *w, char *info,
-                   size_t len);
+int gpusparse_rows(void *ctx, const el_factor *f, gs_stats *stats, el_rows_fn *take,
+                   void *take_ctx, char *info, size_t len);
 
 #endif

@@ -278,7 +278,8 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 	}
 	if (job->device_rows) {
 		char info[400];
-		if (job->device_rows(job->device_ctx, f, o.stats, o.w, info, sizeof info) < 0)
+		o.n = f->n, o.row_bytes = f->n * ST_TYPE_SIZE(f->type), o.threads = job->threads;
+		if (job->device_rows(job->device_ctx, f, o.stats, take_out, &o, info, sizeof info) < 0)
 			tool_die("%s", info);
 		tool_info("%s", info);
 	} else {

@@ -29,10 +29,10 @@ struct sparse_job {
 	int threads;
 	int streams;                     /* ENGINE_AUTO reads a stream for it (else: dense) */
 	/* Where the rows are made on a device (apsp-gpu): into stats, else
-	 * written to w, in order; a line for -v into info.  0, or -1 with
+	 * handed to take in order; a line for -v into info.  0, or -1 with
 	 * info the message.  NULL: on this machine's cores. */
-	int (*device_rows)(void *ctx, const el_factor *f, gs_stats *stats, st_writer *w,
-	                   char *info, size_t len);
+	int (*device_rows)(void *ctx, const el_factor *f, gs_stats *stats, el_rows_fn *take,
+	                   void *take_ctx, char *info, size_t len);
 	void *device_ctx;
 };
 
