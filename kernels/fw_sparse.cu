@@ -1,20 +1,11 @@
-// fw_sparse.cu - the sparse engine on one GPU (see fw_sparse.h).
-//
-// The factor (lib/sparse/elim.h) goes to the device once.  A batch of S
-// sources then runs as S threads, thread j the source first + j: its
-// column of d (n x S, position-major, so that a warp's loads of one
-// position are one line) set to unreachable, its up sweep along its
-// ancestors (the parent chain: every upper neighbour of a position is one
-// of them), its down sweep over every position from the top, the running
-// minimum of a position kept in a register.  No thread reads another's
-// column, so one kernel does a batch without a barrier.  The batch's rows
-// are folded into the statistics where they lie (a thread a source for the
-// out figures, a thread a vertex for the in figures, the additions of the
-// dense engine's kernels in fw_stats_fold.cuh, in the same order), or made
-// in the vertices' numbering (a tiled transpose through shared memory) and
-// copied out.
+// fw_sparse.cu - the sparse engine on one GPU (see fw_sparse.h): the
+// factor (lib/sparse/elim.h) and its plan for the down sweep to the device
+// once, then a batch of sources at a time through the kernels of
+// fw_sweeps.cuh, each batch folded into the statistics where the sweeps
+// left it (the additions of the dense engine's kernels, fw_stats_fold.cuh,
+// in the same order) or made in the vertices' numbering and copied out.
 #include "fw_base.cuh"
-#include "fw_stats_fold.cuh"
+#include "fw_sweeps.cuh"
 
 #include <math.h>
 #include <string.h>
@@ -27,137 +18,11 @@
 
 namespace {
 
-template <typename T> struct Unreachable;
-template <> struct Unreachable<int> {
-	static __device__ __forceinline__ int value() { return ST_INF_I32; }
-};
-template <> struct Unreachable<float> {
-	static __device__ __forceinline__ float value() { return __int_as_float(0x7f800000); }
-};
-template <> struct Unreachable<double> {
-	static __device__ __forceinline__ double value()
-	{
-		return __longlong_as_double(0x7ff0000000000000ll);
-	}
-};
-
-// The factor on the device.
-struct DevFactor {
-	long long *first = nullptr;
-	int *upper = nullptr, *pos = nullptr, *parent = nullptr;
-	void *up = nullptr, *down = nullptr;
-};
-
-// Sources src0 .. src0 + count - 1, a thread each: their distances to every
-// position in d (column j of n x S).
-template <typename T>
-__global__ void __launch_bounds__(128)
-sweeps(int n, int src0, int count, int S, const long long *__restrict__ first,
-       const int *__restrict__ upper, const T *__restrict__ up, const T *__restrict__ down,
-       const int *__restrict__ pos, const int *__restrict__ parent, T *__restrict__ d)
-{
-	const int j = blockIdx.x * blockDim.x + threadIdx.x;
-	if (j >= count)
-		return;
-	const T inf = Unreachable<T>::value();
-	T *col = d + j;
-	for (int p = 0; p < n; p++)
-		col[(size_t)p * S] = inf;
-	int p = pos[src0 + j];
-	col[(size_t)p * S] = 0;
-	for (; p >= 0; p = parent[p]) { // up, through the ancestors in order
-		const T dp = col[(size_t)p * S];
-		if (!(dp < inf))
-			continue;
-		for (long long k = first[p]; k < first[p + 1]; k++) {
-			const T w = up[k];
-			if (!(w < inf))
-				continue;
-			T *x = col + (size_t)upper[k] * S;
-			const T c = dp + w;
-			if (c < *x)
-				*x = c;
-		}
-	}
-	for (int q = n - 1; q >= 0; q--) { // down, every position from the top
-		T acc = col[(size_t)q * S];
-		for (long long k = first[q]; k < first[q + 1]; k++) {
-			const T w = down[k];
-			const T x = col[(size_t)upper[k] * S];
-			if (!(w < inf) || !(x < inf)) // (int32: unreachable plus a negative weight)
-				continue;
-			const T c = x + w;
-			acc = c < acc ? c : acc;
-		}
-		col[(size_t)q * S] = acc;
-	}
-}
-
-// The batch's rows (count of them, n each, stride n) in the vertices'
-// numbering: row j, column v from d[pos[v]][j], through a 32 x 32 tile.
-template <typename T>
-__global__ void to_rows(int n, int count, int S, const int *__restrict__ pos,
-                        const T *__restrict__ d, T *__restrict__ rows)
-{
-	__shared__ T tile[32][33];
-	const int v0 = blockIdx.x * 32, j0 = blockIdx.y * 32;
-	for (int r = threadIdx.y; r < 32; r += blockDim.y) {
-		const int v = v0 + r, j = j0 + threadIdx.x;
-		if (v < n && j < count)
-			tile[r][threadIdx.x] = d[(size_t)pos[v] * S + j];
-	}
-	__syncthreads();
-	for (int r = threadIdx.y; r < 32; r += blockDim.y) {
-		const int j = j0 + r, v = v0 + threadIdx.x;
-		if (v < n && j < count)
-			rows[(size_t)j * n + v] = tile[threadIdx.x][r];
-	}
-}
-
-// The out figures of the batch's sources (thread j: source s0 + j), its
-// row's entries in the vertices' order, read where the sweeps left them
-// (d, position-major: a warp's loads of one vertex are one line).
-template <typename T>
-__global__ void fold_out(const T *__restrict__ d, int n, int S, int s0, int count,
-                         const int *__restrict__ pos, unsigned long long *__restrict__ reach,
-                         typename StatsElem<T>::Sum *__restrict__ sum,
-                         typename StatsElem<T>::Sum *__restrict__ ecc)
-{
-	const int j = blockIdx.x * blockDim.x + threadIdx.x;
-	if (j >= count)
-		return;
-	const int i = s0 + j;
-	Running<T> f;
-	for (int v = 0; v < n; v++)
-		f.add(d[(size_t)pos[v] * S + j], nullptr, i, v, false);
-	reach[i] = f.c, sum[i] = f.s, ecc[i] = f.m;
-}
-
-// The in figures of every vertex v (thread v) over the batch's sources in
-// order, added to the running ones: the additions of stats_cols, in the
-// same order, from d's row of v.
-template <typename T>
-__global__ void fold_in(const T *__restrict__ d, int n, int S, int s0, int count,
-                        const int *__restrict__ pos, unsigned long long *__restrict__ reach,
-                        typename StatsElem<T>::Sum *__restrict__ sum,
-                        typename StatsElem<T>::Sum *__restrict__ ecc, double *__restrict__ harm)
-{
-	const int v = blockIdx.x * blockDim.x + threadIdx.x;
-	if (v >= n)
-		return;
-	const T *row = d + (size_t)pos[v] * S;
-	Running<T> f;
-	f.c = reach[v], f.s = sum[v], f.m = ecc[v], f.hs = harm[v];
-	for (int j = 0; j < count; j++)
-		f.add(row[j], nullptr, s0 + j, v, true);
-	reach[v] = f.c, sum[v] = f.s, ecc[v] = f.m, harm[v] = f.hs;
-}
-
 // Device memory of a run, freed on every way out.
 struct Mem {
 	std::vector<void *> p;
 	void *host = nullptr;
-	cudaEvent_t ev[4] = {};
+	cudaEvent_t ev[5] = {};
 	void *take(void *x)
 	{
 		p.push_back(x);
@@ -181,20 +46,190 @@ template <typename T> int alloc(Err e, Mem &m, T **x, size_t bytes)
 	return 0;
 }
 
-int factor_up(Err e, Mem &m, const el_factor *f, DevFactor &df)
+// The factor's plan for the sweeps (DevFactor's host side).  The
+// elimination tree in postorder: each subtree an interval, post[p] its
+// last, low[p] its first.  Its parts: the subtrees below the top, packed
+// into parts of about equal size, which the down sweep takes at once once
+// the top (part 0, every position above them) is done.  The down sweep's
+// groups: each part's positions from its highest down, a group closed where
+// a position more would pass `group` positions or `slots - group` outside
+// upper neighbours (a position with more than those alone reads the rest
+// from d).  The top (shape 0, sweep_top) has the most upper neighbours a
+// position: its groups are large, its slots shared by a CTA's warps, so
+// that a separator's rows are read from shared memory; the parts (shape 1,
+// sweep_down), many threads, and small groups.
+struct Plan {
+	int slots[2] = {}, group[2] = {};
+	std::vector<int> post, low;
+	std::vector<int> members, mfirst; // group g: members[mfirst[g] .. mfirst[g + 1]), highest first
+	std::vector<int> outside, ofirst; // group g: outside[ofirst[g] .. ofirst[g + 1])
+	std::vector<int> pfirst;          // part r: groups pfirst[r] .. pfirst[r + 1] - 1
+	std::vector<uint16_t> slot;
+};
+
+void plan_postorder(const el_factor *f, Plan &pl)
+{
+	const int n = (int)f->n;
+	std::vector<int> size(n, 1), next(n);
+	pl.post.assign(n, 0), pl.low.assign(n, 0);
+	for (int p = 0; p < n; p++) // (a parent is above its children)
+		if (f->parent[p] >= 0)
+			size[f->parent[p]] += size[p];
+	int roots = 0;
+	for (int p = n - 1; p >= 0; p--) { // parents before their children
+		int &from = f->parent[p] >= 0 ? next[f->parent[p]] : roots;
+		pl.low[p] = from, pl.post[p] = from + size[p] - 1;
+		next[p] = from, from += size[p];
+	}
+}
+
+// The positions of each part, highest first: the largest subtree split at
+// its root (the root to the top) while it holds more than n / parts
+// positions, then the subtrees packed, largest first, each into the part
+// that holds the fewest.
+std::vector<std::vector<int>> plan_parts(const el_factor *f, const Plan &pl, int parts)
+{
+	const int n = (int)f->n;
+	auto size = [&](int p) { return pl.post[p] - pl.low[p] + 1; };
+	std::vector<int> kids(n + 1, 0), kid(n);
+	for (int p = 0; p < n; p++)
+		if (f->parent[p] >= 0)
+			kids[f->parent[p] + 1]++;
+	for (int p = 0; p < n; p++)
+		kids[p + 1] += kids[p];
+	std::vector<int> at(kids.begin(), kids.end() - 1);
+	for (int p = 0; p < n; p++)
+		if (f->parent[p] >= 0)
+			kid[at[f->parent[p]]++] = p;
+	std::vector<int> trees, top;
+	auto bigger = [&](int a, int b) { return size(a) < size(b); };
+	for (int p = 0; p < n; p++)
+		if (f->parent[p] < 0)
+			trees.push_back(p), std::push_heap(trees.begin(), trees.end(), bigger);
+	while (!trees.empty() && (int64_t)size(trees.front()) * parts > n) {
+		std::pop_heap(trees.begin(), trees.end(), bigger);
+		const int r = trees.back();
+		trees.pop_back();
+		top.push_back(r);
+		for (int k = kids[r]; k < kids[r + 1]; k++)
+			trees.push_back(kid[k]), std::push_heap(trees.begin(), trees.end(), bigger);
+	}
+	std::sort(trees.begin(), trees.end(), [&](int a, int b) { return size(a) > size(b); });
+	std::vector<std::vector<int>> part(1 + std::min<size_t>(parts, trees.size()));
+	std::vector<int64_t> load(part.size() - 1, 0);
+	std::vector<int> home(n, 0); // the part of each subtree's root, then of every position
+	for (int r : trees) {
+		const size_t b = std::min_element(load.begin(), load.end()) - load.begin();
+		load[b] += size(r), home[r] = (int)b + 1;
+	}
+	for (int p = n - 1; p >= 0; p--) { // (a root's part to its subtree, top down)
+		const int up = f->parent[p];
+		if (up >= 0 && home[p] == 0)
+			home[p] = home[up];
+	}
+	for (int r : top)
+		home[r] = 0;
+	for (int p = n - 1; p >= 0; p--)
+		part[home[p]].push_back(p);
+	return part;
+}
+
+void plan_groups(const el_factor *f, Plan &pl, const std::vector<std::vector<int>> &parts)
+{
+	const int n = (int)f->n;
+	std::vector<int> mark(n, -1), index(n), inside(n, -1);
+	pl.slot.assign(f->first[n], SLOT_GLOBAL);
+	pl.ofirst.assign(1, 0), pl.mfirst.assign(1, 0), pl.pfirst.assign(1, 0);
+	auto close = [&]() {
+		const int g = (int)pl.mfirst.size() - 1, o0 = pl.ofirst.back(), m0 = pl.mfirst.back();
+		const int outside = (int)pl.outside.size() - o0;
+		for (int i = m0; i < (int)pl.members.size(); i++) {
+			const int p = pl.members[i];
+			for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++) {
+				const int u = f->upper[k];
+				pl.slot[k] = inside[u] == g ? (uint16_t)(outside + index[u])
+				             : mark[u] == g ? (uint16_t)index[u] : SLOT_GLOBAL;
+			}
+		}
+		pl.ofirst.push_back((int)pl.outside.size());
+		pl.mfirst.push_back((int)pl.members.size());
+	};
+	for (const std::vector<int> &part : parts) {
+		const int shape = &part == &parts[0] ? 0 : 1, most = pl.slots[shape] - pl.group[shape];
+		for (int p : part) {
+			int g = (int)pl.mfirst.size() - 1, fresh = 0;
+			for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++)
+				fresh += inside[f->upper[k]] != g && mark[f->upper[k]] != g;
+			const int held = (int)pl.outside.size() - pl.ofirst.back();
+			const int members = (int)pl.members.size() - pl.mfirst.back();
+			if (members > 0 && (members >= pl.group[shape] || held + fresh > most))
+				close(), g++;
+			for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++) {
+				const int u = f->upper[k];
+				if (inside[u] != g && mark[u] != g
+				    && (int)pl.outside.size() - pl.ofirst.back() < most) {
+					mark[u] = g, index[u] = (int)pl.outside.size() - pl.ofirst.back();
+					pl.outside.push_back(u);
+				}
+			}
+			inside[p] = g, index[p] = (int)pl.members.size() - pl.mfirst.back();
+			pl.members.push_back(p);
+		}
+		if ((int)pl.members.size() > pl.mfirst.back())
+			close();
+		pl.pfirst.push_back((int)pl.mfirst.size() - 1);
+	}
+}
+
+template <typename T> int upload(Err e, Mem &m, T **x, const T *from, size_t count)
+{
+	CUDA_TRY(cudaMalloc((void **)x, count ? count * sizeof(T) : 1));
+	m.take(*x);
+	if (count)
+		CUDA_TRY(cudaMemcpy(*x, from, count * sizeof(T), cudaMemcpyHostToDevice));
+	return 0;
+}
+
+// The down sweep's shapes: slots a thread and positions a group of the
+// parts, parts below the top, and the top's slots and group, so that a
+// CTA's slots take at most 96 KiB (APSP_SPARSE_SHAPE=slots,group,parts,
+// top slots,top group: benchmarks).
+void sweep_shape(Plan &pl, int *parts, size_t es)
+{
+	const int top = (int)(96 * 1024 / (32 * es));
+	pl.slots[1] = 32, pl.group[1] = 8, *parts = 64;
+	pl.slots[0] = top, pl.group[0] = top * 2 / 3;
+	const char *s = getenv("APSP_SPARSE_SHAPE");
+	int a, b, c, x, y;
+	if (s && sscanf(s, "%d,%d,%d,%d,%d", &a, &b, &c, &x, &y) == 5 && b >= 1 && a > b && c >= 1
+	    && y >= 1 && x > y && (size_t)(x + TOP_CHUNK) * 32 * es <= 200 * 1024
+	    && (size_t)a * 128 * es <= 200 * 1024)
+		pl.slots[1] = a, pl.group[1] = b, *parts = c, pl.slots[0] = x, pl.group[0] = y;
+}
+
+int factor_up(Err e, Mem &m, const el_factor *f, DevFactor &df, int slots[2])
 {
 	const uint64_t n = f->n, E = f->first[n], es = ST_TYPE_SIZE(f->type);
 	std::vector<long long> first(f->first, f->first + n + 1);
-	if (alloc(e, m, &df.first, (n + 1) * 8) || alloc(e, m, &df.upper, E * 4)
-	    || alloc(e, m, &df.pos, n * 4) || alloc(e, m, &df.parent, n * 4)
-	    || alloc(e, m, (char **)&df.up, E * es) || alloc(e, m, (char **)&df.down, E * es))
+	Plan pl;
+	int parts;
+	sweep_shape(pl, &parts, es);
+	plan_postorder(f, pl);
+	plan_groups(f, pl, plan_parts(f, pl, parts));
+	df.parts = (int)pl.pfirst.size() - 2;
+	slots[0] = pl.slots[0], slots[1] = pl.slots[1];
+	if (upload(e, m, &df.first, first.data(), n + 1) || upload(e, m, &df.upper, f->upper, E)
+	    || upload(e, m, &df.pos, f->pos, n) || upload(e, m, &df.parent, f->parent, n)
+	    || upload(e, m, (char **)&df.up, (const char *)f->up, E * es)
+	    || upload(e, m, (char **)&df.down, (const char *)f->down, E * es)
+	    || upload(e, m, &df.post, pl.post.data(), n) || upload(e, m, &df.low, pl.low.data(), n)
+	    || upload(e, m, &df.members, pl.members.data(), pl.members.size())
+	    || upload(e, m, &df.mfirst, pl.mfirst.data(), pl.mfirst.size())
+	    || upload(e, m, &df.outside, pl.outside.data(), pl.outside.size())
+	    || upload(e, m, &df.ofirst, pl.ofirst.data(), pl.ofirst.size())
+	    || upload(e, m, &df.pfirst, pl.pfirst.data(), pl.pfirst.size())
+	    || upload(e, m, &df.slot, pl.slot.data(), pl.slot.size()))
 		return -1;
-	CUDA_TRY(cudaMemcpy(df.first, first.data(), (n + 1) * 8, cudaMemcpyHostToDevice));
-	CUDA_TRY(cudaMemcpy(df.upper, f->upper, E * 4, cudaMemcpyHostToDevice));
-	CUDA_TRY(cudaMemcpy(df.pos, f->pos, n * 4, cudaMemcpyHostToDevice));
-	CUDA_TRY(cudaMemcpy(df.parent, f->parent, n * 4, cudaMemcpyHostToDevice));
-	CUDA_TRY(cudaMemcpy(df.up, f->up, E * es, cudaMemcpyHostToDevice));
-	CUDA_TRY(cudaMemcpy(df.down, f->down, E * es, cudaMemcpyHostToDevice));
 	return 0;
 }
 
@@ -241,12 +276,12 @@ int figures_down(Err e, const DevFigures<S> &g, uint64_t n, gs_stats *st)
 }
 
 // Sources a batch: d (and the rows, for the host) fit in 80% of what the
-// device has free; the rows for the host at most 1 GiB.  The more sources,
-// the more threads: the sweeps' time fell as the batch grew (n = 126025,
-// 8192 to 65536 sources: 1533 to 269 ms, bench/sparse-road.md).
+// device has free and in SPARSE_BATCH_BYTES; the rows for the host at most
+// 1 GiB.
+constexpr double SPARSE_BATCH_BYTES = 16.0 * (1ull << 30);
 uint64_t batch_size(uint64_t n, uint64_t es, size_t free_bytes, bool to_host)
 {
-	const double room = (double)free_bytes * 0.8;
+	const double room = std::min((double)free_bytes * 0.8, SPARSE_BATCH_BYTES);
 	double s = room / ((to_host ? 2.0 : 1.0) * (double)n * (double)es);
 	if (to_host)
 		s = std::min(s, (double)(1u << 30) / ((double)n * (double)es));
@@ -270,8 +305,16 @@ int solve_typed(Err e, int device, const el_factor *f, gs_stats *st, fws_rows_fn
 		CUDA_TRY(cudaEventCreate(&x));
 	double t0 = lib_now();
 	DevFactor df;
-	if (factor_up(e, m, f, df))
+	int slots[2];
+	if (factor_up(e, m, f, df, slots))
 		return -1;
+	const int th = sweep_threads<T>(); // the parts'
+	const size_t top_smem = (size_t)(slots[0] + TOP_CHUNK) * 32 * es, smem = slots[1] * th * es;
+	for (auto k : {(const void *)sweep_top<T, true>, (const void *)sweep_top<T, false>})
+		CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                              (int)top_smem));
+	for (auto k : {(const void *)sweep_down<T, true>, (const void *)sweep_down<T, false>})
+		CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
 	DevFigures<S> g;
 	if (st && figures_zeroed(e, m, n, g))
 		return -1;
@@ -293,46 +336,73 @@ int solve_typed(Err e, int device, const el_factor *f, gs_stats *st, fws_rows_fn
 		CUDA_TRY(cudaMallocHost(&m.host, n * S_ * es));
 	t->batch = S_;
 	t->device_bytes = (double)(total_b - free_b) + (st ? 1.0 : 2.0) * (double)(n * S_ * es);
-	float ms;
-	t->kernel_ms = t->fold_ms = 0;
+	// The finite arcs; int32 with a negative one: sums checked (sweep_down).
+	const T *up = (const T *)f->up, *down = (const T *)f->down;
+	const T inf = std::is_same<T, int>::value ? (T)ST_INF_I32 : (T)INFINITY;
+	bool check = false;
+	for (uint64_t k = 0; k < E; k++) {
+		t->arcs += (uint64_t)(up[k] < inf) + (uint64_t)(down[k] < inf);
+		check |= std::is_same<T, int>::value && (up[k] < 0 || down[k] < 0);
+	}
 	for (uint64_t s0 = 0; s0 < n; s0 += S_) {
 		const int count = (int)std::min(S_, n - s0);
 		CUDA_TRY(cudaEventRecord(m.ev[0]));
-		sweeps<T><<<(count + 127) / 128, 128>>>((int)n, (int)s0, count, (int)S_, df.first, df.upper,
-		                                        (const T *)df.up, (const T *)df.down, df.pos,
-		                                        df.parent, d);
+		sweep_up<T><<<(count + 127) / 128, 128>>>((int)s0, count, (int)S_, df.first, df.upper,
+		                                         (const T *)df.up, df.pos, df.parent, d);
 		CUDA_TRY(cudaGetLastError());
 		CUDA_TRY(cudaEventRecord(m.ev[1]));
+		// the top, then the parts below it at once
+		const unsigned tiles = (unsigned)(count + 31) / 32;
+		if (check)
+			sweep_top<T, true><<<tiles, 32 * TOP_WARPS, top_smem>>>((int)s0, count, (int)S_, df,
+			                                                         (const T *)df.down, d);
+		else
+			sweep_top<T, false><<<tiles, 32 * TOP_WARPS, top_smem>>>((int)s0, count, (int)S_, df,
+			                                                          (const T *)df.down, d);
+		CUDA_TRY(cudaGetLastError());
+		const dim3 grid((count + th - 1) / th, df.parts);
+		if (grid.y > 0 && check)
+			sweep_down<T, true><<<grid, th, smem>>>((int)s0, count, (int)S_, df, (const T *)df.down,
+			                                        1, d);
+		else if (grid.y > 0)
+			sweep_down<T, false><<<grid, th, smem>>>((int)s0, count, (int)S_, df,
+			                                         (const T *)df.down, 1, d);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaEventRecord(m.ev[2]));
 		if (st) { // folded where the sweeps left the distances
-			fold_out<T><<<(count + 127) / 128, 128>>>(d, (int)n, (int)S_, (int)s0, count, df.pos,
-			                                        g.reach[GS_OUT], g.sum[GS_OUT], g.ecc[GS_OUT]);
+			if (std::is_same<T, int>::value)
+				fold_out_int<<<(count + 31) / 32, 32 * FOLD_WARPS>>>(
+				        (const int *)d, (int)n, (int)S_, (int)s0, count, df.pos, g.reach[GS_OUT],
+				        (long long *)g.sum[GS_OUT], (long long *)g.ecc[GS_OUT]);
+			else
+				fold_out<T><<<(count + 127) / 128, 128>>>(d, (int)n, (int)S_, (int)s0, count,
+				                                        df.pos, g.reach[GS_OUT], g.sum[GS_OUT],
+				                                        g.ecc[GS_OUT]);
 			CUDA_TRY(cudaGetLastError());
+			CUDA_TRY(cudaEventRecord(m.ev[3]));
 			fold_in<T><<<(unsigned)((n + 127) / 128), 128>>>(d, (int)n, (int)S_, (int)s0, count,
 			                                                df.pos, g.reach[GS_IN], g.sum[GS_IN],
 			                                                g.ecc[GS_IN], g.harm);
 			CUDA_TRY(cudaGetLastError());
 		} else {
+			CUDA_TRY(cudaEventRecord(m.ev[3]));
 			to_rows<T><<<dim3((unsigned)((n + 31) / 32), (unsigned)((count + 31) / 32)),
 			             dim3(32, 8)>>>((int)n, count, (int)S_, df.pos, d, rows);
 			CUDA_TRY(cudaGetLastError());
 			CUDA_TRY(cudaMemcpy(m.host, rows, (size_t)count * n * es, cudaMemcpyDeviceToHost));
 		}
-		CUDA_TRY(cudaEventRecord(m.ev[2]));
-		CUDA_TRY(cudaEventSynchronize(m.ev[2]));
-		CUDA_TRY(cudaEventElapsedTime(&ms, m.ev[0], m.ev[1]));
-		t->kernel_ms += ms;
-		CUDA_TRY(cudaEventElapsedTime(&ms, m.ev[1], m.ev[2]));
-		t->fold_ms += ms;
+		CUDA_TRY(cudaEventRecord(m.ev[4]));
+		CUDA_TRY(cudaEventSynchronize(m.ev[4]));
+		float ms[4];
+		for (int x = 0; x < 4; x++)
+			CUDA_TRY(cudaEventElapsedTime(&ms[x], m.ev[x], m.ev[x + 1]));
+		t->up_ms += ms[0], t->kernel_ms += ms[0] + ms[1];
+		t->fold_out_ms += ms[2], t->fold_ms += ms[2] + ms[3];
 		if (!st && take(ctx, s0, (uint64_t)count, m.host))
 			return fail(e, "the rows' writer stopped");
 	}
 	if (st && figures_down<T>(e, g, n, st))
 		return -1;
-	t->arcs = 0;
-	const T *up = (const T *)f->up, *down = (const T *)f->down;
-	const T inf = std::is_same<T, int>::value ? (T)ST_INF_I32 : (T)INFINITY;
-	for (uint64_t k = 0; k < E; k++)
-		t->arcs += (uint64_t)(up[k] < inf) + (uint64_t)(down[k] < inf);
 	return 0;
 }
 

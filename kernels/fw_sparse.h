@@ -26,7 +26,9 @@ struct fws_timing {
 	char device_name[64];
 	double upload_ms;    /* the factor onto the device */
 	double kernel_ms;    /* the sweeps (CUDA events) */
+	double up_ms;        /* ... of which the up sweeps */
 	double fold_ms;      /* rows into the statistics, or out to the host */
+	double fold_out_ms;  /* ... of which the sources' own figures */
 	uint64_t batch;      /* sources a batch */
 	uint64_t arcs;       /* finite arcs of the factor (both ways) */
 	double device_bytes; /* device memory taken */

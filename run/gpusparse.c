@@ -21,11 +21,14 @@ int gpusparse_rows(void *ctx, const el_factor *f, gs_stats *stats, el_rows_fn *t
 		return -1;
 	const double rate = t.kernel_ms > 0 ? (double)t.arcs * (double)f->n / (t.kernel_ms * 1e-3)
 	                                    : 0.0;
-	snprintf(info, len, "%s, sparse engine: %s: sweeps %.1f ms (%.3g relaxations/s: the "
-	         "factor's %llu arcs, a source each), %s %.1f ms, factor up %.1f ms; %llu sources "
-	         "a batch, %.2f GiB of device memory",
-	         t.device_name, st_type_name(f->type), t.kernel_ms, rate, (unsigned long long)t.arcs,
-	         stats ? "statistics folded" : "rows down", t.fold_ms, t.upload_ms,
-	         (unsigned long long)t.batch, t.device_bytes / 1073741824.0);
+	char fold[64] = "";
+	if (stats)
+		snprintf(fold, sizeof fold, " (the sources' own figures %.1f ms)", t.fold_out_ms);
+	snprintf(info, len, "%s, sparse engine: %s: sweeps %.1f ms (up %.1f ms; %.3g relaxations/s: "
+	         "the factor's %llu arcs, a source each), %s %.1f ms%s, factor up %.1f ms; %llu "
+	         "sources a batch, %.2f GiB of device memory",
+	         t.device_name, st_type_name(f->type), t.kernel_ms, t.up_ms, rate,
+	         (unsigned long long)t.arcs, stats ? "statistics folded" : "rows down", t.fold_ms,
+	         fold, t.upload_ms, (unsigned long long)t.batch, t.device_bytes / 1073741824.0);
 	return 0;
 }

@@ -1,0 +1,367 @@
+// fw_sweeps.cuh - the sparse engine's kernels (fw_sparse.cu schedules them):
+// the two sweeps through the factor (lib/sparse/elim.h) for a batch of
+// sources, and the batch's rows folded into the statistics or made in the
+// vertices' numbering.
+//
+// d is n x S, position-major: column j holds source j's distances, so that
+// a warp's loads of one position are one line.  A lane is a source: no
+// thread reads another source's column.
+//
+// Up (sweep_up): from the source's position along its ancestors (the
+// parent chain; every upper neighbour of a position is one of them), their
+// entries set to unreachable first and then relaxed in order.  Nothing
+// else of the column is written: the down sweep takes a position's value
+// from the up sweep only where the position is an ancestor of the source
+// (or the source), which its interval in the elimination tree's postorder
+// says.
+//
+// Down: every position from the top, as groups of positions (Plan,
+// fw_sparse.cu): a group's outside upper neighbours are read from the column
+// once, all their loads in flight together, into slots in shared memory,
+// and each position of the group, from the highest, takes its minimum over
+// its upper neighbours from the slots (its own result goes to a slot too,
+// for the positions below it in the group).  A road graph's positions share
+// most of their upper neighbours with their neighbours in the order, so a
+// slot is read several times for each load from memory.  The top of the
+// elimination tree, the large separators, goes first (sweep_top: a CTA's
+// warps share a source's rows); then the subtrees below it, packed into
+// parts, each part a thread of its own for each source (sweep_down).
+#ifndef APSP_FW_SWEEPS_CUH
+#define APSP_FW_SWEEPS_CUH
+
+#include "fw_base.cuh"
+#include "fw_stats_fold.cuh"
+
+#include <stdint.h>
+
+namespace {
+
+template <typename T> struct Unreachable;
+template <> struct Unreachable<int> {
+	static __device__ __forceinline__ int value() { return ST_INF_I32; }
+};
+template <> struct Unreachable<float> {
+	static __device__ __forceinline__ float value() { return __int_as_float(0x7f800000); }
+};
+template <> struct Unreachable<double> {
+	static __device__ __forceinline__ double value()
+	{
+		return __longlong_as_double(0x7ff0000000000000ll);
+	}
+};
+
+// The factor on the device, with its groups for the down sweep.
+struct DevFactor {
+	long long *first = nullptr;
+	int *upper = nullptr, *pos = nullptr, *parent = nullptr;
+	void *up = nullptr, *down = nullptr;
+	int *post = nullptr, *low = nullptr; // postorder number, and the least of its subtree
+	int *members = nullptr, *mfirst = nullptr; // group g: members[mfirst[g] ..], highest first
+	int *outside = nullptr, *ofirst = nullptr; // group g: its outside upper neighbours
+	int *pfirst = nullptr;    // part r: groups pfirst[r] .. pfirst[r + 1] - 1
+	uint16_t *slot = nullptr; // entry k: its upper neighbour's slot (SLOT_GLOBAL: read from d)
+	int parts = 0;            // besides part 0, the top
+};
+
+// The mark of an entry read from d, not from a slot.
+constexpr uint16_t SLOT_GLOBAL = 0xffff;
+
+// acc lowered by entries k .. k1 - 1 of one position, the same for every
+// lane of the warp (a source each): the lanes load 32 entries at once and
+// pass each on, so that the entries cost one load for 32 relaxations.  x(s)
+// is the lane's slot s.  CHECK: a sum with an unreachable operand is left
+// out (int32 where a weight is negative: unreachable plus a negative weight
+// is below unreachable); else such a sum is unreachable or more by itself.
+template <typename T, bool CHECK, typename X>
+__device__ __forceinline__ T relax_entries(T acc, long long k, long long k1, const T *down,
+                                           const DevFactor &f, const T *col, int S, bool live,
+                                           X x)
+{
+	const unsigned all = 0xffffffffu;
+	const int lane = threadIdx.x & 31;
+	const T inf = Unreachable<T>::value();
+	for (; k < k1; k += 32) {
+		const int count = k1 - k < 32 ? (int)(k1 - k) : 32;
+		T wl = inf;
+		int sl = SLOT_GLOBAL;
+		if (lane < count)
+			wl = down[k + lane], sl = f.slot[k + lane];
+		for (int e = 0; e < count; e++) {
+			const T w = __shfl_sync(all, wl, e);
+			const int s = __shfl_sync(all, sl, e);
+			if (!live)
+				continue;
+			const T y = s != SLOT_GLOBAL ? x(s) : col[(size_t)f.upper[k + e] * S];
+			if (CHECK && (!(w < inf) || !(y < inf)))
+				continue;
+			const T c = y + w;
+			acc = c < acc ? c : acc;
+		}
+	}
+	return acc;
+}
+template <typename T> constexpr int sweep_threads() { return sizeof(T) > 4 ? 64 : 128; }
+
+// Sources src0 .. src0 + count - 1: the up sweep of each.  The lanes of a
+// warp walk their chains together, the lowest position among them first,
+// so that lanes whose chains have met (the sources of a warp lie near each
+// other in a road graph's numbering, and so in the tree) take each of their
+// common ancestors at once and their loads of it are one line.
+template <typename T>
+__global__ void __launch_bounds__(128)
+sweep_up(int src0, int count, int S, const long long *__restrict__ first,
+         const int *__restrict__ upper, const T *__restrict__ up, const int *__restrict__ pos,
+         const int *__restrict__ parent, T *__restrict__ d)
+{
+	const unsigned all = 0xffffffffu, none = 0xffffffffu;
+	const int j = blockIdx.x * blockDim.x + threadIdx.x;
+	const T inf = Unreachable<T>::value();
+	T *col = d + j;
+	const int ps = j < count ? pos[src0 + j] : -1;
+	int p = ps;
+	while (__any_sync(all, p >= 0)) { // the chain unreachable
+		const unsigned low = __reduce_min_sync(all, p >= 0 ? (unsigned)p : none);
+		if ((unsigned)p == low) {
+			col[(size_t)p * S] = inf;
+			p = parent[p];
+		}
+	}
+	if (ps >= 0)
+		col[(size_t)ps * S] = 0;
+	p = ps;
+	while (__any_sync(all, p >= 0)) {
+		const unsigned low = __reduce_min_sync(all, p >= 0 ? (unsigned)p : none);
+		if ((unsigned)p != low)
+			continue;
+		const T dp = col[(size_t)p * S];
+		for (long long k = first[p]; k < first[p + 1] && dp < inf; k++) {
+			const T w = up[k];
+			if (!(w < inf))
+				continue;
+			T *x = col + (size_t)upper[k] * S;
+			const T c = dp + w;
+			if (c < *x)
+				*x = c;
+		}
+		p = parent[p];
+	}
+}
+
+// The down sweep of the same sources over the groups of part part0 +
+// blockIdx.y in order (CHECK: relax_entries).
+template <typename T, bool CHECK>
+__global__ void __launch_bounds__(128)
+sweep_down(int src0, int count, int S, DevFactor f, const T *__restrict__ down, int part0,
+           T *__restrict__ d)
+{
+	extern __shared__ __align__(16) unsigned char sweep_smem[];
+	T *slots = (T *)sweep_smem;
+	const int t = threadIdx.x, bd = blockDim.x, j = blockIdx.x * bd + t;
+	const bool live = j < count;
+	const T inf = Unreachable<T>::value();
+	T *col = d + j;
+	const int q = live ? f.post[f.pos[src0 + j]] : -1; // the source's postorder number
+	const int part = part0 + (int)blockIdx.y;
+	auto x = [&](int s) { return slots[s * bd + t]; };
+	for (int g = f.pfirst[part]; g < f.pfirst[part + 1]; g++) {
+		const int o0 = f.ofirst[g], outside = f.ofirst[g + 1] - o0;
+		const int m0 = f.mfirst[g], members = f.mfirst[g + 1] - m0;
+#pragma unroll 8
+		for (int i = 0; i < outside; i++)
+			if (live)
+				slots[i * bd + t] = col[(size_t)f.outside[o0 + i] * S];
+		for (int i = 0; i < members; i++) {
+			const int p = f.members[m0 + i];
+			T acc = live && f.low[p] <= q && q <= f.post[p] ? col[(size_t)p * S] : inf;
+			acc = relax_entries<T, CHECK>(acc, f.first[p], f.first[p + 1], down, f, col, S, live, x);
+			if (live) {
+				slots[(outside + i) * bd + t] = acc;
+				col[(size_t)p * S] = acc;
+			}
+		}
+	}
+}
+
+// The down sweep of part 0, the top of the tree, whose positions are few
+// but have the most upper neighbours (the large separators): a CTA takes
+// 32 sources (lane = source) and its TOP_WARPS warps share a group's
+// members, so that a source's work on the top is not one thread's alone.
+// A group's members go in chunks of 32 (the top is closed upward: a
+// member's upper neighbours at or below the chunk's highest are members of
+// the chunk, the first of its entries): first every warp relaxes its
+// members' other entries from the slots, then one warp the entries within
+// the chunk, a member at a time from the highest.
+constexpr int TOP_WARPS = 8, TOP_CHUNK = 32;
+
+// How many of p's first entries are at or below position high (at most
+// TOP_CHUNK - 1 of them: the warp looks at 32 at once).
+__device__ __forceinline__ int within(const DevFactor &f, int p, int high)
+{
+	const long long k = f.first[p] + (threadIdx.x & 31);
+	const bool in = k < f.first[p + 1] && f.upper[k] <= high;
+	return __popc(__ballot_sync(0xffffffffu, in));
+}
+template <typename T, bool CHECK>
+__global__ void __launch_bounds__(32 * TOP_WARPS)
+sweep_top(int src0, int count, int S, DevFactor f, const T *__restrict__ down, T *__restrict__ d)
+{
+	extern __shared__ __align__(16) unsigned char sweep_smem[];
+	T(*part)[32] = (T(*)[32])sweep_smem;                    // [TOP_CHUNK][32]
+	T(*slots)[32] = (T(*)[32])(sweep_smem + TOP_CHUNK * 32 * sizeof(T));
+	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, j = blockIdx.x * 32 + lane;
+	const bool live = j < count;
+	const T inf = Unreachable<T>::value();
+	T *col = d + j;
+	const int q = live ? f.post[f.pos[src0 + j]] : -1;
+	auto x = [&](int s) { return slots[s][lane]; };
+	for (int g = f.pfirst[0]; g < f.pfirst[1]; g++) {
+		const int o0 = f.ofirst[g], outside = f.ofirst[g + 1] - o0;
+		const int m0 = f.mfirst[g], members = f.mfirst[g + 1] - m0;
+		for (int i = w; i < outside; i += TOP_WARPS)
+			if (live)
+				slots[i][lane] = col[(size_t)f.outside[o0 + i] * S];
+		__syncthreads();
+		for (int c0 = 0; c0 < members; c0 += TOP_CHUNK) {
+			const int chunk = members - c0 < TOP_CHUNK ? members - c0 : TOP_CHUNK;
+			const int high = f.members[m0 + c0];
+			for (int r = w; r < chunk; r += TOP_WARPS) {
+				const int p = f.members[m0 + c0 + r];
+				T acc = live && f.low[p] <= q && q <= f.post[p] ? col[(size_t)p * S] : inf;
+				acc = relax_entries<T, CHECK>(acc, f.first[p] + within(f, p, high), f.first[p + 1],
+				                              down, f, col, S, live, x);
+				part[r][lane] = acc;
+			}
+			__syncthreads();
+			if (w == 0)
+				for (int r = 0; r < chunk; r++) {
+					const int p = f.members[m0 + c0 + r];
+					T acc = relax_entries<T, CHECK>(part[r][lane], f.first[p],
+					                                f.first[p] + within(f, p, high), down, f, col,
+					                                S, live, x);
+					slots[outside + c0 + r][lane] = acc;
+					if (live)
+						col[(size_t)p * S] = acc;
+				}
+			__syncthreads();
+		}
+	}
+}
+
+// The batch's rows (count of them, n each, stride n) in the vertices'
+// numbering: row j, column v from d[pos[v]][j], through a 32 x 32 tile.
+template <typename T>
+__global__ void to_rows(int n, int count, int S, const int *__restrict__ pos,
+                        const T *__restrict__ d, T *__restrict__ rows)
+{
+	__shared__ T tile[32][33];
+	const int v0 = blockIdx.x * 32, j0 = blockIdx.y * 32;
+	for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+		const int v = v0 + r, j = j0 + threadIdx.x;
+		if (v < n && j < count)
+			tile[r][threadIdx.x] = d[(size_t)pos[v] * S + j];
+	}
+	__syncthreads();
+	for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+		const int j = j0 + r, v = v0 + threadIdx.x;
+		if (v < n && j < count)
+			rows[(size_t)j * n + v] = tile[threadIdx.x][r];
+	}
+}
+
+// The out figures of the batch's sources (thread j: source s0 + j), its
+// row's entries in the vertices' order, read where the sweeps left them
+// (a warp's loads of one vertex are one line), eight loads in flight before
+// their additions in order.
+template <typename T>
+__global__ void fold_out(const T *__restrict__ d, int n, int S, int s0, int count,
+                         const int *__restrict__ pos, unsigned long long *__restrict__ reach,
+                         typename StatsElem<T>::Sum *__restrict__ sum,
+                         typename StatsElem<T>::Sum *__restrict__ ecc)
+{
+	const int j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= count)
+		return;
+	const int i = s0 + j;
+	Running<T> f;
+	int v = 0;
+	for (; v + 8 <= n; v += 8) {
+		T x[8];
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			x[u] = d[(size_t)pos[v + u] * S + j];
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			f.add(x[u], nullptr, i, v + u, false);
+	}
+	for (; v < n; v++)
+		f.add(d[(size_t)pos[v] * S + j], nullptr, i, v, false);
+	reach[i] = f.c, sum[i] = f.s, ecc[i] = f.m;
+}
+
+// The same for int32, whose sums are exact in any order: a CTA takes 32
+// sources, its FOLD_WARPS warps a share of the vertices each, their figures
+// added at the end.
+constexpr int FOLD_WARPS = 8;
+__global__ void __launch_bounds__(32 * FOLD_WARPS)
+fold_out_int(const int *__restrict__ d, int n, int S, int s0, int count,
+             const int *__restrict__ pos, unsigned long long *__restrict__ reach,
+             long long *__restrict__ sum, long long *__restrict__ ecc)
+{
+	__shared__ unsigned long long sc[FOLD_WARPS][32];
+	__shared__ long long ss[FOLD_WARPS][32], se[FOLD_WARPS][32];
+	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+	const int j = blockIdx.x * 32 + lane, i = s0 + j;
+	Running<int> f;
+	if (j < count)
+		for (int v = w; v < n; v += FOLD_WARPS)
+			f.add(d[(size_t)pos[v] * S + j], nullptr, i, v, false);
+	sc[w][lane] = f.c, ss[w][lane] = f.s, se[w][lane] = f.m;
+	__syncthreads();
+	if (w != 0 || j >= count)
+		return;
+	for (int x = 1; x < FOLD_WARPS; x++) {
+		f.c += sc[x][lane], f.s += ss[x][lane];
+		f.m = se[x][lane] > f.m ? se[x][lane] : f.m;
+	}
+	reach[i] = f.c, sum[i] = f.s, ecc[i] = f.m;
+}
+
+// The in figures of every vertex over the batch's sources in order, added
+// to the running ones: the additions of stats_cols, in the same order.  A
+// warp takes 32 vertices: 32 sources of their rows of d come in as 32 loads
+// of one line each, through a tile in shared memory, and each lane adds its
+// vertex's 32 in order.
+template <typename T>
+__global__ void __launch_bounds__(128)
+fold_in(const T *__restrict__ d, int n, int S, int s0, int count, const int *__restrict__ pos,
+        unsigned long long *__restrict__ reach, typename StatsElem<T>::Sum *__restrict__ sum,
+        typename StatsElem<T>::Sum *__restrict__ ecc, double *__restrict__ harm)
+{
+	__shared__ T tile[4][32][33];
+	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+	const int v0 = (blockIdx.x * 4 + w) * 32, v = v0 + lane;
+	if (v0 >= n)
+		return;
+	T(*x)[33] = tile[w];
+	Running<T> f;
+	if (v < n)
+		f.c = reach[v], f.s = sum[v], f.m = ecc[v], f.hs = harm[v];
+	const int rows = n - v0 < 32 ? n - v0 : 32;
+	for (int j0 = 0; j0 < count; j0 += 32) {
+		const int cols = count - j0 < 32 ? count - j0 : 32;
+		for (int r = 0; r < rows; r++)
+			if (lane < cols)
+				x[r][lane] = d[(size_t)pos[v0 + r] * S + j0 + lane];
+		__syncwarp();
+		if (v < n)
+			for (int c = 0; c < cols; c++)
+				f.add(x[lane][c], nullptr, s0 + j0 + c, v, true);
+		__syncwarp();
+	}
+	if (v < n)
+		reach[v] = f.c, sum[v] = f.s, ecc[v] = f.m, harm[v] = f.hs;
+}
+
+} // namespace
+
+#endif
