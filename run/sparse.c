@@ -250,7 +250,8 @@ static el_factor *plan(const struct sparse_job *job, const struct arcs *a, doubl
 	if (job->order != ORDER_NATURAL && ord_available()) {
 		if (!(perm = malloc(a->n * sizeof *perm + 1)))
 			tool_die("sparse engine: out of memory for the order");
-		if (ord_nested_dissection_arcs(a->n, a->count, a->from, a->to, perm, 0, &err) < 0)
+		if (ord_split_dissection_arcs(a->n, a->count, a->from, a->to, perm, job->threads, &err)
+		    < 0)
 			tool_die_st(tool_input_name(job->input), &err);
 	}
 	*order_s = lib_now() - t;

@@ -2,12 +2,16 @@
 #include "order.h"
 #include "common.h"
 
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifdef HAVE_METIS
 #include <metis.h>
@@ -189,11 +193,150 @@ static int dissect(struct dissect *z, const int32_t *set, idx_t k)
 #endif
 
 #ifdef HAVE_METIS
+/* The split dissection (ord_split_dissection_arcs): the top SPLIT_LEVELS
+ * levels of vertex separators found one after another, each part laid out
+ * A, B, S as dissect() lays it out; the parts below them (at most
+ * 2^SPLIT_LEVELS, none split under SPLIT_FROM vertices) then ordered by
+ * METIS's own nested dissection at once.  METIS's random numbers are one
+ * state for the whole process, so two calls on two threads would change
+ * each other's orders: the parts are ordered in child processes instead,
+ * each writing its positions into memory shared with the caller, so the
+ * order does not depend on how many run at once. */
+#define SPLIT_LEVELS 3
+#define SPLIT_FROM 20000
+
+struct split_part {
+	idx_t *x, *a; /* its graph */
+	int32_t *set; /* its vertices */
+	idx_t k;
+	uint64_t at;  /* its first position */
+};
+
+struct split {
+	struct dissect z;
+	struct split_part part[1 << SPLIT_LEVELS];
+	int parts;
+};
+
+/* The vertices set[0 .. k - 1] from position at: split levels times more,
+ * else kept as a part for later.  METIS_OK or its error. */
+static int split_top(struct split *s, const int32_t *set, idx_t k, uint64_t at, int levels)
+{
+	idx_t *x, *a;
+	if (k == 0)
+		return METIS_OK;
+	if (part_graph(&s->z, set, k, &x, &a) < 0)
+		return METIS_ERROR_MEMORY;
+	idx_t nv = k, sep = 0, *side = NULL, count[3] = {0, 0, 0};
+	int rc = METIS_OK;
+	if (levels > 0 && k >= SPLIT_FROM && x[k] > 0) {
+		side = malloc(k * sizeof *side);
+		rc = side ? METIS_ComputeVertexSeparator(&nv, x, a, NULL, s->z.opts, &sep, side)
+		          : METIS_ERROR_MEMORY;
+		for (idx_t i = 0; i < k && rc == METIS_OK; i++)
+			count[side[i]]++;
+	}
+	if (rc != METIS_OK || !count[0] || !count[1]) { /* a part to order whole */
+		struct split_part *p = &s->part[s->parts++];
+		p->x = x, p->a = a, p->k = k, p->at = at;
+		p->set = malloc(k * sizeof *p->set);
+		if (p->set)
+			memcpy(p->set, set, k * sizeof *set);
+		free(side);
+		return rc != METIS_OK ? rc : p->set ? METIS_OK : METIS_ERROR_MEMORY;
+	}
+	free(x), free(a);
+	int32_t *sides = malloc(k * sizeof *sides);
+	idx_t q[3] = {0, count[0], count[0] + count[1]};
+	if (!sides)
+		rc = METIS_ERROR_MEMORY;
+	for (idx_t i = 0; i < k && sides; i++)
+		sides[q[side[i]]++] = set[i];
+	free(side);
+	if (rc == METIS_OK)
+		rc = split_top(s, sides, count[0], at, levels - 1);
+	if (rc == METIS_OK)
+		rc = split_top(s, sides + count[0], count[1], at + (uint64_t)count[0], levels - 1);
+	for (idx_t i = count[0] + count[1]; i < k && rc == METIS_OK; i++)
+		s->z.perm[at + (uint64_t)i] = sides[i];
+	free(sides);
+	return rc;
+}
+
+/* Part p of s by METIS's own nested dissection into out (positions
+ * p->at ..): METIS_OK or its error. */
+static int order_part(const struct split *s, const struct split_part *p, int32_t *out)
+{
+	idx_t nv = p->k, opts[METIS_NOPTIONS];
+	idx_t *o = malloc(p->k * sizeof *o), *io = malloc(p->k * sizeof *io);
+	int rc = o && io ? METIS_OK : METIS_ERROR_MEMORY;
+	memcpy(opts, s->z.opts, sizeof opts);
+	if (rc == METIS_OK && p->x[p->k] > 0)
+		rc = METIS_NodeND(&nv, p->x, p->a, NULL, opts, o, io);
+	else
+		for (idx_t v = 0; v < p->k && o; v++)
+			o[v] = v;
+	for (idx_t v = 0; v < p->k && rc == METIS_OK; v++)
+		out[p->at + (uint64_t)v] = p->set[o[v]];
+	free(o), free(io);
+	return rc;
+}
+
+static void wait_child(pid_t pid)
+{
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+}
+
+/* Every part of s (n vertices in all), at most procs at once, each in a
+ * child process (one where procs is 1, or where a child cannot be made):
+ * METIS_OK or an error. */
+static int split_parts(struct split *s, uint64_t n, int procs)
+{
+	int rc = METIS_OK;
+	int32_t *out = procs > 1 ? mmap(NULL, n * sizeof *out + sizeof(int) * (1 << SPLIT_LEVELS),
+	                                PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+	                         : MAP_FAILED;
+	int *done = out != MAP_FAILED ? (int *)(out + n) : NULL; /* a part's rc + 1 */
+	pid_t pid[1 << SPLIT_LEVELS];
+	int oldest = 0; /* the children before it are waited for */
+	for (int i = 0; i < s->parts; i++) {
+		pid[i] = -1;
+		for (; done && oldest < i && i - oldest >= procs; oldest++) /* a place freed */
+			wait_child(pid[oldest]);
+		if (done && (pid[i] = fork()) == 0) {
+			done[i] = order_part(s, &s->part[i], out) + 1;
+			_exit(0);
+		}
+		if (pid[i] <= 0) /* here, in this process */
+			rc = rc != METIS_OK ? rc : order_part(s, &s->part[i], s->z.perm);
+	}
+	for (int i = 0; i < s->parts; i++) {
+		if (pid[i] <= 0)
+			continue;
+		if (i >= oldest)
+			wait_child(pid[i]);
+		if (done[i] != METIS_OK + 1)
+			rc = rc != METIS_OK ? rc : done[i] ? done[i] - 1 : METIS_ERROR;
+		else
+			memcpy(s->z.perm + s->part[i].at, out + s->part[i].at,
+			       s->part[i].k * sizeof *out);
+	}
+	if (out != MAP_FAILED)
+		munmap(out, n * sizeof *out + sizeof(int) * (1 << SPLIT_LEVELS));
+	for (int i = 0; i < s->parts; i++)
+		free(s->part[i].x), free(s->part[i].a), free(s->part[i].set);
+	return rc;
+}
+#endif
+
+#ifdef HAVE_METIS
 /* The order of the graph whose arcs leave vertex i for out[deg[i] ..
  * deg[i + 1] - 1] (no loops), directions dropped: see
  * ord_nested_dissection. */
 static int order_lists(uint64_t n, const uint64_t *deg, const int32_t *out, int32_t *perm,
-                       int block, st_error *err)
+                       int block, int split, int threads, st_error *err)
 {
 	if (2 * deg[n] > INT32_MAX)
 		return lib_fail(err, "%llu edges are too many for METIS's 32-bit indices",
@@ -257,6 +400,26 @@ static int order_lists(uint64_t n, const uint64_t *deg, const int32_t *out, int3
 		free(all);
 		for (uint64_t i = 0; i < n && rc == METIS_OK; i++)
 			p[i] = perm[i];
+	} else if (split) {
+		struct split *s = calloc(1, sizeof *s);
+		rc = s ? METIS_OK : METIS_ERROR_MEMORY;
+		int32_t *all = malloc(n * sizeof *all);
+		if (!all)
+			rc = METIS_ERROR_MEMORY;
+		for (uint64_t i = 0; i < n && s; i++)
+			iperm[i] = -1;
+		for (uint64_t i = 0; i < n && all; i++)
+			all[i] = (int32_t)i;
+		if (rc == METIS_OK) {
+			s->z = (struct dissect){xadj, adj, iperm, perm, 0, 1, {0}};
+			memcpy(s->z.opts, opts, sizeof opts);
+			rc = split_top(s, all, (idx_t)n, 0, SPLIT_LEVELS);
+			const int parts_rc = split_parts(s, n, lib_threads(threads));
+			rc = rc == METIS_OK ? parts_rc : rc;
+		}
+		for (uint64_t i = 0; i < n && rc == METIS_OK; i++)
+			p[i] = perm[i];
+		free(all), free(s);
 	} else {
 		rc = METIS_NodeND(&nv, xadj, adj, NULL, opts, p, iperm);
 	}
@@ -273,9 +436,9 @@ static int order_lists(uint64_t n, const uint64_t *deg, const int32_t *out, int3
 }
 #else
 static int order_lists(uint64_t n, const uint64_t *deg, const int32_t *out, int32_t *perm,
-                       int block, st_error *err)
+                       int block, int split, int threads, st_error *err)
 {
-	(void)n, (void)deg, (void)out, (void)perm, (void)block;
+	(void)n, (void)deg, (void)out, (void)perm, (void)block, (void)split, (void)threads;
 	return lib_fail(err, "nested dissection needs METIS, which this build lacks");
 }
 #endif
@@ -318,14 +481,16 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 			if (j != i && finite_at(type, w, i * n + j))
 				out[c++] = (int32_t)j;
 	}
-	int rc = order_lists(n, deg, out, perm, block, err);
+	int rc = order_lists(n, deg, out, perm, block, 0, threads, err);
 	free(out);
 	free(deg);
 	return rc;
 }
 
-int ord_nested_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
-                               const uint32_t *to, int32_t *perm, int block, st_error *err)
+/* The arcs' order: ord_nested_dissection_arcs, or split (threads) with
+ * split set. */
+static int order_arcs(uint64_t n, uint64_t count, const uint32_t *from, const uint32_t *to,
+                      int32_t *perm, int block, int split, int threads, st_error *err)
 {
 	if (orderable(n, err) < 0)
 		return -1;
@@ -349,10 +514,22 @@ int ord_nested_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
 		if (from[k] != to[k])
 			out[at[from[k]]++] = (int32_t)to[k];
 	free(at);
-	int rc = order_lists(n, deg, out, perm, block, err);
+	int rc = order_lists(n, deg, out, perm, block, split, threads, err);
 	free(out);
 	free(deg);
 	return rc;
+}
+
+int ord_nested_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
+                               const uint32_t *to, int32_t *perm, int block, st_error *err)
+{
+	return order_arcs(n, count, from, to, perm, block, 0, 0, err);
+}
+
+int ord_split_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
+                              const uint32_t *to, int32_t *perm, int threads, st_error *err)
+{
+	return order_arcs(n, count, from, to, perm, 0, 1, threads, err);
 }
 
 int ord_block_levels(const uint8_t *live, uint64_t nb, int32_t *level)

@@ -77,15 +77,15 @@ int el_fold_stats(const el_factor *f, gs_stats *s, int threads, st_error *err)
 }
 
 int el_factor_make(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
-                   const uint32_t *to, const void *w, int nd, uint64_t most, el_factor **f,
-                   int64_t *cycle_vertex, st_error *err)
+                   const uint32_t *to, const void *w, int nd, int threads, uint64_t most,
+                   el_factor **f, int64_t *cycle_vertex, st_error *err)
 {
 	*f = NULL;
 	int32_t *perm = NULL;
 	if (nd && ord_available()) {
 		if (!(perm = malloc(n * sizeof *perm + 1)))
 			return lib_fail(err, "sparse engine: out of memory for the order");
-		if (ord_nested_dissection_arcs(n, count, from, to, perm, 0, err) < 0) {
+		if (ord_split_dissection_arcs(n, count, from, to, perm, threads, err) < 0) {
 			free(perm);
 			return -1;
 		}

@@ -89,11 +89,11 @@ int el_all_rows(const el_factor *f, int threads, el_rows_fn *fn, void *ctx,
 int el_fold_stats(const el_factor *f, gs_stats *s, int threads, st_error *err);
 /* The factor in one call (el_factor_plan, el_factor_weigh), its order
  * nested dissection where nd is set and the library has it (else as
- * numbered).  Returns 0 with *f made; 1 on a negative cycle
+ * numbered; ord_split_dissection_arcs on threads).  Returns 0 with *f made; 1 on a negative cycle
  * (*cycle_vertex); 2 where most > 0 and the fill would exceed most entries
  * (*f NULL: the dense engine does better); -1 with err set. */
 int el_factor_make(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
-                   const uint32_t *to, const void *w, int nd, uint64_t most, el_factor **f,
-                   int64_t *cycle_vertex, st_error *err);
+                   const uint32_t *to, const void *w, int nd, int threads, uint64_t most,
+                   el_factor **f, int64_t *cycle_vertex, st_error *err);
 
 #endif

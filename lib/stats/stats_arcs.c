@@ -8,8 +8,8 @@ int gs_add_arcs(gs_stats *s, uint64_t count, const uint32_t *from, const uint32_
                 const void *w, uint64_t most, int threads, int64_t *cycle_vertex, st_error *err)
 {
 	el_factor *f;
-	const int rc = el_factor_make(s->n, s->type, count, from, to, w, 1, most, &f, cycle_vertex,
-	                              err);
+	const int rc = el_factor_make(s->n, s->type, count, from, to, w, 1, threads, most, &f,
+	                              cycle_vertex, err);
 	if (rc != 0)
 		return rc;
 	const int folded = el_fold_stats(f, s, threads, err);

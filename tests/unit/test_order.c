@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elim.h"
 #include "order.h"
 #include "t.h"
 
@@ -219,9 +220,71 @@ static void test_arcs_order(void)
 	free(w), free(from), free(to), free(a), free(b);
 }
 
+/* The factor of the split order: a valid permutation, the same on one
+ * thread and on three, a fill within half as much again as METIS's own
+ * order's, and the same distances. */
+static void test_split_order(void)
+{
+	if (!ord_available()) {
+		printf("SKIP split order: no METIS in this build\n");
+		return;
+	}
+	const uint32_t side = 180, n = side * side; /* over the split's 20,000 */
+	uint32_t *from = malloc(4 * (size_t)n * sizeof *from), *to = malloc(4 * (size_t)n * sizeof *to);
+	int32_t *w = malloc(4 * (size_t)n * sizeof *w);
+	uint64_t m = 0;
+	for (uint32_t v = 0; v < n; v++) /* a grid with a third of its streets gone */
+		for (int dir = 0; dir < 2; dir++) {
+			const uint32_t u = dir ? v + side : v + 1;
+			if ((dir ? v + side >= n : (v + 1) % side == 0) || t_rnd() % 3 == 0)
+				continue;
+			from[m] = v, to[m] = u, w[m++] = 1 + (int32_t)(t_rnd() % 100);
+			from[m] = u, to[m] = v, w[m++] = 1 + (int32_t)(t_rnd() % 100);
+		}
+	int32_t *one = malloc(n * sizeof *one), *three = malloc(n * sizeof *three);
+	int32_t *whole = malloc(n * sizeof *whole);
+	uint8_t *seen = calloc(n, 1);
+	st_error err;
+	T_CHECKF(ord_split_dissection_arcs(n, m, from, to, one, 1, &err) == 0
+	         && ord_split_dissection_arcs(n, m, from, to, three, 3, &err) == 0
+	         && ord_nested_dissection_arcs(n, m, from, to, whole, 0, &err) == 0,
+	         "the orders made (%s)", err.msg);
+	int valid = 1;
+	for (uint32_t k = 0; k < n; k++) {
+		valid &= one[k] >= 0 && (uint32_t)one[k] < n && !seen[one[k]];
+		if (valid)
+			seen[one[k]] = 1;
+	}
+	T_CHECK("the split order is a permutation", valid);
+	T_CHECK("the same split order on 1 and 3 threads", memcmp(one, three, n * sizeof *one) == 0);
+	el_factor *a = NULL, *b = NULL;
+	int64_t cycle;
+	T_CHECK("both factors made", el_factor_plan(n, m, from, to, one, &a, &err) == 0
+	        && el_factor_plan(n, m, from, to, whole, &b, &err) == 0
+	        && el_factor_weigh(a, ST_INT32, m, from, to, w, &cycle, &err) == 0
+	        && el_factor_weigh(b, ST_INT32, m, from, to, w, &cycle, &err) == 0);
+	if (a && b) {
+		printf("# split order: %llu entries, METIS alone: %llu\n",
+		       (unsigned long long)el_factor_entries(a), (unsigned long long)el_factor_entries(b));
+		T_CHECK("the split order's fill within 1.5 times METIS's own",
+		        2 * el_factor_entries(a) <= 3 * el_factor_entries(b));
+		el_space *sa = el_space_new(a), *sb = el_space_new(b);
+		int32_t *ra = malloc(4 * (size_t)n * sizeof *ra), *rb = malloc(4 * (size_t)n * sizeof *rb);
+		const uint32_t src[4] = {0, n / 3, n / 2 + 7, n - 1};
+		el_rows(a, sa, src, 4, ra, n, NULL);
+		el_rows(b, sb, src, 4, rb, n, NULL);
+		T_CHECK("the same distances from either order's factor",
+		        memcmp(ra, rb, 4 * (size_t)n * sizeof *ra) == 0);
+		free(ra), free(rb), el_space_free(sa), el_space_free(sb);
+	}
+	el_factor_free(a), el_factor_free(b);
+	free(from), free(to), free(w), free(one), free(three), free(whole), free(seen);
+}
+
 int main(void)
 {
 	test_arcs_order();
+	test_split_order();
 	test_small_trees();
 	test_random_levels();
 	test_aligned_dissection();
