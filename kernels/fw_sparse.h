@@ -1,7 +1,7 @@
 /* fw_sparse.h - the sparse engine on one GPU (prefix fws_): the factor that
  * lib/sparse/elim.h makes on the host, copied to the device; the distances
  * from a batch of sources at a time by its two sweeps (up through each
- * source's ancestors, down through every position), a thread a source, no
+ * source's ancestors, down through every position), a lane a source, no
  * n x n matrix; each batch's rows folded into the statistics on the device
  * (in the order of a stream's rows, as apsp-stats folds them) or handed to
  * the caller in order.  Nothing here prints or exits. */
@@ -36,7 +36,7 @@ struct fws_timing {
 
 /* All rows of f's graph on device: into stats (gs_init'ed for f's n and
  * type) where it is not NULL, else to take; at most most sources a batch
- * (0: as many as the device holds).  0, or -1 with err set (too large for
+ * (0: as many as 16 GiB holds).  0, or -1 with err set (too large for
  * the device: the message says what it needs; a CUDA error; take stopped). */
 int fws_solve(int device, const el_factor *f, gs_stats *stats, fws_rows_fn *take, void *ctx,
               uint64_t most, struct fws_timing *t, char *err, size_t errlen);
