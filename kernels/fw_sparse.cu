@@ -197,13 +197,13 @@ template <typename T> int upload(Err e, Mem &m, T **x, const T *from, size_t cou
 void sweep_shape(Plan &pl, int *parts, size_t es)
 {
 	const int top = (int)(96 * 1024 / (32 * es));
-	pl.slots[1] = 32, pl.group[1] = 8, *parts = 64;
+	pl.slots[1] = 16, pl.group[1] = 4, *parts = 64;
 	pl.slots[0] = top, pl.group[0] = top * 2 / 3;
 	const char *s = getenv("APSP_SPARSE_SHAPE");
 	int a, b, c, x, y;
 	if (s && sscanf(s, "%d,%d,%d,%d,%d", &a, &b, &c, &x, &y) == 5 && b >= 1 && a > b && c >= 1
 	    && y >= 1 && x > y && (size_t)(x + TOP_CHUNK) * 32 * es <= 200 * 1024
-	    && (size_t)a * 128 * es <= 200 * 1024)
+	    && (size_t)a * SWEEP_R * 128 * es <= 200 * 1024)
 		pl.slots[1] = a, pl.group[1] = b, *parts = c, pl.slots[0] = x, pl.group[0] = y;
 }
 
@@ -309,7 +309,8 @@ int solve_typed(Err e, int device, const el_factor *f, gs_stats *st, fws_rows_fn
 	if (factor_up(e, m, f, df, slots))
 		return -1;
 	const int th = sweep_threads<T>(); // the parts'
-	const size_t top_smem = (size_t)(slots[0] + TOP_CHUNK) * 32 * es, smem = slots[1] * th * es;
+	const size_t top_smem = (size_t)(slots[0] + TOP_CHUNK) * 32 * es;
+	const size_t smem = (size_t)slots[1] * SWEEP_R * th * es;
 	for (auto k : {(const void *)sweep_top<T, true>, (const void *)sweep_top<T, false>})
 		CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		                              (int)top_smem));
@@ -360,7 +361,7 @@ int solve_typed(Err e, int device, const el_factor *f, gs_stats *st, fws_rows_fn
 			sweep_top<T, false><<<tiles, 32 * TOP_WARPS, top_smem>>>((int)s0, count, (int)S_, df,
 			                                                          (const T *)df.down, d);
 		CUDA_TRY(cudaGetLastError());
-		const dim3 grid((count + th - 1) / th, df.parts);
+		const dim3 grid((count + SWEEP_R * th - 1) / (SWEEP_R * th), df.parts);
 		if (grid.y > 0 && check)
 			sweep_down<T, true><<<grid, th, smem>>>((int)s0, count, (int)S_, df, (const T *)df.down,
 			                                        1, d);

@@ -66,16 +66,19 @@ struct DevFactor {
 // The mark of an entry read from d, not from a slot.
 constexpr uint16_t SLOT_GLOBAL = 0xffff;
 
-// acc lowered by entries k .. k1 - 1 of one position, the same for every
-// lane of the warp (a source each): the lanes load 32 entries at once and
-// pass each on, so that the entries cost one load for 32 relaxations.  x(s)
-// is the lane's slot s.  CHECK: a sum with an unreachable operand is left
-// out (int32 where a weight is negative: unreachable plus a negative weight
-// is below unreachable); else such a sum is unreachable or more by itself.
-template <typename T, bool CHECK, typename X>
-__device__ __forceinline__ T relax_entries(T acc, long long k, long long k1, const T *down,
-                                           const DevFactor &f, const T *col, int S, bool live,
-                                           X x)
+// acc[r] lowered by entries k .. k1 - 1 of one position for the thread's
+// R sources r (col[r] their columns; live[r] false: none), the same
+// entries on every lane of the warp: the lanes load 32 entries at once and
+// pass each on, so that the entries cost one load for 32 relaxations.
+// x(r, s) is source r's slot s.  CHECK: a sum with an unreachable operand
+// is left out (int32 where a weight is negative: unreachable plus a
+// negative weight is below unreachable); else such a sum is unreachable or
+// more by itself.
+template <typename T, bool CHECK, int R, typename X>
+__device__ __forceinline__ void relax_entries(T (&acc)[R], long long k, long long k1,
+                                              const T *down, const DevFactor &f,
+                                              T *const (&col)[R], int S, const bool (&live)[R],
+                                              X x)
 {
 	const unsigned all = 0xffffffffu;
 	const int lane = threadIdx.x & 31;
@@ -89,17 +92,20 @@ __device__ __forceinline__ T relax_entries(T acc, long long k, long long k1, con
 		for (int e = 0; e < count; e++) {
 			const T w = __shfl_sync(all, wl, e);
 			const int s = __shfl_sync(all, sl, e);
-			if (!live)
-				continue;
-			const T y = s != SLOT_GLOBAL ? x(s) : col[(size_t)f.upper[k + e] * S];
-			if (CHECK && (!(w < inf) || !(y < inf)))
-				continue;
-			const T c = y + w;
-			acc = c < acc ? c : acc;
+#pragma unroll
+			for (int r = 0; r < R; r++) {
+				if (!live[r])
+					continue;
+				const T y = s != SLOT_GLOBAL ? x(r, s) : col[r][(size_t)f.upper[k + e] * S];
+				if (CHECK && (!(w < inf) || !(y < inf)))
+					continue;
+				const T c = y + w;
+				acc[r] = c < acc[r] ? c : acc[r];
+			}
 		}
 	}
-	return acc;
 }
+
 template <typename T> constexpr int sweep_threads() { return sizeof(T) > 4 ? 64 : 128; }
 
 // Sources src0 .. src0 + count - 1: the up sweep of each.  The lanes of a
@@ -148,36 +154,51 @@ sweep_up(int src0, int count, int S, const long long *__restrict__ first,
 }
 
 // The down sweep of the same sources over the groups of part part0 +
-// blockIdx.y in order (CHECK: relax_entries).
+// blockIdx.y in order (CHECK: relax_entries), SWEEP_R sources a thread
+// (blockDim.x apart), so that a position's bookkeeping and entries serve
+// more than one.
+constexpr int SWEEP_R = 2;
 template <typename T, bool CHECK>
 __global__ void __launch_bounds__(128)
 sweep_down(int src0, int count, int S, DevFactor f, const T *__restrict__ down, int part0,
            T *__restrict__ d)
 {
 	extern __shared__ __align__(16) unsigned char sweep_smem[];
-	T *slots = (T *)sweep_smem;
-	const int t = threadIdx.x, bd = blockDim.x, j = blockIdx.x * bd + t;
-	const bool live = j < count;
+	T *slots = (T *)sweep_smem; // [slots][SWEEP_R][blockDim.x]
+	const int t = threadIdx.x, bd = blockDim.x, stride = SWEEP_R * bd;
 	const T inf = Unreachable<T>::value();
-	T *col = d + j;
-	const int q = live ? f.post[f.pos[src0 + j]] : -1; // the source's postorder number
+	bool live[SWEEP_R];
+	T *col[SWEEP_R];
+	int q[SWEEP_R]; // the sources' postorder numbers
+	for (int r = 0; r < SWEEP_R; r++) {
+		const int j = blockIdx.x * stride + r * bd + t;
+		live[r] = j < count, col[r] = d + j;
+		q[r] = live[r] ? f.post[f.pos[src0 + j]] : -1;
+	}
 	const int part = part0 + (int)blockIdx.y;
-	auto x = [&](int s) { return slots[s * bd + t]; };
+	auto x = [&](int r, int s) { return slots[s * stride + r * bd + t]; };
 	for (int g = f.pfirst[part]; g < f.pfirst[part + 1]; g++) {
 		const int o0 = f.ofirst[g], outside = f.ofirst[g + 1] - o0;
 		const int m0 = f.mfirst[g], members = f.mfirst[g + 1] - m0;
-#pragma unroll 8
-		for (int i = 0; i < outside; i++)
-			if (live)
-				slots[i * bd + t] = col[(size_t)f.outside[o0 + i] * S];
+#pragma unroll 4
+		for (int i = 0; i < outside; i++) {
+			const size_t at = (size_t)f.outside[o0 + i] * S;
+			for (int r = 0; r < SWEEP_R; r++)
+				if (live[r])
+					slots[i * stride + r * bd + t] = col[r][at];
+		}
 		for (int i = 0; i < members; i++) {
 			const int p = f.members[m0 + i];
-			T acc = live && f.low[p] <= q && q <= f.post[p] ? col[(size_t)p * S] : inf;
-			acc = relax_entries<T, CHECK>(acc, f.first[p], f.first[p + 1], down, f, col, S, live, x);
-			if (live) {
-				slots[(outside + i) * bd + t] = acc;
-				col[(size_t)p * S] = acc;
-			}
+			const int low = f.low[p], post = f.post[p];
+			T acc[SWEEP_R];
+			for (int r = 0; r < SWEEP_R; r++)
+				acc[r] = live[r] && low <= q[r] && q[r] <= post ? col[r][(size_t)p * S] : inf;
+			relax_entries<T, CHECK>(acc, f.first[p], f.first[p + 1], down, f, col, S, live, x);
+			for (int r = 0; r < SWEEP_R; r++)
+				if (live[r]) {
+					slots[(outside + i) * stride + r * bd + t] = acc[r];
+					col[r][(size_t)p * S] = acc[r];
+				}
 		}
 	}
 }
@@ -213,7 +234,9 @@ sweep_top(int src0, int count, int S, DevFactor f, const T *__restrict__ down, T
 	const T inf = Unreachable<T>::value();
 	T *col = d + j;
 	const int q = live ? f.post[f.pos[src0 + j]] : -1;
-	auto x = [&](int s) { return slots[s][lane]; };
+	auto x = [&](int, int s) { return slots[s][lane]; };
+	T *const cols[1] = {col};
+	const bool lives[1] = {live};
 	for (int g = f.pfirst[0]; g < f.pfirst[1]; g++) {
 		const int o0 = f.ofirst[g], outside = f.ofirst[g + 1] - o0;
 		const int m0 = f.mfirst[g], members = f.mfirst[g + 1] - m0;
@@ -226,21 +249,21 @@ sweep_top(int src0, int count, int S, DevFactor f, const T *__restrict__ down, T
 			const int high = f.members[m0 + c0];
 			for (int r = w; r < chunk; r += TOP_WARPS) {
 				const int p = f.members[m0 + c0 + r];
-				T acc = live && f.low[p] <= q && q <= f.post[p] ? col[(size_t)p * S] : inf;
-				acc = relax_entries<T, CHECK>(acc, f.first[p] + within(f, p, high), f.first[p + 1],
-				                              down, f, col, S, live, x);
-				part[r][lane] = acc;
+				T acc[1] = {live && f.low[p] <= q && q <= f.post[p] ? col[(size_t)p * S] : inf};
+				relax_entries<T, CHECK>(acc, f.first[p] + within(f, p, high), f.first[p + 1], down,
+				                        f, cols, S, lives, x);
+				part[r][lane] = acc[0];
 			}
 			__syncthreads();
 			if (w == 0)
 				for (int r = 0; r < chunk; r++) {
 					const int p = f.members[m0 + c0 + r];
-					T acc = relax_entries<T, CHECK>(part[r][lane], f.first[p],
-					                                f.first[p] + within(f, p, high), down, f, col,
-					                                S, live, x);
-					slots[outside + c0 + r][lane] = acc;
+					T acc[1] = {part[r][lane]};
+					relax_entries<T, CHECK>(acc, f.first[p], f.first[p] + within(f, p, high), down,
+					                        f, cols, S, lives, x);
+					slots[outside + c0 + r][lane] = acc[0];
 					if (live)
-						col[(size_t)p * S] = acc;
+						col[(size_t)p * S] = acc[0];
 				}
 			__syncthreads();
 		}
