@@ -129,4 +129,18 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
                        uint64_t first, uint64_t rows, const void *dist, int32_t *pred,
                        int threads);
 
+/* The distances from sources src[0 .. sources - 1] of the graph of count
+ * arcs from[k] -> to[k] of weight w[k] (type's elements; loops ignored but
+ * for a negative one, the least of repeated arcs) by the sparse engine:
+ * the vertices eliminated in nested-dissection order over (min, +), no
+ * n x n matrix (apsp-cpu(1), "The sparse engine").  Row i, n entries, at
+ * rows + i * n (INF or +inf where unreachable).  Returns 0; 1 on a
+ * negative cycle (*cycle_vertex on it); 2 where most > 0 and the
+ * elimination's fill would pass most entries (nothing made: the dense
+ * engine does better); -1 with err set (a source out of range, int32
+ * paths that could reach ST_INF_I32, out of memory). */
+int fw_sparse_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
+                   const uint32_t *to, const void *w, const uint32_t *src, uint64_t sources,
+                   void *rows, uint64_t most, int threads, int64_t *cycle_vertex, st_error *err);
+
 #endif

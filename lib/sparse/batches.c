@@ -1,8 +1,10 @@
 /* batches.c - the sparse engine's whole runs (see elim.h): every row of the
  * distances in order, a group of batches at a time on threads; the
- * statistics folded from them; the factor made in one call. */
+ * statistics folded from them; the factor made in one call; the rows of
+ * chosen sources (fw_sparse_rows, fw.h). */
 #include "common.h"
 #include "elim.h"
+#include "fw.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -105,4 +107,38 @@ int el_factor_make(uint64_t n, uint32_t type, uint64_t count, const uint32_t *fr
 		*f = NULL;
 	}
 	return rc;
+}
+
+int fw_sparse_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
+                   const uint32_t *to, const void *w, const uint32_t *src, uint64_t sources,
+                   void *rows, uint64_t most, int threads, int64_t *cycle_vertex, st_error *err)
+{
+	for (uint64_t i = 0; i < sources; i++)
+		if (src[i] >= n)
+			return lib_fail(err, "source %llu of n = %llu", (unsigned long long)src[i],
+			                (unsigned long long)n);
+	el_factor *f;
+	threads = lib_threads(threads);
+	const int rc = el_factor_make(n, type, count, from, to, w, 1, threads, most, &f,
+	                              cycle_vertex, err);
+	if (rc != 0)
+		return rc;
+	el_space **space = calloc((size_t)threads, sizeof *space);
+	int failed = !space;
+	for (int t = 0; space && t < threads; t++)
+		failed |= !(space[t] = el_space_new(f));
+	const int64_t batches = failed ? 0 : (int64_t)((sources + EL_BATCH - 1) / EL_BATCH);
+	const uint64_t row_bytes = n * ST_TYPE_SIZE(type);
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+	for (int64_t b = 0; b < batches; b++) {
+		const uint64_t s0 = (uint64_t)b * EL_BATCH;
+		const int k = (int)(sources - s0 < EL_BATCH ? sources - s0 : EL_BATCH);
+		el_rows(f, space[omp_get_thread_num()], src + s0, k, (char *)rows + s0 * row_bytes, n,
+		        NULL);
+	}
+	for (int t = 0; space && t < threads; t++)
+		el_space_free(space[t]);
+	free(space);
+	el_factor_free(f);
+	return failed ? lib_fail(err, "sparse engine: out of memory for its work space") : 0;
 }

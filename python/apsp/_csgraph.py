@@ -1,9 +1,12 @@
 """scipy.sparse.csgraph's shortest_path and floyd_warshall on the toolkit's
 engines: the same arguments, conventions and results, float64 as scipy
 computes, every core, or the GPU."""
+import ctypes
+
 import numpy as np
 
-from . import _engine, _memory
+from . import _engine, _lib, _memory
+from ._errors import NegativeCycleError
 from ._graph import NULL_ATOL, dense_graph, _is_sparse, _square
 
 METHODS = ("auto", "FW", "D", "BF", "J")
@@ -65,6 +68,35 @@ def floyd_warshall(csgraph, directed=True, return_predecessors=False, unweighted
                 threads)
 
 
+def _sparse_rows(csgraph, idx, directed, unweighted, threads):
+    """The rows of sources idx (flat) of a scipy.sparse graph by the sparse
+    engine (fw_sparse_rows in lib/fw.h: elimination in nested-dissection
+    order, only those rows made, no n x n matrix), or None where it
+    declines (over 32 arcs a vertex, or a fill over n^2/16 entries)."""
+    from ._stats import _arcs  # (the arcs as scipy reads the graph)
+    n, u, v, w = _arcs(csgraph, directed, unweighted)
+    if n < 2 or len(w) > 32 * n:
+        return None
+    lib = _lib.cpu()
+    p = ctypes.c_void_p
+    lib.fw_sparse_rows.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint64, p, p, p,
+                                   p, ctypes.c_uint64, p, ctypes.c_uint64, ctypes.c_int, p, p]
+    lib.fw_sparse_rows.restype = ctypes.c_int
+    src = np.ascontiguousarray(idx, dtype=np.uint32)
+    rows = np.empty((len(src), n))
+    cycle = ctypes.c_int64(-1)
+    err = _lib.Error()
+    rc = lib.fw_sparse_rows(n, _lib.ST_FLOAT64, len(w), u.ctypes.data, v.ctypes.data,
+                            w.ctypes.data, src.ctypes.data, len(src), rows.ctypes.data,
+                            n * n // 16, _engine._threads(threads), ctypes.byref(cycle),
+                            ctypes.byref(err))
+    if rc == 1:
+        raise NegativeCycleError("Negative cycle through vertex %d" % cycle.value, cycle.value)
+    if rc < 0:
+        raise (MemoryError if "out of memory" in err.text() else ValueError)(err.text())
+    return None if rc == 2 else rows
+
+
 def _indices(indices, n):
     idx = np.array(indices, order="C", dtype=np.int64, copy=True)
     idx[idx < 0] += n
@@ -77,10 +109,13 @@ def shortest_path(csgraph, method="auto", directed=True, return_predecessors=Fal
                   unweighted=False, overwrite=False, indices=None, *, device="auto",
                   threads=None):
     """scipy.sparse.csgraph.shortest_path: every method ('auto', 'FW', 'D',
-    'BF', 'J') runs the toolkit's blocked Floyd-Warshall and gives the same
-    results; indices keeps the rows of those sources (shaped as indices,
-    then N), which 'FW' refuses as scipy does.  device and threads as for
-    floyd_warshall."""
+    'BF', 'J') runs the toolkit's engines and gives the same results;
+    indices keeps the rows of those sources (shaped as indices, then N),
+    which 'FW' refuses as scipy does.  With indices, a scipy.sparse graph,
+    no predecessors and device not 'gpu', only those rows are made, by the
+    sparse engine (elimination in nested-dissection order, no N x N matrix)
+    where the graph has at most 32 arcs a vertex and a small fill.  device
+    and threads as for floyd_warshall."""
     if method not in METHODS:
         raise ValueError("unrecognized method '%s'" % (method,))
     if method == "FW" and indices is not None:
@@ -90,6 +125,10 @@ def shortest_path(csgraph, method="auto", directed=True, return_predecessors=Fal
                     threads)
     n = (csgraph.shape if _is_sparse(csgraph) else np.shape(csgraph))[0]
     idx = _indices(indices, n)
+    if _is_sparse(csgraph) and not return_predecessors and device != "gpu":
+        rows = _sparse_rows(csgraph, idx.ravel(), directed, unweighted, threads)
+        if rows is not None:
+            return rows.reshape(idx.shape + (n,))
     got = _run(csgraph, directed, return_predecessors, unweighted, False, device, threads)
     dist, pred = got if return_predecessors else (got, None)
     dist = dist[idx.ravel()].reshape(idx.shape + (n,))

@@ -249,6 +249,37 @@ raises("stats(engine='sparse') on a dense array: a clear error", ValueError,
 raises("stats(engine='tiles'): a clear error", ValueError,
        lambda: apsp.stats(G, engine="tiles"), "'auto', 'dense' or 'sparse'")
 
+# shortest_path(indices=) on a scipy.sparse graph: only those rows, by the
+# sparse engine; scipy's Dijkstra's rows (bit for bit with whole weights).
+G = sparse_grid(rng, 30)
+for directed in (True, False):
+    for unweighted in (False, True):
+        want = cg.dijkstra(G, directed=directed, unweighted=unweighted, indices=[5, 0, 899])
+        got = apsp.shortest_path(G, directed=directed, unweighted=unweighted,
+                                 indices=[5, 0, -1], device=DEVICE)
+        check("shortest_path(indices=), sparse graph, directed=%s unweighted=%s: scipy's rows"
+              % (directed, unweighted), same(got, want, True))
+G = sparse_grid(rng, 25, False, 0.2)
+check("shortest_path(indices=), real weights, some arcs one way: scipy's rows within 1e-12",
+      same(apsp.shortest_path(G, indices=[[3, 7], [600, 1]], device=DEVICE).reshape(4, -1),
+           cg.dijkstra(G, indices=[3, 7, 600, 1]), False))
+raises("shortest_path(indices=), sparse graph: a negative cycle", apsp.NegativeCycleError,
+       lambda: apsp.shortest_path(sp.csr_matrix(np.array([[0, 1, 0], [0, 0, -3], [1, 0, 0]],
+                                                         float)), indices=[0], device=DEVICE),
+       "Negative cycle")
+# 202,500 vertices: a matrix of 328 GB, which the dense engines would
+# refuse; the rows of three sources need no more than the fill.
+k = 450
+line = np.arange(k * k - 1)
+big = sp.csr_matrix((np.ones(2 * (k * k - 1)), (np.concatenate((line, line + 1)),
+                                                 np.concatenate((line + 1, line)))),
+                    shape=(k * k, k * k))
+if DEVICE != "gpu":
+    got = apsp.shortest_path(big, indices=[0, 1000, k * k - 1], device=DEVICE)
+    check("shortest_path(indices=) at n = 202,500 (a path): three rows, no n x n matrix",
+          got.shape == (3, k * k) and got[0, -1] == k * k - 1 and got[1, 0] == 1000
+          and got[2, 0] == k * k - 1)
+
 # scipy reads a dense array through np.ma.masked_values(graph, 0): a weight
 # within 1e-8 of 0 is no edge (scipy's issue 18051).  The same answers.
 g = np.array([[0, 4e-9, 0], [0, 0, 1], [0, 0, 0]])
