@@ -171,24 +171,40 @@ static void take_text(struct arcs *a, const gio_graph *g)
 
 /* ---- the rows ---- */
 
-/* Rows of distances, in order, into the statistics or the result stream. */
+/* Rows of distances, in order, into the statistics or the result stream;
+ * or, the second time over with tree set, their predecessors. */
 struct rows_out {
 	gs_stats *stats;     /* folded into these, or */
 	st_writer *w;        /* written here */
 	uint64_t n, row_bytes;
 	int threads;
 	uint64_t relaxations;
+	const el_arcs *tree; /* the predecessors' pass: the graph's arcs */
+	int32_t *pred;       /* ... its rows, room for pred_rows */
+	uint64_t pred_rows;
 };
 
 static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
 {
 	struct rows_out *o = ctx;
 	st_error err;
-	if (o->stats)
+	if (o->tree) {
+		if (count > o->pred_rows) {
+			free(o->pred);
+			if (!(o->pred = malloc(count * o->n * sizeof *o->pred)))
+				tool_die("sparse engine: out of memory for %llu rows of predecessors",
+				         (unsigned long long)count);
+			o->pred_rows = count;
+		}
+		if (el_derive_preds(o->tree, first, count, rows, o->pred, o->threads, &err) < 0
+		    || st_write(o->w, o->pred, count * o->n * sizeof *o->pred, &err) < 0)
+			tool_die_st(tool_output_name(), &err);
+	} else if (o->stats) {
 		gs_add_rows(o->stats, first, count, rows, o->n, o->threads);
-	else if (st_write(o->w, rows, count * o->row_bytes, &err) < 0)
+	} else if (st_write(o->w, rows, count * o->row_bytes, &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
-	tool_progress("rows", first + count, o->n);
+	}
+	tool_progress(o->tree ? "predecessors" : "rows", first + count, o->n);
 	return 0;
 }
 
@@ -207,8 +223,9 @@ static const char *dense_anyway(const struct sparse_job *job)
 {
 	if (job->mode == ENGINE_DENSE)
 		return "--engine dense";
-	if (job->paths)
-		return "predecessors asked (the sparse engine gives distances: --no-paths or --stats)";
+	if (job->paths && job->mode == ENGINE_AUTO)
+		return "predecessors asked (the dense engine's; --engine sparse derives them from "
+		       "the distances)";
 	if (job->checkpoint)
 		return "checkpoints asked (the sparse engine keeps none)";
 	if (job->mode == ENGINE_AUTO && job->order == ORDER_NATURAL)
@@ -262,10 +279,25 @@ static el_factor *plan(const struct sparse_job *job, const struct arcs *a, doubl
 	return f;
 }
 
-/* The rows made, into the statistics or the result stream; the output
- * committed.  Returns the relaxations made. */
+/* Every row handed to o's taker in order, by the device or the cores. */
+static void all_rows(const struct sparse_job *job, const el_factor *f, struct rows_out *o)
+{
+	if (job->device_rows) {
+		char info[400];
+		o->n = f->n, o->row_bytes = f->n * ST_TYPE_SIZE(f->type), o->threads = job->threads;
+		if (job->device_rows(job->device_ctx, f, o->stats, take_out, o, info, sizeof info) < 0)
+			tool_die("%s", info);
+		tool_info("%s", info);
+	} else {
+		make_rows(f, o, job->threads);
+	}
+}
+
+/* The rows made, into the statistics or the result stream, then (tree set)
+ * made again for their predecessors; the output committed.  Returns the
+ * relaxations made. */
 static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const st_header *h,
-                         st_header *res, int out, FILE *sout)
+                         st_header *res, int out, FILE *sout, const el_arcs *tree)
 {
 	st_error err;
 	gs_stats st;
@@ -277,21 +309,23 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 	} else if (!(o.w = st_writer_open(out, res, tool_opts.level, job->threads, &err))) {
 		tool_die_st(tool_output_name(), &err);
 	}
-	if (job->device_rows) {
-		char info[400];
-		o.n = f->n, o.row_bytes = f->n * ST_TYPE_SIZE(f->type), o.threads = job->threads;
-		if (job->device_rows(job->device_ctx, f, o.stats, take_out, &o, info, sizeof info) < 0)
-			tool_die("%s", info);
-		tool_info("%s", info);
-	} else {
-		make_rows(f, &o, job->threads);
-	}
+	all_rows(job, f, &o);
 	if (job->form) {
 		stats_print(sout, &st, job->form, h->flags);
 		gs_free(&st);
-	} else if (st_write_end_matrix(o.w, &err) < 0 || st_writer_close(o.w, &err) < 0) {
+	} else if (st_write_end_matrix(o.w, &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
 	}
+	if (tree) { /* the same rows again, for their predecessors */
+		tool_progress_stage("the predecessors");
+		o.tree = tree;
+		all_rows(job, f, &o);
+		free(o.pred);
+		if (st_write_end_matrix(o.w, &err) < 0)
+			tool_die_st(tool_output_name(), &err);
+	}
+	if (!job->form && st_writer_close(o.w, &err) < 0)
+		tool_die_st(tool_output_name(), &err);
 	tool_output_commit();
 	return o.relaxations;
 }
@@ -345,18 +379,23 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	const double t2 = lib_now();
 	tool_progress_stage("eliminating");
 	const int rc = el_factor_weigh(f, h->type, a.count, a.from, a.to, a.w, &cycle, &err);
+	el_arcs *tree = NULL;
+	if (rc == 0 && job->paths && !job->form
+	    && !(tree = el_arcs_new(n, h->type, a.count, a.from, a.to, a.w)))
+		tool_die("sparse engine: out of memory for the arcs' lists");
 	arcs_free(&a);
 	if (rc < 0)
 		tool_die_st(tool_input_name(job->input), &err);
 	st_header res;
-	if (sv_result_header(h, 0, &res, &err) < 0)
+	if (sv_result_header(h, tree != NULL, &res, &err) < 0)
 		tool_die_st("result", &err);
 	tool_add_provenance(&res);
 	if (rc == 1)
 		engine_negative_cycle(job->input, out, &res, cycle, job->threads);
 	const double t3 = lib_now();
 	tool_progress_stage(job->form ? "rows into the statistics" : "writing the rows");
-	const uint64_t relax = rows_out(job, f, h, &res, out, sout);
+	const uint64_t relax = rows_out(job, f, h, &res, out, sout, tree);
+	el_arcs_free(tree);
 	const double t4 = lib_now();
 	char rate[80] = "";
 	if (relax) /* (on this machine's cores; a device says its own) */

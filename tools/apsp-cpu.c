@@ -41,9 +41,10 @@ static void usage(FILE *f)
 	        "      --stats         print the graph's statistics (apsp-stats' table, no\n"
 	        "                      predecessors) instead of writing a result stream\n"
 	        "      --engine E      dense (blocked Floyd-Warshall), sparse (elimination in\n"
-	        "                      nested-dissection order, rows in batches: distances\n"
-	        "                      only, no n x n matrix) or auto (the default: sparse\n"
-	        "                      for a sparse graph with a small fill, without paths)\n"
+	        "                      nested-dissection order, rows in batches, no n x n\n"
+	        "                      matrix; paths derived from the rows) or auto (the\n"
+	        "                      default: sparse for a sparse graph with a small fill,\n"
+	        "                      without paths)\n"
 	        "\n",
 	        tool_name(), FW_BLOCK_DEFAULT);
 	engine_stats_help(f);

@@ -39,9 +39,10 @@ static void usage(FILE *f)
 	        "                      predecessors) instead of writing a result stream\n"
 	        "      --engine E      dense (blocked Floyd-Warshall), sparse (elimination in\n"
 	        "                      nested-dissection order on the host, the rows in\n"
-	        "                      batches on the GPU: distances only, no n x n matrix)\n"
-	        "                      or auto (the default: sparse tried for a graph as\n"
-	        "                      text when distances alone are asked)\n"
+	        "                      batches on the GPU, no n x n matrix; paths derived\n"
+	        "                      from the rows on the host) or auto (the default:\n"
+	        "                      sparse tried for a graph as text when distances\n"
+	        "                      alone are asked)\n"
 	        "\n",
 	        tool_name(), GPUS_FROM);
 	engine_stats_help(f);

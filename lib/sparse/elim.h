@@ -96,4 +96,21 @@ int el_factor_make(uint64_t n, uint32_t type, uint64_t count, const uint32_t *fr
                    const uint32_t *to, const void *w, int nd, int threads, uint64_t most,
                    el_factor **f, int64_t *cycle_vertex, st_error *err);
 
+/* ---- predecessors (preds.c) ---- */
+
+/* The graph's arcs as lists out of and into each vertex. */
+typedef struct el_arcs el_arcs;
+el_arcs *el_arcs_new(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
+                     const uint32_t *to, const void *w);
+void el_arcs_free(el_arcs *a);
+/* The predecessors of rows first .. first + count - 1 (n each, stride n)
+ * from their distances: each row's tree grown from its source along the
+ * tight arcs (d(u) + w(u, v) = d(v), as the type rounds the sum), breadth
+ * first, so every chain ends at the source, zero and negative arcs
+ * included; a vertex that rounding leaves with no exact arc takes its
+ * closest in-arc from the tree.  -1 for the source and where unreachable.
+ * 0, or -1 with err set (out of memory). */
+int el_derive_preds(const el_arcs *a, uint64_t first, uint64_t count, const void *rows,
+                    int32_t *pred, int threads, st_error *err);
+
 #endif

@@ -80,8 +80,28 @@ expect_stderr "a negative loop is a negative cycle" 3 "negative cycle through ve
 
 # Options and the choice.
 expect_stderr "--engine: a bad name" 2 "is not auto, dense or sparse" '$c --engine tiles $T/road'
-expect_stderr "--engine sparse with paths: a usage error" 2 "sparse engine gives distances" \
-	'$c --engine sparse $T/road >/dev/null'
+# With paths, --engine sparse derives predecessors from the distances: every
+# chain a path of the graph as long as its distance (apsp-diff --graph),
+# zero and negative arcs (ties, loops of equal chains) and rounding included.
+paths() { # NAME GRAPH TOL
+	if ! $c --engine dense -o $T/dense $2 2>$T/e1 || ! $c --engine sparse -o $T/sparse $2 2>$T/e2
+	then
+		fail "$1" "$(cat $T/e1 $T/e2 | head -c 300)"; return
+	fi
+	if $d -q -t $3 --graph $2 $T/dense $T/sparse 2>$T/e3; then pass "$1"
+	else fail "$1" "$($d -n 3 -t $3 --graph $2 $T/dense $T/sparse 2>&1 | head -c 300)"; fi
+}
+paths "--engine sparse with paths, int32: every chain a shortest path" $T/road 0
+paths "... float32 (rounding)" $T/roadf 1e-5
+paths "... float64" $T/roadd 1e-12
+$g --road 30x30 -s 9 -w 0:3 --negative -o $T/zn
+paths "... zero and negative arcs" $T/zn 0
+$g --grid 20x20 -w 0:0 -o $T/zeros
+paths "... every arc of weight 0 (every chain tied)" $T/zeros 0
+$g -n 700 -d 0.4 -s 7 -o $T/pieces
+paths "... one-way arcs, pieces apart" $T/pieces 0
+expect_true "--engine sparse with paths: apsp-path's route on its result" \
+	'$c --engine sparse -o $T/sp $T/road && $BIN/apsp-path -i $T/sp 3 1999 | grep -q .'
 expect_stderr "--engine sparse with --checkpoint: a usage error" 2 "keeps none" \
 	'$c --engine sparse --no-paths --checkpoint $T/ck $T/road >/dev/null'
 expect_true "auto, a dense graph: the dense engine, said with -v" \

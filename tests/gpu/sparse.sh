@@ -75,5 +75,11 @@ expect_true "auto, a dense graph as text: declined, the route planned again" \
 	 [ "$(grep -c ": route " $T/err)" = 2 ] && $c --engine dense --stats $T/dense.mtx | cmp -s - $T/got'
 expect_true "auto, a stream: a dense route" \
 	'$gpu -v --stats $T/road 2>$T/err >/dev/null && grep -q ": route " $T/err && ! grep -q "route sparse" $T/err'
-expect_stderr "--engine sparse with paths: a usage error" 2 "sparse engine gives distances" \
-	'$gpu --engine sparse $T/road >/dev/null'
+# With paths the rows come down twice, the second time for the
+# predecessors the host derives from them (run/sparse.c, lib/sparse/preds.c).
+for x in "$T/road 0" "$T/roadd 1e-12" "$T/zero 0" "$T/neg 0"; do
+	set -- $x
+	expect_true "--engine sparse with paths, $(basename $1): every chain a shortest path, batches of 96" \
+		'APSP_SPARSE_BATCH=96 $gpu --engine sparse -o $T/gp $1 && $c --engine dense -o $T/cp $1 &&
+		 $d -q -t $2 --graph $1 $T/cp $T/gp'
+done

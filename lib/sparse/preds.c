@@ -1,0 +1,223 @@
+/* preds.c - the sparse engine's predecessors (see elim.h): each row's
+ * shortest-path tree among the graph's tight arcs, from its distances. */
+#include "common.h"
+#include "elim.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The graph's arcs both ways as lists: out of each vertex (the trees grow
+ * along them) and into it (a vertex that rounding left with no exact arc
+ * takes its closest), repeats kept (the least is met first where it
+ * counts), loops left out. */
+struct el_arcs {
+	uint64_t n;
+	uint32_t type;
+	uint64_t *out_first, *in_first; /* n + 1 each */
+	uint32_t *out_to, *in_from;
+	double *out_w, *in_w;
+};
+
+static double weight_at(uint32_t type, const void *w, uint64_t k)
+{
+	if (type == ST_INT32)
+		return ((const int32_t *)w)[k];
+	if (type == ST_FLOAT32)
+		return ((const float *)w)[k];
+	return ((const double *)w)[k];
+}
+
+/* Lists by one end (key: from or to), the other end and weight beside. */
+static int lists(uint64_t n, uint64_t count, const uint32_t *key, const uint32_t *other,
+                 const uint32_t *from, const uint32_t *to, uint32_t type, const void *w,
+                 uint64_t **first, uint32_t **end, double **weight)
+{
+	*first = calloc(n + 1, sizeof **first);
+	uint64_t m = 0;
+	for (uint64_t k = 0; k < count; k++)
+		m += from[k] != to[k];
+	*end = malloc((m ? m : 1) * sizeof **end);
+	*weight = malloc((m ? m : 1) * sizeof **weight);
+	uint64_t *at = malloc((n ? n : 1) * sizeof *at);
+	if (!*first || !*end || !*weight || !at) {
+		free(at);
+		return -1;
+	}
+	for (uint64_t k = 0; k < count; k++)
+		if (from[k] != to[k])
+			(*first)[key[k] + 1]++;
+	for (uint64_t v = 0; v < n; v++)
+		(*first)[v + 1] += (*first)[v];
+	memcpy(at, *first, n * sizeof *at);
+	for (uint64_t k = 0; k < count; k++)
+		if (from[k] != to[k]) {
+			const uint64_t e = at[key[k]]++;
+			(*end)[e] = other[k], (*weight)[e] = weight_at(type, w, k);
+		}
+	free(at);
+	return 0;
+}
+
+el_arcs *el_arcs_new(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
+                     const uint32_t *to, const void *w)
+{
+	el_arcs *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->n = n, a->type = type;
+	if (lists(n, count, from, to, from, to, type, w, &a->out_first, &a->out_to, &a->out_w) < 0
+	    || lists(n, count, to, from, from, to, type, w, &a->in_first, &a->in_from, &a->in_w)
+	               < 0) {
+		el_arcs_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void el_arcs_free(el_arcs *a)
+{
+	if (!a)
+		return;
+	free(a->out_first), free(a->in_first), free(a->out_to), free(a->in_from);
+	free(a->out_w), free(a->in_w);
+	free(a);
+}
+
+static double dist_at(uint32_t type, const void *row, uint64_t v)
+{
+	if (type == ST_INT32) {
+		const int32_t x = ((const int32_t *)row)[v];
+		return x >= ST_INF_I32 ? INFINITY : x;
+	}
+	return type == ST_FLOAT32 ? ((const float *)row)[v] : ((const double *)row)[v];
+}
+
+/* Whether d(u) + w reaches d(v): exactly (int32: whole numbers) or, for
+ * floats, as the type rounds the sum. */
+static int tight(uint32_t type, double du, double w, double dv)
+{
+	if (type == ST_FLOAT32)
+		return (float)((float)du + (float)w) == (float)dv;
+	return du + w == dv;
+}
+
+/* Whether v's chain of pred reaches s (mark: 1 yes, 2 no, 3 on the way;
+ * 0 not yet known), every vertex on it marked the same. */
+static uint8_t chain_ends(const int32_t *pred, uint64_t s, uint64_t v, uint8_t *mark,
+                          uint32_t *stack)
+{
+	uint64_t depth = 0;
+	uint8_t end;
+	for (;;) {
+		if (v == s || mark[v] == 1) {
+			end = 1;
+			break;
+		}
+		if (mark[v] == 2 || mark[v] == 3 || pred[v] < 0) {
+			end = 2;
+			break;
+		}
+		mark[v] = 3, stack[depth++] = (uint32_t)v;
+		v = (uint64_t)pred[v];
+	}
+	while (depth > 0)
+		mark[stack[--depth]] = end;
+	return end;
+}
+
+/* Row s's tree.  Each reachable v takes the in-arc (u, v) whose
+ * d(u) + w(u, v) comes closest to d(v) (exactly, where no rounding
+ * intervenes), the first of the closest; where those choices close a loop
+ * (zero or negative arcs tied), the vertices whose chains do not reach s
+ * join the tree afresh: along tight arcs from it, breadth first, and where
+ * rounding leaves one no exact arc, by its closest in-arc from the tree. */
+static void row_tree(const el_arcs *a, uint64_t s, const void *row, int32_t *pred,
+                     uint32_t *queue, uint32_t *stack, uint8_t *mark)
+{
+	const uint64_t n = a->n;
+	for (uint64_t v = 0; v < n; v++) {
+		const double dv = dist_at(a->type, row, v);
+		double best = INFINITY;
+		pred[v] = -1, mark[v] = 0;
+		for (uint64_t e = a->in_first[v]; e < a->in_first[v + 1] && v != s && dv < INFINITY; e++) {
+			const double off = fabs(dist_at(a->type, row, a->in_from[e]) + a->in_w[e] - dv);
+			if (off < best)
+				best = off, pred[v] = (int32_t)a->in_from[e];
+		}
+	}
+	uint64_t head = 0, tail = 0, left = 0;
+	for (uint64_t v = 0; v < n; v++) {
+		if (v == s || pred[v] < 0)
+			continue;
+		if (chain_ends(pred, s, v, mark, stack) == 1)
+			queue[tail++] = (uint32_t)v; /* (in the tree: the search below starts from it) */
+	}
+	for (uint64_t v = 0; v < n; v++)
+		if (mark[v] == 2)
+			pred[v] = -1, left++;
+	if (left == 0)
+		return;
+	queue[tail++] = (uint32_t)s;
+	pred[s] = (int32_t)s; /* (in the tree until the end) */
+	for (;;) {
+		while (head < tail && left > 0) {
+			const uint32_t u = queue[head++];
+			const double du = dist_at(a->type, row, u);
+			for (uint64_t e = a->out_first[u]; e < a->out_first[u + 1]; e++) {
+				const uint32_t v = a->out_to[e];
+				if (pred[v] < 0 && mark[v] == 2
+				    && tight(a->type, du, a->out_w[e], dist_at(a->type, row, v))) {
+					pred[v] = (int32_t)u, queue[tail++] = v;
+					left--;
+				}
+			}
+		}
+		if (left == 0)
+			break;
+		const uint64_t before = tail;
+		for (uint64_t v = 0; v < n; v++) {
+			if (mark[v] != 2 || pred[v] >= 0)
+				continue;
+			const double dv = dist_at(a->type, row, v);
+			double best = INFINITY;
+			for (uint64_t e = a->in_first[v]; e < a->in_first[v + 1]; e++) {
+				const uint32_t u = a->in_from[e];
+				const double off = fabs(dist_at(a->type, row, u) + a->in_w[e] - dv);
+				if (pred[u] >= 0 && off < best)
+					best = off, pred[v] = (int32_t)u;
+			}
+			if (pred[v] >= 0)
+				queue[tail++] = (uint32_t)v, left--;
+		}
+		if (tail == before) /* (none joined) */
+			break;
+	}
+	pred[s] = -1;
+}
+
+int el_derive_preds(const el_arcs *a, uint64_t first, uint64_t count, const void *rows,
+                    int32_t *pred, int threads, st_error *err)
+{
+	threads = lib_threads(threads);
+	const uint64_t n = a->n, row_bytes = n * ST_TYPE_SIZE(a->type);
+	int failed = 0;
+	#pragma omp parallel num_threads(threads)
+	{
+		uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
+		uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+		uint8_t *mark = malloc(n ? n : 1);
+		if (!queue || !stack || !mark) {
+			#pragma omp atomic write
+			failed = 1;
+		}
+		#pragma omp for schedule(dynamic, 4)
+		for (uint64_t i = 0; i < count; i++)
+			if (queue && stack && mark)
+				row_tree(a, first + i, (const char *)rows + i * row_bytes, pred + i * n, queue,
+				         stack, mark);
+		free(queue), free(stack), free(mark);
+	}
+	return failed ? lib_fail(err, "sparse engine: out of memory for the predecessors") : 0;
+}
