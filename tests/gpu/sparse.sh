@@ -77,9 +77,9 @@ expect_true "auto, a stream: a dense route" \
 	'$gpu -v --stats $T/road 2>$T/err >/dev/null && grep -q ": route " $T/err && ! grep -q "route sparse" $T/err'
 # With paths the rows come down twice, the second time for the
 # predecessors the host derives from them (run/sparse.c, lib/sparse/preds.c).
-for x in "$T/road 0" "$T/roadd 1e-12" "$T/zero 0" "$T/neg 0"; do
-	set -- $x
-	expect_true "--engine sparse with paths, $(basename $1): every chain a shortest path, batches of 96" \
-		'APSP_SPARSE_BATCH=96 $gpu --engine sparse -o $T/gp $1 && $c --engine dense -o $T/cp $1 &&
-		 $d -q -t $2 --graph $1 $T/cp $T/gp'
+for x in "road 0" "roadd 1e-12" "zero 0" "neg 0"; do
+	graph=$T/${x% *} tol=${x#* }
+	expect_true "--engine sparse with paths, ${x% *}: every chain a shortest path, batches of 96" \
+		'APSP_SPARSE_BATCH=96 $gpu --engine sparse -o $T/gp $graph && $c --engine dense -o $T/cp $graph &&
+		 $d -q -t $tol --graph $graph $T/cp $T/gp'
 done
