@@ -10,8 +10,8 @@
 
 /* The graph's arcs both ways as lists: out of each vertex (the trees grow
  * along them) and into it (a vertex that rounding left with no exact arc
- * takes its closest), repeats kept (the least is met first where it
- * counts), loops left out. */
+ * takes its closest), repeats kept (the closest of them wins), loops
+ * left out. */
 struct el_arcs {
 	uint64_t n;
 	uint32_t type;
@@ -103,6 +103,23 @@ static int tight(uint32_t type, double du, double w, double dv)
 	return du + w == dv;
 }
 
+/* The tail of v's in-arc whose d(u) + w(u, v) comes closest to d(v), the
+ * first of the closest; with tree set, among tails already in the tree
+ * (pred set) alone.  -1: none. */
+static int32_t closest_in(const el_arcs *a, const void *row, uint64_t v, const int32_t *tree)
+{
+	const double dv = dist_at(a->type, row, v);
+	double best = INFINITY;
+	int32_t at = -1;
+	for (uint64_t e = a->in_first[v]; e < a->in_first[v + 1]; e++) {
+		const uint32_t u = a->in_from[e];
+		const double off = fabs(dist_at(a->type, row, u) + a->in_w[e] - dv);
+		if ((!tree || tree[u] >= 0) && off < best)
+			best = off, at = (int32_t)u;
+	}
+	return at;
+}
+
 /* Whether v's chain of pred reaches s (mark: 1 yes, 2 no, 3 on the way;
  * 0 not yet known), every vertex on it marked the same. */
 static uint8_t chain_ends(const int32_t *pred, uint64_t s, uint64_t v, uint8_t *mark,
@@ -138,14 +155,8 @@ static void row_tree(const el_arcs *a, uint64_t s, const void *row, int32_t *pre
 {
 	const uint64_t n = a->n;
 	for (uint64_t v = 0; v < n; v++) {
-		const double dv = dist_at(a->type, row, v);
-		double best = INFINITY;
-		pred[v] = -1, mark[v] = 0;
-		for (uint64_t e = a->in_first[v]; e < a->in_first[v + 1] && v != s && dv < INFINITY; e++) {
-			const double off = fabs(dist_at(a->type, row, a->in_from[e]) + a->in_w[e] - dv);
-			if (off < best)
-				best = off, pred[v] = (int32_t)a->in_from[e];
-		}
+		mark[v] = 0;
+		pred[v] = v != s && dist_at(a->type, row, v) < INFINITY ? closest_in(a, row, v, NULL) : -1;
 	}
 	uint64_t head = 0, tail = 0, left = 0;
 	for (uint64_t v = 0; v < n; v++) {
@@ -180,15 +191,7 @@ static void row_tree(const el_arcs *a, uint64_t s, const void *row, int32_t *pre
 		for (uint64_t v = 0; v < n; v++) {
 			if (mark[v] != 2 || pred[v] >= 0)
 				continue;
-			const double dv = dist_at(a->type, row, v);
-			double best = INFINITY;
-			for (uint64_t e = a->in_first[v]; e < a->in_first[v + 1]; e++) {
-				const uint32_t u = a->in_from[e];
-				const double off = fabs(dist_at(a->type, row, u) + a->in_w[e] - dv);
-				if (pred[u] >= 0 && off < best)
-					best = off, pred[v] = (int32_t)u;
-			}
-			if (pred[v] >= 0)
+			if ((pred[v] = closest_in(a, row, v, pred)) >= 0)
 				queue[tail++] = (uint32_t)v, left--;
 		}
 		if (tail == before) /* (none joined) */
