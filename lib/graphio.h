@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stream.h"
 #include "types.h"
 
 enum gio_format { GIO_AUTO = 0, GIO_MTX, GIO_DIMACS, GIO_EDGES };
@@ -88,6 +89,16 @@ int gio_read_buffer(const char *name, const void *buf, size_t len,
  * without edges_only, repeated edges at their least weight.  threads: 0
  * for the library's default. */
 void gio_fill_matrix(const gio_graph *g, void *w, int threads);
+
+/* A graph as a stream's list of arcs (ST_ARCS in stream.h) and back.
+ * gio_arcs: the records of g's edges (read with opts.edges_only) as the
+ * matrix would hold them: sorted, each pair once at its least weight,
+ * non-negative loops left out; *count gets their number.  malloc'd, or
+ * NULL (out of memory) with err set.  gio_from_arcs: g from the list of
+ * arcs of a stream with header h (checked: st_arcs_check), as
+ * opts.edges_only fills it.  0, or -1 with err set. */
+void *gio_arcs(const gio_graph *g, uint64_t *count, st_error *err);
+int gio_from_arcs(const st_header *h, const void *arcs, gio_graph *g, st_error *err);
 
 /* Parse one number the way the readers do (whole string).  0 or -1. */
 int gio_parse_real(const char *s, double *v);

@@ -18,10 +18,25 @@
 
 #include "types.h"
 
-#define ST_VERSION 1
+/* The newest version read; version 1 is written where there are no arcs. */
+#define ST_VERSION 2
 
-/* Which matrices follow the header (bit set), stored in this order. */
-enum st_matrix { ST_WEIGHTS = 1u << 0, ST_DIST = 1u << 1, ST_PRED = 1u << 2 };
+/* Which matrices follow the header (bit set), stored in this order; or, in
+ * place of them all, the graph as a list of arcs (ST_ARCS, below). */
+enum st_matrix { ST_WEIGHTS = 1u << 0, ST_DIST = 1u << 1, ST_PRED = 1u << 2, ST_ARCS = 1u << 3 };
+
+/* A graph as a list of arcs: a stream whose only "matrix" is h->arcs
+ * records of ST_ARC_BYTES(h->type) bytes, each tail (u32), head (u32) and
+ * weight (an element of the type), in host (little-endian) order, sorted by
+ * tail then head, no pair twice, every vertex below n, every weight finite
+ * (int32: strictly between -ST_INF_I32 and ST_INF_I32), a loop (tail =
+ * head) only with a weight below 0 (a negative cycle).  Such a stream has a
+ * version 2 header, which counts the arcs; a reader of version 1 refuses it
+ * by its version.  Its bytes are read as any matrix's (st_read_matrix,
+ * st_scan_matrix), never as rows. */
+#define ST_ARC_BYTES(type) (8u + ST_TYPE_SIZE(type))
+#define ST_ARCS_REFUSAL "a graph as a list of arcs, not a matrix: give it to apsp-cpu, " \
+                        "apsp-gpu or bin2mtx"
 
 #define ST_BLOCK_DEFAULT (1u << 20) /* raw bytes per block */
 #define ST_LEVEL_DEFAULT 1          /* deflate level: see bench/stream.md */
@@ -42,6 +57,7 @@ typedef struct st_header {
 	int32_t inf_i32;    /* the INF convention (ST_INF_I32) */
 	int64_t cycle_vertex; /* a vertex on the negative cycle, or -1 */
 	char *provenance;   /* '\n'-terminated lines "@PG\tID:tool\tVN:ver\tCL:cmd", malloc'd */
+	uint64_t arcs;      /* ST_ARCS: the number of arcs; else 0 */
 } st_header;
 
 /* Fill h with defaults for an n-vertex graph padded to a multiple of pad. */
@@ -65,10 +81,15 @@ const char *st_type_name(uint32_t type);
 /* Bytes of the stored weights or distances: npad * npad * ST_TYPE_SIZE(type). */
 uint64_t st_matrix_bytes(const st_header *h);
 /* Bytes of the stored matrix given by its bit: the predecessors are int32
- * (npad * npad * 4) whatever the type. */
+ * (npad * npad * 4) whatever the type; a list of arcs, arcs *
+ * ST_ARC_BYTES(type). */
 uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix);
-/* Number of matrices the header announces. */
+/* Number of matrices the header announces (a list of arcs counts as one). */
 int st_matrix_count(const st_header *h);
+/* Check a list of arcs read from the stream named name (its header h): 0,
+ * or -1 with "NAME: arc K: reason" in err for the first record that breaks
+ * the rules above. */
+int st_arcs_check(const char *name, const st_header *h, const void *arcs, st_error *err);
 
 /* ---- writing ---- */
 typedef struct st_writer st_writer;
@@ -221,15 +242,18 @@ void st_reader_free(st_reader *r);
 
 /* Read a whole stream: header and every matrix the header announces into
  * malloc'd buffers (NULL for absent ones).  For tools that need everything.
- * A checkpoint is refused ("NAME: a checkpoint, not a result: ..."). */
+ * A checkpoint is refused ("NAME: a checkpoint, not a result: ..."); a list
+ * of arcs is read into arcs and checked (st_arcs_check). */
 typedef struct st_matrices {
 	st_header h;
 	void *weights, *dist, *pred;
+	void *arcs;
 } st_matrices;
 int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error *err);
 void st_matrices_free(st_matrices *m);
 
-/* Write a whole stream (header + the matrices present in h->matrices). */
+/* Write a whole stream (header + the matrices present in h->matrices; a
+ * list of arcs from weights). */
 int st_write_all(int fd, const st_header *h, const void *weights,
                  const void *dist, const void *pred, int level, int threads,
                  st_error *err);

@@ -11,6 +11,7 @@
 #include "stream_internal.h"
 #include "common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,12 +76,49 @@ uint64_t st_matrix_bytes(const st_header *h)
 
 uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix)
 {
-	return h->npad * h->npad * entry_bytes(h->type, matrix);
+	return raw_bytes_of(h->npad, h->type, h->arcs, matrix);
 }
 
 int st_matrix_count(const st_header *h)
 {
-	return __builtin_popcount(h->matrices & (ST_WEIGHTS | ST_DIST | ST_PRED));
+	return __builtin_popcount(h->matrices & (ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS));
+}
+
+/* ---- lists of arcs ---- */
+
+int st_arcs_check(const char *name, const st_header *h, const void *arcs, st_error *err)
+{
+	const unsigned char *p = arcs;
+	const size_t rec = ST_ARC_BYTES(h->type);
+	uint32_t last_u = 0, last_v = 0;
+	for (uint64_t k = 0; k < h->arcs; k++, p += rec) {
+		uint32_t u, v;
+		memcpy(&u, p, 4);
+		memcpy(&v, p + 4, 4);
+		double w;
+		if (h->type == ST_INT32) {
+			int32_t x;
+			memcpy(&x, p + 8, 4);
+			w = x <= -ST_INF_I32 || x >= ST_INF_I32 ? NAN : x;
+		} else if (h->type == ST_FLOAT32) {
+			float x;
+			memcpy(&x, p + 8, 4);
+			w = x;
+		} else {
+			memcpy(&w, p + 8, 8);
+		}
+		const char *why = u >= h->n || v >= h->n ? "a vertex out of range"
+		                : k && (u < last_u || (u == last_u && v <= last_v))
+		                        ? "out of order (or a pair repeated)"
+		                : !isfinite(w) ? "a weight that is not finite (int32: not within INF)"
+		                : u == v && !(w < 0) ? "a loop whose weight is not negative"
+		                                     : NULL;
+		if (why)
+			return lib_fail(err, "%s: arc %llu (%u -> %u): %s", name, (unsigned long long)k,
+			                u, v, why);
+		last_u = u, last_v = v;
+	}
+	return 0;
 }
 
 /* Append s to b, escaping what would break a tab-separated line. */
@@ -149,8 +187,18 @@ int header_check(const st_header *h, size_t provlen, char *why, size_t len)
 {
 	if (h->type != ST_INT32 && h->type != ST_FLOAT32 && h->type != ST_FLOAT64)
 		snprintf(why, len, "unknown element type %u", h->type);
-	else if (h->matrices & ~(uint32_t)(ST_WEIGHTS | ST_DIST | ST_PRED))
+	else if (h->matrices & ~(uint32_t)(ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS))
 		snprintf(why, len, "unknown matrix bits 0x%x", h->matrices);
+	else if ((h->matrices & ST_ARCS) && h->matrices != ST_ARCS)
+		snprintf(why, len, "a list of arcs with matrices (bits 0x%x): it stands alone",
+		         h->matrices);
+	else if (h->arcs && !(h->matrices & ST_ARCS))
+		snprintf(why, len, "an arc count of %llu without a list of arcs",
+		         (unsigned long long)h->arcs);
+	else if (h->npad < ST_MAX_N && h->arcs > h->npad * h->npad)
+		snprintf(why, len, "%llu arcs: more than the %llu pairs of %llu vertices",
+		         (unsigned long long)h->arcs, (unsigned long long)(h->npad * h->npad),
+		         (unsigned long long)h->npad);
 	else if (h->flags & ~(uint32_t)(ST_DIRECTED | ST_NEGATIVE | ST_NEGCYCLE))
 		snprintf(why, len, "unknown flag bits 0x%x", h->flags);
 	else if (h->npad < h->n)

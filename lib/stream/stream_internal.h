@@ -13,6 +13,7 @@
 extern const unsigned char st_magic[8];
 
 #define HDR_FIXED 64              /* header bytes before the provenance text */
+#define HDR_ARCS 8                /* version 2: the arc count after them */
 #define PROV_MAX (1u << 20)       /* provenance bytes */
 #define BLOCK_MAX (64u << 20)     /* raw bytes per block */
 #define BLK_HDR 16                /* raw, stored, crc, method */
@@ -29,6 +30,22 @@ enum { M_STORED = BC_STORED, M_DEFLATE = BC_DEFLATE, M_SHUFFLE = BC_SHUFFLE };
 static inline uint32_t entry_bytes(uint32_t type, uint32_t matrix)
 {
 	return matrix == ST_PRED ? 4 : ST_TYPE_SIZE(type);
+}
+
+/* Raw bytes of the matrix given by its bit (0: none) of a stream of npad
+ * vertices, type and arcs arcs. */
+static inline uint64_t raw_bytes_of(uint64_t npad, uint32_t type, uint64_t arcs, uint32_t matrix)
+{
+	if (matrix == ST_ARCS)
+		return arcs * ST_ARC_BYTES(type);
+	return matrix ? npad * npad * entry_bytes(type, matrix) : 0;
+}
+
+/* Bytes of the header's largest matrix. */
+static inline uint64_t largest_matrix(const st_header *h)
+{
+	return h->matrices == ST_ARCS ? raw_bytes_of(h->npad, h->type, h->arcs, ST_ARCS)
+	                              : h->npad * h->npad * ST_TYPE_SIZE(h->type);
 }
 
 static inline void put32(unsigned char *p, uint32_t v)
@@ -58,6 +75,7 @@ static inline const char *matrix_name(uint32_t bit)
 	case ST_WEIGHTS: return "weight matrix";
 	case ST_DIST: return "distance matrix";
 	case ST_PRED: return "predecessor matrix";
+	case ST_ARCS: return "list of arcs";
 	}
 	return "matrix";
 }

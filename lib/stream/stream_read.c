@@ -119,21 +119,24 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 			lib_fail(err, "%s: not an apsp matrix stream (%s)", nm, magic_hint(b, (size_t)got));
 		return NULL;
 	}
-	if ((size_t)got >= 12 && get32(b + 8) != ST_VERSION) {
-		lib_fail(err, "%s: unsupported stream version %u (this program reads version %d)",
-		       nm, get32(b + 8), ST_VERSION);
+	const uint32_t version = (size_t)got >= 12 ? get32(b + 8) : 0;
+	if ((size_t)got >= 12 && version != 1 && version != 2) {
+		lib_fail(err, "%s: unsupported stream version %u (this program reads versions 1 "
+		         "and %d)", nm, version, ST_VERSION);
 		return NULL;
 	}
 	if ((size_t)got < sizeof b) {
 		lib_fail(err, "%s: truncated in the stream header", nm);
 		return NULL;
 	}
+	/* version 2: the arc count follows the fixed fields */
+	const uint32_t fixed = HDR_FIXED + (version == 2 ? HDR_ARCS : 0);
 	uint32_t hlen = get32(b + 12), plen = get32(b + 60);
 	if (plen > PROV_MAX) {
 		lib_fail(err, "%s: bad stream header: provenance of %u bytes exceeds %u", nm, plen, PROV_MAX);
 		return NULL;
 	}
-	if (hlen != HDR_FIXED + plen + 4) {
+	if (hlen != fixed + plen + 4) {
 		lib_fail(err, "%s: bad stream header: header length %u does not match its provenance length %u",
 		       nm, hlen, plen);
 		return NULL;
@@ -144,8 +147,8 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 		return NULL;
 	}
 	memcpy(all, b, sizeof b);
-	got = fdio_read_full(fd, all + HDR_FIXED, plen + 4);
-	if (got < 0 || (size_t)got < plen + 4) {
+	got = fdio_read_full(fd, all + HDR_FIXED, hlen - HDR_FIXED);
+	if (got < 0 || (size_t)got < hlen - HDR_FIXED) {
 		if (got < 0)
 			lib_fail(err, "%s: read error: %s", nm, strerror(errno));
 		else
@@ -153,12 +156,12 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 		free(all);
 		return NULL;
 	}
-	if (get32(all + HDR_FIXED + plen) != bc_crc32(all, HDR_FIXED + plen)) {
+	if (get32(all + fixed + plen) != bc_crc32(all, fixed + plen)) {
 		lib_fail(err, "%s: CRC mismatch in the stream header", nm);
 		free(all);
 		return NULL;
 	}
-	if (memchr(all + HDR_FIXED, '\0', plen)) {
+	if (memchr(all + fixed, '\0', plen)) {
 		lib_fail(err, "%s: bad stream header: provenance holds a NUL byte", nm);
 		free(all);
 		return NULL;
@@ -172,7 +175,14 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 	t.block = get32(b + 44);
 	t.inf_i32 = (int32_t)get32(b + 48);
 	t.cycle_vertex = (int64_t)get64(b + 52);
-	if (header_check(&t, plen, why, sizeof why) < 0) {
+	t.arcs = version == 2 ? get64(all + HDR_FIXED) : 0;
+	int bad = header_check(&t, plen, why, sizeof why) < 0;
+	if (!bad && (version == 2) != !!(t.matrices & ST_ARCS)) {
+		snprintf(why, sizeof why, "version %u %s a list of arcs", version,
+		         version == 2 ? "without" : "with");
+		bad = 1;
+	}
+	if (bad) {
 		lib_fail(err, "%s: bad stream header: %s", nm, why);
 		free(all);
 		return NULL;
@@ -188,7 +198,7 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 		free(all);
 		return NULL;
 	}
-	memcpy(t.provenance, all + HDR_FIXED, plen);
+	memcpy(t.provenance, all + fixed, plen);
 	t.provenance[plen] = '\0';
 	free(all);
 
@@ -202,9 +212,10 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 	r->block = t.block;
 	r->npad = t.npad;
 	r->type = t.type;
+	r->arcs = t.arcs;
 	r->todo = t.matrices;
 	r->nmat = st_matrix_count(&t);
-	const uint64_t most = st_matrix_bytes(&t); /* the largest matrix */
+	const uint64_t most = largest_matrix(&t);
 	r->slot = most < r->block ? (size_t)most : r->block;
 	matrix_sizes(r);
 	r->wk = calloc((size_t)r->threads, sizeof *r->wk);
@@ -238,7 +249,7 @@ uint64_t rd_row_bytes(const st_reader *r)
 /* The byte and block counts of the next matrix. */
 static void matrix_sizes(st_reader *r)
 {
-	r->mbytes = r->npad * rd_row_bytes(r);
+	r->mbytes = raw_bytes_of(r->npad, r->type, r->arcs, first_bit(r->todo));
 	r->nblk = (r->mbytes + r->block - 1) / r->block;
 }
 
@@ -477,6 +488,10 @@ int rd_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows, st_erro
 	}
 	if (!first_bit(r->todo)) {
 		lib_fail(err, "%s: no matrix left to read: the stream holds %d", r->name, r->nmat);
+		return -1;
+	}
+	if (mode == READ_ROWS && first_bit(r->todo) == ST_ARCS) {
+		lib_fail(err, "%s: %s", r->name, ST_ARCS_REFUSAL);
 		return -1;
 	}
 	for (size_t k = 0; mode == READ_ROWS && k < nrows; k++) {
@@ -746,8 +761,7 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 	}
 	uint64_t total = 0;
 	int count = st_matrix_count(&m->h);
-	for (uint32_t bits = m->h.matrices & (ST_WEIGHTS | ST_DIST | ST_PRED), bit; (bit = first_bit(bits));
-	     bits &= ~bit)
+	for (uint32_t bits = m->h.matrices, bit; (bit = first_bit(bits)); bits &= ~bit)
 		total += st_matrix_bytes_of(&m->h, bit);
 	if (count && total > lib_physical_memory()) {
 		char why[200];
@@ -758,13 +772,16 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 	}
 	for (uint32_t bit; (bit = st_next_matrix(r));) {
 		const uint64_t bytes = st_matrix_bytes_of(&m->h, bit);
-		void **slot = bit == ST_WEIGHTS ? &m->weights : bit == ST_DIST ? &m->dist : &m->pred;
+		void **slot = bit == ST_WEIGHTS ? &m->weights : bit == ST_DIST ? &m->dist
+		            : bit == ST_PRED    ? &m->pred    : &m->arcs;
 		if (!(*slot = malloc(bytes ? (size_t)bytes : 1))) {
 			lib_fail(err, "%s: out of memory: %llu bytes for the %s", display_name(name),
 			       (unsigned long long)bytes, matrix_name(bit));
 			goto fail;
 		}
 		if (st_read_matrix(r, *slot, err) < 0)
+			goto fail;
+		if (bit == ST_ARCS && st_arcs_check(display_name(name), &m->h, m->arcs, err) < 0)
 			goto fail;
 	}
 	if (st_reader_close(r, err) < 0) {
@@ -784,5 +801,6 @@ void st_matrices_free(st_matrices *m)
 	free(m->weights);
 	free(m->dist);
 	free(m->pred);
-	m->weights = m->dist = m->pred = NULL;
+	free(m->arcs);
+	m->weights = m->dist = m->pred = m->arcs = NULL;
 }

@@ -20,6 +20,7 @@ struct st_reader {
 	uint32_t block;
 	uint64_t npad, mbytes, nblk;  /* of the next matrix (matrix_sizes) */
 	uint32_t type;               /* the header's element type */
+	uint64_t arcs;               /* the header's arc count */
 	uint32_t todo;              /* matrix bits not yet read */
 	int nmat;
 	size_t slot;                /* bytes per block buffer */
@@ -86,6 +87,8 @@ uint64_t rd_row_bytes(const st_reader *r);
 /* Mark r failed: -1. */
 int rd_fail(st_reader *r);
 /* Whether the next matrix can be read (0), or -1 with why. */
+/* Whether the next matrix can be read in mode (READ_ROWS also for windows
+ * of rows: a list of arcs has none).  0, or -1 with err set. */
 int rd_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows, st_error *err);
 /* A thread's turn: blocks first .. first + count - 1 (at most
  * READ_GROUP_MOST) read in stream order into wk's buffer, their raw bytes

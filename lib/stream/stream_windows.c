@@ -77,7 +77,7 @@ static void release_buffers(const st_window_work *w, unsigned char **buf, int nb
 static int read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx,
                         const st_window_work *w, st_error *err)
 {
-	if (rd_check(r, READ_ALL, NULL, 0, err) < 0)
+	if (rd_check(r, READ_ROWS, NULL, 0, err) < 0)
 		return -1;
 	const uint64_t rowbytes = rd_row_bytes(r);
 	if (rows < 1)
@@ -343,7 +343,7 @@ static void ring_thread(void *ctx, int t, uint64_t i, struct pool *p)
 /* st_read_windows_beside() without w->keep: windows of at least rows rows. */
 static int read_ring(st_reader *r, uint64_t rows, const st_window_work *w, st_error *err)
 {
-	if (rd_check(r, READ_ALL, NULL, 0, err) < 0)
+	if (rd_check(r, READ_ROWS, NULL, 0, err) < 0)
 		return -1;
 	struct ring g = {.r = r, .w = w, .rowbytes = rd_row_bytes(r), .row_stop = UINT64_MAX,
 	                 .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,

@@ -58,6 +58,7 @@ struct st_writer {
 	uint32_t block;
 	uint64_t mbytes, nblk;  /* bytes and blocks of the matrix cur */
 	uint64_t npad;
+	uint64_t arcs; /* the header's arc count */
 	uint32_t type;          /* the header's element type */
 	uint32_t todo;          /* matrix bits not yet ended */
 	uint32_t cur;           /* the matrix being written, 0 when none is left */
@@ -118,7 +119,7 @@ static int wfail(st_writer *w, st_error *err)
 /* Bytes of the matrix given by its bit (0: none). */
 static uint64_t matrix_bytes(const st_writer *w, uint32_t matrix)
 {
-	return matrix ? w->npad * w->npad * entry_bytes(w->type, matrix) : 0;
+	return raw_bytes_of(w->npad, w->type, w->arcs, matrix);
 }
 
 /* The byte and block counts of the matrix cur (0 when none is left). */
@@ -144,8 +145,9 @@ static int writer_setup(st_writer *w, const st_header *h, int level, int threads
 	w->block = h->block;
 	w->npad = h->npad;
 	w->type = h->type;
+	w->arcs = h->arcs;
 	/* buffers for the largest matrix */
-	const uint64_t most = st_matrix_bytes(h);
+	const uint64_t most = largest_matrix(h);
 	w->nb = batch_blocks(w->threads, w->block, (most + h->block - 1) / h->block);
 	w->slot = most < w->block ? (size_t)most : w->block;
 	return 0;
@@ -176,7 +178,9 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 		return NULL;
 	}
 
-	size_t hlen = HDR_FIXED + plen + 4;
+	/* version 2 where the arcs are counted after the fixed fields */
+	const int arcs = h->matrices == ST_ARCS;
+	const size_t fixed = HDR_FIXED + (arcs ? HDR_ARCS : 0), hlen = fixed + plen + 4;
 	unsigned char *b = malloc(hlen);
 	if (!b) {
 		lib_fail(err, "out of memory for the header (%zu bytes)", hlen);
@@ -184,7 +188,7 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 		return NULL;
 	}
 	memcpy(b, st_magic, 8);
-	put32(b + 8, ST_VERSION);
+	put32(b + 8, arcs ? 2 : 1);
 	put32(b + 12, (uint32_t)hlen);
 	put64(b + 16, h->n);
 	put64(b + 24, h->npad);
@@ -195,9 +199,11 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	put32(b + 48, (uint32_t)h->inf_i32);
 	put64(b + 52, (uint64_t)h->cycle_vertex);
 	put32(b + 60, (uint32_t)plen);
+	if (arcs)
+		put64(b + HDR_FIXED, h->arcs);
 	if (plen)
-		memcpy(b + HDR_FIXED, h->provenance, plen);
-	put32(b + HDR_FIXED + plen, bc_crc32(b, HDR_FIXED + plen));
+		memcpy(b + fixed, h->provenance, plen);
+	put32(b + fixed + plen, bc_crc32(b, fixed + plen));
 	int rc = fdio_write_full(fd, b, hlen);
 	free(b);
 	if (rc < 0) {
@@ -842,7 +848,8 @@ int st_write_all(int fd, const st_header *h, const void *weights,
 	if (!w)
 		return -1;
 	for (uint32_t bits = h->matrices, bit; (bit = first_bit(bits)); bits &= ~bit) {
-		const void *src = bit == ST_WEIGHTS ? weights : bit == ST_DIST ? dist : pred;
+		/* (a list of arcs: its records as weights) */
+		const void *src = bit == ST_WEIGHTS || bit == ST_ARCS ? weights : bit == ST_DIST ? dist : pred;
 		if (!src) {
 			lib_fail(err, "no data given for the %s the header announces", matrix_name(bit));
 			st_writer_abort(w);

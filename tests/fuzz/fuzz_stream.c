@@ -164,14 +164,22 @@ static void read_stream(const uint8_t *data, size_t size)
 			st_matrices_free(&all);
 		return;
 	}
-	uint64_t bytes = st_matrix_bytes(&h), npad = h.npad;
+	/* (a list of arcs: its own size, and no rows) */
+	const int arcs = h.matrices == ST_ARCS;
+	uint64_t bytes = arcs ? st_matrix_bytes_of(&h, ST_ARCS) : st_matrix_bytes(&h), npad = h.npad;
 	int ok = 1, k = 0;
 	void *m = bytes <= FUZZ_ALLOC_MAX ? malloc(bytes ? bytes : 1) : NULL;
 	for (uint32_t bit; ok && (bit = st_next_matrix(r)); k++) {
 		int mode = m ? (int)((size >> (2 * k)) % 4) : 2;
 		const void *want = !all_ok ? NULL : bit == ST_WEIGHTS ? all.weights
-		                 : bit == ST_DIST ? all.dist : all.pred;
+		                 : bit == ST_DIST ? all.dist : bit == ST_PRED ? all.pred : all.arcs;
 		err.msg[0] = '\0';
+		if (arcs && (mode == 1 || mode == 3)) { /* rows of a list: refused, then read */
+			uint64_t row = 0;
+			FUZZ_ASSERT(st_read_rows(r, &row, 1, m, &err) < 0);
+			fuzz_check_message("rows of a list of arcs", &err);
+			mode = 0;
+		}
 		if (mode == 0) {
 			ok = st_read_matrix(r, m, &err) == 0;
 			if (ok && want)

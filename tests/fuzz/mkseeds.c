@@ -2,7 +2,8 @@
  * small streams with small blocks, so that the fuzzer starts from every
  * structure the format has: several blocks a matrix, stored, deflated and
  * shuffled blocks, one to three matrices, padding, float32, a header-only
- * negative-cycle result, provenance lines.  Run by hand:
+ * negative-cycle result, provenance lines, a list of arcs across blocks.
+ * Run by hand:
  *   cc -Ilib tests/fuzz/mkseeds.c build/libapsp.a -lz -fopenmp -o build/mkseeds &&
  *   build/mkseeds tests/fuzz/corpus/stream */
 #include <fcntl.h>
@@ -60,6 +61,45 @@ static void seed(const char *dir, const char *name, uint64_t n, uint64_t pad, en
 	free(w), free(d), free(p);
 }
 
+/* A graph as a list of arcs (a version 2 header), 12-byte records across
+ * 40-byte blocks: vertex i to i + 1 and i + 3, and a negative loop. */
+static void seed_arcs(const char *dir, const char *name)
+{
+	char path[512];
+	st_header h;
+	st_error err;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	st_header_init(&h, 6, 1, ST_INT32);
+	h.matrices = ST_ARCS;
+	h.block = 40;
+	unsigned char rec[32 * 12];
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < 6; i++) {
+		const uint32_t heads[3] = {i, i + 1, i + 3};
+		for (int k = i == 2 ? 0 : 1; k < 3; k++) {
+			if (heads[k] >= 6)
+				continue;
+			const int32_t w = k == 0 ? -1 : (int32_t)(i * 3 + (uint32_t)k);
+			memcpy(rec + m * 12, &i, 4);
+			memcpy(rec + m * 12 + 4, &heads[k], 4);
+			memcpy(rec + m * 12 + 8, &w, 4);
+			m++;
+		}
+	}
+	h.arcs = m;
+	if (st_write_all(fd, &h, rec, NULL, NULL, 1, 1, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", path, err.msg);
+		exit(1);
+	}
+	close(fd);
+	st_header_free(&h);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
@@ -73,5 +113,6 @@ int main(int argc, char **argv)
 	seed(dir, "negative-cycle", 3, 1, ST_INT32, 0, 1 << 20, 1, ST_DIRECTED | ST_NEGATIVE | ST_NEGCYCLE);
 	seed(dir, "one-vertex", 1, 1, ST_INT32, ST_WEIGHTS, 4, 1, ST_DIRECTED);
 	seed(dir, "empty-graph", 0, 1, ST_INT32, ST_WEIGHTS, 1 << 20, 1, ST_DIRECTED);
+	seed_arcs(dir, "arcs-int-blocks");
 	return 0;
 }
