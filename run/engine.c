@@ -36,6 +36,35 @@ static engine_in *open_text(int fd, const char *path, st_header *h)
 	return in;
 }
 
+/* A stream's list of arcs: read, checked and taken as a graph as text is
+ * (its edges, no reader left), under the header its weights would have. */
+static engine_in *open_arcs(st_reader *r, const char *name, st_header *h, engine_in *in)
+{
+	st_error err;
+	const uint64_t bytes = st_matrix_bytes_of(h, ST_ARCS);
+	void *arcs = malloc(bytes ? (size_t)bytes : 1);
+	if (!arcs)
+		tool_die("%s: out of memory for %llu arcs", name, (unsigned long long)h->arcs);
+	int rc = st_read_matrix(r, arcs, &err);
+	if (rc < 0)
+		st_reader_free(r);
+	else
+		rc = st_reader_close(r, &err);
+	if (rc == 0 && st_arcs_check(name, h, arcs, &err) == 0)
+		rc = gio_from_arcs(h, arcs, &in->g, &err);
+	else
+		rc = -1;
+	free(arcs);
+	if (rc < 0) {
+		free(in);
+		st_header_free(h);
+		tool_die_st(NULL, &err);
+	}
+	h->matrices = ST_WEIGHTS;
+	h->arcs = 0;
+	return in;
+}
+
 engine_in *engine_open(const char *path, int threads, st_header *h)
 {
 	st_error err;
@@ -59,7 +88,7 @@ engine_in *engine_open(const char *path, int threads, st_header *h)
 		tool_die_status(EXIT_NEGCYCLE, "%s: input records a negative cycle through vertex %lld",
 		                name, v);
 	}
-	if (!(h->matrices & ST_WEIGHTS)) {
+	if (!(h->matrices & (ST_WEIGHTS | ST_ARCS))) {
 		st_reader_free(r);
 		st_header_free(h);
 		tool_die("%s: the stream holds no edge weights (is it already a result?)", name);
@@ -67,6 +96,8 @@ engine_in *engine_open(const char *path, int threads, st_header *h)
 	engine_in *in = calloc(1, sizeof *in);
 	if (!in)
 		tool_die("out of memory");
+	if (h->matrices == ST_ARCS)
+		return open_arcs(r, name, h, in);
 	in->r = r;
 	return in;
 }

@@ -75,6 +75,20 @@ static void load(struct result *r, const char *path, int threads)
 		gio_graph_free(&g);
 	} else if (st_read_all(fd, r->name, threads, &r->m, &err) < 0) {
 		tool_die_st(NULL, &err);
+	} else if (r->m.arcs) { /* a graph as a list of arcs: its matrix */
+		gio_graph g;
+		if (gio_from_arcs(&r->m.h, r->m.arcs, &g, &err) < 0)
+			tool_die_st(NULL, &err);
+		const uint64_t bytes = st_matrix_bytes(&r->m.h);
+		if (!(r->m.weights = malloc(bytes ? bytes : 1)))
+			tool_die("%s: out of memory for the %llu x %llu weight matrix", r->name,
+			         (unsigned long long)r->m.h.npad, (unsigned long long)r->m.h.npad);
+		gio_fill_matrix(&g, r->m.weights, threads);
+		gio_graph_free(&g);
+		free(r->m.arcs);
+		r->m.arcs = NULL;
+		r->m.h.matrices = ST_WEIGHTS;
+		r->m.h.arcs = 0;
 	}
 	if (fd != 0)
 		close(fd);

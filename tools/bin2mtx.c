@@ -13,6 +13,7 @@
 #include <omp.h>
 
 #include "common.h"
+#include "graphio.h"
 #include "tool.h"
 
 enum format { FMT_MTX, FMT_DENSE, FMT_NPY };
@@ -240,14 +241,9 @@ static size_t format_row(const struct job *jb, uint64_t i, char *out)
 	return (size_t)(p - out);
 }
 
-static void write_mtx_header(int fd, const struct job *jb, int threads)
+static void write_mtx_header(int fd, const struct job *jb, uint64_t nnz)
 {
-	uint64_t n = jb->h->n, nnz = 0;
-	#pragma omp parallel for reduction(+ : nnz) schedule(static) num_threads(threads)
-	for (uint64_t i = 0; i < n; i++)
-		for (uint64_t j = 0; j < n; j++)
-			nnz += (uint64_t)entry_present(jb, i, j);
-
+	const uint64_t n = jb->h->n;
 	const char *what = jb->which == ST_WEIGHTS ? "weights"
 	                 : jb->which == ST_DIST ? "distances" : "predecessors (1-based)";
 	int is_real = jb->h->type != ST_INT32 && jb->which != ST_PRED;
@@ -273,8 +269,14 @@ static void write_mtx_header(int fd, const struct job *jb, int threads)
 static void write_text(int fd, const struct job *jb, int threads)
 {
 	uint64_t n = jb->h->n;
-	if (jb->fmt == FMT_MTX)
-		write_mtx_header(fd, jb, threads);
+	if (jb->fmt == FMT_MTX) {
+		uint64_t nnz = 0;
+		#pragma omp parallel for reduction(+ : nnz) schedule(static) num_threads(threads)
+		for (uint64_t i = 0; i < n; i++)
+			for (uint64_t j = 0; j < n; j++)
+				nnz += (uint64_t)entry_present(jb, i, j);
+		write_mtx_header(fd, jb, nnz);
+	}
 	size_t cap = (size_t)n * ENTRY_MAX + 2;
 	uint64_t chunk = (64u << 20) / cap; /* rows formatted per round */
 	if (chunk < (uint64_t)threads)
@@ -346,9 +348,136 @@ static void write_npy(int fd, const struct job *jb)
 	free(row);
 }
 
+/* Weight (i, j) of a list of arcs' record p as Matrix Market text. */
+static size_t put_weight(char *p, uint32_t type, uint64_t i, uint64_t j, const unsigned char *w)
+{
+	char *q = p;
+	q += put_u64(q, i + 1);
+	*q++ = ' ';
+	q += put_u64(q, j + 1);
+	*q++ = ' ';
+	if (type == ST_INT32) {
+		int32_t x;
+		memcpy(&x, w, 4);
+		q += put_i64(q, x);
+	} else if (type == ST_FLOAT32) {
+		float x;
+		memcpy(&x, w, 4);
+		q += put_float(q, x);
+	} else {
+		double x;
+		memcpy(&x, w, 8);
+		q += put_double(q, x);
+	}
+	*q++ = '\n';
+	return (size_t)(q - p);
+}
+
+/* A list of arcs as Matrix Market text: the same lines as its weight
+ * matrix gives (each vertex's 0 on the diagonal, where no negative loop
+ * takes its place), without the matrix. */
+static void write_arcs_mtx(int fd, const struct job *jb)
+{
+	const st_header *h = jb->h;
+	const unsigned char *a = jb->m;
+	const size_t rec = ST_ARC_BYTES(h->type);
+	uint64_t loops = 0;
+	for (uint64_t k = 0; k < h->arcs; k++)
+		loops += !memcmp(a + k * rec, a + k * rec + 4, 4);
+	write_mtx_header(fd, jb, h->arcs - loops + h->n);
+	const unsigned char zero[8] = {0};
+	char *buf = malloc(1u << 20);
+	size_t len = 0;
+	if (!buf)
+		tool_die("text buffer:");
+	uint64_t k = 0;
+	for (uint64_t i = 0; i < h->n; i++) {
+		int diagonal = 0;
+		for (;; k++) {
+			uint32_t u = UINT32_MAX, v = 0;
+			if (k < h->arcs) {
+				memcpy(&u, a + k * rec, 4);
+				memcpy(&v, a + k * rec + 4, 4);
+			}
+			if (len > (1u << 20) - 2 * ENTRY_MAX) {
+				tool_write_all(fd, buf, len);
+				len = 0;
+			}
+			if (!diagonal && (u != i || v >= i)) { /* the diagonal's turn */
+				diagonal = 1;
+				if (u != i || v != i) /* (a negative loop: in its place) */
+					len += put_weight(buf + len, h->type, i, i, zero);
+			}
+			if (u != i)
+				break;
+			len += put_weight(buf + len, h->type, u, v, a + k * rec + 8);
+		}
+		if ((i & 1023) == 1023)
+			tool_progress("rows", i + 1, h->n);
+	}
+	tool_write_all(fd, buf, len);
+	free(buf);
+}
+
 static const char *matrix_name(uint32_t m)
 {
-	return m == ST_WEIGHTS ? "weights" : m == ST_DIST ? "distances" : "predecessors";
+	return m == ST_WEIGHTS ? "weights" : m == ST_DIST ? "distances"
+	     : m == ST_ARCS    ? "arcs"    : "predecessors";
+}
+
+/* Refuse what cannot fit in memory before allocating it (a hostile header):
+ * dies, r and h freed first (clean under LeakSanitizer). */
+static void check_memory(st_reader *r, st_header *h, const char *name, double need)
+{
+	double have = tool_physical_memory();
+	char why[200];
+	if (have > 0 && need > have) {
+		lib_memory_refusal(why, sizeof why, h->npad, need, have, 2);
+		st_reader_free(r);
+		st_header_free(h);
+		tool_die("%s: %s", name, why);
+	}
+}
+
+/* The matrix want of r's stream (its other matrices' CRCs checked, the end
+ * too; a list of arcs checked as well): malloc'd; r closed. */
+static void *read_one(st_reader *r, st_header *h, const char *name, uint32_t want)
+{
+	st_error err;
+	const uint64_t bytes = st_matrix_bytes_of(h, want);
+	check_memory(r, h, name, (double)bytes);
+	void *m = malloc(bytes ? bytes : 1);
+	if (!m)
+		tool_die("%s: %llu bytes for the %s:", name, (unsigned long long)bytes,
+		         matrix_name(want));
+	for (uint32_t next; (next = st_next_matrix(r));) {
+		int rc = next == want ? st_read_matrix(r, m, &err)
+		                      : st_scan_matrix(r, 1, NULL, &err); /* its CRCs too */
+		if (rc < 0)
+			tool_die_st(NULL, &err);
+	}
+	if (st_reader_close(r, &err) < 0
+	    || (want == ST_ARCS && st_arcs_check(name, h, m, &err) < 0))
+		tool_die_st(NULL, &err);
+	return m;
+}
+
+/* A list of arcs (freed) as its weight matrix, for --dense and --npy. */
+static void *arcs_matrix(const st_header *h, const char *name, void *arcs)
+{
+	st_error err;
+	gio_graph g;
+	if (gio_from_arcs(h, arcs, &g, &err) < 0)
+		tool_die_st(NULL, &err);
+	free(arcs);
+	check_memory(NULL, (st_header *)h, name, (double)st_matrix_bytes(h));
+	void *m = malloc(st_matrix_bytes(h) ? st_matrix_bytes(h) : 1);
+	if (!m)
+		tool_die("%s: %llu x %llu matrix:", name, (unsigned long long)h->npad,
+		         (unsigned long long)h->npad);
+	gio_fill_matrix(&g, m, tool_threads());
+	gio_graph_free(&g);
+	return m;
 }
 
 int main(int argc, char **argv)
@@ -407,10 +536,11 @@ int main(int argc, char **argv)
 	if (!r)
 		tool_die_st(NULL, &err);
 	tool_refuse_checkpoint(name, r, &h);
+	const int arcs = h.matrices == ST_ARCS; /* its weights as a list */
 	if (!want)
 		want = (h.matrices & ST_DIST) ? ST_DIST
-		     : (h.matrices & ST_WEIGHTS) ? ST_WEIGHTS : ST_PRED;
-	if ((h.flags & ST_NEGCYCLE) || !(h.matrices & want)) {
+		     : (h.matrices & (ST_WEIGHTS | ST_ARCS)) ? ST_WEIGHTS : ST_PRED;
+	if ((h.flags & ST_NEGCYCLE) || !(h.matrices & (arcs && want == ST_WEIGHTS ? ST_ARCS : want))) {
 		long long cycle = (long long)h.cycle_vertex;
 		int negcycle = (h.flags & ST_NEGCYCLE) != 0;
 		st_reader_free(r);
@@ -418,37 +548,19 @@ int main(int argc, char **argv)
 		if (negcycle)
 			tool_die_status(EXIT_NEGCYCLE, "%s: the graph has a negative cycle through vertex %lld",
 			                name, cycle);
-		tool_die("%s: the stream holds no %s", name, matrix_name(want));
+		tool_die("%s: the stream holds no %s%s", name, matrix_name(want),
+		         arcs ? " (a graph as a list of arcs: its weights only)" : "");
 	}
-
-	/* Refuse what cannot fit before allocating it (a hostile header). */
-	double need = (double)st_matrix_bytes_of(&h, want);
-	double have = tool_physical_memory();
-	char why[200];
-	if (have > 0 && need > have) { /* (the reader freed first: clean under LeakSanitizer) */
-		lib_memory_refusal(why, sizeof why, h.npad, need, have, 2);
-		st_reader_free(r);
-		st_header_free(&h);
-		tool_die("%s: %s", name, why);
-	}
-	void *m = malloc(st_matrix_bytes_of(&h, want) ? st_matrix_bytes_of(&h, want) : 1);
-	if (!m)
-		tool_die("%s: %llu x %llu matrix:", name, (unsigned long long)h.npad,
-		         (unsigned long long)h.npad);
-	for (uint32_t next; (next = st_next_matrix(r));) {
-		int rc = next == want ? st_read_matrix(r, m, &err)
-		                      : st_scan_matrix(r, 1, NULL, &err); /* its CRCs too */
-		if (rc < 0)
-			tool_die_st(NULL, &err);
-	}
-	if (st_reader_close(r, &err) < 0)
-		tool_die_st(NULL, &err);
-
+	void *m = read_one(r, &h, name, arcs ? ST_ARCS : want);
+	if (arcs && fmt != FMT_MTX)
+		m = arcs_matrix(&h, name, m);
 	int out = tool_output_open(fmt == FMT_NPY);
 	struct job jb = {.h = &h, .rowbytes = h.npad * (want == ST_PRED ? 4 : ST_TYPE_SIZE(h.type)),
 	                 .m = m, .which = want, .fmt = fmt};
 	if (fmt == FMT_NPY)
 		write_npy(out, &jb);
+	else if (arcs && fmt == FMT_MTX)
+		write_arcs_mtx(out, &jb);
 	else
 		write_text(out, &jb, threads);
 	tool_output_commit();

@@ -51,6 +51,10 @@ static void usage(FILE *f)
 	        "  -F, --format FMT     stream (default) or mtx: the same graph as Matrix\n"
 	        "                       Market text (coordinate, general; weights that\n"
 	        "                       read back exactly), which the engines also take\n"
+	        "  -L, --layout L       auto (default), matrix or arcs: the stream's weights\n"
+	        "                       as the matrix or as a list of arcs (no n x n\n"
+	        "                       anywhere); auto: arcs where the matrix would exceed\n"
+	        "                       256 MiB and the arcs take a sixteenth of it\n"
 	        "      --undirected     edge (i,j) implies (j,i) with the same weight\n"
 	        "      --negative[=P]   add p[u] - p[v] to every edge u->v, p[v] uniform\n"
 	        "                       in [0, P] (default P = MAX): negative edges, no\n"
@@ -335,30 +339,44 @@ static int any_negative(const struct gen *g)
 	return found;
 }
 
-/* Entry (i, j) at e (from make_row, which made the stream's: the same bits)
- * to f as a Matrix Market line (1-based) where it is an edge; 1 if it is. */
-static int entry_text(const struct gen *g, uint64_t i, uint64_t j, const void *e, FILE *f)
+/* Whether entry (i, j) at e (from make_row, which made the stream's: the
+ * same bits) is an edge. */
+static int entry_edge(const struct gen *g, uint64_t i, uint64_t j, const void *e)
 {
-	const unsigned long long r = i + 1, c = j + 1;
-	double x;
-	if (g->type == ST_INT32) {
-		const int32_t w = *(const int32_t *)e;
-		if (i == j || w == ST_INF_I32)
-			return 0;
-		if (f)
-			fprintf(f, "%llu %llu %d\n", r, c, w);
-		return 1;
-	}
-	x = g->type == ST_FLOAT32 ? *(const float *)e : *(const double *)e;
-	if (i == j || x == INFINITY)
+	if (i == j)
 		return 0;
-	if (f) /* digits enough to read back the same float32 or float64 */
-		fprintf(f, g->type == ST_FLOAT32 ? "%llu %llu %.9g\n" : "%llu %llu %.17g\n", r, c, x);
-	return 1;
+	if (g->type == ST_INT32)
+		return *(const int32_t *)e != ST_INF_I32;
+	return (g->type == ST_FLOAT32 ? *(const float *)e : *(const double *)e) != INFINITY;
 }
 
-/* The edges of row i, j ascending, to f (NULL: counted only); how many. */
-static uint64_t row_text(const struct gen *g, uint64_t i, FILE *f)
+/* Edge (i, j) of weight e as a Matrix Market line (1-based) to f. */
+static void entry_text(const struct gen *g, uint64_t i, uint64_t j, const void *e, void *f)
+{
+	const unsigned long long r = i + 1, c = j + 1;
+	if (g->type == ST_INT32) /* digits enough to read back the same float32 or float64 */
+		fprintf(f, "%llu %llu %d\n", r, c, *(const int32_t *)e);
+	else if (g->type == ST_FLOAT32)
+		fprintf(f, "%llu %llu %.9g\n", r, c, *(const float *)e);
+	else
+		fprintf(f, "%llu %llu %.17g\n", r, c, *(const double *)e);
+}
+
+/* Edge (i, j) of weight e as the next record of a list of arcs at *at. */
+static void entry_arc(const struct gen *g, uint64_t i, uint64_t j, const void *e, void *at)
+{
+	unsigned char **p = at;
+	const uint32_t u = (uint32_t)i, v = (uint32_t)j;
+	memcpy(*p, &u, 4);
+	memcpy(*p + 4, &v, 4);
+	memcpy(*p + 8, e, ST_TYPE_SIZE(g->type));
+	*p += ST_ARC_BYTES(g->type);
+}
+
+/* The edges of row i, j ascending, each given to put(g, i, j, weight, ctx)
+ * (put NULL: counted only); how many. */
+typedef void put_fn(const struct gen *g, uint64_t i, uint64_t j, const void *e, void *ctx);
+static uint64_t row_edges(const struct gen *g, uint64_t i, put_fn *put, void *ctx)
 {
 	uint64_t count = 0;
 	if (g->shape == SHAPE_GRID) { /* the 4 neighbours at most, each alone */
@@ -368,7 +386,11 @@ static uint64_t row_text(const struct gen *g, uint64_t i, FILE *f)
 		double x;
 		for (int q = 0; q < 4; q++) {
 			make_row(g, i, nb[q], nb[q] + 1, &x);
-			count += entry_text(g, i, nb[q], &x, f);
+			if (entry_edge(g, i, nb[q], &x)) {
+				count++;
+				if (put)
+					put(g, i, nb[q], &x, ctx);
+			}
 		}
 		return count;
 	}
@@ -376,10 +398,55 @@ static uint64_t row_text(const struct gen *g, uint64_t i, FILE *f)
 	if (!row)
 		tool_die("out of memory for a row");
 	make_row(g, i, 0, g->n, row);
+	const size_t es = ST_TYPE_SIZE(g->type);
 	for (uint64_t j = 0; j < g->n; j++)
-		count += entry_text(g, i, j, (const char *)row + j * ST_TYPE_SIZE(g->type), f);
+		if (entry_edge(g, i, j, (const char *)row + j * es)) {
+			count++;
+			if (put)
+				put(g, i, j, (const char *)row + j * es, ctx);
+		}
 	free(row);
 	return count;
+}
+
+/* -L arcs: the graph as a list of arcs, made on every core: each row's
+ * count, then each row's records in its place.  malloc'd; *arcs its length. */
+static void *make_arcs(const struct gen *g, uint64_t *arcs)
+{
+	uint64_t *at = malloc((g->n + 1) * sizeof *at);
+	if (!at)
+		tool_die("out of memory for %llu rows' counts", (unsigned long long)g->n);
+	at[0] = 0;
+	#pragma omp parallel for schedule(dynamic, 64)
+	for (uint64_t i = 0; i < g->n; i++)
+		at[i + 1] = row_edges(g, i, NULL, NULL);
+	for (uint64_t i = 0; i < g->n; i++)
+		at[i + 1] += at[i];
+	*arcs = at[g->n];
+	const size_t rec = ST_ARC_BYTES(g->type);
+	unsigned char *list = malloc(*arcs ? *arcs * rec : 1);
+	if (!list)
+		tool_die("out of memory for %llu arcs", (unsigned long long)*arcs);
+	#pragma omp parallel for schedule(dynamic, 64)
+	for (uint64_t i = 0; i < g->n; i++) {
+		unsigned char *p = list + at[i] * rec;
+		row_edges(g, i, entry_arc, &p);
+	}
+	free(at);
+	return list;
+}
+
+/* The arcs expected, for --layout auto: a grid's four a vertex at most, a
+ * random graph's n (n - 1) DENSITY, a geometric one's pairs within the
+ * radius of each other (pi r^2 of the square, an upper bound). */
+static double arcs_expected(const struct gen *g)
+{
+	const double n = (double)g->n;
+	if (g->shape == SHAPE_GRID)
+		return 4 * n;
+	if (g->shape == SHAPE_GEOMETRIC)
+		return fmin(1.0, M_PI * g->radius2) * n * n;
+	return (double)g->threshold / 0x1p53 * n * (n - 1);
 }
 
 /* -F mtx: the graph as Matrix Market text, the same edges and weights as
@@ -389,12 +456,12 @@ static void write_mtx(const struct gen *g, FILE *f)
 	uint64_t arcs = 0;
 	#pragma omp parallel for schedule(dynamic, 64) reduction(+ : arcs)
 	for (uint64_t i = 0; i < g->n; i++)
-		arcs += row_text(g, i, NULL);
+		arcs += row_edges(g, i, NULL, NULL);
 	fprintf(f, "%%%%MatrixMarket matrix coordinate %s general\n%llu %llu %llu\n",
 	        g->type == ST_INT32 ? "integer" : "real", (unsigned long long)g->n,
 	        (unsigned long long)g->n, (unsigned long long)arcs);
 	for (uint64_t i = 0; i < g->n; i++) {
-		row_text(g, i, f);
+		row_edges(g, i, entry_text, f);
 		if (i % 4096 == 0)
 			tool_progress("rows", i, g->n);
 	}
@@ -488,16 +555,17 @@ int main(int argc, char **argv)
 		{"road", required_argument, 0, OPT_ROAD},
 		{"geometric", required_argument, 0, OPT_GEOMETRIC},
 		{"format", required_argument, 0, 'F'},
+		{"layout", required_argument, 0, 'L'},
 		{0, 0, 0, 0},
 	};
 	const char *n_arg = NULL, *d_arg = NULL, *w_arg = "1:100", *p_arg = NULL;
 	const char *grid_arg = NULL, *geo_arg = NULL, *road_arg = NULL;
 	uint64_t seed = 1, pad = 1;
 	struct gen g = {.type = ST_INT32};
-	int c, text = 0;
+	int c, text = 0, layout = LAYOUT_AUTO, layout_arg = 0;
 
 	tool_init("gengraph", argc, argv);
-	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "n:d:w:s:t:B:F:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "n:d:w:s:t:B:F:L:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage))
 			continue;
 		switch (c) {
@@ -511,6 +579,9 @@ int main(int argc, char **argv)
 		case OPT_GRID: grid_arg = optarg; break;
 		case OPT_ROAD: road_arg = optarg; break;
 		case OPT_GEOMETRIC: geo_arg = optarg; break;
+		case 'L':
+			layout = tool_parse_layout(optarg), layout_arg = 1;
+			break;
 		case 'F':
 			if (strcmp(optarg, "mtx") && strcmp(optarg, "stream"))
 				tool_usage_error("-F: unknown format '%s' (stream or mtx)", optarg);
@@ -548,6 +619,8 @@ int main(int argc, char **argv)
 		tool_usage_error("-d is required (or --grid, --road, --geometric)");
 	if (text && pad != 1)
 		tool_usage_error("-B pads a stream's matrix: not with -F mtx");
+	if (text && layout_arg)
+		tool_usage_error("--layout shapes a stream: not with -F mtx");
 
 	/* Check everything before a byte is written. */
 	if (grid_arg) {
@@ -563,7 +636,7 @@ int main(int argc, char **argv)
 		g.radius2 = radius * radius;
 	}
 	g.npad = (g.n + pad - 1) / pad * pad;
-	if (g.npad > ST_MAX_N || g.npad > MAX_BYTES / 4 / g.npad)
+	if (g.npad > ST_MAX_N || (layout == LAYOUT_MATRIX && g.npad > MAX_BYTES / 4 / g.npad))
 		tool_usage_error("-n: %llu vertices padded to %llu make a matrix too large to write",
 		                 (unsigned long long)g.n, (unsigned long long)g.npad);
 	if (d_arg) {
@@ -598,18 +671,30 @@ int main(int argc, char **argv)
 	h.matrices = ST_WEIGHTS;
 	h.flags = (g.undirected ? 0 : ST_DIRECTED) | (any_negative(&g) ? ST_NEGATIVE : 0);
 	tool_add_provenance(&h);
+	const int arcs = tool_layout_arcs(layout, g.npad, g.type, (uint64_t)arcs_expected(&g));
+	if (!arcs && g.npad > MAX_BYTES / 4 / g.npad)
+		tool_usage_error("-n: %llu vertices padded to %llu make a matrix too large to write "
+		                 "(--layout arcs writes a list of its arcs)",
+		                 (unsigned long long)g.n, (unsigned long long)g.npad);
 
 	int fd = tool_output_open(1);
 	const char *outname = tool_opts.output ? tool_opts.output : "standard output";
 	st_error err;
-	st_writer *w = st_writer_open(fd, &h, tool_opts.level, threads, &err);
-	if (!w)
-		tool_die_st(outname, &err);
-
-	if (st_write_fill(w, st_matrix_bytes(&h), make_block, &g, &err) < 0)
-		tool_die_st(outname, &err);
-	if (st_write_end_matrix(w, &err) < 0 || st_writer_close(w, &err) < 0)
-		tool_die_st(outname, &err);
+	if (arcs) {
+		void *list = make_arcs(&g, &h.arcs);
+		h.matrices = ST_ARCS;
+		if (st_write_all(fd, &h, list, NULL, NULL, tool_opts.level, threads, &err) < 0)
+			tool_die_st(outname, &err);
+		free(list);
+	} else {
+		st_writer *w = st_writer_open(fd, &h, tool_opts.level, threads, &err);
+		if (!w)
+			tool_die_st(outname, &err);
+		if (st_write_fill(w, st_matrix_bytes(&h), make_block, &g, &err) < 0)
+			tool_die_st(outname, &err);
+		if (st_write_end_matrix(w, &err) < 0 || st_writer_close(w, &err) < 0)
+			tool_die_st(outname, &err);
+	}
 	tool_output_commit();
 
 	free(g.potential);

@@ -29,6 +29,10 @@ static void usage(FILE *f)
 	        "      --base 0|1        edge lists: the number of the first vertex (default 0)\n"
 	        "      --member NAME     the archive member to read (default: NAME/NAME.mtx,\n"
 	        "                        NAME being the archive's base name)\n"
+	        "  -L, --layout L        auto (default), matrix or arcs: the weights as the\n"
+	        "                        n x n matrix, or as a list of arcs (a sparse graph\n"
+	        "                        without the matrix); auto: arcs where the matrix\n"
+	        "                        would exceed 256 MiB and the arcs take a sixteenth\n"
 	        "      --check           parse only: print the summary line, write nothing\n");
 	tool_common_help(f, 1);
 	fprintf(f, "\nArchives (libarchive): %s.  Exit status: 0 ok, 2 usage, input or I/O error.\n"
@@ -40,27 +44,51 @@ static void usage(FILE *f)
 
 enum { OPT_UNDIRECTED = 0x100, OPT_DIRECTED, OPT_BASE, OPT_MEMBER, OPT_CHECK };
 
-static int cmp_u64(const void *a, const void *b)
+/* The graph read as a list (opts.edges_only) as a list of arcs (each pair
+ * once, loops left out but negative ones): malloc'd, *arcs its length;
+ * *edges its arcs between distinct vertices, as the matrix counts them. */
+static void *list_arcs(const gio_graph *g, uint64_t *arcs, uint64_t *edges)
 {
-	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	st_error err;
+	void *list = gio_arcs(g, arcs, &err);
+	if (!list)
+		tool_die_st(NULL, &err);
+	const unsigned char *p = list;
+	*edges = 0;
+	for (uint64_t k = 0; k < *arcs; k++, p += ST_ARC_BYTES(g->type))
+		*edges += memcmp(p, p + 4, 4) != 0;
+	return list;
 }
 
-/* The edges of a graph read as a list (opts.edges_only) as the matrix
- * would hold them: distinct pairs, loops left out. */
-static uint64_t distinct_arcs(const gio_graph *g)
+/* The stream of g: its matrix (made here from the list where g was read as
+ * one), or its list of arcs. */
+static void write_graph(int out, gio_graph *g, const gio_opts *o, void *list, uint64_t arcs)
 {
-	uint64_t *key = malloc((g->nedge ? g->nedge : 1) * sizeof *key), m = 0, distinct = 0;
-	if (!key)
-		tool_die("out of memory for %zu edges", g->nedge);
-	for (size_t k = 0; k < g->nedge; k++)
-		if (g->edge[k].u != g->edge[k].v)
-			key[m++] = (uint64_t)g->edge[k].u << 32 | g->edge[k].v;
-	qsort(key, m, sizeof *key, cmp_u64);
-	for (uint64_t k = 0; k < m; k++)
-		distinct += k == 0 || key[k] != key[k - 1];
-	free(key);
-	return distinct;
+	st_error err;
+	st_header h;
+	st_header_init(&h, g->n, o->pad, g->type);
+	if (h.npad != g->npad)
+		tool_die("internal error: padded size %llu, stream says %llu",
+		         (unsigned long long)g->npad, (unsigned long long)h.npad);
+	h.flags = g->flags;
+	if (list) {
+		h.matrices = ST_ARCS;
+		h.arcs = arcs;
+	} else {
+		h.matrices = ST_WEIGHTS;
+		if (!g->w) {
+			const uint64_t bytes = st_matrix_bytes(&h);
+			if (!(g->w = malloc(bytes ? (size_t)bytes : 1)))
+				tool_die("out of memory for the %llu x %llu matrix",
+				         (unsigned long long)h.npad, (unsigned long long)h.npad);
+			gio_fill_matrix(g, g->w, tool_threads());
+		}
+	}
+	tool_add_provenance(&h);
+	if (st_write_all(out, &h, list ? list : g->w, NULL, NULL, tool_opts.level, tool_threads(),
+	                 &err) != 0)
+		tool_die_st(tool_output_name(), &err);
+	st_header_free(&h);
 }
 
 int main(int argc, char **argv)
@@ -76,15 +104,16 @@ int main(int argc, char **argv)
 		{"base", required_argument, 0, OPT_BASE},
 		{"member", required_argument, 0, OPT_MEMBER},
 		{"check", no_argument, 0, OPT_CHECK},
+		{"layout", required_argument, 0, 'L'},
 		{0, 0, 0, 0},
 	};
 	gio_opts o;
 	const char *member = NULL;
-	int check = 0, c;
+	int check = 0, layout = LAYOUT_AUTO, c;
 
 	tool_init("mtx2bin", argc, argv);
 	gio_opts_init(&o);
-	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "F:w:t:B:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "F:w:t:B:L:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage))
 			continue;
 		switch (c) {
@@ -131,6 +160,9 @@ int main(int argc, char **argv)
 		case OPT_CHECK:
 			check = 1;
 			break;
+		case 'L':
+			layout = tool_parse_layout(optarg);
+			break;
 		default:
 			tool_usage_error("unknown option");
 		}
@@ -141,15 +173,18 @@ int main(int argc, char **argv)
 	int out = -1;
 	if (!check)
 		out = tool_output_open(1); /* refuse a terminal before reading anything */
-	o.edges_only = check; /* --check counts: no n x n matrix, whatever n says */
+	/* --check counts, and the layout is chosen, from the list of edges: no
+	 * n x n matrix until the matrix is chosen */
+	o.edges_only = check || layout != LAYOUT_MATRIX;
 
 	const int fd = tool_open_input(path);
 	char *label;
 	gio_graph g;
 	graphin_read(fd, path, member, &o, &g, &label);
-	st_error err;
-	if (check)
-		g.edges = distinct_arcs(&g);
+	void *list = NULL;
+	uint64_t arcs = 0;
+	if (o.edges_only)
+		list = list_arcs(&g, &arcs, &g.edges);
 
 	char summary[512];
 	snprintf(summary, sizeof summary, "%s: %llu vertices, %llu entries, %llu edges, %s, %s, %s%s",
@@ -165,19 +200,15 @@ int main(int argc, char **argv)
 			tool_warn("%s: warning: an undirected graph with negative weights: each "
 			          "negative edge is a negative cycle (see --weights abs or unit)",
 			          tool_input_name(path));
-		st_header h;
-		st_header_init(&h, g.n, o.pad, g.type);
-		if (h.npad != g.npad)
-			tool_die("internal error: padded size %llu, stream says %llu",
-			         (unsigned long long)g.npad, (unsigned long long)h.npad);
-		h.matrices = ST_WEIGHTS;
-		h.flags = g.flags;
-		tool_add_provenance(&h);
-		if (st_write_all(out, &h, g.w, NULL, NULL, tool_opts.level, tool_threads(), &err) != 0)
-			tool_die_st(tool_output_name(), &err);
-		st_header_free(&h);
+		if (list && !tool_layout_arcs(layout, g.npad, g.type, arcs)) {
+			free(list);
+			list = NULL;
+		}
+		tool_info("written as %s", list ? "a list of arcs" : "the weight matrix");
+		write_graph(out, &g, &o, list, arcs);
 		tool_output_commit();
 	}
+	free(list);
 	gio_graph_free(&g);
 	free(label);
 	if (fd > 2)

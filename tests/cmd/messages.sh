@@ -88,5 +88,5 @@ expect_stderr "apsp-path a b: SRC is the one said wrong" 2 "SRC" '$BIN/apsp-path
 # Refusals for want of memory: one phrasing, what is needed, what there is, the largest n.
 phrase="n = [0-9]+ needs [0-9.]+ GiB of memory, this machine has [0-9.]+ GiB: at most n = [0-9]+ fits"
 printf '%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n' >"$T/big.mtx"
-expect_stderr "memory refusal: mtx2bin" 2 "^mtx2bin: .*big\.mtx:2: $phrase$" '$BIN/mtx2bin -o $T/x $T/big.mtx'
+expect_stderr "memory refusal: mtx2bin" 2 "^mtx2bin: .*big\.mtx:2: $phrase$" '$BIN/mtx2bin -L matrix -o $T/x $T/big.mtx'
 expect_stderr "memory refusal: apsp-cpu on text" 2 "$phrase" '$BIN/apsp-cpu -o $T/x $T/big.mtx'

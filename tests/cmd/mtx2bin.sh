@@ -208,15 +208,18 @@ expect_true "convert.sh writes NAME.apm for each graph" \
 	'MTX2BIN="$M" sh "$D/convert.sh" "$T/ds" 2>/dev/null && "$B2M" "$T/ds/karate.apm" | grep -q "^34 34 190$" &&
 	 "$B2M" "$T/ds/zenios.apm" | grep -q "^2873 2873 " && { [ $ARCH = 0 ] || "$B2M" "$T/ds/nos4.apm" | grep -q "^100 100 594$"; }'
 expect_status "convert.sh without DIR" 2 'sh "$D/convert.sh"'
-expect_stderr "absurd size refused before allocating (an import; --check only counts)" 2 \
+expect_stderr "absurd size refused before allocating (as a matrix; --check only counts)" 2 \
 	":2: n = 1000000 needs 3725.3 GiB of memory, this machine has [0-9.]+ GiB: at most n = [0-9]+ fits$" \
-	'printf "%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n" | "$M" -o $T/absurd.apm'
+	'printf "%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n" | "$M" -L matrix -o $T/absurd.apm'
 expect_true "... and nothing written" '! test -e $T/absurd.apm'
+expect_true "the same graph by default: a list of its one arc" \
+	'printf "%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n" | "$M" -o $T/absurd.apm &&
+	 $BIN/apsp-info --json $T/absurd.apm | grep -q "\"n\":1000000,.*\"arcs\":1,"'
 
 # A DIMACS 'p' line that declares more vertices than memory or a stream
 # holds is reported at that line, not at a later arc or at the end.
 expect_stderr "DIMACS p line too large for memory: at its line" 2 '^mtx2bin: standard input:2: n = 100000000 needs [0-9.]+ GiB of memory, this machine has [0-9.]+ GiB: at most n = [0-9]+ fits$' \
-	'printf "c big\np sp 100000000 2\na 1 2 3\na 2 1 4\n" | $M -F dimacs'
+	'printf "c big\np sp 100000000 2\na 1 2 3\na 2 1 4\n" | $M -L matrix -F dimacs'
 expect_stderr "DIMACS p line beyond a stream: at its line" 2 '^mtx2bin: standard input:2: 3000000000 vertices' \
 	'printf "c big\np sp 3000000000 2\na 1 2 3\n" | $M -F dimacs'
 
