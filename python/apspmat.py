@@ -1,14 +1,17 @@
 """Read and write the apsp toolkit's binary matrix stream from Python.
 
 The stream (man/apspmat.5) is a header, then up to three square matrices
-(edge weights, distances, predecessors), each cut into deflated blocks with
-their sizes and a CRC32, then an end marker.  This module needs numpy and the
+(edge weights, distances, predecessors), or in their place a graph as a list
+of arcs, each cut into deflated blocks with their sizes and a CRC32, then an
+end marker.  This module needs numpy and the
 standard library's zlib only.
 
     >>> import apspmat
     >>> s = apspmat.load("result.apm")          # or a binary file object
     >>> s.n, s.type, s.provenance
     >>> s.dist[3, 17], s.pred[3, 17]            # n x n numpy arrays
+    >>> g = apspmat.load("road.apm")            # a graph as a list of arcs
+    >>> tail, head, weight = g.arcs             # numpy arrays, sorted
 
 Every check the C reader makes is made here too (magic, header fields and
 CRC, each block's size, method and CRC with its place tag, end markers,
@@ -28,12 +31,12 @@ import numpy as np
 __all__ = ["Stream", "StreamError", "load", "save", "INF_I32", "MAGIC"]
 
 MAGIC = b"\x89APM\r\n\x1a\n"
-VERSION = 1
+VERSION = 2  # the newest read; version 1 is written where there are no arcs
 INF_I32 = 1073741823
 INT32, FLOAT32, FLOAT64 = 1, 2, 3
 _TYPES = {INT32: "int32", FLOAT32: "float32", FLOAT64: "float64"}
 _DTYPES = {"int32": "<i4", "float32": "<f4", "float64": "<f8"}
-WEIGHTS, DIST, PRED = 1, 2, 4
+WEIGHTS, DIST, PRED, ARCS = 1, 2, 4, 8
 DIRECTED, NEGATIVE, NEGCYCLE = 1, 2, 4
 BLOCK_DEFAULT = 1 << 20
 MAX_PROVENANCE = 1 << 20
@@ -41,7 +44,7 @@ MAX_BLOCK = 64 << 20
 TAG_EOM = 0x4D444E45  # "ENDM"
 TAG_EOS = 0x53444E45  # "ENDS"
 METHOD_STORED, METHOD_DEFLATE, METHOD_SHUFFLE = 0, 1, 2
-_NAMES = {WEIGHTS: "weights", DIST: "distances", PRED: "predecessors"}
+_NAMES = {WEIGHTS: "weights", DIST: "distances", PRED: "predecessors", ARCS: "list of arcs"}
 _M64 = (1 << 64) - 1
 
 
@@ -52,6 +55,9 @@ class StreamError(ValueError):
 class Stream:
     """A stream's header and its matrices (n x n numpy arrays, or None).
 
+    arcs: a graph as a list of arcs in place of the matrices, (tail, head,
+    weight) numpy arrays (uint32, uint32, the type's), sorted by tail then
+    head, each pair once, weights finite, loops only negative; or None.
     n, npad: real and stored vertex counts; type: "int32", "float32" or "float64";
     flags: the header's flag bits (directed, negative, negcycle give them by
     name); block: raw bytes per block; cycle_vertex: a vertex on a negative
@@ -59,7 +65,7 @@ class Stream:
     """
 
     def __init__(self, n, type="int32", weights=None, dist=None, pred=None, flags=DIRECTED,
-                 provenance=(), cycle_vertex=-1, npad=None, block=BLOCK_DEFAULT):
+                 provenance=(), cycle_vertex=-1, npad=None, block=BLOCK_DEFAULT, arcs=None):
         self.n = n
         self.npad = n if npad is None else npad
         self.type = type
@@ -68,13 +74,15 @@ class Stream:
         self.cycle_vertex = cycle_vertex
         self.provenance = list(provenance)
         self.weights, self.dist, self.pred = weights, dist, pred
+        self.arcs = arcs
 
     directed = property(lambda self: bool(self.flags & DIRECTED))
     negative = property(lambda self: bool(self.flags & NEGATIVE))
     negcycle = property(lambda self: bool(self.flags & NEGCYCLE))
 
     def __repr__(self):
-        have = [name for name in ("weights", "dist", "pred") if getattr(self, name) is not None]
+        have = [name for name in ("weights", "dist", "pred", "arcs")
+                if getattr(self, name) is not None]
         return "Stream(n=%d, type=%s, matrices=%s, flags=%d)" % (self.n, self.type, have,
                                                                   self.flags)
 
@@ -125,15 +133,18 @@ def _read_header(inp):
         inp.fail("truncated in the header")
     (version, hlen, n, npad, typ, mats, flags, block, inf, cycle,
      plen) = struct.unpack_from("<IIQQIIIIiqI", fixed, 8)
-    if version != VERSION:
-        inp.fail("stream version %d, this reader knows %d" % (version, VERSION))
-    if plen > MAX_PROVENANCE or hlen != 68 + plen:
+    if version not in (1, 2):
+        inp.fail("stream version %d, this reader knows 1 and 2" % version)
+    fixed_len = 72 if version == 2 else 64  # version 2: the arc count at 64
+    if plen > MAX_PROVENANCE or hlen != fixed_len + 4 + plen:
         inp.fail("bad header length %d (provenance %d bytes)" % (hlen, plen))
-    rest = inp.read(plen + 4)
-    if len(rest) < plen + 4:
+    rest = inp.read(hlen - 64)
+    if len(rest) < hlen - 64:
         inp.fail("truncated in the header")
+    narcs = struct.unpack_from("<Q", rest)[0] if version == 2 else 0
+    rest = rest[fixed_len - 64:]
     (crc,) = struct.unpack_from("<I", rest, plen)
-    if zlib.crc32(fixed + rest[:plen]) != crc:
+    if zlib.crc32(fixed + (struct.pack("<Q", narcs) if version == 2 else b"") + rest[:plen]) != crc:
         inp.fail("header CRC mismatch")
     prov = rest[:plen]
     if b"\0" in prov:
@@ -146,8 +157,14 @@ def _read_header(inp):
         inp.fail("n is 0 but npad is %d" % npad)
     if typ not in _TYPES:
         inp.fail("unknown element type %d" % typ)
-    if mats & ~(WEIGHTS | DIST | PRED):
+    if mats & ~(WEIGHTS | DIST | PRED | ARCS):
         inp.fail("unknown matrix bits 0x%x" % mats)
+    if mats & ARCS and mats != ARCS:
+        inp.fail("a list of arcs with matrices (bits 0x%x)" % mats)
+    if (version == 2) != bool(mats & ARCS):
+        inp.fail("version %d %s a list of arcs" % (version, "without" if version == 2 else "with"))
+    if narcs > npad * npad:
+        inp.fail("%d arcs: more than the pairs of %d vertices" % (narcs, npad))
     if flags & ~(DIRECTED | NEGATIVE | NEGCYCLE):
         inp.fail("unknown flag bits 0x%x" % flags)
     if block == 0 or block % 4 or block > MAX_BLOCK:
@@ -159,13 +176,20 @@ def _read_header(inp):
     lines = prov.decode("utf-8", "replace").splitlines()
     s = Stream(n, _TYPES[typ], flags=flags, provenance=lines,
                cycle_vertex=cycle, npad=npad, block=block)
+    s._narcs = narcs
     return s, mats
+
+
+def _arc_dtype(type):
+    return np.dtype([("tail", "<u4"), ("head", "<u4"), ("weight", _DTYPES[type])])
 
 
 def _read_matrix(inp, s, bit):
     name = _NAMES[bit]
     dtype = "<i4" if bit == PRED else _DTYPES[s.type]
     total = s.npad * s.npad * int(dtype[2])
+    if bit == ARCS:
+        total = s._narcs * _arc_dtype(s.type).itemsize
     nblk = (total + s.block - 1) // s.block
     # Grown block by block: a header alone (a hostile n) allocates nothing
     # the data has not shown.
@@ -210,15 +234,34 @@ def _read_matrix(inp, s, bit):
     a, b, c, tag = struct.unpack("<IIII", hd)
     if a or b or tag != TAG_EOM or c != nblk & 0xFFFFFFFF:
         inp.fail("bad end-of-matrix marker after the %s (more blocks than %d?)" % (name, nblk))
+    if bit == ARCS:
+        return _checked_arcs(inp, s, np.frombuffer(out, _arc_dtype(s.type)))
     m = np.frombuffer(out, dtype).reshape(s.npad, s.npad)
     return m[:s.n, :s.n].astype(dtype[1:], copy=True)
+
+
+def _checked_arcs(inp, s, rec):
+    """(tail, head, weight) of the records, after the C reader's checks."""
+    t, h, w = (rec[f].copy() for f in ("tail", "head", "weight"))
+    key = t.astype(np.uint64) << np.uint64(32) | h
+    finite = np.isfinite(w) if s.type != "int32" else (w > -INF_I32) & (w < INF_I32)
+    bad = [(t >= s.n) | (h >= s.n), np.r_[False, key[1:] <= key[:-1]], ~finite,
+           (t == h) & ~(w < 0)]
+    why = ["a vertex out of range", "out of order (or a pair repeated)",
+           "a weight that is not finite", "a loop whose weight is not negative"]
+    first = [(int(np.argmax(b)), r) for b, r in zip(bad, why) if b.any()]
+    if first:
+        k, reason = min(first)
+        inp.fail("arc %d (%d -> %d): %s" % (k, t[k], h[k], reason))
+    return t, h, w
 
 
 def load(source):
     """Read a whole stream from a path or a binary file object.
 
     Returns a Stream whose weights, dist and pred are n x n numpy arrays
-    (int32, float32 or float64; predecessors int32) or None for absent matrices.
+    (int32, float32 or float64; predecessors int32) or None for absent matrices,
+    and arcs the (tail, head, weight) arrays of a graph stored as a list.
     Raises StreamError for anything the C reader would refuse, OSError for
     what the system refuses.
     """
@@ -233,11 +276,12 @@ def _load(inp):
     if any(line.startswith("@PG\tID:checkpoint\t") for line in s.provenance):
         inp.fail("a checkpoint, not a result: go on with --resume")
     nmat = 0
-    for bit in (WEIGHTS, DIST, PRED):
+    for bit in (WEIGHTS, DIST, PRED, ARCS):
         if mats & bit:
-            setattr(s, {WEIGHTS: "weights", DIST: "dist", PRED: "pred"}[bit],
+            setattr(s, {WEIGHTS: "weights", DIST: "dist", PRED: "pred", ARCS: "arcs"}[bit],
                     _read_matrix(inp, s, bit))
             nmat += 1
+    del s._narcs
     hd = inp.read(16)
     if len(hd) < 16:
         inp.fail("truncated before the end-of-stream marker")
@@ -260,10 +304,27 @@ def _padded(m, n, npad, dtype, fill_off, fill_diag):
     return out
 
 
+def _arc_records(s, n, arcs):
+    """The records of (tail, head, weight), sorted, as a reader checks them."""
+    t, h, w = (np.asarray(x) for x in arcs)
+    rec = np.empty(len(t), _arc_dtype(s.type))
+    rec["tail"], rec["head"], rec["weight"] = t, h, w
+    rec = rec[np.lexsort((rec["head"], rec["tail"]))]
+
+    class _Check:
+        def fail(self, reason):
+            raise ValueError("arcs: " + reason)
+    s2 = Stream(n, s.type)
+    _checked_arcs(_Check(), s2, rec)
+    return rec
+
+
 def save(target, s, level=1, tool="apspmat.py", command=None):
     """Write Stream s to a path or a binary file object.
 
-    Matrices that are None are left out.  The provenance gets one more @PG
+    Matrices that are None are left out; s.arcs, where set, is written as a
+    list of arcs in their place (sorted here, and checked as a reader checks
+    it: ValueError).  The provenance gets one more @PG
     line naming this module (and command, if given).  Blocks are deflated at
     zlib's level (0 stores them), distances and predecessors byte-shuffled.
     """
@@ -277,19 +338,28 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
         raise ValueError("bad block size %d" % block)
     mats = [(bit, m) for bit, m in ((WEIGHTS, s.weights), (DIST, s.dist), (PRED, s.pred))
             if m is not None]
+    arcs = getattr(s, "arcs", None)
+    if arcs is not None:
+        if mats:
+            raise ValueError("a list of arcs stands alone: no matrices beside it")
+        mats = [(ARCS, _arc_records(s, n, arcs))]
     lines = list(s.provenance)
     lines.append("@PG\tID:%s\tVN:0.1.0\tCL:%s" % (tool, command if command else tool))
     prov = "".join(line.rstrip("\n") + "\n" for line in lines).encode()
     bits = sum(bit for bit, _ in mats)
-    head = MAGIC + struct.pack("<IIQQIIIIiqI", VERSION, 68 + len(prov), n, npad, typ, bits,
-                               int(s.flags), block, INF_I32, int(s.cycle_vertex), len(prov))
-    head += prov
+    extra = struct.pack("<Q", len(mats[0][1])) if bits == ARCS else b""
+    head = MAGIC + struct.pack("<IIQQIIIIiqI", 2 if extra else 1, 68 + len(extra) + len(prov), n,
+                               npad, typ, bits, int(s.flags), block, INF_I32,
+                               int(s.cycle_vertex), len(prov))
+    head += extra + prov
     head += struct.pack("<I", zlib.crc32(head))
 
     def write(f):
         f.write(head)
         for bit, m in mats:
-            if bit == PRED:
+            if bit == ARCS:
+                a = m
+            elif bit == PRED:
                 a = _padded(m, n, npad, "<i4", -1, -1)
             elif typ == INT32:
                 a = _padded(m, n, npad, "<i4", INF_I32, 0)
@@ -301,7 +371,7 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
                 raw = raw_all[k * block:(k + 1) * block]
                 method, payload = METHOD_STORED, raw
                 if level > 0:
-                    shuffled = bit != WEIGHTS
+                    shuffled = bit not in (WEIGHTS, ARCS)
                     src = _shuffle(raw) if shuffled else raw
                     c = zlib.compressobj(level, zlib.DEFLATED, -15)
                     z = c.compress(src) + c.flush()
