@@ -1,4 +1,5 @@
-# apsp-gpu on a graph as text: a sparse one without paths has its weight
+# apsp-gpu on a graph as text, the dense engine (--engine dense; auto takes
+# the sparse engine for --stats): a sparse one without paths has its weight
 # matrix made on the device from its arcs (-v says so), with the results and
 # statistics of the same graph's stream, in a nested-dissection order or
 # not, int32 and float32, repeated arcs and loops; a graph with a negative
@@ -23,7 +24,8 @@ $BIN/gengraph --grid 40x40 -s 3 -o "$T/grid.apm"
 $BIN/gengraph -n 900 --geometric 0.06 -s 5 -t float32 -F mtx -o "$T/geo.mtx"
 printf '0 1 5\n0 1 3\n1 1 2\n1 2 4\n2 0 1\n3 4 2\n4 3 2\n2 3 6\n' >"$T/repeats.txt"
 
-# by_arcs NAME FILE [options]: --stats on the device from the arcs equals
+# by_arcs NAME FILE [options]: the dense engine (--engine dense: auto takes
+# the sparse engine for text with --stats): --stats on the device from the arcs equals
 # apsp-gpu's on the stream, and apsp-stats' on the result of the same run
 # (float32 distances may differ from apsp-cpu's in their last bit); -v says
 # the matrix was made on the device.
@@ -31,9 +33,9 @@ by_arcs() {
 	name=$1 f=$2
 	shift 2
 	$m "$f" -o "$T/g.apm" 2>/dev/null
-	$gpu --no-paths "$@" "$f" -o "$T/r.apm" 2>/dev/null && $BIN/apsp-stats "$T/r.apm" >"$T/own.tsv"
-	$gpu --stats "$@" "$T/g.apm" >"$T/stream.tsv" 2>/dev/null
-	if ! $gpu -v --stats "$@" "$f" >"$T/arcs.tsv" 2>"$T/v"; then
+	$gpu --engine dense --no-paths "$@" "$f" -o "$T/r.apm" 2>/dev/null && $BIN/apsp-stats "$T/r.apm" >"$T/own.tsv"
+	$gpu --engine dense --stats "$@" "$T/g.apm" >"$T/stream.tsv" 2>/dev/null
+	if ! $gpu --engine dense -v --stats "$@" "$f" >"$T/arcs.tsv" 2>"$T/v"; then
 		fail "$name" "apsp-gpu failed: $(head -c 300 "$T/v")"; return
 	fi
 	if ! grep -q "the matrix made on the device" "$T/v"; then
@@ -112,13 +114,13 @@ paths_text "paths from text, float32" "$D/USAir97.mtx" 1e-5
 
 # A device too small: refused, saying what fits.
 expect_stderr "a device too small" 2 'at most n = [0-9]+ fits.*solved in core' \
-	'APSP_DEVICE_MEMORY=2000000 $gpu --stats "$T/grid.mtx"'
+	'APSP_DEVICE_MEMORY=2000000 $gpu --engine dense --stats "$T/grid.mtx"'
 
 if command -v compute-sanitizer >/dev/null 2>&1; then
-	sanitized "memcheck, arcs" memcheck $gpu --stats "$T/grid.mtx"
-	sanitized "racecheck, arcs" racecheck $gpu --stats "$T/repeats.txt"
+	sanitized "memcheck, arcs" memcheck $gpu --engine dense --stats "$T/grid.mtx"
+	sanitized "racecheck, arcs" racecheck $gpu --engine dense --stats "$T/repeats.txt"
 	sanitized "memcheck, 16-bit lanes in place" memcheck $gpu --no-paths --16bit "$T/grid.mtx"
-	sanitized "racecheck, repeated arcs in 16-bit lanes" racecheck $gpu --stats --16bit "$T/crowded.mtx"
+	sanitized "racecheck, repeated arcs in 16-bit lanes" racecheck $gpu --engine dense --stats --16bit "$T/crowded.mtx"
 else
 	skip "memcheck, arcs" "no compute-sanitizer"
 fi
