@@ -196,6 +196,7 @@ build/%.o: %.c $(LIB_H) $(wildcard tools/*.h run/*.h)
 bin/apsp-cpu: build/run/engine.o build/run/graphin.o build/run/statsout.o build/run/checkpoint.o build/run/sparse.o
 bin/apsp-stats: build/run/statsout.o
 bin/mtx2bin bin/apsp-diff: build/run/graphin.o
+bin/mtx2bin bin/gengraph: build/run/arcsout.o
 
 build/run/graphin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
 bin/mtx2bin bin/apsp-cpu bin/apsp-diff: LDLIBS += $(ARCHIVE_LIBS)

@@ -23,7 +23,13 @@
 
 /* Which matrices follow the header (bit set), stored in this order; or, in
  * place of them all, the graph as a list of arcs (ST_ARCS, below). */
-enum st_matrix { ST_WEIGHTS = 1u << 0, ST_DIST = 1u << 1, ST_PRED = 1u << 2, ST_ARCS = 1u << 3 };
+enum st_matrix {
+	ST_WEIGHTS = 1u << 0,
+	ST_DIST = 1u << 1,
+	ST_PRED = 1u << 2,
+	ST_ARCS = 1u << 3,
+	ST_ORDER = 1u << 4, /* after a list of arcs: the vertex order kept beside it */
+};
 
 /* A graph as a list of arcs: a stream whose only "matrix" is h->arcs
  * records of ST_ARC_BYTES(h->type) bytes, each tail (u32), head (u32) and
@@ -33,7 +39,10 @@ enum st_matrix { ST_WEIGHTS = 1u << 0, ST_DIST = 1u << 1, ST_PRED = 1u << 2, ST_
  * head) only with a weight below 0 (a negative cycle).  Such a stream has a
  * version 2 header, which counts the arcs; a reader of version 1 refuses it
  * by its version.  Its bytes are read as any matrix's (st_read_matrix,
- * st_scan_matrix), never as rows. */
+ * st_scan_matrix), never as rows.  The list may be followed by the order
+ * the sparse engine solves the graph in (ST_ORDER: n int32 vertices, the
+ * vertex at each position, a permutation), so that a run on the stream
+ * need not compute it. */
 #define ST_ARC_BYTES(type) (8u + ST_TYPE_SIZE(type))
 #define ST_ARCS_REFUSAL "a graph as a list of arcs, not a matrix: give it to apsp-cpu, " \
                         "apsp-gpu or bin2mtx"
@@ -84,12 +93,16 @@ uint64_t st_matrix_bytes(const st_header *h);
  * (npad * npad * 4) whatever the type; a list of arcs, arcs *
  * ST_ARC_BYTES(type). */
 uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix);
-/* Number of matrices the header announces (a list of arcs counts as one). */
+/* Number of matrices the header announces (a list of arcs counts as one,
+ * an order kept beside it as another). */
 int st_matrix_count(const st_header *h);
 /* Check a list of arcs read from the stream named name (its header h): 0,
  * or -1 with "NAME: arc K: reason" in err for the first record that breaks
  * the rules above. */
 int st_arcs_check(const char *name, const st_header *h, const void *arcs, st_error *err);
+/* Check a kept order (ST_ORDER) the same way: 0, or -1 with "NAME: ..." in
+ * err where it is not a permutation of the n vertices. */
+int st_order_check(const char *name, const st_header *h, const int32_t *order, st_error *err);
 
 /* ---- writing ---- */
 typedef struct st_writer st_writer;
@@ -247,13 +260,13 @@ void st_reader_free(st_reader *r);
 typedef struct st_matrices {
 	st_header h;
 	void *weights, *dist, *pred;
-	void *arcs;
+	void *arcs, *order;
 } st_matrices;
 int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error *err);
 void st_matrices_free(st_matrices *m);
 
 /* Write a whole stream (header + the matrices present in h->matrices; a
- * list of arcs from weights). */
+ * list of arcs from weights; a kept order is written by st_write_matrix). */
 int st_write_all(int fd, const st_header *h, const void *weights,
                  const void *dist, const void *pred, int level, int threads,
                  st_error *err);

@@ -36,7 +36,7 @@ INF_I32 = 1073741823
 INT32, FLOAT32, FLOAT64 = 1, 2, 3
 _TYPES = {INT32: "int32", FLOAT32: "float32", FLOAT64: "float64"}
 _DTYPES = {"int32": "<i4", "float32": "<f4", "float64": "<f8"}
-WEIGHTS, DIST, PRED, ARCS = 1, 2, 4, 8
+WEIGHTS, DIST, PRED, ARCS, ORDER = 1, 2, 4, 8, 16
 DIRECTED, NEGATIVE, NEGCYCLE = 1, 2, 4
 BLOCK_DEFAULT = 1 << 20
 MAX_PROVENANCE = 1 << 20
@@ -44,7 +44,8 @@ MAX_BLOCK = 64 << 20
 TAG_EOM = 0x4D444E45  # "ENDM"
 TAG_EOS = 0x53444E45  # "ENDS"
 METHOD_STORED, METHOD_DEFLATE, METHOD_SHUFFLE = 0, 1, 2
-_NAMES = {WEIGHTS: "weights", DIST: "distances", PRED: "predecessors", ARCS: "list of arcs"}
+_NAMES = {WEIGHTS: "weights", DIST: "distances", PRED: "predecessors", ARCS: "list of arcs",
+          ORDER: "vertex order"}
 _M64 = (1 << 64) - 1
 
 
@@ -58,6 +59,8 @@ class Stream:
     arcs: a graph as a list of arcs in place of the matrices, (tail, head,
     weight) numpy arrays (uint32, uint32, the type's), sorted by tail then
     head, each pair once, weights finite, loops only negative; or None.
+    order: the vertex order kept beside a list of arcs (int32, the vertex at
+    each position), or None.
     n, npad: real and stored vertex counts; type: "int32", "float32" or "float64";
     flags: the header's flag bits (directed, negative, negcycle give them by
     name); block: raw bytes per block; cycle_vertex: a vertex on a negative
@@ -75,6 +78,7 @@ class Stream:
         self.provenance = list(provenance)
         self.weights, self.dist, self.pred = weights, dist, pred
         self.arcs = arcs
+        self.order = None
 
     directed = property(lambda self: bool(self.flags & DIRECTED))
     negative = property(lambda self: bool(self.flags & NEGATIVE))
@@ -157,10 +161,12 @@ def _read_header(inp):
         inp.fail("n is 0 but npad is %d" % npad)
     if typ not in _TYPES:
         inp.fail("unknown element type %d" % typ)
-    if mats & ~(WEIGHTS | DIST | PRED | ARCS):
+    if mats & ~(WEIGHTS | DIST | PRED | ARCS | ORDER):
         inp.fail("unknown matrix bits 0x%x" % mats)
-    if mats & ARCS and mats != ARCS:
+    if mats & ARCS and mats & ~(ARCS | ORDER):
         inp.fail("a list of arcs with matrices (bits 0x%x)" % mats)
+    if mats & ORDER and not mats & ARCS:
+        inp.fail("a vertex order without a list of arcs (bits 0x%x)" % mats)
     if (version == 2) != bool(mats & ARCS):
         inp.fail("version %d %s a list of arcs" % (version, "without" if version == 2 else "with"))
     if narcs > npad * npad:
@@ -190,6 +196,8 @@ def _read_matrix(inp, s, bit):
     total = s.npad * s.npad * int(dtype[2])
     if bit == ARCS:
         total = s._narcs * _arc_dtype(s.type).itemsize
+    if bit == ORDER:
+        total = s.n * 4
     nblk = (total + s.block - 1) // s.block
     # Grown block by block: a header alone (a hostile n) allocates nothing
     # the data has not shown.
@@ -236,6 +244,14 @@ def _read_matrix(inp, s, bit):
         inp.fail("bad end-of-matrix marker after the %s (more blocks than %d?)" % (name, nblk))
     if bit == ARCS:
         return _checked_arcs(inp, s, np.frombuffer(out, _arc_dtype(s.type)))
+    if bit == ORDER:
+        order = np.frombuffer(out, "<i4").astype(np.int32)
+        seen = np.zeros(s.n + 1, bool)
+        ok = (order >= 0) & (order < s.n)
+        seen[order[ok]] = True
+        if not ok.all() or seen[:s.n].sum() != s.n:
+            inp.fail("the vertex order is not a permutation of the %d vertices" % s.n)
+        return order
     m = np.frombuffer(out, dtype).reshape(s.npad, s.npad)
     return m[:s.n, :s.n].astype(dtype[1:], copy=True)
 
@@ -276,9 +292,10 @@ def _load(inp):
     if any(line.startswith("@PG\tID:checkpoint\t") for line in s.provenance):
         inp.fail("a checkpoint, not a result: go on with --resume")
     nmat = 0
-    for bit in (WEIGHTS, DIST, PRED, ARCS):
+    for bit in (WEIGHTS, DIST, PRED, ARCS, ORDER):
         if mats & bit:
-            setattr(s, {WEIGHTS: "weights", DIST: "dist", PRED: "pred", ARCS: "arcs"}[bit],
+            setattr(s, {WEIGHTS: "weights", DIST: "dist", PRED: "pred", ARCS: "arcs",
+                        ORDER: "order"}[bit],
                     _read_matrix(inp, s, bit))
             nmat += 1
     del s._narcs

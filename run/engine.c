@@ -36,26 +36,33 @@ static engine_in *open_text(int fd, const char *path, st_header *h)
 	return in;
 }
 
-/* A stream's list of arcs: read, checked and taken as a graph as text is
- * (its edges, no reader left), under the header its weights would have. */
+/* A stream's list of arcs (and the vertex order kept beside it): read,
+ * checked and taken as a graph as text is (its edges, no reader left),
+ * under the header its weights would have. */
 static engine_in *open_arcs(st_reader *r, const char *name, st_header *h, engine_in *in)
 {
 	st_error err;
 	const uint64_t bytes = st_matrix_bytes_of(h, ST_ARCS);
 	void *arcs = malloc(bytes ? (size_t)bytes : 1);
+	if ((h->matrices & ST_ORDER) && !(in->order = malloc(h->n * sizeof *in->order + 1)))
+		arcs = NULL;
 	if (!arcs)
 		tool_die("%s: out of memory for %llu arcs", name, (unsigned long long)h->arcs);
 	int rc = st_read_matrix(r, arcs, &err);
+	if (rc == 0 && in->order)
+		rc = st_read_matrix(r, in->order, &err);
 	if (rc < 0)
 		st_reader_free(r);
 	else
 		rc = st_reader_close(r, &err);
-	if (rc == 0 && st_arcs_check(name, h, arcs, &err) == 0)
+	if (rc == 0 && st_arcs_check(name, h, arcs, &err) == 0
+	    && (!in->order || st_order_check(name, h, in->order, &err) == 0))
 		rc = gio_from_arcs(h, arcs, &in->g, &err);
 	else
 		rc = -1;
 	free(arcs);
 	if (rc < 0) {
+		free(in->order);
 		free(in);
 		st_header_free(h);
 		tool_die_st(NULL, &err);
@@ -96,7 +103,7 @@ engine_in *engine_open(const char *path, int threads, st_header *h)
 	engine_in *in = calloc(1, sizeof *in);
 	if (!in)
 		tool_die("out of memory");
-	if (h->matrices == ST_ARCS)
+	if (h->matrices & ST_ARCS)
 		return open_arcs(r, name, h, in);
 	in->r = r;
 	return in;
@@ -109,6 +116,7 @@ void engine_in_free(engine_in *in)
 	if (in->r)
 		st_reader_free(in->r);
 	gio_graph_free(&in->g);
+	free(in->order);
 	free(in);
 }
 

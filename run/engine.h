@@ -15,6 +15,7 @@
 typedef struct engine_in {
 	st_reader *r; /* a stream: its reader, the header read; NULL for text */
 	gio_graph g;  /* a graph as text: its edges, the matrix not made */
+	int32_t *order; /* a list of arcs' kept vertex order (ST_ORDER), or NULL */
 } engine_in;
 
 /* Open the input path ("-" = stdin) and read its header into h (for a graph

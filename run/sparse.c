@@ -259,11 +259,21 @@ static int gather(const struct sparse_job *job, engine_in *r, struct arcs *a)
 	return !a->matrix;
 }
 
-static el_factor *plan(const struct sparse_job *job, const struct arcs *a, double *order_s)
+/* The factor's plan in the order kept with the graph (kept, where not
+ * NULL), or one made here (*order_s its time). */
+static el_factor *plan(const struct sparse_job *job, const struct arcs *a, const int32_t *kept,
+                       double *order_s)
 {
 	st_error err;
 	int32_t *perm = NULL;
 	const double t = lib_now();
+	if (kept && job->order != ORDER_NATURAL) {
+		el_factor *f;
+		*order_s = 0;
+		if (el_factor_plan(a->n, a->count, a->from, a->to, kept, &f, &err) < 0)
+			tool_die_st(NULL, &err);
+		return f;
+	}
 	if (job->order != ORDER_NATURAL && ord_available()) {
 		if (!(perm = malloc(a->n * sizeof *perm + 1)))
 			tool_die("sparse engine: out of memory for the order");
@@ -358,8 +368,9 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	}
 	const double t1 = lib_now();
 	double order_s;
-	tool_progress_stage("ordering the vertices");
-	el_factor *f = plan(job, &a, &order_s);
+	const int kept = text && r->order && job->order != ORDER_NATURAL;
+	tool_progress_stage(kept ? "the factor's plan, in the order kept" : "ordering the vertices");
+	el_factor *f = plan(job, &a, text ? r->order : NULL, &order_s);
 	const uint64_t entries = el_factor_entries(f);
 	if (automatic && entries > n * n / 16) { /* (the dense engine's tiles do better) */
 		snprintf(why, len, "dense engine: the elimination's fill would be %llu entries, over "
@@ -402,11 +413,11 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 		snprintf(rate, sizeof rate, " (%.3g relaxations/s, a source each)",
 		         t4 > t3 ? (double)relax / (t4 - t3) : 0.0);
 	tool_info("sparse engine: n %llu, %s, %d threads: factor %llu entries (%.1f MiB, the "
-	          "widest %llu); read %.3f s, order %.3f s, eliminate %.3f s, rows %.3f s%s",
+	          "widest %llu); read %.3f s, order %.3f s%s, eliminate %.3f s, rows %.3f s%s",
 	          (unsigned long long)n, st_type_name(h->type), job->threads,
 	          (unsigned long long)entries, el_factor_bytes(f) / 1048576.0,
-	          (unsigned long long)f->widest, t1 - t0, order_s, t3 - t2 + (t2 - t1 - order_s),
-	          t4 - t3, rate);
+	          (unsigned long long)f->widest, t1 - t0, order_s, kept ? " (kept in the stream)" : "",
+	          t3 - t2 + (t2 - t1 - order_s), t4 - t3, rate);
 	snprintf(why, len, "sparse engine");
 	st_header_free(&res);
 	el_factor_free(f);

@@ -33,7 +33,7 @@ static void usage(FILE *f)
 static const char *matrix_key(uint32_t bit)
 {
 	return bit == ST_WEIGHTS ? "weights" : bit == ST_DIST ? "distances"
-	     : bit == ST_ARCS    ? "arcs"    : "predecessors";
+	     : bit == ST_ARCS    ? "arcs"    : bit == ST_ORDER ? "order" : "predecessors";
 }
 
 /* s as a JSON string. */
@@ -59,8 +59,8 @@ static void json_string(FILE *out, const char *s, size_t len)
 struct desc {
 	st_header h;
 	int nmat;
-	uint32_t bits[3];
-	st_matrix_info info[3];
+	uint32_t bits[4];
+	st_matrix_info info[4];
 	uint64_t raw_bytes;    /* of all matrices */
 	uint64_t stream_bytes; /* header, blocks, markers: the file's size */
 };
@@ -95,7 +95,7 @@ static void print_text(FILE *out, const char *name, const struct desc *d, int ch
 	        h->flags & ST_NEGATIVE ? ", negative weights" : "",
 	        h->flags & ST_NEGCYCLE ? ", negative cycle" : "");
 	fprintf(out, "  block         %u bytes\n", h->block);
-	if (h->matrices == ST_ARCS)
+	if (h->matrices & ST_ARCS)
 		fprintf(out, "  arc count     %llu (a graph as a list of arcs, %u bytes each)\n",
 		        (unsigned long long)h->arcs, ST_ARC_BYTES(h->type));
 	if (h->cycle_vertex >= 0)
@@ -187,7 +187,7 @@ static int describe(FILE *out, const char *path, int check, int json, int thread
 	}
 	/* the header (68 bytes, 76 with arcs, and the provenance) and the
 	 * end-of-stream marker */
-	d.stream_bytes = (d.h.matrices == ST_ARCS ? 76 : 68)
+	d.stream_bytes = (d.h.matrices & ST_ARCS ? 76 : 68)
 	                 + (d.h.provenance ? strlen(d.h.provenance) : 0) + 16;
 	for (uint32_t bit; (bit = st_next_matrix(r)) != 0; d.nmat++) {
 		d.bits[d.nmat] = bit;

@@ -422,7 +422,7 @@ static void write_arcs_mtx(int fd, const struct job *jb)
 static const char *matrix_name(uint32_t m)
 {
 	return m == ST_WEIGHTS ? "weights" : m == ST_DIST ? "distances"
-	     : m == ST_ARCS    ? "arcs"    : "predecessors";
+	     : m == ST_ARCS    ? "arcs"    : m == ST_ORDER ? "order" : "predecessors";
 }
 
 /* Refuse what cannot fit in memory before allocating it (a hostile header):
@@ -536,7 +536,7 @@ int main(int argc, char **argv)
 	if (!r)
 		tool_die_st(NULL, &err);
 	tool_refuse_checkpoint(name, r, &h);
-	const int arcs = h.matrices == ST_ARCS; /* its weights as a list */
+	const int arcs = (h.matrices & ST_ARCS) != 0; /* its weights as a list */
 	if (!want)
 		want = (h.matrices & ST_DIST) ? ST_DIST
 		     : (h.matrices & (ST_WEIGHTS | ST_ARCS)) ? ST_WEIGHTS : ST_PRED;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <omp.h>
 
+#include "arcsout.h"
 #include "tool.h"
 
 #define GOLDEN 0x9e3779b97f4a7c15ull
@@ -55,6 +56,8 @@ static void usage(FILE *f)
 	        "                       as the matrix or as a list of arcs (no n x n\n"
 	        "                       anywhere); auto: arcs where the matrix would exceed\n"
 	        "                       256 MiB and the arcs take a sixteenth of it\n"
+	        "      --keep-order     with -L arcs: keep the sparse engine's vertex order\n"
+	        "                       in the stream (the engines' runs skip computing it)\n"
 	        "      --undirected     edge (i,j) implies (j,i) with the same weight\n"
 	        "      --negative[=P]   add p[u] - p[v] to every edge u->v, p[v] uniform\n"
 	        "                       in [0, P] (default P = MAX): negative edges, no\n"
@@ -540,7 +543,7 @@ static void parse_potentials(struct gen *g, const char *arg)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_UNDIRECTED = 0x2000, OPT_NEGATIVE, OPT_GRID, OPT_GEOMETRIC, OPT_ROAD };
+	enum { OPT_UNDIRECTED = 0x2000, OPT_NEGATIVE, OPT_GRID, OPT_GEOMETRIC, OPT_ROAD, OPT_KEEP_ORDER };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
 		{"vertices", required_argument, 0, 'n'},
@@ -556,13 +559,14 @@ int main(int argc, char **argv)
 		{"geometric", required_argument, 0, OPT_GEOMETRIC},
 		{"format", required_argument, 0, 'F'},
 		{"layout", required_argument, 0, 'L'},
+		{"keep-order", no_argument, 0, OPT_KEEP_ORDER},
 		{0, 0, 0, 0},
 	};
 	const char *n_arg = NULL, *d_arg = NULL, *w_arg = "1:100", *p_arg = NULL;
 	const char *grid_arg = NULL, *geo_arg = NULL, *road_arg = NULL;
 	uint64_t seed = 1, pad = 1;
 	struct gen g = {.type = ST_INT32};
-	int c, text = 0, layout = LAYOUT_AUTO, layout_arg = 0;
+	int c, text = 0, layout = LAYOUT_AUTO, layout_arg = 0, keep_order = 0;
 
 	tool_init("gengraph", argc, argv);
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "n:d:w:s:t:B:F:L:", longopts, NULL)) != -1) {
@@ -580,7 +584,10 @@ int main(int argc, char **argv)
 		case OPT_ROAD: road_arg = optarg; break;
 		case OPT_GEOMETRIC: geo_arg = optarg; break;
 		case 'L':
-			layout = tool_parse_layout(optarg), layout_arg = 1;
+			layout = arcsout_parse_layout(optarg), layout_arg = 1;
+			break;
+		case OPT_KEEP_ORDER:
+			keep_order = 1;
 			break;
 		case 'F':
 			if (strcmp(optarg, "mtx") && strcmp(optarg, "stream"))
@@ -619,8 +626,9 @@ int main(int argc, char **argv)
 		tool_usage_error("-d is required (or --grid, --road, --geometric)");
 	if (text && pad != 1)
 		tool_usage_error("-B pads a stream's matrix: not with -F mtx");
-	if (text && layout_arg)
-		tool_usage_error("--layout shapes a stream: not with -F mtx");
+	if (text && (layout_arg || keep_order))
+		tool_usage_error("--%s shapes a stream: not with -F mtx", layout_arg ? "layout" : "keep-order");
+	arcsout_check_keep(keep_order, layout);
 
 	/* Check everything before a byte is written. */
 	if (grid_arg) {
@@ -671,7 +679,7 @@ int main(int argc, char **argv)
 	h.matrices = ST_WEIGHTS;
 	h.flags = (g.undirected ? 0 : ST_DIRECTED) | (any_negative(&g) ? ST_NEGATIVE : 0);
 	tool_add_provenance(&h);
-	const int arcs = tool_layout_arcs(layout, g.npad, g.type, (uint64_t)arcs_expected(&g));
+	const int arcs = arcsout_chosen(layout, g.npad, g.type, (uint64_t)arcs_expected(&g));
 	if (!arcs && g.npad > MAX_BYTES / 4 / g.npad)
 		tool_usage_error("-n: %llu vertices padded to %llu make a matrix too large to write "
 		                 "(--layout arcs writes a list of its arcs)",
@@ -683,8 +691,7 @@ int main(int argc, char **argv)
 	if (arcs) {
 		void *list = make_arcs(&g, &h.arcs);
 		h.matrices = ST_ARCS;
-		if (st_write_all(fd, &h, list, NULL, NULL, tool_opts.level, threads, &err) < 0)
-			tool_die_st(outname, &err);
+		arcsout_write(fd, &h, list, keep_order);
 		free(list);
 	} else {
 		st_writer *w = st_writer_open(fd, &h, tool_opts.level, threads, &err);

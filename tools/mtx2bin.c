@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arcsout.h"
 #include "graphin.h"
 #include "stream.h"
 #include "tool.h"
@@ -33,6 +34,9 @@ static void usage(FILE *f)
 	        "                        n x n matrix, or as a list of arcs (a sparse graph\n"
 	        "                        without the matrix); auto: arcs where the matrix\n"
 	        "                        would exceed 256 MiB and the arcs take a sixteenth\n"
+	        "      --keep-order      with -L arcs: keep the sparse engine's vertex order\n"
+	        "                        (nested dissection) in the stream, so that the\n"
+	        "                        engines' runs on it need not compute it\n"
 	        "      --check           parse only: print the summary line, write nothing\n");
 	tool_common_help(f, 1);
 	fprintf(f, "\nArchives (libarchive): %s.  Exit status: 0 ok, 2 usage, input or I/O error.\n"
@@ -42,7 +46,7 @@ static void usage(FILE *f)
 
 /* ---- main ---- */
 
-enum { OPT_UNDIRECTED = 0x100, OPT_DIRECTED, OPT_BASE, OPT_MEMBER, OPT_CHECK };
+enum { OPT_UNDIRECTED = 0x100, OPT_DIRECTED, OPT_BASE, OPT_MEMBER, OPT_CHECK, OPT_KEEP_ORDER };
 
 /* The graph read as a list (opts.edges_only) as a list of arcs (each pair
  * once, loops left out but negative ones): malloc'd, *arcs its length;
@@ -61,8 +65,9 @@ static void *list_arcs(const gio_graph *g, uint64_t *arcs, uint64_t *edges)
 }
 
 /* The stream of g: its matrix (made here from the list where g was read as
- * one), or its list of arcs. */
-static void write_graph(int out, gio_graph *g, const gio_opts *o, void *list, uint64_t arcs)
+ * one), or its list of arcs (and keep_order: the sparse engine's order). */
+static void write_graph(int out, gio_graph *g, const gio_opts *o, void *list, uint64_t arcs,
+                        int keep_order)
 {
 	st_error err;
 	st_header h;
@@ -74,6 +79,10 @@ static void write_graph(int out, gio_graph *g, const gio_opts *o, void *list, ui
 	if (list) {
 		h.matrices = ST_ARCS;
 		h.arcs = arcs;
+		tool_add_provenance(&h);
+		arcsout_write(out, &h, list, keep_order);
+		st_header_free(&h);
+		return;
 	} else {
 		h.matrices = ST_WEIGHTS;
 		if (!g->w) {
@@ -85,8 +94,7 @@ static void write_graph(int out, gio_graph *g, const gio_opts *o, void *list, ui
 		}
 	}
 	tool_add_provenance(&h);
-	if (st_write_all(out, &h, list ? list : g->w, NULL, NULL, tool_opts.level, tool_threads(),
-	                 &err) != 0)
+	if (st_write_all(out, &h, g->w, NULL, NULL, tool_opts.level, tool_threads(), &err) != 0)
 		tool_die_st(tool_output_name(), &err);
 	st_header_free(&h);
 }
@@ -105,11 +113,12 @@ int main(int argc, char **argv)
 		{"member", required_argument, 0, OPT_MEMBER},
 		{"check", no_argument, 0, OPT_CHECK},
 		{"layout", required_argument, 0, 'L'},
+		{"keep-order", no_argument, 0, OPT_KEEP_ORDER},
 		{0, 0, 0, 0},
 	};
 	gio_opts o;
 	const char *member = NULL;
-	int check = 0, layout = LAYOUT_AUTO, c;
+	int check = 0, layout = LAYOUT_AUTO, keep_order = 0, c;
 
 	tool_init("mtx2bin", argc, argv);
 	gio_opts_init(&o);
@@ -161,7 +170,10 @@ int main(int argc, char **argv)
 			check = 1;
 			break;
 		case 'L':
-			layout = tool_parse_layout(optarg);
+			layout = arcsout_parse_layout(optarg);
+			break;
+		case OPT_KEEP_ORDER:
+			keep_order = 1;
 			break;
 		default:
 			tool_usage_error("unknown option");
@@ -169,6 +181,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		tool_usage_error("one input file at most");
+	arcsout_check_keep(keep_order, layout);
 	const char *path = optind < argc ? argv[optind] : NULL;
 	int out = -1;
 	if (!check)
@@ -200,12 +213,12 @@ int main(int argc, char **argv)
 			tool_warn("%s: warning: an undirected graph with negative weights: each "
 			          "negative edge is a negative cycle (see --weights abs or unit)",
 			          tool_input_name(path));
-		if (list && !tool_layout_arcs(layout, g.npad, g.type, arcs)) {
+		if (list && !arcsout_chosen(layout, g.npad, g.type, arcs)) {
 			free(list);
 			list = NULL;
 		}
 		tool_info("written as %s", list ? "a list of arcs" : "the weight matrix");
-		write_graph(out, &g, &o, list, arcs);
+		write_graph(out, &g, &o, list, arcs, keep_order);
 		tool_output_commit();
 	}
 	free(list);

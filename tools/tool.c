@@ -389,26 +389,6 @@ double tool_physical_memory(void)
 	return (double)lib_physical_memory();
 }
 
-int tool_parse_layout(const char *arg)
-{
-	if (!strcmp(arg, "auto"))
-		return LAYOUT_AUTO;
-	if (!strcmp(arg, "matrix"))
-		return LAYOUT_MATRIX;
-	if (!strcmp(arg, "arcs"))
-		return LAYOUT_ARCS;
-	tool_usage_error("--layout: unknown layout '%s' (auto, matrix or arcs)", arg);
-}
-
-int tool_layout_arcs(int layout, uint64_t npad, uint32_t type, uint64_t arcs)
-{
-	if (layout != LAYOUT_AUTO)
-		return layout == LAYOUT_ARCS;
-	const double matrix = (double)npad * (double)npad * ST_TYPE_SIZE(type);
-	return matrix > (double)LAYOUT_AUTO_MATRIX
-	       && (double)arcs * ST_ARC_BYTES(type) * 16 <= matrix;
-}
-
 void tool_refuse_checkpoint(const char *name, st_reader *r, st_header *h)
 {
 	if (!st_header_is_checkpoint(h))
@@ -446,7 +426,7 @@ st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int 
 		st_header_free(h);
 		if (nodist)
 			tool_die("%s: the stream holds no distances (%srun apsp-cpu or apsp-gpu first)",
-			         name, h->matrices == ST_ARCS ? "a graph as a list of arcs: " : "");
+			         name, h->matrices & ST_ARCS ? "a graph as a list of arcs: " : "");
 		tool_die("%s: the stream holds no predecessors (computed with --no-paths?)", name);
 	}
 	return r;

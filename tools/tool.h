@@ -130,16 +130,6 @@ st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int 
  * r (may be NULL) and h are freed first. */
 void tool_refuse_checkpoint(const char *name, st_reader *r, st_header *h);
 
-/* How mtx2bin and gengraph write a graph (--layout): as the weight matrix,
- * as a list of arcs (ST_ARCS), or auto: the list where the matrix would
- * take over LAYOUT_AUTO_MATRIX bytes and the list at most a sixteenth of
- * them.  Smaller graphs stay matrices, which every reader takes (earlier
- * versions' too) and which compress to little anyway. */
-enum { LAYOUT_AUTO, LAYOUT_MATRIX, LAYOUT_ARCS };
-#define LAYOUT_AUTO_MATRIX ((uint64_t)256 << 20)
-int tool_parse_layout(const char *arg); /* dies with a usage error */
-int tool_layout_arcs(int layout, uint64_t npad, uint32_t type, uint64_t arcs);
-
 /* Die with the library's message, prefixed by what. */
 _Noreturn void tool_die_st(const char *what, const st_error *err);
 

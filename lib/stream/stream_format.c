@@ -76,12 +76,12 @@ uint64_t st_matrix_bytes(const st_header *h)
 
 uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix)
 {
-	return raw_bytes_of(h->npad, h->type, h->arcs, matrix);
+	return raw_bytes_of(sizes_of(h), matrix);
 }
 
 int st_matrix_count(const st_header *h)
 {
-	return __builtin_popcount(h->matrices & (ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS));
+	return __builtin_popcount(h->matrices & (ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS | ST_ORDER));
 }
 
 /* ---- lists of arcs ---- */
@@ -118,6 +118,25 @@ int st_arcs_check(const char *name, const st_header *h, const void *arcs, st_err
 			                u, v, why);
 		last_u = u, last_v = v;
 	}
+	return 0;
+}
+
+int st_order_check(const char *name, const st_header *h, const int32_t *order, st_error *err)
+{
+	uint8_t *seen = calloc(h->n ? h->n : 1, 1);
+	if (!seen)
+		return lib_fail(err, "%s: out of memory to check the vertex order", name);
+	for (uint64_t k = 0; k < h->n; k++) {
+		const int32_t v = order[k];
+		if (v < 0 || (uint64_t)v >= h->n || seen[v]) {
+			free(seen);
+			return lib_fail(err, "%s: vertex order, position %llu: vertex %d %s", name,
+			                (unsigned long long)k, v,
+			                v < 0 || (uint64_t)v >= h->n ? "out of range" : "a second time");
+		}
+		seen[v] = 1;
+	}
+	free(seen);
 	return 0;
 }
 
@@ -187,11 +206,13 @@ int header_check(const st_header *h, size_t provlen, char *why, size_t len)
 {
 	if (h->type != ST_INT32 && h->type != ST_FLOAT32 && h->type != ST_FLOAT64)
 		snprintf(why, len, "unknown element type %u", h->type);
-	else if (h->matrices & ~(uint32_t)(ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS))
+	else if (h->matrices & ~(uint32_t)(ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS | ST_ORDER))
 		snprintf(why, len, "unknown matrix bits 0x%x", h->matrices);
-	else if ((h->matrices & ST_ARCS) && h->matrices != ST_ARCS)
+	else if ((h->matrices & ST_ARCS) && (h->matrices & ~(uint32_t)(ST_ARCS | ST_ORDER)))
 		snprintf(why, len, "a list of arcs with matrices (bits 0x%x): it stands alone",
 		         h->matrices);
+	else if ((h->matrices & ST_ORDER) && !(h->matrices & ST_ARCS))
+		snprintf(why, len, "a vertex order without a list of arcs (bits 0x%x)", h->matrices);
 	else if (h->arcs && !(h->matrices & ST_ARCS))
 		snprintf(why, len, "an arc count of %llu without a list of arcs",
 		         (unsigned long long)h->arcs);

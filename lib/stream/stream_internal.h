@@ -32,20 +32,34 @@ static inline uint32_t entry_bytes(uint32_t type, uint32_t matrix)
 	return matrix == ST_PRED ? 4 : ST_TYPE_SIZE(type);
 }
 
-/* Raw bytes of the matrix given by its bit (0: none) of a stream of npad
- * vertices, type and arcs arcs. */
-static inline uint64_t raw_bytes_of(uint64_t npad, uint32_t type, uint64_t arcs, uint32_t matrix)
+/* What the size of a matrix depends on: the header's n, npad, type and
+ * arc count. */
+struct sizes {
+	uint64_t n, npad, arcs;
+	uint32_t type;
+};
+static inline struct sizes sizes_of(const st_header *h)
+{
+	return (struct sizes){h->n, h->npad, h->arcs, h->type};
+}
+
+/* Raw bytes of the matrix given by its bit (0: none). */
+static inline uint64_t raw_bytes_of(struct sizes z, uint32_t matrix)
 {
 	if (matrix == ST_ARCS)
-		return arcs * ST_ARC_BYTES(type);
-	return matrix ? npad * npad * entry_bytes(type, matrix) : 0;
+		return z.arcs * ST_ARC_BYTES(z.type);
+	if (matrix == ST_ORDER)
+		return z.n * 4;
+	return matrix ? z.npad * z.npad * entry_bytes(z.type, matrix) : 0;
 }
 
 /* Bytes of the header's largest matrix. */
 static inline uint64_t largest_matrix(const st_header *h)
 {
-	return h->matrices == ST_ARCS ? raw_bytes_of(h->npad, h->type, h->arcs, ST_ARCS)
-	                              : h->npad * h->npad * ST_TYPE_SIZE(h->type);
+	if (!(h->matrices & ST_ARCS))
+		return h->npad * h->npad * ST_TYPE_SIZE(h->type);
+	const uint64_t a = raw_bytes_of(sizes_of(h), ST_ARCS), o = raw_bytes_of(sizes_of(h), ST_ORDER);
+	return (h->matrices & ST_ORDER) && o > a ? o : a;
 }
 
 static inline void put32(unsigned char *p, uint32_t v)
@@ -76,6 +90,7 @@ static inline const char *matrix_name(uint32_t bit)
 	case ST_DIST: return "distance matrix";
 	case ST_PRED: return "predecessor matrix";
 	case ST_ARCS: return "list of arcs";
+	case ST_ORDER: return "vertex order";
 	}
 	return "matrix";
 }

@@ -212,7 +212,7 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 	r->block = t.block;
 	r->npad = t.npad;
 	r->type = t.type;
-	r->arcs = t.arcs;
+	r->z = sizes_of(&t);
 	r->todo = t.matrices;
 	r->nmat = st_matrix_count(&t);
 	const uint64_t most = largest_matrix(&t);
@@ -249,7 +249,7 @@ uint64_t rd_row_bytes(const st_reader *r)
 /* The byte and block counts of the next matrix. */
 static void matrix_sizes(st_reader *r)
 {
-	r->mbytes = raw_bytes_of(r->npad, r->type, r->arcs, first_bit(r->todo));
+	r->mbytes = raw_bytes_of(r->z, first_bit(r->todo));
 	r->nblk = (r->mbytes + r->block - 1) / r->block;
 }
 
@@ -490,7 +490,7 @@ int rd_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows, st_erro
 		lib_fail(err, "%s: no matrix left to read: the stream holds %d", r->name, r->nmat);
 		return -1;
 	}
-	if (mode == READ_ROWS && first_bit(r->todo) == ST_ARCS) {
+	if (mode == READ_ROWS && first_bit(r->todo) & (ST_ARCS | ST_ORDER)) {
 		lib_fail(err, "%s: %s", r->name, ST_ARCS_REFUSAL);
 		return -1;
 	}
@@ -773,7 +773,7 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 	for (uint32_t bit; (bit = st_next_matrix(r));) {
 		const uint64_t bytes = st_matrix_bytes_of(&m->h, bit);
 		void **slot = bit == ST_WEIGHTS ? &m->weights : bit == ST_DIST ? &m->dist
-		            : bit == ST_PRED    ? &m->pred    : &m->arcs;
+		            : bit == ST_PRED    ? &m->pred    : bit == ST_ARCS ? &m->arcs : &m->order;
 		if (!(*slot = malloc(bytes ? (size_t)bytes : 1))) {
 			lib_fail(err, "%s: out of memory: %llu bytes for the %s", display_name(name),
 			       (unsigned long long)bytes, matrix_name(bit));
@@ -782,6 +782,8 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 		if (st_read_matrix(r, *slot, err) < 0)
 			goto fail;
 		if (bit == ST_ARCS && st_arcs_check(display_name(name), &m->h, m->arcs, err) < 0)
+			goto fail;
+		if (bit == ST_ORDER && st_order_check(display_name(name), &m->h, m->order, err) < 0)
 			goto fail;
 	}
 	if (st_reader_close(r, err) < 0) {
@@ -802,5 +804,6 @@ void st_matrices_free(st_matrices *m)
 	free(m->dist);
 	free(m->pred);
 	free(m->arcs);
-	m->weights = m->dist = m->pred = m->arcs = NULL;
+	free(m->order);
+	m->weights = m->dist = m->pred = m->arcs = m->order = NULL;
 }

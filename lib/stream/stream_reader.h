@@ -20,7 +20,7 @@ struct st_reader {
 	uint32_t block;
 	uint64_t npad, mbytes, nblk;  /* of the next matrix (matrix_sizes) */
 	uint32_t type;               /* the header's element type */
-	uint64_t arcs;               /* the header's arc count */
+	struct sizes z;              /* what the matrices' sizes depend on */
 	uint32_t todo;              /* matrix bits not yet read */
 	int nmat;
 	size_t slot;                /* bytes per block buffer */

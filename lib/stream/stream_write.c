@@ -58,7 +58,7 @@ struct st_writer {
 	uint32_t block;
 	uint64_t mbytes, nblk;  /* bytes and blocks of the matrix cur */
 	uint64_t npad;
-	uint64_t arcs; /* the header's arc count */
+	struct sizes z;         /* what the matrices' sizes depend on */
 	uint32_t type;          /* the header's element type */
 	uint32_t todo;          /* matrix bits not yet ended */
 	uint32_t cur;           /* the matrix being written, 0 when none is left */
@@ -119,7 +119,7 @@ static int wfail(st_writer *w, st_error *err)
 /* Bytes of the matrix given by its bit (0: none). */
 static uint64_t matrix_bytes(const st_writer *w, uint32_t matrix)
 {
-	return raw_bytes_of(w->npad, w->type, w->arcs, matrix);
+	return raw_bytes_of(w->z, matrix);
 }
 
 /* The byte and block counts of the matrix cur (0 when none is left). */
@@ -145,7 +145,7 @@ static int writer_setup(st_writer *w, const st_header *h, int level, int threads
 	w->block = h->block;
 	w->npad = h->npad;
 	w->type = h->type;
-	w->arcs = h->arcs;
+	w->z = sizes_of(h);
 	/* buffers for the largest matrix */
 	const uint64_t most = largest_matrix(h);
 	w->nb = batch_blocks(w->threads, w->block, (most + h->block - 1) / h->block);
@@ -179,7 +179,7 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	}
 
 	/* version 2 where the arcs are counted after the fixed fields */
-	const int arcs = h->matrices == ST_ARCS;
+	const int arcs = (h->matrices & ST_ARCS) != 0;
 	const size_t fixed = HDR_FIXED + (arcs ? HDR_ARCS : 0), hlen = fixed + plen + 4;
 	unsigned char *b = malloc(hlen);
 	if (!b) {
@@ -849,7 +849,10 @@ int st_write_all(int fd, const st_header *h, const void *weights,
 		return -1;
 	for (uint32_t bits = h->matrices, bit; (bit = first_bit(bits)); bits &= ~bit) {
 		/* (a list of arcs: its records as weights) */
-		const void *src = bit == ST_WEIGHTS || bit == ST_ARCS ? weights : bit == ST_DIST ? dist : pred;
+		const void *src = bit == ST_WEIGHTS || bit == ST_ARCS ? weights
+		                : bit == ST_DIST                     ? dist
+		                : bit == ST_PRED                     ? pred
+		                                                     : NULL; /* (an order: st_write_matrix) */
 		if (!src) {
 			lib_fail(err, "no data given for the %s the header announces", matrix_name(bit));
 			st_writer_abort(w);

@@ -61,6 +61,24 @@ expect_true "auto: mtx2bin, a road of n = 8464 from text becomes a list" \
 expect_true "gengraph --road 600x600 -L arcs: no matrix, in the memory of its arcs" \
 	'$g --road 600x600 -L arcs | $BIN/apsp-info --json | grep -q "\"n\":360000,"'
 
+# The sparse engine's order kept beside the list (--keep-order): taken by
+# the engine instead of computing it, the same figures; --order natural
+# still asks for none; only beside a list.
+$g --road 60x60 -w 1:1000 -s 3 -L arcs --keep-order -o $T/ko
+$g --road 60x60 -w 1:1000 -s 3 -L arcs -o $T/nko
+expect_true "--keep-order: the engine takes the order kept, the same figures" \
+	'$c -v --stats --summary $T/ko 2>$T/v >$T/s1 && grep -q "(kept in the stream)" $T/v &&
+	 $c --stats --summary $T/nko | cmp -s - $T/s1'
+expect_true "--keep-order: the same distances as without it" \
+	'$c --engine sparse --no-paths -o $T/x1 $T/ko && $c --engine sparse --no-paths -o $T/x2 $T/nko &&
+	 $BIN/apsp-diff -q $T/x1 $T/x2'
+expect_true "--order natural leaves the kept order aside" \
+	'$c -v --engine sparse --order natural --stats $T/ko 2>&1 >/dev/null | grep "sparse engine:" | grep -vq kept'
+expect_true "apsp-info shows the order kept" '$BIN/apsp-info $T/ko | grep -q "^  order  "'
+expect_true "mtx2bin --keep-order: the engine takes it too" \
+	'$m -L arcs --keep-order -o $T/mko $T/r.mtx && $c -v --stats $T/mko 2>&1 >/dev/null | grep -q "(kept in the stream)"'
+expect_stderr "--keep-order beside a matrix is a usage error" 2 "give --layout arcs" '$m --keep-order $T/r.mtx'
+
 # Readers that need a matrix refuse a list by name.
 expect_stderr "apsp-stats refuses a list of arcs by name" 2 "a graph as a list of arcs: run apsp-cpu or apsp-gpu first" \
 	'$BIN/apsp-stats $T/ra'
@@ -96,6 +114,27 @@ PY
 	expect_stderr "apsp-cpu names the arc out of order" 2 "unsorted: arc 1 .0 -> 1.: out of order" '$c -o $T/x $T/unsorted'
 	expect_stderr "bin2mtx names it too" 2 "unsorted: arc 1 .0 -> 1.: out of order" '$b $T/unsorted'
 	expect_true "apsp-info reads it (its blocks whole)" '$BIN/apsp-info -c $T/unsorted | grep -q "arc count     2"'
+	# a kept order that is no permutation (vertex 0 twice)
+	$py - $T/badorder <<'PY'
+import struct, sys, zlib
+def tag(bit, k):
+    M = (1 << 64) - 1
+    x = ((bit << 48) ^ k) & M
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M
+    return (x ^ (x >> 31)) & 0xFFFFFFFF
+def matrix(bit, raw):
+    return (struct.pack("<IIII", len(raw), len(raw), zlib.crc32(raw) ^ tag(bit, 0), 0) + raw
+            + struct.pack("<IIII", 0, 0, 1, 0x4D444E45))
+hd = b"\x89APM\r\n\x1a\n" + struct.pack("<IIQQIIIIiqI", 2, 76, 2, 2, 1, 8 | 16, 1, 1 << 20,
+                                          1073741823, -1, 0) + struct.pack("<Q", 2)
+hd += struct.pack("<I", zlib.crc32(hd))
+arcs = struct.pack("<IIi", 0, 1, 5) + struct.pack("<IIi", 1, 0, 5)
+order = struct.pack("<ii", 0, 0)
+open(sys.argv[1], "wb").write(hd + matrix(8, arcs) + matrix(16, order) + struct.pack("<IIII", 0, 0, 2, 0x53444E45))
+PY
+	expect_stderr "a kept order that is no permutation is named" 2 "badorder: vertex order, position 1: vertex 0 a second time" \
+		'$c --stats $T/badorder'
 else
 	skip "apsp-cpu names the arc out of order" "no python3 with zlib"
 fi

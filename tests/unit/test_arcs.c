@@ -172,6 +172,14 @@ static void test_check(void)
 	memcpy(a + 8, &nan, 4);
 	st_error err;
 	T_CHECK("arcs: a float32 NaN weight is refused", st_arcs_check("g", &h, a, &err) < 0);
+	/* a kept order: a permutation of the n vertices */
+	const int32_t good[4] = {2, 0, 3, 1}, twice[4] = {2, 0, 2, 1}, out[4] = {2, 0, 4, 1};
+	h.n = 4;
+	T_CHECK("order: a permutation is taken", st_order_check("g", &h, good, &err) == 0);
+	T_CHECKF(st_order_check("g", &h, twice, &err) < 0 && strstr(err.msg, "position 2: vertex 2 a second time"),
+	         "order: a vertex twice is named (%s)", err.msg);
+	T_CHECKF(st_order_check("g", &h, out, &err) < 0 && strstr(err.msg, "vertex 4 out of range"),
+	         "order: a vertex out of range is named (%s)", err.msg);
 }
 
 /* gio_arcs takes the matrix's view: each pair once at its least weight,
