@@ -4,7 +4,9 @@
 # third of its streets removed, weights 1..1000, as Matrix Market text in
 # /dev/shm), each run twice; the dense engine on the first size only (it is
 # refused beyond n = 193088 on one H200); apsp-cpu's sparse engine beside
-# on the first size.  The summaries must be the same bytes.  Not a test.
+# on the first size; then the same graph as a list of arcs with the vertex
+# order kept beside it (gengraph --layout arcs --keep-order), whose runs
+# skip the ordering.  The summaries must be the same bytes.  Not a test.
 #   sh bench/sparse-road.sh [K...]      (default: 355 514, n = 126025 and 264196)
 set -u
 bin=$(cd "$(dirname "$0")/.." && pwd)/bin
@@ -31,5 +33,9 @@ for k in $sizes; do
 		run "road $k apsp-cpu" apsp-cpu sparse "$dir/road.mtx"
 		cmp -s "$dir/road $k apsp-cpu.sum" "$dir/road $k sparse.sum" && echo "the same summary"
 	fi
+	"$bin/gengraph" --road "${k}x$k" -w 1:1000 -s 1 -L arcs --keep-order -o "$dir/road.apm"
+	run "road $k kept" apsp-gpu sparse "$dir/road.apm"
+	run "road $k kept" apsp-gpu sparse "$dir/road.apm"
+	cmp -s "$dir/road $k kept.sum" "$dir/road $k sparse.sum" && echo "the same summary"
 	first=0
 done

@@ -51,10 +51,12 @@ struct StatsMem {
 };
 
 // Device x's figures of its rows into ds; its in figures start from ds's
-// (the devices' before it; empty: zeros).
+// (the devices' before it; empty: zeros).  at: the position of each vertex
+// on the device where the run has an order (one band), so that the floating
+// sums are added in the vertices' order, as apsp-stats adds a result's.
 template <typename T>
 int stats_of_device(Err e, const Devs &v, const Dev &x, uint64_t n, const long long *h,
-                    DevStats &ds)
+                    const int32_t *at, DevStats &ds)
 {
 	using S = typename StatsElem<T>::Sum;
 	constexpr bool I = std::is_same<S, long long>::value;
@@ -87,10 +89,10 @@ int stats_of_device(Err e, const Devs &v, const Dev &x, uint64_t n, const long l
 		                                                     oreach, osum, oecc);
 	else
 		stats_rows_ordered<T><<<(rows + 127) / 128, 128, 0, x.s>>>(d, v.npad, (int)n, first, end,
-		                                                          oreach, osum, oecc);
+		                                                          at, oreach, osum, oecc);
 	CUDA_TRY(cudaGetLastError());
-	stats_cols<T><<<cblocks, 256, 0, x.s>>>(d, v.npad, (int)n, first, end, h, ireach, isum, iecc,
-	                                       harm);
+	stats_cols<T><<<cblocks, 256, 0, x.s>>>(d, v.npad, (int)n, first, end, at, h, ireach, isum,
+	                                       iecc, harm);
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaMemcpyAsync(ds.out_reach.data(), oreach, n * 8, cudaMemcpyDeviceToHost, x.s));
 	CUDA_TRY(cudaMemcpyAsync(ds.in_reach.data(), ireach, n * 8, cudaMemcpyDeviceToHost, x.s));
@@ -172,9 +174,10 @@ int stats_run(Err e, Devs &v, uint64_t n, bool is_int, bool lanes16, const Reord
 	for (int g = v.first; g < v.last && rc == 0; g++) {
 		const Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
-		if (lanes16  ? stats_of_device<short>(e, v, x, n, hd[g], ds)
-		    : is_int ? stats_of_device<int>(e, v, x, n, hd[g], ds)
-		             : stats_of_device<float>(e, v, x, n, hd[g], ds))
+		const int32_t *at = ro ? ro->pos : nullptr; // (an order: one device)
+		if (lanes16  ? stats_of_device<short>(e, v, x, n, hd[g], at, ds)
+		    : is_int ? stats_of_device<int>(e, v, x, n, hd[g], at, ds)
+		             : stats_of_device<float>(e, v, x, n, hd[g], at, ds))
 			rc = -1;
 		else
 			put_stats(ds, n, is_int, ro ? ro->host : nullptr, false, out);
@@ -275,8 +278,8 @@ int stats_ranks(Err e, Devs &v, uint64_t n, bool is_int, const int64_t *potentia
 			set_in(ds, is_int, n, w);
 	}
 	if (rc == 0)
-		rc = is_int ? stats_of_device<int>(e, v, x, n, hd[rank], ds)
-		            : stats_of_device<float>(e, v, x, n, hd[rank], ds);
+		rc = is_int ? stats_of_device<int>(e, v, x, n, hd[rank], nullptr, ds)
+		            : stats_of_device<float>(e, v, x, n, hd[rank], nullptr, ds);
 	potentials_free(v, hd);
 	if (rc == 0 && rank + 1 < ranks) {
 		w = in_words(ds, is_int, n);

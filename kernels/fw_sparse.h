@@ -36,8 +36,9 @@ struct fws_timing {
 
 /* All rows of f's graph on device: into stats (gs_init'ed for f's n and
  * type) where it is not NULL, else to take; at most most sources a batch
- * (0: as many as 16 GiB holds).  0, or -1 with err set (too large for
- * the device: the message says what it needs; a CUDA error; take stopped). */
+ * (0: as many as 16 GiB holds, or a twentieth of the n x n matrix where
+ * that is more).  0, or -1 with err set (too large for the device: the
+ * message says what it needs; a CUDA error; take stopped). */
 int fws_solve(int device, const el_factor *f, gs_stats *stats, fws_rows_fn *take, void *ctx,
               uint64_t most, struct fws_timing *t, char *err, size_t errlen);
 

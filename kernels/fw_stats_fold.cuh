@@ -111,8 +111,11 @@ stats_rows(const T *__restrict__ d, int npad, int n, int first, int end,
 // The same with a thread a row, its entries in order: float32 sums, whose
 // bits depend on the order of the additions, then equal the host's fold
 // (int32 sums are exact in any order, and take the faster kernel above).
+// at (where not NULL): the run's position of each vertex, the entries then
+// taken in the vertices' order, as the result's rows hold them.
 template <typename T>
 __global__ void stats_rows_ordered(const T *__restrict__ d, int npad, int n, int first, int end,
+                                   const int32_t *__restrict__ at,
                                    unsigned long long *__restrict__ reach,
                                    typename StatsElem<T>::Sum *__restrict__ sum,
                                    typename StatsElem<T>::Sum *__restrict__ ecc)
@@ -122,17 +125,21 @@ __global__ void stats_rows_ordered(const T *__restrict__ d, int npad, int n, int
 		return;
 	const T *row = d + (size_t)i * npad;
 	Running<T> f;
-	for (int j = 0; j < n; j++)
+	for (int k = 0; k < n; k++) {
+		const int j = at ? at[k] : k;
 		f.add(row[j], nullptr, i, j, false);
+	}
 	reach[i] = f.c, sum[i] = f.s, ecc[i] = f.m;
 }
 
 // Column j over the band's rows first .. end - 1 in order, added to the
 // running figures of the devices before (the same order of additions as
-// the host's fold of a stream, lib/stats/stats.c, so the same bits).
+// the host's fold of a stream, lib/stats/stats.c, so the same bits; at, as
+// above: the rows in the vertices' order, a run in one band).
 template <typename T>
 __global__ void stats_cols(const T *__restrict__ d, int npad, int n, int first, int end,
-                           const long long *__restrict__ h, unsigned long long *__restrict__ reach,
+                           const int32_t *__restrict__ at, const long long *__restrict__ h,
+                           unsigned long long *__restrict__ reach,
                            typename StatsElem<T>::Sum *__restrict__ sum,
                            typename StatsElem<T>::Sum *__restrict__ ecc, double *__restrict__ harm)
 {
@@ -141,8 +148,10 @@ __global__ void stats_cols(const T *__restrict__ d, int npad, int n, int first, 
 		return;
 	Running<T> f;
 	f.c = reach[j], f.s = sum[j], f.m = ecc[j], f.hs = harm[j];
-	for (int i = first; i < end; i++)
+	for (int k = first; k < end; k++) {
+		const int i = at ? at[k] : k;
 		f.add(d[(size_t)i * npad + j], h, i, j, true);
+	}
 	reach[j] = f.c, sum[j] = f.s, ecc[j] = f.m, harm[j] = f.hs;
 }
 

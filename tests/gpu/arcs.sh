@@ -13,8 +13,9 @@ need_gpu "apsp-gpu on a list of arcs"
 for t in int32 float32 float64; do
 	$BIN/gengraph --road 45x40 -w 1:1000 -s 7 -t $t -L arcs -o $T/a
 	$BIN/gengraph --road 45x40 -w 1:1000 -s 7 -t $t -L matrix -o $T/w
-	# (the sparse engine from the list, the dense one from the matrix: float
-	# sums along other paths may differ in their last bits)
+	# (the sparse engine from the list, the dense one from the matrix: the
+	# same int32 distances, so the same bytes; float sums along other paths
+	# may differ in their last bits)
 	tol=0; [ $t = float32 ] && tol=1e-5; [ $t = float64 ] && tol=1e-12
 	$gpu --stats $T/a >$T/s1 && $gpu --stats $T/w >$T/s2 && $c --stats $T/a >$T/s3
 	same_stats "$t --stats from the list: the matrix's figures (dense engine)" $T/s2 $T/s1 $tol

@@ -53,6 +53,17 @@ stats_gpu "grid, natural order" "$T/grid" --order natural
 if $BIN/apsp-cpu --help >/dev/null && $gpu --order nd "$T/grid" >/dev/null 2>&1; then
 	stats_gpu "grid, nested dissection" "$T/grid" --order nd
 	expect_true "-v: nd and on the device" 'grep -q "nested-dissection" "$T/v" && grep -q "folded on the device" "$T/v"'
+	# 32-bit distances (n = 1800: no 16-bit lanes) in a nested-dissection
+	# order: the floating sums (harmonic; float32 sums) added in the
+	# vertices' order, not the run's positions: apsp-stats' bytes
+	$g --grid 45x40 -w 1:1000 -s 27 -o "$T/g45"
+	$g --grid 45x40 -w 1:1000 -s 27 -t float32 -o "$T/g45f"
+	for f in g45 g45f; do
+		expect_true "--stats $f, nested dissection on 32 bits: apsp-stats' bytes" \
+			'$gpu --no-paths --order nd "$T/$f" -o "$T/r45.apm" && $s "$T/r45.apm" >"$T/a.tsv" &&
+			 $gpu -v --stats --order nd "$T/$f" >"$T/b.tsv" 2>"$T/v" && grep -q "nested-dissection" "$T/v" &&
+			 cmp -s "$T/a.tsv" "$T/b.tsv"'
+	done
 else
 	skip "--stats grid, nested dissection" "no METIS in this build"
 fi
