@@ -413,6 +413,14 @@ int solve_typed(Err e, int device, const el_factor *f, gs_stats *st, fws_rows_fn
 
 } // namespace
 
+int fws_start(int device, char *err, size_t errlen)
+{
+	Err e{err, errlen};
+	CUDA_TRY(cudaSetDevice(device));
+	CUDA_TRY(cudaFree(nullptr));
+	return 0;
+}
+
 int fws_solve(int device, const el_factor *f, gs_stats *stats, fws_rows_fn *take, void *ctx,
               uint64_t most, struct fws_timing *t, char *err, size_t errlen)
 {

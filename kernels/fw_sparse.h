@@ -39,6 +39,11 @@ struct fws_timing {
  * (0: as many as 16 GiB holds, or a twentieth of the n x n matrix where
  * that is more).  0, or -1 with err set (too large for the device: the
  * message says what it needs; a CUDA error; take stopped). */
+/* The device's context made (cudaSetDevice and a first call), so that
+ * fws_solve finds it ready: for a thread of the caller's, beside the host's
+ * work.  0, or -1 with err set. */
+int fws_start(int device, char *err, size_t errlen);
+
 int fws_solve(int device, const el_factor *f, gs_stats *stats, fws_rows_fn *take, void *ctx,
               uint64_t most, struct fws_timing *t, char *err, size_t errlen);
 

@@ -24,11 +24,18 @@
  * left, so its exit status, not an abort, ends the job. */
 static int alone_now;
 
+/* The sparse route's device, started beside the host's work (joined
+ * before an exit: a process must not end while a thread makes its CUDA
+ * context). */
+static struct gpusparse_dev *sparse_dev;
+
 static void before_death(void)
 {
 	if (ranks_count() > 1 && !alone_now)
 		ranks_abort(EXIT_TROUBLE);
 	gpustart_join();
+	if (sparse_dev)
+		gpusparse_end(sparse_dev);
 }
 
 /* Processes other than 0 of an MPI run: their band of the rows, with
@@ -746,14 +753,20 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 	void *gathered = NULL; /* an MPI run's bands, gathered on process 0 */
 	switch (p->route) {
 	case GPU_SPARSE: {
+		struct gpusparse_dev dev = {.device = g->o.device};
+		gpusparse_begin(&dev); /* (beside the host's order and elimination) */
+		sparse_dev = &dev;
 		const struct sparse_job job = {
 			.mode = a->engine_mode, .order = a->order, .paths = g->o.paths,
 			.checkpoint = g->ck.path || g->ck.resume, .input = a->input,
 			.form = a->stats ? &a->form : NULL, .threads = g->threads, .streams = 0,
-			.device_rows = gpusparse_rows, .device_ctx = &g->o.device};
+			.device_rows = gpusparse_rows, .device_ctx = &dev};
 		void *read = NULL;
 		char why[200];
-		if (sparse_run(&job, g->r, &g->in, g->out, g->sout, &read, why, sizeof why)) {
+		const int ran = sparse_run(&job, g->r, &g->in, g->out, g->sout, &read, why, sizeof why);
+		gpusparse_end(&dev);
+		sparse_dev = NULL;
+		if (ran) {
 			g->r = NULL; /* (freed there) */
 			return EXIT_OK;
 		}

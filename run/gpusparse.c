@@ -8,10 +8,31 @@
 #include "fw_sparse.h"
 #include "tool.h"
 
+static void *start(void *arg)
+{
+	struct gpusparse_dev *d = arg;
+	d->rc = fws_start(d->device, d->err, sizeof d->err);
+	return NULL;
+}
+
+void gpusparse_begin(struct gpusparse_dev *d)
+{
+	d->started = pthread_create(&d->thread, NULL, start, d) == 0;
+}
+
+void gpusparse_end(struct gpusparse_dev *d)
+{
+	if (d->started)
+		pthread_join(d->thread, NULL);
+	d->started = 0;
+}
+
 int gpusparse_rows(void *ctx, const el_factor *f, gs_stats *stats, el_rows_fn *take,
                    void *take_ctx, char *info, size_t len)
 {
-	const int device = *(const int *)ctx;
+	struct gpusparse_dev *d = ctx;
+	const int device = d->device;
+	gpusparse_end(d); /* (its error, where it failed, comes again below) */
 	struct fws_timing t;
 	/* Tests: at most this many sources a batch (several batches on a
 	 * small graph). */

@@ -94,28 +94,10 @@ expect_stderr "gengraph --layout with -F mtx" 2 "not with -F mtx" '$g --road 3x3
 cp $T/ra $T/bad && printf '\377' | dd of=$T/bad bs=1 seek=200 conv=notrunc 2>/dev/null
 expect_stderr "a damaged list of arcs is refused" 2 "CRC|corrupt|damaged" '$c -o $T/x $T/bad'
 if find_python zlib; then
-	# a list whose second arc comes before its first, with good CRCs
-	$py - $T/unsorted <<'PY'
-import struct, sys, zlib
-recs = struct.pack("<IIi", 1, 0, 5) + struct.pack("<IIi", 0, 1, 5)
-def tag(bit, k):
-    M = (1 << 64) - 1
-    x = ((bit << 48) ^ k) & M
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M
-    return (x ^ (x >> 31)) & 0xFFFFFFFF
-hd = b"\x89APM\r\n\x1a\n" + struct.pack("<IIQQIIIIiqI", 2, 76, 2, 2, 1, 8, 1, 1 << 20,
-                                          1073741823, -1, 0) + struct.pack("<Q", 2)
-hd += struct.pack("<I", zlib.crc32(hd))
-blk = struct.pack("<IIII", len(recs), len(recs), zlib.crc32(recs) ^ tag(8, 0), 0) + recs
-end = struct.pack("<IIII", 0, 0, 1, 0x4D444E45) + struct.pack("<IIII", 0, 0, 1, 0x53444E45)
-open(sys.argv[1], "wb").write(hd + blk + end)
-PY
-	expect_stderr "apsp-cpu names the arc out of order" 2 "unsorted: arc 1 .0 -> 1.: out of order" '$c -o $T/x $T/unsorted'
-	expect_stderr "bin2mtx names it too" 2 "unsorted: arc 1 .0 -> 1.: out of order" '$b $T/unsorted'
-	expect_true "apsp-info reads it (its blocks whole)" '$BIN/apsp-info -c $T/unsorted | grep -q "arc count     2"'
-	# a kept order that is no permutation (vertex 0 twice)
-	$py - $T/badorder <<'PY'
+	# streams of two vertices made by hand, their CRCs good: a list whose
+	# second arc comes before its first; a kept order that is no
+	# permutation (vertex 0 twice)
+	$py - $T/unsorted $T/badorder <<'PY'
 import struct, sys, zlib
 def tag(bit, k):
     M = (1 << 64) - 1
@@ -126,13 +108,19 @@ def tag(bit, k):
 def matrix(bit, raw):
     return (struct.pack("<IIII", len(raw), len(raw), zlib.crc32(raw) ^ tag(bit, 0), 0) + raw
             + struct.pack("<IIII", 0, 0, 1, 0x4D444E45))
-hd = b"\x89APM\r\n\x1a\n" + struct.pack("<IIQQIIIIiqI", 2, 76, 2, 2, 1, 8 | 16, 1, 1 << 20,
-                                          1073741823, -1, 0) + struct.pack("<Q", 2)
-hd += struct.pack("<I", zlib.crc32(hd))
-arcs = struct.pack("<IIi", 0, 1, 5) + struct.pack("<IIi", 1, 0, 5)
-order = struct.pack("<ii", 0, 0)
-open(sys.argv[1], "wb").write(hd + matrix(8, arcs) + matrix(16, order) + struct.pack("<IIII", 0, 0, 2, 0x53444E45))
+def stream(path, bits, *parts):
+    hd = b"\x89APM\r\n\x1a\n" + struct.pack("<IIQQIIIIiqI", 2, 76, 2, 2, 1, bits, 1, 1 << 20,
+                                              1073741823, -1, 0) + struct.pack("<Q", 2)
+    hd += struct.pack("<I", zlib.crc32(hd))
+    body = b"".join(matrix(bit, raw) for bit, raw in parts)
+    open(path, "wb").write(hd + body + struct.pack("<IIII", 0, 0, len(parts), 0x53444E45))
+arc = lambda u, v, w: struct.pack("<IIi", u, v, w)
+stream(sys.argv[1], 8, (8, arc(1, 0, 5) + arc(0, 1, 5)))
+stream(sys.argv[2], 8 | 16, (8, arc(0, 1, 5) + arc(1, 0, 5)), (16, struct.pack("<ii", 0, 0)))
 PY
+	expect_stderr "apsp-cpu names the arc out of order" 2 "unsorted: arc 1 .0 -> 1.: out of order" '$c -o $T/x $T/unsorted'
+	expect_stderr "bin2mtx names it too" 2 "unsorted: arc 1 .0 -> 1.: out of order" '$b $T/unsorted'
+	expect_true "apsp-info reads it (its blocks whole)" '$BIN/apsp-info -c $T/unsorted | grep -q "arc count     2"'
 	expect_stderr "a kept order that is no permutation is named" 2 "badorder: vertex order, position 1: vertex 0 a second time" \
 		'$c --stats $T/badorder'
 else

@@ -14,18 +14,25 @@
 
 #include "stream.h"
 
+/* The seed file dir/name, created (path: its name, for messages). */
+static int open_seed(const char *dir, const char *name, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	return fd;
+}
+
 static void seed(const char *dir, const char *name, uint64_t n, uint64_t pad, enum st_type type,
                  uint32_t matrices, uint32_t block, int level, uint32_t flags)
 {
 	char path[512];
 	st_header h;
 	st_error err;
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(path);
-		exit(1);
-	}
+	int fd = open_seed(dir, name, path, sizeof path);
 	st_header_init(&h, n, pad, type);
 	h.matrices = matrices;
 	h.flags = flags;
@@ -68,12 +75,7 @@ static void seed_arcs(const char *dir, const char *name)
 	char path[512];
 	st_header h;
 	st_error err;
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(path);
-		exit(1);
-	}
+	int fd = open_seed(dir, name, path, sizeof path);
 	st_header_init(&h, 6, 1, ST_INT32);
 	h.matrices = ST_ARCS;
 	h.block = 40;
