@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _engine, _lib, _memory
 from ._errors import NegativeCycleError
-from ._graph import NULL_ATOL, dense_graph, _is_sparse, _square
+from ._graph import NULL_ATOL, arcs as _arcs, dense_graph, _is_sparse, _square
 
 METHODS = ("auto", "FW", "D", "BF", "J")
 
@@ -73,7 +73,6 @@ def _sparse_rows(csgraph, idx, directed, unweighted, threads):
     engine (fw_sparse_rows in lib/fw.h: elimination in nested-dissection
     order, only those rows made, no n x n matrix), or None where it
     declines (over 32 arcs a vertex, or a fill over n^2/16 entries)."""
-    from ._stats import _arcs  # (the arcs as scipy reads the graph)
     n, u, v, w = _arcs(csgraph, directed, unweighted)
     if n < 2 or len(w) > 32 * n:
         return None

@@ -92,3 +92,23 @@ def dense_graph(csgraph, directed=True, unweighted=False, overwrite=False):
     if np.isneginf(dist).any():
         raise ValueError("an edge weight is -infinity")
     return dist
+
+
+def arcs(g, directed, unweighted):
+    """A scipy.sparse graph's arcs by scipy's conventions (stored entries are
+    edges, explicit zeros too; +inf is none; the smallest of repeats; the
+    diagonal ignored): n, and from, to (uint32) and weights (float64)."""
+    n = _square(g.shape, "a scipy.sparse matrix")
+    g = g.tocoo()
+    w = np.asarray(g.data, dtype=np.float64)
+    if np.isnan(w).any():
+        raise ValueError("a stored edge weight is NaN")
+    if np.isneginf(w).any():
+        raise ValueError("an edge weight is -infinity")
+    keep = (g.row != g.col) & np.isfinite(w)
+    u, v, w = g.row[keep].astype(np.uint32), g.col[keep].astype(np.uint32), w[keep]
+    if unweighted:
+        w = np.ones_like(w)
+    if not directed:
+        u, v, w = np.concatenate((u, v)), np.concatenate((v, u)), np.concatenate((w, w))
+    return n, np.ascontiguousarray(u), np.ascontiguousarray(v), np.ascontiguousarray(w)

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _engine, _lib, _memory
 from ._errors import NegativeCycleError
-from ._graph import dense_graph, _is_sparse, _square
+from ._graph import arcs as _arcs, dense_graph, _is_sparse
 
 COLUMNS = ("vertex", "out_reach", "in_reach", "out_sum", "in_sum", "out_eccentricity",
            "in_eccentricity", "closeness", "harmonic")
@@ -71,26 +71,6 @@ def _folded(n, add, undirected):
     table["summary"] = {"n": n, "pairs": m.pairs, "diameter": m.diameter, "radius": m.radius,
                         "average": m.average, "wiener": m.wiener}
     return table
-
-
-def _arcs(g, directed, unweighted):
-    """A scipy.sparse graph's arcs by scipy's conventions (stored entries are
-    edges, explicit zeros too; +inf is none; the smallest of repeats; the
-    diagonal ignored): n, and from, to (uint32) and weights (float64)."""
-    n = _square(g.shape, "a scipy.sparse matrix")
-    g = g.tocoo()
-    w = np.asarray(g.data, dtype=np.float64)
-    if np.isnan(w).any():
-        raise ValueError("a stored edge weight is NaN")
-    if np.isneginf(w).any():
-        raise ValueError("an edge weight is -infinity")
-    keep = (g.row != g.col) & np.isfinite(w)
-    u, v, w = g.row[keep].astype(np.uint32), g.col[keep].astype(np.uint32), w[keep]
-    if unweighted:
-        w = np.ones_like(w)
-    if not directed:
-        u, v, w = np.concatenate((u, v)), np.concatenate((v, u)), np.concatenate((w, w))
-    return n, np.ascontiguousarray(u), np.ascontiguousarray(v), np.ascontiguousarray(w)
 
 
 def _declare_arcs(lib):
