@@ -1,4 +1,4 @@
-// fw_sparse.cu - the sparse engine on one GPU (see fw_sparse.h): the
+// fw_sparse.cu - the sparse engine on one GPU or several (see fw_sparse.h): the
 // factor (lib/sparse/elim.h) and its plan for the down sweep to the device
 // once, then a batch of sources at a time through the kernels of
 // fw_sweeps.cuh, each batch folded into the statistics where the sweeps
@@ -294,53 +294,228 @@ uint64_t batch_size(uint64_t n, uint64_t es, size_t free_bytes, bool to_host)
 	return std::min(rounded, (n + 31) / 32 * 32);
 }
 
-template <typename T>
-int solve_typed(Err e, int device, const el_factor *f, gs_stats *st, fws_rows_fn *take, void *ctx,
-                uint64_t most, fws_timing *t)
-{
+// One device's part of a run: the factor, the figures (its sources' out
+// figures; the in figures as they pass through it), a batch's distances
+// (and rows for the host), events: 0 .. 4 around a batch's kernels, 5 its
+// in figures folded.
+template <typename T> struct DevRun {
 	using S = typename StatsElem<T>::Sum;
-	const uint64_t n = f->n, E = f->first[n], es = sizeof(T);
+	int id = -1;
 	Mem m;
-	CUDA_TRY(cudaSetDevice(device));
-	cudaDeviceProp prop;
-	CUDA_TRY(cudaGetDeviceProperties(&prop, device));
-	snprintf(t->device_name, sizeof t->device_name, "%s", prop.name);
-	for (auto &x : m.ev)
-		CUDA_TRY(cudaEventCreate(&x));
-	double t0 = lib_now();
 	DevFactor df;
-	int slots[2];
-	if (factor_up(e, m, f, df, slots))
+	int slots[2] = {};
+	size_t top_smem = 0, smem = 0;
+	DevFigures<S> g;
+	T *d = nullptr, *rows = nullptr;
+	cudaEvent_t folded = nullptr;
+	~DevRun()
+	{
+		if (id >= 0)
+			cudaSetDevice(id); // (m's memory freed on its own device)
+		if (folded)
+			cudaEventDestroy(folded);
+	}
+};
+
+// Device x made ready: its events, the factor, the kernels' shared memory,
+// zeroed figures (st: statistics asked).
+template <typename T> int dev_setup(Err e, DevRun<T> &x, const el_factor *f, bool st)
+{
+	const uint64_t n = f->n, es = sizeof(T);
+	CUDA_TRY(cudaSetDevice(x.id));
+	for (auto &ev : x.m.ev)
+		CUDA_TRY(cudaEventCreate(&ev));
+	CUDA_TRY(cudaEventCreateWithFlags(&x.folded, cudaEventDisableTiming));
+	if (factor_up(e, x.m, f, x.df, x.slots))
 		return -1;
-	const int th = sweep_threads<T>(); // the parts'
-	const size_t top_smem = (size_t)(slots[0] + TOP_CHUNK) * 32 * es;
-	const size_t smem = (size_t)slots[1] * SWEEP_R * th * es;
+	x.top_smem = (size_t)(x.slots[0] + TOP_CHUNK) * 32 * es;
+	x.smem = (size_t)x.slots[1] * SWEEP_R * sweep_threads<T>() * es;
 	for (auto k : {(const void *)sweep_top<T, true>, (const void *)sweep_top<T, false>})
 		CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-		                              (int)top_smem));
+		                              (int)x.top_smem));
 	for (auto k : {(const void *)sweep_down<T, true>, (const void *)sweep_down<T, false>})
-		CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-	DevFigures<S> g;
-	if (st && figures_zeroed(e, m, n, g))
+		CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                              (int)x.smem));
+	if (st && figures_zeroed(e, x.m, n, x.g))
 		return -1;
 	CUDA_TRY(cudaDeviceSynchronize());
+	return 0;
+}
+
+// The batch of sources s0 .. s0 + count - 1 on device x, queued: the
+// sweeps; then the sources' own figures and, once prev (the device of the
+// batch before; nullptr: none) has folded its in figures, those figures
+// copied here and this batch's added (the columns' additions in the order
+// of the sources, whichever device holds them); or the rows to the host.
+template <typename T>
+int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, bool st,
+                bool check, uint64_t s0, int count, uint64_t S_)
+{
+	using S = typename StatsElem<T>::Sum;
+	const uint64_t n = f->n, es = sizeof(T);
+	const DevFactor &df = x.df;
+	T *d = x.d;
+	CUDA_TRY(cudaSetDevice(x.id));
+	CUDA_TRY(cudaEventRecord(x.m.ev[0]));
+	sweep_up<T><<<(count + 127) / 128, 128>>>((int)s0, count, (int)S_, df.first, df.upper,
+	                                         (const T *)df.up, df.pos, df.parent, d);
+	CUDA_TRY(cudaGetLastError());
+	CUDA_TRY(cudaEventRecord(x.m.ev[1]));
+	// the top, then the parts below it at once
+	const unsigned tiles = (unsigned)(count + 31) / 32;
+	if (check)
+		sweep_top<T, true><<<tiles, 32 * TOP_WARPS, x.top_smem>>>((int)s0, count, (int)S_, df,
+		                                                         (const T *)df.down, d);
+	else
+		sweep_top<T, false><<<tiles, 32 * TOP_WARPS, x.top_smem>>>((int)s0, count, (int)S_, df,
+		                                                          (const T *)df.down, d);
+	CUDA_TRY(cudaGetLastError());
+	const int th = sweep_threads<T>();
+	const dim3 grid((count + SWEEP_R * th - 1) / (SWEEP_R * th), df.parts);
+	if (grid.y > 0 && check)
+		sweep_down<T, true><<<grid, th, x.smem>>>((int)s0, count, (int)S_, df, (const T *)df.down,
+		                                          1, d);
+	else if (grid.y > 0)
+		sweep_down<T, false><<<grid, th, x.smem>>>((int)s0, count, (int)S_, df,
+		                                           (const T *)df.down, 1, d);
+	CUDA_TRY(cudaGetLastError());
+	CUDA_TRY(cudaEventRecord(x.m.ev[2]));
+	const DevFigures<S> &g = x.g;
+	if (st) { // folded where the sweeps left the distances
+		if (std::is_same<T, int>::value)
+			fold_out_int<<<(count + 31) / 32, 32 * FOLD_WARPS>>>(
+			        (const int *)d, (int)n, (int)S_, (int)s0, count, df.pos, g.reach[GS_OUT],
+			        (long long *)g.sum[GS_OUT], (long long *)g.ecc[GS_OUT]);
+		else
+			fold_out<T><<<(count + 127) / 128, 128>>>(d, (int)n, (int)S_, (int)s0, count, df.pos,
+			                                        g.reach[GS_OUT], g.sum[GS_OUT],
+			                                        g.ecc[GS_OUT]);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaEventRecord(x.m.ev[3]));
+		if (prev && prev != &x) { // the in figures so far, from the batch before's device
+			CUDA_TRY(cudaStreamWaitEvent(0, prev->folded, 0));
+			const DevFigures<S> &h = prev->g;
+			CUDA_TRY(cudaMemcpyPeerAsync(g.reach[GS_IN], x.id, h.reach[GS_IN], prev->id, n * 8));
+			CUDA_TRY(cudaMemcpyPeerAsync(g.sum[GS_IN], x.id, h.sum[GS_IN], prev->id,
+			                             n * sizeof(S)));
+			CUDA_TRY(cudaMemcpyPeerAsync(g.ecc[GS_IN], x.id, h.ecc[GS_IN], prev->id,
+			                             n * sizeof(S)));
+			CUDA_TRY(cudaMemcpyPeerAsync(g.harm, x.id, h.harm, prev->id, n * 8));
+		}
+		fold_in<T><<<(unsigned)((n + 127) / 128), 128>>>(d, (int)n, (int)S_, (int)s0, count,
+		                                                df.pos, g.reach[GS_IN], g.sum[GS_IN],
+		                                                g.ecc[GS_IN], g.harm);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaEventRecord(x.folded));
+	} else {
+		CUDA_TRY(cudaEventRecord(x.m.ev[3]));
+		to_rows<T><<<dim3((unsigned)((n + 31) / 32), (unsigned)((count + 31) / 32)),
+		             dim3(32, 8)>>>((int)n, count, (int)S_, df.pos, d, x.rows);
+		CUDA_TRY(cudaGetLastError());
+		CUDA_TRY(cudaMemcpyAsync(x.m.host, x.rows, (size_t)count * n * es,
+		                         cudaMemcpyDeviceToHost));
+	}
+	CUDA_TRY(cudaEventRecord(x.m.ev[4]));
+	return 0;
+}
+
+// The batch queued on x finished: its times into t, its rows (no
+// statistics) to take.
+template <typename T>
+int batch_done(Err e, DevRun<T> &x, bool st, fws_rows_fn *take, void *ctx, uint64_t s0, int count,
+               fws_timing *t)
+{
+	CUDA_TRY(cudaSetDevice(x.id));
+	CUDA_TRY(cudaEventSynchronize(x.m.ev[4]));
+	float ms[4];
+	for (int k = 0; k < 4; k++)
+		CUDA_TRY(cudaEventElapsedTime(&ms[k], x.m.ev[k], x.m.ev[k + 1]));
+	t->up_ms += ms[0], t->kernel_ms += ms[0] + ms[1];
+	t->fold_out_ms += ms[2], t->fold_ms += ms[2] + ms[3];
+	if (!st && take(ctx, s0, (uint64_t)count, x.m.host))
+		return fail(e, "the rows' writer stopped");
+	return 0;
+}
+
+// The figures of the run's devices into st: the out figures of each
+// device's sources (zero elsewhere: added up), the in figures as the last
+// batch's device left them.
+template <typename T>
+int figures_all(Err e, std::vector<DevRun<T>> &runs, const DevRun<T> &last, uint64_t n,
+                gs_stats *st)
+{
+	using S = typename StatsElem<T>::Sum;
+	std::vector<S> v(n), sum(n, 0), ecc(n, 0);
+	std::vector<unsigned long long> r(n), reach(n, 0);
+	for (auto &x : runs) {
+		CUDA_TRY(cudaSetDevice(x.id));
+		CUDA_TRY(cudaMemcpy(r.data(), x.g.reach[GS_OUT], n * 8, cudaMemcpyDeviceToHost));
+		for (uint64_t u = 0; u < n; u++)
+			reach[u] += r[u];
+		CUDA_TRY(cudaMemcpy(v.data(), x.g.sum[GS_OUT], n * sizeof(S), cudaMemcpyDeviceToHost));
+		for (uint64_t u = 0; u < n; u++)
+			sum[u] += v[u];
+		CUDA_TRY(cudaMemcpy(v.data(), x.g.ecc[GS_OUT], n * sizeof(S), cudaMemcpyDeviceToHost));
+		for (uint64_t u = 0; u < n; u++)
+			ecc[u] = std::max(ecc[u], v[u]);
+	}
+	for (uint64_t u = 0; u < n; u++) {
+		st->reach[GS_OUT][u] = reach[u];
+		((S *)st->sum[GS_OUT])[u] = sum[u]; // (int64_t or double)
+		((T *)st->ecc[GS_OUT])[u] = (T)ecc[u];
+	}
+	CUDA_TRY(cudaSetDevice(last.id));
+	CUDA_TRY(cudaMemcpy(st->reach[GS_IN], last.g.reach[GS_IN], n * 8, cudaMemcpyDeviceToHost));
+	CUDA_TRY(cudaMemcpy(v.data(), last.g.sum[GS_IN], n * sizeof(S), cudaMemcpyDeviceToHost));
+	for (uint64_t u = 0; u < n; u++)
+		((S *)st->sum[GS_IN])[u] = v[u];
+	CUDA_TRY(cudaMemcpy(v.data(), last.g.ecc[GS_IN], n * sizeof(S), cudaMemcpyDeviceToHost));
+	for (uint64_t u = 0; u < n; u++)
+		((T *)st->ecc[GS_IN])[u] = (T)v[u];
+	CUDA_TRY(cudaMemcpy(st->harmonic, last.g.harm, n * 8, cudaMemcpyDeviceToHost));
+	return 0;
+}
+
+template <typename T>
+int solve_typed(Err e, const int *ids, int G, const el_factor *f, gs_stats *st, fws_rows_fn *take,
+                void *ctx, uint64_t most, fws_timing *t)
+{
+	const uint64_t n = f->n, E = f->first[n], es = sizeof(T);
+	std::vector<DevRun<T>> runs(G);
+	double t0 = lib_now();
+	uint64_t S_ = UINT64_MAX;
+	double taken = 0;
+	for (int k = 0; k < G; k++) {
+		DevRun<T> &x = runs[k];
+		x.id = ids[k];
+		if (dev_setup(e, x, f, st != nullptr))
+			return -1;
+		if (k == 0) {
+			cudaDeviceProp prop;
+			CUDA_TRY(cudaGetDeviceProperties(&prop, x.id));
+			snprintf(t->device_name, sizeof t->device_name, "%s", prop.name);
+		}
+		size_t free_b, total_b;
+		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+		S_ = std::min(S_, batch_size(n, es, free_b, !st));
+		taken += (double)(total_b - free_b);
+	}
 	t->upload_ms = (lib_now() - t0) * 1e3;
-	size_t free_b, total_b;
-	CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-	uint64_t S_ = batch_size(n, es, free_b, !st);
 	if (most && S_ > most)
 		S_ = most;
 	if (S_ == 0)
 		return fail(e, "n = %llu: the sparse engine's batch of 32 sources needs %.1f GiB of device "
-		            "memory, %.1f GiB free", (unsigned long long)n,
-		            2.0 * 32 * (double)n * es / 1073741824.0, free_b / 1073741824.0);
-	T *d, *rows = nullptr; /* (the rows: for the host only) */
-	if (alloc(e, m, &d, n * S_ * es) || (!st && alloc(e, m, &rows, n * S_ * es)))
-		return -1;
-	if (!st)
-		CUDA_TRY(cudaMallocHost(&m.host, n * S_ * es));
+		            "memory, too much for device %d", (unsigned long long)n,
+		            2.0 * 32 * (double)n * es / 1073741824.0, ids[0]);
+	for (auto &x : runs) {
+		CUDA_TRY(cudaSetDevice(x.id));
+		if (alloc(e, x.m, &x.d, n * S_ * es) || (!st && alloc(e, x.m, &x.rows, n * S_ * es)))
+			return -1;
+		if (!st)
+			CUDA_TRY(cudaMallocHost(&x.m.host, n * S_ * es));
+	}
 	t->batch = S_;
-	t->device_bytes = (double)(total_b - free_b) + (st ? 1.0 : 2.0) * (double)(n * S_ * es);
+	t->device_bytes = taken + G * (st ? 1.0 : 2.0) * (double)(n * S_ * es);
 	// The finite arcs; int32 with a negative one: sums checked (sweep_down).
 	const T *up = (const T *)f->up, *down = (const T *)f->down;
 	const T inf = std::is_same<T, int>::value ? (T)ST_INF_I32 : (T)INFINITY;
@@ -349,69 +524,36 @@ int solve_typed(Err e, int device, const el_factor *f, gs_stats *st, fws_rows_fn
 		t->arcs += (uint64_t)(up[k] < inf) + (uint64_t)(down[k] < inf);
 		check |= std::is_same<T, int>::value && (up[k] < 0 || down[k] < 0);
 	}
-	for (uint64_t s0 = 0; s0 < n; s0 += S_) {
-		const int count = (int)std::min(S_, n - s0);
-		CUDA_TRY(cudaEventRecord(m.ev[0]));
-		sweep_up<T><<<(count + 127) / 128, 128>>>((int)s0, count, (int)S_, df.first, df.upper,
-		                                         (const T *)df.up, df.pos, df.parent, d);
-		CUDA_TRY(cudaGetLastError());
-		CUDA_TRY(cudaEventRecord(m.ev[1]));
-		// the top, then the parts below it at once
-		const unsigned tiles = (unsigned)(count + 31) / 32;
-		if (check)
-			sweep_top<T, true><<<tiles, 32 * TOP_WARPS, top_smem>>>((int)s0, count, (int)S_, df,
-			                                                         (const T *)df.down, d);
-		else
-			sweep_top<T, false><<<tiles, 32 * TOP_WARPS, top_smem>>>((int)s0, count, (int)S_, df,
-			                                                          (const T *)df.down, d);
-		CUDA_TRY(cudaGetLastError());
-		const dim3 grid((count + SWEEP_R * th - 1) / (SWEEP_R * th), df.parts);
-		if (grid.y > 0 && check)
-			sweep_down<T, true><<<grid, th, smem>>>((int)s0, count, (int)S_, df, (const T *)df.down,
-			                                        1, d);
-		else if (grid.y > 0)
-			sweep_down<T, false><<<grid, th, smem>>>((int)s0, count, (int)S_, df,
-			                                         (const T *)df.down, 1, d);
-		CUDA_TRY(cudaGetLastError());
-		CUDA_TRY(cudaEventRecord(m.ev[2]));
-		if (st) { // folded where the sweeps left the distances
-			if (std::is_same<T, int>::value)
-				fold_out_int<<<(count + 31) / 32, 32 * FOLD_WARPS>>>(
-				        (const int *)d, (int)n, (int)S_, (int)s0, count, df.pos, g.reach[GS_OUT],
-				        (long long *)g.sum[GS_OUT], (long long *)g.ecc[GS_OUT]);
-			else
-				fold_out<T><<<(count + 127) / 128, 128>>>(d, (int)n, (int)S_, (int)s0, count,
-				                                        df.pos, g.reach[GS_OUT], g.sum[GS_OUT],
-				                                        g.ecc[GS_OUT]);
-			CUDA_TRY(cudaGetLastError());
-			CUDA_TRY(cudaEventRecord(m.ev[3]));
-			fold_in<T><<<(unsigned)((n + 127) / 128), 128>>>(d, (int)n, (int)S_, (int)s0, count,
-			                                                df.pos, g.reach[GS_IN], g.sum[GS_IN],
-			                                                g.ecc[GS_IN], g.harm);
-			CUDA_TRY(cudaGetLastError());
-		} else {
-			CUDA_TRY(cudaEventRecord(m.ev[3]));
-			to_rows<T><<<dim3((unsigned)((n + 31) / 32), (unsigned)((count + 31) / 32)),
-			             dim3(32, 8)>>>((int)n, count, (int)S_, df.pos, d, rows);
-			CUDA_TRY(cudaGetLastError());
-			CUDA_TRY(cudaMemcpy(m.host, rows, (size_t)count * n * es, cudaMemcpyDeviceToHost));
+	// Batch b on device b % G, one a device at a time: batch b queued,
+	// then batch b - G + 1 (the oldest queued) waited for and taken.
+	const uint64_t batches = (n + S_ - 1) / S_;
+	auto count_of = [&](uint64_t b) { return (int)std::min(S_, n - b * S_); };
+	for (uint64_t b = 0; b < batches + G - 1; b++) {
+		if (b < batches
+		    && batch_queue(e, runs[b % G], b ? &runs[(b - 1) % G] : nullptr, f, st != nullptr,
+		                   check, b * S_, count_of(b), S_))
+			return -1;
+		if (b + 1 >= (uint64_t)G) {
+			const uint64_t c = b + 1 - G;
+			if (c < batches && batch_done(e, runs[c % G], st != nullptr, take, ctx, c * S_,
+			                              count_of(c), t))
+				return -1;
 		}
-		CUDA_TRY(cudaEventRecord(m.ev[4]));
-		CUDA_TRY(cudaEventSynchronize(m.ev[4]));
-		float ms[4];
-		for (int x = 0; x < 4; x++)
-			CUDA_TRY(cudaEventElapsedTime(&ms[x], m.ev[x], m.ev[x + 1]));
-		t->up_ms += ms[0], t->kernel_ms += ms[0] + ms[1];
-		t->fold_out_ms += ms[2], t->fold_ms += ms[2] + ms[3];
-		if (!st && take(ctx, s0, (uint64_t)count, m.host))
-			return fail(e, "the rows' writer stopped");
 	}
-	if (st && figures_down<T>(e, g, n, st))
+	if (st && figures_all(e, runs, runs[(batches - 1) % G], n, st))
 		return -1;
 	return 0;
 }
 
 } // namespace
+
+int fws_device_count(char *err, size_t errlen)
+{
+	Err e{err, errlen};
+	int count = 0;
+	CUDA_TRY(cudaGetDeviceCount(&count));
+	return count;
+}
 
 int fws_start(int device, char *err, size_t errlen)
 {
@@ -421,8 +563,9 @@ int fws_start(int device, char *err, size_t errlen)
 	return 0;
 }
 
-int fws_solve(int device, const el_factor *f, gs_stats *stats, fws_rows_fn *take, void *ctx,
-              uint64_t most, struct fws_timing *t, char *err, size_t errlen)
+int fws_solve(const int *devices, int ndevices, const el_factor *f, gs_stats *stats,
+              fws_rows_fn *take, void *ctx, uint64_t most, struct fws_timing *t, char *err,
+              size_t errlen)
 {
 	Err e{err, errlen};
 	memset(t, 0, sizeof *t);
@@ -431,10 +574,16 @@ int fws_solve(int device, const el_factor *f, gs_stats *stats, fws_rows_fn *take
 	if (f->n > (uint64_t)INT32_MAX)
 		return fail(e, "n = %llu: over the sparse engine's limit on a GPU",
 		            (unsigned long long)f->n);
+	if (ndevices < 1)
+		return fail(e, "fws_solve: no device");
+	if (f->n == 0)
+		return 0;
 	switch (f->type) {
-	case ST_INT32: return solve_typed<int>(e, device, f, stats, take, ctx, most, t);
-	case ST_FLOAT32: return solve_typed<float>(e, device, f, stats, take, ctx, most, t);
-	case ST_FLOAT64: return solve_typed<double>(e, device, f, stats, take, ctx, most, t);
+	case ST_INT32: return solve_typed<int>(e, devices, ndevices, f, stats, take, ctx, most, t);
+	case ST_FLOAT32:
+		return solve_typed<float>(e, devices, ndevices, f, stats, take, ctx, most, t);
+	case ST_FLOAT64:
+		return solve_typed<double>(e, devices, ndevices, f, stats, take, ctx, most, t);
 	}
 	return fail(e, "element type %u unknown", f->type);
 }

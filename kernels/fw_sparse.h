@@ -1,4 +1,4 @@
-/* fw_sparse.h - the sparse engine on one GPU (prefix fws_): the factor that
+/* fw_sparse.h - the sparse engine on one GPU or several (prefix fws_): the factor that
  * lib/sparse/elim.h makes on the host, copied to the device; the distances
  * from a batch of sources at a time by its two sweeps (up through each
  * source's ancestors, down through every position), a lane a source, no
@@ -34,8 +34,13 @@ struct fws_timing {
 	double device_bytes; /* device memory taken */
 };
 
-/* All rows of f's graph on device: into stats (gs_init'ed for f's n and
- * type) where it is not NULL, else to take; at most most sources a batch
+/* All rows of f's graph on the devices devices[0 .. ndevices - 1] (a
+ * device may come twice: tests), batch b on device b % ndevices, the
+ * statistics' in figures passed from each batch's device to the next
+ * batch's, so that every column's floating sum is made in the sources'
+ * order whatever the number of devices: into stats (gs_init'ed for f's n
+ * and type) where it is not NULL, else to take, in order; at most most
+ * sources a batch
  * (0: as many as 16 GiB holds, or a twentieth of the n x n matrix where
  * that is more).  0, or -1 with err set (too large for the device: the
  * message says what it needs; a CUDA error; take stopped). */
@@ -44,8 +49,11 @@ struct fws_timing {
  * work.  0, or -1 with err set. */
 int fws_start(int device, char *err, size_t errlen);
 
-int fws_solve(int device, const el_factor *f, gs_stats *stats, fws_rows_fn *take, void *ctx,
-              uint64_t most, struct fws_timing *t, char *err, size_t errlen);
+int fws_solve(const int *devices, int ndevices, const el_factor *f, gs_stats *stats,
+              fws_rows_fn *take, void *ctx, uint64_t most, struct fws_timing *t, char *err,
+              size_t errlen);
+/* The number of CUDA devices, or -1 with err set. */
+int fws_device_count(char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -753,7 +753,7 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 	void *gathered = NULL; /* an MPI run's bands, gathered on process 0 */
 	switch (p->route) {
 	case GPU_SPARSE: {
-		struct gpusparse_dev dev = {.device = g->o.device};
+		struct gpusparse_dev dev = {.device = g->o.device, .gpus = a->gpus, .n = g->head.n};
 		gpusparse_begin(&dev); /* (beside the host's order and elimination) */
 		sparse_dev = &dev;
 		const struct sparse_job job = {

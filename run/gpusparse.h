@@ -8,23 +8,29 @@
 
 #include "sparse.h"
 
-/* The device, as the sparse engine's job takes it: its number, and the
- * thread that starts it while the host reads, orders and eliminates. */
+/* The devices, as the sparse engine's job takes them: the first's number
+ * and how many were asked for (--gpus: 0 by n, all of them from n = 32768
+ * on; -1 all; else that many), and the thread that finds them and starts
+ * them while the host reads, orders and eliminates. */
+#define GPUSPARSE_MAX 16
 struct gpusparse_dev {
-	int device;
+	int device, gpus;
+	uint64_t n;
+	int devices[GPUSPARSE_MAX], ndevices; /* found (APSP_SPARSE_DEVICES: as listed) */
 	int started; /* the thread runs (gpusparse_begin) */
 	pthread_t thread;
 	int rc;
 	char err[256];
 };
 
-/* Start the device's context on a thread of its own (its first CUDA call
- * takes a few hundred milliseconds), beside the host's work. */
+/* Find the devices and start their contexts on a thread of its own (a
+ * first CUDA call takes a few hundred milliseconds), beside the host's
+ * work. */
 void gpusparse_begin(struct gpusparse_dev *d);
 /* Wait for that thread (where the sparse engine declined the graph). */
 void gpusparse_end(struct gpusparse_dev *d);
 
-/* A sparse_job's device_rows: ctx points to a gpusparse_dev (begun or not). */
+/* A sparse_job's device_rows: ctx points to a gpusparse_dev (begun). */
 int gpusparse_rows(void *ctx, const el_factor *f, gs_stats *stats, el_rows_fn *take,
                    void *take_ctx, char *info, size_t len);
 

@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"
 	        "  -d, --device N      CUDA device number (default 0)\n"
 	        "  -g, --gpus N|all    use N GPUs from the device on (default: all of them\n"
-	        "                      from n = %d on, else one); sparse runs use one\n"
+	        "                      from n = %d on, else one; the sparse engine too)\n"
 	        "      --no-16bit      never compute int32 distances in 16-bit lanes\n"
 	        "      --16bit         try 16-bit lanes at every n (default: from n = 2000,\n"
 	        "                      from n = 1500 with paths)\n"

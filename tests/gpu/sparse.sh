@@ -83,3 +83,31 @@ for x in "road 0" "roadd 1e-12" "zero 0" "neg 0"; do
 		'APSP_SPARSE_BATCH=96 $gpu --engine sparse -o $T/gp $graph && $c --engine dense -o $T/cp $graph &&
 		 $d -q -t $tol --graph $graph $T/cp $T/gp'
 done
+
+# Several GPUs: the batches taken in turn, the running column figures
+# passed from each batch's GPU to the next: the same bytes as one GPU.  One
+# device listed twice or three times (APSP_SPARSE_DEVICES) runs that way on
+# a machine of one; --gpus 2 where there are two.
+for x in "road int32" "roadf float32" "roadd float64"; do
+	graph=$T/${x% *}
+	APSP_SPARSE_BATCH=96 $gpu --engine sparse --stats $graph >$T/one 2>$T/err
+	APSP_SPARSE_BATCH=96 $gpu --engine sparse --no-paths -o $T/r1 $graph 2>>$T/err
+	for devs in 0,0 0,0,0; do
+		expect_true "devices $devs, ${x#* }: --stats the same bytes as one device" \
+			'APSP_SPARSE_DEVICES=$devs APSP_SPARSE_BATCH=96 $gpu -v --engine sparse --stats $graph >$T/two 2>$T/v &&
+			 grep -q "on [23] GPUs" $T/v && cmp -s $T/one $T/two'
+		expect_true "devices $devs, ${x#* }: the rows written in order, the same distances" \
+			'APSP_SPARSE_DEVICES=$devs APSP_SPARSE_BATCH=96 $gpu --engine sparse --no-paths -o $T/r2 $graph &&
+			 $BIN/bin2mtx --npy $T/r1 >$T/r1n && $BIN/bin2mtx --npy $T/r2 | cmp -s - $T/r1n'
+	done
+done
+expect_true "devices 0,0: paths (the rows made twice) valid" \
+	'APSP_SPARSE_DEVICES=0,0 APSP_SPARSE_BATCH=96 $gpu --engine sparse -o $T/gp $T/road &&
+	 $d -q --graph $T/road $T/gp'
+if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
+	expect_true "--gpus 2: --stats the same bytes as one GPU" \
+		'APSP_SPARSE_BATCH=96 $gpu -v --gpus 2 --engine sparse --stats $T/road >$T/two 2>$T/v &&
+		 grep -q "on 2 GPUs" $T/v && APSP_SPARSE_BATCH=96 $gpu --engine sparse --stats $T/road | cmp -s - $T/two'
+else
+	skip "--gpus 2, the sparse engine" "one GPU on this machine"
+fi
