@@ -185,7 +185,8 @@ uint32_t st_next_matrix(st_reader *r);
 /* Read the next whole matrix into dst (st_matrix_bytes() bytes). */
 int st_read_matrix(st_reader *r, void *dst, st_error *err);
 /* Read the next matrix, keeping only the given rows (ascending, < npad):
- * row rows[i] goes to dst + i * npad * 4.  Blocks that hold none of them
+ * row rows[i] goes to dst + i * npad * e (e: its entries' bytes, 8 for
+ * float64 weights and distances, else 4).  Blocks that hold none of them
  * are skipped without being inflated. */
 int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
                  st_error *err);
@@ -193,8 +194,9 @@ int st_read_rows(st_reader *r, const uint64_t *rows, size_t nrows, void *dst,
 int st_read_row_range(st_reader *r, uint64_t first, uint64_t count, void *dst, st_error *err);
 /* Read the next matrix a window of whole rows at a time, in order:
  * fn(ctx, first, count, data) for rows first .. first + count - 1, each
- * npad * 4 bytes, back to back in data (valid during the call); count is
- * about rows or more, so the reader holds a few of them, never the matrix.
+ * npad * e bytes (as above), back to back in data (valid during the call);
+ * count is about rows or more, so the reader holds a few of them, never the
+ * matrix.
  * fn returns 0, or non-zero to stop reading (then -1). */
 typedef int st_rows_fn(void *ctx, uint64_t first, uint64_t count, const void *data);
 int st_read_windows(st_reader *r, uint64_t rows, st_rows_fn *fn, void *ctx, st_error *err);

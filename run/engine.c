@@ -44,9 +44,9 @@ static engine_in *open_arcs(st_reader *r, const char *name, st_header *h, engine
 	st_error err;
 	const uint64_t bytes = st_matrix_bytes_of(h, ST_ARCS);
 	void *arcs = malloc(bytes ? (size_t)bytes : 1);
-	if ((h->matrices & ST_ORDER) && !(in->order = malloc(h->n * sizeof *in->order + 1)))
-		arcs = NULL;
-	if (!arcs)
+	if (h->matrices & ST_ORDER)
+		in->order = malloc(h->n * sizeof *in->order + 1);
+	if (!arcs || ((h->matrices & ST_ORDER) && !in->order))
 		tool_die("%s: out of memory for %llu arcs", name, (unsigned long long)h->arcs);
 	int rc = st_read_matrix(r, arcs, &err);
 	if (rc == 0 && in->order)

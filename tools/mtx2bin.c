@@ -76,15 +76,12 @@ static void write_graph(int out, gio_graph *g, const gio_opts *o, void *list, ui
 		tool_die("internal error: padded size %llu, stream says %llu",
 		         (unsigned long long)g->npad, (unsigned long long)h.npad);
 	h.flags = g->flags;
+	h.matrices = list ? ST_ARCS : ST_WEIGHTS;
+	h.arcs = list ? arcs : 0;
+	tool_add_provenance(&h);
 	if (list) {
-		h.matrices = ST_ARCS;
-		h.arcs = arcs;
-		tool_add_provenance(&h);
 		arcsout_write(out, &h, list, keep_order);
-		st_header_free(&h);
-		return;
 	} else {
-		h.matrices = ST_WEIGHTS;
 		if (!g->w) {
 			const uint64_t bytes = st_matrix_bytes(&h);
 			if (!(g->w = malloc(bytes ? (size_t)bytes : 1)))
@@ -92,10 +89,9 @@ static void write_graph(int out, gio_graph *g, const gio_opts *o, void *list, ui
 				         (unsigned long long)h.npad, (unsigned long long)h.npad);
 			gio_fill_matrix(g, g->w, tool_threads());
 		}
+		if (st_write_all(out, &h, g->w, NULL, NULL, tool_opts.level, tool_threads(), &err) != 0)
+			tool_die_st(tool_output_name(), &err);
 	}
-	tool_add_provenance(&h);
-	if (st_write_all(out, &h, g->w, NULL, NULL, tool_opts.level, tool_threads(), &err) != 0)
-		tool_die_st(tool_output_name(), &err);
 	st_header_free(&h);
 }
 

@@ -74,14 +74,14 @@ static void repair_crcs(uint8_t *d, size_t size)
 /* st_read_windows' rows, checked to come in order, into a whole matrix. */
 struct windows {
 	unsigned char *m;
-	uint64_t npad, next;
+	uint64_t npad, next, row; /* row: bytes a row (its entries' size: the matrix's) */
 };
 
 static int take_window(void *ctx, uint64_t first, uint64_t count, const void *data)
 {
 	struct windows *w = ctx;
 	FUZZ_ASSERT(first == w->next && count > 0 && first + count <= w->npad);
-	memcpy(w->m + first * w->npad * 4, data, count * w->npad * 4);
+	memcpy(w->m + first * w->row, data, count * w->row);
 	w->next = first + count;
 	return 0;
 }
@@ -104,7 +104,7 @@ static uint64_t beside_begin(void *ctx, uint64_t first, uint64_t count, const vo
 static void beside_piece(void *ctx, uint64_t i)
 {
 	struct beside *b = ctx;
-	const uint64_t row = b->w.npad * 4;
+	const uint64_t row = b->w.row;
 	memcpy(b->w.m + (b->first + i) * row, b->data + i * row, row);
 	__atomic_fetch_add(&b->ran, 1, __ATOMIC_RELAXED);
 }
@@ -164,15 +164,19 @@ static void read_stream(const uint8_t *data, size_t size)
 			st_matrices_free(&all);
 		return;
 	}
-	/* (a list of arcs: its own size, and no rows) */
-	const int arcs = h.matrices == ST_ARCS;
+	/* (a list of arcs and its order: their own sizes, and no rows) */
+	const int arcs = (h.matrices & ST_ARCS) != 0;
 	uint64_t bytes = arcs ? st_matrix_bytes_of(&h, ST_ARCS) : st_matrix_bytes(&h), npad = h.npad;
+	if (arcs && (h.matrices & ST_ORDER) && st_matrix_bytes_of(&h, ST_ORDER) > bytes)
+		bytes = st_matrix_bytes_of(&h, ST_ORDER);
 	int ok = 1, k = 0;
 	void *m = bytes <= FUZZ_ALLOC_MAX ? malloc(bytes ? bytes : 1) : NULL;
 	for (uint32_t bit; ok && (bit = st_next_matrix(r)); k++) {
 		int mode = m ? (int)((size >> (2 * k)) % 4) : 2;
 		const void *want = !all_ok ? NULL : bit == ST_WEIGHTS ? all.weights
-		                 : bit == ST_DIST ? all.dist : bit == ST_PRED ? all.pred : all.arcs;
+		                 : bit == ST_DIST ? all.dist : bit == ST_PRED ? all.pred
+		                 : bit == ST_ARCS ? all.arcs : all.order;
+		const uint64_t row = npad * (bit == ST_PRED ? 4 : ST_TYPE_SIZE(h.type));
 		err.msg[0] = '\0';
 		if (arcs && (mode == 1 || mode == 3)) { /* rows of a list: refused, then read */
 			uint64_t row = 0;
@@ -183,7 +187,7 @@ static void read_stream(const uint8_t *data, size_t size)
 		if (mode == 0) {
 			ok = st_read_matrix(r, m, &err) == 0;
 			if (ok && want)
-				FUZZ_ASSERT(memcmp(m, want, bytes) == 0);
+				FUZZ_ASSERT(memcmp(m, want, st_matrix_bytes_of(&h, bit)) == 0);
 		} else if (mode == 1) {
 			uint64_t rows[3] = {0, npad / 2, npad ? npad - 1 : 0};
 			size_t nrows = npad ? 3 : 0;
@@ -192,11 +196,10 @@ static void read_stream(const uint8_t *data, size_t size)
 			ok = st_read_rows(r, rows, nrows, m, &err) == 0;
 			if (ok && want)
 				for (size_t i = 0; i < nrows; i++)
-					FUZZ_ASSERT(memcmp((char *)m + i * npad * 4,
-					                   (const char *)want + rows[i] * npad * 4,
-					                   npad * 4) == 0);
+					FUZZ_ASSERT(memcmp((char *)m + i * row, (const char *)want + rows[i] * row,
+					                   row) == 0);
 		} else if (mode == 3) { /* a window of 1 + size % 5 rows at least */
-			struct beside b = {{m, npad, 0}, 0, 0, 0, NULL};
+			struct beside b = {{m, npad, 0, row}, 0, 0, 0, NULL};
 			st_window_work work = {.begin = beside_begin, .piece = beside_piece,
 			                       .end = beside_end, .ctx = &b};
 			if ((size >> 8) & 1) /* in the caller's buffers, three kept */
@@ -209,7 +212,7 @@ static void read_stream(const uint8_t *data, size_t size)
 			if (ok)
 				FUZZ_ASSERT(b.w.next == npad);
 			if (ok && want)
-				FUZZ_ASSERT(memcmp(m, want, bytes) == 0);
+				FUZZ_ASSERT(memcmp(m, want, st_matrix_bytes_of(&h, bit)) == 0);
 		} else {
 			ok = st_skip_matrix(r, &err) == 0;
 		}
