@@ -45,7 +45,8 @@ void *gio_arcs(const gio_graph *g, uint64_t *count, st_error *err)
 		lib_fail(err, "out of memory for %zu arcs", g->nedge);
 		return NULL;
 	}
-	memcpy(e, g->edge, g->nedge * sizeof *e);
+	if (g->nedge) /* (no edges: g->edge may be NULL) */
+		memcpy(e, g->edge, g->nedge * sizeof *e);
 	qsort(e, g->nedge, sizeof *e, by_pair_then_weight);
 	uint64_t m = 0;
 	for (size_t k = 0; k < g->nedge; k++) {
