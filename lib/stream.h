@@ -21,14 +21,16 @@
 /* The newest version read; version 1 is written where there are no arcs. */
 #define ST_VERSION 2
 
-/* Which matrices follow the header (bit set), stored in this order; or, in
- * place of them all, the graph as a list of arcs (ST_ARCS, below). */
+/* Which matrices follow the header (bit set), stored in this order (after
+ * a list of sources, ST_SOURCES, which comes first); or, in place of them
+ * all, the graph as a list of arcs (ST_ARCS, below). */
 enum st_matrix {
 	ST_WEIGHTS = 1u << 0,
 	ST_DIST = 1u << 1,
 	ST_PRED = 1u << 2,
 	ST_ARCS = 1u << 3,
 	ST_ORDER = 1u << 4, /* after a list of arcs: the vertex order kept beside it */
+	ST_SOURCES = 1u << 5, /* before distances: the sources of their rows (below) */
 };
 
 /* A graph as a list of arcs: a stream whose only "matrix" is h->arcs
@@ -44,6 +46,16 @@ enum st_matrix {
  * vertex at each position, a permutation), so that a run on the stream
  * need not compute it. */
 #define ST_ARC_BYTES(type) (8u + ST_TYPE_SIZE(type))
+/* A result of some rows only (apsp-cpu and apsp-gpu --rows, --sources): a
+ * stream whose first "matrix" is the list of h->rows sources (uint32
+ * vertices, each below n, none twice, in the order asked), followed by the
+ * distances and, where present, the predecessors of those sources alone: h->rows
+ * rows of npad entries each, row i the source's at i of the list.  Its
+ * header is version 2, which counts the rows.  Its rows are read as any
+ * matrix's (st_read_rows numbers them in the list's order); the list
+ * itself is read whole (st_read_matrix). */
+#define ST_ROWS_REFUSAL "a result of some rows only (--rows, --sources), not every row"
+
 #define ST_ARCS_REFUSAL "a graph as a list of arcs, not a matrix: give it to apsp-cpu, " \
                         "apsp-gpu or bin2mtx"
 
@@ -67,6 +79,7 @@ typedef struct st_header {
 	int64_t cycle_vertex; /* a vertex on the negative cycle, or -1 */
 	char *provenance;   /* '\n'-terminated lines "@PG\tID:tool\tVN:ver\tCL:cmd", malloc'd */
 	uint64_t arcs;      /* ST_ARCS: the number of arcs; else 0 */
+	uint64_t rows;      /* ST_SOURCES: the number of sources (rows); else 0 */
 } st_header;
 
 /* Fill h with defaults for an n-vertex graph padded to a multiple of pad. */
@@ -87,11 +100,13 @@ int st_header_is_checkpoint(const st_header *h);
 
 /* "int32", "float32", "float64", or "unknown". */
 const char *st_type_name(uint32_t type);
-/* Bytes of the stored weights or distances: npad * npad * ST_TYPE_SIZE(type). */
+/* Bytes of the stored weights or distances: npad * npad * ST_TYPE_SIZE(type)
+ * (for a result of some rows, the full matrix's size all the same). */
 uint64_t st_matrix_bytes(const st_header *h);
 /* Bytes of the stored matrix given by its bit: the predecessors are int32
  * (npad * npad * 4) whatever the type; a list of arcs, arcs *
- * ST_ARC_BYTES(type). */
+ * ST_ARC_BYTES(type); after a list of sources, rows * npad entries; the list
+ * itself, rows * 4. */
 uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix);
 /* Number of matrices the header announces (a list of arcs counts as one,
  * an order kept beside it as another). */
@@ -100,6 +115,9 @@ int st_matrix_count(const st_header *h);
  * or -1 with "NAME: arc K: reason" in err for the first record that breaks
  * the rules above. */
 int st_arcs_check(const char *name, const st_header *h, const void *arcs, st_error *err);
+/* Check a list of sources (ST_SOURCES) the same way: 0, or -1 with
+ * "NAME: ..." in err for the first vertex out of range or given twice. */
+int st_sources_check(const char *name, const st_header *h, const uint32_t *src, st_error *err);
 /* Check a kept order (ST_ORDER) the same way: 0, or -1 with "NAME: ..." in
  * err where it is not a permutation of the n vertices. */
 int st_order_check(const char *name, const st_header *h, const int32_t *order, st_error *err);
@@ -263,6 +281,7 @@ typedef struct st_matrices {
 	st_header h;
 	void *weights, *dist, *pred;
 	void *arcs, *order;
+	uint32_t *sources; /* ST_SOURCES: the rows' sources (h.rows) */
 } st_matrices;
 int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error *err);
 void st_matrices_free(st_matrices *m);

@@ -31,12 +31,12 @@ import numpy as np
 __all__ = ["Stream", "StreamError", "load", "save", "INF_I32", "MAGIC"]
 
 MAGIC = b"\x89APM\r\n\x1a\n"
-VERSION = 2  # the newest read; version 1 is written where there are no arcs
+VERSION = 2  # the newest read; version 1 is written where there are no arcs or sources
 INF_I32 = 1073741823
 INT32, FLOAT32, FLOAT64 = 1, 2, 3
 _TYPES = {INT32: "int32", FLOAT32: "float32", FLOAT64: "float64"}
 _DTYPES = {"int32": "<i4", "float32": "<f4", "float64": "<f8"}
-WEIGHTS, DIST, PRED, ARCS, ORDER = 1, 2, 4, 8, 16
+WEIGHTS, DIST, PRED, ARCS, ORDER, SOURCES = 1, 2, 4, 8, 16, 32
 DIRECTED, NEGATIVE, NEGCYCLE = 1, 2, 4
 BLOCK_DEFAULT = 1 << 20
 MAX_PROVENANCE = 1 << 20
@@ -45,7 +45,7 @@ TAG_EOM = 0x4D444E45  # "ENDM"
 TAG_EOS = 0x53444E45  # "ENDS"
 METHOD_STORED, METHOD_DEFLATE, METHOD_SHUFFLE = 0, 1, 2
 _NAMES = {WEIGHTS: "weights", DIST: "distances", PRED: "predecessors", ARCS: "list of arcs",
-          ORDER: "vertex order"}
+          ORDER: "vertex order", SOURCES: "list of sources"}
 _M64 = (1 << 64) - 1
 
 
@@ -61,6 +61,9 @@ class Stream:
     head, each pair once, weights finite, loops only negative; or None.
     order: the vertex order kept beside a list of arcs (int32, the vertex at
     each position), or None.
+    sources: a result of some rows (apsp-cpu --rows, --sources): the rows'
+    sources (uint32, in the order written), dist and pred then of shape
+    (len(sources), n), row i the source sources[i]'s; or None.
     n, npad: real and stored vertex counts; type: "int32", "float32" or "float64";
     flags: the header's flag bits (directed, negative, negcycle give them by
     name); block: raw bytes per block; cycle_vertex: a vertex on a negative
@@ -68,7 +71,8 @@ class Stream:
     """
 
     def __init__(self, n, type="int32", weights=None, dist=None, pred=None, flags=DIRECTED,
-                 provenance=(), cycle_vertex=-1, npad=None, block=BLOCK_DEFAULT, arcs=None):
+                 provenance=(), cycle_vertex=-1, npad=None, block=BLOCK_DEFAULT, arcs=None,
+                 sources=None):
         self.n = n
         self.npad = n if npad is None else npad
         self.type = type
@@ -79,13 +83,14 @@ class Stream:
         self.weights, self.dist, self.pred = weights, dist, pred
         self.arcs = arcs
         self.order = None
+        self.sources = sources
 
     directed = property(lambda self: bool(self.flags & DIRECTED))
     negative = property(lambda self: bool(self.flags & NEGATIVE))
     negcycle = property(lambda self: bool(self.flags & NEGCYCLE))
 
     def __repr__(self):
-        have = [name for name in ("weights", "dist", "pred", "arcs")
+        have = [name for name in ("sources", "weights", "dist", "pred", "arcs")
                 if getattr(self, name) is not None]
         return "Stream(n=%d, type=%s, matrices=%s, flags=%d)" % (self.n, self.type, have,
                                                                   self.flags)
@@ -139,7 +144,7 @@ def _read_header(inp):
      plen) = struct.unpack_from("<IIQQIIIIiqI", fixed, 8)
     if version not in (1, 2):
         inp.fail("stream version %d, this reader knows 1 and 2" % version)
-    fixed_len = 72 if version == 2 else 64  # version 2: the arc count at 64
+    fixed_len = 72 if version == 2 else 64  # version 2: the arcs or rows counted at 64
     if plen > MAX_PROVENANCE or hlen != fixed_len + 4 + plen:
         inp.fail("bad header length %d (provenance %d bytes)" % (hlen, plen))
     rest = inp.read(hlen - 64)
@@ -161,14 +166,23 @@ def _read_header(inp):
         inp.fail("n is 0 but npad is %d" % npad)
     if typ not in _TYPES:
         inp.fail("unknown element type %d" % typ)
-    if mats & ~(WEIGHTS | DIST | PRED | ARCS | ORDER):
+    if mats & ~(WEIGHTS | DIST | PRED | ARCS | ORDER | SOURCES):
         inp.fail("unknown matrix bits 0x%x" % mats)
+    nrows = narcs if mats & SOURCES else npad
+    if mats & SOURCES:
+        narcs = 0
+        if mats & ~(SOURCES | DIST | PRED) or not mats & DIST:
+            inp.fail("a list of sources without distances, or with weights or arcs "
+                     "(bits 0x%x)" % mats)
+        if nrows > n:
+            inp.fail("%d rows: more than the %d vertices" % (nrows, n))
     if mats & ARCS and mats & ~(ARCS | ORDER):
         inp.fail("a list of arcs with matrices (bits 0x%x)" % mats)
     if mats & ORDER and not mats & ARCS:
         inp.fail("a vertex order without a list of arcs (bits 0x%x)" % mats)
-    if (version == 2) != bool(mats & ARCS):
-        inp.fail("version %d %s a list of arcs" % (version, "without" if version == 2 else "with"))
+    if (version == 2) != bool(mats & (ARCS | SOURCES)):
+        inp.fail("version %d %s a list of arcs or sources"
+                 % (version, "without" if version == 2 else "with"))
     if narcs > npad * npad:
         inp.fail("%d arcs: more than the pairs of %d vertices" % (narcs, npad))
     if flags & ~(DIRECTED | NEGATIVE | NEGCYCLE):
@@ -182,7 +196,7 @@ def _read_header(inp):
     lines = prov.decode("utf-8", "replace").splitlines()
     s = Stream(n, _TYPES[typ], flags=flags, provenance=lines,
                cycle_vertex=cycle, npad=npad, block=block)
-    s._narcs = narcs
+    s._narcs, s._nrows = narcs, nrows
     return s, mats
 
 
@@ -193,7 +207,9 @@ def _arc_dtype(type):
 def _read_matrix(inp, s, bit):
     name = _NAMES[bit]
     dtype = "<i4" if bit == PRED else _DTYPES[s.type]
-    total = s.npad * s.npad * int(dtype[2])
+    total = s._nrows * s.npad * int(dtype[2])
+    if bit == SOURCES:
+        total = s._nrows * 4
     if bit == ARCS:
         total = s._narcs * _arc_dtype(s.type).itemsize
     if bit == ORDER:
@@ -252,8 +268,20 @@ def _read_matrix(inp, s, bit):
         if not ok.all() or seen[:s.n].sum() != s.n:
             inp.fail("the vertex order is not a permutation of the %d vertices" % s.n)
         return order
-    m = np.frombuffer(out, dtype).reshape(s.npad, s.npad)
-    return m[:s.n, :s.n].astype(dtype[1:], copy=True)
+    if bit == SOURCES:
+        src = np.frombuffer(out, "<u4").astype(np.uint32)
+        seen = np.zeros(s.n + 1, np.int64)
+        ok = src < s.n
+        np.add.at(seen, np.where(ok, src, s.n), 1)
+        if not ok.all() or (seen[:s.n] > 1).any():
+            k = int(np.argmax(~ok)) if not ok.all() else \
+                int(np.flatnonzero(seen[src] > 1)[1])
+            inp.fail("list of sources, row %d: vertex %d %s"
+                     % (k, src[k], "out of range" if not ok.all() else "a second time"))
+        return src
+    m = np.frombuffer(out, dtype).reshape(s._nrows, s.npad)
+    return m[:, :s.n].astype(dtype[1:], copy=True) if s.sources is not None \
+        else m[:s.n, :s.n].astype(dtype[1:], copy=True)
 
 
 def _checked_arcs(inp, s, rec):
@@ -292,13 +320,13 @@ def _load(inp):
     if any(line.startswith("@PG\tID:checkpoint\t") for line in s.provenance):
         inp.fail("a checkpoint, not a result: go on with --resume")
     nmat = 0
-    for bit in (WEIGHTS, DIST, PRED, ARCS, ORDER):
+    for bit in (SOURCES, WEIGHTS, DIST, PRED, ARCS, ORDER):  # (the sources first)
         if mats & bit:
             setattr(s, {WEIGHTS: "weights", DIST: "dist", PRED: "pred", ARCS: "arcs",
-                        ORDER: "order"}[bit],
+                        ORDER: "order", SOURCES: "sources"}[bit],
                     _read_matrix(inp, s, bit))
             nmat += 1
-    del s._narcs
+    del s._narcs, s._nrows
     hd = inp.read(16)
     if len(hd) < 16:
         inp.fail("truncated before the end-of-stream marker")
@@ -339,8 +367,9 @@ def _arc_records(s, n, arcs):
 def save(target, s, level=1, tool="apspmat.py", command=None):
     """Write Stream s to a path or a binary file object.
 
-    Matrices that are None are left out; s.arcs, where set, is written as a
-    list of arcs in their place (sorted here, and checked as a reader checks
+    Matrices that are None are left out; s.sources, where set, is written
+    first and dist and pred are then its rows (len(sources) x n); s.arcs,
+    where set, is written as a list of arcs in place of the matrices (sorted here, and checked as a reader checks
     it: ValueError).  The provenance gets one more @PG
     line naming this module (and command, if given).  Blocks are deflated at
     zlib's level (0 stores them), distances and predecessors byte-shuffled.
@@ -360,11 +389,19 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
         if mats:
             raise ValueError("a list of arcs stands alone: no matrices beside it")
         mats = [(ARCS, _arc_records(s, n, arcs))]
+    rows_of = getattr(s, "sources", None)
+    if rows_of is not None:
+        rows_of = np.asarray(rows_of, dtype="<u4")
+        if s.weights is not None or s.dist is None:
+            raise ValueError("a list of sources goes with distances (and predecessors) alone")
+        if (rows_of >= n).any() or len(np.unique(rows_of)) != len(rows_of):
+            raise ValueError("sources: a vertex out of range or given twice")
+        mats = [(SOURCES, rows_of)] + mats
     lines = list(s.provenance)
     lines.append("@PG\tID:%s\tVN:0.1.0\tCL:%s" % (tool, command if command else tool))
     prov = "".join(line.rstrip("\n") + "\n" for line in lines).encode()
     bits = sum(bit for bit, _ in mats)
-    extra = struct.pack("<Q", len(mats[0][1])) if bits == ARCS else b""
+    extra = struct.pack("<Q", len(mats[0][1])) if bits & (ARCS | SOURCES) else b""
     head = MAGIC + struct.pack("<IIQQIIIIiqI", 2 if extra else 1, 68 + len(extra) + len(prov), n,
                                npad, typ, bits, int(s.flags), block, INF_I32,
                                int(s.cycle_vertex), len(prov))
@@ -374,8 +411,16 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
     def write(f):
         f.write(head)
         for bit, m in mats:
-            if bit == ARCS:
+            if bit in (ARCS, SOURCES):
                 a = m
+            elif rows_of is not None:  # rows of the sources, padded to npad columns
+                a = np.asarray(m)
+                k = len(rows_of)
+                if a.shape != (k, n):
+                    raise ValueError("rows of shape %s, expected (%d, %d)" % (a.shape, k, n))
+                fill = -1 if bit == PRED else INF_I32 if typ == INT32 else np.inf
+                dt = "<i4" if bit == PRED else _DTYPES[s.type]
+                a = np.concatenate([a.astype(dt), np.full((k, npad - n), fill, dt)], 1)
             elif bit == PRED:
                 a = _padded(m, n, npad, "<i4", -1, -1)
             elif typ == INT32:
@@ -388,7 +433,7 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
                 raw = raw_all[k * block:(k + 1) * block]
                 method, payload = METHOD_STORED, raw
                 if level > 0:
-                    shuffled = bit not in (WEIGHTS, ARCS)
+                    shuffled = bit not in (WEIGHTS, ARCS, SOURCES)
                     src = _shuffle(raw) if shuffled else raw
                     c = zlib.compressobj(level, zlib.DEFLATED, -15)
                     z = c.compress(src) + c.flush()

@@ -81,7 +81,7 @@ uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix)
 
 int st_matrix_count(const st_header *h)
 {
-	return __builtin_popcount(h->matrices & (ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS | ST_ORDER));
+	return __builtin_popcount(h->matrices & ST_KNOWN);
 }
 
 /* ---- lists of arcs ---- */
@@ -118,6 +118,25 @@ int st_arcs_check(const char *name, const st_header *h, const void *arcs, st_err
 			                u, v, why);
 		last_u = u, last_v = v;
 	}
+	return 0;
+}
+
+int st_sources_check(const char *name, const st_header *h, const uint32_t *src, st_error *err)
+{
+	uint8_t *seen = calloc(h->n ? h->n : 1, 1);
+	if (!seen)
+		return lib_fail(err, "%s: out of memory to check the list of sources", name);
+	for (uint64_t k = 0; k < h->rows; k++) {
+		const uint32_t v = src[k];
+		if (v >= h->n || seen[v]) {
+			free(seen);
+			return lib_fail(err, "%s: list of sources, row %llu: vertex %u %s", name,
+			                (unsigned long long)k, v,
+			                v >= h->n ? "out of range" : "a second time");
+		}
+		seen[v] = 1;
+	}
+	free(seen);
 	return 0;
 }
 
@@ -206,7 +225,7 @@ int header_check(const st_header *h, size_t provlen, char *why, size_t len)
 {
 	if (h->type != ST_INT32 && h->type != ST_FLOAT32 && h->type != ST_FLOAT64)
 		snprintf(why, len, "unknown element type %u", h->type);
-	else if (h->matrices & ~(uint32_t)(ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS | ST_ORDER))
+	else if (h->matrices & ~(uint32_t)ST_KNOWN)
 		snprintf(why, len, "unknown matrix bits 0x%x", h->matrices);
 	else if ((h->matrices & ST_ARCS) && (h->matrices & ~(uint32_t)(ST_ARCS | ST_ORDER)))
 		snprintf(why, len, "a list of arcs with matrices (bits 0x%x): it stands alone",
@@ -216,6 +235,16 @@ int header_check(const st_header *h, size_t provlen, char *why, size_t len)
 	else if (h->arcs && !(h->matrices & ST_ARCS))
 		snprintf(why, len, "an arc count of %llu without a list of arcs",
 		         (unsigned long long)h->arcs);
+	else if ((h->matrices & ST_SOURCES) && (h->matrices & ~(uint32_t)(ST_SOURCES | ST_DIST | ST_PRED)))
+		snprintf(why, len, "a list of sources with weights or arcs (bits 0x%x)", h->matrices);
+	else if ((h->matrices & ST_SOURCES) && !(h->matrices & ST_DIST))
+		snprintf(why, len, "a list of sources without distances (bits 0x%x)", h->matrices);
+	else if (h->rows && !(h->matrices & ST_SOURCES))
+		snprintf(why, len, "a row count of %llu without a list of sources",
+		         (unsigned long long)h->rows);
+	else if (h->rows > h->n)
+		snprintf(why, len, "%llu rows: more than the %llu vertices", (unsigned long long)h->rows,
+		         (unsigned long long)h->n);
 	else if (h->npad < ST_MAX_N && h->arcs > h->npad * h->npad)
 		snprintf(why, len, "%llu arcs: more than the %llu pairs of %llu vertices",
 		         (unsigned long long)h->arcs, (unsigned long long)(h->npad * h->npad),

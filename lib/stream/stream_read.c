@@ -130,7 +130,7 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 		return NULL;
 	}
 	/* version 2: the arc count follows the fixed fields */
-	const uint32_t fixed = HDR_FIXED + (version == 2 ? HDR_ARCS : 0);
+	const uint32_t fixed = HDR_FIXED + (version == 2 ? HDR_COUNT : 0);
 	uint32_t hlen = get32(b + 12), plen = get32(b + 60);
 	if (plen > PROV_MAX) {
 		lib_fail(err, "%s: bad stream header: provenance of %u bytes exceeds %u", nm, plen, PROV_MAX);
@@ -175,10 +175,15 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 	t.block = get32(b + 44);
 	t.inf_i32 = (int32_t)get32(b + 48);
 	t.cycle_vertex = (int64_t)get64(b + 52);
-	t.arcs = version == 2 ? get64(all + HDR_FIXED) : 0;
+	/* version 2 counts the list the stream begins with: arcs or sources */
+	const uint64_t count = version == 2 ? get64(all + HDR_FIXED) : 0;
+	if (t.matrices & ST_SOURCES)
+		t.rows = count;
+	else
+		t.arcs = count;
 	int bad = header_check(&t, plen, why, sizeof why) < 0;
-	if (!bad && (version == 2) != !!(t.matrices & ST_ARCS)) {
-		snprintf(why, sizeof why, "version %u %s a list of arcs", version,
+	if (!bad && (version == 2) != !!(t.matrices & (ST_ARCS | ST_SOURCES))) {
+		snprintf(why, sizeof why, "version %u %s a list of arcs or sources", version,
 		         version == 2 ? "without" : "with");
 		bad = 1;
 	}
@@ -243,19 +248,19 @@ void st_reader_free(st_reader *r)
 /* Bytes of a row of the next matrix. */
 uint64_t rd_row_bytes(const st_reader *r)
 {
-	return r->npad * entry_bytes(r->type, first_bit(r->todo));
+	return r->npad * entry_bytes(r->type, next_bit(r->todo));
 }
 
 /* The byte and block counts of the next matrix. */
 static void matrix_sizes(st_reader *r)
 {
-	r->mbytes = raw_bytes_of(r->z, first_bit(r->todo));
+	r->mbytes = raw_bytes_of(r->z, next_bit(r->todo));
 	r->nblk = (r->mbytes + r->block - 1) / r->block;
 }
 
 uint32_t st_next_matrix(st_reader *r)
 {
-	return first_bit(r->todo);
+	return next_bit(r->todo);
 }
 
 /* Inflate and check one block into b->dest.  B_OK or what went wrong. */
@@ -296,7 +301,7 @@ static int rd_block(st_reader *r, struct worker *wk, int mode, uint64_t i,
 		return B_TRUNC;
 	b->raw = get32(hd);
 	b->stored = get32(hd + 4);
-	b->crc = get32(hd + 8) ^ block_tag(first_bit(r->todo), i);
+	b->crc = get32(hd + 8) ^ block_tag(next_bit(r->todo), i);
 	b->method = get32(hd + 12);
 	if (b->raw == 0 && b->stored == 0 && b->method == TAG_EOM)
 		return B_EARLY;
@@ -405,7 +410,7 @@ void rd_finish(struct rjob *job, struct worker *wk, struct rblk *b, int what,
 		unsigned char *o = b->payload - BLK_HDR; /* the header again, before its bytes */
 		put32(o, b->raw);
 		put32(o + 4, b->stored);
-		put32(o + 8, b->crc ^ block_tag(first_bit(r->todo), i));
+		put32(o + 8, b->crc ^ block_tag(next_bit(r->todo), i));
 		put32(o + 12, b->method);
 		if (job->stored(job->dst, i, o, BLK_HDR + b->stored) != 0)
 			what = B_STOP;
@@ -486,18 +491,22 @@ int rd_check(st_reader *r, int mode, const uint64_t *rows, size_t nrows, st_erro
 		lib_fail(err, "%s: cannot read on after an error", r->name);
 		return -1;
 	}
-	if (!first_bit(r->todo)) {
+	if (!next_bit(r->todo)) {
 		lib_fail(err, "%s: no matrix left to read: the stream holds %d", r->name, r->nmat);
 		return -1;
 	}
-	if (mode == READ_ROWS && first_bit(r->todo) & (ST_ARCS | ST_ORDER)) {
+	if (mode == READ_ROWS && next_bit(r->todo) & (ST_ARCS | ST_ORDER)) {
 		lib_fail(err, "%s: %s", r->name, ST_ARCS_REFUSAL);
 		return -1;
 	}
+	if (mode == READ_ROWS && next_bit(r->todo) == ST_SOURCES) {
+		lib_fail(err, "%s: the list of sources is read whole, not as rows", r->name);
+		return -1;
+	}
 	for (size_t k = 0; mode == READ_ROWS && k < nrows; k++) {
-		if (rows[k] >= r->npad || (k && rows[k] < rows[k - 1])) {
+		if (rows[k] >= r->z.rows || (k && rows[k] < rows[k - 1])) {
 			lib_fail(err, "%s: row %llu %s", r->name, (unsigned long long)rows[k],
-			       rows[k] >= r->npad ? "is out of range" : "is out of order");
+			       rows[k] >= r->z.rows ? "is out of range" : "is out of order");
 			return -1;
 		}
 	}
@@ -541,7 +550,7 @@ int rd_pass(st_reader *r, struct rjob *job, uint64_t count, st_error *err)
 
 int rd_failed(st_reader *r, const struct rfail *fail, st_error *err)
 {
-	const char *mname = matrix_name(first_bit(r->todo));
+	const char *mname = matrix_name(next_bit(r->todo));
 	unsigned long long k = (unsigned long long)fail->index;
 	switch (fail->what) {
 	case B_READ:
@@ -576,7 +585,7 @@ int rd_failed(st_reader *r, const struct rfail *fail, st_error *err)
 /* After the next matrix's blocks: its end marker. */
 int rd_end(st_reader *r, st_matrix_info *info, st_error *err)
 {
-	uint32_t bit = first_bit(r->todo);
+	uint32_t bit = next_bit(r->todo);
 	const char *mname = matrix_name(bit);
 	unsigned char hd[BLK_HDR];
 	ssize_t got = fdio_read_full(r->fd, hd, sizeof hd);
@@ -681,7 +690,7 @@ int st_decode_stored(const st_header *h, uint32_t matrix, uint64_t index, const 
                      size_t len, void *dst, st_error *err)
 {
 	const unsigned char *p = block;
-	const uint64_t mbytes = h->npad * h->npad * entry_bytes(h->type, matrix);
+	const uint64_t mbytes = raw_bytes_of(sizes_of(h), matrix);
 	const uint64_t start = index * h->block;
 	if (len < BLK_HDR || start >= mbytes)
 		return lib_fail(err, "block %llu of the %s: not a block of it", (unsigned long long)index,
@@ -761,7 +770,7 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 	}
 	uint64_t total = 0;
 	int count = st_matrix_count(&m->h);
-	for (uint32_t bits = m->h.matrices, bit; (bit = first_bit(bits)); bits &= ~bit)
+	for (uint32_t bits = m->h.matrices, bit; (bit = next_bit(bits)); bits &= ~bit)
 		total += st_matrix_bytes_of(&m->h, bit);
 	if (count && total > lib_physical_memory()) {
 		char why[200];
@@ -773,7 +782,8 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 	for (uint32_t bit; (bit = st_next_matrix(r));) {
 		const uint64_t bytes = st_matrix_bytes_of(&m->h, bit);
 		void **slot = bit == ST_WEIGHTS ? &m->weights : bit == ST_DIST ? &m->dist
-		            : bit == ST_PRED    ? &m->pred    : bit == ST_ARCS ? &m->arcs : &m->order;
+		            : bit == ST_PRED    ? &m->pred    : bit == ST_ARCS ? &m->arcs
+		            : bit == ST_ORDER   ? &m->order   : (void **)&m->sources;
 		if (!(*slot = malloc(bytes ? (size_t)bytes : 1))) {
 			lib_fail(err, "%s: out of memory: %llu bytes for the %s", display_name(name),
 			       (unsigned long long)bytes, matrix_name(bit));
@@ -784,6 +794,9 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 		if (bit == ST_ARCS && st_arcs_check(display_name(name), &m->h, m->arcs, err) < 0)
 			goto fail;
 		if (bit == ST_ORDER && st_order_check(display_name(name), &m->h, m->order, err) < 0)
+			goto fail;
+		if (bit == ST_SOURCES
+		    && st_sources_check(display_name(name), &m->h, m->sources, err) < 0)
 			goto fail;
 	}
 	if (st_reader_close(r, err) < 0) {
@@ -805,5 +818,7 @@ void st_matrices_free(st_matrices *m)
 	free(m->pred);
 	free(m->arcs);
 	free(m->order);
+	free(m->sources);
 	m->weights = m->dist = m->pred = m->arcs = m->order = NULL;
+	m->sources = NULL;
 }

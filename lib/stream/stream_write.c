@@ -167,7 +167,7 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	*w = setup;
 	w->fd = fd;
 	w->todo = h->matrices;
-	w->cur = first_bit(w->todo);
+	w->cur = next_bit(w->todo);
 	w->nmat = st_matrix_count(h);
 	size_t plen = h->provenance ? strlen(h->provenance) : 0;
 	matrix_sizes(w);
@@ -178,9 +178,10 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 		return NULL;
 	}
 
-	/* version 2 where the arcs are counted after the fixed fields */
-	const int arcs = (h->matrices & ST_ARCS) != 0;
-	const size_t fixed = HDR_FIXED + (arcs ? HDR_ARCS : 0), hlen = fixed + plen + 4;
+	/* version 2 where the arcs or the sources are counted after the fixed
+	 * fields */
+	const int counted = (h->matrices & (ST_ARCS | ST_SOURCES)) != 0;
+	const size_t fixed = HDR_FIXED + (counted ? HDR_COUNT : 0), hlen = fixed + plen + 4;
 	unsigned char *b = malloc(hlen);
 	if (!b) {
 		lib_fail(err, "out of memory for the header (%zu bytes)", hlen);
@@ -188,7 +189,7 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 		return NULL;
 	}
 	memcpy(b, st_magic, 8);
-	put32(b + 8, arcs ? 2 : 1);
+	put32(b + 8, counted ? 2 : 1);
 	put32(b + 12, (uint32_t)hlen);
 	put64(b + 16, h->n);
 	put64(b + 24, h->npad);
@@ -199,8 +200,8 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	put32(b + 48, (uint32_t)h->inf_i32);
 	put64(b + 52, (uint64_t)h->cycle_vertex);
 	put32(b + 60, (uint32_t)plen);
-	if (arcs)
-		put64(b + HDR_FIXED, h->arcs);
+	if (counted)
+		put64(b + HDR_FIXED, h->matrices & ST_SOURCES ? h->rows : h->arcs);
 	if (plen)
 		memcpy(b + fixed, h->provenance, plen);
 	put32(b + fixed + plen, bc_crc32(b, fixed + plen));
@@ -589,7 +590,7 @@ int st_write_end_matrix(st_writer *w, st_error *err)
 	if (write_marker(w, (uint32_t)w->nblk, TAG_EOM, err) < 0)
 		return -1;
 	w->todo &= ~w->cur;
-	w->cur = first_bit(w->todo);
+	w->cur = next_bit(w->todo);
 	matrix_sizes(w);
 	w->blocks_out = 0;
 	w->done = 0;
@@ -681,7 +682,7 @@ st_spool *st_spool_open(st_writer *w, uint32_t matrix, st_error *err)
 		wfail(w, err);
 		return NULL;
 	}
-	if (__builtin_popcount(matrix) != 1 || !(w->todo & matrix) || matrix <= w->cur) {
+	if (__builtin_popcount(matrix) != 1 || !(w->todo & matrix) || matrix == w->cur) {
 		if (__builtin_popcount(matrix) == 1 && matrix <= ST_PRED)
 			lib_fail(err, "cannot spool the %s: the header announces none after the %s",
 			       matrix_name(matrix), w->cur ? matrix_name(w->cur) : "last matrix");
@@ -847,7 +848,7 @@ int st_write_all(int fd, const st_header *h, const void *weights,
 	st_writer *w = st_writer_open(fd, h, level, threads, err);
 	if (!w)
 		return -1;
-	for (uint32_t bits = h->matrices, bit; (bit = first_bit(bits)); bits &= ~bit) {
+	for (uint32_t bits = h->matrices, bit; (bit = next_bit(bits)); bits &= ~bit) {
 		/* (a list of arcs: its records as weights) */
 		const void *src = bit == ST_WEIGHTS || bit == ST_ARCS ? weights
 		                : bit == ST_DIST                     ? dist

@@ -271,7 +271,7 @@ block size 0|block size 0|20 20 1 1 1 0 $INF -1
 block size 6|block size 6|20 20 1 1 1 6 $INF -1
 block size 4 GiB - 4|block size 4294967292|20 20 1 1 1 4294967292 $INF -1
 element type 7|element type 7|20 20 7 1 1 1048576 $INF -1
-unknown matrix bits|matrix bits 0x21|20 20 1 33 1 1048576 $INF -1
+unknown matrix bits|matrix bits 0x41|20 20 1 65 1 1048576 $INF -1
 unknown flags|flag bits 0x81|20 20 1 1 129 1048576 $INF -1
 another INF convention|INF convention|20 20 1 1 1 1048576 2147483647 -1
 cycle vertex out of range|negative-cycle vertex 20|20 20 1 1 5 1048576 $INF 20

@@ -164,24 +164,28 @@ static void read_stream(const uint8_t *data, size_t size)
 			st_matrices_free(&all);
 		return;
 	}
-	/* (a list of arcs and its order: their own sizes, and no rows) */
-	const int arcs = (h.matrices & ST_ARCS) != 0;
-	uint64_t bytes = arcs ? st_matrix_bytes_of(&h, ST_ARCS) : st_matrix_bytes(&h), npad = h.npad;
-	if (arcs && (h.matrices & ST_ORDER) && st_matrix_bytes_of(&h, ST_ORDER) > bytes)
-		bytes = st_matrix_bytes_of(&h, ST_ORDER);
+	/* (lists: a list of arcs, its order, a result's sources: their own
+	 * sizes, and no rows; after a list of sources, its count of rows) */
+	const uint32_t lists = ST_ARCS | ST_ORDER | ST_SOURCES;
+	const uint64_t npad = h.npad, nrow = h.matrices & ST_SOURCES ? h.rows : npad;
+	uint64_t bytes = h.matrices & (ST_ARCS | ST_SOURCES) ? 0 : st_matrix_bytes(&h);
+	for (uint32_t b = 1; b <= ST_SOURCES; b <<= 1)
+		if ((h.matrices & b) && st_matrix_bytes_of(&h, b) > bytes)
+			bytes = st_matrix_bytes_of(&h, b);
 	int ok = 1, k = 0;
 	void *m = bytes <= FUZZ_ALLOC_MAX ? malloc(bytes ? bytes : 1) : NULL;
 	for (uint32_t bit; ok && (bit = st_next_matrix(r)); k++) {
 		int mode = m ? (int)((size >> (2 * k)) % 4) : 2;
 		const void *want = !all_ok ? NULL : bit == ST_WEIGHTS ? all.weights
 		                 : bit == ST_DIST ? all.dist : bit == ST_PRED ? all.pred
-		                 : bit == ST_ARCS ? all.arcs : all.order;
+		                 : bit == ST_ARCS ? all.arcs : bit == ST_ORDER ? all.order
+		                 : (const void *)all.sources;
 		const uint64_t row = npad * (bit == ST_PRED ? 4 : ST_TYPE_SIZE(h.type));
 		err.msg[0] = '\0';
-		if (arcs && (mode == 1 || mode == 3)) { /* rows of a list: refused, then read */
+		if ((bit & lists) && (mode == 1 || mode == 3)) { /* rows of a list: refused, then read */
 			uint64_t row = 0;
 			FUZZ_ASSERT(st_read_rows(r, &row, 1, m, &err) < 0);
-			fuzz_check_message("rows of a list of arcs", &err);
+			fuzz_check_message("rows of a list", &err);
 			mode = 0;
 		}
 		if (mode == 0) {
@@ -189,17 +193,17 @@ static void read_stream(const uint8_t *data, size_t size)
 			if (ok && want)
 				FUZZ_ASSERT(memcmp(m, want, st_matrix_bytes_of(&h, bit)) == 0);
 		} else if (mode == 1) {
-			uint64_t rows[3] = {0, npad / 2, npad ? npad - 1 : 0};
-			size_t nrows = npad ? 3 : 0;
-			if (npad < 3)
-				nrows = npad;
+			uint64_t rows[3] = {0, nrow / 2, nrow ? nrow - 1 : 0};
+			size_t nrows = nrow ? 3 : 0;
+			if (nrow < 3)
+				nrows = nrow;
 			ok = st_read_rows(r, rows, nrows, m, &err) == 0;
 			if (ok && want)
 				for (size_t i = 0; i < nrows; i++)
 					FUZZ_ASSERT(memcmp((char *)m + i * row, (const char *)want + rows[i] * row,
 					                   row) == 0);
 		} else if (mode == 3) { /* a window of 1 + size % 5 rows at least */
-			struct beside b = {{m, npad, 0, row}, 0, 0, 0, NULL};
+			struct beside b = {{m, nrow, 0, row}, 0, 0, 0, NULL};
 			st_window_work work = {.begin = beside_begin, .piece = beside_piece,
 			                       .end = beside_end, .ctx = &b};
 			if ((size >> 8) & 1) /* in the caller's buffers, three kept */
@@ -210,7 +214,7 @@ static void read_stream(const uint8_t *data, size_t size)
 				ok = st_read_windows(r, 1 + size % 5, take_window, &b.w, &err) == 0;
 			FUZZ_ASSERT(kept_buffers == 0);
 			if (ok)
-				FUZZ_ASSERT(b.w.next == npad);
+				FUZZ_ASSERT(b.w.next == nrow);
 			if (ok && want)
 				FUZZ_ASSERT(memcmp(m, want, st_matrix_bytes_of(&h, bit)) == 0);
 		} else {

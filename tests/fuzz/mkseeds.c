@@ -102,6 +102,33 @@ static void seed_arcs(const char *dir, const char *name)
 	st_header_free(&h);
 }
 
+/* A result of some rows (a version 2 header): sources 4, 0, 2 of 5
+ * vertices first, then their rows of distances and predecessors across
+ * 24-byte blocks. */
+static void seed_rows(const char *dir, const char *name)
+{
+	char path[512];
+	st_header h;
+	st_error err;
+	int fd = open_seed(dir, name, path, sizeof path);
+	st_header_init(&h, 5, 1, ST_INT32);
+	h.matrices = ST_SOURCES | ST_DIST | ST_PRED;
+	h.rows = 3;
+	h.block = 24;
+	const uint32_t src[3] = {4, 0, 2};
+	int32_t d[15], p[15];
+	for (int i = 0; i < 15; i++)
+		d[i] = (int32_t)src[i / 5] == i % 5 ? 0 : i * 2 + 1, p[i] = i % 5 ? (i % 5) - 1 : -1;
+	st_writer *w = st_writer_open(fd, &h, 1, 1, &err);
+	if (!w || st_write_matrix(w, src, &err) < 0 || st_write_matrix(w, d, &err) < 0
+	    || st_write_matrix(w, p, &err) < 0 || st_writer_close(w, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", path, err.msg);
+		exit(1);
+	}
+	close(fd);
+	st_header_free(&h);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
@@ -116,5 +143,6 @@ int main(int argc, char **argv)
 	seed(dir, "one-vertex", 1, 1, ST_INT32, ST_WEIGHTS, 4, 1, ST_DIRECTED);
 	seed(dir, "empty-graph", 0, 1, ST_INT32, ST_WEIGHTS, 1 << 20, 1, ST_DIRECTED);
 	seed_arcs(dir, "arcs-int-blocks");
+	seed_rows(dir, "rows-int-sources");
 	return 0;
 }
