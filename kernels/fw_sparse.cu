@@ -307,6 +307,7 @@ template <typename T> struct DevRun {
 	size_t top_smem = 0, smem = 0;
 	DevFigures<S> g;
 	T *d = nullptr, *rows = nullptr;
+	const int *spos = nullptr; // the sources' positions in the run's order (df.pos: every vertex)
 	cudaEvent_t folded = nullptr;
 	~DevRun()
 	{
@@ -342,7 +343,8 @@ template <typename T> int dev_setup(Err e, DevRun<T> &x, const el_factor *f, boo
 	return 0;
 }
 
-// The batch of sources s0 .. s0 + count - 1 on device x, queued: the
+// The batch of sources s0 .. s0 + count - 1 of the run (rows s0 .. of its
+// list, where it has one) on device x, queued: the
 // sweeps; then the sources' own figures and, once prev (the device of the
 // batch before; nullptr: none) has folded its in figures, those figures
 // copied here and this batch's added (the columns' additions in the order
@@ -357,26 +359,27 @@ int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, 
 	T *d = x.d;
 	CUDA_TRY(cudaSetDevice(x.id));
 	CUDA_TRY(cudaEventRecord(x.m.ev[0]));
-	sweep_up<T><<<(count + 127) / 128, 128>>>((int)s0, count, (int)S_, df.first, df.upper,
-	                                         (const T *)df.up, df.pos, df.parent, d);
+	const int *spos = x.spos + s0;
+	sweep_up<T><<<(count + 127) / 128, 128>>>(spos, count, (int)S_, df.first, df.upper,
+	                                         (const T *)df.up, df.parent, d);
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(x.m.ev[1]));
 	// the top, then the parts below it at once
 	const unsigned tiles = (unsigned)(count + 31) / 32;
 	if (check)
-		sweep_top<T, true><<<tiles, 32 * TOP_WARPS, x.top_smem>>>((int)s0, count, (int)S_, df,
+		sweep_top<T, true><<<tiles, 32 * TOP_WARPS, x.top_smem>>>(spos, count, (int)S_, df,
 		                                                         (const T *)df.down, d);
 	else
-		sweep_top<T, false><<<tiles, 32 * TOP_WARPS, x.top_smem>>>((int)s0, count, (int)S_, df,
+		sweep_top<T, false><<<tiles, 32 * TOP_WARPS, x.top_smem>>>(spos, count, (int)S_, df,
 		                                                          (const T *)df.down, d);
 	CUDA_TRY(cudaGetLastError());
 	const int th = sweep_threads<T>();
 	const dim3 grid((count + SWEEP_R * th - 1) / (SWEEP_R * th), df.parts);
 	if (grid.y > 0 && check)
-		sweep_down<T, true><<<grid, th, x.smem>>>((int)s0, count, (int)S_, df, (const T *)df.down,
+		sweep_down<T, true><<<grid, th, x.smem>>>(spos, count, (int)S_, df, (const T *)df.down,
 		                                          1, d);
 	else if (grid.y > 0)
-		sweep_down<T, false><<<grid, th, x.smem>>>((int)s0, count, (int)S_, df,
+		sweep_down<T, false><<<grid, th, x.smem>>>(spos, count, (int)S_, df,
 		                                           (const T *)df.down, 1, d);
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(x.m.ev[2]));
@@ -477,10 +480,14 @@ int figures_all(Err e, std::vector<DevRun<T>> &runs, const DevRun<T> &last, uint
 }
 
 template <typename T>
-int solve_typed(Err e, const int *ids, int G, const el_factor *f, gs_stats *st, fws_rows_fn *take,
-                void *ctx, uint64_t most, fws_timing *t)
+int solve_typed(Err e, const int *ids, int G, const el_factor *f, const uint32_t *src,
+                uint64_t sources, gs_stats *st, fws_rows_fn *take, void *ctx, uint64_t most,
+                fws_timing *t)
 {
-	const uint64_t n = f->n, E = f->first[n], es = sizeof(T);
+	const uint64_t n = f->n, E = f->first[n], es = sizeof(T), R = src ? sources : n;
+	std::vector<int> listed(src ? R : 0); // the listed sources' positions
+	for (uint64_t i = 0; i < listed.size(); i++)
+		listed[i] = f->pos[src[i]];
 	std::vector<DevRun<T>> runs(G);
 	double t0 = lib_now();
 	uint64_t S_ = UINT64_MAX;
@@ -490,6 +497,13 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, gs_stats *st, 
 		x.id = ids[k];
 		if (dev_setup(e, x, f, st != nullptr))
 			return -1;
+		x.spos = x.df.pos;
+		if (src) {
+			int *p;
+			if (upload(e, x.m, &p, listed.data(), R))
+				return -1;
+			x.spos = p;
+		}
 		if (k == 0) {
 			cudaDeviceProp prop;
 			CUDA_TRY(cudaGetDeviceProperties(&prop, x.id));
@@ -503,6 +517,8 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, gs_stats *st, 
 	t->upload_ms = (lib_now() - t0) * 1e3;
 	if (most && S_ > most)
 		S_ = most;
+	if (S_ > (R + 31) / 32 * 32) // (a few rows asked: a batch for them alone)
+		S_ = std::max<uint64_t>((R + 31) / 32 * 32, 32);
 	if (S_ == 0)
 		return fail(e, "n = %llu: the sparse engine's batch of 32 sources needs %.1f GiB of device "
 		            "memory, too much for device %d", (unsigned long long)n,
@@ -526,8 +542,8 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, gs_stats *st, 
 	}
 	// Batch b on device b % G, one a device at a time: batch b queued,
 	// then batch b - G + 1 (the oldest queued) waited for and taken.
-	const uint64_t batches = (n + S_ - 1) / S_;
-	auto count_of = [&](uint64_t b) { return (int)std::min(S_, n - b * S_); };
+	const uint64_t batches = (R + S_ - 1) / S_;
+	auto count_of = [&](uint64_t b) { return (int)std::min(S_, R - b * S_); };
 	for (uint64_t b = 0; b < batches + G - 1; b++) {
 		if (b < batches
 		    && batch_queue(e, runs[b % G], b ? &runs[(b - 1) % G] : nullptr, f, st != nullptr,
@@ -563,14 +579,19 @@ int fws_start(int device, char *err, size_t errlen)
 	return 0;
 }
 
-int fws_solve(const int *devices, int ndevices, const el_factor *f, gs_stats *stats,
-              fws_rows_fn *take, void *ctx, uint64_t most, struct fws_timing *t, char *err,
-              size_t errlen)
+int fws_solve(const int *devices, int ndevices, const el_factor *f, const uint32_t *src,
+              uint64_t sources, gs_stats *stats, fws_rows_fn *take, void *ctx, uint64_t most,
+              struct fws_timing *t, char *err, size_t errlen)
 {
 	Err e{err, errlen};
 	memset(t, 0, sizeof *t);
 	if (!stats && !take)
 		return fail(e, "fws_solve: neither statistics nor a taker of rows");
+	if (stats && src)
+		return fail(e, "fws_solve: statistics take every row, not a list of sources");
+	for (uint64_t i = 0; src && i < sources; i++)
+		if (src[i] >= f->n)
+			return fail(e, "fws_solve: source %u of n = %llu", src[i], (unsigned long long)f->n);
 	if (f->n > (uint64_t)INT32_MAX)
 		return fail(e, "n = %llu: over the sparse engine's limit on a GPU",
 		            (unsigned long long)f->n);
@@ -579,11 +600,11 @@ int fws_solve(const int *devices, int ndevices, const el_factor *f, gs_stats *st
 	if (f->n == 0)
 		return 0;
 	switch (f->type) {
-	case ST_INT32: return solve_typed<int>(e, devices, ndevices, f, stats, take, ctx, most, t);
+	case ST_INT32: return solve_typed<int>(e, devices, ndevices, f, src, sources, stats, take, ctx, most, t);
 	case ST_FLOAT32:
-		return solve_typed<float>(e, devices, ndevices, f, stats, take, ctx, most, t);
+		return solve_typed<float>(e, devices, ndevices, f, src, sources, stats, take, ctx, most, t);
 	case ST_FLOAT64:
-		return solve_typed<double>(e, devices, ndevices, f, stats, take, ctx, most, t);
+		return solve_typed<double>(e, devices, ndevices, f, src, sources, stats, take, ctx, most, t);
 	}
 	return fail(e, "element type %u unknown", f->type);
 }

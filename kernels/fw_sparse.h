@@ -34,7 +34,9 @@ struct fws_timing {
 	double device_bytes; /* device memory taken */
 };
 
-/* All rows of f's graph on the devices devices[0 .. ndevices - 1] (a
+/* All rows of f's graph (or, src not NULL, the rows of sources src[0 ..
+ * sources - 1], in the list's order: rows alone, no statistics) on the
+ * devices devices[0 .. ndevices - 1] (a
  * device may come twice: tests), batch b on device b % ndevices, the
  * statistics' in figures passed from each batch's device to the next
  * batch's, so that every column's floating sum is made in the sources'
@@ -44,14 +46,13 @@ struct fws_timing {
  * (0: as many as 16 GiB holds, or a twentieth of the n x n matrix where
  * that is more).  0, or -1 with err set (too large for the device: the
  * message says what it needs; a CUDA error; take stopped). */
+int fws_solve(const int *devices, int ndevices, const el_factor *f, const uint32_t *src,
+              uint64_t sources, gs_stats *stats, fws_rows_fn *take, void *ctx, uint64_t most,
+              struct fws_timing *t, char *err, size_t errlen);
 /* The device's context made (cudaSetDevice and a first call), so that
  * fws_solve finds it ready: for a thread of the caller's, beside the host's
  * work.  0, or -1 with err set. */
 int fws_start(int device, char *err, size_t errlen);
-
-int fws_solve(const int *devices, int ndevices, const el_factor *f, gs_stats *stats,
-              fws_rows_fn *take, void *ctx, uint64_t most, struct fws_timing *t, char *err,
-              size_t errlen);
 /* The number of CUDA devices, or -1 with err set. */
 int fws_device_count(char *err, size_t errlen);
 

@@ -108,22 +108,23 @@ __device__ __forceinline__ void relax_entries(T (&acc)[R], long long k, long lon
 
 template <typename T> constexpr int sweep_threads() { return sizeof(T) > 4 ? 64 : 128; }
 
-// Sources src0 .. src0 + count - 1: the up sweep of each.  The lanes of a
+// The batch's count sources, spos[j] the position of lane j's (its column
+// of d): the up sweep of each.  The lanes of a
 // warp walk their chains together, the lowest position among them first,
 // so that lanes whose chains have met (the sources of a warp lie near each
 // other in a road graph's numbering, and so in the tree) take each of their
 // common ancestors at once and their loads of it are one line.
 template <typename T>
 __global__ void __launch_bounds__(128)
-sweep_up(int src0, int count, int S, const long long *__restrict__ first,
-         const int *__restrict__ upper, const T *__restrict__ up, const int *__restrict__ pos,
-         const int *__restrict__ parent, T *__restrict__ d)
+sweep_up(const int *__restrict__ spos, int count, int S, const long long *__restrict__ first,
+         const int *__restrict__ upper, const T *__restrict__ up, const int *__restrict__ parent,
+         T *__restrict__ d)
 {
 	const unsigned all = 0xffffffffu, none = 0xffffffffu;
 	const int j = blockIdx.x * blockDim.x + threadIdx.x;
 	const T inf = Unreachable<T>::value();
 	T *col = d + j;
-	const int ps = j < count ? pos[src0 + j] : -1;
+	const int ps = j < count ? spos[j] : -1;
 	int p = ps;
 	while (__any_sync(all, p >= 0)) { // the chain unreachable
 		const unsigned low = __reduce_min_sync(all, p >= 0 ? (unsigned)p : none);
@@ -160,8 +161,8 @@ sweep_up(int src0, int count, int S, const long long *__restrict__ first,
 constexpr int SWEEP_R = 2;
 template <typename T, bool CHECK>
 __global__ void __launch_bounds__(128)
-sweep_down(int src0, int count, int S, DevFactor f, const T *__restrict__ down, int part0,
-           T *__restrict__ d)
+sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f,
+           const T *__restrict__ down, int part0, T *__restrict__ d)
 {
 	extern __shared__ __align__(16) unsigned char sweep_smem[];
 	T *slots = (T *)sweep_smem; // [slots][SWEEP_R][blockDim.x]
@@ -173,7 +174,7 @@ sweep_down(int src0, int count, int S, DevFactor f, const T *__restrict__ down, 
 	for (int r = 0; r < SWEEP_R; r++) {
 		const int j = blockIdx.x * stride + r * bd + t;
 		live[r] = j < count, col[r] = d + j;
-		q[r] = live[r] ? f.post[f.pos[src0 + j]] : -1;
+		q[r] = live[r] ? f.post[spos[j]] : -1;
 	}
 	const int part = part0 + (int)blockIdx.y;
 	auto x = [&](int r, int s) { return slots[s * stride + r * bd + t]; };
@@ -224,7 +225,8 @@ __device__ __forceinline__ int within(const DevFactor &f, int p, int high)
 }
 template <typename T, bool CHECK>
 __global__ void __launch_bounds__(32 * TOP_WARPS)
-sweep_top(int src0, int count, int S, DevFactor f, const T *__restrict__ down, T *__restrict__ d)
+sweep_top(const int *__restrict__ spos, int count, int S, DevFactor f, const T *__restrict__ down,
+          T *__restrict__ d)
 {
 	extern __shared__ __align__(16) unsigned char sweep_smem[];
 	T(*part)[32] = (T(*)[32])sweep_smem;                    // [TOP_CHUNK][32]
@@ -233,7 +235,7 @@ sweep_top(int src0, int count, int S, DevFactor f, const T *__restrict__ down, T
 	const bool live = j < count;
 	const T inf = Unreachable<T>::value();
 	T *col = d + j;
-	const int q = live ? f.post[f.pos[src0 + j]] : -1;
+	const int q = live ? f.post[spos[j]] : -1;
 	auto x = [&](int, int s) { return slots[s][lane]; };
 	T *const cols[1] = {col};
 	const bool lives[1] = {live};

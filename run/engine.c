@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "engine.h"
+#include "sources.h"
 #include "graphin.h"
 #include "order.h"
 #include "tool.h"
@@ -211,6 +212,7 @@ _Noreturn void engine_negative_cycle(const char *input, int out, st_header *resu
 		tool_die_status(EXIT_NEGCYCLE, "%s: the graph has a negative cycle through vertex %lld: "
 		                "no statistics", name, (long long)v);
 	result->matrices = 0;
+	result->rows = 0;
 	result->flags |= ST_NEGCYCLE;
 	result->cycle_vertex = v;
 	if (st_write_all(out, result, NULL, NULL, NULL, tool_opts.level, threads, &err) < 0)
@@ -221,11 +223,15 @@ _Noreturn void engine_negative_cycle(const char *input, int out, st_header *resu
 }
 
 void engine_write_result(int out, const st_header *result, sv_plan *plan, void *dist,
-                         const int32_t *pred, int threads)
+                         const int32_t *pred, const uint32_t *src, int threads)
 {
 	st_error err;
 	sv_finish(plan, dist, threads);
 	sv_plan_free(plan);
+	if (src) {
+		sources_write(out, result, src, dist, pred, threads);
+		return;
+	}
 	if (st_write_all(out, result, NULL, dist, pred, tool_opts.level, threads, &err) < 0)
 		tool_die_st(tool_output_name(), &err);
 	tool_output_commit();

@@ -95,8 +95,6 @@ int engine_sparse_edges(const gio_graph *g);
 int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse, char *why,
                             size_t len);
 
-/* Undo the plan's reweighting, write the result stream (distances, and
- * predecessors when pred is not NULL) and commit the output; dies on error. */
 /* --stats: the statistics of the finished distances (n x n, reweighting
  * undone here) of a graph with flags (its header's) to out in form, then
  * the output committed. */
@@ -119,7 +117,11 @@ int engine_stats_option(int c, const char *arg, struct stats_form *form, int *st
 void engine_stats_help(FILE *f);
 /* --summary, --json, --base without --stats: a usage error. */
 void engine_check_stats(const struct stats_form *form, int stats);
+/* Undo the plan's reweighting, write the result stream (distances, and
+ * predecessors when pred is not NULL; src not NULL: the rows of those
+ * sources alone, result made by sources_header of run/sources.h) and commit
+ * the output; dies on error. */
 void engine_write_result(int out, const st_header *result, sv_plan *plan, void *dist,
-                         const int32_t *pred, int threads);
+                         const int32_t *pred, const uint32_t *src, int threads);
 
 #endif

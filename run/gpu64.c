@@ -96,7 +96,7 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 	if (sout)
 		engine_write_stats(sout, form, &plan, dist, n, ST_FLOAT64, in->flags, threads);
 	else
-		engine_write_result(out, &h, &plan, dist, pred, threads);
+		engine_write_result(out, &h, &plan, dist, pred, NULL, threads);
 	st_header_free(&h);
 	free(dist);
 	if (pred)

@@ -597,6 +597,10 @@ void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***ar
 	}
 	ranks_bcast(&g->head, sizeof g->head);
 	tool_mark("header read");
+	if ((a->rows.rows || a->rows.file) && g->nproc > 1)
+		tool_usage_error("%s: one process (not under mpirun) for now",
+		                 a->rows.rows ? "--rows" : "--sources");
+	g->src = sources_resolve(&a->rows, g->head.n, &g->sources);
 	g->o.type = (int)g->head.type;
 }
 
@@ -612,8 +616,8 @@ static int sparse_first(const struct gpu_args *a, const struct gpu_run *g)
 			tool_usage_error("--engine sparse: one process (not under mpirun) for now");
 		return 1;
 	}
-	return g->nproc == 1 && g->r && !g->r->r && (a->stats || !g->o.paths) && !g->ck.path
-	       && !g->ck.resume;
+	return g->nproc == 1 && g->r && !g->r->r && (a->stats || !g->o.paths || g->src)
+	       && !g->ck.path && !g->ck.resume;
 }
 
 void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
@@ -624,9 +628,17 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 	if (sparse_first(a, g)) {
 		p->route = GPU_SPARSE;
 		snprintf(p->why, sizeof p->why, "sparse: the sparse engine %s, its rows on the GPU",
-		         a->engine_mode == ENGINE_SPARSE ? "asked for" : "tried (text, distances alone)");
+		         a->engine_mode == ENGINE_SPARSE ? "asked for"
+		         : g->src ? "tried (text, some rows)" : "tried (text, distances alone)");
 		return;
 	}
+	if (g->src) /* (the dense engines on the GPU write every row) */
+		tool_die("%s: %s: the sparse engine's alone on the GPU, and it does not run here (%s); "
+		         "apsp-cpu takes them on the dense engine", tool_input_name(a->input),
+		         a->rows.rows ? "--rows" : "--sources",
+		         g->sparse_declined ? g->declined
+		         : g->r && g->r->r ? "a stream's matrix: give the graph as text or arcs"
+		                           : "checkpoints asked, or --engine dense");
 	if (g->head.type == ST_FLOAT64) {
 		p->route = GPU_FLOAT64;
 		snprintf(p->why, sizeof p->why, "float64: the float64 engine%s",
@@ -759,7 +771,7 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		const struct sparse_job job = {
 			.mode = a->engine_mode, .order = a->order, .paths = g->o.paths,
 			.checkpoint = g->ck.path || g->ck.resume, .input = a->input,
-			.form = a->stats ? &a->form : NULL, .threads = g->threads, .streams = 0,
+			.src = g->src, .sources = g->sources, .form = a->stats ? &a->form : NULL, .threads = g->threads, .streams = 0,
 			.device_rows = gpusparse_rows, .device_ctx = &dev};
 		void *read = NULL;
 		char why[200];
@@ -774,6 +786,7 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 			tool_die("the sparse engine read the stream and declined it");
 		tool_info("%s", why);
 		g->sparse_declined = 1;
+		snprintf(g->declined, sizeof g->declined, "%s", why);
 		struct gpu_plan again;
 		gpu_plan_route(&again, g);
 		tool_info("%s: route %s", tool_input_name(a->input), again.why);

@@ -29,6 +29,7 @@
 #include "engine.h"
 #include "fw_gpu.h"
 #include "gpustart.h"
+#include "sources.h"
 #include "statsout.h"
 
 /* From this n on, the GPUs of the machine by default (bench/multi-gpu.md,
@@ -49,6 +50,7 @@ struct gpu_args {
 	int stats;               /* --stats: statistics, no result stream */
 	struct stats_form form;
 	struct ckpt ck;          /* --checkpoint, --resume, as asked */
+	struct sources_opt rows; /* --rows, --sources */
 };
 
 enum gpu_route { GPU_SPARSE, GPU_FLOAT64, GPU_BANDS, GPU_FOLLOW, GPU_ARCS, GPU_DIRECT, GPU_HOST };
@@ -68,6 +70,9 @@ struct gpu_run {
 	struct bands_head head;  /* what every process knows of it */
 	struct init_job job;     /* the devices made ready */
 	int sparse_declined;     /* the sparse engine declined the graph */
+	char declined[200];      /* ... why */
+	uint32_t *src;           /* the rows asked (--rows, --sources), or NULL: all */
+	uint64_t sources;        /* ... how many */
 };
 
 /* The route and why it was taken. */

@@ -62,8 +62,8 @@ void gpusparse_end(struct gpusparse_dev *d)
 	d->started = 0;
 }
 
-int gpusparse_rows(void *ctx, const el_factor *f, gs_stats *stats, el_rows_fn *take,
-                   void *take_ctx, char *info, size_t len)
+int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t sources,
+                   gs_stats *stats, el_rows_fn *take, void *take_ctx, char *info, size_t len)
 {
 	struct gpusparse_dev *d = ctx;
 	gpusparse_end(d);
@@ -76,11 +76,11 @@ int gpusparse_rows(void *ctx, const el_factor *f, gs_stats *stats, el_rows_fn *t
 	 * small graph). */
 	const char *most = getenv("APSP_SPARSE_BATCH");
 	const double w0 = lib_now();
-	if (fws_solve(d->devices, d->ndevices, f, stats, stats ? NULL : take, take_ctx,
+	if (fws_solve(d->devices, d->ndevices, f, src, sources, stats, stats ? NULL : take, take_ctx,
 	              most ? strtoull(most, NULL, 10) : 0, &t, info, len) < 0)
 		return -1;
-	const double rate = t.kernel_ms > 0 ? (double)t.arcs * (double)f->n / (t.kernel_ms * 1e-3)
-	                                    : 0.0;
+	const double rows = src ? (double)sources : (double)f->n;
+	const double rate = t.kernel_ms > 0 ? (double)t.arcs * rows / (t.kernel_ms * 1e-3) : 0.0;
 	const double wall = (lib_now() - w0) * 1e3;
 	char fold[64] = "", gpus[96] = "";
 	if (stats)

@@ -40,8 +40,10 @@ void sources_check(const struct sources_opt *so, int stats, const char *input)
 		tool_usage_error("--sources - and the graph cannot both be stdin: give the graph's file");
 }
 
-/* A vertex number at *p (digits only), below n: its value, *p past it. */
-static uint64_t vertex_at(const char **p, uint64_t n, const char *where, unsigned long line)
+/* A vertex number at *p (digits only), below n (at most n where end is
+ * set: one past the last): its value, *p past it. */
+static uint64_t vertex_at(const char **p, uint64_t n, int end, const char *where,
+                          unsigned long line)
 {
 	const char *s = *p;
 	uint64_t v = 0;
@@ -56,7 +58,7 @@ static uint64_t vertex_at(const char **p, uint64_t n, const char *where, unsigne
 			tool_die("%s:%lu: '%.*s' is not a vertex number", where, line, (int)(end - *p), *p);
 		tool_usage_error("--rows %s: not A:B, two vertex numbers", where);
 	}
-	if (v >= n) {
+	if (v >= n + (end != 0)) {
 		if (line)
 			tool_die("%s:%lu: vertex %llu: no such vertex (the graph has %llu, numbered from 0)",
 			         where, line, (unsigned long long)v, (unsigned long long)n);
@@ -70,12 +72,11 @@ static uint64_t vertex_at(const char **p, uint64_t n, const char *where, unsigne
 static uint32_t *rows_range(const char *arg, uint64_t n, uint64_t *count)
 {
 	const char *p = arg;
-	const uint64_t a = vertex_at(&p, n, arg, 0);
+	const uint64_t a = vertex_at(&p, n, 0, arg, 0);
 	if (*p != ':')
 		tool_usage_error("--rows %s: not A:B, two vertex numbers", arg);
 	p++;
-	/* B is one past the last: n itself is allowed */
-	const uint64_t b = vertex_at(&p, n + 1, arg, 0);
+	const uint64_t b = vertex_at(&p, n, 1, arg, 0); /* (one past the last) */
 	if (*p)
 		tool_usage_error("--rows %s: not A:B, two vertex numbers", arg);
 	if (b <= a)
@@ -111,7 +112,7 @@ static uint32_t *rows_listed(const char *path, uint64_t n, uint64_t *count)
 				p++;
 			if (!*p || *p == '#')
 				break;
-			const uint64_t v = vertex_at(&p, n, name, line);
+			const uint64_t v = vertex_at(&p, n, 0, name, line);
 			if (seen[v])
 				tool_die("%s:%lu: vertex %llu a second time (first on line %llu)", name, line,
 				         (unsigned long long)v, (unsigned long long)line_of[v]);

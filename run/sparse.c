@@ -9,6 +9,7 @@
 
 #include "elim.h"
 #include "order.h"
+#include "sources.h"
 #include "stats.h"
 #include "tool.h"
 
@@ -179,6 +180,8 @@ struct rows_out {
 	uint64_t n, row_bytes;
 	int threads;
 	uint64_t relaxations;
+	const uint32_t *src; /* the rows' sources (NULL: every vertex in order) */
+	uint64_t rows;       /* ... how many */
 	const el_arcs *tree; /* the predecessors' pass: the graph's arcs */
 	int32_t *pred;       /* ... its rows, room for pred_rows */
 	uint64_t pred_rows;
@@ -196,7 +199,7 @@ static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
 				         (unsigned long long)count);
 			o->pred_rows = count;
 		}
-		if (el_derive_preds(o->tree, first, count, rows, o->pred, o->threads, &err) < 0
+		if (el_derive_preds(o->tree, o->src, first, count, rows, o->pred, o->threads, &err) < 0
 		    || st_write(o->w, o->pred, count * o->n * sizeof *o->pred, &err) < 0)
 			tool_die_st(tool_output_name(), &err);
 	} else if (o->stats) {
@@ -204,7 +207,7 @@ static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
 	} else if (st_write(o->w, rows, count * o->row_bytes, &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
 	}
-	tool_progress(o->tree ? "predecessors" : "rows", first + count, o->n);
+	tool_progress(o->tree ? "predecessors" : "rows", first + count, o->rows);
 	return 0;
 }
 
@@ -212,7 +215,7 @@ static void make_rows(const el_factor *f, struct rows_out *o, int threads)
 {
 	st_error err;
 	o->n = f->n, o->row_bytes = f->n * ST_TYPE_SIZE(f->type), o->threads = threads;
-	if (el_all_rows(f, threads, take_out, o, &o->relaxations, &err) < 0)
+	if (el_all_rows(f, o->src, o->rows, threads, take_out, o, &o->relaxations, &err) < 0)
 		tool_die_st(NULL, &err);
 }
 
@@ -223,7 +226,7 @@ static const char *dense_anyway(const struct sparse_job *job)
 {
 	if (job->mode == ENGINE_DENSE)
 		return "--engine dense";
-	if (job->paths && job->mode == ENGINE_AUTO)
+	if (job->paths && job->mode == ENGINE_AUTO && !job->src)
 		return "predecessors asked (the dense engine's; --engine sparse derives them from "
 		       "the distances)";
 	if (job->checkpoint)
@@ -295,7 +298,8 @@ static void all_rows(const struct sparse_job *job, const el_factor *f, struct ro
 	if (job->device_rows) {
 		char info[400];
 		o->n = f->n, o->row_bytes = f->n * ST_TYPE_SIZE(f->type), o->threads = job->threads;
-		if (job->device_rows(job->device_ctx, f, o->stats, take_out, o, info, sizeof info) < 0)
+		if (job->device_rows(job->device_ctx, f, o->src, o->rows, o->stats, take_out, o, info,
+		                     sizeof info) < 0)
 			tool_die("%s", info);
 		tool_info("%s", info);
 	} else {
@@ -311,12 +315,13 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 {
 	st_error err;
 	gs_stats st;
-	struct rows_out o = {0};
+	struct rows_out o = {.src = job->src, .rows = job->src ? job->sources : f->n};
 	if (job->form) {
 		if (gs_init(&st, f->n, f->type, &err) < 0)
 			tool_die_st(NULL, &err);
 		o.stats = &st;
-	} else if (!(o.w = st_writer_open(out, res, tool_opts.level, job->threads, &err))) {
+	} else if (!(o.w = st_writer_open(out, res, tool_opts.level, job->threads, &err))
+	           || (job->src && st_write_matrix(o.w, job->src, &err) < 0)) {
 		tool_die_st(tool_output_name(), &err);
 	}
 	all_rows(job, f, &o);
@@ -400,6 +405,8 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	st_header res;
 	if (sv_result_header(h, tree != NULL, &res, &err) < 0)
 		tool_die_st("result", &err);
+	if (job->src)
+		sources_header(&res, job->sources);
 	tool_add_provenance(&res);
 	if (rc == 1)
 		engine_negative_cycle(job->input, out, &res, cycle, job->threads);

@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "fw.h"
 #include "solve.h"
+#include "sources.h"
 #include "sparse.h"
 #include "stream.h"
 #include "tool.h"
@@ -47,6 +48,8 @@ static void usage(FILE *f)
 	        "                      without paths)\n"
 	        "\n",
 	        tool_name(), FW_BLOCK_DEFAULT);
+	sources_help(f);
+	fputc('\n', f);
 	engine_stats_help(f);
 	fputs(ckpt_help, f);
 	tool_common_help(f, 1);
@@ -79,6 +82,7 @@ int main(int argc, char **argv)
 		ENGINE_LONGOPTS,
 		{"simd", required_argument, 0, OPT_SIMD},
 		{"engine", required_argument, 0, OPT_ENGINE},
+		SOURCES_LONGOPTS,
 		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
@@ -87,11 +91,12 @@ int main(int argc, char **argv)
 	struct ckpt ck = {.every = -1};
 	int paths = 1, c, order = ORDER_AUTO, as_stats = 0, engine = ENGINE_AUTO;
 	struct stats_form form = {STATS_TABLE, 0, 0};
+	struct sources_opt rows = {0};
 
 	tool_init("apsp-cpu", argc, argv);
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage) || engine_stats_option(c, optarg, &form, &as_stats)
-		    || ckpt_option(&ck, c, optarg))
+		    || ckpt_option(&ck, c, optarg) || sources_option(c, optarg, &rows))
 			continue;
 		switch (c) {
 		case 'B':
@@ -124,9 +129,10 @@ int main(int argc, char **argv)
 		tool_die("--simd %s: this processor does not run it (best: %s)",
 		         fw_simd_name(o.simd), fw_simd_name(fw_simd_detect()));
 	engine_check_stats(&form, as_stats);
+	const char *path = optind < argc ? argv[optind] : "-";
+	sources_check(&rows, as_stats, path);
 	if (as_stats) /* distances alone, folded into the statistics */
 		paths = 0;
-	const char *path = optind < argc ? argv[optind] : "-";
 	const char *name = tool_input_name(path);
 	int threads = tool_threads();
 	o.threads = threads;
@@ -138,14 +144,17 @@ int main(int argc, char **argv)
 	st_header in;
 	engine_in *r = engine_open(path, threads, &in);
 	const uint64_t n = in.n;
+	uint64_t nsrc;
+	uint32_t *src = sources_resolve(&rows, n, &nsrc);
 	char engine_why[200];
 	void *read = NULL; /* the weights, where the sparse engine's reading found the graph dense */
 	const struct sparse_job job = {.mode = engine, .order = order, .paths = paths,
 	                               .checkpoint = ck.path || ck.resume, .input = path,
-	                               .form = as_stats ? &form : NULL, .threads = threads,
+	                               .src = src, .sources = nsrc, .form = as_stats ? &form : NULL, .threads = threads,
 	                               .streams = 1};
 	if (sparse_run(&job, r, &in, out, sout, &read, engine_why, sizeof engine_why)) {
 		st_header_free(&in);
+		free(src);
 		return EXIT_OK;
 	}
 	tool_info("%s", engine_why);
@@ -184,6 +193,8 @@ int main(int argc, char **argv)
 	st_header h;
 	if (sv_result_header(&in, paths, &h, &err) < 0)
 		tool_die_st("result", &err);
+	if (src)
+		sources_header(&h, nsrc);
 	tool_add_provenance(&h);
 	if (rc == 1)
 		engine_negative_cycle(path, out, &h, plan.cycle_vertex, threads);
@@ -209,7 +220,7 @@ int main(int argc, char **argv)
 	if (as_stats)
 		engine_write_stats(sout, &form, &plan, dist, n, in.type, in.flags, threads);
 	else
-		engine_write_result(out, &h, &plan, dist, pred, threads);
+		engine_write_result(out, &h, &plan, dist, pred, src, threads);
 	ckpt_end(&ck); /* the result committed: no more need of it */
 	double t3 = lib_now();
 	double relax = (double)n * n * n;
@@ -226,5 +237,6 @@ int main(int argc, char **argv)
 	st_header_free(&in);
 	free(dist);
 	free(pred);
+	free(src);
 	return EXIT_OK;
 }

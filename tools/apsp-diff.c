@@ -50,7 +50,39 @@ static FILE *report;
 struct result {
 	const char *name;
 	st_matrices m;
+	int64_t *row; /* a result of some rows: vertex -> its row, or -1; else NULL */
 };
+
+/* The rows of a result of some rows, by vertex. */
+static void index_rows(struct result *r)
+{
+	const st_header *h = &r->m.h;
+	if (!r->m.sources)
+		return;
+	if (!(r->row = malloc((h->n ? h->n : 1) * sizeof *r->row)))
+		tool_die("%s: out of memory for its rows", r->name);
+	for (uint64_t v = 0; v < h->n; v++)
+		r->row[v] = -1;
+	for (uint64_t i = 0; i < h->rows; i++)
+		r->row[r->m.sources[i]] = (int64_t)i;
+}
+
+/* The row of vertex v in r (every vertex's where r holds every row), or -1. */
+static int64_t row_of(const struct result *r, uint64_t v)
+{
+	return r->row ? r->row[v] : (int64_t)v;
+}
+
+/* The k-th source whose row r holds. */
+static uint64_t source_at(const struct result *r, uint64_t k)
+{
+	return r->m.sources ? r->m.sources[k] : k;
+}
+
+static uint64_t row_count(const struct result *r)
+{
+	return r->m.sources ? r->m.h.rows : r->m.h.n;
+}
 
 /* A stream, or (for --graph) a graph as text, read as the engines read it. */
 static void load(struct result *r, const char *path, int threads)
@@ -122,11 +154,23 @@ static int compare(const struct result *a, const struct result *b, double tol, l
 	double maxabs = 0, maxrel = 0;
 	long shown = 0;
 	int exact = ha->type == ST_INT32 && hb->type == ST_INT32;
+	/* the rows of the one with fewer: each must be in the other */
+	const struct result *few = row_count(b) < row_count(a) ? b : a, *more = few == a ? b : a;
+	for (uint64_t k = 0; k < row_count(few); k++)
+		if (row_of(more, source_at(few, k)) < 0)
+			tool_die("%s holds the row of vertex %llu, %s does not (a result of some rows: "
+			         "--rows, --sources)", few->name, (unsigned long long)source_at(few, k),
+			         more->name);
+	if (row_count(a) != row_count(b) && tool_opts.verbose > 0)
+		fprintf(report, "the %llu rows of %s compared\n", (unsigned long long)row_count(few),
+		        few->name);
 
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t k = 0; k < row_count(few); k++) {
+		const uint64_t i = source_at(few, k);
+		const uint64_t ia = (uint64_t)row_of(a, i), ib = (uint64_t)row_of(b, i);
 		for (uint64_t j = 0; j < n; j++) {
-			double x = value(ha, a->m.dist, i * ha->npad + j);
-			double y = value(hb, b->m.dist, i * hb->npad + j);
+			double x = value(ha, a->m.dist, ia * ha->npad + j);
+			double y = value(hb, b->m.dist, ib * hb->npad + j);
 			int same;
 			pairs++;
 			if (isinf(x) || isinf(y)) {
@@ -153,6 +197,7 @@ static int compare(const struct result *a, const struct result *b, double tol, l
 				shown++;
 			}
 		}
+	}
 	if (tool_opts.verbose > 0) {
 		fprintf(report, "%llu pairs compared, %llu different (%llu reachable in one only); "
 		       "largest difference %.9g absolute, %.3g relative\n",
@@ -177,12 +222,14 @@ static uint64_t check_paths(const struct result *g, const struct result *r, doub
 	uint64_t n = hr->n, bad = 0;
 	long shown = 0;
 
+	const uint64_t rows = row_count(r);
 	#pragma omp parallel for schedule(dynamic, 16) reduction(+ : bad) \
 		num_threads(threads)
-	for (uint64_t s = 0; s < n; s++) {
-		const int32_t *prow = (const int32_t *)r->m.pred + s * hr->npad;
+	for (uint64_t k = 0; k < rows; k++) {
+		const uint64_t s = source_at(r, k);
+		const int32_t *prow = (const int32_t *)r->m.pred + k * hr->npad;
 		for (uint64_t t = 0; t < n; t++) {
-			double d = value(hr, r->m.dist, s * hr->npad + t);
+			double d = value(hr, r->m.dist, k * hr->npad + t);
 			const char *why = NULL;
 			double sum = 0, sumabs = 0;
 			if (s == t) {
@@ -228,7 +275,7 @@ static uint64_t check_paths(const struct result *g, const struct result *r, doub
 	}
 	if (tool_opts.verbose > 0)
 		fprintf(report, "%s: %llu pairs checked against the graph, %llu bad\n", r->name,
-		       (unsigned long long)n * n, (unsigned long long)bad);
+		       (unsigned long long)(rows * n), (unsigned long long)bad);
 	return bad;
 }
 
@@ -288,6 +335,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nargs; i++) {
 		load(&r[i], argv[optind + i], threads);
 		check_result(&r[i]);
+		index_rows(&r[i]);
 	}
 	if (nargs == 2 && r[0].m.h.n != r[1].m.h.n)
 		tool_die("%s has %llu vertices, %s %llu", r[0].name,
@@ -325,5 +373,6 @@ int main(int argc, char **argv)
 	st_matrices_free(&g.m);
 	st_matrices_free(&r[0].m);
 	st_matrices_free(&r[1].m);
+	free(r[0].row), free(r[1].row);
 	return status;
 }

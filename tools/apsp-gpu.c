@@ -45,6 +45,9 @@ static void usage(FILE *f)
 	        "                      alone are asked)\n"
 	        "\n",
 	        tool_name(), GPUS_FROM);
+	sources_help(f);
+	fputs("                      (the sparse engine's; for a graph it declines,\n"
+	      "                      apsp-cpu)\n\n", f);
 	engine_stats_help(f);
 	fputs(ckpt_help, f);
 	tool_common_help(f, 1);
@@ -98,6 +101,7 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 		{"no-16bit", no_argument, 0, OPT_NO_16BIT},
 		{"16bit", no_argument, 0, OPT_16BIT},
 		{"engine", required_argument, 0, OPT_ENGINE},
+		SOURCES_LONGOPTS,
 		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
@@ -106,7 +110,7 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:d:g:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage)
 		    || engine_stats_option(c, optarg, &a->form, &a->stats)
-		    || ckpt_option(&a->ck, c, optarg))
+		    || ckpt_option(&a->ck, c, optarg) || sources_option(c, optarg, &a->rows))
 			continue;
 		switch (c) {
 		case 'B':
@@ -151,6 +155,7 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 	if (a->stats) /* distances alone, folded into the statistics */
 		o->paths = 0;
 	a->input = optind < argc ? argv[optind] : "-";
+	sources_check(&a->rows, a->stats, a->input);
 }
 
 int main(int argc, char **argv)

@@ -211,6 +211,49 @@ static uint64_t *source_rows(const struct query *q, size_t *nrows)
 	return rows;
 }
 
+struct listed {
+	uint64_t key, at; /* a vertex (or a row of the list) and where it is */
+};
+
+static int cmp_listed(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* A result of some rows: its list of sources read, and the rows of the
+ * sources asked (rows, ascending) found in it.  Returns the rows of the
+ * list to read (ascending); at[k] is where rows[k] lands among them. */
+static uint64_t *listed_rows(st_reader *r, const st_header *h, const uint64_t *rows,
+                             size_t nrows, uint64_t base, const char *name, size_t *at)
+{
+	st_error err;
+	uint32_t *src = malloc(h->rows * sizeof *src + 1);
+	struct listed *by = malloc(h->rows * sizeof *by + 1), *want = malloc(nrows * sizeof *want + 1);
+	uint64_t *read = malloc(nrows * sizeof *read + 1);
+	if (!src || !by || !want || !read)
+		tool_die("%s: %llu sources:", name, (unsigned long long)h->rows);
+	if (st_read_matrix(r, src, &err) < 0 || st_sources_check(name, h, src, &err) < 0)
+		tool_die_st(NULL, &err);
+	for (uint64_t i = 0; i < h->rows; i++)
+		by[i] = (struct listed){src[i], i};
+	qsort(by, h->rows, sizeof *by, cmp_listed);
+	for (size_t k = 0; k < nrows; k++) {
+		const struct listed *f = bsearch(&(struct listed){rows[k], 0}, by, h->rows, sizeof *by,
+		                                 cmp_listed);
+		if (!f)
+			tool_die("%s: vertex %llu is not a source of this result (it holds the rows of "
+			         "%llu sources: --rows, --sources)", name,
+			         (unsigned long long)(rows[k] + base), (unsigned long long)h->rows);
+		want[k] = (struct listed){f->at, k};
+	}
+	qsort(want, nrows, sizeof *want, cmp_listed);
+	for (size_t i = 0; i < nrows; i++)
+		read[i] = want[i].key, at[want[i].at] = i;
+	free(src), free(by), free(want);
+	return read;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_FROM = 0x2000, OPT_TSV, OPT_BASE };
@@ -306,11 +349,17 @@ int main(int argc, char **argv)
 	}
 	size_t rowbytes = h.npad * ST_TYPE_SIZE(h.type), prowbytes = h.npad * 4;
 	char *dist = malloc(nrows * rowbytes + 1), *pred = malloc(nrows * prowbytes + 1);
-	if (!dist || !pred)
+	size_t *at = malloc(nrows * sizeof *at + 1); /* rows[k]'s place among those read */
+	if (!dist || !pred || !at)
 		tool_die("%zu rows of %llu:", nrows, (unsigned long long)h.npad);
+	for (size_t k = 0; k < nrows; k++)
+		at[k] = k;
+	uint64_t *read = rows; /* the stream's rows to read: the sources', or in its list */
+	if (st_next_matrix(r) == ST_SOURCES)
+		read = listed_rows(r, &h, rows, nrows, base, name, at);
 	for (uint32_t next; (next = st_next_matrix(r));) {
-		int rc = next == ST_DIST ? st_read_rows(r, rows, nrows, dist, &err)
-		       : next == ST_PRED ? st_read_rows(r, rows, nrows, pred, &err)
+		int rc = next == ST_DIST ? st_read_rows(r, read, nrows, dist, &err)
+		       : next == ST_PRED ? st_read_rows(r, read, nrows, pred, &err)
 		       : st_skip_matrix(r, &err);
 		if (rc < 0)
 			tool_die_st(NULL, &err);
@@ -329,13 +378,15 @@ int main(int argc, char **argv)
 		tool_die("path:");
 	for (size_t i = 0; i < q.npairs; i++) {
 		uint64_t s = q.pairs[i].src, t = q.pairs[i].dst;
-		size_t ri = row_index(rows, nrows, s);
+		size_t ri = at[row_index(rows, nrows, s)];
 		if (print_pair(out, &h, dist + ri * rowbytes, (const int32_t *)(pred + ri * prowbytes), s,
 		               t, base, tsv, path, name))
 			status = EXIT_DIFFERENT;
 	}
 	tool_output_commit();
-	free(path), free(rows), free(dist), free(pred), free(q.pairs);
+	if (read != rows)
+		free(read);
+	free(path), free(rows), free(dist), free(pred), free(q.pairs), free(at);
 	st_header_free(&h);
 	return status;
 }

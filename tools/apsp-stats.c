@@ -96,6 +96,13 @@ int main(int argc, char **argv)
 	struct fold f = {&s, {0}};
 	const st_window_work work = {.begin = fold_begin, .piece = fold_piece, .end = fold_end,
 	                             .ctx = &f};
+	if (h.matrices & ST_SOURCES) { /* (freed first: clean under LeakSanitizer) */
+		st_reader_free(r);
+		gs_free(&s);
+		st_header_free(&h);
+		tool_die("%s: " ST_ROWS_REFUSAL ": the statistics take every row (give the graph to "
+		         "apsp-cpu or apsp-gpu --stats)", name);
+	}
 	if (h.npad != h.n) /* a padded stream: rows of npad, the first n entries */
 		tool_die("%s: a result stream has no padding (npad %llu, n %llu)", name,
 		         (unsigned long long)h.npad, (unsigned long long)h.n);

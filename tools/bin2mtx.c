@@ -173,7 +173,9 @@ static inline size_t put_float(char *p, float v)
 struct job {
 	const st_header *h;
 	uint64_t rowbytes;   /* of the matrix m */
-	const void *m;       /* npad x npad, stride npad */
+	const void *m;       /* npad x npad, stride npad (a result of some rows: rows x npad) */
+	const uint32_t *src; /* a result of some rows: row i is vertex src[i]'s; else NULL */
+	uint64_t rows;       /* m's rows: n, or the sources' count */
 	uint32_t which;      /* ST_WEIGHTS, ST_DIST or ST_PRED */
 	enum format fmt;
 };
@@ -223,10 +225,11 @@ static size_t format_row(const struct job *jb, uint64_t i, char *out)
 	}
 	/* Matrix Market: "i j value", 1-based; a predecessor is a vertex number,
 	 * so it is 1-based too. */
+	const uint64_t v = jb->src ? jb->src[i] : i; /* the row's vertex */
 	for (uint64_t j = 0; j < n; j++) {
 		if (!entry_present(jb, i, j))
 			continue;
-		p += put_u64(p, i + 1);
+		p += put_u64(p, v + 1);
 		*p++ = ' ';
 		p += put_u64(p, j + 1);
 		*p++ = ' ';
@@ -248,9 +251,13 @@ static void write_mtx_header(int fd, const struct job *jb, uint64_t nnz)
 	                 : jb->which == ST_DIST ? "distances" : "predecessors (1-based)";
 	int is_real = jb->h->type != ST_INT32 && jb->which != ST_PRED;
 	char line[256];
+	char some[96] = "";
+	if (jb->src)
+		snprintf(some, sizeof some, ", the rows of %llu sources alone",
+		         (unsigned long long)jb->rows);
 	int len = snprintf(line, sizeof line,
-	                   "%%%%MatrixMarket matrix coordinate %s general\n%% apsp %s\n",
-	                   is_real ? "real" : "integer", what);
+	                   "%%%%MatrixMarket matrix coordinate %s general\n%% apsp %s%s\n",
+	                   is_real ? "real" : "integer", what, some);
 	tool_write_all(fd, line, (size_t)len);
 	/* Provenance, one comment line per @PG line. */
 	for (const char *pg = jb->h->provenance; pg && *pg;) {
@@ -268,16 +275,16 @@ static void write_mtx_header(int fd, const struct job *jb, uint64_t nnz)
 
 static void write_text(int fd, const struct job *jb, int threads)
 {
-	uint64_t n = jb->h->n;
+	const uint64_t n = jb->rows;
 	if (jb->fmt == FMT_MTX) {
 		uint64_t nnz = 0;
 		#pragma omp parallel for reduction(+ : nnz) schedule(static) num_threads(threads)
 		for (uint64_t i = 0; i < n; i++)
-			for (uint64_t j = 0; j < n; j++)
+			for (uint64_t j = 0; j < jb->h->n; j++)
 				nnz += (uint64_t)entry_present(jb, i, j);
 		write_mtx_header(fd, jb, nnz);
 	}
-	size_t cap = (size_t)n * ENTRY_MAX + 2;
+	size_t cap = (size_t)jb->h->n * ENTRY_MAX + 2;
 	uint64_t chunk = (64u << 20) / cap; /* rows formatted per round */
 	if (chunk < (uint64_t)threads)
 		chunk = (uint64_t)threads;
@@ -307,14 +314,14 @@ static void write_text(int fd, const struct job *jb, int threads)
 
 static void write_npy(int fd, const struct job *jb)
 {
-	uint64_t n = jb->h->n;
+	const uint64_t n = jb->h->n;
 	const char *descr = jb->which == ST_PRED || jb->h->type == ST_INT32 ? "<i4"
 	                    : jb->h->type == ST_FLOAT32 ? "<f4" : "<f8";
 	const size_t es = jb->which == ST_PRED ? 4 : ST_TYPE_SIZE(jb->h->type);
 	char dict[128];
 	int dl = snprintf(dict, sizeof dict,
 	                  "{'descr': '%s', 'fortran_order': False, 'shape': (%llu, %llu), }",
-	                  descr, (unsigned long long)n, (unsigned long long)n);
+	                  descr, (unsigned long long)jb->rows, (unsigned long long)n);
 	/* Magic, version 1.0, header length, then the dict padded with spaces
 	 * and a newline so the data starts at a multiple of 64 bytes. */
 	size_t total = (10 + (size_t)dl + 1 + 63) / 64 * 64;
@@ -333,7 +340,7 @@ static void write_npy(int fd, const struct job *jb)
 	unsigned char *row = little ? NULL : malloc(n * es);
 	if (!little && !row)
 		tool_die("row buffer:");
-	for (uint64_t i = 0; i < n; i++) {
+	for (uint64_t i = 0; i < jb->rows; i++) {
 		const unsigned char *src = (const unsigned char *)jb->m + i * jb->rowbytes;
 		if (little) {
 			tool_write_all(fd, src, n * es);
@@ -422,7 +429,8 @@ static void write_arcs_mtx(int fd, const struct job *jb)
 static const char *matrix_name(uint32_t m)
 {
 	return m == ST_WEIGHTS ? "weights" : m == ST_DIST ? "distances"
-	     : m == ST_ARCS    ? "arcs"    : m == ST_ORDER ? "order" : "predecessors";
+	     : m == ST_ARCS    ? "arcs"    : m == ST_ORDER ? "order"
+	     : m == ST_SOURCES ? "sources" : "predecessors";
 }
 
 /* Refuse what cannot fit in memory before allocating it (a hostile header):
@@ -440,8 +448,9 @@ static void check_memory(st_reader *r, st_header *h, const char *name, double ne
 }
 
 /* The matrix want of r's stream (its other matrices' CRCs checked, the end
- * too; a list of arcs checked as well): malloc'd; r closed. */
-static void *read_one(st_reader *r, st_header *h, const char *name, uint32_t want)
+ * too; a list of arcs checked as well): malloc'd; r closed.  A result of
+ * some rows: its list of sources into *src (malloc'd, checked). */
+static void *read_one(st_reader *r, st_header *h, const char *name, uint32_t want, uint32_t **src)
 {
 	st_error err;
 	const uint64_t bytes = st_matrix_bytes_of(h, want);
@@ -450,10 +459,14 @@ static void *read_one(st_reader *r, st_header *h, const char *name, uint32_t wan
 	if (!m)
 		tool_die("%s: %llu bytes for the %s:", name, (unsigned long long)bytes,
 		         matrix_name(want));
+	*src = NULL;
 	for (uint32_t next; (next = st_next_matrix(r));) {
-		int rc = next == want ? st_read_matrix(r, m, &err)
-		                      : st_scan_matrix(r, 1, NULL, &err); /* its CRCs too */
-		if (rc < 0)
+		if (next == ST_SOURCES && !(*src = malloc(h->rows * sizeof **src + 1)))
+			tool_die("%s: %llu sources:", name, (unsigned long long)h->rows);
+		int rc = next == want         ? st_read_matrix(r, m, &err)
+		         : next == ST_SOURCES ? st_read_matrix(r, *src, &err)
+		                              : st_scan_matrix(r, 1, NULL, &err); /* its CRCs too */
+		if (rc < 0 || (next == ST_SOURCES && st_sources_check(name, h, *src, &err) < 0))
 			tool_die_st(NULL, &err);
 	}
 	if (st_reader_close(r, &err) < 0
@@ -551,12 +564,13 @@ int main(int argc, char **argv)
 		tool_die("%s: the stream holds no %s%s", name, matrix_name(want),
 		         arcs ? " (a graph as a list of arcs: its weights only)" : "");
 	}
-	void *m = read_one(r, &h, name, arcs ? ST_ARCS : want);
+	uint32_t *src;
+	void *m = read_one(r, &h, name, arcs ? ST_ARCS : want, &src);
 	if (arcs && fmt != FMT_MTX)
 		m = arcs_matrix(&h, name, m);
 	int out = tool_output_open(fmt == FMT_NPY);
 	struct job jb = {.h = &h, .rowbytes = h.npad * (want == ST_PRED ? 4 : ST_TYPE_SIZE(h.type)),
-	                 .m = m, .which = want, .fmt = fmt};
+	                 .m = m, .src = src, .rows = src ? h.rows : h.n, .which = want, .fmt = fmt};
 	if (fmt == FMT_NPY)
 		write_npy(out, &jb);
 	else if (arcs && fmt == FMT_MTX)
@@ -566,6 +580,7 @@ int main(int argc, char **argv)
 	tool_output_commit();
 
 	free(m);
+	free(src);
 	st_header_free(&h);
 	if (fd != 0)
 		close(fd);

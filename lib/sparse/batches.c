@@ -11,11 +11,11 @@
 
 #include "order.h"
 
-int el_all_rows(const el_factor *f, int threads, el_rows_fn *fn, void *ctx,
-                uint64_t *relaxations, st_error *err)
+int el_all_rows(const el_factor *f, const uint32_t *src, uint64_t sources, int threads,
+                el_rows_fn *fn, void *ctx, uint64_t *relaxations, st_error *err)
 {
 	threads = lib_threads(threads);
-	const uint64_t n = f->n, es = ST_TYPE_SIZE(f->type);
+	const uint64_t n = f->n, es = ST_TYPE_SIZE(f->type), rows_n = src ? sources : n;
 	/* A group: eight batches a thread where 64 MiB holds them (fewer
 	 * waits between the sweeps and what fn does), at least one a thread. */
 	uint64_t group = (uint64_t)threads * EL_BATCH * 8;
@@ -23,7 +23,7 @@ int el_all_rows(const el_factor *f, int threads, el_rows_fn *fn, void *ctx,
 		group -= EL_BATCH;
 	el_space **space = calloc((size_t)threads, sizeof *space);
 	uint64_t *relax = calloc((size_t)threads, sizeof *relax);
-	void *rows = lib_huge_alloc((group < n ? group : n) * n * es + 1);
+	void *rows = lib_huge_alloc((group < rows_n ? group : rows_n) * n * es + 1);
 	int rc = 0;
 	for (int t = 0; space && t < threads; t++)
 		if (!(space[t] = el_space_new(f)))
@@ -33,18 +33,18 @@ int el_all_rows(const el_factor *f, int threads, el_rows_fn *fn, void *ctx,
 		              (unsigned long long)group, (unsigned long long)n);
 		goto out;
 	}
-	for (uint64_t first = 0; first < n && rc == 0; first += group) {
-		const uint64_t count = n - first < group ? n - first : group;
+	for (uint64_t first = 0; first < rows_n && rc == 0; first += group) {
+		const uint64_t count = rows_n - first < group ? rows_n - first : group;
 		const int batches = (int)((count + EL_BATCH - 1) / EL_BATCH);
 		#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 		for (int b = 0; b < batches; b++) {
-			uint32_t src[EL_BATCH];
+			uint32_t batch[EL_BATCH];
 			const uint64_t s0 = first + (uint64_t)b * EL_BATCH;
-			const int k = (int)(n - s0 < EL_BATCH ? n - s0 : EL_BATCH);
+			const int k = (int)(rows_n - s0 < EL_BATCH ? rows_n - s0 : EL_BATCH);
 			for (int i = 0; i < k; i++)
-				src[i] = (uint32_t)(s0 + (uint64_t)i);
+				batch[i] = src ? src[s0 + (uint64_t)i] : (uint32_t)(s0 + (uint64_t)i);
 			const int t = omp_get_thread_num();
-			el_rows(f, space[t], src, k, (char *)rows + (uint64_t)b * EL_BATCH * n * es, n,
+			el_rows(f, space[t], batch, k, (char *)rows + (uint64_t)b * EL_BATCH * n * es, n,
 			        &relax[t]);
 		}
 		if (fn(ctx, first, count, rows))
@@ -75,7 +75,7 @@ static int fold(void *ctx, uint64_t first, uint64_t count, const void *rows)
 int el_fold_stats(const el_factor *f, gs_stats *s, int threads, st_error *err)
 {
 	struct folding fo = {s, f->n, threads};
-	return el_all_rows(f, threads, fold, &fo, NULL, err);
+	return el_all_rows(f, NULL, 0, threads, fold, &fo, NULL, err);
 }
 
 int el_factor_make(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,

@@ -79,11 +79,13 @@ void el_rows(const el_factor *f, el_space *s, const uint32_t *src, int count, vo
 /* Rows first .. first + count - 1 of the distances (n each, stride n, the
  * type's elements), valid during the call: 0, or non-zero to stop. */
 typedef int el_rows_fn(void *ctx, uint64_t first, uint64_t count, const void *rows);
-/* Every row, in order, a group of batches at a time made on threads (<= 0:
- * all cores) and handed to fn; *relaxations (when not NULL) grows as in
- * el_rows().  0, or -1 with err set (out of memory; fn stopped). */
-int el_all_rows(const el_factor *f, int threads, el_rows_fn *fn, void *ctx,
-                uint64_t *relaxations, st_error *err);
+/* Every row, in order (src NULL), or the rows of sources src[0 .. sources -
+ * 1] in the list's order (row i: source src[i]), a group of batches at a
+ * time made on threads (<= 0: all cores) and handed to fn; *relaxations
+ * (when not NULL) grows as in el_rows().  0, or -1 with err set (out of
+ * memory; fn stopped). */
+int el_all_rows(const el_factor *f, const uint32_t *src, uint64_t sources, int threads,
+                el_rows_fn *fn, void *ctx, uint64_t *relaxations, st_error *err);
 /* Every row folded into s (gs_init'ed for f's n and type), in order: the
  * figures apsp-stats gives for the same distances. */
 int el_fold_stats(const el_factor *f, gs_stats *s, int threads, st_error *err);
@@ -103,14 +105,15 @@ typedef struct el_arcs el_arcs;
 el_arcs *el_arcs_new(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
                      const uint32_t *to, const void *w);
 void el_arcs_free(el_arcs *a);
-/* The predecessors of rows first .. first + count - 1 (n each, stride n)
- * from their distances: each row's tree grown from its source along the
+/* The predecessors of rows first .. first + count - 1 (n each, stride n;
+ * their sources first + i, or src[first + i] where src is not NULL) from
+ * their distances: each row's tree grown from its source along the
  * tight arcs (d(u) + w(u, v) = d(v), as the type rounds the sum), breadth
  * first, so every chain ends at the source, zero and negative arcs
  * included; a vertex that rounding leaves with no exact arc takes its
  * closest in-arc from the tree.  -1 for the source and where unreachable.
  * 0, or -1 with err set (out of memory). */
-int el_derive_preds(const el_arcs *a, uint64_t first, uint64_t count, const void *rows,
-                    int32_t *pred, int threads, st_error *err);
+int el_derive_preds(const el_arcs *a, const uint32_t *src, uint64_t first, uint64_t count,
+                    const void *rows, int32_t *pred, int threads, st_error *err);
 
 #endif

@@ -200,8 +200,8 @@ static void row_tree(const el_arcs *a, uint64_t s, const void *row, int32_t *pre
 	pred[s] = -1;
 }
 
-int el_derive_preds(const el_arcs *a, uint64_t first, uint64_t count, const void *rows,
-                    int32_t *pred, int threads, st_error *err)
+int el_derive_preds(const el_arcs *a, const uint32_t *src, uint64_t first, uint64_t count,
+                    const void *rows, int32_t *pred, int threads, st_error *err)
 {
 	threads = lib_threads(threads);
 	const uint64_t n = a->n, row_bytes = n * ST_TYPE_SIZE(a->type);
@@ -218,8 +218,8 @@ int el_derive_preds(const el_arcs *a, uint64_t first, uint64_t count, const void
 		#pragma omp for schedule(dynamic, 4)
 		for (uint64_t i = 0; i < count; i++)
 			if (queue && stack && mark)
-				row_tree(a, first + i, (const char *)rows + i * row_bytes, pred + i * n, queue,
-				         stack, mark);
+				row_tree(a, src ? src[first + i] : first + i, (const char *)rows + i * row_bytes,
+				         pred + i * n, queue, stack, mark);
 		free(queue), free(stack), free(mark);
 	}
 	return failed ? lib_fail(err, "sparse engine: out of memory for the predecessors") : 0;
