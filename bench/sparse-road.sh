@@ -9,6 +9,7 @@
 # skip the ordering.  The summaries must be the same bytes.  Not a test.
 #   sh bench/sparse-road.sh [K...]      (default: 355 514, n = 126025 and 264196)
 set -u
+nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU here: skipped"; exit 0; }
 bin=$(cd "$(dirname "$0")/.." && pwd)/bin
 sizes=${*:-355 514}
 dir=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)

@@ -1,0 +1,28 @@
+#!/bin/sh
+# The sparse engine on one GPU and on all of them: apsp-gpu --stats
+# --summary --gpus 1 against --gpus N (N: the machine's GPUs) on gengraph's
+# road-like graphs as lists of arcs with their orders kept (weights
+# 1..1000), alternated; the summaries must be the same bytes.  Not a test.
+#   sh bench/sparse-road-gpus.sh [K...]      (default: 514 1000, n = 264196 and 1e6)
+set -u
+bin=$(cd "$(dirname "$0")/.." && pwd)/bin
+sizes=${*:-514 1000}
+gpus=$(nvidia-smi -L | wc -l)
+dir=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1), $(nproc) cores"
+for k in $sizes; do
+	"$bin/gengraph" --road "${k}x$k" -w 1:1000 -s 1 -L arcs --keep-order -o "$dir/road.apm"
+	reps=2
+	[ "$k" -ge 1000 ] && reps=1
+	for rep in $(seq $reps); do
+		for g in 1 "$gpus"; do
+			s=$(date +%s.%N)
+			"$bin/apsp-gpu" -v --gpus "$g" --stats --summary "$dir/road.apm" >"$dir/sum$g" 2>"$dir/err"
+			rc=$?
+			echo "== road $k, $g GPU: wall $(echo "$(date +%s.%N) $s" | awk '{ print $1 - $2 }') s, exit $rc"
+			grep "sparse engine" "$dir/err"
+		done
+		cmp -s "$dir/sum1" "$dir/sum$gpus" && echo "the same summary"
+	done
+done
