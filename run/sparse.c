@@ -182,6 +182,7 @@ struct rows_out {
 	uint64_t relaxations;
 	const uint32_t *src; /* the rows' sources (NULL: every vertex in order) */
 	uint64_t rows;       /* ... how many */
+	void *kept;          /* some rows: their distances kept for their predecessors */
 	const el_arcs *tree; /* the predecessors' pass: the graph's arcs */
 	int32_t *pred;       /* ... its rows, room for pred_rows */
 	uint64_t pred_rows;
@@ -206,6 +207,8 @@ static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
 		gs_add_rows(o->stats, first, count, rows, o->n, o->threads);
 	} else if (st_write(o->w, rows, count * o->row_bytes, &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
+	} else if (o->kept) {
+		memcpy((char *)o->kept + first * o->row_bytes, rows, count * o->row_bytes);
 	}
 	tool_progress(o->tree ? "predecessors" : "rows", first + count, o->rows);
 	return 0;
@@ -324,6 +327,11 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 	           || (job->src && st_write_matrix(o.w, job->src, &err) < 0)) {
 		tool_die_st(tool_output_name(), &err);
 	}
+	/* Some rows with their predecessors: made once where a quarter of the
+	 * memory holds their distances. */
+	const double kept = (double)o.rows * (double)f->n * (double)ST_TYPE_SIZE(f->type);
+	if (tree && job->src && kept <= (double)lib_physical_memory() / 4)
+		o.kept = malloc((size_t)kept + 1);
 	all_rows(job, f, &o);
 	if (job->form) {
 		stats_print(sout, &st, job->form, h->flags);
@@ -331,11 +339,16 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 	} else if (st_write_end_matrix(o.w, &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
 	}
-	if (tree) { /* the same rows again, for their predecessors */
+	if (tree) { /* the rows kept, or made again, for their predecessors */
 		tool_progress_stage("the predecessors");
 		o.tree = tree;
-		all_rows(job, f, &o);
+		for (uint64_t first = 0; o.kept && first < o.rows; first += 1024)
+			take_out(&o, first, o.rows - first < 1024 ? o.rows - first : 1024,
+			         (const char *)o.kept + first * o.row_bytes);
+		if (!o.kept)
+			all_rows(job, f, &o);
 		free(o.pred);
+		free(o.kept);
 		if (st_write_end_matrix(o.w, &err) < 0)
 			tool_die_st(tool_output_name(), &err);
 	}
