@@ -1,9 +1,10 @@
 #!/bin/sh
 # Runs every benchmark, from the top directory: each program in build/bench/
 # (built by `make bench`) with its default arguments, then each bench/*.sh
-# other than this one.  Scripts whose name holds "gpu" run only when
-# nvidia-smi sees a GPU.  Each benchmark prints its own table; run them on an
-# idle machine.  To add one, drop a bench/NAME.c or bench/NAME.sh in place.
+# other than this one and the *-lib.sh that scripts source.  Scripts whose
+# name holds "gpu" run only when nvidia-smi sees a GPU (those of road
+# networks say so themselves).  Each benchmark prints its own table; run
+# them on an idle machine.  To add one, drop a bench/NAME.c or bench/NAME.sh in place.
 #   sh bench/run.sh [PATTERN]     (only benchmarks whose name contains PATTERN)
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -13,7 +14,7 @@ has_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>
 status=0
 for b in build/bench/* bench/*.sh; do
 	name=$(basename "$b")
-	case "$name" in run.sh | *.log | *.txt) continue ;; esac
+	case "$name" in run.sh | *-lib.sh | *.log | *.txt) continue ;; esac
 	case "$name" in *"$pat"*) ;; *) continue ;; esac
 	case "$b" in
 	*.sh)

@@ -5,12 +5,8 @@
 # 1..1000), alternated; the summaries must be the same bytes.  Not a test.
 #   sh bench/sparse-road-gpus.sh [K...]      (default: 514 1000, n = 264196 and 1e6)
 set -u
-bin=$(cd "$(dirname "$0")/.." && pwd)/bin
 sizes=${*:-514 1000}
-gpus=$(nvidia-smi -L | wc -l)
-dir=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1), $(nproc) cores"
+. "$(dirname "$0")/road-lib.sh"
 for k in $sizes; do
 	"$bin/gengraph" --road "${k}x$k" -w 1:1000 -s 1 -L arcs --keep-order -o "$dir/road.apm"
 	reps=2

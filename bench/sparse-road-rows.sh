@@ -8,12 +8,8 @@
 # bytes.  Not a test.
 #   sh bench/sparse-road-rows.sh [K...]      (default: 355 514, n = 126025 and 264196)
 set -u
-nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU here: skipped"; exit 0; }
-bin=$(cd "$(dirname "$0")/.." && pwd)/bin
 sizes=${*:-355 514}
-dir=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1), $(nproc) cores"
+. "$(dirname "$0")/road-lib.sh"
 run() { # LABEL TOOL ARGS...
 	label=$1 tool=$2
 	shift 2

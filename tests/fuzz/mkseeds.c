@@ -68,14 +68,30 @@ static void seed(const char *dir, const char *name, uint64_t n, uint64_t pad, en
 	free(w), free(d), free(p);
 }
 
+/* The seed dir/name of header h (freed) and its matrices m[0], m[1], ...
+ * in the order they are stored, at level 1 on one thread. */
+static void seed_of(const char *dir, const char *name, st_header *h, const void *const *m)
+{
+	char path[512];
+	st_error err;
+	int fd = open_seed(dir, name, path, sizeof path);
+	st_writer *w = st_writer_open(fd, h, 1, 1, &err);
+	for (int k = 0; w && k < st_matrix_count(h); k++)
+		if (st_write_matrix(w, m[k], &err) < 0)
+			w = NULL; /* (freed there) */
+	if (!w || st_writer_close(w, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", path, err.msg);
+		exit(1);
+	}
+	close(fd);
+	st_header_free(h);
+}
+
 /* A graph as a list of arcs (a version 2 header), 12-byte records across
  * 40-byte blocks: vertex i to i + 1 and i + 3, and a negative loop. */
 static void seed_arcs(const char *dir, const char *name)
 {
-	char path[512];
 	st_header h;
-	st_error err;
-	int fd = open_seed(dir, name, path, sizeof path);
 	st_header_init(&h, 6, 1, ST_INT32);
 	h.matrices = ST_ARCS;
 	h.block = 40;
@@ -94,12 +110,7 @@ static void seed_arcs(const char *dir, const char *name)
 		}
 	}
 	h.arcs = m;
-	if (st_write_all(fd, &h, rec, NULL, NULL, 1, 1, &err) < 0) {
-		fprintf(stderr, "%s: %s\n", path, err.msg);
-		exit(1);
-	}
-	close(fd);
-	st_header_free(&h);
+	seed_of(dir, name, &h, (const void *const[]){rec});
 }
 
 /* A result of some rows (a version 2 header): sources 4, 0, 2 of 5
@@ -107,10 +118,7 @@ static void seed_arcs(const char *dir, const char *name)
  * 24-byte blocks. */
 static void seed_rows(const char *dir, const char *name)
 {
-	char path[512];
 	st_header h;
-	st_error err;
-	int fd = open_seed(dir, name, path, sizeof path);
 	st_header_init(&h, 5, 1, ST_INT32);
 	h.matrices = ST_SOURCES | ST_DIST | ST_PRED;
 	h.rows = 3;
@@ -119,14 +127,7 @@ static void seed_rows(const char *dir, const char *name)
 	int32_t d[15], p[15];
 	for (int i = 0; i < 15; i++)
 		d[i] = (int32_t)src[i / 5] == i % 5 ? 0 : i * 2 + 1, p[i] = i % 5 ? (i % 5) - 1 : -1;
-	st_writer *w = st_writer_open(fd, &h, 1, 1, &err);
-	if (!w || st_write_matrix(w, src, &err) < 0 || st_write_matrix(w, d, &err) < 0
-	    || st_write_matrix(w, p, &err) < 0 || st_writer_close(w, &err) < 0) {
-		fprintf(stderr, "%s: %s\n", path, err.msg);
-		exit(1);
-	}
-	close(fd);
-	st_header_free(&h);
+	seed_of(dir, name, &h, (const void *const[]){src, d, p});
 }
 
 int main(int argc, char **argv)
