@@ -74,7 +74,17 @@ static void read_progress(void *ctx, uint64_t bytes)
 	tool_progress("MiB of the graph read", bytes >> 20, *(const uint64_t *)ctx >> 20);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks. */
+struct cpu_args {
+	fw_opts o;
+	struct ckpt ck;
+	int paths, order, as_stats, engine;
+	struct stats_form form;
+	struct sources_opt rows;
+	const char *path; /* GRAPH ("-": standard input) */
+};
+
+static void parse_options(int argc, char **argv, struct cpu_args *a)
 {
 	enum { OPT_SIMD = 0x2000, OPT_ENGINE };
 	static const struct option longopts[] = {
@@ -86,37 +96,32 @@ int main(int argc, char **argv)
 		CKPT_LONGOPTS,
 		{0, 0, 0, 0},
 	};
-	fw_counts counts = {0, 0, 0};
-	fw_opts o = {.block = FW_BLOCK_DEFAULT, .simd = FW_SIMD_AUTO, .progress = progress, .counts = &counts, .stage = stage};
-	struct ckpt ck = {.every = -1};
-	int paths = 1, c, order = ORDER_AUTO, as_stats = 0, engine = ENGINE_AUTO;
-	struct stats_form form = {STATS_TABLE, 0, 0};
-	struct sources_opt rows = {0};
-
-	tool_init("apsp-cpu", argc, argv);
+	fw_opts *o = &a->o;
+	int c;
 	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:", longopts, NULL)) != -1) {
-		if (tool_common_option(c, optarg, usage) || engine_stats_option(c, optarg, &form, &as_stats)
-		    || ckpt_option(&ck, c, optarg) || sources_option(c, optarg, &rows))
+		if (tool_common_option(c, optarg, usage)
+		    || engine_stats_option(c, optarg, &a->form, &a->as_stats)
+		    || ckpt_option(&a->ck, c, optarg) || sources_option(c, optarg, &a->rows))
 			continue;
 		switch (c) {
 		case 'B':
-			o.block = (int)tool_parse_ll("-B", optarg, 16, 512);
-			if (o.block % 16)
-				tool_usage_error("-B: %d is not a multiple of 16", o.block);
+			o->block = (int)tool_parse_ll("-B", optarg, 16, 512);
+			if (o->block % 16)
+				tool_usage_error("-B: %d is not a multiple of 16", o->block);
 			break;
-		case ENGINE_OPT_NO_PATHS: paths = 0; break;
-		case ENGINE_OPT_ORDER: order = engine_parse_order(optarg); break;
-		case OPT_ENGINE: engine = sparse_parse_engine(optarg); break;
-		case ENGINE_OPT_DERIVE: o.track_paths = engine_parse_derive(optarg) == DERIVE_NEVER; break;
+		case ENGINE_OPT_NO_PATHS: a->paths = 0; break;
+		case ENGINE_OPT_ORDER: a->order = engine_parse_order(optarg); break;
+		case OPT_ENGINE: a->engine = sparse_parse_engine(optarg); break;
+		case ENGINE_OPT_DERIVE: o->track_paths = engine_parse_derive(optarg) == DERIVE_NEVER; break;
 		case OPT_SIMD:
 			if (strcmp(optarg, "avx512") == 0)
-				o.simd = FW_SIMD_AVX512;
+				o->simd = FW_SIMD_AVX512;
 			else if (strcmp(optarg, "avx2") == 0)
-				o.simd = FW_SIMD_AVX2;
+				o->simd = FW_SIMD_AVX2;
 			else if (strcmp(optarg, "portable") == 0)
-				o.simd = FW_SIMD_PORTABLE;
+				o->simd = FW_SIMD_PORTABLE;
 			else if (strcmp(optarg, "auto") == 0)
-				o.simd = FW_SIMD_AUTO;
+				o->simd = FW_SIMD_AUTO;
 			else
 				tool_usage_error("--simd: '%s' is not avx512, avx2, portable or auto", optarg);
 			break;
@@ -125,14 +130,34 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		tool_usage_error("one input at most ('%s' is extra)", argv[optind + 1]);
-	if (o.simd > (int)fw_simd_detect())
+	if (o->simd > (int)fw_simd_detect())
 		tool_die("--simd %s: this processor does not run it (best: %s)",
-		         fw_simd_name(o.simd), fw_simd_name(fw_simd_detect()));
-	engine_check_stats(&form, as_stats);
-	const char *path = optind < argc ? argv[optind] : "-";
-	sources_check(&rows, as_stats, path);
-	if (as_stats) /* distances alone, folded into the statistics */
-		paths = 0;
+		         fw_simd_name(o->simd), fw_simd_name(fw_simd_detect()));
+	engine_check_stats(&a->form, a->as_stats);
+	a->path = optind < argc ? argv[optind] : "-";
+	sources_check(&a->rows, a->as_stats, a->path);
+	if (a->as_stats) /* distances alone, folded into the statistics */
+		a->paths = 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct cpu_args a = {
+		.o = {.block = FW_BLOCK_DEFAULT, .simd = FW_SIMD_AUTO, .progress = progress,
+		      .stage = stage},
+		.ck = {.every = -1}, .paths = 1, .order = ORDER_AUTO, .engine = ENGINE_AUTO,
+		.form = {STATS_TABLE, 0, 0}};
+	tool_init("apsp-cpu", argc, argv);
+	parse_options(argc, argv, &a);
+	fw_opts o = a.o;
+	fw_counts counts = {0, 0, 0};
+	o.counts = &counts;
+	struct ckpt ck = a.ck;
+	int paths = a.paths;
+	const int order = a.order, as_stats = a.as_stats, engine = a.engine;
+	const struct stats_form form = a.form;
+	const struct sources_opt rows = a.rows;
+	const char *path = a.path;
 	const char *name = tool_input_name(path);
 	int threads = tool_threads();
 	o.threads = threads;

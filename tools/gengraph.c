@@ -541,6 +541,45 @@ static void parse_potentials(struct gen *g, const char *arg)
 	}
 }
 
+/* The graph g as a stream (padded to pad), its weight matrix or, as layout
+ * chooses, its list of arcs (keep_order: the sparse engine's order beside
+ * it), committed. */
+static void write_stream(const struct gen *g, uint64_t pad, int layout, int keep_order,
+                         int threads)
+{
+	st_header h;
+	st_header_init(&h, g->n, pad, g->type);
+	h.matrices = ST_WEIGHTS;
+	h.flags = (g->undirected ? 0 : ST_DIRECTED) | (any_negative(g) ? ST_NEGATIVE : 0);
+	tool_add_provenance(&h);
+	const int arcs = arcsout_chosen(layout, g->npad, g->type, (uint64_t)arcs_expected(g));
+	if (!arcs && g->npad > MAX_BYTES / 4 / g->npad)
+		tool_usage_error("-n: %llu vertices padded to %llu make a matrix too large to write "
+		                 "(--layout arcs writes a list of its arcs)",
+		                 (unsigned long long)g->n, (unsigned long long)g->npad);
+
+	int fd = tool_output_open(1);
+	const char *outname = tool_opts.output ? tool_opts.output : "standard output";
+	st_error err;
+	if (arcs) {
+		void *list = make_arcs(g, &h.arcs);
+		h.matrices = ST_ARCS;
+		arcsout_write(fd, &h, list, keep_order);
+		free(list);
+	} else {
+		st_writer *w = st_writer_open(fd, &h, tool_opts.level, threads, &err);
+		if (!w)
+			tool_die_st(outname, &err);
+		if (st_write_fill(w, st_matrix_bytes(&h), make_block, (void *)g, &err) < 0)
+			tool_die_st(outname, &err);
+		if (st_write_end_matrix(w, &err) < 0 || st_writer_close(w, &err) < 0)
+			tool_die_st(outname, &err);
+	}
+	tool_output_commit();
+
+	st_header_free(&h);
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_UNDIRECTED = 0x2000, OPT_NEGATIVE, OPT_GRID, OPT_GEOMETRIC, OPT_ROAD, OPT_KEEP_ORDER };
@@ -674,38 +713,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 
-	st_header h;
-	st_header_init(&h, g.n, pad, g.type);
-	h.matrices = ST_WEIGHTS;
-	h.flags = (g.undirected ? 0 : ST_DIRECTED) | (any_negative(&g) ? ST_NEGATIVE : 0);
-	tool_add_provenance(&h);
-	const int arcs = arcsout_chosen(layout, g.npad, g.type, (uint64_t)arcs_expected(&g));
-	if (!arcs && g.npad > MAX_BYTES / 4 / g.npad)
-		tool_usage_error("-n: %llu vertices padded to %llu make a matrix too large to write "
-		                 "(--layout arcs writes a list of its arcs)",
-		                 (unsigned long long)g.n, (unsigned long long)g.npad);
-
-	int fd = tool_output_open(1);
-	const char *outname = tool_opts.output ? tool_opts.output : "standard output";
-	st_error err;
-	if (arcs) {
-		void *list = make_arcs(&g, &h.arcs);
-		h.matrices = ST_ARCS;
-		arcsout_write(fd, &h, list, keep_order);
-		free(list);
-	} else {
-		st_writer *w = st_writer_open(fd, &h, tool_opts.level, threads, &err);
-		if (!w)
-			tool_die_st(outname, &err);
-		if (st_write_fill(w, st_matrix_bytes(&h), make_block, &g, &err) < 0)
-			tool_die_st(outname, &err);
-		if (st_write_end_matrix(w, &err) < 0 || st_writer_close(w, &err) < 0)
-			tool_die_st(outname, &err);
-	}
-	tool_output_commit();
-
+	write_stream(&g, pad, layout, keep_order, threads);
 	free(g.potential);
 	free(g.xy);
-	st_header_free(&h);
 	return EXIT_OK;
 }
