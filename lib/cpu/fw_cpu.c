@@ -156,6 +156,114 @@ static inline void relax(const struct kernels *k, void *c, int32_t *cp, const vo
 		k->update(c, cp, a, bk, bp, B);
 }
 
+/* The tiled matrices of a run and what its rounds need of them. */
+struct tiled {
+	void *d;         /* distances, nb x nb tiles of B x B */
+	int32_t *p;      /* predecessors (or intermediates, textbook) the same way, or NULL */
+	unsigned char *live; /* live[I * nb + J]: tile (I, J) holds a finite entry */
+	uint64_t nb;
+	size_t bb, es;
+	int B, textbook, threads;
+	uint32_t type;
+};
+
+/* Rounds first .. nb - 1 over the tiles (phase 1 the pivot tile, phase 2
+ * its row and column, phase 3 the rest; tiles whose operands are not both
+ * live skipped, counted into *skipped); checkpoints and progress through
+ * o's callbacks.  0, or -1 out of memory. */
+static int rounds(const fw_opts *o, const struct kernels *kern, const struct tiled *t,
+                  uint64_t first, uint64_t *skipped_out)
+{
+	void *d = t->d;
+	int32_t *p = t->p;
+	unsigned char *live = t->live;
+	const uint64_t nb = t->nb;
+	const size_t bb = t->bb, es = t->es;
+	const int B = t->B, textbook = t->textbook;
+	const uint32_t type = t->type;
+	const size_t total = nb * nb * bb;
+#define TILE_D(I, J) ((char *)d + ((I) * nb + (J)) * bb * es)
+#define TILE_P(I, J) (p ? p + ((I) * nb + (J)) * bb : NULL)
+	int oom = 0;
+	uint64_t skipped = 0;
+	#pragma omp parallel num_threads(t->threads) reduction(+ : skipped)
+	{
+		/* a copy of the phase 2 block's old values */
+		void *old = aligned_alloc(64, bb * es);
+		int32_t *pold = p ? aligned_alloc(64, bb * 4) : NULL;
+		if (!old || (p && !pold)) {
+			#pragma omp atomic write
+			oom = 1;
+		}
+		#pragma omp barrier
+		for (uint64_t K = (uint64_t)first; K < nb && !oom; K++) {
+			#pragma omp single
+			{
+				if (o->save && K > 0)
+					o->save(o->ctx, K, d, p, total * es);
+				if (o->progress)
+					o->progress(o->ctx, K, nb);
+				if (kern->tbc)
+					kern->tbc(TILE_D(K, K), TILE_P(K, K), (int32_t)(K * B), B);
+				else
+					kern->closure(TILE_D(K, K), TILE_P(K, K), B);
+			}
+
+			#pragma omp for schedule(dynamic, 1)
+			for (uint64_t x = 0; x < 2 * nb; x++) {
+				uint64_t o2 = x / 2;
+				if (o2 == K)
+					continue;
+				/* the pivot block is live (its diagonal is 0): the
+				 * tile's own liveness decides */
+				if (!live[x % 2 == 0 ? K * nb + o2 : o2 * nb + K]) {
+					skipped++;
+					continue;
+				}
+				if (x % 2 == 0) {
+					/* pivot row block (K, o2): A = pivot block */
+					void *c = TILE_D(K, o2);
+					int32_t *cp = TILE_P(K, o2);
+					memcpy(old, c, bb * es);
+					if (cp)
+						memcpy(pold, cp, bb * 4);
+					relax(kern, c, cp, TILE_D(K, K), TILE_P(K, K), old, pold,
+					      (int32_t)(K * B), B);
+				} else {
+					/* pivot column block (o2, K): Bk = pivot block */
+					void *c = TILE_D(o2, K);
+					int32_t *cp = TILE_P(o2, K);
+					memcpy(old, c, bb * es);
+					if (textbook)
+						memcpy(pold, cp, bb * 4);
+					relax(kern, c, cp, old, pold, TILE_D(K, K), TILE_P(K, K),
+					      (int32_t)(K * B), B);
+				}
+			}
+
+			#pragma omp for schedule(static)
+			for (uint64_t x = 0; x < nb * nb; x++) {
+				uint64_t I = x / nb, J = x % nb;
+				if (I == K || J == K)
+					continue;
+				if (!live[I * nb + K] || !live[K * nb + J]) {
+					skipped++;
+					continue;
+				}
+				relax(kern, TILE_D(I, J), TILE_P(I, J), TILE_D(I, K), TILE_P(I, K),
+				      TILE_D(K, J), TILE_P(K, J), (int32_t)(K * B), B);
+				if (!live[x])
+					live[x] = tile_live(TILE_D(I, J), bb, type);
+			}
+		}
+		free(old), free(pold);
+	}
+#undef TILE_D
+#undef TILE_P
+	*skipped_out = skipped;
+	return oom ? -1 : 0;
+}
+
 int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
            int32_t *pred, st_error *err)
 {
@@ -240,85 +348,9 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	#pragma omp parallel for schedule(static) num_threads(threads)
 	for (uint64_t x = 0; x < nb * nb; x++)
 		live[x] = tile_live((char *)d + x * bb * es, bb, type);
+	const struct tiled t = {d, p, live, nb, bb, es, B, textbook, threads, type};
 	uint64_t skipped = 0;
-
-#define TILE_D(I, J) ((char *)d + ((I) * nb + (J)) * bb * es)
-#define TILE_P(I, J) (p ? p + ((I) * nb + (J)) * bb : NULL)
-	int oom = 0;
-	#pragma omp parallel num_threads(threads) reduction(+ : skipped)
-	{
-		/* a copy of the phase 2 block's old values */
-		void *old = aligned_alloc(64, bb * es);
-		int32_t *pold = p ? aligned_alloc(64, bb * 4) : NULL;
-		if (!old || (p && !pold)) {
-			#pragma omp atomic write
-			oom = 1;
-		}
-		#pragma omp barrier
-		for (uint64_t K = (uint64_t)first; K < nb && !oom; K++) {
-			#pragma omp single
-			{
-				if (o->save && K > 0)
-					o->save(o->ctx, K, d, p, total * es);
-				if (o->progress)
-					o->progress(o->ctx, K, nb);
-				if (kern.tbc)
-					kern.tbc(TILE_D(K, K), TILE_P(K, K), (int32_t)(K * B), B);
-				else
-					kern.closure(TILE_D(K, K), TILE_P(K, K), B);
-			}
-
-			#pragma omp for schedule(dynamic, 1)
-			for (uint64_t x = 0; x < 2 * nb; x++) {
-				uint64_t o2 = x / 2;
-				if (o2 == K)
-					continue;
-				/* the pivot block is live (its diagonal is 0): the
-				 * tile's own liveness decides */
-				if (!live[x % 2 == 0 ? K * nb + o2 : o2 * nb + K]) {
-					skipped++;
-					continue;
-				}
-				if (x % 2 == 0) {
-					/* pivot row block (K, o2): A = pivot block */
-					void *c = TILE_D(K, o2);
-					int32_t *cp = TILE_P(K, o2);
-					memcpy(old, c, bb * es);
-					if (cp)
-						memcpy(pold, cp, bb * 4);
-					relax(&kern, c, cp, TILE_D(K, K), TILE_P(K, K), old, pold,
-					      (int32_t)(K * B), B);
-				} else {
-					/* pivot column block (o2, K): Bk = pivot block */
-					void *c = TILE_D(o2, K);
-					int32_t *cp = TILE_P(o2, K);
-					memcpy(old, c, bb * es);
-					if (textbook)
-						memcpy(pold, cp, bb * 4);
-					relax(&kern, c, cp, old, pold, TILE_D(K, K), TILE_P(K, K),
-					      (int32_t)(K * B), B);
-				}
-			}
-
-			#pragma omp for schedule(static)
-			for (uint64_t x = 0; x < nb * nb; x++) {
-				uint64_t I = x / nb, J = x % nb;
-				if (I == K || J == K)
-					continue;
-				if (!live[I * nb + K] || !live[K * nb + J]) {
-					skipped++;
-					continue;
-				}
-				relax(&kern, TILE_D(I, J), TILE_P(I, J), TILE_D(I, K), TILE_P(I, K),
-				      TILE_D(K, J), TILE_P(K, J), (int32_t)(K * B), B);
-				if (!live[x])
-					live[x] = tile_live(TILE_D(I, J), bb, type);
-			}
-		}
-		free(old), free(pold);
-	}
-#undef TILE_D
-#undef TILE_P
+	int oom = rounds(o, &kern, &t, (uint64_t)first, &skipped) < 0;
 	free(live);
 	/* The state after the last round, the rounds' whole result: a run
 	 * stopped in what follows goes on from it with no round left (save
