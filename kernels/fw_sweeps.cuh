@@ -157,8 +157,12 @@ sweep_up(const int *__restrict__ spos, int count, int S, const long long *__rest
 // The down sweep of the same sources over the groups of part part0 +
 // blockIdx.y in order (CHECK: relax_entries), SWEEP_R sources a thread
 // (blockDim.x apart), so that a position's bookkeeping and entries serve
-// more than one.
-constexpr int SWEEP_R = 2;
+// more than one.  FW_SWEEP_R (a knob for benchmarks): four were slower than
+// two at every shape tried (bench/sparse-road.md, 2026-11-29).
+#ifndef FW_SWEEP_R
+#define FW_SWEEP_R 2
+#endif
+constexpr int SWEEP_R = FW_SWEEP_R;
 template <typename T, bool CHECK>
 __global__ void __launch_bounds__(128)
 sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f,
