@@ -40,44 +40,47 @@ void sources_check(const struct sources_opt *so, int stats, const char *input)
 		tool_usage_error("--sources - and the graph cannot both be stdin: give the graph's file");
 }
 
-/* A vertex number at *p (digits only), below n (at most n where end is
- * set: one past the last): its value, *p past it. */
-static uint64_t vertex_at(const char **p, uint64_t n, int end, const char *where,
-                          unsigned long line)
+/* A vertex number at *p (digits only), below n (at most n where past is
+ * set: one past the last): 0 with *v, *p moved past it; -1 where it is not
+ * a number, -2 where it is out of range, with why. */
+static int vertex_at(const char **p, uint64_t n, int past, uint64_t *v, char *why, size_t len)
 {
 	const char *s = *p;
-	uint64_t v = 0;
+	uint64_t x = 0;
 	int digits = 0;
 	for (; isdigit((unsigned char)*s); s++, digits++)
-		v = v > UINT64_MAX / 10 - 10 ? UINT64_MAX : v * 10 + (uint64_t)(*s - '0');
+		x = x > UINT64_MAX / 10 - 10 ? UINT64_MAX : x * 10 + (uint64_t)(*s - '0');
 	if (!digits || (*s && !isspace((unsigned char)*s) && *s != '#' && *s != ':')) {
-		const char *end = s;
-		while (*end && !isspace((unsigned char)*end))
-			end++;
-		if (line)
-			tool_die("%s:%lu: '%.*s' is not a vertex number", where, line, (int)(end - *p), *p);
-		tool_usage_error("--rows %s: not A:B, two vertex numbers", where);
+		const char *e = s;
+		while (*e && !isspace((unsigned char)*e))
+			e++;
+		snprintf(why, len, "'%.*s' is not a vertex number", (int)(e - *p), *p);
+		return -1;
 	}
-	if (v >= n + (end != 0)) {
-		if (line)
-			tool_die("%s:%lu: vertex %llu: no such vertex (the graph has %llu, numbered from 0)",
-			         where, line, (unsigned long long)v, (unsigned long long)n);
-		tool_die("--rows %s: vertex %llu: no such vertex (the graph has %llu, numbered from 0)",
-		         where, (unsigned long long)v, (unsigned long long)n);
+	if (x >= n + (past != 0)) {
+		snprintf(why, len, "vertex %llu: no such vertex (the graph has %llu, numbered from 0)",
+		         (unsigned long long)x, (unsigned long long)n);
+		return -2;
 	}
-	*p = s;
-	return v;
+	*p = s, *v = x;
+	return 0;
 }
 
 static uint32_t *rows_range(const char *arg, uint64_t n, uint64_t *count)
 {
+	char why[200];
 	const char *p = arg;
-	const uint64_t a = vertex_at(&p, n, 0, arg, 0);
-	if (*p != ':')
-		tool_usage_error("--rows %s: not A:B, two vertex numbers", arg);
-	p++;
-	const uint64_t b = vertex_at(&p, n, 1, arg, 0); /* (one past the last) */
-	if (*p)
+	uint64_t a, b;
+	int rc = vertex_at(&p, n, 0, &a, why, sizeof why);
+	if (rc == 0 && *p != ':')
+		rc = -1;
+	if (rc == 0)
+		p++, rc = vertex_at(&p, n, 1, &b, why, sizeof why); /* (one past the last) */
+	if (rc == 0 && *p)
+		rc = -1;
+	if (rc == -2)
+		tool_die("--rows %s: %s", arg, why);
+	if (rc < 0)
 		tool_usage_error("--rows %s: not A:B, two vertex numbers", arg);
 	if (b <= a)
 		tool_usage_error("--rows %s: no rows (B must be above A; A:B is A to B - 1)", arg);
@@ -90,50 +93,75 @@ static uint32_t *rows_range(const char *arg, uint64_t n, uint64_t *count)
 	return src;
 }
 
+/* Room for twice as many sources (at least 1024): 0, or -1 (*src kept). */
+static int grow(uint32_t **src, uint64_t *cap)
+{
+	const uint64_t more = *cap ? 2 * *cap : 1024;
+	uint32_t *p = realloc(*src, more * sizeof *p);
+	if (!p)
+		return -1;
+	*src = p, *cap = more;
+	return 0;
+}
+
+/* The vertices listed in f (named name) in order, each below n, none
+ * twice, into *src (malloc'd, *k of them): 0, or -1 with the file and line
+ * of the first that is not in msg. */
+static int read_listed(FILE *f, const char *name, uint64_t n, uint32_t **src, uint64_t *k,
+                       char *msg, size_t len)
+{
+	uint8_t *seen = calloc(n ? n : 1, 1);
+	uint64_t *line_of = malloc((n ? n : 1) * sizeof *line_of), cap = 0;
+	char *buf = NULL, why[200];
+	size_t blen = 0;
+	unsigned long line = 0;
+	int rc = seen && line_of ? 0 : -1;
+	if (rc < 0)
+		snprintf(msg, len, "--sources: out of memory");
+	while (rc == 0 && getline(&buf, &blen, f) >= 0) {
+		line++;
+		for (const char *p = buf; rc == 0;) {
+			while (isspace((unsigned char)*p))
+				p++;
+			uint64_t v;
+			if (!*p || *p == '#')
+				break;
+			if ((rc = vertex_at(&p, n, 0, &v, why, sizeof why)) < 0)
+				snprintf(msg, len, "%s:%lu: %s", name, line, why);
+			else if (seen[v])
+				rc = -1, snprintf(msg, len, "%s:%lu: vertex %llu a second time (first on line "
+				                  "%llu)", name, line, (unsigned long long)v,
+				                  (unsigned long long)line_of[v]);
+			else if (*k == cap && grow(src, &cap) < 0)
+				rc = -1, snprintf(msg, len, "--sources: out of memory");
+			else
+				seen[v] = 1, line_of[v] = line, (*src)[(*k)++] = (uint32_t)v;
+		}
+	}
+	if (rc == 0 && ferror(f))
+		rc = -1, snprintf(msg, len, "%s: read error: %s", name, strerror(errno));
+	if (rc == 0 && !*k)
+		rc = -1, snprintf(msg, len, "%s: no vertices listed", name);
+	free(buf), free(seen), free(line_of);
+	return rc;
+}
+
 /* The file's vertices in order: each below n, none twice. */
 static uint32_t *rows_listed(const char *path, uint64_t n, uint64_t *count)
 {
 	FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "r");
 	if (!f)
 		tool_die("%s:", path);
-	const char *name = f == stdin ? "(stdin)" : path;
-	uint8_t *seen = calloc(n ? n : 1, 1);
-	uint64_t *line_of = NULL, cap = 0, k = 0;
 	uint32_t *src = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	unsigned long line = 0;
-	if (!seen)
-		tool_die("--sources: out of memory");
-	while (getline(&buf, &len, f) >= 0) {
-		line++;
-		for (const char *p = buf;;) {
-			while (isspace((unsigned char)*p))
-				p++;
-			if (!*p || *p == '#')
-				break;
-			const uint64_t v = vertex_at(&p, n, 0, name, line);
-			if (seen[v])
-				tool_die("%s:%lu: vertex %llu a second time (first on line %llu)", name, line,
-				         (unsigned long long)v, (unsigned long long)line_of[v]);
-			if (k == cap) {
-				cap = cap ? 2 * cap : 1024;
-				if (!(src = realloc(src, cap * sizeof *src)))
-					tool_die("--sources: out of memory");
-			}
-			if (!line_of && !(line_of = malloc((n ? n : 1) * sizeof *line_of)))
-				tool_die("--sources: out of memory");
-			seen[v] = 1, line_of[v] = line, src[k++] = (uint32_t)v;
-		}
-	}
-	if (ferror(f))
-		tool_die("%s: read error:", name);
+	char msg[400];
+	*count = 0;
+	const int rc = read_listed(f, f == stdin ? "(stdin)" : path, n, &src, count, msg, sizeof msg);
 	if (f != stdin)
 		fclose(f);
-	free(buf), free(seen), free(line_of);
-	if (!k)
-		tool_die("%s: no vertices listed", name);
-	*count = k;
+	if (rc < 0) { /* (freed first: clean under LeakSanitizer) */
+		free(src);
+		tool_die("%s", msg);
+	}
 	return src;
 }
 
