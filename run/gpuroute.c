@@ -771,7 +771,8 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		const struct sparse_job job = {
 			.mode = a->engine_mode, .order = a->order, .paths = g->o.paths,
 			.checkpoint = g->ck.path || g->ck.resume, .input = a->input,
-			.src = g->src, .sources = g->sources, .form = a->stats ? &a->form : NULL, .threads = g->threads, .streams = 0,
+			.src = g->src, .sources = g->sources, .form = a->stats ? &a->form : NULL,
+			.threads = g->threads, .streams = 0,
 			.device_rows = gpusparse_rows, .device_ctx = &dev};
 		void *read = NULL;
 		char why[200];

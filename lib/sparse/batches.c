@@ -8,6 +8,7 @@
 
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "order.h"
 
@@ -109,6 +110,19 @@ int el_factor_make(uint64_t n, uint32_t type, uint64_t count, const uint32_t *fr
 	return rc;
 }
 
+/* fw_sparse_rows' rows, copied into the caller's matrix in the list's order. */
+struct into {
+	char *rows;
+	uint64_t row_bytes;
+};
+
+static int copy_rows(void *ctx, uint64_t first, uint64_t count, const void *rows)
+{
+	struct into *in = ctx;
+	memcpy(in->rows + first * in->row_bytes, rows, count * in->row_bytes);
+	return 0;
+}
+
 int fw_sparse_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
                    const uint32_t *to, const void *w, const uint32_t *src, uint64_t sources,
                    void *rows, uint64_t most, int threads, int64_t *cycle_vertex, st_error *err)
@@ -123,22 +137,8 @@ int fw_sparse_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *fr
 	                              cycle_vertex, err);
 	if (rc != 0)
 		return rc;
-	el_space **space = calloc((size_t)threads, sizeof *space);
-	int failed = !space;
-	for (int t = 0; space && t < threads; t++)
-		failed |= !(space[t] = el_space_new(f));
-	const int64_t batches = failed ? 0 : (int64_t)((sources + EL_BATCH - 1) / EL_BATCH);
-	const uint64_t row_bytes = n * ST_TYPE_SIZE(type);
-	#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-	for (int64_t b = 0; b < batches; b++) {
-		const uint64_t s0 = (uint64_t)b * EL_BATCH;
-		const int k = (int)(sources - s0 < EL_BATCH ? sources - s0 : EL_BATCH);
-		el_rows(f, space[omp_get_thread_num()], src + s0, k, (char *)rows + s0 * row_bytes, n,
-		        NULL);
-	}
-	for (int t = 0; space && t < threads; t++)
-		el_space_free(space[t]);
-	free(space);
+	struct into in = {rows, n * ST_TYPE_SIZE(type)};
+	const int made = el_all_rows(f, src, sources, threads, copy_rows, &in, NULL, err);
 	el_factor_free(f);
-	return failed ? lib_fail(err, "sparse engine: out of memory for its work space") : 0;
+	return made;
 }
