@@ -212,7 +212,7 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(LIB_H)
 
 # The run machinery apsp-gpu uses beyond apsp-cpu's (run/).
 GPU_RUN_OBJ := $(addprefix build/run/,gpuroute.o direct.o sink.o bands.o gpustart.o ranks.o gpu64.o sparse.o gpusparse.o)
-bin/apsp-gpu: build/tools/apsp-gpu.o $(GPU_RUN_OBJ) $(addprefix build/run/,engine.o sources.o graphin.o statsout.o checkpoint.o) build/kernels/fw_gpu.o build/kernels/fw_matrix.o build/kernels/fw_sparse.o $(TOOL_OBJ) build/libapsp.a
+bin/apsp-gpu: build/tools/apsp-gpu.o $(GPU_RUN_OBJ) $(addprefix build/run/,engine.o sources.o graphin.o statsout.o checkpoint.o) build/kernels/fw_gpu.o build/kernels/fw_sparse.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(ARCHIVE_LIBS) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
 
@@ -221,13 +221,19 @@ build/tools/apsp-gpu.o $(GPU_RUN_OBJ): build/%.o: %.c $(LIB_H) $(wildcard tools/
 	$(CC) $(CPPFLAGS) -Ikernels $(CFLAGS) -c -o $@ $<
 
 # The GPU library the Python package loads (kernels/fw_matrix.h): float64
-# matrices in one call, on libapsp.so (found beside it: $$ORIGIN).
-# libapsp.so exports only its public prefixes: the common layer (lib_) is
-# linked in from its own object.
-build/libapsp-gpu.so.$(LIB_VERSION): kernels/fw_matrix.cu kernels/fw_f64.cuh kernels/fw_matrix.h kernels/fw_base.cuh build/pic/lib/common/common.o build/libapsp.so.$(LIB_VERSION)
+# matrices in one call, over apsp-gpu's engine built position-independent,
+# on libapsp.so (found beside it: $$ORIGIN).  libapsp.so exports only its
+# public prefixes: the common layer (lib_) and the orders (ord_, which the
+# engine's sparse runs take) are linked in from their own objects.
+build/pic/kernels/fw_gpu.o: kernels/fw_gpu.cu $(wildcard kernels/*.cuh) $(LIB_H)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(if $(filter 1,$(HAVE_NCCL)),-DAPSP_NCCL -I$(NCCL_HOME)/include) -Xcompiler -fPIC -c -o $@ $<
+GPU_LIB_PIC := build/pic/kernels/fw_gpu.o build/pic/lib/common/common.o build/pic/lib/prepare/order.o
+build/libapsp-gpu.so.$(LIB_VERSION): kernels/fw_matrix.cu kernels/fw_matrix.h kernels/fw_base.cuh $(GPU_LIB_PIC) build/libapsp.so.$(LIB_VERSION)
 	ln -sf libapsp.so.$(LIB_VERSION) build/libapsp.so.$(SOMAJOR)
 	$(NVCC) $(NVCCFLAGS) -shared -Xcompiler -fPIC -Xlinker -soname=libapsp-gpu.so.$(SOMAJOR) \
-		-o $@ $< build/pic/lib/common/common.o -Lbuild -l:libapsp.so.$(SOMAJOR) -lgomp -Xlinker -rpath='$$ORIGIN'
+		-o $@ $< $(GPU_LIB_PIC) -Lbuild -l:libapsp.so.$(SOMAJOR) -lgomp $(if $(filter 1,$(HAVE_METIS)),-lmetis) \
+		$(NCCL_LIBS) -Xlinker -rpath='$$ORIGIN'
 
 bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o build/libapsp.a
 	@mkdir -p $(@D)

@@ -1,8 +1,8 @@
 // fw_checkpoint.cuh - the rounds' state to the caller's checkpoints and back
 // (fwg_opts.checkpoint; included by fw_rounds.cuh).  Between two steps
 // every device's band is gathered through the staging buffers into one host
-// matrix (32-bit words; 16-bit lanes as they are, widened as the caller
-// takes them) and handed to the caller on a thread of its own while the
+// matrix (entries of the distances' width; 16-bit lanes as they are,
+// widened to 32-bit words as the caller takes them) and handed to the caller on a thread of its own while the
 // devices go on; a resumed run puts it back before its first step.  Where
 // the host has no room for that matrix (direct), the caller takes the state
 // straight from the devices, and puts it back there, while they wait.
@@ -32,7 +32,9 @@ struct Checkpoints {
 	// 2 MiB at a time.  (Copied straight into fresh memory, the state of
 	// n = 40000 held the devices 4.6 s at a run's first checkpoint and 1.1 s
 	// at the next ones; bench/checkpoint.md.)
-	int32_t *d = nullptr, *p = nullptr;
+	char *d = nullptr;
+	int32_t *p = nullptr;
+	size_t es = 4;                      // bytes of a distance in the state (v.es)
 	char stage[96] = "";                // set before each stage's steps
 	uint64_t steps = 0;                 // ... and their steps
 	bool tracked = false;               // ... and whether predecessors are in the state
@@ -77,13 +79,14 @@ struct Checkpoints {
 		devs = &v;
 		in_core = in_core && !direct;
 		side = (uint64_t)v.npad;
+		es = (size_t)v.es;
 		ranks = v.last - v.first < v.count;
 		base = ranks ? (size_t)v.dev[v.first].row0 * v.B * side : 0;
 		entries = ranks ? v.dev[v.first].count(v.B, (int)side) : side * side;
-		d = in_core ? (int32_t *)lib_huge_alloc(entries * 4 + 4) : nullptr;
+		d = in_core ? (char *)lib_huge_alloc(entries * es + 4) : nullptr;
 		if (in_core && !d)
 			return fail(e, "no host memory for checkpoints (%.1f GiB)",
-			            (double)(entries * 4) / (1 << 30));
+			            (double)(entries * es) / (1 << 30));
 		for (int g = v.first; g < v.last; g++) {
 			ids[g] = v.dev[g].id;
 			CUDA_TRY(cudaSetDevice(ids[g]));
@@ -121,7 +124,7 @@ struct Checkpoints {
 		return asks() ? 1 : 0;
 	}
 	// The caller's word on whether one is due now.
-	bool asks() const { return cb->due(cb->ctx, side * side * 4 * (tracked ? 2 : 1)) != 0; }
+	bool asks() const { return cb->due(cb->ctx, side * side * (es + (tracked ? 4 : 0))) != 0; }
 
 	// Every device's rows of the state to (up) or from the host through the
 	// staging buffers, the 16-bit matrix as it is (the devices idle first:
@@ -130,7 +133,7 @@ struct Checkpoints {
 	{
 		if (sync_devices(e, v))
 			return -1;
-		const size_t chunk = (size_t)v.B * v.npad, es = lanes16 ? 2 : 4;
+		const size_t chunk = (size_t)v.B * v.npad, w = lanes16 ? 2 : es;
 		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
 			const size_t at = (size_t)x.row0 * chunk - base, count = x.count(v.B, v.npad);
@@ -143,8 +146,7 @@ struct Checkpoints {
 			CUDA_TRY(cudaSetDevice(x.id));
 			if (tracked && count && copy(x.p, p + at, count * 4))
 				return -1;
-			if (count && copy(lanes16 ? (void *)x.d16 : (void *)x.d, (char *)d + at * es,
-			                  count * es))
+			if (count && copy(lanes16 ? (void *)x.d16 : (void *)x.d, d + at * w, count * w))
 				return -1;
 			CUDA_TRY(cudaStreamSynchronize(x.s));
 		}
@@ -155,11 +157,13 @@ struct Checkpoints {
 	// The host's copy of the state, to the caller and from it.
 	// 16-bit lanes widened and narrowed value for value, as the rounds
 	// read them.
+	// The bytes of an entry of the state as the caller sees it.
+	size_t unit(int pred) const { return pred || lanes16 ? 4 : es; }
 	static int host_get(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
 	{
 		const Checkpoints *c = (const Checkpoints *)ctx;
-		const size_t at = offset / 4 - c->base, count = bytes / 4;
-		if ((offset | bytes) % 4)
+		const size_t u = c->unit(pred), at = offset / u - c->base, count = bytes / u;
+		if ((offset | bytes) % u)
 			return -1;
 		const short *s = (const short *)c->d + at;
 		int32_t *w = (int32_t *)buf;
@@ -167,14 +171,14 @@ struct Checkpoints {
 			for (size_t i = 0; i < count; i++)
 				w[i] = s[i];
 		else
-			memcpy(w, (pred ? c->p : c->d) + at, bytes);
+			memcpy(w, pred ? (const char *)(c->p + at) : c->d + at * u, bytes);
 		return 0;
 	}
 	static int host_put(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
 	{
 		Checkpoints *c = (Checkpoints *)ctx;
-		const size_t at = offset / 4 - c->base, count = bytes / 4;
-		if ((offset | bytes) % 4)
+		const size_t u = c->unit(pred), at = offset / u - c->base, count = bytes / u;
+		if ((offset | bytes) % u)
 			return -1;
 		short *s = (short *)c->d + at;
 		const int32_t *w = (const int32_t *)buf;
@@ -182,7 +186,7 @@ struct Checkpoints {
 			for (size_t i = 0; i < count; i++)
 				s[i] = (short)w[i];
 		else
-			memcpy((pred ? c->p : c->d) + at, w, bytes);
+			memcpy(pred ? (char *)(c->p + at) : c->d + at * u, w, bytes);
 		return 0;
 	}
 
@@ -206,21 +210,22 @@ struct Checkpoints {
 		const Checkpoints *c = (const Checkpoints *)ctx;
 		const Devs &v = *c->devs;
 		const bool narrow = c->lanes16 && !pred;
-		for (uint64_t at = offset / 4, left = bytes / 4; left;) {
+		const size_t u = c->unit(pred);
+		for (uint64_t at = offset / u, left = bytes / u; left;) {
 			int g = v.first;
 			while (g + 1 < v.last && at >= v.dev[g + 1].first_row(v.B) * (uint64_t)v.npad)
 				g++;
 			const Dev &x = v.dev[g];
 			const uint64_t x0 = x.first_row(v.B) * (uint64_t)v.npad, k = at - x0;
 			const uint64_t take = std::min<uint64_t>(left, x.count(v.B, v.npad) - k);
-			int32_t *h = (int32_t *)buf + (at - offset / 4);
+			int32_t *h = (int32_t *)((char *)buf + (at - offset / u) * u);
 			if (cudaSetDevice(x.id) != cudaSuccess)
 				return -1;
 			cudaError_t st = cudaSuccess;
 			if (!narrow) {
-				char *dev = (char *)(pred ? (void *)x.p : x.d) + k * 4;
-				st = up ? cudaMemcpy(dev, h, take * 4, cudaMemcpyHostToDevice)
-				        : cudaMemcpy(h, dev, take * 4, cudaMemcpyDeviceToHost);
+				char *dev = (char *)(pred ? (void *)x.p : x.d) + k * u;
+				st = up ? cudaMemcpy(dev, h, take * u, cudaMemcpyHostToDevice)
+				        : cudaMemcpy(h, dev, take * u, cudaMemcpyDeviceToHost);
 			} else if (up) {
 				short *tmp = (short *)malloc(take * 2 + 2);
 				if (!tmp)

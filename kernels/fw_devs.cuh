@@ -158,6 +158,7 @@ struct Group {
 
 struct Dev {
 	int id = -1;             // CUDA device
+	int es = 4;              // bytes of a distance: 4 (int32, float32) or 8 (float64)
 	int row0 = 0, rows = 0;  // the block rows held
 	void *d = nullptr;       // rows * B x npad: distances
 	int32_t *p = nullptr;    // rows * B x npad: predecessors
@@ -226,6 +227,7 @@ struct Devs {
 	Dev dev[MAX_GPUS];
 	int count = 1, first = 0, last = 1;
 	int B = 0, npad = 0;
+	int es = 4;                        // bytes of a distance (each Dev's es too)
 	int phase1 = FWG_PHASE1_AUTO;      // as asked
 	int phase1_ran = FWG_PHASE1_APART; // ... and where it ran (run_rounds_with)
 	bool ahead_ran = false;            // the rounds ran with lookahead (rounds_ahead)
@@ -270,14 +272,21 @@ int prepare_rows(Err e, const Devs &v, Dev &x, uint64_t n, bool is_int, bool pac
 	const unsigned grid = (unsigned)((count + 255) / 256);
 	if (count == 0)
 		return 0;
-	if (is_int)
+	if (x.es == 8) { // float64 tracks each path's largest intermediate: none yet
+		prepare<double><<<grid, 256, 0, x.s>>>((double *)x.d, nullptr, (int)n, v.npad,
+		                                       __builtin_inf(), __builtin_inf(), x.row0 * v.B,
+		                                       x.rows * v.B);
+		if (x.p)
+			CUDA_TRY(cudaMemsetAsync(x.p, 0xff, count * sizeof *x.p, x.s));
+	} else if (is_int) {
 		prepare<int><<<grid, 256, 0, x.s>>>((int *)x.d, x.p, (int)n, v.npad, ST_INF_I32,
 		                                    packed ? INF_PACKED : ST_INF_I32, x.row0 * v.B,
 		                                    x.rows * v.B);
-	else
+	} else {
 		prepare<float><<<grid, 256, 0, x.s>>>((float *)x.d, x.p, (int)n, v.npad,
 		                                      __builtin_inff(), __builtin_inff(), x.row0 * v.B,
 		                                      x.rows * v.B);
+	}
 	CUDA_TRY(cudaGetLastError());
 	return 0;
 }

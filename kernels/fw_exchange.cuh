@@ -273,7 +273,7 @@ int gather_rows(Err e, Devs &v, void *full[])
 	NCCL_TRY(ncclGroupStart());
 	for (int src = 0; src < v.count; src++) { // every band, to this process's devices
 		const Dev &h = v.dev[src];
-		const size_t count = h.count(v.B, v.npad) * 4, at = (size_t)h.row0 * v.B * v.npad * 4;
+		const size_t count = h.count(v.B, v.npad) * v.es, at = (size_t)h.row0 * v.B * v.npad * v.es;
 		for (int g = v.first; g < v.last; g++) {
 			Dev &x = v.dev[g];
 			NCCL_TRY(ncclBroadcast(&x == &h ? h.d : (char *)full[g] + at, (char *)full[g] + at,
@@ -295,9 +295,9 @@ int gather_rows(Err e, Devs &v, void *full[])
 // of the staging size (the same count on both sides: every process is given
 // the same size).  A panel of relayed rows then fills a staging buffer as
 // one from process 0's own device does, so the sink gets panels as large.
-uint64_t relay_rows(uint64_t npad, bool paths)
+uint64_t relay_rows(uint64_t npad, size_t es, bool paths)
 {
-	return staging.bytes / (npad * 4 * (paths ? 2 : 1));
+	return staging.bytes / (npad * (es + (paths ? 4 : 0)));
 }
 
 #ifdef APSP_NCCL
@@ -305,7 +305,7 @@ uint64_t relay_rows(uint64_t npad, bool paths)
 // process: them, into its distances.
 int relay_up(Err e, Devs &v, const void *host, int g, uint64_t n, cudaEvent_t guard[2])
 {
-	const uint64_t npad = v.npad, row = n * 4, rows = relay_rows(npad, false);
+	const uint64_t npad = v.npad, es = v.es, row = n * es, rows = relay_rows(npad, es, false);
 	const Dev &h = v.dev[g];
 	const uint64_t first = h.first_row(v.B), r1 = h.end_row(v.B, n);
 	Dev &x = v.dev[v.first];
@@ -313,8 +313,8 @@ int relay_up(Err e, Devs &v, const void *host, int g, uint64_t n, cudaEvent_t gu
 	for (uint64_t r0 = first; r0 < r1; r0 += rows, b ^= 1) {
 		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows;
 		if (v.first == g) { // this process holds band g
-			NCCL_TRY(ncclRecv((char *)x.d + (r0 - first) * npad * 4, k * npad * 4, ncclUint8, 0,
-			                  comm(x), x.s));
+			NCCL_TRY(ncclRecv((char *)x.d + (r0 - first) * npad * es, k * npad * es, ncclUint8,
+			                  0, comm(x), x.s));
 			continue;
 		}
 		char *st = (char *)staging.buf[b];
@@ -323,11 +323,11 @@ int relay_up(Err e, Devs &v, const void *host, int g, uint64_t n, cudaEvent_t gu
 #pragma omp parallel for schedule(static)
 		for (int64_t i = 0; i < (int64_t)k; i++)
 			memcpy(st + i * row, (const char *)host + (r0 + i) * row, row);
-		CUDA_TRY(cudaMemcpy2DAsync(x.relay[b], npad * 4, st, row, row, k, cudaMemcpyHostToDevice,
+		CUDA_TRY(cudaMemcpy2DAsync(x.relay[b], npad * es, st, row, row, k, cudaMemcpyHostToDevice,
 		                           x.s));
 		CUDA_TRY(cudaEventRecord(x.done[b], x.s));
 		guard[b] = x.done[b];
-		NCCL_TRY(ncclSend(x.relay[b], k * npad * 4, ncclUint8, g, comm(x), x.s));
+		NCCL_TRY(ncclSend(x.relay[b], k * npad * es, ncclUint8, g, comm(x), x.s));
 	}
 	return 0;
 }
@@ -337,12 +337,12 @@ int relay_up(Err e, Devs &v, const void *host, int g, uint64_t n, cudaEvent_t gu
 int relay_down(Err e, Devs &v, uint64_t n, bool paths)
 {
 	Dev &x = v.dev[v.first];
-	const uint64_t npad = v.npad, rows = relay_rows(npad, paths);
+	const uint64_t npad = v.npad, es = v.es, rows = relay_rows(npad, es, paths);
 	const uint64_t first = x.first_row(v.B), r1 = x.end_row(v.B, n);
 	for (uint64_t r0 = first; r0 < r1; r0 += rows) {
 		const uint64_t k = r1 - r0 < rows ? r1 - r0 : rows, at = (r0 - first) * npad;
 		NCCL_TRY(ncclGroupStart());
-		NCCL_TRY(ncclSend((char *)x.d + at * 4, k * npad * 4, ncclUint8, 0, comm(x), x.s));
+		NCCL_TRY(ncclSend((char *)x.d + at * es, k * npad * es, ncclUint8, 0, comm(x), x.s));
 		if (paths)
 			NCCL_TRY(ncclSend(x.p + at, k * npad * 4, ncclUint8, 0, comm(x), x.s));
 		NCCL_TRY(ncclGroupEnd());
@@ -351,14 +351,14 @@ int relay_down(Err e, Devs &v, uint64_t n, bool paths)
 	return 0;
 }
 
-// Process 0: a panel of bytes of band g's distances (and as many of its
+// Process 0: a panel of bytes of band g's distances (and pbytes of its
 // predecessors after them) into rl, as relay_down() sends it.
-int relay_recv(Err e, Dev &x, int g, char *rl, size_t bytes, bool paths)
+int relay_recv(Err e, Dev &x, int g, char *rl, size_t bytes, size_t pbytes, bool paths)
 {
 	NCCL_TRY(ncclGroupStart());
 	NCCL_TRY(ncclRecv(rl, bytes, ncclUint8, g, comm(x), x.s));
 	if (paths)
-		NCCL_TRY(ncclRecv(rl + bytes, bytes, ncclUint8, g, comm(x), x.s));
+		NCCL_TRY(ncclRecv(rl + bytes, pbytes, ncclUint8, g, comm(x), x.s));
 	NCCL_TRY(ncclGroupEnd());
 	return 0;
 }
@@ -395,7 +395,7 @@ int relay_down(Err e, Devs &, uint64_t, bool)
 {
 	return fail(e, "several processes need a build with NCCL");
 }
-int relay_recv(Err e, Dev &, int, char *, size_t, bool)
+int relay_recv(Err e, Dev &, int, char *, size_t, size_t, bool)
 {
 	return fail(e, "several processes need a build with NCCL");
 }

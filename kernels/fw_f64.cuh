@@ -34,6 +34,7 @@
 #include <cstdint>
 
 namespace f64 {
+namespace { // (included by more than one file of a program)
 
 constexpr int B = 64;        // blocking factor
 constexpr int R = 4;         // closure: rows and columns a thread holds
@@ -324,4 +325,5 @@ __global__ void symmetric(double *d, int64_t npad, int64_t n)
 	}
 }
 
+}  // namespace
 }  // namespace f64

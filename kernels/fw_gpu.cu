@@ -62,6 +62,8 @@ static const uint64_t DERIVE_FLOAT_FROM = 2000;
 extern "C" int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, int skip)
 {
 	const bool is_int = type == ST_INT32;
+	if (type == ST_FLOAT64) // (the float64 tiles are 64 x 64: fw_f64.cuh)
+		return 64;
 	if (skip)
 		return paths && is_int && n <= 2048 && !use_lanes16(n, lanes16, paths) ? 32 : 64;
 	if (is_int && use_lanes16(n, lanes16, paths)) // paths derived from 16-bit distances too
@@ -90,15 +92,16 @@ extern "C" void fwg_band_rows(uint64_t n, int block, int ranks, int rank, uint64
 	*end = std::min(n, (uint64_t)(row0 + rows) * block);
 }
 
-extern "C" uint64_t fwg_memory_needed(uint64_t n, int block, int paths, int gpus)
+extern "C" uint64_t fwg_memory_needed(uint64_t n, int type, int block, int paths, int gpus)
 {
+	const uint64_t es = ST_TYPE_SIZE(type);
 	if (block == 0)
 		block = 128; /* the most that any choice pads and stages */
 	if (gpus < 1)
 		gpus = 1;
 	const uint64_t npad = (n + block - 1) / block * block, nb = npad / block;
 	const uint64_t rows = (nb + gpus - 1) / gpus * block; // the largest band
-	return rows * npad * 4 * (paths ? 2 : 1) + (2 + (gpus > 1 && paths)) * (uint64_t)block * npad * 4;
+	return rows * npad * (es + (paths ? 4 : 0)) + (2 * es + (gpus > 1 && paths) * 4) * block * npad;
 }
 
 // The largest n up to limit for which fits(n) holds, where fits holds for
@@ -119,7 +122,7 @@ template <typename Fits> static uint64_t largest_n(uint64_t limit, Fits fits)
 extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph, void *dist,
                          int32_t *pred, struct fwg_timing *t, char *errbuf, size_t errlen)
 {
-	Into into{dist, pred, n};
+	Into into{dist, pred, n, ST_TYPE_SIZE(o->type)};
 	// Row order only where asked for: copying into memory is quick, and a
 	// 16-bit run rejected in row order starts again from the weights.
 	struct fwg_opts oo = *o;
@@ -151,16 +154,18 @@ extern "C" int fwg_warm(const struct fwg_opts *o, uint64_t n, char *errbuf, size
 	// Three block rows: every phase has blocks; weights 1 to 100 on about
 	// half the pairs, as a graph in 16-bit lanes with derived paths has.
 	const uint64_t m = std::min<uint64_t>(n, 3 * (uint64_t)w.block);
-	std::vector<int32_t> graph(m * m), dist(m * m), pred(o->paths ? m * m : 1);
+	const size_t es = ST_TYPE_SIZE(o->type);
+	std::vector<char> graph(m * m * es), dist(m * m * es);
+	std::vector<int32_t> pred(o->paths ? m * m : 1);
 	for (uint64_t i = 0; i < m; i++)
 		for (uint64_t j = 0; j < m; j++) {
 			const uint32_t h = (uint32_t)((i * 2654435761u) ^ (j * 40503u));
 			const int x = i == j ? 0 : h % 2 ? 1 + (int)(h >> 8) % 100 : ST_INF_I32;
 			const float f = x == ST_INF_I32 ? __builtin_inff() : (float)x;
-			if (is_int)
-				graph[i * m + j] = x;
-			else
-				memcpy(&graph[i * m + j], &f, 4);
+			const double g = f;
+			memcpy(&graph[(i * m + j) * es], is_int ? (const void *)&x : es == 8 ? (const void *)&g
+			                                                                 : (const void *)&f,
+			       es);
 		}
 	struct fwg_timing t;
 	return fwg_solve(&w, m, graph.data(), dist.data(), o->paths ? pred.data() : nullptr, &t,
@@ -223,8 +228,8 @@ struct Run {
 	// A device's need: its band of the matrices, the panels, the extras.
 	size_t need_of(const Dev &x) const
 	{
-		return x.count(B, npad) * 4 * (paths ? 2 : 1) + 2 * pbytes
-		     + (gpus > 1 && paths ? pbytes : 0) + extra;
+		return x.count(B, npad) * (v.es + (paths ? 4 : 0)) + 2 * pbytes
+		     + (gpus > 1 && paths ? (size_t)B * npad * 4 : 0) + extra;
 	}
 };
 
@@ -261,6 +266,11 @@ static int plan_run(Run &r)
 	          && (!r.paths || o->derive != FWG_DERIVE_NEVER);
 	const uint64_t nb = r.nb;
 
+	if (o->type == ST_FLOAT64 && (B != 64 || o->order || o->skip || o->arcs))
+		return fail(e, "float64 takes a blocking factor of 64, the vertices as numbered, "
+		               "every block, a matrix (not %s)",
+		            B != 64 ? "another blocking factor" : o->order ? "an order"
+		            : o->skip ? "skipped blocks" : "arcs");
 	// Several GPUs for dense runs only, each with a block row at least.
 	r.ranks = o->ranks > 1;
 	if (o->arcs && r.ranks)
@@ -274,7 +284,7 @@ static int plan_run(Run &r)
 			            (unsigned long long)n, (unsigned long long)nb, B, gpus);
 		if (group.ranks != o->ranks || group.rank != o->rank)
 			return fail(e, "process %d of %d: fwg_init_rank() first", o->rank, o->ranks);
-		if (relay_rows(npad, r.paths) == 0)
+		if (relay_rows(npad, ST_TYPE_SIZE(o->type), r.paths) == 0)
 			return fail(e, "n = %llu is too large for several processes", (unsigned long long)n);
 		if (!o->own_rows && (o->rank == 0) != (r.graph != nullptr))
 			return fail(e, "process %d of %d: the graph belongs to process 0 alone", o->rank,
@@ -298,6 +308,7 @@ static int plan_run(Run &r)
 	v.last = r.ranks ? o->rank + 1 : gpus;
 	v.B = B;
 	v.npad = (int)npad;
+	v.es = (int)ST_TYPE_SIZE(o->type);
 	v.phase1 = o->phase1;
 	for (int g = 0; g < gpus; g++)
 		band(nb, gpus, g, &v.dev[g].row0, &v.dev[g].rows);
@@ -312,7 +323,7 @@ static int plan_run(Run &r)
 	else
 		snprintf(t->device_name, sizeof t->device_name, "%.*s", (int)sizeof t->device_name - 1,
 		         r.prop.name);
-	r.pbytes = (size_t)B * npad * 4;
+	r.pbytes = (size_t)B * npad * v.es;
 	return 0;
 }
 
@@ -341,14 +352,17 @@ static int explain_refusal(Run &r, int short_of, size_t free_b, size_t total_b)
 	char fits[128];
 	const uint64_t room = free_b > r.extra ? free_b - r.extra : 0;
 	auto in_core = [&](bool p) {
-		return largest_n(n, [&](uint64_t m) { return fwg_memory_needed(m, B, p, gpus) <= room; });
+		return largest_n(n, [&](uint64_t m) {
+			return fwg_memory_needed(m, r.o->type, B, p, gpus) <= room;
+		});
 	};
-	if (r.o->arcs) {
+	if (r.o->arcs || r.v.es == 8) {
 		fits_text(fits, sizeof fits, "", paths, in_core);
 		return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB "
-		               "are free%s, and a graph given by its arcs is solved in core",
+		               "are free%s, and %s is solved in core",
 		            n, need / 1048576.0, paths ? "distances and predecessors" : "distances",
-		            free_b / 1048576.0, total_b / 1048576.0, fits);
+		            free_b / 1048576.0, total_b / 1048576.0, fits,
+		            r.o->arcs ? "a graph given by its arcs" : "float64");
 	}
 	if (r.ranks) {
 		fits_text(fits, sizeof fits, "", paths, in_core);
@@ -361,7 +375,7 @@ static int explain_refusal(Run &r, int short_of, size_t free_b, size_t total_b)
 	auto out_of_core = [&](bool p) {
 		return largest_n(n, [&](uint64_t m) {
 			OocPlan pl;
-			return fwg_memory_needed(m, B, p, 1) <= free_b
+			return fwg_memory_needed(m, r.o->type, B, p, 1) <= free_b
 			       || plan_out_of_core((m + B - 1) / B * B, B, p, free_b, &pl);
 		});
 	};
@@ -405,7 +419,7 @@ static int fit_run(Run &r)
 	if (short_of < 0)
 		return 0;
 	const uint64_t free_b = free_of[v.first];
-	if (r.ranks || o->arcs || !plan_out_of_core(r.npad, B, r.paths, free_b, &r.oc.pl))
+	if (r.ranks || o->arcs || v.es == 8 || !plan_out_of_core(r.npad, B, r.paths, free_b, &r.oc.pl))
 		return explain_refusal(r, short_of, r.ranks ? free_of[short_of] : free_b,
 		                       r.ranks ? total_of[short_of] : total_of[v.first]);
 	// Host memory for the bands not resident, if the caller counts it.
@@ -414,7 +428,7 @@ static int fit_run(Run &r)
 		const bool paths = r.paths;
 		const uint64_t most = largest_n(n, [&](uint64_t m) {
 			OocPlan pl;
-			return fwg_memory_needed(m, B, paths, 1) <= free_b
+			return fwg_memory_needed(m, r.o->type, B, paths, 1) <= free_b
 			       || (plan_out_of_core((m + B - 1) / B * B, B, paths, free_b, &pl)
 			           && pl.host_bytes <= host);
 		});
@@ -462,7 +476,8 @@ static int open_devices(Run &r)
 		x.id = o->device + g - v.first;
 		if (gpus > 1 && (r.ranks || !(o->feed && o->feed->take)))
 			x.comm = group.comm[g - v.first];
-		const size_t mbytes = x.count(B, npad) * 4;
+		const size_t mbytes = x.count(B, npad) * v.es;
+		x.es = v.es;
 		CUDA_TRY(cudaSetDevice(x.id));
 		CUDA_TRY(cudaStreamCreateWithFlags(&x.s, cudaStreamNonBlocking));
 		for (auto &ev : x.ev)
@@ -472,9 +487,9 @@ static int open_devices(Run &r)
 		if (mbytes)
 			CUDA_TRY(cudaMalloc(&x.d, mbytes));
 		if (r.paths && mbytes)
-			CUDA_TRY(cudaMalloc(&x.p, mbytes));
+			CUDA_TRY(cudaMalloc(&x.p, mbytes / v.es * 4));
 		if (gpus > 1 && r.paths)
-			CUDA_TRY(cudaMalloc(&x.prow, pbytes));
+			CUDA_TRY(cudaMalloc(&x.prow, (size_t)B * npad * 4));
 		CUDA_TRY(cudaMalloc(&x.colT, pbytes));
 		CUDA_TRY(cudaMalloc(&x.rowP, pbytes));
 		CUDA_TRY(cudaMalloc(&x.scratch, 4 * sizeof *x.scratch));
@@ -483,6 +498,7 @@ static int open_devices(Run &r)
 				CUDA_TRY(cudaMalloc(&rl, staging.bytes));
 	}
 	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && !o->arcs && r.nb > 1 && !r.ooc
+	            && v.es == 4
 	            && o->schedule != FWG_SCHEDULE_ROUNDS && !o->checkpoint
 	            && (o->schedule == FWG_SCHEDULE_ROWS || r.n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
@@ -503,7 +519,7 @@ static int open_devices(Run &r)
 	// One device in core, every block every round, round after round: the
 	// rounds with lookahead (fw_rounds.cuh), where the second pair of panels
 	// fits.
-	if (gpus == 1 && !r.ranks && !r.ooc && !o->skip && !r.by_rows
+	if (gpus == 1 && !r.ranks && !r.ooc && !o->skip && !r.by_rows && v.es == 4
 	    && o->lookahead != FWG_LOOKAHEAD_NEVER && r.nb > 2) {
 		Ahead &a = v.dev[0].ahead;
 		int least = 0, greatest = 0;
@@ -523,7 +539,7 @@ static int open_devices(Run &r)
 	// whole graph and the caller's verdict come first.
 	r.as_read = o->feed && !o->feed->take && r.by_rows && !r.paths;
 	r.direct = o->feed && o->feed->take && !r.by_rows && !r.ooc && !r.ranks && !o->order
-	           && !o->skip && !o->arcs && !r.paths && !o->checkpoint;
+	           && !o->skip && !o->arcs && !r.paths && !o->checkpoint && v.es == 4;
 	return 0;
 }
 
@@ -640,6 +656,9 @@ static int sparse_start(Run &r, bool lanes16 = false)
 		r.live_made = false;
 	else if (lanes16)
 		live_init<short><<<g, 256, 0, d0.s>>>(d0.d16, (int)r.npad, r.B, (short)INF16, sp->live);
+	else if (r.v.es == 8)
+		live_init<double><<<g, 256, 0, d0.s>>>((const double *)d0.d, (int)r.npad, r.B,
+		                                       __builtin_inf(), sp->live);
 	else if (r.is_int)
 		live_init<int><<<g, 256, 0, d0.s>>>((const int *)d0.d, (int)r.npad, r.B,
 		                                    r.packed ? INF_PACKED : ST_INF_I32, sp->live);
@@ -660,7 +679,7 @@ static int open_checkpoints(Run &r)
 		return 0;
 	const double rows = r.ranks ? (double)r.d0().count(r.B, (int)r.npad) / (double)r.npad
 	                            : (double)r.npad; // (several processes: each its band)
-	const double need = rows * (double)r.npad * 4 * (r.paths ? 2 : 1);
+	const double need = rows * (double)r.npad * (r.v.es + (r.paths ? 4 : 0));
 	// Without room for a host copy of the state, the caller takes it from
 	// the devices while they wait, as out of core.
 	r.ck.direct = !r.ooc && o->host_memory && need > (double)o->host_memory;
@@ -740,8 +759,12 @@ static int choose_kernels(Run &r)
 			Dev &x = v.dev[g];
 			CUDA_TRY(cudaSetDevice(x.id));
 			CUDA_TRY(cudaMemsetAsync(x.scratch, 0, sizeof *x.scratch, x.s));
-			float_signs<<<1024, 256, 0, x.s>>>((const float *)x.d, x.count(r.B, r.npad),
-			                                   (int *)x.scratch);
+			if (x.es == 8)
+				float_signs<<<1024, 256, 0, x.s>>>((const double *)x.d, x.count(r.B, r.npad),
+				                                   (int *)x.scratch);
+			else
+				float_signs<<<1024, 256, 0, x.s>>>((const float *)x.d, x.count(r.B, r.npad),
+				                                   (int *)x.scratch);
 			CUDA_TRY(cudaGetLastError());
 		}
 		if (combine(e, v, 1, false, &signs))
@@ -749,6 +772,10 @@ static int choose_kernels(Run &r)
 	}
 	const bool as_bits = !r.is_int && !r.as_read && !(signs & SIGN_NOT_ORDERED)
 	                     && o->float_bits != FWG_FLOAT_BITS_NEVER;
+	if (r.v.es == 8) { // (float64 tracks its paths' largest intermediates)
+		t->float_bits = as_bits;
+		return rc;
+	}
 	if (rc == 0 && !r.is_int && r.paths && !(signs & SIGN_BELOW_ZERO)
 	    && o->derive != FWG_DERIVE_NEVER
 	    && (o->derive == FWG_DERIVE_ALWAYS || r.n >= DERIVE_FLOAT_FROM))
@@ -819,6 +846,22 @@ template <typename C> static int rounds_of(Run &r, C)
 	return rc;
 }
 
+// The float64 rounds: with paths each entry's largest intermediate vertex
+// (fw_textbook_preds() makes the predecessors of them), the minima on bits
+// where no entry's sign bit is set (choose_kernels).
+static int rounds64(Run &r)
+{
+	Devs &v = r.v;
+	const bool bits = r.t->float_bits;
+	if (v.ck)
+		snprintf(v.ck->stage, sizeof v.ck->stage, "B64,float64%s%s%s", bits ? "-bits" : "",
+		         r.paths ? ",intermediates" : "", r.sp ? ",levels" : "");
+	return r.paths ? bits ? run_rounds64<true, true>(r.e, v, r.sp)
+	                      : run_rounds64<true, false>(r.e, v, r.sp)
+	       : bits  ? run_rounds64<false, true>(r.e, v, r.sp)
+	               : run_rounds64<false, false>(r.e, v, r.sp);
+}
+
 // Stage 6: the rounds: in 16-bit lanes where tried, else (or where their
 // result is rejected) on 32 bits; then the predecessors derived from
 // float32 distances.  1 where the caller must start again (row order).
@@ -856,7 +899,9 @@ static int run_kernels(Run &r)
 			return -1;
 	}
 	auto rounds = [&r](auto c) { return rounds_of(r, c); };
-	if (rc == 0 && r.done != 1)
+	if (rc == 0 && r.done != 1 && v.es == 8)
+		rc = rounds64(r);
+	else if (rc == 0 && r.done != 1)
 		rc = r.is_int          ? dispatch<int>(e, r.B, r.paths, r.packed, rounds)
 		     : r.t->float_bits ? dispatch<uint32_t>(e, r.B, false, false, rounds)
 		                       : dispatch<float>(e, r.B, r.paths && !r.derive32, r.packed, rounds);
@@ -897,12 +942,12 @@ static int collect_results(Run &r)
 		t->tiles_skipped = t->tiles - updates;
 	}
 	if (o->stats && r.ranks) { // where the distances are, passed from process to process
-		if (stats_ranks(e, v, r.n, r.is_int, o->potential, o->rank == 0 ? o->stats : nullptr))
+		if (stats_ranks(e, v, r.n, o->type, o->potential, o->rank == 0 ? o->stats : nullptr))
 			return -1;
 		t->stats_on_device = 1;
 		t->download_ms = (lib_now() - t_down) * 1e3;
 	} else if (o->stats) { // the statistics where the distances are
-		if (stats_run(e, v, r.n, r.is_int, r.in_place16 && r.in16.keep && r.done == 1, r.ro,
+		if (stats_run(e, v, r.n, o->type, r.in_place16 && r.in16.keep && r.done == 1, r.ro,
 		              o->potential, o->stats))
 			return -1;
 		t->stats_on_device = 1;

@@ -1,8 +1,8 @@
 /* fw_gpu.h - blocked Floyd-Warshall on an NVIDIA GPU (prefix fwg_).
  *
  * The caller hands over n x n row-major matrices prepared by sv_prepare()
- * (lib/solve.h: int32 values in [0, ST_INF_I32], float32 any sign or +inf, no
- * negative cycle); the engine pads them to a multiple of the blocking factor
+ * (lib/solve.h: int32 values in [0, ST_INF_I32], float32 or float64 any sign
+ * or +inf, no negative cycle); the engine pads them to a multiple of the blocking factor
  * on the device, runs the rounds, and copies distances (and predecessors)
  * back.  Nothing here prints or exits: errors come back as -1 and a message.
  */
@@ -89,10 +89,12 @@ struct fwg_arcs {
 
 /* Checkpoints (fwg_opts.checkpoint): the state between steps of the rounds
  * handed to the caller now and then, and taken back to go on from.  The
- * state is the matrices as the rounds hold them, rows of side 32-bit words:
- * side x side of distances (in the rounds' form: 16-bit lanes widened, the
- * INF of packed int32 paths, float32 as its bits) and, where predecessors
- * are tracked through the rounds (paths), as many of predecessors.  stage
+ * state is the matrices as the rounds hold them, rows of side entries:
+ * side x side of distances (in the rounds' form: 16-bit lanes widened to
+ * 32-bit words, the INF of packed int32 paths, float32 as its bits, float64
+ * as 8-byte words) and, where predecessors are tracked through the rounds
+ * (paths), as many 32-bit predecessors (float64: each path's largest
+ * intermediate vertex).  stage
  * names that form; steps counts the steps (rounds; a sparse run's groups of
  * rounds of one level; the super-rounds out of core).  The state moves
  * through fwg_state_fn(ctx, pred, offset, buf, bytes): bytes of the
@@ -134,8 +136,12 @@ struct fwg_opts {
 	int device;     /* CUDA device number */
 	int block;      /* blocking factor B: 16, 32, 64 or 128; 0: the engine's
 	                   choice for n (fwg_choose_block) */
-	int type;       /* enum st_type */
-	int paths;      /* also compute predecessors */
+	int type;       /* enum st_type; ST_FLOAT64 takes block 64 (or 0), no
+	                   order, no skip, no arcs, in core */
+	int paths;      /* also compute predecessors; float64: each path's
+	                   largest intermediate vertex instead (-1: the arc
+	                   itself, or none), which fw_textbook_preds() (lib/fw.h)
+	                   turns into the textbook predecessors */
 	int lanes16;    /* int32 distances in 16-bit lanes, with predecessors
 	                   (if asked for) derived from them afterwards:
 	                   FWG_LANES16_AUTO tries them where n is large enough
@@ -309,9 +315,9 @@ int fwg_choose_block(uint64_t n, int type, int paths, int lanes16, int skip);
  * block (fwg_opts.rank, .ranks): first .. end - 1. */
 void fwg_band_rows(uint64_t n, int block, int ranks, int rank, uint64_t *first, uint64_t *end);
 
-/* Device memory the engine needs for n vertices on each of gpus devices, in
- * bytes (block 0: the most that any choice needs). */
-uint64_t fwg_memory_needed(uint64_t n, int block, int paths, int gpus);
+/* Device memory the engine needs for n vertices of type (enum st_type) on
+ * each of gpus devices, in bytes (block 0: the most that any choice needs). */
+uint64_t fwg_memory_needed(uint64_t n, int type, int block, int paths, int gpus);
 
 /* Solve: graph (n x n) in, distances out into dist (which may be graph
  * itself); pred (n x n, may be NULL unless o->paths) receives the

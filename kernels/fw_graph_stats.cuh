@@ -112,9 +112,10 @@ int stats_of_device(Err e, const Devs &v, const Dev &x, uint64_t n, const long l
 // A device's out figures into out (rows first .. end - 1), or with in,
 // the in figures of every device (n each); positions put back at their
 // vertices (order: the vertex at each position, or NULL).
-void put_stats(const DevStats &ds, uint64_t n, bool is_int, const int32_t *order, bool in,
+void put_stats(const DevStats &ds, uint64_t n, uint32_t type, const int32_t *order, bool in,
                gs_stats *out)
 {
+	const bool is_int = type == ST_INT32;
 	const uint64_t p0 = in ? 0 : (uint64_t)ds.first, p1 = in ? n : (uint64_t)ds.end;
 	const int dir = in ? GS_IN : GS_OUT;
 	for (uint64_t p = p0; p < p1; p++) {
@@ -124,8 +125,12 @@ void put_stats(const DevStats &ds, uint64_t n, bool is_int, const int32_t *order
 			((int64_t *)out->sum[dir])[u] = in ? ds.in_isum[p] : ds.out_isum[p];
 			((int32_t *)out->ecc[dir])[u] = (int32_t)(in ? ds.in_iecc[p] : ds.out_iecc[p]);
 		} else {
+			const double ecc = in ? ds.in_fecc[p] : ds.out_fecc[p];
 			((double *)out->sum[dir])[u] = in ? ds.in_fsum[p] : ds.out_fsum[p];
-			((float *)out->ecc[dir])[u] = (float)(in ? ds.in_fecc[p] : ds.out_fecc[p]);
+			if (type == ST_FLOAT64)
+				((double *)out->ecc[dir])[u] = ecc;
+			else
+				((float *)out->ecc[dir])[u] = (float)ecc;
 		}
 		if (in)
 			out->harmonic[u] = ds.harm[p];
@@ -161,10 +166,21 @@ void potentials_free(Devs &v, long long *hd[MAX_GPUS])
 		}
 }
 
+// Device x's figures (stats_of_device) for distances of type (lanes16:
+// int32 distances left in 16-bit lanes).
+int stats_of_type(Err e, const Devs &v, const Dev &x, uint64_t n, uint32_t type, bool lanes16,
+                  const long long *h, const int32_t *at, DevStats &ds)
+{
+	return lanes16                ? stats_of_device<short>(e, v, x, n, h, at, ds)
+	       : type == ST_INT32     ? stats_of_device<int>(e, v, x, n, h, at, ds)
+	       : type == ST_FLOAT64   ? stats_of_device<double>(e, v, x, n, h, at, ds)
+	                              : stats_of_device<float>(e, v, x, n, h, at, ds);
+}
+
 // The statistics of a run in core in this process (fwg_opts.stats): the
 // reweighting's potentials on each device in the run's positions, then
 // every device's figures (lanes16: int32 distances left in 16-bit lanes).
-int stats_run(Err e, Devs &v, uint64_t n, bool is_int, bool lanes16, const Reorder *ro,
+int stats_run(Err e, Devs &v, uint64_t n, uint32_t type, bool lanes16, const Reorder *ro,
               const int64_t *potential, gs_stats *out)
 {
 	long long *hd[MAX_GPUS] = {};
@@ -175,15 +191,13 @@ int stats_run(Err e, Devs &v, uint64_t n, bool is_int, bool lanes16, const Reord
 		const Dev &x = v.dev[g];
 		CUDA_TRY(cudaSetDevice(x.id));
 		const int32_t *at = ro ? ro->pos : nullptr; // (an order: one device)
-		if (lanes16  ? stats_of_device<short>(e, v, x, n, hd[g], at, ds)
-		    : is_int ? stats_of_device<int>(e, v, x, n, hd[g], at, ds)
-		             : stats_of_device<float>(e, v, x, n, hd[g], at, ds))
+		if (stats_of_type(e, v, x, n, type, lanes16, hd[g], at, ds))
 			rc = -1;
 		else
-			put_stats(ds, n, is_int, ro ? ro->host : nullptr, false, out);
+			put_stats(ds, n, type, ro ? ro->host : nullptr, false, out);
 	}
 	if (rc == 0)
-		put_stats(ds, n, is_int, ro ? ro->host : nullptr, true, out);
+		put_stats(ds, n, type, ro ? ro->host : nullptr, true, out);
 	potentials_free(v, hd);
 	return rc;
 }
@@ -248,8 +262,10 @@ void set_out(DevStats &ds, bool is_int, uint64_t n, int first, int end,
 // process in the order of their bands (the order of a stream's rows, so
 // apsp-stats' bits), each adding its rows; every band's out figures and the
 // last in figures to process 0, which alone fills out (the others: NULL).
-int stats_ranks(Err e, Devs &v, uint64_t n, bool is_int, const int64_t *potential, gs_stats *out)
+int stats_ranks(Err e, Devs &v, uint64_t n, uint32_t type, const int64_t *potential,
+                gs_stats *out)
 {
+	const bool is_int = type == ST_INT32;
 	const int rank = v.first, ranks = v.count;
 	Dev &x = v.dev[rank];
 	CUDA_TRY(cudaSetDevice(x.id));
@@ -278,8 +294,7 @@ int stats_ranks(Err e, Devs &v, uint64_t n, bool is_int, const int64_t *potentia
 			set_in(ds, is_int, n, w);
 	}
 	if (rc == 0)
-		rc = is_int ? stats_of_device<int>(e, v, x, n, hd[rank], nullptr, ds)
-		            : stats_of_device<float>(e, v, x, n, hd[rank], nullptr, ds);
+		rc = stats_of_type(e, v, x, n, type, false, hd[rank], nullptr, ds);
 	potentials_free(v, hd);
 	if (rc == 0 && rank + 1 < ranks) {
 		w = in_words(ds, is_int, n);
@@ -296,7 +311,7 @@ int stats_ranks(Err e, Devs &v, uint64_t n, bool is_int, const int64_t *potentia
 	}
 	if (rc)
 		return rc;
-	put_stats(ds, n, is_int, nullptr, false, out);
+	put_stats(ds, n, type, nullptr, false, out);
 	for (int r = 1; r < ranks && rc == 0; r++) {
 		const Dev &y = v.dev[r];
 		const int first = (int)y.first_row(v.B), end = (int)y.end_row(v.B, n);
@@ -304,7 +319,7 @@ int stats_ranks(Err e, Devs &v, uint64_t n, bool is_int, const int64_t *potentia
 		rc = pass_host(e, x, w.data(), w.size() * 8, r, false);
 		if (rc == 0) {
 			set_out(ds, is_int, n, first, end, w);
-			put_stats(ds, n, is_int, nullptr, false, out);
+			put_stats(ds, n, type, nullptr, false, out);
 		}
 	}
 	if (rc == 0 && ranks > 1) {
@@ -314,7 +329,7 @@ int stats_ranks(Err e, Devs &v, uint64_t n, bool is_int, const int64_t *potentia
 			set_in(ds, is_int, n, w);
 	}
 	if (rc == 0)
-		put_stats(ds, n, is_int, nullptr, true, out);
+		put_stats(ds, n, type, nullptr, true, out);
 	return rc;
 }
 

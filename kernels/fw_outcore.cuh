@@ -169,16 +169,16 @@ int ooc_load(Err e, OutOfCore &oc, Dev &x, int b, int sl, const void *graph, uin
 	oc.used[sl] = true;
 	if (graph) {
 		const uint64_t end = r0 + rows < n ? r0 + rows : n;
-		if (upload_to(e, graph, (char *)oc.slot_d[sl], r0, end, n, npad, oc.xs, oc.done, guard,
-		              nullptr))
+		if (upload_to(e, graph, (char *)oc.slot_d[sl], r0, end, n, npad, 4, oc.xs, oc.done,
+		              guard, nullptr))
 			return -1;
 	} else {
 		// the band's rows in host memory, stride npad as on the device
 		const uint64_t at = r0 - band_row0(oc.pl, B, oc.pl.resident);
 		if (upload_to(e, oc.host_d + at * npad * 4, (char *)oc.slot_d[sl], 0, rows, npad, npad,
-		              oc.xs, oc.done, guard, nullptr)
+		              4, oc.xs, oc.done, guard, nullptr)
 		    || (oc.host_p && upload_to(e, oc.host_p + at * npad, (char *)oc.slot_p[sl], 0, rows,
-		                               npad, npad, oc.xs, oc.done, guard, nullptr)))
+		                               npad, npad, 4, oc.xs, oc.done, guard, nullptr)))
 			return -1;
 	}
 	CUDA_TRY(cudaEventRecord(oc.loaded[sl], oc.xs));

@@ -330,18 +330,25 @@ __global__ void give_rows(const uint32_t *__restrict__ d, const int32_t *__restr
 
 // ---- facts that choose a run's kernels ----------------------------------------
 
-// Signs of a float32 matrix: SIGN_BELOW_ZERO, an entry below 0 (together
-// with SIGN_NOT_ORDERED); SIGN_NOT_ORDERED, an entry whose bits do not order
-// as its value among the others (sign bit set, -0 too, or NaN): Elem<uint32_t>
-// cannot take it.  The largest of all, so that a max over devices combines.
+// Signs of a float32 or float64 matrix: SIGN_BELOW_ZERO, an entry below 0
+// (together with SIGN_NOT_ORDERED); SIGN_NOT_ORDERED, an entry whose bits do
+// not order as its value among the others (sign bit set, -0 too, or NaN):
+// Elem<uint32_t> and the float64 kernels' integer minima cannot take it.
+// The largest of all, so that a max over devices combines.
 enum { SIGN_BELOW_ZERO = 1, SIGN_NOT_ORDERED = 2 };
-__global__ void float_signs(const float *__restrict__ w, size_t count, int *signs)
+__device__ inline bool unordered_bits(float x) { return __float_as_uint(x) > 0x7f800000u; }
+__device__ inline bool unordered_bits(double x)
+{
+	return (unsigned long long)__double_as_longlong(x) > 0x7ff0000000000000ull;
+}
+template <typename T>
+__global__ void float_signs(const T *__restrict__ w, size_t count, int *signs)
 {
 	int f = 0;
 	for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
 	     e += (size_t)gridDim.x * blockDim.x) {
-		const float x = w[e];
-		f |= (x < 0.0f ? SIGN_BELOW_ZERO : 0) | (__float_as_uint(x) > 0x7f800000u ? SIGN_NOT_ORDERED : 0);
+		const T x = w[e];
+		f |= (x < (T)0 ? SIGN_BELOW_ZERO : 0) | (unordered_bits(x) ? SIGN_NOT_ORDERED : 0);
 	}
 	for (int o = 16; o > 0; o /= 2)
 		f |= __shfl_xor_sync(0xffffffffu, f, o);

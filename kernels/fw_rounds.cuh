@@ -15,6 +15,7 @@
 #include "fw_checkpoint.cuh"
 #include "fw_derive.cuh"
 #include "fw_exchange.cuh"
+#include "fw_f64.cuh"
 #include "fw_levels.cuh"
 #include "fw_prepare.cuh"
 #include "fw_tiles.cuh"
@@ -392,6 +393,101 @@ template <int B> struct RoundKernels16 : PivotChain {
 	}
 };
 
+// The float64 kernels (fw_f64.cuh; B = 64): with MID, each entry's largest
+// intermediate vertex in p, so that a tie goes to the smaller one (the
+// textbook predecessors); BITS, no entry's sign bit set (no weight below
+// +0): the minima partly on the integer units, and with MID phase 3 on
+// clean sums alone.  before() closes the pivot block and updates the pivot
+// row (and, on one device, the band's blocks of the pivot column in the
+// same launch), then puts the pivot row in rowP for the other devices;
+// after() updates the pivot column's blocks of the band and phase 3.  A
+// sparse run's level is its pivots' rounds one after the other, every block
+// updated.
+template <bool MID, bool BITS> struct RoundKernels64 : PivotChain {
+	static_assert(f64::B == 64, "the float64 tiles are 64 x 64");
+	int npad = 0, nb = 0;
+	bool alone = true; // one device holds every row (run_rounds64)
+	const Sparse *sp = nullptr;
+	int how(const Band &) const { return 0; } // phase 1 always apart
+
+	int setup(Err e, int, int npad_, const Sparse *sp_)
+	{
+		npad = npad_, nb = npad_ / f64::B, sp = sp_;
+		const int up = (int)f64::update_smem<MID, f64::ROWS, BITS>();
+		const int um = (int)f64::update_smem<MID, f64::MAIN, BITS>();
+		CUDA_TRY(cudaFuncSetAttribute(f64::closure<MID>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                              (int)f64::closure_smem<MID>()));
+		for (auto f : {f64::update<MID, f64::ROWS, BITS>, f64::update<MID, f64::COLS, BITS>,
+		               f64::update<MID, f64::BOTH, BITS>})
+			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, up));
+		CUDA_TRY(cudaFuncSetAttribute(f64::update<MID, f64::MAIN, BITS>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize, um));
+		return 0;
+	}
+
+	// The band's view for the kernels: its own rows, and the pivot row of
+	// round (its own where it holds it, else rowP and the pivot rows of the
+	// predecessors, prow).
+	f64::band view(const Band &x, int round, const int32_t *prow) const
+	{
+		const size_t panel = (size_t)f64::B * npad;
+		double *d = (double *)x.d;
+		int32_t *p = MID ? x.p : nullptr;
+		const bool own = x.holds(round);
+		return f64::band{d + x.row0 * panel,
+		                 p ? p + x.row0 * panel : nullptr,
+		                 own ? d + round * panel : (const double *)x.rowP,
+		                 MID ? (own ? p + round * panel : prow) : nullptr,
+		                 npad, x.row0, x.rows, nb, round};
+	}
+
+	int before(Err e, const Band &x, int round) const
+	{
+		if (!x.holds(round))
+			return 0;
+		const f64::band b = view(x, round, nullptr);
+		const size_t up = f64::update_smem<MID, f64::ROWS, BITS>();
+		f64::closure<MID><<<1, f64::T * f64::T, f64::closure_smem<MID>(), x.s>>>(
+		        const_cast<double *>(b.pd), const_cast<int32_t *>(b.pm), npad, round);
+		if (alone) {
+			f64::update<MID, f64::BOTH, BITS><<<2 * nb, f64::UTHREADS, up, x.s>>>(b);
+		} else {
+			f64::update<MID, f64::ROWS, BITS><<<nb, f64::UTHREADS, up, x.s>>>(b);
+			CUDA_TRY(cudaMemcpyAsync(x.rowP, b.pd, (size_t)f64::B * npad * sizeof(double),
+			                         cudaMemcpyDeviceToDevice, x.s));
+		}
+		CUDA_TRY(cudaGetLastError());
+		return 0;
+	}
+
+	int after(Err e, const Band &x, int round, const int32_t *prow,
+	          int split = SPLIT_WHOLE) const
+	{
+		(void)split; // (no lookahead: run_rounds64)
+		if (nb == 1)
+			return 0;
+		const f64::band b = view(x, round, prow);
+		if (!alone)
+			f64::update<MID, f64::COLS, BITS><<<x.rows, f64::UTHREADS,
+			                                   f64::update_smem<MID, f64::COLS, BITS>(), x.s>>>(b);
+		f64::update<MID, f64::MAIN, BITS><<<dim3(nb, x.rows), f64::UTHREADS,
+		                                   f64::update_smem<MID, f64::MAIN, BITS>(), x.s>>>(b);
+		CUDA_TRY(cudaGetLastError());
+		return 0;
+	}
+
+	int level(Err e, const Band &x, int at, int m) const
+	{
+		for (int b = 0; b < m; b++) {
+			const int round = sp->by_level[at + b];
+			if (before(e, x, round) || after(e, x, round, nullptr))
+				return -1;
+		}
+		return 0;
+	}
+};
+
 // Device x's band, as the kernels of a round see it (lanes16: the 16-bit
 // matrix).
 Band band_of(const Devs &v, const Dev &x, bool lanes16 = false)
@@ -634,6 +730,14 @@ template <int B> int run_rounds16(Err e, Devs &v, const Sparse *sp)
 {
 	RoundKernels16<B> k;
 	return run_rounds_with(e, v, k, sp, sizeof(short), false, true);
+}
+
+// The float64 rounds (RoundKernels64), every round in turn (no lookahead).
+template <bool MID, bool BITS> int run_rounds64(Err e, Devs &v, const Sparse *sp)
+{
+	RoundKernels64<MID, BITS> k;
+	k.alone = v.count == 1;
+	return run_rounds_with(e, v, k, sp, sizeof(double), MID, false);
 }
 
 // The kernels' configuration of a run, as a type: element T, blocking

@@ -182,8 +182,8 @@ int take_in(Err e, Devs &v, Dev &x, RowOrder &w, uint64_t n, int r0, int r1)
 		return 1;
 	}
 	const size_t at = first * v.npad, count = (size_t)(r1 - r0) * v.B * v.npad;
-	if (upload_to(e, w.graph, (char *)x.d + at * 4, first, end, n, v.npad, w.cs, w.updone,
-	              w.upguard, nullptr))
+	if (upload_to(e, w.graph, (char *)x.d + at * x.es, first, end, n, v.npad, x.es, w.cs,
+	              w.updone, w.upguard, nullptr))
 		return -1;
 	const unsigned grid = (unsigned)((count + 255) / 256), dg = (unsigned)((end - first + 255) / 256);
 	auto ready = [&](auto *d, auto inf) {

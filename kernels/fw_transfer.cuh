@@ -36,22 +36,22 @@ struct Reorder {
 
 constexpr unsigned GATHER_GRID = 4096;
 
-// The caller's rows first .. r1 - 1 (stride n; host holds them from row
-// host_row0 on) into dev (stride npad, from row first on), on stream s;
-// done: s's events for the staging buffers.
+// The caller's rows first .. r1 - 1 (stride n, entries of es bytes; host
+// holds them from row host_row0 on) into dev (stride npad, from row first
+// on), on stream s; done: s's events for the staging buffers.
 int upload_to(Err e, const void *host, char *dev, uint64_t first, uint64_t r1, uint64_t n,
-              uint64_t npad, cudaStream_t s, cudaEvent_t done[2], cudaEvent_t guard[2],
-              const Reorder *ro, uint64_t host_row0 = 0)
+              uint64_t npad, size_t es, cudaStream_t s, cudaEvent_t done[2],
+              cudaEvent_t guard[2], const Reorder *ro, uint64_t host_row0 = 0)
 {
-	const size_t row = n * 4;
+	const size_t row = n * es;
 	if (first >= r1)
 		return 0;
 	uint64_t rows = staging.bytes / row;
 	if (rows == 0) { // a row larger than the staging buffer: plain copy
 		if (ro)
 			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
-		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * 4, (const char *)host + (first - host_row0) * row, row, row,
-		                           r1 - first, cudaMemcpyHostToDevice, s));
+		CUDA_TRY(cudaMemcpy2DAsync(dev, npad * es, (const char *)host + (first - host_row0) * row,
+		                           row, row, r1 - first, cudaMemcpyHostToDevice, s));
 		return 0;
 	}
 	int b = 0;
@@ -65,13 +65,13 @@ int upload_to(Err e, const void *host, char *dev, uint64_t first, uint64_t r1, u
 			const uint64_t from = ro ? (uint64_t)ro->host[r0 + i] : r0 + i;
 			memcpy(st + i * row, (const char *)host + (from - host_row0) * row, row);
 		}
-		if (ro) { // in as they are, then their columns renumbered into place
+		if (ro) { // in as they are, then their columns renumbered into place (4 bytes)
 			CUDA_TRY(cudaMemcpyAsync(ro->tmp[b], st, k * row, cudaMemcpyHostToDevice, s));
 			take_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)ro->tmp[b], n, k,
 			                                      (uint32_t *)dev, (int)npad, r0, ro->order);
 			CUDA_TRY(cudaGetLastError());
 		} else {
-			CUDA_TRY(cudaMemcpy2DAsync(dev + (r0 - first) * npad * 4, npad * 4, st, row, row, k,
+			CUDA_TRY(cudaMemcpy2DAsync(dev + (r0 - first) * npad * es, npad * es, st, row, row, k,
 			                           cudaMemcpyHostToDevice, s));
 		}
 		CUDA_TRY(cudaEventRecord(done[b], s));
@@ -86,8 +86,8 @@ int upload_rows(Err e, const void *host, Dev &x, uint64_t n, uint64_t npad, int 
                 cudaEvent_t guard[2], const Reorder *ro, uint64_t host_row0 = 0)
 {
 	CUDA_TRY(cudaSetDevice(x.id));
-	return upload_to(e, host, (char *)x.d, x.first_row(B), x.end_row(B, n), n, npad, x.s, x.done,
-	                 guard, ro, host_row0);
+	return upload_to(e, host, (char *)x.d, x.first_row(B), x.end_row(B, n), n, npad, x.es, x.s,
+	                 x.done, guard, ro, host_row0);
 }
 
 // The rows of band x of the weight matrix of the graph given by arcs a (with
@@ -155,7 +155,7 @@ int put_window(Taking &k, uint64_t first, uint64_t count, const void *rows)
 {
 	Err e = k.e;
 	Devs &v = *k.v;
-	const size_t row = k.n * 4;
+	const size_t row = k.n * v.es;
 	cudaPointerAttributes at;
 	const bool locked = cudaPointerGetAttributes(&at, rows) == cudaSuccess
 	                    && at.type == cudaMemoryTypeHost;
@@ -166,15 +166,16 @@ int put_window(Taking &k, uint64_t first, uint64_t count, const void *rows)
 		const uint64_t lo = std::max(first, f), hi = std::min(first + count, x.end_row(v.B, k.n));
 		if (lo >= hi)
 			continue;
-		char *to = (char *)x.d + (lo - f) * v.npad * 4;
+		char *to = (char *)x.d + (lo - f) * v.npad * v.es;
 		CUDA_TRY(cudaSetDevice(x.id));
 		const char *from = (const char *)rows + (lo - first) * row;
-		if (locked && v.npad * 4 == row) // (rows the device copies itself: done before the call returns)
+		if (locked && v.npad * v.es == row) // (rows the device copies: done before the call returns)
 			CUDA_TRY(cudaMemcpyAsync(to, from, row * (hi - lo), cudaMemcpyHostToDevice, x.s));
 		else if (locked)
-			CUDA_TRY(cudaMemcpy2DAsync(to, (size_t)v.npad * 4, from, row, row, hi - lo,
+			CUDA_TRY(cudaMemcpy2DAsync(to, (size_t)v.npad * v.es, from, row, row, hi - lo,
 			                           cudaMemcpyHostToDevice, x.s));
-		else if (upload_to(e, rows, to, lo, hi, k.n, v.npad, x.s, x.done, k.guard, nullptr, first))
+		else if (upload_to(e, rows, to, lo, hi, k.n, v.npad, v.es, x.s, x.done, k.guard, nullptr,
+		                   first))
 			return -1;
 	}
 	for (int g = v.first; g < v.last && locked; g++) {
@@ -196,7 +197,7 @@ int put_rows(void *pctx, uint64_t first, uint64_t count, const void *rows)
 // staging buffer: the run is not the one they were taken for.
 int give_back(Err e, Devs &v, uint64_t n, const fwg_feed &f)
 {
-	const size_t row = n * 4;
+	const size_t row = n * v.es;
 	const uint64_t most = staging.bytes / row;
 	if (most == 0)
 		return fail(e, "n = %llu is too large to hand back", (unsigned long long)n);
@@ -208,8 +209,8 @@ int give_back(Err e, Devs &v, uint64_t n, const fwg_feed &f)
 		for (uint64_t r0 = first; r0 < end; r0 += most) {
 			const uint64_t k = std::min(most, end - r0);
 			CUDA_TRY(cudaMemcpy2D(staging.buf[0], row,
-			                      (const char *)x.d + (r0 - first) * v.npad * 4,
-			                      (size_t)v.npad * 4, row, k, cudaMemcpyDeviceToHost));
+			                      (const char *)x.d + (r0 - first) * v.npad * v.es,
+			                      (size_t)v.npad * v.es, row, k, cudaMemcpyDeviceToHost));
 			if (f.back(f.ctx, r0, k, staging.buf[0]))
 				return fail(e, "the graph could not be handed back");
 		}
@@ -356,17 +357,18 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 	if (to > n)
 		to = n;
 	const uint64_t npad = v.npad;
-	const size_t row = n * 4;
-	uint64_t rows = staging.bytes / (row * (paths ? 2 : 1));
+	const size_t es = v.es, row = n * es, prow = n * 4; // a row of distances, of predecessors
+	const size_t both = row + (paths ? prow : 0);
+	uint64_t rows = staging.bytes / both;
 	std::vector<char> big;
 	void *buf[2] = {staging.buf[0], staging.buf[1]};
 	if (rows == 0) { // rows larger than staging: one row at a time, pageable
 		if (ro)
 			return fail(e, "n = %llu is too large to renumber", (unsigned long long)n);
 		rows = 1;
-		big.resize(2 * row * (paths ? 2 : 1));
+		big.resize(2 * both);
 		buf[0] = big.data();
-		buf[1] = big.data() + row * (paths ? 2 : 1);
+		buf[1] = big.data() + both;
 	}
 	int b = 0, g = 0;
 	cudaEvent_t guard[2] = {nullptr, nullptr};
@@ -379,9 +381,9 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 			const uint64_t at = r0 - hr->row0;
 #pragma omp parallel for schedule(static)
 			for (int64_t i = 0; i < (int64_t)k; i++) {
-				memcpy(st + i * row, hr->d + (at + i) * npad * 4, row);
+				memcpy(st + i * row, hr->d + (at + i) * npad * es, row);
 				if (paths)
-					memcpy(st + (k + i) * row, hr->p + (at + i) * npad, row);
+					memcpy(st + k * row + i * prow, hr->p + (at + i) * npad, prow);
 			}
 			guard[b] = nullptr;
 		} else if (r0 < to) {
@@ -400,17 +402,17 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 				CUDA_TRY(cudaSetDevice(x.id));
 			if (relayed) {
 				// panels as relay_down() sends them (in the same count)
-				const uint64_t rr = relay_rows(npad, paths);
+				const uint64_t rr = relay_rows(npad, es, paths);
 				k = stop - r0 < rr ? stop - r0 : rr;
 				char *rl = (char *)x.relay[b];
-				if (relay_recv(e, x, g, rl, k * npad * 4, paths))
+				if (relay_recv(e, x, g, rl, k * npad * es, k * npad * 4, paths))
 					return -1;
-				CUDA_TRY(cudaMemcpy2DAsync(st, row, rl, npad * 4, row, k, cudaMemcpyDeviceToHost,
+				CUDA_TRY(cudaMemcpy2DAsync(st, row, rl, npad * es, row, k, cudaMemcpyDeviceToHost,
 				                           x.s));
 				if (paths)
-					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, rl + k * npad * 4, npad * 4, row,
-					                           k, cudaMemcpyDeviceToHost, x.s));
-			} else if (ro) { // the caller's rows, renumbered, gathered on the device
+					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, prow, rl + k * npad * es, npad * 4,
+					                           prow, k, cudaMemcpyDeviceToHost, x.s));
+			} else if (ro) { // the caller's rows, renumbered, gathered on the device (4 bytes)
 				char *tmp = (char *)ro->tmp[b];
 				give_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)x.d, x.p, (int)npad, n,
 				                                        r0, k, ro->order, ro->pos, (uint32_t *)tmp,
@@ -419,10 +421,10 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 				CUDA_TRY(cudaMemcpyAsync(st, tmp, k * row * (paths ? 2 : 1), cudaMemcpyDeviceToHost,
 				                         s));
 			} else {
-				CUDA_TRY(cudaMemcpy2DAsync(st, row, (const char *)x.d + at * 4, npad * 4, row, k,
+				CUDA_TRY(cudaMemcpy2DAsync(st, row, (const char *)x.d + at * es, npad * es, row, k,
 				                           cudaMemcpyDeviceToHost, s));
 				if (paths)
-					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, row, x.p + at, npad * 4, row, k,
+					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, prow, x.p + at, npad * 4, prow, k,
 					                           cudaMemcpyDeviceToHost, s));
 			}
 			CUDA_TRY(cudaEventRecord(x.done[b], s));
@@ -451,17 +453,18 @@ struct Into {
 	void *dist;
 	int32_t *pred;
 	uint64_t n;
+	size_t es; // bytes of a distance
 };
 
 int copy_into(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
 {
 	Into *m = (Into *)ctx;
-	const size_t row = m->n * 4;
+	const size_t row = m->n * m->es;
 #pragma omp parallel for schedule(static)
 	for (int64_t i = 0; i < (int64_t)rows; i++) {
 		memcpy((char *)m->dist + (r0 + i) * row, (const char *)dist + i * row, row);
 		if (pred)
-			memcpy(m->pred + (r0 + i) * m->n, pred + i * m->n, row);
+			memcpy(m->pred + (r0 + i) * m->n, pred + i * m->n, m->n * 4);
 	}
 	return 0;
 }

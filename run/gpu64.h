@@ -1,22 +1,26 @@
 /* gpu64.h - apsp-gpu on float64 streams: the graph read whole and checked
- * on the host (sv_prepare), solved on gpus GPUs (bands of rows), in core, by the float64
- * engine of the GPU library (kernels/fw_matrix.h; predecessors as the
- * textbook order picks them), the result or the statistics written. */
+ * on the host (sv_prepare), solved in core by the GPU engine (fw_gpu.h) on
+ * the GPUs made ready for it, the largest intermediate vertex of each path
+ * turned into the textbook predecessors (fw_textbook_preds), the result
+ * written; or, with --stats, the statistics folded on the GPUs. */
 #ifndef APSP_GPU64_H
 #define APSP_GPU64_H
 
 #include <stdio.h>
 
 #include "engine.h"
+#include "fw_gpu.h"
 
 struct ckpt;
+struct init_job;
 
 /* r is open on the input, in its header; out the result's descriptor, or
- * sout the statistics' stream with form (--stats); ck the checkpoints to
- * take (NULL: none; the caller ends them once the result is committed).
- * Dies on any failure. */
+ * sout the statistics' stream with form (--stats); o the engine's options
+ * (paths, checkpoints as decided, blocking factor), its GPUs from job; ck
+ * the checkpoints' record (where o->checkpoint; the caller ends them once
+ * the result is committed).  Dies on any failure. */
 void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
-                 const struct stats_form *form, int paths, int device, int gpus,
+                 const struct stats_form *form, struct fwg_opts *o, struct init_job *job,
                  struct ckpt *ck, int threads);
 
 #endif

@@ -324,25 +324,6 @@ static int checkpoints_pay(const struct ckpt *k, uint64_t n, int type, int paths
 	                   nn * (double)n / 3e12);
 }
 
-/* A float64 graph: the float64 engine, on one GPU or the --gpus asked for
- * (as for the other types, all of them from GPUS_FROM on), in one process.
- * Under mpirun process 0 solves alone on its GPU, as for sparse runs (the
- * float64 engine's GPUs share one process's memory); the others leave. */
-static void solve_f64(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
-                      const struct gpu_args *ch, struct ckpt *ck, int paths, int device,
-                      int nproc, int checkpoints, int threads)
-{
-	if (nproc > 1)
-		tool_info("%s: float64: process 0 alone of %d, on one GPU", tool_input_name(input),
-		          nproc);
-	const int there = fwm_device_count(NULL, 0) - device, gpus = ch->gpus;
-	gpu64_solve(r, in, input, out, sout, &ch->form, paths, device,
-	            nproc > 1 ? 1
-	            : gpus < 0 || (gpus == 0 && in->n >= GPUS_FROM) ? (there > 1 ? there : 1)
-	            : gpus > 1 ? gpus : 1, checkpoints ? ck : NULL, threads);
-	ckpt_end(ck); /* the result committed (taken or not: a killed run's leftovers) */
-}
-
 /* Whether a one-process run of n whose weights are read in place starts
  * on the first rows while the rest are read (fwg_opts.feed): large dense
  * runs without paths on one GPU.  Where the graph turns out otherwise (an
@@ -557,6 +538,26 @@ static int32_t *plan_order(struct fwg_opts *o, int order, struct ckpt *ck, const
 	return perm;
 }
 
+/* A float64 graph: the GPU engine in core, on one GPU or the --gpus asked
+ * for (as for the other types, all of them from GPUS_FROM on), in one
+ * process.  Under mpirun process 0 solves alone on its GPU (the graph and
+ * the textbook predecessors are made whole on its host); the others leave. */
+static void solve_f64(struct gpu_run *g)
+{
+	const struct gpu_args *a = g->a;
+	const uint64_t n = g->head.n;
+	if (g->nproc > 1)
+		tool_info("%s: float64: process 0 alone of %d, on one GPU", tool_input_name(a->input),
+		          g->nproc);
+	decide_checkpoints(&g->o, &g->ck, a->stats, n, g->head.how, a->input, 1, 0);
+	g->job.gpus_from = GPUS_FROM;
+	gpustart_begin(&g->job, &g->o, n, g->nproc > 1 ? 1 : a->gpus, 0, 1);
+	gpu64_solve(g->r, &g->in, a->input, g->out, g->sout, &a->form, &g->o, &g->job, &g->ck,
+	            g->threads);
+	g->r = NULL; /* (freed there) */
+	ckpt_end(&g->ck); /* the result committed (taken or not: a killed run's leftovers) */
+}
+
 void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***argv)
 {
 	memset(g, 0, sizeof *g);
@@ -641,7 +642,8 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 		                           : "checkpoints asked, or --engine dense");
 	if (g->head.type == ST_FLOAT64) {
 		p->route = GPU_FLOAT64;
-		snprintf(p->why, sizeof p->why, "float64: the float64 engine%s",
+		snprintf(p->why, sizeof p->why, "float64: the graph whole on the host, in core on the "
+		         "GPUs%s",
 		         g->nproc > 1 ? ", in process 0 alone" : "");
 		return;
 	}
@@ -797,9 +799,7 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		if (g->rank != 0) /* (process 0 solves alone) */
 			return EXIT_OK;
 		alone_now = g->nproc > 1;
-		decide_checkpoints(&g->o, &g->ck, a->stats, g->head.n, g->head.how, a->input, 1, 0);
-		solve_f64(g->r, &g->in, a->input, g->out, g->sout, a, &g->ck, g->o.paths, g->o.device,
-		          g->nproc, g->o.checkpoint != NULL, g->threads);
+		solve_f64(g);
 		return EXIT_OK;
 	case GPU_BANDS: {
 		const int done = bands_solve(&g->head, g->r, &g->in, a->input, &g->o, &g->job, a->order,

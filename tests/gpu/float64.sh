@@ -1,10 +1,12 @@
-# apsp-gpu on float64 streams (run/gpu64.c, the float64 engine of
-# kernels/fw_f64.cuh): apsp-cpu's distances (equal where weights are whole,
-# 1e-12 relative otherwise), predecessor chains that are shortest paths of
-# the graph, the textbook predecessors (equal to a textbook loop's where
-# weights are whole, ties included: against the Python package's CPU
+# apsp-gpu on float64 streams (run/gpu64.c: the GPU engine with its float64
+# tiles, kernels/fw_f64.cuh): apsp-cpu's distances (equal where weights are
+# whole, 1e-12 relative otherwise), predecessor chains that are shortest
+# paths of the graph, the textbook predecessors (equal to a textbook loop's
+# where weights are whole, ties included: against the Python package's CPU
 # engine), negative arcs, a negative cycle, n that are not multiples of the
-# blocking factor, --stats, several GPUs (the same bits as one), and a
+# blocking factor, --stats folded on one GPU and on several (apsp-stats'
+# bytes), several GPUs (the same bits as one), the minima with fmin() alone
+# (the same distances), a blocking factor other than 64 refused, and a
 # clean run under compute-sanitizer.
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
@@ -49,6 +51,10 @@ expect_true float64-negative-arcs '$BIN/apsp-diff $T/cpun $T/gpun && $BIN/apsp-d
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 0.5\n2 3 -0.25\n3 2 -0.5\n' | $BIN/mtx2bin -t float64 -o $T/cyc
 expect_status float64-negative-cycle 3 '$gpu -o $T/cyc.out $T/cyc'
 expect_true float64-stats-as-apsp-stats '$gpu --stats $T/gw >$T/s1 && $BIN/apsp-stats $T/cpuw >$T/s2 && cmp -s $T/s1 $T/s2'
+expect_true float64-stats-folded-on-the-device '$gpu -v --stats $T/g300 2>$T/err >$T/s1 && grep -q "folded on the device" $T/err && $BIN/apsp-stats $T/gpu300 >$T/s2 && cmp -s $T/s1 $T/s2'
+expect_true float64-stats-summary-negative-arcs '$gpu --stats --summary $T/gn >$T/s1 && $BIN/apsp-stats --summary $T/gpun >$T/s2 && cmp -s $T/s1 $T/s2'
+expect_true float64-fmin-alone-same-distances 'APSP_FLOAT_BITS=never $gpu --no-paths -o $T/fm $T/g300 && $gpu --no-paths -o $T/fb $T/g300 && cmp -s $T/fm $T/fb'
+expect_stderr float64-other-blocking-factor-refused 2 'blocking factor of 64' '$gpu -B 32 -o $T/x $T/g300'
 expect_true float64-no-paths '$gpu --no-paths -o $T/np $T/g300 && [ "$($BIN/apsp-info --json $T/np | grep -c pred)" = 0 ] && $BIN/apsp-diff $T/cpu300 $T/np'
 # several GPUs: bands of block rows, the pivot rows copied between them;
 # every entry sees the same relaxations in the same order, so the same bits
@@ -62,6 +68,7 @@ if [ "$count" -ge 2 ]; then
 			$BIN/bin2mtx --dense --pred $T/many >$T/a && $BIN/bin2mtx --dense --pred $T/one700 >$T/b && cmp -s $T/a $T/b'
 		expect_true "float64-$k-gpus-no-paths" '$gpu --gpus $k --no-paths -o $T/many $T/g700 && $BIN/apsp-diff -t 0 $T/one700np $T/many && $BIN/apsp-diff $T/one700 $T/many'
 		expect_true "float64-$k-gpus-negative-arcs" '$gpu --gpus $k -o $T/many $T/gn && $BIN/bin2mtx --dense --dist $T/many >$T/a && $BIN/bin2mtx --dense --dist $T/gpun >$T/b && cmp -s $T/a $T/b'
+		expect_true "float64-$k-gpus-stats-as-apsp-stats" '$gpu --gpus $k --stats $T/g700 >$T/s1 && $BIN/apsp-stats $T/one700 >$T/s2 && cmp -s $T/s1 $T/s2'
 	done
 	expect_true float64-more-gpus-than-block-rows '$gpu --gpus 2 -o $T/many $T/g63 && $BIN/apsp-diff -t 0 $T/gpu63 $T/many'
 else
