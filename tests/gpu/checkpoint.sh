@@ -77,9 +77,9 @@ $g -n 2100 -d 10 -s 5 -t float32 -o "$T/f"
 killed "float32 paths derived" "$T/f" "after:8" -B 64
 killed "float32 as bits" "$T/f" "after:4 during:17" -B 64 --no-paths
 # float64 (n = 700, B = 64: 11 rounds): paths, their intermediates tracked;
-# distances alone; the state after the last round
+# distances alone; the state before the last round
 $g -n 700 -d 10 -s 1 -t float64 -o "$T/f64"
-killed "float64 paths" "$T/f64" "after:1 during:5 after:11"
+killed "float64 paths" "$T/f64" "after:1 during:5 after:10"
 killed "float64 distances" "$T/f64" "after:4" --no-paths
 # a run too short for checkpoints still removes what a killed one left
 : >"$T/ckf.tmp.abcdef"

@@ -51,9 +51,11 @@ expect_true float64-negative-arcs '$BIN/apsp-diff $T/cpun $T/gpun && $BIN/apsp-d
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 0.5\n2 3 -0.25\n3 2 -0.5\n' | $BIN/mtx2bin -t float64 -o $T/cyc
 expect_status float64-negative-cycle 3 '$gpu -o $T/cyc.out $T/cyc'
 expect_true float64-stats-as-apsp-stats '$gpu --stats $T/gw >$T/s1 && $BIN/apsp-stats $T/cpuw >$T/s2 && cmp -s $T/s1 $T/s2'
-expect_true float64-stats-folded-on-the-device '$gpu -v --stats $T/g300 2>$T/err >$T/s1 && grep -q "folded on the device" $T/err && $BIN/apsp-stats $T/gpu300 >$T/s2 && cmp -s $T/s1 $T/s2'
+# (the statistics' distances are those of distances alone: with paths they
+# may differ in the last place, as the man page says)
+expect_true float64-stats-folded-on-the-device '$gpu -v --stats $T/g300 2>$T/err >$T/s1 && grep -q "folded on the device" $T/err && $gpu --no-paths $T/g300 | $BIN/apsp-stats >$T/s2 && cmp -s $T/s1 $T/s2'
 expect_true float64-stats-summary-negative-arcs '$gpu --stats --summary $T/gn >$T/s1 && $BIN/apsp-stats --summary $T/gpun >$T/s2 && cmp -s $T/s1 $T/s2'
-expect_true float64-fmin-alone-same-distances 'APSP_FLOAT_BITS=never $gpu --no-paths -o $T/fm $T/g300 && $gpu --no-paths -o $T/fb $T/g300 && cmp -s $T/fm $T/fb'
+expect_true float64-fmin-alone-same-bytes '$gpu --no-paths -o $T/fb $T/g300 && mv $T/fb $T/fb1 && APSP_FLOAT_BITS=never $gpu --no-paths -o $T/fb $T/g300 && cmp -s $T/fb $T/fb1'
 expect_stderr float64-other-blocking-factor-refused 2 'blocking factor of 64' '$gpu -B 32 -o $T/x $T/g300'
 expect_true float64-no-paths '$gpu --no-paths -o $T/np $T/g300 && [ "$($BIN/apsp-info --json $T/np | grep -c pred)" = 0 ] && $BIN/apsp-diff $T/cpu300 $T/np'
 # several GPUs: bands of block rows, the pivot rows copied between them;
@@ -68,11 +70,11 @@ if [ "$count" -ge 2 ]; then
 			$BIN/bin2mtx --dense --pred $T/many >$T/a && $BIN/bin2mtx --dense --pred $T/one700 >$T/b && cmp -s $T/a $T/b'
 		expect_true "float64-$k-gpus-no-paths" '$gpu --gpus $k --no-paths -o $T/many $T/g700 && $BIN/apsp-diff -t 0 $T/one700np $T/many && $BIN/apsp-diff $T/one700 $T/many'
 		expect_true "float64-$k-gpus-negative-arcs" '$gpu --gpus $k -o $T/many $T/gn && $BIN/bin2mtx --dense --dist $T/many >$T/a && $BIN/bin2mtx --dense --dist $T/gpun >$T/b && cmp -s $T/a $T/b'
-		expect_true "float64-$k-gpus-stats-as-apsp-stats" '$gpu --gpus $k --stats $T/g700 >$T/s1 && $BIN/apsp-stats $T/one700 >$T/s2 && cmp -s $T/s1 $T/s2'
+		expect_true "float64-$k-gpus-stats-as-apsp-stats" '$gpu --gpus $k --stats $T/g700 >$T/s1 && $BIN/apsp-stats $T/one700np >$T/s2 && cmp -s $T/s1 $T/s2'
 	done
 	expect_true float64-more-gpus-than-block-rows '$gpu --gpus 2 -o $T/many $T/g63 && $BIN/apsp-diff -t 0 $T/gpu63 $T/many'
 else
-	expect_stderr float64-gpus-beyond-the-machine 2 'present' '$gpu --gpus 2 -o $T/x $T/g300'
+	expect_stderr float64-gpus-beyond-the-machine 2 'asked for: 1 device found' '$gpu --gpus 2 -o $T/x $T/g300'
 fi
 expect_stderr float64-too-large-for-the-device 2 'at most n = ' 'APSP_DEVICE_MEMORY=1000000 $gpu -o $T/x $T/g300'
 if find_python numpy; then
