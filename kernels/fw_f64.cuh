@@ -148,8 +148,13 @@ template <bool MID, int MODE, bool BITS> __host__ __device__ constexpr size_t up
 // comparison then runs on the integer units beside the additions on the
 // float64 ones, where fmin() would put both on the float64 units.  With
 // MID, phase 3 takes the clean sums alone (clean_sums).
-template <bool MID, int MODE, bool BITS>
-__global__ void __launch_bounds__(UTHREADS) update(band g)
+//
+// update_tile: block C of the band through the round's pivots: mode ROWS,
+// the pivot row's block J; COLS, the band's block (I, K); MAIN, the band's
+// block (I, J) (I counted in the band).  LIVE: whether any entry of C is
+// finite after, to every thread (a barrier: shared memory free again).
+template <bool MID, int MODE, bool BITS, bool LIVE>
+__device__ __forceinline__ bool update_tile(const band &g, int mode, int I, int J)
 {
 	extern __shared__ double smem[];
 	double (*at)[B] = reinterpret_cast<double (*)[B]>(smem);          // at[k][i] = A[i][k]
@@ -159,25 +164,21 @@ __global__ void __launch_bounds__(UTHREADS) update(band g)
 	const int K = g.K;
 	const int64_t ld = g.ld;
 	constexpr bool CLEAN = clean_sums<MID, MODE, BITS>();
-	int mode = MODE, x = blockIdx.x;
-	if (MODE == BOTH)
-		mode = x % 2 == 0 ? ROWS : COLS, x /= 2;
 	// C, A and Bk as pointers: the pivot row's blocks in pd, the band's in d
 	double *cd;
 	int32_t *cmp;
 	const double *ad, *bd;
 	const int32_t *amp, *bmp;
-	if (mode == ROWS) { /* C = (K, x): a block of the pivot row itself */
-		if (x == K)
-			return;
-		cd = const_cast<double *>(g.pd) + (int64_t)x * B;
-		cmp = const_cast<int32_t *>(g.pm) + (int64_t)x * B;
+	if (mode == ROWS) { /* C = (K, J): a block of the pivot row itself */
+		if (J == K)
+			return false;
+		cd = const_cast<double *>(g.pd) + (int64_t)J * B;
+		cmp = const_cast<int32_t *>(g.pm) + (int64_t)J * B;
 		ad = g.pd + (int64_t)K * B, amp = g.pm + (int64_t)K * B;
 		bd = cd, bmp = cmp;
 	} else {
-		const int I = mode == COLS ? x : (int)blockIdx.y, J = mode == COLS ? K : x;
 		if (g.row0 + I == K || (mode == MAIN && J == K))
-			return;
+			return false;
 		cd = g.d + (int64_t)I * B * ld + (int64_t)J * B;
 		cmp = g.m + (int64_t)I * B * ld + (int64_t)J * B;
 		ad = g.d + (int64_t)I * B * ld + (int64_t)K * B;
@@ -251,12 +252,51 @@ __global__ void __launch_bounds__(UTHREADS) update(band g)
 				cm[r][q] = better ? mm : cm[r][q];
 			}
 	}
+	bool finite = false;
 	for (int r = 0; r < UR; r++)
 		for (int q = 0; q < UC; q++) {
 			cd[(ty * UR + r) * ld + tx + UX * q] = c[r][q];
 			if (MID)
 				cmp[(ty * UR + r) * ld + tx + UX * q] = cm[r][q];
+			if (LIVE)
+				finite |= c[r][q] < inf;
 		}
+	return LIVE ? __syncthreads_or(finite) != 0 : false;
+}
+
+// One launch of a round's updates (MODE: which blocks, above).
+template <bool MID, int MODE, bool BITS>
+__global__ void __launch_bounds__(UTHREADS) update(band g)
+{
+	int mode = MODE, x = blockIdx.x;
+	if (MODE == BOTH)
+		mode = x % 2 == 0 ? ROWS : COLS, x /= 2;
+	update_tile<MID, MODE, BITS, false>(g, mode, mode == COLS ? x : (int)blockIdx.y,
+	                                    mode == COLS ? g.K : x);
+}
+
+// A sparse run's round of pivot block K (one band, every row): the blocks
+// that can change, from the lists of round_lists (fw_prepare.cuh: counts,
+// then nb rows I whose (I, K) is live, nb columns J whose (K, J) is),
+// a CTA at a time over the grid: MODE BOTH, the pivot row's blocks of the
+// columns listed and the pivot column's of the rows; MAIN, each listed row
+// with each listed column.  A block left with a finite entry is marked in
+// live (nb x nb).
+template <bool MID, int MODE, bool BITS>
+__global__ void __launch_bounds__(UTHREADS)
+update_listed(band g, const int *__restrict__ lists, uint8_t *__restrict__ live)
+{
+	const int nb = g.nb, nr = lists[0], nc = lists[1];
+	const int *rows = lists + 2, *cols = lists + 2 + nb;
+	const long long items = MODE == MAIN ? (long long)nr * nc : (long long)nr + nc;
+	for (long long w = blockIdx.x; w < items; w += gridDim.x) {
+		const bool row = MODE != MAIN && w < nc; // (BOTH: the pivot row's blocks first)
+		const int I = MODE == MAIN ? rows[w / nc] : row ? g.K : rows[w - nc];
+		const int J = MODE == MAIN ? cols[w % nc] : row ? cols[w] : g.K;
+		const int mode = MODE == MAIN ? MAIN : row ? ROWS : COLS;
+		if (update_tile<MID, MODE, BITS, true>(g, mode, I, J) && threadIdx.x == 0)
+			live[(size_t)I * nb + J] = 1;
+	}
 }
 
 // A band of rows rows from row r0 of the padded matrix before the rounds:

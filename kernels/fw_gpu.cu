@@ -266,11 +266,9 @@ static int plan_run(Run &r)
 	          && (!r.paths || o->derive != FWG_DERIVE_NEVER);
 	const uint64_t nb = r.nb;
 
-	if (o->type == ST_FLOAT64 && (B != 64 || o->order || o->skip || o->arcs))
-		return fail(e, "float64 takes a blocking factor of 64, the vertices as numbered, "
-		               "every block, a matrix (not %s)",
-		            B != 64 ? "another blocking factor" : o->order ? "an order"
-		            : o->skip ? "skipped blocks" : "arcs");
+	if (o->type == ST_FLOAT64 && (B != 64 || o->arcs))
+		return fail(e, "float64 takes a blocking factor of 64 and a matrix (not %s)",
+		            B != 64 ? "another blocking factor" : "arcs");
 	// Several GPUs for dense runs only, each with a block row at least.
 	r.ranks = o->ranks > 1;
 	if (o->arcs && r.ranks)
@@ -356,13 +354,12 @@ static int explain_refusal(Run &r, int short_of, size_t free_b, size_t total_b)
 			return fwg_memory_needed(m, r.o->type, B, p, gpus) <= room;
 		});
 	};
-	if (r.o->arcs || r.v.es == 8) {
+	if (r.o->arcs) {
 		fits_text(fits, sizeof fits, "", paths, in_core);
 		return fail(e, "n = %llu needs %.1f MiB of device memory (%s); %.1f MiB of %.1f MiB "
-		               "are free%s, and %s is solved in core",
+		               "are free%s, and a graph given by its arcs is solved in core",
 		            n, need / 1048576.0, paths ? "distances and predecessors" : "distances",
-		            free_b / 1048576.0, total_b / 1048576.0, fits,
-		            r.o->arcs ? "a graph given by its arcs" : "float64");
+		            free_b / 1048576.0, total_b / 1048576.0, fits);
 	}
 	if (r.ranks) {
 		fits_text(fits, sizeof fits, "", paths, in_core);
@@ -376,14 +373,14 @@ static int explain_refusal(Run &r, int short_of, size_t free_b, size_t total_b)
 		return largest_n(n, [&](uint64_t m) {
 			OocPlan pl;
 			return fwg_memory_needed(m, r.o->type, B, p, 1) <= free_b
-			       || plan_out_of_core((m + B - 1) / B * B, B, p, free_b, &pl);
+			       || plan_out_of_core((m + B - 1) / B * B, B, r.v.es, p, free_b, &pl);
 		});
 	};
 	fits_text(fits, sizeof fits, ", out of core", paths, out_of_core);
 	return fail(e, "n = %llu needs %.1f MiB of device memory (%s), at least %.1f MiB out "
 	               "of core; %.1f MiB of %.1f MiB are free%s",
 	            n, need / 1048576.0, paths ? "distances and predecessors" : "distances",
-	            ooc_minimum(r.npad, B, paths) / 1048576.0, free_b / 1048576.0,
+	            ooc_minimum(r.npad, B, r.v.es, paths) / 1048576.0, free_b / 1048576.0,
 	            total_b / 1048576.0, fits);
 }
 
@@ -419,7 +416,7 @@ static int fit_run(Run &r)
 	if (short_of < 0)
 		return 0;
 	const uint64_t free_b = free_of[v.first];
-	if (r.ranks || o->arcs || v.es == 8 || !plan_out_of_core(r.npad, B, r.paths, free_b, &r.oc.pl))
+	if (r.ranks || o->arcs || !plan_out_of_core(r.npad, B, v.es, r.paths, free_b, &r.oc.pl))
 		return explain_refusal(r, short_of, r.ranks ? free_of[short_of] : free_b,
 		                       r.ranks ? total_of[short_of] : total_of[v.first]);
 	// Host memory for the bands not resident, if the caller counts it.
@@ -429,7 +426,7 @@ static int fit_run(Run &r)
 		const uint64_t most = largest_n(n, [&](uint64_t m) {
 			OocPlan pl;
 			return fwg_memory_needed(m, r.o->type, B, paths, 1) <= free_b
-			       || (plan_out_of_core((m + B - 1) / B * B, B, paths, free_b, &pl)
+			       || (plan_out_of_core((m + B - 1) / B * B, B, v.es, paths, free_b, &pl)
 			           && pl.host_bytes <= host);
 		});
 		return fail(e, "n = %llu does not fit in device memory (%.1f MiB free) and out of "

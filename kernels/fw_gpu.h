@@ -136,8 +136,8 @@ struct fwg_opts {
 	int device;     /* CUDA device number */
 	int block;      /* blocking factor B: 16, 32, 64 or 128; 0: the engine's
 	                   choice for n (fwg_choose_block) */
-	int type;       /* enum st_type; ST_FLOAT64 takes block 64 (or 0), no
-	                   order, no skip, no arcs, in core */
+	int type;       /* enum st_type; ST_FLOAT64 takes block 64 (or 0) and
+	                   a matrix (no arcs), and runs round after round */
 	int paths;      /* also compute predecessors; float64: each path's
 	                   largest intermediate vertex instead (-1: the arc
 	                   itself, or none), which fw_textbook_preds() (lib/fw.h)

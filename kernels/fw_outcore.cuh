@@ -43,8 +43,11 @@ struct OocPlan {
 };
 
 // Device memory beside the bands: the two panels (colT; rowP, unused) and
-// the facts' scratch.
-inline uint64_t ooc_fixed(uint64_t npad, int B) { return 2 * (uint64_t)B * npad * 4 + 4096; }
+// the facts' scratch.  es: bytes of a distance (4, or 8 for float64).
+inline uint64_t ooc_fixed(uint64_t npad, int B, uint64_t es)
+{
+	return 2 * (uint64_t)B * npad * es + 4096;
+}
 
 // The bands fill the device but for a 64th of what is free: room for the
 // runtime's own allocations and for each allocation's rounding up.
@@ -52,17 +55,18 @@ inline uint64_t ooc_usable(uint64_t device_free) { return device_free - device_f
 
 // The least free device memory a run out of core takes: three bands of one
 // block row (two slots and the snapshots) beside the panels, and the room.
-inline uint64_t ooc_minimum(uint64_t npad, int B, bool paths)
+inline uint64_t ooc_minimum(uint64_t npad, int B, uint64_t es, bool paths)
 {
-	const uint64_t m = ooc_fixed(npad, B) + 3 * (uint64_t)B * npad * 4 * (paths ? 2 : 1);
+	const uint64_t m = ooc_fixed(npad, B, es) + 3 * (uint64_t)B * npad * (es + (paths ? 4 : 0));
 	return m + (m + 62) / 63;
 }
 
 // The cut for device_free bytes; false where less than ooc_minimum() is free.
-bool plan_out_of_core(uint64_t npad, int B, bool paths, uint64_t device_free, OocPlan *pl)
+bool plan_out_of_core(uint64_t npad, int B, uint64_t es, bool paths, uint64_t device_free,
+                      OocPlan *pl)
 {
-	const uint64_t nb = npad / B, row = npad * 4 * (paths ? 2 : 1);
-	const uint64_t fixed = ooc_fixed(npad, B), usable = ooc_usable(device_free);
+	const uint64_t nb = npad / B, row = npad * (es + (paths ? 4 : 0));
+	const uint64_t fixed = ooc_fixed(npad, B, es), usable = ooc_usable(device_free);
 	if (usable <= fixed || nb < 2)
 		return false;
 	const uint64_t rows = (usable - fixed) / row; // rows the device can hold
@@ -90,6 +94,7 @@ bool plan_out_of_core(uint64_t npad, int B, bool paths, uint64_t device_free, Oo
 struct OutOfCore {
 	OocPlan pl;
 	int id = -1;
+	size_t es = 4;            // bytes of a distance
 	char *host_d = nullptr;   // rows from resident * S * B on, stride npad
 	int32_t *host_p = nullptr;
 	void *slot_d[2] = {nullptr, nullptr};
@@ -133,27 +138,28 @@ inline uint64_t band_rows(const OocPlan &pl, int B, uint64_t npad, int b)
 // resident (x: the device, holding the resident rows already).
 int ooc_alloc(Err e, OutOfCore &oc, const Dev &x, uint64_t npad, int B, bool paths)
 {
-	const size_t band = (size_t)oc.pl.S * B * npad * 4;
-	const size_t host = (npad - band_row0(oc.pl, B, oc.pl.resident)) * npad * 4;
+	const size_t cells = (size_t)oc.pl.S * B * npad, band = cells * x.es;
+	const size_t hcells = (npad - band_row0(oc.pl, B, oc.pl.resident)) * npad;
 	oc.id = x.id;
+	oc.es = x.es;
 	CUDA_TRY(cudaSetDevice(x.id));
 	CUDA_TRY(cudaStreamCreateWithFlags(&oc.xs, cudaStreamNonBlocking));
 	for (int i = 0; i < 2; i++) {
 		CUDA_TRY(cudaMalloc(&oc.slot_d[i], band));
 		if (paths)
-			CUDA_TRY(cudaMalloc(&oc.slot_p[i], band));
+			CUDA_TRY(cudaMalloc(&oc.slot_p[i], cells * 4));
 		CUDA_TRY(cudaEventCreateWithFlags(&oc.loaded[i], cudaEventDisableTiming));
 		CUDA_TRY(cudaEventCreateWithFlags(&oc.computed[i], cudaEventDisableTiming));
 		CUDA_TRY(cudaEventCreateWithFlags(&oc.done[i], cudaEventDisableTiming));
 	}
 	CUDA_TRY(cudaMalloc(&oc.snap_row, band));
 	if (paths)
-		CUDA_TRY(cudaMalloc(&oc.snap_pred, band));
-	oc.host_d = (char *)malloc(host);
-	oc.host_p = paths ? (int32_t *)malloc(host) : nullptr;
+		CUDA_TRY(cudaMalloc(&oc.snap_pred, cells * 4));
+	oc.host_d = (char *)malloc(hcells * x.es);
+	oc.host_p = paths ? (int32_t *)malloc(hcells * 4) : nullptr;
 	if (!oc.host_d || (paths && !oc.host_p))
 		return fail(e, "out of host memory for %.1f GiB of matrices out of core",
-		            host * (paths ? 2 : 1) / 1073741824.0);
+		            hcells * (x.es + (paths ? 4 : 0)) / 1073741824.0);
 	return 0;
 }
 
@@ -169,14 +175,14 @@ int ooc_load(Err e, OutOfCore &oc, Dev &x, int b, int sl, const void *graph, uin
 	oc.used[sl] = true;
 	if (graph) {
 		const uint64_t end = r0 + rows < n ? r0 + rows : n;
-		if (upload_to(e, graph, (char *)oc.slot_d[sl], r0, end, n, npad, 4, oc.xs, oc.done,
+		if (upload_to(e, graph, (char *)oc.slot_d[sl], r0, end, n, npad, oc.es, oc.xs, oc.done,
 		              guard, nullptr))
 			return -1;
 	} else {
 		// the band's rows in host memory, stride npad as on the device
 		const uint64_t at = r0 - band_row0(oc.pl, B, oc.pl.resident);
-		if (upload_to(e, oc.host_d + at * npad * 4, (char *)oc.slot_d[sl], 0, rows, npad, npad,
-		              4, oc.xs, oc.done, guard, nullptr)
+		if (upload_to(e, oc.host_d + at * npad * oc.es, (char *)oc.slot_d[sl], 0, rows, npad,
+		              npad, oc.es, oc.xs, oc.done, guard, nullptr)
 		    || (oc.host_p && upload_to(e, oc.host_p + at * npad, (char *)oc.slot_p[sl], 0, rows,
 		                               npad, npad, 4, oc.xs, oc.done, guard, nullptr)))
 			return -1;
@@ -190,12 +196,12 @@ int ooc_load(Err e, OutOfCore &oc, Dev &x, int b, int sl, const void *graph, uin
 int ooc_store(Err e, OutOfCore &oc, int b, int sl, uint64_t npad, int B, cudaEvent_t guard[2])
 {
 	const uint64_t at = band_row0(oc.pl, B, b) - band_row0(oc.pl, B, oc.pl.resident);
-	const size_t bytes = band_rows(oc.pl, B, npad, b) * npad * 4;
+	const size_t cells = band_rows(oc.pl, B, npad, b) * npad;
 	CUDA_TRY(cudaStreamWaitEvent(oc.xs, oc.computed[sl], 0));
-	if (stage_down(e, oc.host_d + at * npad * 4, (const char *)oc.slot_d[sl], bytes, oc.xs,
-	               oc.done, guard)
+	if (stage_down(e, oc.host_d + at * npad * oc.es, (const char *)oc.slot_d[sl], cells * oc.es,
+	               oc.xs, oc.done, guard)
 	    || (oc.host_p && stage_down(e, (char *)(oc.host_p + at * npad), (const char *)oc.slot_p[sl],
-	                                bytes, oc.xs, oc.done, guard)))
+	                                cells * 4, oc.xs, oc.done, guard)))
 		return -1;
 	return 0;
 }
@@ -222,13 +228,13 @@ int ooc_facts(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint6
 	return 0;
 }
 
-// The state between super-rounds (checkpoints): rows of npad words, the
+// The state between super-rounds (checkpoints): rows of npad entries, the
 // resident ones on the device, the others in host memory; a copy of bytes
 // from offset out of it (get) or into it.
 struct OocState {
 	OutOfCore *oc;
 	Dev *x;
-	uint64_t resident_bytes;
+	uint64_t resident_cells; // entries of the resident rows
 	template <bool GET> static int copy(void *ctx, int pred, uint64_t offset, void *buf,
 	                                    uint64_t bytes)
 	{
@@ -236,8 +242,9 @@ struct OocState {
 		char *dev = pred ? (char *)st->x->p : (char *)st->x->d;
 		char *host = pred ? (char *)st->oc->host_p : st->oc->host_d;
 		char *b = (char *)buf;
-		if (offset < st->resident_bytes) { // (from the writer's threads too)
-			const uint64_t k = std::min(bytes, st->resident_bytes - offset);
+		const uint64_t resident_bytes = st->resident_cells * (pred ? 4 : st->oc->es);
+		if (offset < resident_bytes) { // (from the writer's threads too)
+			const uint64_t k = std::min(bytes, resident_bytes - offset);
 			if (cudaSetDevice(st->x->id) != cudaSuccess
 			    || cudaMemcpy(GET ? b : dev + offset, GET ? dev + offset : b, k,
 			                  GET ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice)
@@ -246,30 +253,49 @@ struct OocState {
 			offset += k, b += k, bytes -= k;
 		}
 		if (bytes) {
-			char *h = host + (offset - st->resident_bytes);
+			char *h = host + (offset - resident_bytes);
 			memcpy(GET ? b : h, GET ? h : b, bytes);
 		}
 		return 0;
 	}
 };
 
-// The super-rounds.  x holds the resident bands (prepared); the others come
-// from graph in the first super-round.  The last one finishes each band
-// (packed INF back to the caller's INF) before it goes down; the resident
-// ones are finished by the caller.  With checkpoints (ck), the state goes
-// to the caller after a super-round where one is due, and a resumed run
-// goes on from the super-round after the one it holds.
-template <typename T, int B, int R, bool PATHS, bool PACKED>
-int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint64_t npad,
-               T inf, T inf_dev, cudaEvent_t guard[2], Checkpoints *ck)
+// Band b's rows in slot sl as the caller prepares the resident ones
+// (prepare_rows).
+template <typename T>
+int ooc_prepare(Err e, OutOfCore &oc, Dev &x, int b, int sl, uint64_t n, uint64_t npad, int B,
+                T inf, T inf_dev)
+{
+	const size_t count = band_rows(oc.pl, B, npad, b) * npad;
+	const bool mid = std::is_same<T, double>::value; // (float64: largest intermediates)
+	prepare<T><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(
+	        (T *)oc.slot_d[sl], mid ? nullptr : oc.slot_p[sl], (int)n, (int)npad, inf, inf_dev,
+	        (int)band_row0(oc.pl, B, b), (int)band_rows(oc.pl, B, npad, b));
+	CUDA_TRY(cudaGetLastError());
+	if (mid && oc.slot_p[sl])
+		CUDA_TRY(cudaMemsetAsync(oc.slot_p[sl], 0xff, count * 4, x.s));
+	return 0;
+}
+
+// The super-rounds with kernels k (RoundKernels, RoundKernels64: not set up
+// yet) on entries T, form naming them in the checkpoints' stage.  x holds
+// the resident bands (prepared); the others come from graph in the first
+// super-round.  The last one finishes each band (packed INF back to the
+// caller's INF) before it goes down; the resident ones are finished by the
+// caller.  With checkpoints (ck), the state goes to the caller after a
+// super-round where one is due, and a resumed run goes on from the
+// super-round after the one it holds.
+template <typename T, int B, bool PATHS, bool PACKED, typename Kernels>
+int ooc_rounds_with(Err e, Kernels &k, const char *form, OutOfCore &oc, Dev &x, const void *graph,
+                    uint64_t n, uint64_t npad, T inf, T inf_dev, cudaEvent_t guard[2],
+                    Checkpoints *ck)
 {
 	const int nb = (int)(npad / B), S = oc.pl.S, bands = oc.pl.bands, resident = oc.pl.resident;
-	OocState state{&oc, &x, band_row0(oc.pl, B, resident) * npad * 4};
+	OocState state{&oc, &x, band_row0(oc.pl, B, resident) * npad};
 	uint64_t from = 0;
 	if (ck) {
-		snprintf(ck->stage, sizeof ck->stage, "B%d,%s%s%s,out-of-core:%dx%d,resident:%d", B,
-		         std::is_same<T, int>::value ? "int32" : "float32", PACKED ? ",packed" : "",
-		         PATHS ? ",tracked" : "", bands, S, resident);
+		snprintf(ck->stage, sizeof ck->stage, "B%d,%s,out-of-core:%dx%d,resident:%d", B, form,
+		         bands, S, resident);
 		ck->steps = (uint64_t)bands;
 		ck->tracked = PATHS;
 		CUDA_TRY(cudaStreamSynchronize(x.s)); // (the resident rows prepared, then replaced)
@@ -278,7 +304,6 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 		CUDA_TRY(cudaDeviceSynchronize());
 	}
 	const size_t panel = (size_t)B * npad;
-	RoundKernels<T, B, R, PATHS, PACKED> k;
 	if (k.setup(e, x.id, (int)npad, nullptr))
 		return -1;
 	// band b, its first row at d (and p)
@@ -328,12 +353,8 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 				prev = -1;
 			} else if (ooc_load(e, oc, x, b, sl, first ? graph : nullptr, n, npad, B, guard)) {
 				return -1;
-			} else if (first) { // as the caller prepares the resident rows
-				const size_t count = band_rows(oc.pl, B, npad, b) * npad;
-				prepare<T><<<(unsigned)((count + 255) / 256), 256, 0, x.s>>>(
-				        (T *)oc.slot_d[sl], oc.slot_p[sl], (int)n, (int)npad, inf, inf_dev,
-				        (int)band_row0(oc.pl, B, b), (int)band_rows(oc.pl, B, npad, b));
-				CUDA_TRY(cudaGetLastError());
+			} else if (first && ooc_prepare<T>(e, oc, x, b, sl, n, npad, B, inf, inf_dev)) {
+				return -1;
 			}
 			if (run_band(band_at(b, oc.slot_d[sl], oc.slot_p[sl]), K))
 				return -1;
@@ -365,6 +386,34 @@ int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint
 	CUDA_TRY(cudaStreamSynchronize(oc.xs));
 	oc.small_ran = k.small_ran;
 	return 0;
+}
+
+// ... on 32-bit entries (the stage as it always was).
+template <typename T, int B, int R, bool PATHS, bool PACKED>
+int ooc_rounds(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint64_t npad,
+               T inf, T inf_dev, cudaEvent_t guard[2], Checkpoints *ck)
+{
+	char form[48];
+	snprintf(form, sizeof form, "%s%s%s", std::is_same<T, int>::value ? "int32" : "float32",
+	         PACKED ? ",packed" : "", PATHS ? ",tracked" : "");
+	RoundKernels<T, B, R, PATHS, PACKED> k;
+	return ooc_rounds_with<T, B, PATHS, PACKED>(e, k, form, oc, x, graph, n, npad, inf, inf_dev,
+	                                            guard, ck);
+}
+
+// ... on float64 (with paths, the largest intermediates), its minima with
+// fmin() and every tie compared (no clean sums: the signs of the bands not
+// held are not looked at).
+template <bool MID>
+int ooc_rounds64(Err e, OutOfCore &oc, Dev &x, const void *graph, uint64_t n, uint64_t npad,
+                 cudaEvent_t guard[2], Checkpoints *ck)
+{
+	RoundKernels64<MID, false> k;
+	k.alone = false; // (the pivot row to the other bands: the snapshots)
+	const double inf = __builtin_inf();
+	return ooc_rounds_with<double, f64::B, MID, false>(e, k, MID ? "float64,intermediates"
+	                                                             : "float64",
+	                                                   oc, x, graph, n, npad, inf, inf, guard, ck);
 }
 
 // A run out of core; x = v.dev[0] holds the resident rows (allocated
@@ -408,8 +457,10 @@ int solve_out_of_core(Err e, Devs &v, OutOfCore &oc, int type, bool paths, uint6
 		return ooc_rounds<T, C::B, C::R, C::PATHS, C::PACKED>(e, oc, x, graph, n, npad, inf,
 		                                                      inf_dev, guard, v.ck);
 	};
-	const int rc = is_int ? dispatch<int>(e, B, paths, packed, rounds)
-	                      : dispatch<float>(e, B, paths, false, rounds);
+	const int rc = v.es == 8 ? paths ? ooc_rounds64<true>(e, oc, x, graph, n, npad, guard, v.ck)
+	                                 : ooc_rounds64<false>(e, oc, x, graph, n, npad, guard, v.ck)
+	               : is_int ? dispatch<int>(e, B, paths, packed, rounds)
+	                        : dispatch<float>(e, B, paths, false, rounds);
 	if (rc)
 		return rc;
 	t->small = oc.small_ran;

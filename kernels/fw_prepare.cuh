@@ -295,10 +295,11 @@ round_lists(const uint8_t *__restrict__ live, int nb, const int *pivots, int *__
 
 // Upload in an order: src holds k of the caller's rows (k x n), those of
 // vertices order[r0 .. r0 + k - 1]; row r0 + q of the device matrix gets
-// src row q with its columns in the same order.
-__global__ void take_rows(const uint32_t *__restrict__ src, uint64_t n, uint64_t k,
-                          uint32_t *__restrict__ d, int npad, uint64_t r0,
-                          const int32_t *__restrict__ order)
+// src row q with its columns in the same order.  W: a word of an entry's
+// width (uint32_t, or unsigned long long for float64).
+template <typename W>
+__global__ void take_rows(const W *__restrict__ src, uint64_t n, uint64_t k, W *__restrict__ d,
+                          int npad, uint64_t r0, const int32_t *__restrict__ order)
 {
 	for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < k * n;
 	     e += (uint64_t)gridDim.x * blockDim.x) {
@@ -309,10 +310,12 @@ __global__ void take_rows(const uint32_t *__restrict__ src, uint64_t n, uint64_t
 
 // Download in an order: rows r0 .. r0 + k - 1 of the result in the caller's
 // numbering into dst (k x n); pos is order's inverse.  Predecessors are
-// positions on the device and become vertices again.
-__global__ void give_rows(const uint32_t *__restrict__ d, const int32_t *__restrict__ p, int npad,
+// positions on the device and become vertices again (float64's largest
+// intermediates too).  W as for take_rows.
+template <typename W>
+__global__ void give_rows(const W *__restrict__ d, const int32_t *__restrict__ p, int npad,
                           uint64_t n, uint64_t r0, uint64_t k, const int32_t *__restrict__ order,
-                          const int32_t *__restrict__ pos, uint32_t *__restrict__ dst,
+                          const int32_t *__restrict__ pos, W *__restrict__ dst,
                           int32_t *__restrict__ pdst)
 {
 	for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < k * n;

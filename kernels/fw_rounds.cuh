@@ -401,10 +401,13 @@ template <int B> struct RoundKernels16 : PivotChain {
 // row (and, on one device, the band's blocks of the pivot column in the
 // same launch), then puts the pivot row in rowP for the other devices;
 // after() updates the pivot column's blocks of the band and phase 3.  A
-// sparse run's level is its pivots' rounds one after the other, every block
-// updated.
+// sparse run's level is its pivots' rounds one after the other, each over
+// the blocks its lists name (f64::update_listed); their rounds are not in
+// the order of the pivots, so with MID every tie is compared (no clean
+// sums: LB).
 template <bool MID, bool BITS> struct RoundKernels64 : PivotChain {
 	static_assert(f64::B == 64, "the float64 tiles are 64 x 64");
+	static constexpr bool LB = BITS && !MID; // the levels' BITS
 	int npad = 0, nb = 0;
 	bool alone = true; // one device holds every row (run_rounds64)
 	const Sparse *sp = nullptr;
@@ -423,6 +426,12 @@ template <bool MID, bool BITS> struct RoundKernels64 : PivotChain {
 			CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, up));
 		CUDA_TRY(cudaFuncSetAttribute(f64::update<MID, f64::MAIN, BITS>,
 		                              cudaFuncAttributeMaxDynamicSharedMemorySize, um));
+		CUDA_TRY(cudaFuncSetAttribute(f64::update_listed<MID, f64::BOTH, LB>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                              (int)f64::update_smem<MID, f64::BOTH, LB>()));
+		CUDA_TRY(cudaFuncSetAttribute(f64::update_listed<MID, f64::MAIN, LB>,
+		                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                              (int)f64::update_smem<MID, f64::MAIN, LB>()));
 		return 0;
 	}
 
@@ -479,10 +488,21 @@ template <bool MID, bool BITS> struct RoundKernels64 : PivotChain {
 
 	int level(Err e, const Band &x, int at, int m) const
 	{
+		const int grid = 2 * sp->sms; // (two CTAs of 64 KiB of shared memory or more an SM)
 		for (int b = 0; b < m; b++) {
 			const int round = sp->by_level[at + b];
-			if (before(e, x, round) || after(e, x, round, nullptr))
+			if (make_lists(e, x, sp, nb, sp->pivots + at + b, 1, false))
 				return -1;
+			const f64::band v = view(x, round, nullptr);
+			f64::closure<MID><<<1, f64::T * f64::T, f64::closure_smem<MID>(), x.s>>>(
+			        const_cast<double *>(v.pd), const_cast<int32_t *>(v.pm), npad, round);
+			f64::update_listed<MID, f64::BOTH, LB><<<grid, f64::UTHREADS,
+			                                        f64::update_smem<MID, f64::BOTH, LB>(), x.s>>>(
+			        v, sp->lists, sp->live);
+			f64::update_listed<MID, f64::MAIN, LB><<<grid, f64::UTHREADS,
+			                                        f64::update_smem<MID, f64::MAIN, LB>(), x.s>>>(
+			        v, sp->lists, sp->live);
+			CUDA_TRY(cudaGetLastError());
 		}
 		return 0;
 	}

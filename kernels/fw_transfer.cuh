@@ -65,10 +65,15 @@ int upload_to(Err e, const void *host, char *dev, uint64_t first, uint64_t r1, u
 			const uint64_t from = ro ? (uint64_t)ro->host[r0 + i] : r0 + i;
 			memcpy(st + i * row, (const char *)host + (from - host_row0) * row, row);
 		}
-		if (ro) { // in as they are, then their columns renumbered into place (4 bytes)
+		if (ro) { // in as they are, then their columns renumbered into place
+			using W8 = unsigned long long;
 			CUDA_TRY(cudaMemcpyAsync(ro->tmp[b], st, k * row, cudaMemcpyHostToDevice, s));
-			take_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)ro->tmp[b], n, k,
-			                                      (uint32_t *)dev, (int)npad, r0, ro->order);
+			if (es == 8)
+				take_rows<<<GATHER_GRID, 256, 0, s>>>((const W8 *)ro->tmp[b], n, k, (W8 *)dev,
+				                                      (int)npad, r0, ro->order);
+			else
+				take_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)ro->tmp[b], n, k,
+				                                      (uint32_t *)dev, (int)npad, r0, ro->order);
 			CUDA_TRY(cudaGetLastError());
 		} else {
 			CUDA_TRY(cudaMemcpy2DAsync(dev + (r0 - first) * npad * es, npad * es, st, row, row, k,
@@ -412,14 +417,20 @@ int download_panels(Err e, Devs &v, uint64_t n, bool paths, const Reorder *ro,
 				if (paths)
 					CUDA_TRY(cudaMemcpy2DAsync(st + k * row, prow, rl + k * npad * es, npad * 4,
 					                           prow, k, cudaMemcpyDeviceToHost, x.s));
-			} else if (ro) { // the caller's rows, renumbered, gathered on the device (4 bytes)
+			} else if (ro) { // the caller's rows, renumbered, gathered on the device
+				using W8 = unsigned long long;
 				char *tmp = (char *)ro->tmp[b];
-				give_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)x.d, x.p, (int)npad, n,
-				                                        r0, k, ro->order, ro->pos, (uint32_t *)tmp,
-				                                        paths ? (int32_t *)(tmp + k * row) : nullptr);
+				int32_t *ptmp = paths ? (int32_t *)(tmp + k * row) : nullptr;
+				if (es == 8)
+					give_rows<<<GATHER_GRID, 256, 0, s>>>((const W8 *)x.d, x.p, (int)npad, n, r0,
+					                                      k, ro->order, ro->pos, (W8 *)tmp, ptmp);
+				else
+					give_rows<<<GATHER_GRID, 256, 0, s>>>((const uint32_t *)x.d, x.p, (int)npad, n,
+					                                      r0, k, ro->order, ro->pos,
+					                                      (uint32_t *)tmp, ptmp);
 				CUDA_TRY(cudaGetLastError());
-				CUDA_TRY(cudaMemcpyAsync(st, tmp, k * row * (paths ? 2 : 1), cudaMemcpyDeviceToHost,
-				                         s));
+				CUDA_TRY(cudaMemcpyAsync(st, tmp, k * (row + (paths ? prow : 0)),
+				                         cudaMemcpyDeviceToHost, s));
 			} else {
 				CUDA_TRY(cudaMemcpy2DAsync(st, row, (const char *)x.d + at * es, npad * es, row, k,
 				                           cudaMemcpyDeviceToHost, s));

@@ -12,23 +12,27 @@
 #include "statsout.h"
 #include "tool.h"
 
-/* What the run took, for -v. */
+/* What the run took, for -v (why: the order's words). */
 static void report(const struct fwg_opts *o, const struct fwg_timing *t, uint64_t n,
-                   double whole)
+                   const char *why, double whole)
 {
 	const double relax = (double)n * (double)n * (double)n;
-	tool_info("n %llu, float64%s, %d GPU%s from %d, B = %d%s: kernels %.1f ms "
+	char skipped[96] = "";
+	if (o->skip)
+		snprintf(skipped, sizeof skipped, ", %llu of %llu block updates skipped",
+		         (unsigned long long)t->tiles_skipped, (unsigned long long)t->tiles);
+	tool_info("n %llu, float64%s, %d GPU%s from %d, B = %d%s, %s%s: kernels %.1f ms "
 	          "(%.3g relaxations/s), up %.1f ms, down %.1f ms; whole %.3f s%s",
 	          (unsigned long long)n, o->paths ? ", paths (textbook predecessors)" : "",
 	          t->gpus, t->gpus > 1 ? "s" : "", o->device, t->block,
-	          t->float_bits ? ", minima on the bits" : "", t->kernel_ms,
+	          t->float_bits ? ", minima on the bits" : "", why, skipped, t->kernel_ms,
 	          t->kernel_ms > 0 ? relax / (t->kernel_ms / 1e3) : 0.0, t->upload_ms,
 	          t->download_ms, whole, t->stats_on_device ? "; statistics folded on the device" : "");
 }
 
 void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
                  const struct stats_form *form, struct fwg_opts *o, struct init_job *job,
-                 struct ckpt *ck, int threads)
+                 int order, struct ckpt *ck, int threads)
 {
 	const uint64_t n = in->n;
 	const int in_place = in->npad == n, paths = o->paths && !sout;
@@ -57,10 +61,19 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 	tool_add_provenance(&h);
 	if (rc == 1)
 		engine_negative_cycle(input, sout ? -1 : out, &h, plan.cycle_vertex, threads);
+	/* an order makes the run sparse: its halves on that run's blocks; with
+	 * paths the auto rule keeps the vertices' own order (its predecessors
+	 * the textbook's, which are picked in it) */
+	char why[160];
+	int sparse = 0;
+	int32_t *perm = engine_order(paths && order == ORDER_AUTO ? ORDER_NATURAL : order, n,
+	                             ST_FLOAT64, dist, 64, threads, &sparse, why, sizeof why);
+	o->order = perm;
+	o->skip = sparse || perm;
 	if (o->checkpoint) {
 		char layout[128];
-		ckpt_gpu_layout(layout, sizeof layout, 64, paths, 0, 0, 0);
-		ckpt_begin(ck, ST_FLOAT64, n, dist, NULL, layout, 0); /* (the prepared weights) */
+		ckpt_gpu_layout(layout, sizeof layout, 64, paths, 0, 0, o->skip);
+		ckpt_begin(ck, ST_FLOAT64, n, dist, perm, layout, 0); /* (the prepared weights) */
 	}
 	gs_stats st;
 	if (sout && gs_init(&st, n, ST_FLOAT64, &err) < 0)
@@ -78,7 +91,7 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 		tool_die("out of memory for the predecessors");
 	if (o->checkpoint)
 		ckpt_gpu_report(t.checkpoints, t.resumed_from, t.checkpoint_direct);
-	report(o, &t, n, lib_now() - t0);
+	report(o, &t, n, why, lib_now() - t0);
 	if (sout) {
 		tool_progress_stage("writing the statistics");
 		stats_print(sout, &st, form, in->flags);
@@ -90,6 +103,7 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 	}
 	st_header_free(&h);
 	sv_plan_free(&plan);
+	free(perm);
 	free(dist);
 	free(pred);
 }

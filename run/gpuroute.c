@@ -552,8 +552,8 @@ static void solve_f64(struct gpu_run *g)
 	decide_checkpoints(&g->o, &g->ck, a->stats, n, g->head.how, a->input, 1, 0);
 	g->job.gpus_from = GPUS_FROM;
 	gpustart_begin(&g->job, &g->o, n, g->nproc > 1 ? 1 : a->gpus, 0, 1);
-	gpu64_solve(g->r, &g->in, a->input, g->out, g->sout, &a->form, &g->o, &g->job, &g->ck,
-	            g->threads);
+	gpu64_solve(g->r, &g->in, a->input, g->out, g->sout, &a->form, &g->o, &g->job, a->order,
+	            &g->ck, g->threads);
 	g->r = NULL; /* (freed there) */
 	ckpt_end(&g->ck); /* the result committed (taken or not: a killed run's leftovers) */
 }
