@@ -17,8 +17,11 @@ static void report(const struct fwg_opts *o, const struct fwg_timing *t, uint64_
                    const char *why, double whole)
 {
 	const double relax = (double)n * (double)n * (double)n;
-	char skipped[96] = "";
-	if (o->skip)
+	char skipped[160] = "";
+	if (t->bands)
+		snprintf(skipped, sizeof skipped, ", out of core: %d bands of %d rows, %d of them held "
+		         "on the device", t->bands, t->band_rows, t->resident);
+	else if (o->skip)
 		snprintf(skipped, sizeof skipped, ", %llu of %llu block updates skipped",
 		         (unsigned long long)t->tiles_skipped, (unsigned long long)t->tiles);
 	tool_info("n %llu, float64%s, %d GPU%s from %d, B = %d%s, %s%s: kernels %.1f ms "
@@ -94,6 +97,8 @@ void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *
 	report(o, &t, n, why, lib_now() - t0);
 	if (sout) {
 		tool_progress_stage("writing the statistics");
+		if (!t.stats_on_device) /* (out of core: the distances came back) */
+			gs_add_rows(&st, 0, n, dist, n, threads);
 		stats_print(sout, &st, form, in->flags);
 		tool_output_commit();
 		gs_free(&st);

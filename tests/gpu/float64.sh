@@ -86,6 +86,37 @@ except MemoryError as e:
     sys.exit(0 if \"at most n = \" in str(e) else 1)
 sys.exit(1)"'
 fi
+# nested dissection on a 64 x 64 grid: blocks skipped level by level, the
+# distances of the vertices' own order (whole weights: bit for bit; else
+# within 1e-12), valid chains, and with paths auto keeps the vertices' order
+$g --grid 64x64 -w 1:100 -s 4 | $BIN/bin2mtx | $BIN/mtx2bin -t float64 -o $T/grid
+$g --grid 64x64 -t float64 -w 0.01:5 -s 4 -o $T/gridf
+$gpu --order natural -o $T/gridn $T/grid
+expect_true float64-grid-nd-skips-blocks '$gpu -v --order nd -o $T/gridnd $T/grid 2>$T/err && grep -q "block updates skipped" $T/err && grep -q "nested dissection" $T/err'
+expect_true float64-grid-nd-distances-bit-for-bit '$BIN/bin2mtx --dense --dist $T/gridnd >$T/a && $BIN/bin2mtx --dense --dist $T/gridn >$T/b && cmp -s $T/a $T/b'
+expect_true float64-grid-nd-chains '$BIN/apsp-diff --graph $T/grid $T/gridnd'
+expect_true float64-grid-nd-as-the-cpu-engine '$c -o $T/gridc $T/grid && $BIN/apsp-diff -t 0 $T/gridc $T/gridnd'
+expect_true float64-grid-nd-no-paths '$gpu --order nd --no-paths -o $T/gridnp $T/grid && $BIN/apsp-diff -t 0 $T/gridn $T/gridnp'
+expect_true float64-grid-nd-fractional-weights '$gpu --order nd -o $T/a $T/gridf && $gpu --order natural -o $T/b $T/gridf && $BIN/apsp-diff $T/b $T/a && $BIN/apsp-diff --graph $T/gridf $T/a'
+expect_true float64-grid-auto-with-paths-textbook 'v=$($gpu -v -o $T/a $T/grid 2>&1 >/dev/null) && ! echo "$v" | grep -q "nested dissection" && $BIN/bin2mtx --dense --pred $T/a >$T/pa && $BIN/bin2mtx --dense --pred $T/gridn >$T/pb && cmp -s $T/pa $T/pb'
+expect_true float64-grid-nd-stats 'v=$($gpu -v --stats $T/grid 2>&1 >$T/s1) && echo "$v" | grep -q "nested dissection" && $BIN/apsp-stats $T/gridnp >$T/s2 && cmp -s $T/s1 $T/s2'
+# out of core (a device made small): bands through the device, the same
+# matrices as the run that fits where weights are whole (its ties are the
+# textbook's either way), valid chains; fractional weights within rounding
+# (n = 1000, paths: 12.6 MB in core; 8 MB hold bands of 64 rows, five of
+# them on the device, 4 MB none)
+$g -n 1000 -d 6 -w 1:50 -s 12 | $BIN/bin2mtx | $BIN/mtx2bin -t float64 -o $T/o
+$g -n 1000 -d 6 -t float64 -w 0.01:5 -s 13 -o $T/of
+$gpu -o $T/oin $T/o
+for cap in 8000000 4000000; do
+	expect_true "float64-out-of-core-$cap" 'APSP_DEVICE_MEMORY=$cap $gpu -v -o $T/oout $T/o 2>$T/err && grep -q "out of core: [0-9]* bands" $T/err &&
+		$BIN/bin2mtx --npy --dist $T/oin >$T/a && $BIN/bin2mtx --npy --dist $T/oout >$T/b && cmp -s $T/a $T/b &&
+		$BIN/bin2mtx --npy --pred $T/oin >$T/a && $BIN/bin2mtx --npy --pred $T/oout >$T/b && cmp -s $T/a $T/b'
+done
+expect_true float64-out-of-core-no-paths 'APSP_DEVICE_MEMORY=4000000 $gpu -v --no-paths -o $T/oout $T/o 2>$T/err && grep -q "out of core" $T/err && $BIN/apsp-diff -t 0 $T/oin $T/oout'
+expect_true float64-out-of-core-fractional 'APSP_DEVICE_MEMORY=4000000 $gpu -v -o $T/oout $T/of 2>$T/err && grep -q "out of core" $T/err && $gpu -o $T/oin $T/of && $BIN/apsp-diff $T/oin $T/oout && $BIN/apsp-diff --graph $T/of $T/oout'
+expect_true float64-out-of-core-stats 'APSP_DEVICE_MEMORY=4000000 $gpu --stats $T/o >$T/s1 && $gpu --no-paths $T/o | $BIN/apsp-stats >$T/s2 && cmp -s $T/s1 $T/s2'
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	sanitized float64-memcheck memcheck $gpu -o $T/san $T/g130
+	sanitized float64-memcheck-nd memcheck $gpu --order nd -o $T/san $T/grid
 fi
