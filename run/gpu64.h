@@ -1,8 +1,9 @@
 /* gpu64.h - apsp-gpu on float64 streams: the graph read whole and checked
- * on the host (sv_prepare), solved in core by the GPU engine (fw_gpu.h) on
- * the GPUs made ready for it, the largest intermediate vertex of each path
- * turned into the textbook predecessors (fw_textbook_preds), the result
- * written; or, with --stats, the statistics folded on the GPUs. */
+ * on the host (sv_prepare) and ordered, then solved by the GPU engine
+ * (fw_gpu.h), in core or out of core, on one GPU, several, or (the caller
+ * deciding) the processes of an MPI run; the largest intermediate vertex of
+ * each path turned into the textbook predecessors (fw_textbook_preds), the
+ * result written; or, with --stats, the statistics folded on the GPUs. */
 #ifndef APSP_GPU64_H
 #define APSP_GPU64_H
 
@@ -10,20 +11,41 @@
 
 #include "engine.h"
 #include "fw_gpu.h"
+#include "solve.h"
 
 struct ckpt;
-struct init_job;
 
-/* r is open on the input, in its header; out the result's descriptor, or
- * sout the statistics' stream with form (--stats); o the engine's options
- * (paths, checkpoints as decided, blocking factor), its GPUs from job; order
- * the order asked for (engine_order: nested dissection makes the run
- * sparse, one GPU, blocks skipped; with paths, auto keeps the vertices'
- * order, in which the textbook picks its predecessors); ck the checkpoints' record (where
- * o->checkpoint; the caller ends them once the result is committed).  Dies
- * on any failure. */
-void gpu64_solve(engine_in *r, st_header *in, const char *input, int out, FILE *sout,
-                 const struct stats_form *form, struct fwg_opts *o, struct init_job *job,
-                 int order, struct ckpt *ck, int threads);
+/* The graph as read: its matrix (the prepared weights, then the
+ * distances), the predecessors' room, sv_prepare()'s word and plan, the
+ * result's header, the order and whether the run skips blocks. */
+struct gpu64_graph {
+	const char *input;
+	uint64_t n;
+	uint32_t flags;    /* the input's header's */
+	void *dist;
+	int32_t *pred;     /* with paths */
+	int rc;            /* 1: a negative cycle (plan.cycle_vertex on it) */
+	sv_plan plan;
+	st_header h;       /* the result's */
+	int32_t *perm;     /* the order (NULL: the vertices' own) */
+	int skip;          /* blocks skipped (an order, or a sparse graph) */
+	char why[160];     /* the order's words, for -v */
+	double t0;         /* when the graph was read */
+};
+
+/* Read the graph of r (open on input, in its header; freed here) into g:
+ * paths whether predecessors are asked; order the order asked for
+ * (engine_order; with paths, auto keeps the vertices' own order, in which
+ * the textbook picks its predecessors).  Dies on any failure. */
+void gpu64_read(struct gpu64_graph *g, engine_in *r, st_header *in, const char *input,
+                int paths, int order, int threads);
+
+/* Solve g (not a negative cycle) with o (its devices ready, checkpoints as
+ * decided: ck's record, ended by the caller once the result is committed;
+ * o->ranks: process 0 of an MPI run sharing the rounds), then write the
+ * result to out, or the statistics to sout in form.  Frees g.  Dies on any
+ * failure. */
+void gpu64_solve(struct gpu64_graph *g, int out, FILE *sout, const struct stats_form *form,
+                 struct fwg_opts *o, struct ckpt *ck, int threads);
 
 #endif

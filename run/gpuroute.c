@@ -41,7 +41,6 @@ static void before_death(void)
 /* Processes other than 0 of an MPI run: their band of the rows, with
  * process 0 and each other; nothing read or written.  go: process 0's word
  * that the run spans the processes (not a negative cycle, not a sparse run
-
  * or one too small to share). */
 static int solve_elsewhere(struct fwg_opts *o, uint64_t n, struct init_job *job, int stats)
 {
@@ -538,24 +537,50 @@ static int32_t *plan_order(struct fwg_opts *o, int order, struct ckpt *ck, const
 	return perm;
 }
 
-/* A float64 graph: the GPU engine in core, on one GPU or the --gpus asked
- * for (as for the other types, all of them from GPUS_FROM on), in one
- * process.  Under mpirun process 0 solves alone on its GPU (the graph and
- * the textbook predecessors are made whole on its host); the others leave. */
-static void solve_f64(struct gpu_run *g)
+/* A float64 graph: read whole on process 0's host, then solved by the GPU
+ * engine on one GPU or the --gpus asked for (as for the other types, all of
+ * them from GPUS_FROM on); under mpirun the processes share the rounds, each
+ * holding a band of rows, unless the run is sparse, takes checkpoints or has
+ * fewer block rows than processes (then process 0 solves alone, on its
+ * GPU, and the others leave). */
+static int solve_f64(struct gpu_run *g)
 {
 	const struct gpu_args *a = g->a;
 	const uint64_t n = g->head.n;
-	if (g->nproc > 1)
-		tool_info("%s: float64: process 0 alone of %d, on one GPU", tool_input_name(a->input),
-		          g->nproc);
-	decide_checkpoints(&g->o, &g->ck, a->stats, n, g->head.how, a->input, 1, 0);
+	const int nproc = g->nproc;
+	if (g->rank == 0)
+		decide_checkpoints(&g->o, &g->ck, a->stats, n, g->head.how, a->input, 1, 0);
 	g->job.gpus_from = GPUS_FROM;
-	gpustart_begin(&g->job, &g->o, n, g->nproc > 1 ? 1 : a->gpus, 0, 1);
-	gpu64_solve(g->r, &g->in, a->input, g->out, g->sout, &a->form, &g->o, &g->job, a->order,
-	            &g->ck, g->threads);
+	gpustart_begin(&g->job, &g->o, n, a->gpus, g->rank, nproc);
+	if (g->rank != 0)
+		return solve_elsewhere(&g->o, n, &g->job, a->stats);
+	struct gpu64_graph f;
+	gpu64_read(&f, g->r, &g->in, a->input, g->o.paths && !a->stats, a->order, g->threads);
 	g->r = NULL; /* (freed there) */
+	const char *alone = f.skip ? "sparse runs use one" : g->o.checkpoint ? "checkpoints"
+	                  : (n + 63) / 64 < (uint64_t)nproc ? "fewer block rows than processes"
+	                                                    : NULL;
+	int go = nproc > 1 && f.rc != 1 && !alone;
+	if (nproc > 1) {
+		ranks_bcast(&go, sizeof go);
+		alone_now = !go;
+	}
+	if (f.rc == 1)
+		engine_negative_cycle(a->input, g->sout ? -1 : g->out, &f.h, f.plan.cycle_vertex,
+		                      g->threads);
+	gpustart_ready(&g->job, &g->o);
+	if (nproc > 1) {
+		g->o.device = g->job.device;
+		g->o.rank = 0;
+		g->o.ranks = go ? nproc : 0;
+		g->o.gpus = 1;
+		if (!go)
+			tool_info("%s: float64: process 0 alone of %d, on one GPU (%s)",
+			          tool_input_name(a->input), nproc, alone);
+	}
+	gpu64_solve(&f, g->out, g->sout, &a->form, &g->o, &g->ck, g->threads);
 	ckpt_end(&g->ck); /* the result committed (taken or not: a killed run's leftovers) */
+	return EXIT_OK;
 }
 
 void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***argv)
@@ -642,9 +667,8 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 		                           : "checkpoints asked, or --engine dense");
 	if (g->head.type == ST_FLOAT64) {
 		p->route = GPU_FLOAT64;
-		snprintf(p->why, sizeof p->why, "float64: the graph whole on the host, in core on the "
-		         "GPUs%s",
-		         g->nproc > 1 ? ", in process 0 alone" : "");
+		snprintf(p->why, sizeof p->why, "float64: the graph whole on process 0's host, solved "
+		         "on the GPUs%s", g->nproc > 1 ? " of the processes" : "");
 		return;
 	}
 	decide_checkpoints(&g->o, &g->ck, a->stats, n, g->head.how, a->input, g->nproc, g->rank);
@@ -796,11 +820,7 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		return gpu_run_route(&again, g);
 	}
 	case GPU_FLOAT64:
-		if (g->rank != 0) /* (process 0 solves alone) */
-			return EXIT_OK;
-		alone_now = g->nproc > 1;
-		solve_f64(g);
-		return EXIT_OK;
+		return solve_f64(g);
 	case GPU_BANDS: {
 		const int done = bands_solve(&g->head, g->r, &g->in, a->input, &g->o, &g->job, a->order,
 		                             g->out, g->sout, a->stats ? &a->form : NULL, &g->ck,

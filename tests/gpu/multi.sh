@@ -304,16 +304,24 @@ expect_true "mpirun -np 2 in a pipe" \
 $g --grid 20x20 -s 3 -o "$T/grid"
 expect_true "mpirun -np 2, a sparse graph: process 0 alone, said by -v" \
 	'mpi $gpu -v $T/grid 2>&1 >$T/many | grep -q "process 0 alone of 2: sparse runs use one" && $d -q --graph $T/grid $T/many'
-# float64: process 0 solves alone on one GPU (the float64 engine's GPUs
-# share a process), the same bytes as one process; checkpoints as one
-# process's, resumed under mpirun or alone.
+# float64: the processes share the rounds (process 0 holds the graph and
+# makes the textbook predecessors), the same bytes as one process, with
+# and without paths, the statistics folded process by process; a sparse
+# one and one with checkpoints solved by process 0 alone, checkpoints as
+# one process's, resumed under mpirun or alone.
 $g -n 700 -d 8 -t float64 -w 0.01:5 -s 21 -o "$T/g64"
 $gpu --gpus 1 -o "$T/one" "$T/g64" 2>/dev/null
-expect_true "mpirun -np 2, float64: process 0 alone, one process's bytes" \
-	'mpi $gpu -v -o $T/many $T/g64 2>$T/err && grep -q "float64: process 0 alone of 2" $T/err && same_body $T/one $T/many'
+expect_true "mpirun -np 2, float64: the rounds shared, one process's bytes" \
+	'mpi $gpu -v -o $T/many $T/g64 2>$T/err && grep -q "float64, paths.*2 processes x" $T/err && ! grep -q "alone" $T/err && same_body $T/one $T/many'
+$gpu --gpus 1 --no-paths -o "$T/one" "$T/g64" 2>/dev/null
+expect_true "mpirun -np 2 --no-paths, float64: the rounds shared, one process's bytes" \
+	'mpi $gpu -v --no-paths -o $T/many $T/g64 2>$T/err && grep -q "2 processes x" $T/err && same_body $T/one $T/many'
 $gpu --gpus 1 --stats "$T/g64" >"$T/one.tsv" 2>/dev/null
-expect_true "mpirun -np 2 --stats, float64: one process's table" \
-	'mpi $gpu --stats $T/g64 >$T/many.tsv && cmp -s $T/one.tsv $T/many.tsv'
+expect_true "mpirun -np 2 --stats, float64: one process's table, folded on the devices" \
+	'mpi $gpu -v --stats $T/g64 2>$T/err >$T/many.tsv && grep -q "2 processes x.*folded on the device" $T/err && cmp -s $T/one.tsv $T/many.tsv'
+$g --grid 20x20 -t float64 -w 0.5:3 -s 3 -o "$T/grid64"
+expect_true "mpirun -np 2, a sparse float64 graph: process 0 alone, said by -v" \
+	'mpi $gpu -v $T/grid64 2>&1 >$T/many | grep -q "float64: process 0 alone of 2, on one GPU (sparse runs use one)" && $d -q --graph $T/grid64 $T/many'
 rm -f "$T"/ck*
 expect_true "mpirun -np 2 --checkpoint, float64 killed after a step, resumed under mpirun: one process's bytes" \
 	'! APSP_CHECKPOINT_KILL=after:3 mpi $gpu --checkpoint $T/ck --checkpoint-every 0 $T/g64 >/dev/null 2>&1 &&
