@@ -8,8 +8,7 @@
 
 #include "common.h"
 #include "direct.h"
-#include "fw_matrix.h"
-#include "gpu64.h"
+#include "float64.h"
 #include "gpusparse.h"
 #include "gpuroute.h"
 #include "ranks.h"
@@ -554,8 +553,8 @@ static int solve_f64(struct gpu_run *g)
 	gpustart_begin(&g->job, &g->o, n, a->gpus, g->rank, nproc);
 	if (g->rank != 0)
 		return solve_elsewhere(&g->o, n, &g->job, a->stats);
-	struct gpu64_graph f;
-	gpu64_read(&f, g->r, &g->in, a->input, g->o.paths && !a->stats, a->order, g->threads);
+	struct f64_graph f;
+	f64_read(&f, g->r, &g->in, a->input, g->o.paths && !a->stats, a->order, g->threads);
 	g->r = NULL; /* (freed there) */
 	const char *alone = f.skip ? "sparse runs use one" : g->o.checkpoint ? "checkpoints"
 	                  : (n + 63) / 64 < (uint64_t)nproc ? "fewer block rows than processes"
@@ -578,7 +577,7 @@ static int solve_f64(struct gpu_run *g)
 			tool_info("%s: float64: process 0 alone of %d, on one GPU (%s)",
 			          tool_input_name(a->input), nproc, alone);
 	}
-	gpu64_solve(&f, g->out, g->sout, &a->form, &g->o, &g->ck, g->threads);
+	f64_solve(&f, g->out, g->sout, &a->form, &g->o, &g->ck, g->threads);
 	ckpt_end(&g->ck); /* the result committed (taken or not: a killed run's leftovers) */
 	return EXIT_OK;
 }

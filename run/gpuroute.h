@@ -6,7 +6,9 @@
  *   sparse    the sparse engine (run/sparse.c): the factor made on the host
  *             from the graph's arcs, the rows on the GPU (run/gpusparse.c);
  *             where it declines, the route planned again without it;
- *   float64   the float64 engine, in process 0 (run/gpu64.c);
+ *   float64   the graph read whole on process 0's host (run/float64.c),
+ *             solved by the GPU engine on the GPUs, or the processes,
+ *             asked for;
  *   bands     an mpirun run whose processes read and write their own rows
  *             (run/bands.c), falling back to process 0's graph gathered;
  *   follow    a process other than 0 of an mpirun run: its band of the

@@ -1,4 +1,4 @@
-# apsp-gpu on float64 streams (run/gpu64.c: the GPU engine with its float64
+# apsp-gpu on float64 streams (run/float64.c: the GPU engine with its float64
 # tiles, kernels/fw_f64.cuh): apsp-cpu's distances (equal where weights are
 # whole, 1e-12 relative otherwise), predecessor chains that are shortest
 # paths of the graph, the textbook predecessors (equal to a textbook loop's

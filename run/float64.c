@@ -1,9 +1,9 @@
-/* gpu64.c - see gpu64.h. */
+/* float64.c - see float64.h. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
-#include "gpu64.h"
+#include "float64.h"
 #include "checkpoint.h"
 #include "engine.h"
 #include "fw.h"
@@ -11,7 +11,7 @@
 #include "statsout.h"
 #include "tool.h"
 
-void gpu64_read(struct gpu64_graph *g, engine_in *r, st_header *in, const char *input,
+void f64_read(struct f64_graph *g, engine_in *r, st_header *in, const char *input,
                 int paths, int order, int threads)
 {
 	const uint64_t n = in->n;
@@ -49,7 +49,7 @@ void gpu64_read(struct gpu64_graph *g, engine_in *r, st_header *in, const char *
 }
 
 /* What the run took, for -v. */
-static void report(const struct gpu64_graph *g, const struct fwg_opts *o,
+static void report(const struct f64_graph *g, const struct fwg_opts *o,
                    const struct fwg_timing *t)
 {
 	const double relax = (double)g->n * (double)g->n * (double)g->n;
@@ -69,7 +69,7 @@ static void report(const struct gpu64_graph *g, const struct fwg_opts *o,
 	          t->stats_on_device ? "; statistics folded on the device" : "");
 }
 
-void gpu64_solve(struct gpu64_graph *g, int out, FILE *sout, const struct stats_form *form,
+void f64_solve(struct f64_graph *g, int out, FILE *sout, const struct stats_form *form,
                  struct fwg_opts *o, struct ckpt *ck, int threads)
 {
 	const uint64_t n = g->n;

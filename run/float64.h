@@ -1,11 +1,11 @@
-/* gpu64.h - apsp-gpu on float64 streams: the graph read whole and checked
+/* float64.h - apsp-gpu on float64 streams: the graph read whole and checked
  * on the host (sv_prepare) and ordered, then solved by the GPU engine
  * (fw_gpu.h), in core or out of core, on one GPU, several, or (the caller
  * deciding) the processes of an MPI run; the largest intermediate vertex of
  * each path turned into the textbook predecessors (fw_textbook_preds), the
  * result written; or, with --stats, the statistics folded on the GPUs. */
-#ifndef APSP_GPU64_H
-#define APSP_GPU64_H
+#ifndef APSP_FLOAT64_H
+#define APSP_FLOAT64_H
 
 #include <stdio.h>
 
@@ -18,7 +18,7 @@ struct ckpt;
 /* The graph as read: its matrix (the prepared weights, then the
  * distances), the predecessors' room, sv_prepare()'s word and plan, the
  * result's header, the order and whether the run skips blocks. */
-struct gpu64_graph {
+struct f64_graph {
 	const char *input;
 	uint64_t n;
 	uint32_t flags;    /* the input's header's */
@@ -37,7 +37,7 @@ struct gpu64_graph {
  * paths whether predecessors are asked; order the order asked for
  * (engine_order; with paths, auto keeps the vertices' own order, in which
  * the textbook picks its predecessors).  Dies on any failure. */
-void gpu64_read(struct gpu64_graph *g, engine_in *r, st_header *in, const char *input,
+void f64_read(struct f64_graph *g, engine_in *r, st_header *in, const char *input,
                 int paths, int order, int threads);
 
 /* Solve g (not a negative cycle) with o (its devices ready, checkpoints as
@@ -45,7 +45,7 @@ void gpu64_read(struct gpu64_graph *g, engine_in *r, st_header *in, const char *
  * o->ranks: process 0 of an MPI run sharing the rounds), then write the
  * result to out, or the statistics to sout in form.  Frees g.  Dies on any
  * failure. */
-void gpu64_solve(struct gpu64_graph *g, int out, FILE *sout, const struct stats_form *form,
+void f64_solve(struct f64_graph *g, int out, FILE *sout, const struct stats_form *form,
                  struct fwg_opts *o, struct ckpt *ck, int threads);
 
 #endif
