@@ -25,7 +25,7 @@ extern "C" {
 namespace {
 
 struct Checkpoints {
-	const fwg_checkpoint *cb = nullptr;
+	const fw_checkpoint *cb = nullptr;
 	uint64_t side = 0;                  // npad
 	// The state on the host (16-bit lanes: d as shorts), on huge pages where
 	// the system has them, so that the staging copies' threads fault it in
@@ -73,7 +73,7 @@ struct Checkpoints {
 
 	// In core, the host matrix of distances (the predecessors' when first
 	// needed); out of core the state stays where it is.
-	int open(Err e, const fwg_checkpoint *c, Devs &v, bool in_core)
+	int open(Err e, const fw_checkpoint *c, Devs &v, bool in_core)
 	{
 		cb = c;
 		devs = &v;
@@ -279,12 +279,12 @@ struct Checkpoints {
 	}
 	// The state after step steps to the caller, at once, through get (out of
 	// core: from where it lives).
-	void save_now(uint64_t step, fwg_state_fn *get, void *gctx)
+	void save_now(uint64_t step, fw_state_fn *get, void *gctx)
 	{
 		saved++;
 		hand(step, get, gctx);
 	}
-	void hand(uint64_t step, fwg_state_fn *get, void *gctx) const
+	void hand(uint64_t step, fw_state_fn *get, void *gctx) const
 	{
 		cb->save(cb->ctx, stage, step, steps, side, tracked, get, gctx);
 	}
@@ -292,11 +292,11 @@ struct Checkpoints {
 	// Before a stage's first step, the state put through put: the step to go
 	// on from in *first, 0 where the stage begins; 2 where the checkpoint is
 	// of another stage (nothing put).
-	int load_now(Err e, fwg_state_fn *put, void *pctx, uint64_t *first)
+	int load_now(Err e, fw_state_fn *put, void *pctx, uint64_t *first)
 	{
 		*first = 0;
 		const int64_t at = cb->load(cb->ctx, stage, steps, side, tracked, put, pctx);
-		if (at == FWG_CHECKPOINT_OTHER)
+		if (at == FW_CHECKPOINT_OTHER)
 			return 2;
 		if (at < 0 || (uint64_t)at >= steps)
 			return fail(e, "checkpoint not loaded");

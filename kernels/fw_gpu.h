@@ -18,6 +18,8 @@ struct gs_stats;
 extern "C" {
 #endif
 
+#include "fw.h" /* fw_checkpoint (C linkage, as the library) */
+
 enum { FWG_LANES16_AUTO = 0, FWG_LANES16_NEVER = 1, FWG_LANES16_ALWAYS = 2 };
 enum { FWG_DERIVE_AUTO = 0, FWG_DERIVE_NEVER = 1, FWG_DERIVE_ALWAYS = 2 };
 enum { FWG_SCHEDULE_AUTO = 0, FWG_SCHEDULE_ROUNDS = 1, FWG_SCHEDULE_ROWS = 2 };
@@ -87,31 +89,22 @@ struct fwg_arcs {
 	uint64_t count;
 };
 
-/* Checkpoints (fwg_opts.checkpoint): the state between steps of the rounds
- * handed to the caller now and then, and taken back to go on from.  The
- * state is the matrices as the rounds hold them, rows of side entries:
- * side x side of distances (in the rounds' form: 16-bit lanes widened to
- * 32-bit words, the INF of packed int32 paths, float32 as its bits, float64
- * as 8-byte words) and, where predecessors are tracked through the rounds
- * (paths), as many 32-bit predecessors (float64: each path's largest
- * intermediate vertex).  stage
- * names that form; steps counts the steps (rounds; a sparse run's groups of
- * rounds of one level; the super-rounds out of core).  The state moves
- * through fwg_state_fn(ctx, pred, offset, buf, bytes): bytes of the
- * distances (pred 0) or predecessors (1) from byte offset, out of the state
- * into buf (save) or into it from buf (load); it may be called from several
- * threads at once, and returns 0 or -1.  Callbacks, ctx as given:
- * due(ctx, bytes): between two steps, whether to save the state now;
- * save(ctx, stage, step, steps, side, paths, get, gctx): the state after
- *   step steps.  In core on a thread of the engine's while the devices go
- *   on (one at a time: a checkpoint due while the last is being saved waits
- *   for it; due may be asked meanwhile); out of core while they wait;
- * load(ctx, stage, steps, side, paths, put, pctx): once before the first
- *   step of a stage: the step to go on from (the state put), 0 to begin
- *   (nothing put), -1 to stop (an error), or FWG_CHECKPOINT_OTHER where the
- *   checkpoint is of another stage of the run: a 16-bit run whose lanes
- *   came too close to their limit left one of its 32-bit run (the engine
- *   goes straight on to that), or the reverse (that run begins).
+/* Checkpoints (fwg_opts.checkpoint): the interface of lib/fw.h
+ * (fw_checkpoint), both engines'.  The state is the matrices as the rounds
+ * hold them, rows of side entries: side x side of distances (in the rounds'
+ * form: 16-bit lanes widened to 32-bit words, the INF of packed int32
+ * paths, float32 as its bits, float64 as 8-byte words) and, where
+ * predecessors are tracked through the rounds (paths), as many 32-bit
+ * predecessors (float64: each path's largest intermediate vertex).  stage
+ * names that form; steps counts the steps (rounds; a sparse run's groups
+ * of rounds of one level; the super-rounds out of core).  save: in core on
+ * a thread of the engine's while the devices go on (one at a time: a
+ * checkpoint due while the last is being saved waits for it; due may be
+ * asked meanwhile); out of core while they wait.  load may answer
+ * FW_CHECKPOINT_OTHER where the checkpoint is of another stage of the run:
+ * a 16-bit run whose lanes came too close to their limit left one of its
+ * 32-bit run (the engine goes straight on to that), or the reverse (that
+ * run begins).  The last round's state is not saved.
  * In core save runs while the devices go on from a host copy of the state;
  * where fwg_opts.host_memory has no room for that copy, get takes the state
  * from the devices while they wait, as out of core, and put puts it there.
@@ -121,16 +114,6 @@ struct fwg_arcs {
  * save is called on each process's calling thread, at the same step on
  * every process as long as due says the same on all; the rounds then go
  * round after round (FWG_SCHEDULE_ROUNDS; the same results). */
-#define FWG_CHECKPOINT_OTHER (-2)
-typedef int fwg_state_fn(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes);
-struct fwg_checkpoint {
-	int (*due)(void *ctx, uint64_t bytes);
-	void (*save)(void *ctx, const char *stage, uint64_t step, uint64_t steps, uint64_t side,
-	             int paths, fwg_state_fn *get, void *gctx);
-	int64_t (*load)(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
-	                fwg_state_fn *put, void *pctx);
-	void *ctx;
-};
 
 struct fwg_opts {
 	int device;     /* CUDA device number */
@@ -217,7 +200,7 @@ struct fwg_opts {
 	 * is the matrix passed. */
 	const struct fwg_arcs *arcs;
 	/* Checkpoints (NULL: none). */
-	const struct fwg_checkpoint *checkpoint;
+	const fw_checkpoint *checkpoint;
 };
 
 struct fwg_timing {

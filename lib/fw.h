@@ -31,6 +31,37 @@ typedef struct fw_counts {
 	int derived;            /* predecessors derived from the distances */
 } fw_counts;
 
+/* Checkpoints, one interface for both engines (fw_opts.checkpoint here,
+ * fwg_opts.checkpoint of the GPU engine) and every element type: the state
+ * between two steps of the rounds handed to the caller now and then, and
+ * taken back to go on from.  The state is side x side distances, each of
+ * the type's width in the engine's own layout and form, and, where
+ * predecessors are tracked through the rounds (paths), as many 32-bit
+ * predecessors (or largest intermediate vertices); stage names that form
+ * (the CPU engine's: ""), steps counts the steps (rounds).  The state moves
+ * through fw_state_fn(ctx, pred, offset, buf, bytes): bytes of the
+ * distances (pred 0) or predecessors (1) from byte offset, out of the state
+ * into buf (save) or into it from buf (load); it may be called from several
+ * threads at once, and returns 0 or -1.  Callbacks, ctx as given:
+ * due(ctx, bytes): between two steps, whether to save the state now;
+ * save(ctx, stage, step, steps, side, paths, get, gctx): the state after
+ *   step steps;
+ * load(ctx, stage, steps, side, paths, put, pctx): once before the first
+ *   step of a stage: the step to go on from (the state put), 0 to begin
+ *   (nothing put), -1 to stop (an error), or FW_CHECKPOINT_OTHER where the
+ *   checkpoint is of another stage of the run (an engine that has stages
+ *   says what it then does). */
+#define FW_CHECKPOINT_OTHER (-2)
+typedef int fw_state_fn(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes);
+typedef struct fw_checkpoint {
+	int (*due)(void *ctx, uint64_t bytes);
+	void (*save)(void *ctx, const char *stage, uint64_t step, uint64_t steps, uint64_t side,
+	             int paths, fw_state_fn *get, void *gctx);
+	int64_t (*load)(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
+	                fw_state_fn *put, void *pctx);
+	void *ctx;
+} fw_checkpoint;
+
 typedef struct fw_opts {
 	int block;    /* blocking factor B: 8..512, a multiple of 16; 0 = default */
 	int threads;  /* <= 0: all cores */
@@ -51,22 +82,17 @@ typedef struct fw_opts {
 	 * "repairing the predecessors", "deriving the predecessors",
 	 * "untiling" (may be NULL; ctx as for progress). */
 	void (*stage)(void *ctx, const char *what);
-	/* Checkpoints (may be NULL; ctx as for progress).  The state between
-	 * rounds is the tiled matrices: bytes of distances at d and, where
-	 * predecessors are tracked through the rounds, as many at p (else p is
-	 * NULL); its layout depends on n, the type, B, the order and whether
-	 * predecessors are tracked or derived, which the caller must keep.
-	 * save(ctx, round, d, p, bytes): called by one thread before each round
-	 * from 1 on, with the state after round - 1, and once after the last
-	 * (round: the number of rounds) (the callback decides whether to keep
-	 * it).  load(ctx, d, p, bytes): called once before the
-	 * rounds; it fills d (and p: bytes / ST_TYPE_SIZE(type) * 4, as for
-	 * save) and returns the round to go on from (the number of rounds: none
-	 * left), or 0
-	 * to start from the graph (d, p untouched), or -1 to stop (an error:
-	 * fw_cpu returns -1 with "checkpoint not loaded"). */
-	void (*save)(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes);
-	int64_t (*load)(void *ctx, void *d, int32_t *p, uint64_t bytes);
+	/* Checkpoints (NULL: none; fw_checkpoint above).  The state is the
+	 * tiled matrices, side = npad (n padded to a multiple of B); its layout
+	 * depends on n, the type, B, the order and whether predecessors are
+	 * tracked or derived, which the caller must keep (stage ""; steps: the
+	 * rounds).  due is asked before each round from 1 on and after the
+	 * last (a run stopped while its result is written goes on with no
+	 * round left: load may return the number of rounds); save runs on the
+	 * calling thread while the rounds wait; load is called once before the
+	 * rounds (fw_cpu returns -1 with "checkpoint not loaded" where it
+	 * returns below 0). */
+	const fw_checkpoint *checkpoint;
 	/* With pred: 1 gives the predecessors the textbook order (one pivot at
 	 * a time, in vertex order, replaced on strict improvements only, as
 	 * scipy's floyd_warshall) picks among paths of equal length: the path

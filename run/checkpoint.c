@@ -299,7 +299,7 @@ static void drop_sync(struct ckpt *k)
 
 /* A matrix of the state, a block at a time, through the engine's copy. */
 struct state_fill {
-	ckpt_state_fn *get;
+	fw_state_fn *get;
 	void *ctx;
 	int pred;
 };
@@ -350,7 +350,7 @@ static int state_level(void)
 /* A process other than 0 of an MPI run: its rows of the state compressed
  * here and passed to process 0. */
 static void send_share(const struct ckpt *k, const st_header *h, uint64_t side, int paths,
-                       ckpt_state_fn *get, void *gctx)
+                       fw_state_fn *get, void *gctx)
 {
 	const struct ckpt_ranks *R = k->ranks;
 	const uint64_t at = R->first_row * side * 4, len = (R->end_row - R->first_row) * side * 4;
@@ -379,7 +379,7 @@ static void send_share(const struct ckpt *k, const st_header *h, uint64_t side, 
  * thread of its own.  0, or -1 after a warning (the run goes on without
  * it). */
 static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
-                       ckpt_state_fn *get, void *gctx)
+                       fw_state_fn *get, void *gctx)
 {
 	struct pending_sync *l = &pending;
 	const struct ckpt_ranks *R = k->ranks;
@@ -441,7 +441,7 @@ static int write_state(struct ckpt *k, uint64_t round, uint64_t bytes, int paths
 
 /* The state after round rounds written now. */
 static void save_now(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
-                     ckpt_state_fn *get, void *gctx)
+                     fw_state_fn *get, void *gctx)
 {
 	double t0 = lib_now();
 	pthread_mutex_lock(&timing); /* (the GPU engine asks on its own thread meanwhile) */
@@ -458,28 +458,6 @@ static void save_now(struct ckpt *k, uint64_t round, uint64_t bytes, int paths,
 	pthread_mutex_unlock(&timing);
 }
 
-/* The CPU engine's state, in memory as a whole. */
-struct state_mem {
-	unsigned char *m[2];
-};
-
-static int get_mem(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
-{
-	memcpy(buf, ((struct state_mem *)ctx)->m[pred] + offset, bytes);
-	return 0;
-}
-
-void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes)
-{
-	struct ckpt *k = ctx;
-	struct state_mem m = {{(unsigned char *)d, (unsigned char *)p}};
-	pthread_mutex_lock(&timing);
-	const int yes = k->path && due(k, bytes, lib_now());
-	pthread_mutex_unlock(&timing);
-	if (yes) /* (the state after the last round too) */
-		save_now(k, round, bytes, p != NULL, get_mem, &m);
-}
-
 int ckpt_due(void *ctx, uint64_t bytes)
 {
 	struct ckpt *k = ctx;
@@ -489,15 +467,15 @@ int ckpt_due(void *ctx, uint64_t bytes)
 	return k->ranks ? k->ranks->agree(yes) : yes;
 }
 
-/* The stage of the state and its steps, as the GPU engine names them. */
+/* The stage of the state and its steps, as the engine names them. */
 static void set_stage(struct ckpt *k, const char *stage, uint64_t steps)
 {
 	snprintf(k->stage, sizeof k->stage, "%s", stage);
 	k->rounds = steps;
 }
 
-void ckpt_staged_save(void *ctx, const char *stage, uint64_t step, uint64_t steps,
-                      uint64_t side, int paths, ckpt_state_fn *get, void *gctx)
+void ckpt_save(void *ctx, const char *stage, uint64_t step, uint64_t steps, uint64_t side,
+               int paths, fw_state_fn *get, void *gctx)
 {
 	struct ckpt *k = ctx;
 	set_stage(k, stage, steps);
@@ -514,7 +492,7 @@ static const char *field(const char *line, const char *name)
 /* A matrix of the state, a window of rows at a time, through the engine's
  * copy. */
 struct state_put {
-	ckpt_state_fn *put;
+	fw_state_fn *put;
 	void *ctx;
 	int pred;
 	uint64_t row_bytes;
@@ -615,17 +593,13 @@ static int header_fits(const struct ckpt *k, const char *name, const st_header *
 	return 0;
 }
 
-/* A matrix of the state: read straight into the engine's memory where it
- * holds the state whole (mem: on every thread, each page touched first by
- * the thread that reads it), else a window of rows at a time through its
+/* A matrix of the state, a window of rows at a time through the engine's
  * copy. */
 static int read_state(const struct ckpt *k, st_reader *r, const struct state_put *f,
-                      const struct state_mem *mem, st_error *err)
+                      st_error *err)
 {
 	if (k->ranks)
 		return read_share(k, r, f, err);
-	if (mem)
-		return st_read_matrix(r, mem->m[f->pred], err);
 	struct state_window w = {.f = f};
 	const st_window_work work = {.begin = window_begin, .piece = window_piece,
 	                             .end = window_end, .ctx = &w};
@@ -633,12 +607,11 @@ static int read_state(const struct ckpt *k, st_reader *r, const struct state_put
 }
 
 /* Load the state from the checkpoint name (bytes of distances and, where
- * paths, the predecessors of as many entries, read into mem or copied in by
- * put): 0 with the round to go on from in *round, 1 where it is of another
- * stage, -1 with why, -2 where there is no such file. */
+ * paths, the predecessors of as many entries, copied in by put): 0 with the
+ * round to go on from in *round, 1 where it is of another stage, -1 with
+ * why, -2 where there is no such file. */
 static int load_file(struct ckpt *k, const char *name, uint64_t bytes, int paths,
-                     ckpt_state_fn *put, void *pctx, const struct state_mem *mem,
-                     int64_t *round, char *why, size_t len)
+                     fw_state_fn *put, void *pctx, int64_t *round, char *why, size_t len)
 {
 	int fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -659,7 +632,7 @@ static int load_file(struct ckpt *k, const char *name, uint64_t bytes, int paths
 		struct state_put f = {put, pctx, m, h.npad * (m ? 4 : ST_TYPE_SIZE(h.type))};
 		if (st_next_matrix(r) != (m ? ST_PRED : ST_DIST))
 			snprintf(why, len, "%s: a checkpoint without its matrices", name), rc = -1;
-		else if (read_state(k, r, &f, mem, &err) < 0)
+		else if (read_state(k, r, &f, &err) < 0)
 			snprintf(why, len, "%s", err.msg), rc = -1;
 	}
 	if (st_reader_close(r, &err) < 0 && rc == 0)
@@ -698,7 +671,7 @@ static int64_t round_of(const struct ckpt *k, const char *name, uint64_t bytes, 
  * the newest of them that reads whole: its round, else -1 (one process; an
  * MPI run's share the named checkpoint's alone). */
 static int64_t load_newer(struct ckpt *k, int64_t named, uint64_t bytes, int paths,
-                          ckpt_state_fn *put, void *pctx, const struct state_mem *mem)
+                          fw_state_fn *put, void *pctx)
 {
 	glob_t g;
 	int count = k->ranks ? 0 : leftovers(k->resume, &g);
@@ -715,8 +688,8 @@ static int64_t load_newer(struct ckpt *k, int64_t named, uint64_t bytes, int pat
 			break;
 		char why[1024];
 		int64_t round;
-		if (load_file(k, g.gl_pathv[best], bytes, paths, put, pctx, mem, &round, why,
-		              sizeof why) == 0) {
+		if (load_file(k, g.gl_pathv[best], bytes, paths, put, pctx, &round, why, sizeof why)
+		    == 0) {
 			tool_info("%s: going on from round %lld of %llu, written whole by the run that "
 			          "stopped but not yet synced", g.gl_pathv[best], (long long)round,
 			          (unsigned long long)k->rounds);
@@ -732,11 +705,11 @@ static int64_t load_newer(struct ckpt *k, int64_t named, uint64_t bytes, int pat
 }
 
 /* Load the state (bytes of distances and, where paths, the predecessors of
- * as many entries, read into mem or copied in by put): the round to go on
- * from, 0 where there is no checkpoint yet, CKPT_OTHER_STAGE; dies on a
- * checkpoint of another run or a damaged one. */
-static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_fn *put,
-                          void *pctx, const struct state_mem *mem)
+ * as many entries, copied in by put): the round to go on from, 0 where
+ * there is no checkpoint yet, FW_CHECKPOINT_OTHER; dies on a checkpoint of
+ * another run or a damaged one. */
+static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, fw_state_fn *put,
+                          void *pctx)
 {
 	ckpt_ready(k);
 	if (!k->resume)
@@ -745,11 +718,11 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 	 * stage, or refused, is dealt with as it is) */
 	int64_t named = round_of(k, k->resume, bytes, paths);
 	int64_t round = named == -1 ? -1 : load_newer(k, named < 0 ? 0 : named, bytes, paths, put,
-	                                             pctx, mem);
+	                                             pctx);
 	if (round >= 0)
 		return round;
 	char why[1024];
-	int rc = load_file(k, k->resume, bytes, paths, put, pctx, mem, &round, why, sizeof why);
+	int rc = load_file(k, k->resume, bytes, paths, put, pctx, &round, why, sizeof why);
 	if (rc == -2) {
 		tool_info("%s: no checkpoint yet: from the start", k->resume);
 		return 0;
@@ -758,7 +731,7 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 		tool_die("%s", why);
 	if (rc == 1) {
 		tool_info("%s", why);
-		return CKPT_OTHER_STAGE;
+		return FW_CHECKPOINT_OTHER;
 	}
 	if (!k->ranks || k->ranks->rank == 0)
 		tool_info("%s: going on from round %lld of %llu%s", k->resume, (long long)round,
@@ -767,18 +740,12 @@ static int64_t load_state(struct ckpt *k, uint64_t bytes, int paths, ckpt_state_
 	return round;
 }
 
-int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes)
-{
-	const struct state_mem m = {{d, (unsigned char *)p}};
-	return load_state(ctx, bytes, p != NULL, NULL, NULL, &m);
-}
-
-int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
-                         ckpt_state_fn *put, void *pctx)
+int64_t ckpt_load(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
+                  fw_state_fn *put, void *pctx)
 {
 	struct ckpt *k = ctx;
 	set_stage(k, stage, steps);
-	return load_state(k, side * side * ST_TYPE_SIZE(k->type), paths, put, pctx, NULL);
+	return load_state(k, side * side * ST_TYPE_SIZE(k->type), paths, put, pctx);
 }
 
 /* Temporary checkpoints that a kill left behind beside path, removed. */

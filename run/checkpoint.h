@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fw.h"
+
 #include "stream.h"
 
 /* An MPI run (apsp-gpu, each process its own rows: bands.c) shares its
@@ -100,22 +102,17 @@ void ckpt_gpu_layout(char *buf, size_t len, int block, int paths, int lanes16, i
                      int skip);
 /* The identity made: the weights may change from now on. */
 void ckpt_ready(struct ckpt *k);
-/* The engines' callbacks (fw_opts.save and .load): ctx is the struct ckpt. */
-void ckpt_save(void *ctx, uint64_t round, const void *d, const int32_t *p, uint64_t bytes);
-int64_t ckpt_load(void *ctx, void *d, int32_t *p, uint64_t bytes);
-/* The GPU engine's callbacks (struct fwg_checkpoint), ctx the struct ckpt:
- * whether one is due; the state of a stage saved, at once, or loaded (the
- * round to go on from, 0, or CKPT_OTHER_STAGE where the checkpoint is of
- * another stage of this run).  The state moves through a ckpt_state_fn as
- * fwg_state_fn says: bytes of the distances (pred 0) or predecessors (1)
- * from byte offset, out of the engine's state into buf or into it. */
-#define CKPT_OTHER_STAGE (-2)
-typedef int ckpt_state_fn(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes);
+/* Both engines' callbacks (struct fw_checkpoint of lib/fw.h), ctx the
+ * struct ckpt: whether one is due; the state of a stage saved, at once, or
+ * loaded (the round to go on from, 0, or FW_CHECKPOINT_OTHER where the
+ * checkpoint is of another stage of this run).  CKPT_CALLBACKS(k) makes
+ * them for k. */
 int ckpt_due(void *ctx, uint64_t bytes);
-void ckpt_staged_save(void *ctx, const char *stage, uint64_t step, uint64_t steps,
-                      uint64_t side, int paths, ckpt_state_fn *get, void *gctx);
-int64_t ckpt_staged_load(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
-                         ckpt_state_fn *put, void *pctx);
+void ckpt_save(void *ctx, const char *stage, uint64_t step, uint64_t steps, uint64_t side,
+               int paths, fw_state_fn *get, void *gctx);
+int64_t ckpt_load(void *ctx, const char *stage, uint64_t steps, uint64_t side, int paths,
+                  fw_state_fn *put, void *pctx);
+#define CKPT_CALLBACKS(k) ((fw_checkpoint){ckpt_due, ckpt_save, ckpt_load, (k)})
 /* After the result is committed: the checkpoint removed unless kept. */
 void ckpt_end(struct ckpt *k);
 

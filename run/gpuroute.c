@@ -599,7 +599,7 @@ void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***ar
 		tool_usage_error("--gpus: each process of an MPI run uses one GPU");
 	/* Checkpoints (kept or dropped once n is known: decide_checkpoints). */
 	if (g->ck.path || g->ck.resume) {
-		g->ckcb = (struct fwg_checkpoint){ckpt_due, ckpt_staged_save, ckpt_staged_load, &g->ck};
+		g->ckcb = CKPT_CALLBACKS(&g->ck);
 		g->o.checkpoint = &g->ckcb;
 	}
 	/* Nothing after the result is committed (the CUDA context's teardown,

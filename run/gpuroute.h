@@ -62,7 +62,7 @@ struct gpu_run {
 	const struct gpu_args *a;
 	struct fwg_opts o;       /* the engine's options for this run */
 	struct ckpt ck;          /* the checkpoints' options and state */
-	struct fwg_checkpoint ckcb;
+	fw_checkpoint ckcb;      /* its callbacks */
 	int threads, nproc, rank;
 	double t0;
 	int out;                 /* the result stream's descriptor (process 0), or -1 */

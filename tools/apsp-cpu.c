@@ -229,13 +229,14 @@ int main(int argc, char **argv)
 	tool_progress_stage("ordering the vertices");
 	int32_t *perm = engine_order(order, n, in.type, dist, 0, threads, NULL, why, sizeof why);
 	o.order = perm; /* the engine reads and writes through it */
+	const fw_checkpoint cb = CKPT_CALLBACKS(&ck);
 	if (ck.path || ck.resume) {
 		char layout[96];
 		snprintf(layout, sizeof layout, "B:%d,paths:%s,engine:cpu", o.block,
 		         !paths ? "none" : o.track_paths ? "tracked" : "auto");
 		ckpt_begin(&ck, in.type, n, dist, perm, layout, (n + o.block - 1) / o.block);
 		ckpt_ready(&ck); /* (the engine writes its result into dist) */
-		o.save = ckpt_save, o.load = ckpt_load, o.ctx = &ck;
+		o.checkpoint = &cb;
 	}
 	if (fw_cpu(&o, in.type, n, dist, pred, &err) < 0)
 		tool_die_st(NULL, &err);

@@ -167,6 +167,32 @@ struct tiled {
 	uint32_t type;
 };
 
+/* The tiled state to and from a checkpoint (fw_state_fn): bytes from
+ * offset of the distances or the predecessors. */
+static int state_get(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+{
+	const struct tiled *t = ctx;
+	memcpy(buf, (const char *)(pred ? (void *)t->p : t->d) + offset, bytes);
+	return 0;
+}
+
+static int state_put(void *ctx, int pred, uint64_t offset, void *buf, uint64_t bytes)
+{
+	const struct tiled *t = ctx;
+	memcpy((char *)(pred ? (void *)t->p : t->d) + offset, buf, bytes);
+	return 0;
+}
+
+/* The state after round steps of nb handed to the checkpoints where one is
+ * due. */
+static void checkpoint(const fw_opts *o, const struct tiled *t, uint64_t round)
+{
+	const fw_checkpoint *c = o->checkpoint;
+	const uint64_t side = t->nb * (uint64_t)t->B;
+	if (c && c->due(c->ctx, side * side * (t->es + (t->p ? 4 : 0))))
+		c->save(c->ctx, "", round, t->nb, side, t->p != NULL, state_get, (void *)t);
+}
+
 /* Rounds first .. nb - 1 over the tiles (phase 1 the pivot tile, phase 2
  * its row and column, phase 3 the rest; tiles whose operands are not both
  * live skipped, counted into *skipped); checkpoints and progress through
@@ -181,7 +207,6 @@ static int rounds(const fw_opts *o, const struct kernels *kern, const struct til
 	const size_t bb = t->bb, es = t->es;
 	const int B = t->B, textbook = t->textbook;
 	const uint32_t type = t->type;
-	const size_t total = nb * nb * bb;
 #define TILE_D(I, J) ((char *)d + ((I) * nb + (J)) * bb * es)
 #define TILE_P(I, J) (p ? p + ((I) * nb + (J)) * bb : NULL)
 	int oom = 0;
@@ -199,8 +224,8 @@ static int rounds(const fw_opts *o, const struct kernels *kern, const struct til
 		for (uint64_t K = (uint64_t)first; K < nb && !oom; K++) {
 			#pragma omp single
 			{
-				if (o->save && K > 0)
-					o->save(o->ctx, K, d, p, total * es);
+				if (K > 0)
+					checkpoint(o, t, K);
 				if (o->progress)
 					o->progress(o->ctx, K, nb);
 				if (kern->tbc)
@@ -325,7 +350,11 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 		for (uint64_t k = 0; k < n; k++)
 			pos[order[k]] = (int32_t)k;
 	}
-	int64_t first = o->load ? o->load(o->ctx, d, p, total * es) : 0;
+	const struct tiled t0 = {d, p, NULL, nb, bb, es, B, textbook, threads, type};
+	const fw_checkpoint *ck = o->checkpoint;
+	int64_t first = ck ? ck->load(ck->ctx, "", nb, nb * (uint64_t)B, p != NULL, state_put,
+	                              (void *)&t0)
+	                   : 0;
 	if (first < 0 || (uint64_t)first > nb) {
 		free(d), free(p), free(pos), fwc_in_edges_free(&ie);
 		return lib_fail(err, "checkpoint not loaded");
@@ -355,8 +384,8 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 	/* The state after the last round, the rounds' whole result: a run
 	 * stopped in what follows goes on from it with no round left (save
 	 * decides whether to keep it). */
-	if (!oom && o->save && (uint64_t)first < nb)
-		o->save(o->ctx, nb, d, p, total * es);
+	if (!oom && (uint64_t)first < nb)
+		checkpoint(o, &t, nb);
 	if (o->counts) {
 		o->counts->tiles = nb > 1 ? nb * (2 * (nb - 1) + (nb - 1) * (nb - 1)) : 0;
 		o->counts->tiles_skipped = skipped;
