@@ -1,9 +1,11 @@
-// fw_f64.cuh - the float64 engine's kernels (fw_matrix.cu schedules them).
+// fw_f64.cuh - the GPU engine's tiles for float64 distances (8-byte
+// entries, B = 64; fw_rounds.cuh's RoundKernels64 schedules them, as it
+// schedules fw_tiles.cuh's for 32-bit ones).
 //
 // A GPU holds a band of block rows of the padded matrix (all of it on one
 // GPU) and, for each round, the pivot block row: its own where the band
-// holds it, else a copy (struct band).  One kernel does every block update
-// of a round: C = min(C, A (+) Bk) over
+// holds it, else a copy (struct band).  One kernel does the block updates
+// of a phase: C = min(C, A (+) Bk) over
 // the round's B = 64 pivots, A and Bk staged in shared memory (A
 // transposed, so that a thread reads its rows' A[i][k] side by side), C in
 // registers, 4 x 8 entries a thread, 128 threads a block.  Phase 2 passes
@@ -296,72 +298,6 @@ update_listed(band g, const int *__restrict__ lists, uint8_t *__restrict__ live)
 		const int mode = MODE == MAIN ? MAIN : row ? ROWS : COLS;
 		if (update_tile<MID, MODE, BITS, true>(g, mode, I, J) && threadIdx.x == 0)
 			live[(size_t)I * nb + J] = 1;
-	}
-}
-
-// A band of rows rows from row r0 of the padded matrix before the rounds:
-// +inf off the diagonal, 0 on it.
-__global__ void pad_fill(double *d, int32_t *m, int64_t npad, int64_t r0, int64_t rows)
-{
-	int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-	for (; x < rows * npad; x += (int64_t)gridDim.x * blockDim.x) {
-		d[x] = r0 + x / npad == x % npad ? 0.0 : __longlong_as_double(0x7ff0000000000000LL);
-		if (m)
-			m[x] = -1;
-	}
-}
-
-// What prepare() found, bits of its *found.
-enum { FOUND_NAN = 1, FOUND_NEG_INF = 2, FOUND_NEGATIVE = 4 };
-// fwm_solve's flags (fw_matrix.h), repeated for the kernels.
-enum { NULL_VALUES = 1, UNDIRECTED = 2, UNWEIGHTED = 4 };
-
-// The weights as uploaded (rows rows of n from row r0 of the graph, at
-// stride npad) made ready for the rounds: no edge (+inf) where flags say
-// so, 1 for every edge when unweighted, the diagonal 0; found gets FOUND_*
-// bits.
-__global__ void prepare(double *d, int64_t npad, int64_t n, int64_t r0, int64_t rows, int flags,
-                        unsigned *found)
-{
-	const double inf = __longlong_as_double(0x7ff0000000000000LL);
-	unsigned f = 0;
-	int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-	for (; x < rows * n; x += (int64_t)gridDim.x * blockDim.x) {
-		const int64_t i = x / n, j = x % n;
-		double v = d[i * npad + j];
-		if (flags & NULL_VALUES) {
-			if (v == 0 || !isfinite(v))
-				v = inf;
-		} else if (isnan(v)) {
-			f |= FOUND_NAN, v = inf;
-		} else if (v == -inf) {
-			f |= FOUND_NEG_INF;
-		}
-		if ((flags & UNWEIGHTED) && v < inf)
-			v = 1;
-		if (v == 0)
-			v = 0; /* no -0: its bits would sort below every other value */
-		if (r0 + i == j)
-			v = 0;
-		else if (v < 0)
-			f |= FOUND_NEGATIVE;
-		d[i * npad + j] = v;
-	}
-	if (f)
-		atomicOr(found, f);
-}
-
-// Undirected: the smaller of d[i][j] and d[j][i] both ways.
-__global__ void symmetric(double *d, int64_t npad, int64_t n)
-{
-	int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-	for (; x < n * n; x += (int64_t)gridDim.x * blockDim.x) {
-		const int64_t i = x / n, j = x % n;
-		if (i < j) {
-			double a = d[i * npad + j], b = d[j * npad + i];
-			double m = b <= a ? b : a;
-			d[i * npad + j] = m, d[j * npad + i] = m;
-		}
 	}
 }
 
