@@ -616,6 +616,33 @@ template <int B, int R> __host__ __device__ constexpr int alu_columns()
 	return R != 8 ? R : B == 64 ? FW_ALU_Q64 : FW_ALU_Q128;
 }
 
+// The new predecessors of update_block's register tile c into staged (B x B):
+// the entry of the pivot row's predecessors ppanel at the k that improved
+// each entry (packed: c's low byte, k + 1; else kbest), -2 where none did.
+template <typename T, int B, int R, bool PACKED, typename KBest>
+__device__ __forceinline__ void stage_preds(const T (&c)[R][R], const KBest &kbest,
+                                            const int32_t *ppanel, int32_t *staged, int npad,
+                                            int tx, int ty)
+{
+	constexpr int G = R / 4, GS = B / G;
+#pragma unroll
+	for (int r = 0; r < R; r++) {
+		const int row = (r / 4) * GS + ty * 4 + r % 4;
+#pragma unroll
+		for (int g = 0; g < G; g++)
+#pragma unroll
+			for (int q = 0; q < 4; q++) {
+				const int col = g * GS + tx * 4 + q;
+				int k;
+				if constexpr (PACKED)
+					k = ((int)c[r][g * 4 + q] & 0xff) - 1;
+				else
+					k = kbest[r][g * 4 + q];
+				staged[row * B + col] = k >= 0 ? ppanel[(size_t)k * npad + col] : -2;
+			}
+	}
+}
+
 template <typename T, int B, int R, bool PATHS, bool PACKED, int KIND, bool CG = false,
           int ALU_Q = alu_columns<B, R>()>
 __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restrict__ p,
@@ -720,22 +747,7 @@ __device__ __forceinline__ bool update_block(T *__restrict__ d, int32_t *__restr
 	// read comes before any write.
 	int32_t *staged = (int32_t *)smem; // B x B
 	if constexpr (PATHS) {
-#pragma unroll
-		for (int r = 0; r < R; r++) {
-			const int row = (r / 4) * GS + ty * 4 + r % 4;
-#pragma unroll
-			for (int g = 0; g < G; g++)
-#pragma unroll
-				for (int q = 0; q < 4; q++) {
-					const int col = g * GS + tx * 4 + q;
-					int k;
-					if constexpr (PACKED)
-						k = ((int)c[r][g * 4 + q] & 0xff) - 1;
-					else
-						k = kbest[r][g * 4 + q];
-					staged[row * B + col] = k >= 0 ? ppanel[(size_t)k * npad + col] : -2;
-				}
-		}
+		stage_preds<T, B, R, PACKED>(c, kbest, ppanel, staged, npad, tx, ty);
 		__syncthreads();
 	}
 #pragma unroll
