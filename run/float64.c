@@ -43,8 +43,8 @@ void f64_read(struct f64_graph *g, engine_in *r, st_header *in, const char *inpu
 		return;
 	/* an order makes the run sparse: its halves on that run's blocks */
 	int sparse = 0;
-	g->perm = engine_order(paths && order == ORDER_AUTO ? ORDER_NATURAL : order, n, ST_FLOAT64,
-	                       g->dist, 64, threads, &sparse, g->why, sizeof g->why);
+	g->perm = engine_order(order, n, ST_FLOAT64, g->dist, 64, threads, &sparse, g->why,
+	                       sizeof g->why);
 	g->skip = sparse || g->perm;
 }
 

@@ -35,7 +35,7 @@ struct f64_graph {
 
 /* Read the graph of r (open on input, in its header; freed here) into g:
  * paths whether predecessors are asked; order the order asked for
- * (engine_order; with paths, auto keeps the vertices' own order, in which
+ * (engine_order: auto keeps the vertices' own order for float64, in which
  * the textbook picks its predecessors).  Dies on any failure. */
 void f64_read(struct f64_graph *g, engine_in *r, st_header *in, const char *input,
                 int paths, int order, int threads);
