@@ -125,8 +125,9 @@ extern "C" int fwg_solve(const struct fwg_opts *o, uint64_t n, const void *graph
 	Into into{dist, pred, n, ST_TYPE_SIZE(o->type)};
 	// Row order only where asked for: copying into memory is quick, and a
 	// 16-bit run rejected in row order starts again from the weights.
+	// (float64 has no 16-bit run: in row order over its own weights too)
 	struct fwg_opts oo = *o;
-	if (o->schedule != FWG_SCHEDULE_ROWS || dist == graph)
+	if (o->schedule != FWG_SCHEDULE_ROWS || (dist == graph && o->type != ST_FLOAT64))
 		oo.schedule = FWG_SCHEDULE_ROUNDS;
 	return fwg_solve_panels(&oo, n, graph, copy_into, &into, t, errbuf, errlen);
 }
@@ -495,7 +496,6 @@ static int open_devices(Run &r)
 				CUDA_TRY(cudaMalloc(&rl, staging.bytes));
 	}
 	r.by_rows = gpus == 1 && !r.ranks && !o->skip && !o->order && !o->arcs && r.nb > 1 && !r.ooc
-	            && v.es == 4
 	            && o->schedule != FWG_SCHEDULE_ROUNDS && !o->checkpoint
 	            && (o->schedule == FWG_SCHEDULE_ROWS || r.n >= FWG_ROW_ORDER_FROM);
 	// The 16-bit matrix where the lanes will be tried (and fit, with 64 MiB
@@ -843,6 +843,20 @@ template <typename C> static int rounds_of(Run &r, C)
 	return rc;
 }
 
+// The float64 rounds of kernels RoundKernels64<MID, BITS>: round after
+// round, or in row order (one device; nothing to finish in a band).
+template <bool MID, bool BITS> static int rounds64_of(Run &r)
+{
+	if (!r.rw)
+		return run_rounds64<MID, BITS>(r.e, r.v, r.sp);
+	RoundKernels64<MID, BITS> k;
+	Dev &d0 = r.d0();
+	if (k.setup(r.e, d0.id, (int)r.npad, nullptr))
+		return -1;
+	auto none = [](int, int) { return 0; };
+	return row_order_rounds(r.e, r.v, k, band_of(r.v, d0), r.n, *r.rw, none, none);
+}
+
 // The float64 rounds: with paths each entry's largest intermediate vertex
 // (fw_textbook_preds() makes the predecessors of them), the minima on bits
 // where no entry's sign bit is set (choose_kernels).
@@ -853,10 +867,9 @@ static int rounds64(Run &r)
 	if (v.ck)
 		snprintf(v.ck->stage, sizeof v.ck->stage, "B64,float64%s%s%s", bits ? "-bits" : "",
 		         r.paths ? ",intermediates" : "", r.sp ? ",levels" : "");
-	return r.paths ? bits ? run_rounds64<true, true>(r.e, v, r.sp)
-	                      : run_rounds64<true, false>(r.e, v, r.sp)
-	       : bits  ? run_rounds64<false, true>(r.e, v, r.sp)
-	               : run_rounds64<false, false>(r.e, v, r.sp);
+	return r.paths ? bits ? rounds64_of<true, true>(r) : rounds64_of<true, false>(r)
+	       : bits  ? rounds64_of<false, true>(r)
+	               : rounds64_of<false, false>(r);
 }
 
 // Stage 6: the rounds: in 16-bit lanes where tried, else (or where their

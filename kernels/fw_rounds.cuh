@@ -436,19 +436,26 @@ template <bool MID, bool BITS> struct RoundKernels64 : PivotChain {
 	}
 
 	// The band's view for the kernels: its own rows, and the pivot row of
-	// round (its own where it holds it, else rowP and the pivot rows of the
-	// predecessors, prow).
+	// round (its own matrix's where it holds it or, in row order, has it
+	// done already; else rowP and the pivot rows of the predecessors, prow).
 	f64::band view(const Band &x, int round, const int32_t *prow) const
 	{
 		const size_t panel = (size_t)f64::B * npad;
 		double *d = (double *)x.d;
 		int32_t *p = MID ? x.p : nullptr;
-		const bool own = x.holds(round);
+		const bool own = x.takes_pivot(round);
 		return f64::band{d + x.row0 * panel,
 		                 p ? p + x.row0 * panel : nullptr,
 		                 own ? d + round * panel : (const double *)x.rowP,
 		                 MID ? (own ? p + round * panel : prow) : nullptr,
 		                 npad, x.row0, x.rows, nb, round};
+	}
+
+	// Whether the band's blocks of the pivot column are updated with the
+	// pivot row, in one launch (BOTH): one device, the whole matrix.
+	bool fused(const Band &x, int round) const
+	{
+		return alone && x.row0 == 0 && x.rows == nb && x.holds(round);
 	}
 
 	int before(Err e, const Band &x, int round) const
@@ -459,13 +466,13 @@ template <bool MID, bool BITS> struct RoundKernels64 : PivotChain {
 		const size_t up = f64::update_smem<MID, f64::ROWS, BITS>();
 		f64::closure<MID><<<1, f64::T * f64::T, f64::closure_smem<MID>(), x.s>>>(
 		        const_cast<double *>(b.pd), const_cast<int32_t *>(b.pm), npad, round);
-		if (alone) {
+		if (fused(x, round))
 			f64::update<MID, f64::BOTH, BITS><<<2 * nb, f64::UTHREADS, up, x.s>>>(b);
-		} else {
+		else
 			f64::update<MID, f64::ROWS, BITS><<<nb, f64::UTHREADS, up, x.s>>>(b);
+		if (!alone)
 			CUDA_TRY(cudaMemcpyAsync(x.rowP, b.pd, (size_t)f64::B * npad * sizeof(double),
 			                         cudaMemcpyDeviceToDevice, x.s));
-		}
 		CUDA_TRY(cudaGetLastError());
 		return 0;
 	}
@@ -477,7 +484,7 @@ template <bool MID, bool BITS> struct RoundKernels64 : PivotChain {
 		if (nb == 1)
 			return 0;
 		const f64::band b = view(x, round, prow);
-		if (!alone)
+		if (!fused(x, round))
 			f64::update<MID, f64::COLS, BITS><<<x.rows, f64::UTHREADS,
 			                                   f64::update_smem<MID, f64::COLS, BITS>(), x.s>>>(b);
 		f64::update<MID, f64::MAIN, BITS><<<dim3(nb, x.rows), f64::UTHREADS,

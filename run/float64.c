@@ -60,6 +60,8 @@ static void report(const struct f64_graph *g, const struct fwg_opts *o,
 	else if (o->skip)
 		snprintf(how, sizeof how, ", %llu of %llu block updates skipped",
 		         (unsigned long long)t->tiles_skipped, (unsigned long long)t->tiles);
+	else if (t->row_bands)
+		snprintf(how, sizeof how, ", in row order (%d bands)", t->row_bands);
 	tool_info("n %llu, float64%s, %s, B = %d%s, %s%s: kernels %.1f ms (%.3g relaxations/s), "
 	          "up %.1f ms, down %.1f ms; whole %.3f s%s",
 	          (unsigned long long)g->n, o->paths ? ", paths (textbook predecessors)" : "",

@@ -56,6 +56,14 @@ expect_true float64-stats-as-apsp-stats '$gpu --stats $T/gw >$T/s1 && $BIN/apsp-
 expect_true float64-stats-folded-on-the-device '$gpu -v --stats $T/g300 2>$T/err >$T/s1 && grep -q "folded on the device" $T/err && $gpu --no-paths $T/g300 | $BIN/apsp-stats >$T/s2 && cmp -s $T/s1 $T/s2'
 expect_true float64-stats-summary-negative-arcs '$gpu --stats --summary $T/gn >$T/s1 && $BIN/apsp-stats --summary $T/gpun >$T/s2 && cmp -s $T/s1 $T/s2'
 expect_true float64-fmin-alone-same-bytes '$gpu --no-paths -o $T/fb $T/g300 && mv $T/fb $T/fb1 && APSP_FLOAT_BITS=never $gpu --no-paths -o $T/fb $T/g300 && cmp -s $T/fb $T/fb1'
+# row order (asked for: the whole matrix is on the host anyway; n = 1300,
+# 21 block rows: two bands), with and without paths and with --stats: the
+# bytes of the rounds' order
+$g -n 1300 -d 5 -t float64 -w 0.01:5 -s 31 -o $T/gr
+for o in "" --no-paths; do
+	expect_true "float64-row-order-same-bytes$o" '$gpu $o -o $T/fb $T/gr && mv $T/fb $T/fb1 && APSP_SCHEDULE=rows $gpu -v $o -o $T/fb $T/gr 2>$T/err && grep -q "in row order" $T/err && cmp -s $T/fb $T/fb1'
+done
+expect_true float64-row-order-stats 'APSP_SCHEDULE=rows $gpu --stats $T/gr >$T/s1 && $gpu --stats $T/gr >$T/s2 && cmp -s $T/s1 $T/s2'
 expect_stderr float64-other-blocking-factor-refused 2 'blocking factor of 64' '$gpu -B 32 -o $T/x $T/g300'
 expect_true float64-no-paths '$gpu --no-paths -o $T/np $T/g300 && [ "$($BIN/apsp-info --json $T/np | grep -c pred)" = 0 ] && $BIN/apsp-diff $T/cpu300 $T/np'
 # several GPUs: bands of block rows, the pivot rows copied between them;
