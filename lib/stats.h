@@ -98,4 +98,64 @@ void gs_summarize(const gs_stats *s, gs_summary *out);
  * ordered sums), the average as it was. */
 void gs_summary_undirected(gs_summary *m);
 
+/* Betweenness centrality (Brandes): for each vertex v, the sum over ordered
+ * pairs (s, t) of distinct vertices other than v of the share of the
+ * shortest s-t paths through v; for each arc with edges asked, the share of
+ * the pairs' shortest paths along it (s or t its ends too).  Paths are
+ * counted exactly, zero arcs included, in a form that never overflows; a
+ * tie is two equal sums (int32 weights in 64-bit integers; float32 and
+ * float64 in doubles, added along the path from the source as networkx
+ * adds them).  The same bits whatever the thread count. */
+typedef struct gs_betweenness {
+	uint64_t n, arcs;    /* vertices; arcs once repeats are merged (the least kept), loops dropped */
+	double *vertex;      /* n values, unscaled (gs_betweenness_scale) */
+	uint32_t *from, *to; /* with edges asked: the arcs, by tail then head */
+	double *arc;         /* ... and their values; else NULL */
+} gs_betweenness;
+
+typedef struct gs_bc_opts {
+	int edges;   /* the arcs' values too */
+	int threads; /* <= 0: all cores */
+	/* Where not NULL: told of the sources done, now and then. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t sources);
+	void *ctx;
+} gs_bc_opts;
+
+/* b for the graph of count arcs from[k] -> to[k] of weight w[k] (type) on n
+ * vertices, each source searched here (Dijkstra's search).  Returns 0; 1
+ * where an arc's weight is negative (or NaN), 2 where a cycle of zero
+ * weight makes the paths' count infinite: that arc's ends in bad, b empty;
+ * -1 with err set. */
+int gs_betweenness_arcs(gs_betweenness *b, uint64_t n, uint32_t type, uint64_t count,
+                        const uint32_t *from, const uint32_t *to, const void *w,
+                        const gs_bc_opts *o, uint32_t bad[2], st_error *err);
+/* The same for the graph of an n x n weight matrix (row k at w + k * stride
+ * entries; unreachable INF or +inf; the diagonal ignored). */
+int gs_betweenness_matrix(gs_betweenness *b, uint64_t n, uint32_t type, const void *w,
+                          uint64_t stride, const gs_bc_opts *o, uint32_t bad[2],
+                          st_error *err);
+
+/* The same in steps, for an engine that makes the distances: where the
+ * graph is int32, its rows of distances given in order (any grouping; row
+ * k of the rows at rows + k * stride) spare each source its search: its
+ * tight arcs are read off the row, up to its farthest vertex.  The sources
+ * not given a row are searched by gs_bc_finish.  Returns as above. */
+typedef struct gs_bc gs_bc;
+int gs_bc_new(gs_bc **b, uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
+              const uint32_t *to, const void *w, const gs_bc_opts *o, uint32_t bad[2],
+              st_error *err);
+int gs_bc_new_matrix(gs_bc **b, uint64_t n, uint32_t type, const void *w, uint64_t stride,
+                     const gs_bc_opts *o, uint32_t bad[2], st_error *err);
+/* Rows first .. first + count - 1 (first: the rows given so far); ignored
+ * where the graph is not int32. */
+int gs_bc_add_rows(gs_bc *b, uint64_t first, uint64_t count, const int32_t *rows,
+                   uint64_t stride, st_error *err);
+int gs_bc_finish(gs_bc *b, gs_betweenness *out, st_error *err);
+void gs_bc_free(gs_bc *b);
+/* networkx's scaling: normalized, the vertices' values over (n-1)(n-2) and
+ * the arcs' over n(n-1); else halved where the graph is undirected (each
+ * unordered pair counted once). */
+void gs_betweenness_scale(gs_betweenness *b, int normalized, int directed);
+void gs_betweenness_free(gs_betweenness *b);
+
 #endif

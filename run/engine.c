@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "betweenness.h"
 #include "common.h"
 #include "engine.h"
 #include "sources.h"
@@ -400,7 +401,7 @@ int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse
 }
 
 void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan, void *dist,
-                        uint64_t n, uint32_t type, uint32_t flags, int threads)
+                        uint64_t n, uint32_t type, uint32_t flags, int threads, gs_bc *bc)
 {
 	gs_stats s;
 	st_error err;
@@ -409,16 +410,23 @@ void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan,
 	if (gs_init(&s, n, type, &err) < 0)
 		tool_die_st(NULL, &err);
 	gs_add_rows(&s, 0, n, dist, n, threads);
-	stats_print(out, &s, form, flags);
+	struct stats_form with;
+	gs_betweenness values;
+	btw_rows(bc, 0, n, dist, n);
+	btw_end(bc, form, flags, &values, &with);
+	stats_print(out, &s, &with, flags);
 	tool_output_commit();
 	gs_free(&s);
+	gs_betweenness_free(&values);
 }
 
 int engine_stats_option(int c, const char *arg, struct stats_form *form, int *stats)
 {
-	if (c == ENGINE_OPT_STATS) {
-		*stats = 1;
-		return 1;
+	switch (c) {
+	case ENGINE_OPT_STATS: *stats = 1; return 1;
+	case ENGINE_OPT_BETWEENNESS: form->betweenness = 1; return 1;
+	case ENGINE_OPT_NORMALIZED: form->normalized = 1; return 1;
+	case ENGINE_OPT_EDGE_BETWEENNESS: form->edge_path = arg; return 1;
 	}
 	return stats_option(c, arg, form);
 }
@@ -427,11 +435,22 @@ void engine_stats_help(FILE *f)
 {
 	fputs("  with --stats:\n", f);
 	stats_help(f);
+	fputs("      --betweenness   a betweenness column (networkx's betweenness_centrality\n"
+	      "                      with weights): a search a source, weights of 0 or more\n"
+	      "      --normalized    the betweenness over (n-1)(n-2), the arcs' over n(n-1)\n"
+	      "      --edge-betweenness FILE  each arc's betweenness to FILE, a line an arc\n"
+	      "                      (an edge where the graph is undirected)\n", f);
 	fputc('\n', f);
 }
 
 void engine_check_stats(const struct stats_form *form, int stats)
 {
-	if (!stats && (form->what != STATS_TABLE || form->json || form->base))
-		tool_usage_error("--summary, --json and --base go with --stats");
+	if (!stats && (form->what != STATS_TABLE || form->json || form->base || form->betweenness
+	               || form->normalized || form->edge_path))
+		tool_usage_error("--summary, --json, --base, --betweenness, --normalized and "
+		                 "--edge-betweenness go with --stats");
+	if (form->normalized && !form->betweenness && !form->edge_path)
+		tool_usage_error("--normalized goes with --betweenness or --edge-betweenness");
+	if (form->betweenness && form->what == STATS_SUMMARY)
+		tool_usage_error("--betweenness is a column of the table, not of --summary");
 }

@@ -96,13 +96,15 @@ int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse
                             size_t len);
 
 /* --stats: the statistics of the finished distances (n x n, reweighting
- * undone here) of a graph with flags (its header's) to out in form, then
- * the output committed. */
+ * undone here) of a graph with flags (its header's) to out in form, with
+ * the betweenness of bc (run/betweenness.h; NULL: none) given the rows,
+ * then the output committed. */
 void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan, void *dist,
-                        uint64_t n, uint32_t type, uint32_t flags, int threads);
+                        uint64_t n, uint32_t type, uint32_t flags, int threads, gs_bc *bc);
 /* The engines' --stats and the statistics' own options (statsout.h):
  * 1 if c was one of them. */
-enum { ENGINE_OPT_STATS = 0x3800, ENGINE_OPT_NO_PATHS, ENGINE_OPT_ORDER, ENGINE_OPT_DERIVE };
+enum { ENGINE_OPT_STATS = 0x3800, ENGINE_OPT_NO_PATHS, ENGINE_OPT_ORDER, ENGINE_OPT_DERIVE,
+       ENGINE_OPT_BETWEENNESS, ENGINE_OPT_NORMALIZED, ENGINE_OPT_EDGE_BETWEENNESS };
 /* The options both engines take alike (each reads their values itself):
  * -B, --no-paths, --order, --derive-paths, --stats and its form. */
 #define ENGINE_LONGOPTS                                                   \
@@ -111,11 +113,18 @@ enum { ENGINE_OPT_STATS = 0x3800, ENGINE_OPT_NO_PATHS, ENGINE_OPT_ORDER, ENGINE_
 	{"order", required_argument, 0, ENGINE_OPT_ORDER},                 \
 	{"derive-paths", required_argument, 0, ENGINE_OPT_DERIVE},         \
 	ENGINE_STATS_LONGOPTS
-#define ENGINE_STATS_LONGOPTS {"stats", no_argument, 0, ENGINE_OPT_STATS}, STATS_LONGOPTS
+#define ENGINE_STATS_LONGOPTS                                                   \
+	{"stats", no_argument, 0, ENGINE_OPT_STATS},                             \
+	{"betweenness", no_argument, 0, ENGINE_OPT_BETWEENNESS},                 \
+	{"normalized", no_argument, 0, ENGINE_OPT_NORMALIZED},                   \
+	{"edge-betweenness", required_argument, 0, ENGINE_OPT_EDGE_BETWEENNESS}, \
+	STATS_LONGOPTS
 int engine_stats_option(int c, const char *arg, struct stats_form *form, int *stats);
 /* Their help lines. */
 void engine_stats_help(FILE *f);
-/* --summary, --json, --base without --stats: a usage error. */
+/* --summary, --json, --base, --betweenness, --normalized, --edge-betweenness
+ * without --stats, --normalized without either betweenness, --betweenness
+ * with --summary: a usage error. */
 void engine_check_stats(const struct stats_form *form, int stats);
 /* Undo the plan's reweighting, write the result stream (distances, and
  * predecessors when pred is not NULL; src not NULL: the rows of those

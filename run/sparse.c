@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "betweenness.h"
 #include "elim.h"
 #include "order.h"
 #include "sources.h"
@@ -175,7 +176,8 @@ static void take_text(struct arcs *a, const gio_graph *g)
 /* Rows of distances, in order, into the statistics or the result stream;
  * or, the second time over with tree set, their predecessors. */
 struct rows_out {
-	gs_stats *stats;     /* folded into these, or */
+	gs_stats *stats;     /* folded into these (and bc's betweenness), or */
+	gs_bc *bc;
 	st_writer *w;        /* written here */
 	uint64_t n, row_bytes;
 	int threads;
@@ -205,6 +207,7 @@ static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
 			tool_die_st(tool_output_name(), &err);
 	} else if (o->stats) {
 		gs_add_rows(o->stats, first, count, rows, o->n, o->threads);
+		btw_rows(o->bc, first, count, rows, o->n);
 	} else if (st_write(o->w, rows, count * o->row_bytes, &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
 	} else if (o->kept) {
@@ -314,11 +317,11 @@ static void all_rows(const struct sparse_job *job, const el_factor *f, struct ro
  * made again for their predecessors; the output committed.  Returns the
  * relaxations made. */
 static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const st_header *h,
-                         st_header *res, int out, FILE *sout, const el_arcs *tree)
+                         st_header *res, int out, FILE *sout, const el_arcs *tree, gs_bc *bc)
 {
 	st_error err;
 	gs_stats st;
-	struct rows_out o = {.src = job->src, .rows = job->src ? job->sources : f->n};
+	struct rows_out o = {.src = job->src, .rows = job->src ? job->sources : f->n, .bc = bc};
 	if (job->form) {
 		if (gs_init(&st, f->n, f->type, &err) < 0)
 			tool_die_st(NULL, &err);
@@ -334,8 +337,12 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 		o.kept = malloc((size_t)kept + 1);
 	all_rows(job, f, &o);
 	if (job->form) {
-		stats_print(sout, &st, job->form, h->flags);
+		struct stats_form with;
+		gs_betweenness values;
+		btw_end(bc, job->form, h->flags, &values, &with);
+		stats_print(sout, &st, &with, h->flags);
 		gs_free(&st);
+		gs_betweenness_free(&values);
 	} else if (st_write_end_matrix(o.w, &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
 	}
@@ -409,6 +416,9 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	tool_progress_stage("eliminating");
 	const int rc = el_factor_weigh(f, h->type, a.count, a.from, a.to, a.w, &cycle, &err);
 	el_arcs *tree = NULL;
+	gs_bc *bc = rc == 0 ? btw_begin(job->form, n, h->type, a.count, a.from, a.to, a.w, 0,
+	                                job->threads)
+	                    : NULL;
 	if (rc == 0 && job->paths && !job->form
 	    && !(tree = el_arcs_new(n, h->type, a.count, a.from, a.to, a.w)))
 		tool_die("sparse engine: out of memory for the arcs' lists");
@@ -425,7 +435,7 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 		engine_negative_cycle(job->input, out, &res, cycle, job->threads);
 	const double t3 = lib_now();
 	tool_progress_stage(job->form ? "rows into the statistics" : "writing the rows");
-	const uint64_t relax = rows_out(job, f, h, &res, out, sout, tree);
+	const uint64_t relax = rows_out(job, f, h, &res, out, sout, tree, bc);
 	el_arcs_free(tree);
 	const double t4 = lib_now();
 	char rate[80] = "";

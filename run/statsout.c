@@ -5,7 +5,9 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stream.h"
 #include "tool.h"
@@ -30,13 +32,17 @@ void stats_help(FILE *f)
 
 static const char *const columns[] = {
 	"vertex", "out_reach", "in_reach", "out_sum", "in_sum", "out_eccentricity",
-	"in_eccentricity", "closeness", "harmonic",
+	"in_eccentricity", "closeness", "harmonic", "betweenness",
 };
 #define NCOL (sizeof columns / sizeof *columns)
+/* The columns printed: the last only where the betweenness was made. */
+#define COLS(f) ((f)->bc ? NCOL : NCOL - 1)
 
 /* Column c of vertex u, as text. */
-static void cell(char *b, size_t len, const gs_stats *s, uint64_t u, size_t c, uint64_t base)
+static void cell(char *b, size_t len, const gs_stats *s, const struct stats_form *f, uint64_t u,
+                 size_t c)
 {
+	const uint64_t base = f->base;
 	const int i32 = s->type == ST_INT32;
 	switch (c) {
 	case 0: snprintf(b, len, "%" PRIu64, u + base); break;
@@ -56,7 +62,8 @@ static void cell(char *b, size_t len, const gs_stats *s, uint64_t u, size_t c, u
 			snprintf(b, len, "%.17g", ((const double *)s->ecc[c - 5])[u]);
 		break;
 	case 7: snprintf(b, len, "%.17g", gs_closeness(s, u)); break;
-	default: snprintf(b, len, "%.17g", s->harmonic[u]); break;
+	case 8: snprintf(b, len, "%.17g", s->harmonic[u]); break;
+	default: snprintf(b, len, "%.17g", f->bc->vertex[u]); break;
 	}
 }
 
@@ -68,23 +75,25 @@ static void cell(char *b, size_t len, const gs_stats *s, uint64_t u, size_t c, u
 #define LINE_ROOM (NCOL * CELL_ROOM)
 
 /* Vertex u0's piece of the table into b; its length. */
-static size_t table_piece(char *b, const gs_stats *s, uint64_t u0, uint64_t base)
+static size_t table_piece(char *b, const gs_stats *s, const struct stats_form *f, uint64_t u0)
 {
 	const uint64_t u1 = u0 + TABLE_PIECE < s->n ? u0 + TABLE_PIECE : s->n;
+	const size_t cols = COLS(f);
 	size_t at = 0;
 	for (uint64_t u = u0; u < u1; u++)
-		for (size_t c = 0; c < NCOL; c++) {
-			cell(b + at, CELL_ROOM - 1, s, u, c, base);
+		for (size_t c = 0; c < cols; c++) {
+			cell(b + at, CELL_ROOM - 1, s, f, u, c);
 			at += strlen(b + at);
-			b[at++] = c + 1 < NCOL ? '\t' : '\n';
+			b[at++] = c + 1 < cols ? '\t' : '\n';
 		}
 	return at;
 }
 
-static void print_table(FILE *out, const gs_stats *s, uint64_t base)
+static void print_table(FILE *out, const gs_stats *s, const struct stats_form *f)
 {
-	for (size_t c = 0; c < NCOL; c++)
-		fprintf(out, "%s%c", columns[c], c + 1 < NCOL ? '\t' : '\n');
+	const size_t cols = COLS(f);
+	for (size_t c = 0; c < cols; c++)
+		fprintf(out, "%s%c", columns[c], c + 1 < cols ? '\t' : '\n');
 	const int threads = tool_threads();
 	const uint64_t pieces = (s->n + TABLE_PIECE - 1) / TABLE_PIECE;
 	const uint64_t batch = (uint64_t)threads * 4 < pieces ? (uint64_t)threads * 4 : pieces;
@@ -96,8 +105,7 @@ static void print_table(FILE *out, const gs_stats *s, uint64_t base)
 		const uint64_t k = pieces - p0 < batch ? pieces - p0 : batch;
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
 		for (uint64_t i = 0; i < k; i++)
-			len[i] = table_piece(buf + i * TABLE_PIECE * LINE_ROOM, s, (p0 + i) * TABLE_PIECE,
-			                     base);
+			len[i] = table_piece(buf + i * TABLE_PIECE * LINE_ROOM, s, f, (p0 + i) * TABLE_PIECE);
 		for (uint64_t i = 0; i < k; i++)
 			fwrite(buf + i * TABLE_PIECE * LINE_ROOM, 1, len[i], out);
 	}
@@ -105,14 +113,14 @@ static void print_table(FILE *out, const gs_stats *s, uint64_t base)
 	free(len);
 }
 
-static void print_table_json(FILE *out, const gs_stats *s, uint64_t base)
+static void print_table_json(FILE *out, const gs_stats *s, const struct stats_form *f)
 {
 	char b[64];
 	fprintf(out, "{\"n\": %" PRIu64, s->n);
-	for (size_t c = 0; c < NCOL; c++) {
+	for (size_t c = 0; c < COLS(f); c++) {
 		fprintf(out, ", \"%s\": [", columns[c]);
 		for (uint64_t u = 0; u < s->n; u++) {
-			cell(b, sizeof b, s, u, c, base);
+			cell(b, sizeof b, s, f, u, c);
 			fprintf(out, "%s%s", u ? ", " : "", b);
 		}
 		fputc(']', out);
@@ -156,7 +164,51 @@ void stats_print(FILE *out, const gs_stats *s, const struct stats_form *f, uint3
 	if (f->what == STATS_SUMMARY)
 		print_summary(out, s, f->json, !(flags & ST_DIRECTED));
 	else if (f->json)
-		print_table_json(out, s, f->base);
+		print_table_json(out, s, f);
 	else
-		print_table(out, s, f->base);
+		print_table(out, s, f);
+}
+
+void stats_write_edges(const char *path, const gs_betweenness *b, uint64_t base, uint32_t flags)
+{
+	const int directed = (flags & ST_DIRECTED) != 0;
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	if (!tmp)
+		tool_die("%s: out of memory", path);
+	snprintf(tmp, len + 16, "%s.tmp-XXXXXX", path);
+	int fd = mkstemp(tmp);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f)
+		tool_die("%s: cannot write a file beside it:", path);
+	for (uint64_t a = 0; a < b->arcs; a++) {
+		const uint32_t u = b->from[a], v = b->to[a];
+		double x = b->arc[a];
+		if (!directed) { /* u < v, with v -> u's share (the arcs are sorted) */
+			if (u > v)
+				continue;
+			uint64_t lo = 0, hi = b->arcs; /* v -> u, if there is one */
+			while (lo < hi) {
+				const uint64_t mid = lo + (hi - lo) / 2;
+				if (b->from[mid] < v || (b->from[mid] == v && b->to[mid] < u))
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < b->arcs && b->from[lo] == v && b->to[lo] == u)
+				x += b->arc[lo];
+		}
+		fprintf(f, "%" PRIu64 "\t%" PRIu64 "\t%.17g\n", u + base, v + base, x);
+	}
+	const int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+	const int e = errno;
+	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+		if (bad)
+			errno = e;
+		const int keep = errno;
+		unlink(tmp);
+		errno = keep;
+		tool_die("%s: write error:", path);
+	}
+	free(tmp);
 }

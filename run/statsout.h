@@ -14,6 +14,12 @@ struct stats_form {
 	int what;  /* STATS_TABLE or STATS_SUMMARY */
 	int json;
 	uint64_t base; /* the first vertex's number (--base) */
+	/* The engines' betweenness (run/betweenness.h): asked as a column
+	 * (--betweenness), --normalized, the arcs' values to a file
+	 * (--edge-betweenness); bc, where not NULL, the values (scaled). */
+	int betweenness, normalized;
+	const char *edge_path;
+	const gs_betweenness *bc;
 };
 
 /* The options of the statistics output, for a tool's getopt_long table
@@ -32,5 +38,13 @@ void stats_help(FILE *f);
  * undirected one (the Wiener index and the pairs over unordered pairs) and
  * says so.  Dies on a write error through the caller's commit. */
 void stats_print(FILE *out, const gs_stats *s, const struct stats_form *f, uint32_t flags);
+
+/* The arcs' betweenness to path, a line an arc ("from to value", the
+ * vertices from base); where the graph is undirected (flags), a line an
+ * edge u < v, its value the two arcs' sum, as networkx gives an undirected
+ * graph's.  Written beside path and renamed over it once whole; dies on
+ * error. */
+void stats_write_edges(const char *path, const gs_betweenness *b, uint64_t base,
+                       uint32_t flags);
 
 #endif

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "betweenness.h"
 #include "common.h"
 #include "checkpoint.h"
 #include "engine.h"
@@ -207,6 +208,9 @@ int main(int argc, char **argv)
 	uint64_t wbytes = st_matrix_bytes(&in);
 	if (!read && engine_read_weights_as(r, weights, read_progress, &wbytes, &err) < 0)
 		tool_die_st(NULL, &err);
+	/* The betweenness' graph, before the weights become distances. */
+	gs_bc *bc = as_stats ? btw_begin(&form, n, in.type, 0, NULL, NULL, weights, in.npad, threads)
+	                     : NULL;
 	tool_progress_stage("preparing the graph");
 	sv_plan plan;
 	int rc = sv_prepare(&in, weights, dist, pred, threads, &plan, &err);
@@ -244,7 +248,7 @@ int main(int argc, char **argv)
 	double t2 = lib_now();
 	tool_progress_stage(as_stats ? "folding the statistics" : "writing the result");
 	if (as_stats)
-		engine_write_stats(sout, &form, &plan, dist, n, in.type, in.flags, threads);
+		engine_write_stats(sout, &form, &plan, dist, n, in.type, in.flags, threads, bc);
 	else
 		engine_write_result(out, &h, &plan, dist, pred, src, threads);
 	ckpt_end(&ck); /* the result committed: no more need of it */

@@ -1,0 +1,711 @@
+/* betweenness.c - betweenness centrality by Brandes's accumulation: one
+ * Dijkstra search a source, the dependencies summed in reverse order of
+ * settling (see gs_betweenness_arcs in stats.h).
+ *
+ * Path counts are a double and a binary exponent of their own, so they
+ * never overflow (a grid's pass 2^1024 soon) and every ratio of two keeps
+ * double's precision.  Sources are summed a chunk of BTW_CHUNK at a time,
+ * each chunk on one thread and the chunks' sums added in order: the same
+ * bits whatever the thread count.  Zero arcs are counted exactly: among
+ * vertices at the same distance the search settles them in a topological
+ * order of the zero arcs (their rank), so a count is final before it is
+ * passed on. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "stats.h"
+
+#define BTW_CHUNK 64
+#define BTW_NORM 512 /* a count past 2^BTW_NORM moves into its exponent */
+
+/* The graph as lists of out-arcs (first[v] .. first[v + 1] - 1), repeats
+ * merged, loops dropped; w the lengths' type (int64_t or double). */
+typedef struct btw_graph {
+	uint64_t n, m;
+	uint64_t *first;
+	uint32_t *to, *from; /* from: each arc's tail */
+	void *w;
+	uint32_t *rank;      /* a topological order of the zero arcs */
+	uint64_t *pos;       /* each arc's place by tail then head (the arcs are by tail, then length) */
+	int exact;           /* int64_t lengths */
+} btw_graph;
+
+/* One thread's room for a source. */
+typedef struct btw_work {
+	void *dist;
+	double *sig_m, *delta;
+	int32_t *sig_e;     /* path counts: sig_m x 2^sig_e */
+	uint8_t *done;
+	uint32_t *order;
+	int64_t *head;      /* each vertex's first tight in-arc in link, or -1 */
+	uint64_t *link;     /* pairs: the arc, the next one's index */
+	uint64_t links, link_cap;
+	void *heap;
+	uint64_t heap_len, heap_cap;
+	int failed;
+	uint32_t *indeg;    /* rows given: tight arcs into each vertex */
+	uint64_t *tfirst;   /* ... each settled vertex's tight out-arcs in tarc */
+	uint64_t *tarc;
+	uint64_t tarc_cap;
+} btw_work;
+
+/* Tight arc a into u. */
+static int btw_link(btw_work *k, uint32_t u, uint64_t a)
+{
+	if (k->links == k->link_cap) {
+		uint64_t cap = k->link_cap * 2;
+		uint64_t *l = realloc(k->link, cap * 2 * sizeof *l);
+		if (!l)
+			return -1;
+		k->link = l, k->link_cap = cap;
+	}
+	k->link[2 * k->links] = a;
+	k->link[2 * k->links + 1] = (uint64_t)k->head[u];
+	k->head[u] = (int64_t)k->links++;
+	return 0;
+}
+
+/* u's path count gains v's. */
+static void btw_count_add(btw_work *k, uint32_t u, uint32_t v)
+{
+	double mu = k->sig_m[u], mv = k->sig_m[v];
+	int32_t eu = k->sig_e[u], ev = k->sig_e[v];
+	if (eu == ev) {
+		mu += mv;
+	} else if (ev > eu) {
+		mu = ldexp(mu, eu - ev) + mv;
+		eu = ev;
+	} else {
+		mu += ldexp(mv, ev - eu);
+	}
+	if (mu >= 0x1p512) {
+		mu = ldexp(mu, -BTW_NORM);
+		eu += BTW_NORM;
+	}
+	k->sig_m[u] = mu, k->sig_e[u] = eu;
+}
+
+/* The dependencies of source s's settled vertices, last first: each tight
+ * arc v -> u passes sigma(v) / sigma(u) x (1 + delta(u)) back to v. */
+static void btw_accumulate(const btw_graph *g, btw_work *k, uint32_t s, uint64_t settled,
+                           double *vertex, double *arc)
+{
+	for (uint64_t i = settled; i-- > 0;) {
+		const uint32_t u = k->order[i];
+		const double mu = k->sig_m[u], du = 1.0 + k->delta[u];
+		const int32_t eu = k->sig_e[u];
+		for (int64_t l = k->head[u]; l >= 0; l = (int64_t)k->link[2 * l + 1]) {
+			const uint64_t a = k->link[2 * l];
+			const uint32_t v = g->from[a];
+			double r = k->sig_m[v] / mu;
+			if (k->sig_e[v] != eu)
+				r = ldexp(r, k->sig_e[v] - eu);
+			const double c = r * du;
+			k->delta[v] += c;
+			if (arc)
+				arc[a] += c;
+		}
+		if (u != s)
+			vertex[u] += k->delta[u];
+	}
+}
+
+#define BT_D int64_t
+#define BT_INF INT64_MAX
+#define BT_NAME(x) x##_exact
+#include "betweenness_typed.h"
+#define BT_D double
+#define BT_INF INFINITY
+#define BT_NAME(x) x##_real
+#include "betweenness_typed.h"
+
+/* ---- the graph ---- */
+
+static void graph_free(btw_graph *g)
+{
+	free(g->first), free(g->to), free(g->from), free(g->w), free(g->rank), free(g->pos);
+	memset(g, 0, sizeof *g);
+}
+
+/* Weight k of type as the lengths' type (int64_t or double) at dst[j]. */
+static void put_length(void *dst, uint64_t j, uint32_t type, const void *w, uint64_t k)
+{
+	if (type == ST_INT32)
+		((int64_t *)dst)[j] = ((const int32_t *)w)[k];
+	else if (type == ST_FLOAT32)
+		((double *)dst)[j] = ((const float *)w)[k];
+	else
+		((double *)dst)[j] = ((const double *)w)[k];
+}
+
+static double length_at(const btw_graph *g, uint64_t a)
+{
+	return g->exact ? (double)((const int64_t *)g->w)[a] : ((const double *)g->w)[a];
+}
+
+/* Room for m arcs of n vertices. */
+static int graph_alloc(btw_graph *g, uint64_t n, uint64_t m, st_error *err)
+{
+	g->n = n, g->m = m;
+	g->first = calloc(n + 1, sizeof *g->first);
+	g->to = malloc(m * sizeof *g->to + 1);
+	g->from = malloc(m * sizeof *g->from + 1);
+	g->w = malloc(m * 8 + 1);
+	g->rank = malloc(n * sizeof *g->rank + 1);
+	g->pos = malloc(m * sizeof *g->pos + 1);
+	if (!g->first || !g->to || !g->from || !g->w || !g->rank || !g->pos) {
+		graph_free(g);
+		return lib_fail(err, "betweenness: out of memory for a graph of %llu arcs",
+		                (unsigned long long)m);
+	}
+	return 0;
+}
+
+static int by_head(const void *a, const void *b, void *ctx)
+{
+	const uint64_t *x = a, *y = b;
+	const uint32_t *to = ctx;
+	return to[*x] < to[*y] ? -1 : to[*x] > to[*y] ? 1 : *x < *y ? -1 : *x > *y;
+}
+
+/* g from count arcs: each tail's arcs by head, repeats keeping the least. */
+static int graph_of_arcs(btw_graph *g, uint64_t n, uint32_t type, uint64_t count,
+                         const uint32_t *from, const uint32_t *to, const void *w, st_error *err)
+{
+	uint64_t *start = calloc(n + 1, sizeof *start), *idx = malloc(count * sizeof *idx + 1);
+	if (!start || !idx) {
+		free(start), free(idx);
+		return lib_fail(err, "betweenness: out of memory for %llu arcs",
+		                (unsigned long long)count);
+	}
+	for (uint64_t k = 0; k < count; k++)
+		start[from[k] + 1]++;
+	for (uint64_t v = 0; v < n; v++)
+		start[v + 1] += start[v];
+	for (uint64_t k = 0; k < count; k++)
+		idx[start[from[k]]++] = k;
+	for (uint64_t v = n; v > 0; v--)
+		start[v] = start[v - 1];
+	start[0] = 0;
+	if (graph_alloc(g, n, count, err) < 0) {
+		free(start), free(idx);
+		return -1;
+	}
+	g->exact = type == ST_INT32;
+	uint64_t m = 0;
+	for (uint64_t v = 0; v < n; v++) {
+		qsort_r(idx + start[v], start[v + 1] - start[v], sizeof *idx, by_head, (void *)to);
+		for (uint64_t i = start[v]; i < start[v + 1]; i++) {
+			const uint64_t k = idx[i];
+			if (to[k] == v)
+				continue;
+			if (m > g->first[v] && g->to[m - 1] == to[k]) { /* a repeat: the least */
+				void *prev = (char *)g->w + (m - 1) * 8;
+				if (g->exact && ((const int32_t *)w)[k] < *(int64_t *)prev)
+					put_length(g->w, m - 1, type, w, k);
+				else if (!g->exact && (type == ST_FLOAT32 ? ((const float *)w)[k]
+				                                          : ((const double *)w)[k])
+				                          < *(double *)prev)
+					put_length(g->w, m - 1, type, w, k);
+				continue;
+			}
+			g->to[m] = to[k], g->from[m] = (uint32_t)v;
+			put_length(g->w, m, type, w, k);
+			m++;
+		}
+		g->first[v + 1] = m;
+	}
+	g->m = m;
+	free(start), free(idx);
+	return 0;
+}
+
+/* g from an n x n matrix of weights (row stride stride; unreachable: INF or
+ * +inf), its finite entries off the diagonal. */
+static int graph_of_matrix(btw_graph *g, uint64_t n, uint32_t type, const void *wm,
+                           uint64_t stride, st_error *err)
+{
+	const size_t es = ST_TYPE_SIZE(type);
+	uint64_t m = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1 && graph_alloc(g, n, m, err) < 0)
+			return -1;
+		m = 0;
+		for (uint64_t i = 0; i < n; i++) {
+			const char *row = (const char *)wm + i * stride * es;
+			for (uint64_t j = 0; j < n; j++) {
+				const int finite = type == ST_INT32   ? ((const int32_t *)row)[j] < ST_INF_I32
+				                 : type == ST_FLOAT32 ? isfinite(((const float *)row)[j])
+				                                      : isfinite(((const double *)row)[j]);
+				if (!finite || i == j)
+					continue;
+				if (pass == 1) {
+					g->to[m] = (uint32_t)j, g->from[m] = (uint32_t)i;
+					put_length(g->w, m, type, row, j);
+				}
+				m++;
+			}
+			if (pass == 1)
+				g->first[i + 1] = m;
+		}
+	}
+	g->exact = type == ST_INT32;
+	return 0;
+}
+
+/* The ranks: a topological order of the zero arcs.  0; 1 with a negative
+ * arc in bad; 2 with an arc of a zero cycle in bad; -1 out of memory. */
+static int graph_rank(btw_graph *g, uint32_t bad[2], st_error *err)
+{
+	const uint64_t n = g->n;
+	uint64_t zeros = 0;
+	for (uint64_t a = 0; a < g->m; a++) {
+		const double x = length_at(g, a);
+		if (x < 0 || isnan(x)) {
+			bad[0] = g->from[a], bad[1] = g->to[a];
+			return 1;
+		}
+		zeros += x == 0;
+	}
+	for (uint64_t v = 0; v < n; v++)
+		g->rank[v] = (uint32_t)v;
+	if (!zeros)
+		return 0;
+	/* Kahn's order over the zero arcs; those left lie on or after a cycle. */
+	uint32_t *indeg = calloc(n + 1, sizeof *indeg), *queue = malloc(n * sizeof *queue + 1);
+	if (!indeg || !queue) {
+		free(indeg), free(queue);
+		return lib_fail(err, "betweenness: out of memory");
+	}
+	for (uint64_t a = 0; a < g->m; a++)
+		if (length_at(g, a) == 0)
+			indeg[g->to[a]]++;
+	uint64_t head = 0, tail = 0;
+	for (uint64_t v = 0; v < n; v++)
+		if (!indeg[v])
+			queue[tail++] = (uint32_t)v;
+	while (head < tail) {
+		const uint32_t v = queue[head];
+		g->rank[v] = (uint32_t)head++;
+		for (uint64_t a = g->first[v]; a < g->first[v + 1]; a++)
+			if (length_at(g, a) == 0 && --indeg[g->to[a]] == 0)
+				queue[tail++] = g->to[a];
+	}
+	int rc = 0;
+	if (tail < n) { /* walk back along zero arcs among those left: a cycle */
+		uint32_t v = 0;
+		while (!indeg[v])
+			v++;
+		uint32_t *into = queue; /* (free now) a zero arc into each vertex left */
+		for (uint64_t a = 0; a < g->m; a++)
+			if (length_at(g, a) == 0 && indeg[g->from[a]] && indeg[g->to[a]])
+				into[g->to[a]] = g->from[a];
+		for (uint64_t i = 0; i < n; i++)
+			v = into[v];
+		bad[0] = into[v], bad[1] = v;
+		rc = 2;
+	}
+	free(indeg), free(queue);
+	return rc;
+}
+
+struct btw_key {
+	double len;
+	uint32_t to;
+	uint64_t at;
+};
+
+static int by_length(const void *a, const void *b)
+{
+	const struct btw_key *x = a, *y = b;
+	return x->len < y->len ? -1 : x->len > y->len ? 1 : (x->to > y->to) - (x->to < y->to);
+}
+
+/* Each tail's arcs by length (then head), for the searches from rows to
+ * stop at the row's farthest vertex; pos keeps their order by head. */
+static int graph_by_length(btw_graph *g, st_error *err)
+{
+	uint64_t widest = 0;
+	for (uint64_t v = 0; v < g->n; v++)
+		if (g->first[v + 1] - g->first[v] > widest)
+			widest = g->first[v + 1] - g->first[v];
+	struct btw_key *k = malloc(widest * sizeof *k + 1);
+	if (!k) {
+		return lib_fail(err, "betweenness: out of memory");
+	}
+	for (uint64_t v = 0; v < g->n; v++) {
+		const uint64_t a0 = g->first[v], len = g->first[v + 1] - a0;
+		for (uint64_t i = 0; i < len; i++)
+			k[i] = (struct btw_key){length_at(g, a0 + i), g->to[a0 + i], a0 + i};
+		qsort(k, len, sizeof *k, by_length);
+		int64_t *wi = g->w;
+		double *wd = g->w;
+		for (uint64_t i = 0; i < len; i++) {
+			g->to[a0 + i] = k[i].to, g->pos[a0 + i] = k[i].at;
+			if (g->exact)
+				wi[a0 + i] = (int64_t)k[i].len;
+			else
+				wd[a0 + i] = k[i].len;
+		}
+	}
+	free(k);
+	return 0;
+}
+
+/* Source s from its row of distances d (int32, exact): the tight arcs
+ * (d(u) + w = d(v)) up to the farthest vertex, in tails' order; the
+ * vertices in a topological order of them (Kahn's, from s) with their
+ * path counts; then the dependencies accumulated in reverse. */
+static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_t *d,
+                       double *vertex, double *arc)
+{
+	const uint64_t n = g->n;
+	const int64_t *w = g->w;
+	int64_t far = 0;
+	for (uint64_t v = 0; v < n; v++)
+		if (d[v] < ST_INF_I32 && d[v] > far)
+			far = d[v];
+	uint64_t t = 0;
+	for (uint64_t u = 0; u < n; u++) {
+		k->tfirst[u] = t;
+		if (d[u] >= ST_INF_I32)
+			continue;
+		const int64_t du = d[u], room = far - du;
+		if (t + (g->first[u + 1] - g->first[u]) > k->tarc_cap) {
+			uint64_t cap = k->tarc_cap * 2 + (g->first[u + 1] - g->first[u]);
+			uint64_t *x = realloc(k->tarc, cap * sizeof *x);
+			if (!x) {
+				k->failed = 1;
+				return;
+			}
+			k->tarc = x, k->tarc_cap = cap;
+		}
+		for (uint64_t a = g->first[u]; a < g->first[u + 1] && w[a] <= room; a++)
+			if (du + w[a] == d[g->to[a]]) {
+				k->tarc[t++] = a;
+				k->indeg[g->to[a]]++;
+			}
+	}
+	k->tfirst[n] = t;
+	uint64_t len = 1;
+	k->order[0] = s;
+	k->sig_m[s] = 1.0, k->sig_e[s] = 0;
+	for (uint64_t i = 0; i < len; i++) {
+		const uint32_t v = k->order[i];
+		for (uint64_t j = k->tfirst[v]; j < k->tfirst[v + 1]; j++) {
+			const uint32_t u = g->to[k->tarc[j]];
+			if (k->sig_m[u] == 0)
+				k->sig_m[u] = k->sig_m[v], k->sig_e[u] = k->sig_e[v];
+			else
+				btw_count_add(k, u, v);
+			if (--k->indeg[u] == 0)
+				k->order[len++] = u;
+		}
+	}
+	for (uint64_t i = len; i-- > 0;) {
+		const uint32_t v = k->order[i];
+		const double mv = k->sig_m[v];
+		const int32_t ev = k->sig_e[v];
+		double dv = 0;
+		for (uint64_t j = k->tfirst[v]; j < k->tfirst[v + 1]; j++) {
+			const uint64_t a = k->tarc[j];
+			const uint32_t u = g->to[a];
+			double r = mv / k->sig_m[u];
+			if (ev != k->sig_e[u])
+				r = ldexp(r, ev - k->sig_e[u]);
+			const double c = r * (1.0 + k->delta[u]);
+			dv += c;
+			if (arc)
+				arc[a] += c;
+		}
+		k->delta[v] = dv;
+		if (v != s)
+			vertex[v] += dv;
+	}
+	for (uint64_t i = 0; i < len; i++) { /* ready for the next source */
+		const uint32_t v = k->order[i];
+		k->sig_m[v] = 0, k->delta[v] = 0;
+	}
+}
+
+/* ---- the sources ---- */
+
+static void work_free(btw_work *k)
+{
+	free(k->dist), free(k->sig_m), free(k->delta), free(k->sig_e), free(k->done);
+	free(k->order), free(k->head), free(k->link), free(k->heap);
+	free(k->indeg), free(k->tfirst), free(k->tarc);
+}
+
+static int work_alloc(btw_work *k, const btw_graph *g)
+{
+	const uint64_t n = g->n;
+	memset(k, 0, sizeof *k);
+	k->dist = malloc(n * 8 + 1);
+	k->sig_m = calloc(n + 1, sizeof *k->sig_m);
+	k->delta = calloc(n + 1, sizeof *k->delta);
+	k->sig_e = malloc(n * sizeof *k->sig_e + 1);
+	k->done = calloc(n + 1, 1);
+	k->order = malloc(n * sizeof *k->order + 1);
+	k->head = malloc(n * sizeof *k->head + 1);
+	k->indeg = calloc(n + 1, sizeof *k->indeg);
+	k->tfirst = malloc((n + 1) * sizeof *k->tfirst);
+	k->link_cap = n + 16, k->heap_cap = n + 16, k->tarc_cap = n + 16;
+	k->link = malloc(k->link_cap * 2 * sizeof *k->link);
+	k->heap = malloc(k->heap_cap * 16);
+	k->tarc = malloc(k->tarc_cap * sizeof *k->tarc);
+	if (!k->dist || !k->sig_m || !k->delta || !k->sig_e || !k->done || !k->order || !k->head
+	    || !k->link || !k->heap || !k->indeg || !k->tfirst || !k->tarc) {
+		work_free(k);
+		return -1;
+	}
+	for (uint64_t v = 0; v < n; v++) {
+		if (g->exact)
+			((int64_t *)k->dist)[v] = INT64_MAX;
+		else
+			((double *)k->dist)[v] = INFINITY;
+	}
+	return 0;
+}
+
+/* The accumulator: the graph, each thread's room, the chunks' sums. */
+struct gs_bc {
+	btw_graph g;
+	gs_bc_opts o;
+	int threads;
+	uint64_t next;   /* the sources done, in order */
+	uint64_t width;  /* a sum's values: n, and the arcs' where asked */
+	double *total;   /* the chunks done, added in order */
+	double *part;    /* threads + 1 sums: a wave's chunks, the open one last */
+	btw_work *work;
+};
+
+/* Sources first .. first + count - 1, from their rows (stride entries
+ * apart) or searched; chunk by chunk, a wave of a chunk a thread. */
+static int add_sources(gs_bc *b, uint64_t first, uint64_t count, const int32_t *rows,
+                       uint64_t stride)
+{
+	const uint64_t n = b->g.n, end = first + count, width = b->width;
+	double *open = b->part + (uint64_t)b->threads * width;
+	int bad = 0;
+	for (uint64_t s0 = first; s0 < end && !bad;) {
+		/* a wave: up to a chunk a thread, the first one maybe begun before */
+		uint64_t bounds[b->threads + 1], waves = 0;
+		bounds[0] = s0;
+		while (waves < (uint64_t)b->threads && bounds[waves] < end) {
+			const uint64_t c1 = (bounds[waves] / BTW_CHUNK + 1) * BTW_CHUNK;
+			bounds[waves + 1] = c1 < end ? c1 : end;
+			waves++;
+		}
+#pragma omp parallel for schedule(dynamic, 1) num_threads(b->threads) reduction(|| : bad)
+		for (uint64_t i = 0; i < waves; i++) {
+			btw_work *k = &b->work[omp_get_thread_num()];
+			double *p = b->part + i * width;
+			if (i == 0 && bounds[0] % BTW_CHUNK)
+				memcpy(p, open, width * sizeof *p);
+			else
+				memset(p, 0, width * sizeof *p);
+			double *arc = b->o.edges ? p + n : NULL;
+			for (uint64_t s = bounds[i]; s < bounds[i + 1] && !k->failed; s++) {
+				if (rows)
+					source_row(&b->g, k, (uint32_t)s,
+					           rows + (s - first) * stride, p, arc);
+				else if ((b->g.exact ? source_exact : source_real)(&b->g, k, (uint32_t)s, p,
+				                                                     arc) < 0)
+					k->failed = 1;
+			}
+			bad = k->failed;
+		}
+		for (uint64_t i = 0; i < waves && !bad; i++) { /* the chunks' sums, in order */
+			const double *p = b->part + i * width;
+			if (bounds[i + 1] % BTW_CHUNK && bounds[i + 1] != n) { /* left open */
+				memcpy(open, p, width * sizeof *p);
+				break;
+			}
+#pragma omp parallel for schedule(static) num_threads(b->threads)
+			for (uint64_t v = 0; v < width; v++)
+				b->total[v] += p[v];
+		}
+		s0 = bounds[waves];
+		if (b->o.progress)
+			b->o.progress(b->o.ctx, s0, n);
+	}
+	b->next = end;
+	return bad ? -1 : 0;
+}
+
+/* ---- the interface ---- */
+
+static int bc_start(btw_graph *g, const gs_bc_opts *o, gs_bc **out, uint32_t bad[2],
+                    st_error *err)
+{
+	*out = NULL;
+	int rc = graph_rank(g, bad, err);
+	if (rc == 0 && g->exact)
+		rc = graph_by_length(g, err);
+	gs_bc *b = rc == 0 ? calloc(1, sizeof *b) : NULL;
+	if (rc != 0 || !b) {
+		graph_free(g);
+		return rc != 0 ? rc : lib_fail(err, "betweenness: out of memory");
+	}
+	b->g = *g, b->o = *o;
+	const uint64_t n = g->n, chunks = (n + BTW_CHUNK - 1) / BTW_CHUNK;
+	b->threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+	if ((uint64_t)b->threads > chunks)
+		b->threads = chunks ? (int)chunks : 1;
+	b->width = n + (o->edges ? g->m : 0);
+	b->total = calloc(b->width + 1, sizeof *b->total);
+	b->part = malloc(((uint64_t)b->threads + 1) * b->width * sizeof *b->part + 1);
+	b->work = calloc((size_t)b->threads, sizeof *b->work);
+	int failed = !b->total || !b->part || !b->work;
+	for (int t = 0; !failed && t < b->threads; t++)
+		if (work_alloc(&b->work[t], g) < 0) {
+			failed = 1;
+			b->threads = t;
+		}
+	if (failed) {
+		gs_bc_free(b);
+		return lib_fail(err, "betweenness: out of memory for the searches of %llu vertices",
+		                (unsigned long long)n);
+	}
+	*out = b;
+	return 0;
+}
+
+static int check_args(uint64_t n, uint32_t type, st_error *err)
+{
+	if (type != ST_INT32 && type != ST_FLOAT32 && type != ST_FLOAT64)
+		return lib_fail(err, "betweenness: unknown element type %u", type);
+	if (n > UINT32_MAX)
+		return lib_fail(err, "betweenness: %llu vertices (at most 2^32 - 1)",
+		                (unsigned long long)n);
+	return 0;
+}
+
+int gs_bc_new(gs_bc **b, uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
+              const uint32_t *to, const void *w, const gs_bc_opts *o, uint32_t bad[2],
+              st_error *err)
+{
+	btw_graph g = {0};
+	*b = NULL;
+	if (check_args(n, type, err) < 0)
+		return -1;
+	for (uint64_t k = 0; k < count; k++)
+		if (from[k] >= n || to[k] >= n)
+			return lib_fail(err, "betweenness: arc %llu (%u -> %u) past vertex %llu",
+			                (unsigned long long)k, from[k], to[k], (unsigned long long)n - 1);
+	if (graph_of_arcs(&g, n, type, count, from, to, w, err) < 0)
+		return -1;
+	return bc_start(&g, o, b, bad, err);
+}
+
+int gs_bc_new_matrix(gs_bc **b, uint64_t n, uint32_t type, const void *w, uint64_t stride,
+                     const gs_bc_opts *o, uint32_t bad[2], st_error *err)
+{
+	btw_graph g = {0};
+	*b = NULL;
+	if (check_args(n, type, err) < 0 || graph_of_matrix(&g, n, type, w, stride, err) < 0)
+		return -1;
+	return bc_start(&g, o, b, bad, err);
+}
+
+int gs_bc_add_rows(gs_bc *b, uint64_t first, uint64_t count, const int32_t *rows,
+                   uint64_t stride, st_error *err)
+{
+	if (!b->g.exact) /* (searched at the end, in doubles) */
+		return 0;
+	if (first != b->next || first + count > b->g.n)
+		return lib_fail(err, "betweenness: rows %llu to %llu given after row %llu (of %llu)",
+		                (unsigned long long)first, (unsigned long long)(first + count),
+		                (unsigned long long)b->next, (unsigned long long)b->g.n);
+	if (count && add_sources(b, first, count, rows, stride) < 0)
+		return lib_fail(err, "betweenness: out of memory for the tight arcs");
+	return 0;
+}
+
+int gs_bc_finish(gs_bc *b, gs_betweenness *out, st_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (b->next < b->g.n && add_sources(b, b->next, b->g.n - b->next, NULL, 0) < 0)
+		return lib_fail(err, "betweenness: out of memory for the searches");
+	const btw_graph *g = &b->g;
+	out->n = g->n, out->arcs = g->m;
+	out->vertex = malloc(g->n * sizeof *out->vertex + 1);
+	if (b->o.edges) {
+		out->from = malloc(g->m * sizeof *out->from + 1);
+		out->to = malloc(g->m * sizeof *out->to + 1);
+		out->arc = malloc(g->m * sizeof *out->arc + 1);
+	}
+	if (!out->vertex || (b->o.edges && (!out->from || !out->to || !out->arc))) {
+		gs_betweenness_free(out);
+		return lib_fail(err, "betweenness: out of memory for the values");
+	}
+	memcpy(out->vertex, b->total, g->n * sizeof *out->vertex);
+	for (uint64_t a = 0; b->o.edges && a < g->m; a++) { /* by tail, then head */
+		const uint64_t p = g->exact ? g->pos[a] : a;
+		out->from[p] = g->from[a], out->to[p] = g->to[a];
+		out->arc[p] = b->total[g->n + a];
+	}
+	return 0;
+}
+
+void gs_bc_free(gs_bc *b)
+{
+	if (!b)
+		return;
+	for (int t = 0; b->work && t < b->threads; t++)
+		work_free(&b->work[t]);
+	free(b->work), free(b->part), free(b->total);
+	graph_free(&b->g);
+	free(b);
+}
+
+/* Every source searched here. */
+static int all_searched(gs_bc *b, int rc, gs_betweenness *out, st_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (rc != 0)
+		return rc;
+	rc = gs_bc_finish(b, out, err);
+	gs_bc_free(b);
+	return rc;
+}
+
+int gs_betweenness_arcs(gs_betweenness *out, uint64_t n, uint32_t type, uint64_t count,
+                        const uint32_t *from, const uint32_t *to, const void *w,
+                        const gs_bc_opts *o, uint32_t bad[2], st_error *err)
+{
+	gs_bc *b;
+	const int rc = gs_bc_new(&b, n, type, count, from, to, w, o, bad, err);
+	return all_searched(b, rc, out, err);
+}
+
+int gs_betweenness_matrix(gs_betweenness *out, uint64_t n, uint32_t type, const void *w,
+                          uint64_t stride, const gs_bc_opts *o, uint32_t bad[2], st_error *err)
+{
+	gs_bc *b;
+	const int rc = gs_bc_new_matrix(&b, n, type, w, stride, o, bad, err);
+	return all_searched(b, rc, out, err);
+}
+
+void gs_betweenness_scale(gs_betweenness *b, int normalized, int directed)
+{
+	const double n = (double)b->n;
+	const double sv = normalized ? (b->n > 2 ? 1.0 / ((n - 1) * (n - 2)) : 1.0)
+	                             : directed ? 1.0 : 0.5;
+	const double se = normalized ? (b->n > 1 ? 1.0 / (n * (n - 1)) : 1.0)
+	                             : directed ? 1.0 : 0.5;
+	for (uint64_t v = 0; v < b->n; v++)
+		b->vertex[v] *= sv;
+	for (uint64_t a = 0; b->arc && a < b->arcs; a++)
+		b->arc[a] *= se;
+}
+
+void gs_betweenness_free(gs_betweenness *b)
+{
+	free(b->vertex), free(b->from), free(b->to), free(b->arc);
+	memset(b, 0, sizeof *b);
+}
