@@ -31,6 +31,7 @@ typedef struct btw_graph {
 	uint32_t *rank;      /* a topological order of the zero arcs */
 	uint64_t *pos;       /* each arc's place by tail then head (the arcs are by tail, then length) */
 	int exact;           /* int64_t lengths */
+	struct btw_arc { uint32_t to; int32_t w; } *packed; /* exact: head and weight together */
 } btw_graph;
 
 /* One thread's room for a source. */
@@ -47,8 +48,12 @@ typedef struct btw_work {
 	uint64_t heap_len, heap_cap;
 	int failed;
 	uint32_t *indeg;    /* rows given: tight arcs into each vertex */
-	uint64_t *tfirst;   /* ... each settled vertex's tight out-arcs in tarc */
+	uint64_t *tfirst;   /* ... each vertex's tight out-arcs: tarc, their heads tu */
 	uint64_t *tarc;
+	uint32_t *tu;
+	uint32_t *succ;     /* the tight arcs' heads again, in the vertices' order, */
+	uint64_t *succ_arc; /* ... their arcs, */
+	uint64_t *sfirst;   /* ... where each place in the order begins */
 	uint64_t tarc_cap;
 } btw_work;
 
@@ -127,6 +132,7 @@ static void btw_accumulate(const btw_graph *g, btw_work *k, uint32_t s, uint64_t
 static void graph_free(btw_graph *g)
 {
 	free(g->first), free(g->to), free(g->from), free(g->w), free(g->rank), free(g->pos);
+	free(g->packed);
 	memset(g, 0, sizeof *g);
 }
 
@@ -333,7 +339,8 @@ static int graph_by_length(btw_graph *g, st_error *err)
 		if (g->first[v + 1] - g->first[v] > widest)
 			widest = g->first[v + 1] - g->first[v];
 	struct btw_key *k = malloc(widest * sizeof *k + 1);
-	if (!k) {
+	g->packed = malloc(g->m * sizeof *g->packed + 1);
+	if (!k || !g->packed) {
 		return lib_fail(err, "betweenness: out of memory");
 	}
 	for (uint64_t v = 0; v < g->n; v++) {
@@ -342,92 +349,126 @@ static int graph_by_length(btw_graph *g, st_error *err)
 			k[i] = (struct btw_key){length_at(g, a0 + i), g->to[a0 + i], a0 + i};
 		qsort(k, len, sizeof *k, by_length);
 		int64_t *wi = g->w;
-		double *wd = g->w;
 		for (uint64_t i = 0; i < len; i++) {
 			g->to[a0 + i] = k[i].to, g->pos[a0 + i] = k[i].at;
-			if (g->exact)
-				wi[a0 + i] = (int64_t)k[i].len;
-			else
-				wd[a0 + i] = k[i].len;
+			wi[a0 + i] = (int64_t)k[i].len;
+			g->packed[a0 + i] = (struct btw_arc){k[i].to, (int32_t)k[i].len};
 		}
 	}
 	free(k);
 	return 0;
 }
 
+/* Room for at least cap tight arcs. */
+static int tight_room(btw_work *k, uint64_t cap)
+{
+	if (cap <= k->tarc_cap)
+		return 0;
+	cap = cap > 2 * k->tarc_cap ? cap : 2 * k->tarc_cap;
+	uint64_t *a = realloc(k->tarc, cap * sizeof *a);
+	if (a)
+		k->tarc = a;
+	uint32_t *u = realloc(k->tu, cap * sizeof *u);
+	if (u)
+		k->tu = u;
+	uint32_t *sc = realloc(k->succ, cap * sizeof *sc);
+	if (sc)
+		k->succ = sc;
+	uint64_t *sa = realloc(k->succ_arc, cap * sizeof *sa);
+	if (sa)
+		k->succ_arc = sa;
+	if (!a || !u || !sc || !sa)
+		return -1;
+	k->tarc_cap = cap;
+	return 0;
+}
+
 /* Source s from its row of distances d (int32, exact): the tight arcs
  * (d(u) + w = d(v)) up to the farthest vertex, in tails' order; the
  * vertices in a topological order of them (Kahn's, from s) with their
- * path counts; then the dependencies accumulated in reverse. */
+ * path counts, the tight arcs copied in that order; then the dependencies
+ * accumulated in reverse, reading that copy backwards. */
 static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_t *d,
                        double *vertex, double *arc)
 {
 	const uint64_t n = g->n;
-	const int64_t *w = g->w;
+	const struct btw_arc *arcs = g->packed;
 	int64_t far = 0;
 	for (uint64_t v = 0; v < n; v++)
 		if (d[v] < ST_INF_I32 && d[v] > far)
 			far = d[v];
-	uint64_t t = 0;
+	uint64_t t = 0, sure = 0; /* room sure for tight arcs up to sure */
+	uint32_t *indeg = k->indeg;
+	uint64_t *tarc = k->tarc;
+	uint32_t *tu = k->tu;
 	for (uint64_t u = 0; u < n; u++) {
 		k->tfirst[u] = t;
 		if (d[u] >= ST_INF_I32)
 			continue;
 		const int64_t du = d[u], room = far - du;
-		if (t + (g->first[u + 1] - g->first[u]) > k->tarc_cap) {
-			uint64_t cap = k->tarc_cap * 2 + (g->first[u + 1] - g->first[u]);
-			uint64_t *x = realloc(k->tarc, cap * sizeof *x);
-			if (!x) {
+		if (t + (g->first[u + 1] - g->first[u]) > sure) {
+			if (tight_room(k, t + (g->first[u + 1] - g->first[u])) < 0) {
 				k->failed = 1;
 				return;
 			}
-			k->tarc = x, k->tarc_cap = cap;
+			tarc = k->tarc, tu = k->tu, sure = k->tarc_cap;
 		}
-		for (uint64_t a = g->first[u]; a < g->first[u + 1] && w[a] <= room; a++)
-			if (du + w[a] == d[g->to[a]]) {
-				k->tarc[t++] = a;
-				k->indeg[g->to[a]]++;
-			}
+		for (uint64_t a = g->first[u]; a < g->first[u + 1] && arcs[a].w <= room; a++) {
+			const uint32_t v = arcs[a].to;
+			const uint32_t tight = du + arcs[a].w == d[v];
+			tarc[t] = a, tu[t] = v;
+			t += tight;
+			indeg[v] += tight;
+		}
 	}
 	k->tfirst[n] = t;
-	uint64_t len = 1;
+	/* forward: the order, the counts, the arcs in order */
+	double *sig = k->sig_m, *coef = k->delta;
+	int32_t *sig_e = k->sig_e;
+	uint64_t len = 1, at = 0;
 	k->order[0] = s;
-	k->sig_m[s] = 1.0, k->sig_e[s] = 0;
+	sig[s] = 1.0, sig_e[s] = 0;
 	for (uint64_t i = 0; i < len; i++) {
 		const uint32_t v = k->order[i];
+		k->sfirst[i] = at;
 		for (uint64_t j = k->tfirst[v]; j < k->tfirst[v + 1]; j++) {
-			const uint32_t u = g->to[k->tarc[j]];
-			if (k->sig_m[u] == 0)
-				k->sig_m[u] = k->sig_m[v], k->sig_e[u] = k->sig_e[v];
+			const uint32_t u = k->tu[j];
+			k->succ[at] = u;
+			if (arc)
+				k->succ_arc[at] = k->tarc[j];
+			at++;
+			if (sig[u] == 0)
+				sig[u] = sig[v], sig_e[u] = sig_e[v];
 			else
 				btw_count_add(k, u, v);
-			if (--k->indeg[u] == 0)
+			if (--indeg[u] == 0)
 				k->order[len++] = u;
 		}
 	}
+	k->sfirst[len] = at;
+	/* backward: coef(u) = (1 + delta(u)) / sigma(u), so that each tight
+	 * v -> u passes sigma(v) coef(u) back to v */
 	for (uint64_t i = len; i-- > 0;) {
 		const uint32_t v = k->order[i];
-		const double mv = k->sig_m[v];
-		const int32_t ev = k->sig_e[v];
+		const double mv = sig[v];
+		const int32_t ev = sig_e[v];
 		double dv = 0;
-		for (uint64_t j = k->tfirst[v]; j < k->tfirst[v + 1]; j++) {
-			const uint64_t a = k->tarc[j];
-			const uint32_t u = g->to[a];
-			double r = mv / k->sig_m[u];
-			if (ev != k->sig_e[u])
-				r = ldexp(r, ev - k->sig_e[u]);
-			const double c = r * (1.0 + k->delta[u]);
+		for (uint64_t j = k->sfirst[i]; j < k->sfirst[i + 1]; j++) {
+			const uint32_t u = k->succ[j];
+			double c = mv * coef[u];
+			if (ev != sig_e[u])
+				c = ldexp(c, ev - sig_e[u]);
 			dv += c;
 			if (arc)
-				arc[a] += c;
+				arc[k->succ_arc[j]] += c;
 		}
-		k->delta[v] = dv;
 		if (v != s)
 			vertex[v] += dv;
+		coef[v] = (1.0 + dv) / mv;
 	}
 	for (uint64_t i = 0; i < len; i++) { /* ready for the next source */
 		const uint32_t v = k->order[i];
-		k->sig_m[v] = 0, k->delta[v] = 0;
+		sig[v] = 0, coef[v] = 0;
 	}
 }
 
@@ -437,7 +478,8 @@ static void work_free(btw_work *k)
 {
 	free(k->dist), free(k->sig_m), free(k->delta), free(k->sig_e), free(k->done);
 	free(k->order), free(k->head), free(k->link), free(k->heap);
-	free(k->indeg), free(k->tfirst), free(k->tarc);
+	free(k->indeg), free(k->tfirst), free(k->tarc), free(k->tu), free(k->succ);
+	free(k->succ_arc), free(k->sfirst);
 }
 
 static int work_alloc(btw_work *k, const btw_graph *g)
@@ -457,8 +499,13 @@ static int work_alloc(btw_work *k, const btw_graph *g)
 	k->link = malloc(k->link_cap * 2 * sizeof *k->link);
 	k->heap = malloc(k->heap_cap * 16);
 	k->tarc = malloc(k->tarc_cap * sizeof *k->tarc);
+	k->tu = malloc(k->tarc_cap * sizeof *k->tu);
+	k->succ = malloc(k->tarc_cap * sizeof *k->succ);
+	k->succ_arc = malloc(k->tarc_cap * sizeof *k->succ_arc);
+	k->sfirst = malloc((n + 1) * sizeof *k->sfirst);
 	if (!k->dist || !k->sig_m || !k->delta || !k->sig_e || !k->done || !k->order || !k->head
-	    || !k->link || !k->heap || !k->indeg || !k->tfirst || !k->tarc) {
+	    || !k->link || !k->heap || !k->indeg || !k->tfirst || !k->tarc || !k->tu || !k->succ
+	    || !k->succ_arc || !k->sfirst) {
 		work_free(k);
 		return -1;
 	}
