@@ -122,7 +122,8 @@ typedef struct gs_bc_opts {
 } gs_bc_opts;
 
 /* b for the graph of count arcs from[k] -> to[k] of weight w[k] (type) on n
- * vertices, each source searched here (Dijkstra's search).  Returns 0; 1
+ * vertices: int32 from the sparse engine's rows where its fill is small
+ * (gs_add_arcs' engine), else each source searched (Dijkstra's search).  Returns 0; 1
  * where an arc's weight is negative (or NaN), 2 where a cycle of zero
  * weight makes the paths' count infinite: that arc's ends in bad, b empty;
  * -1 with err set. */

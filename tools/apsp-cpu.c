@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 		.o = {.block = FW_BLOCK_DEFAULT, .simd = FW_SIMD_AUTO, .progress = progress,
 		      .stage = stage},
 		.ck = {.every = -1}, .paths = 1, .order = ORDER_AUTO, .engine = ENGINE_AUTO,
-		.form = {STATS_TABLE, 0, 0}};
+		.form = {.what = STATS_TABLE}};
 	tool_init("apsp-cpu", argc, argv);
 	parse_options(argc, argv, &a);
 	fw_opts o = a.o;

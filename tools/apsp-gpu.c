@@ -164,7 +164,7 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 int main(int argc, char **argv)
 {
 	static struct gpu_args a = {.engine = {.device = 0, .block = 0, .paths = 1},
-	                            .order = ORDER_AUTO, .form = {STATS_TABLE, 0, 0},
+	                            .order = ORDER_AUTO, .form = {.what = STATS_TABLE},
 	                            .ck = {.every = -1}};
 	tool_init("apsp-gpu", argc, argv);
 	test_hooks(&a.engine);

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 		STATS_LONGOPTS,
 		{0, 0, 0, 0},
 	};
-	struct stats_form form = {STATS_TABLE, 0, 0};
+	struct stats_form form = {.what = STATS_TABLE};
 	int c;
 
 	tool_init("apsp-stats", argc, argv);

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "elim.h"
+#include "fw.h"
 #include "stats.h"
 
 #define BTW_CHUNK 64
@@ -721,12 +723,58 @@ static int all_searched(gs_bc *b, int rc, gs_betweenness *out, st_error *err)
 	return rc;
 }
 
+/* A dense graph's rows by the CPU engine's rounds, where its matrix takes
+ * at most a quarter of the memory (else each source is searched). */
+static int rows_by_rounds(gs_bc *b, int threads, st_error *err)
+{
+	const btw_graph *g = &b->g;
+	const uint64_t n = g->n;
+	if ((double)n * (double)n * 4.0 > (double)lib_physical_memory() / 4)
+		return 0;
+	int32_t *d = lib_huge_alloc(n * n * 4 + 1);
+	if (!d)
+		return 0;
+	for (uint64_t i = 0; i < n; i++)
+		for (uint64_t j = 0; j < n; j++)
+			d[i * n + j] = i == j ? 0 : ST_INF_I32;
+	for (uint64_t a = 0; a < g->m; a++)
+		d[(uint64_t)g->from[a] * n + g->packed[a].to] = g->packed[a].w;
+	const fw_opts fo = {.threads = threads};
+	int rc = fw_cpu(&fo, ST_INT32, n, d, NULL, err);
+	if (rc == 0)
+		rc = gs_bc_add_rows(b, 0, n, d, n, err);
+	free(d);
+	return rc;
+}
+
+static int take_rows(void *ctx, uint64_t first, uint64_t count, const void *rows)
+{
+	gs_bc *b = ctx;
+	st_error err;
+	return gs_bc_add_rows(b, first, count, rows, b->g.n, &err);
+}
+
 int gs_betweenness_arcs(gs_betweenness *out, uint64_t n, uint32_t type, uint64_t count,
                         const uint32_t *from, const uint32_t *to, const void *w,
                         const gs_bc_opts *o, uint32_t bad[2], st_error *err)
 {
 	gs_bc *b;
-	const int rc = gs_bc_new(&b, n, type, count, from, to, w, o, bad, err);
+	int rc = gs_bc_new(&b, n, type, count, from, to, w, o, bad, err);
+	if (rc == 0 && type == ST_INT32 && n > 1) { /* the sparse engine's rows, where its fill is small */
+		el_factor *f;
+		int64_t cycle;
+		const int made = el_factor_make(n, type, count, from, to, w, 1, o->threads, n * n / 16,
+		                                &f, &cycle, err);
+		if (made < 0 || (made == 0 && el_all_rows(f, NULL, n, o->threads, take_rows, b, NULL,
+		                                          err) < 0))
+			rc = -1;
+		if (made == 0)
+			el_factor_free(f);
+		if (made == 2 && rc == 0)
+			rc = rows_by_rounds(b, o->threads, err);
+	}
+	if (rc < 0)
+		gs_bc_free(b);
 	return all_searched(b, rc, out, err);
 }
 

@@ -5,6 +5,7 @@
     dist, pred = apsp.shortest_path(G, return_predecessors=True, device="cpu")
     table = apsp.stats(G)                               # apsp-stats' columns
     table = apsp.stats(road, engine="sparse")            # scipy.sparse, no n x n
+    bc = apsp.betweenness_centrality(G)                 # networkx's, weighted
 
 shortest_path and floyd_warshall take scipy.sparse.csgraph's arguments and
 give its results (float64 distances, int32 predecessors with -9999 for
@@ -14,6 +15,7 @@ this package's.  load and save read and write the toolkit's streams
 libraries are found in the checkout (after make) or where make install put
 them (see _lib.py)."""
 from . import _lib
+from ._betweenness import betweenness_centrality
 from ._csgraph import floyd_warshall, shortest_path
 from ._engine import has_gpu
 from ._errors import NegativeCycleError
@@ -33,5 +35,6 @@ try:
 except ImportError:  # pragma: no cover - apspmat.py lies beside this package
     pass
 
-__all__ = ["floyd_warshall", "shortest_path", "stats", "COLUMNS", "NegativeCycleError",
+__all__ = ["floyd_warshall", "shortest_path", "stats", "COLUMNS", "betweenness_centrality",
+           "NegativeCycleError",
            "has_gpu", "load", "save", "Stream", "StreamError"]

@@ -47,6 +47,19 @@ class GsSummary(ctypes.Structure):
                 ("wiener_i", ctypes.c_int64), ("wiener_exact", ctypes.c_int)]
 
 
+class GsBetweenness(ctypes.Structure):
+    """gs_betweenness: the values made."""
+    _fields_ = [("n", ctypes.c_uint64), ("arcs", ctypes.c_uint64),
+                ("vertex", ctypes.c_void_p), ("from_", ctypes.c_void_p),
+                ("to", ctypes.c_void_p), ("arc", ctypes.c_void_p)]
+
+
+class GsBcOpts(ctypes.Structure):
+    """gs_bc_opts: what the betweenness is asked for."""
+    _fields_ = [("edges", ctypes.c_int), ("threads", ctypes.c_int),
+                ("progress", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
+
+
 def _mirrored():
     """(name, this package's value) for every name st_layout answers."""
     g = globals()
@@ -55,7 +68,10 @@ def _mirrored():
            ("sizeof gs_stats", ctypes.sizeof(GsStats)),
            ("offsetof gs_stats.harmonic", GsStats.harmonic.offset),
            ("sizeof gs_summary", ctypes.sizeof(GsSummary)),
-           ("offsetof gs_summary.wiener_exact", GsSummary.wiener_exact.offset)]
+           ("offsetof gs_summary.wiener_exact", GsSummary.wiener_exact.offset),
+           ("sizeof gs_betweenness", ctypes.sizeof(GsBetweenness)),
+           ("offsetof gs_betweenness.arc", GsBetweenness.arc.offset),
+           ("sizeof gs_bc_opts", ctypes.sizeof(GsBcOpts))]
     return out + [(k, g[k]) for k in ("ST_INT32", "ST_FLOAT32", "ST_FLOAT64", "ST_DIRECTED",
                                       "ST_NEGATIVE", "ST_NEGCYCLE", "ST_INF_I32", "GS_OUT",
                                       "GS_IN")]

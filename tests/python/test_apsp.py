@@ -316,6 +316,59 @@ else:
     check("stats(): a directed graph keeps ordered pairs",
           apsp.stats(A, device=DEVICE)["summary"]["wiener"] == 2702)
 
+    # betweenness_centrality against networkx's, weighted and not, directed
+    # and not, normalized and not, dense and scipy.sparse
+    def nx_graph(g, directed, weighted):
+        G = nx.DiGraph() if directed else nx.Graph()
+        G.add_nodes_from(range(len(g)))
+        for u, v in zip(*np.nonzero(g)):
+            if u != v:
+                G.add_edge(int(u), int(v), weight=float(g[u, v]))
+        return G
+
+    def close(a, b):
+        return bool(np.all(np.abs(a - b) <= 1e-9 * np.maximum(1, np.abs(b))))
+
+    ok = True
+    for whole in (True, False):
+        for directed in (True, False):
+            for weighted in (True, False):
+                for normalized in (False, True):
+                    g = random_graph(rng, 45, density=0.12, whole=whole)
+                    if whole:
+                        g = np.where(g > 0, g % 3 + 1, 0)  # weights 1..3: ties
+                    if not directed:
+                        g = np.triu(g) + np.triu(g, 1).T
+                    ref = nx.betweenness_centrality(nx_graph(g, directed, weighted),
+                                                    weight="weight" if weighted else None,
+                                                    normalized=normalized)
+                    ref = np.array([ref[i] for i in range(len(g))])
+                    got = apsp.betweenness_centrality(g, directed=directed, weighted=weighted,
+                                                      normalized=normalized, device="cpu")
+                    got_sp = apsp.betweenness_centrality(sp.csr_matrix(g), directed=directed,
+                                                         weighted=weighted, normalized=normalized)
+                    if not (close(got, ref) and close(got_sp, ref)):
+                        ok = False
+                        print("# whole %s directed %s weighted %s normalized %s: %r / %r"
+                              % (whole, directed, weighted, normalized, got[:4], ref[:4]))
+    check("betweenness_centrality: networkx's, within 1e-9 (16 kinds of graph and call)", ok)
+    K = nx.karate_club_graph()
+    ref = nx.betweenness_centrality(K)
+    got = apsp.betweenness_centrality(nx.to_numpy_array(K, weight=None), directed=False,
+                                      normalized=True)
+    check("betweenness_centrality: the karate club's, normalized",
+          close(got, np.array([ref[i] for i in range(34)])))
+    raises("betweenness_centrality: a negative weight refused", ValueError,
+           lambda: apsp.betweenness_centrality(np.array([[0, -1.0], [2, 0]])), "negative")
+    zc = sp.csr_matrix((np.array([1.0, 0, 0]), (np.array([0, 1, 2]), np.array([1, 2, 1]))),
+                       shape=(3, 3))
+    raises("betweenness_centrality: a zero cycle refused", ValueError,
+           lambda: apsp.betweenness_centrality(zc), "zero weight")
+    raises("betweenness_centrality: device='gpu' refused, saying so", ValueError,
+           lambda: apsp.betweenness_centrality(np.ones((2, 2)), device="gpu"), "CPU")
+    check("betweenness_centrality: an empty graph",
+          apsp.betweenness_centrality(np.zeros((0, 0))).shape == (0,))
+
 # The layouts the package mirrors: the library built beside it agrees; one
 # whose answer differs in any of them, or that cannot tell, is refused by
 # name (a field added in C would otherwise give wrong numbers).
