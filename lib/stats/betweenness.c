@@ -49,7 +49,6 @@ typedef struct btw_work {
 	void *heap;
 	uint64_t heap_len, heap_cap;
 	int failed;
-	uint32_t *indeg;    /* rows given: tight arcs into each vertex */
 	uint64_t *tfirst;   /* ... each vertex's tight out-arcs: tarc, their heads tu */
 	uint64_t *tarc;
 	uint32_t *tu;
@@ -57,6 +56,11 @@ typedef struct btw_work {
 	uint64_t *succ_arc; /* ... their arcs, */
 	uint64_t *sfirst;   /* ... where each place in the order begins */
 	uint64_t tarc_cap;
+	struct btw_vx {     /* rows given: each vertex's count, coefficient, in-degree */
+		double sig, coef;
+		int32_t e;
+		uint32_t indeg;
+	} *vx;
 } btw_work;
 
 /* Tight arc a into u. */
@@ -75,11 +79,11 @@ static int btw_link(btw_work *k, uint32_t u, uint64_t a)
 	return 0;
 }
 
-/* u's path count gains v's. */
-static void btw_count_add(btw_work *k, uint32_t u, uint32_t v)
+/* A path count m x 2^e gains mv x 2^ev. */
+static inline void count_add(double *m, int32_t *e, double mv, int32_t ev)
 {
-	double mu = k->sig_m[u], mv = k->sig_m[v];
-	int32_t eu = k->sig_e[u], ev = k->sig_e[v];
+	double mu = *m;
+	int32_t eu = *e;
 	if (eu == ev) {
 		mu += mv;
 	} else if (ev > eu) {
@@ -92,7 +96,13 @@ static void btw_count_add(btw_work *k, uint32_t u, uint32_t v)
 		mu = ldexp(mu, -BTW_NORM);
 		eu += BTW_NORM;
 	}
-	k->sig_m[u] = mu, k->sig_e[u] = eu;
+	*m = mu, *e = eu;
+}
+
+/* u's path count gains v's. */
+static void btw_count_add(btw_work *k, uint32_t u, uint32_t v)
+{
+	count_add(&k->sig_m[u], &k->sig_e[u], k->sig_m[v], k->sig_e[v]);
 }
 
 /* The dependencies of source s's settled vertices, last first: each tight
@@ -400,7 +410,7 @@ static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_
 		if (d[v] < ST_INF_I32 && d[v] > far)
 			far = d[v];
 	uint64_t t = 0, sure = 0; /* room sure for tight arcs up to sure */
-	uint32_t *indeg = k->indeg;
+	struct btw_vx *vx = k->vx;
 	uint64_t *tarc = k->tarc;
 	uint32_t *tu = k->tu;
 	for (uint64_t u = 0; u < n; u++) {
@@ -420,30 +430,31 @@ static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_
 			const uint32_t tight = du + arcs[a].w == d[v];
 			tarc[t] = a, tu[t] = v;
 			t += tight;
-			indeg[v] += tight;
+			vx[v].indeg += tight;
 		}
 	}
 	k->tfirst[n] = t;
 	/* forward: the order, the counts, the arcs in order */
-	double *sig = k->sig_m, *coef = k->delta;
-	int32_t *sig_e = k->sig_e;
 	uint64_t len = 1, at = 0;
 	k->order[0] = s;
-	sig[s] = 1.0, sig_e[s] = 0;
+	vx[s].sig = 1.0, vx[s].e = 0;
 	for (uint64_t i = 0; i < len; i++) {
 		const uint32_t v = k->order[i];
+		const double mv = vx[v].sig;
+		const int32_t ev = vx[v].e;
 		k->sfirst[i] = at;
 		for (uint64_t j = k->tfirst[v]; j < k->tfirst[v + 1]; j++) {
 			const uint32_t u = k->tu[j];
+			struct btw_vx *x = &vx[u];
 			k->succ[at] = u;
 			if (arc)
 				k->succ_arc[at] = k->tarc[j];
 			at++;
-			if (sig[u] == 0)
-				sig[u] = sig[v], sig_e[u] = sig_e[v];
+			if (x->sig == 0)
+				x->sig = mv, x->e = ev;
 			else
-				btw_count_add(k, u, v);
-			if (--indeg[u] == 0)
+				count_add(&x->sig, &x->e, mv, ev);
+			if (--x->indeg == 0)
 				k->order[len++] = u;
 		}
 	}
@@ -452,26 +463,23 @@ static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_
 	 * v -> u passes sigma(v) coef(u) back to v */
 	for (uint64_t i = len; i-- > 0;) {
 		const uint32_t v = k->order[i];
-		const double mv = sig[v];
-		const int32_t ev = sig_e[v];
+		struct btw_vx *y = &vx[v];
 		double dv = 0;
 		for (uint64_t j = k->sfirst[i]; j < k->sfirst[i + 1]; j++) {
-			const uint32_t u = k->succ[j];
-			double c = mv * coef[u];
-			if (ev != sig_e[u])
-				c = ldexp(c, ev - sig_e[u]);
+			const struct btw_vx *x = &vx[k->succ[j]];
+			double c = y->sig * x->coef;
+			if (y->e != x->e)
+				c = ldexp(c, y->e - x->e);
 			dv += c;
 			if (arc)
 				arc[k->succ_arc[j]] += c;
 		}
 		if (v != s)
 			vertex[v] += dv;
-		coef[v] = (1.0 + dv) / mv;
+		y->coef = (1.0 + dv) / y->sig;
 	}
-	for (uint64_t i = 0; i < len; i++) { /* ready for the next source */
-		const uint32_t v = k->order[i];
-		sig[v] = 0, coef[v] = 0;
-	}
+	for (uint64_t i = 0; i < len; i++) /* ready for the next source */
+		vx[k->order[i]] = (struct btw_vx){0, 0, 0, 0};
 }
 
 /* ---- the sources ---- */
@@ -480,8 +488,8 @@ static void work_free(btw_work *k)
 {
 	free(k->dist), free(k->sig_m), free(k->delta), free(k->sig_e), free(k->done);
 	free(k->order), free(k->head), free(k->link), free(k->heap);
-	free(k->indeg), free(k->tfirst), free(k->tarc), free(k->tu), free(k->succ);
-	free(k->succ_arc), free(k->sfirst);
+	free(k->tfirst), free(k->tarc), free(k->tu), free(k->succ);
+	free(k->succ_arc), free(k->sfirst), free(k->vx);
 }
 
 static int work_alloc(btw_work *k, const btw_graph *g)
@@ -495,7 +503,6 @@ static int work_alloc(btw_work *k, const btw_graph *g)
 	k->done = calloc(n + 1, 1);
 	k->order = malloc(n * sizeof *k->order + 1);
 	k->head = malloc(n * sizeof *k->head + 1);
-	k->indeg = calloc(n + 1, sizeof *k->indeg);
 	k->tfirst = malloc((n + 1) * sizeof *k->tfirst);
 	k->link_cap = n + 16, k->heap_cap = n + 16, k->tarc_cap = n + 16;
 	k->link = malloc(k->link_cap * 2 * sizeof *k->link);
@@ -505,9 +512,10 @@ static int work_alloc(btw_work *k, const btw_graph *g)
 	k->succ = malloc(k->tarc_cap * sizeof *k->succ);
 	k->succ_arc = malloc(k->tarc_cap * sizeof *k->succ_arc);
 	k->sfirst = malloc((n + 1) * sizeof *k->sfirst);
+	k->vx = calloc(n + 1, sizeof *k->vx);
 	if (!k->dist || !k->sig_m || !k->delta || !k->sig_e || !k->done || !k->order || !k->head
-	    || !k->link || !k->heap || !k->indeg || !k->tfirst || !k->tarc || !k->tu || !k->succ
-	    || !k->succ_arc || !k->sfirst) {
+	    || !k->link || !k->heap || !k->tfirst || !k->tarc || !k->tu || !k->succ
+	    || !k->succ_arc || !k->sfirst || !k->vx) {
 		work_free(k);
 		return -1;
 	}
