@@ -1,9 +1,17 @@
 /* betweenness.c - the engines' betweenness (see betweenness.h). */
 #include "betweenness.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "tool.h"
+
+struct btw_run {
+	gs_bc *b;
+	uint64_t n;
+	int32_t *held; /* rows first .. first + count - 1, room for room */
+	uint64_t first, count, room;
+};
 
 static void progress(void *ctx, uint64_t done, uint64_t sources)
 {
@@ -11,7 +19,7 @@ static void progress(void *ctx, uint64_t done, uint64_t sources)
 	tool_progress("sources' betweenness", done, sources);
 }
 
-gs_bc *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uint64_t count,
+btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uint64_t count,
                  const uint32_t *from, const uint32_t *to, const void *w, uint64_t stride,
                  int threads)
 {
@@ -33,28 +41,60 @@ gs_bc *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uint6
 		         "vertices have shortest walks without end, and no count)", u, v);
 	if (rc < 0)
 		tool_die_st(NULL, &err);
-	return b;
+	btw_run *run = calloc(1, sizeof *run);
+	if (!run)
+		tool_die("betweenness: out of memory");
+	run->b = b, run->n = n;
+	if (type == ST_INT32 && n) { /* a few chunks a core, in at most 256 MiB */
+		const int t = threads > 0 ? threads : tool_threads();
+		uint64_t room = (uint64_t)t * 64 * 4;
+		if (room * n * 4 > (256u << 20))
+			room = ((256u << 20) / (n * 4) + 63) / 64 * 64;
+		run->room = room;
+		if (!(run->held = malloc(room * n * 4)))
+			tool_die("betweenness: out of memory for %llu rows", (unsigned long long)room);
+	}
+	return run;
 }
 
-void btw_rows(gs_bc *b, uint64_t first, uint64_t count, const void *rows, uint64_t stride)
+static void flush(btw_run *r)
 {
 	st_error err;
-	if (b && gs_bc_add_rows(b, first, count, rows, stride, &err) < 0)
+	if (r->count && gs_bc_add_rows(r->b, r->first, r->count, r->held, r->n, &err) < 0)
 		tool_die_st(NULL, &err);
+	r->first += r->count, r->count = 0;
 }
 
-void btw_end(gs_bc *b, const struct stats_form *form, uint32_t flags, gs_betweenness *out,
+void btw_rows(btw_run *r, uint64_t first, uint64_t count, const void *rows, uint64_t stride)
+{
+	if (!r || !r->held)
+		return;
+	for (uint64_t k = 0; k < count; k++) {
+		if (r->count == r->room)
+			flush(r);
+		memcpy(r->held + r->count * r->n, (const int32_t *)rows + k * stride, r->n * 4);
+		if (!r->count)
+			r->first = first + k;
+		r->count++;
+	}
+}
+
+void btw_end(btw_run *r, const struct stats_form *form, uint32_t flags, gs_betweenness *out,
              struct stats_form *with)
 {
 	*with = *form;
 	memset(out, 0, sizeof *out);
-	if (!b)
+	if (!r)
 		return;
 	st_error err;
 	tool_progress_stage("betweenness");
-	if (gs_bc_finish(b, out, &err) < 0)
+	if (r->held)
+		flush(r);
+	if (gs_bc_finish(r->b, out, &err) < 0)
 		tool_die_st(NULL, &err);
-	gs_bc_free(b);
+	gs_bc_free(r->b);
+	free(r->held);
+	free(r);
 	gs_betweenness_scale(out, form->normalized, (flags & ST_DIRECTED) != 0);
 	if (form->edge_path)
 		stats_write_edges(form->edge_path, out, form->base, flags);

@@ -8,21 +8,25 @@
 #include "stats.h"
 #include "statsout.h"
 
+/* The accumulator (lib/stats.h's gs_bc) and the rows held for it: a call
+ * on a few rows would keep few cores busy (a chunk of 64 sources a core). */
+typedef struct btw_run btw_run;
+
 /* Where form asks for betweenness, the accumulator of the graph of count
  * arcs (from, to, w of type; stride 0) or of an n x n weight matrix (w,
  * stride entries a row, stride > 0; from, to unused); NULL where it is not asked.  Dies (exit 2)
  * where a weight is negative or a cycle has zero weight, naming the arc. */
-gs_bc *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uint64_t count,
+btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uint64_t count,
                  const uint32_t *from, const uint32_t *to, const void *w, uint64_t stride,
                  int threads);
 /* Rows first .. first + count - 1 of the distances, in order (int32 only;
  * others are searched at the end).  Nothing where b is NULL. */
-void btw_rows(gs_bc *b, uint64_t first, uint64_t count, const void *rows, uint64_t stride);
+void btw_rows(btw_run *b, uint64_t first, uint64_t count, const void *rows, uint64_t stride);
 /* The values made (b freed), scaled as form asks (flags: the graph's,
  * ST_DIRECTED clear: undirected), the arcs' written to form->edge_path;
  * *out holds them for stats_print (form->bc pointed at it in the copy
  * *with).  Nothing where b is NULL (*with a copy of form). */
-void btw_end(gs_bc *b, const struct stats_form *form, uint32_t flags, gs_betweenness *out,
+void btw_end(btw_run *b, const struct stats_form *form, uint32_t flags, gs_betweenness *out,
              struct stats_form *with);
 
 #endif

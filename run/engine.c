@@ -401,7 +401,7 @@ int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse
 }
 
 void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan, void *dist,
-                        uint64_t n, uint32_t type, uint32_t flags, int threads, gs_bc *bc)
+                        uint64_t n, uint32_t type, uint32_t flags, int threads, btw_run *bc)
 {
 	gs_stats s;
 	st_error err;

@@ -7,6 +7,7 @@
 #include "graphio.h"
 #include "solve.h"
 #include "stream.h"
+#include "betweenness.h"
 #include "statsout.h"
 
 /* The engines' input: a matrix stream, or a graph as text (Matrix Market,
@@ -100,7 +101,7 @@ int32_t *engine_order_edges(int mode, const gio_graph *g, int block, int *sparse
  * the betweenness of bc (run/betweenness.h; NULL: none) given the rows,
  * then the output committed. */
 void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan, void *dist,
-                        uint64_t n, uint32_t type, uint32_t flags, int threads, gs_bc *bc);
+                        uint64_t n, uint32_t type, uint32_t flags, int threads, btw_run *bc);
 /* The engines' --stats and the statistics' own options (statsout.h):
  * 1 if c was one of them. */
 enum { ENGINE_OPT_STATS = 0x3800, ENGINE_OPT_NO_PATHS, ENGINE_OPT_ORDER, ENGINE_OPT_DERIVE,

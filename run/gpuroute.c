@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "betweenness.h"
 #include "common.h"
 #include "direct.h"
 #include "float64.h"
@@ -649,7 +650,14 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 {
 	const struct gpu_args *a = g->a;
 	const uint64_t n = g->head.n;
+	const int btw = a->form.betweenness || a->form.edge_path;
 	memset(p, 0, sizeof *p);
+	if (btw && g->nproc > 1)
+		tool_usage_error("--betweenness, --edge-betweenness: one process (not under mpirun) "
+		                 "for now");
+	if (btw && g->head.type == ST_FLOAT64)
+		tool_usage_error("--betweenness, --edge-betweenness: not with float64 weights on the "
+		                 "GPU yet (apsp-cpu makes them)");
 	if (sparse_first(a, g)) {
 		p->route = GPU_SPARSE;
 		snprintf(p->why, sizeof p->why, "sparse: the sparse engine %s, its rows on the GPU",
@@ -684,8 +692,10 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 		snprintf(p->why, sizeof p->why, "follow: process 0 reads the graph");
 		return;
 	}
-	const char *arcs = not_by_arcs(g->r, &g->o, g->nproc);
-	const char *direct = arcs ? not_direct(&g->o, &g->in, g->r, a->order, g->nproc, &g->job) : "";
+	/* (betweenness: the graph and the rows on the host, run/betweenness.h) */
+	const char *arcs = btw ? "betweenness asked" : not_by_arcs(g->r, &g->o, g->nproc);
+	const char *direct = btw ? "betweenness asked"
+	                   : arcs ? not_direct(&g->o, &g->in, g->r, a->order, g->nproc, &g->job) : "";
 	if (!arcs) {
 		p->route = GPU_ARCS;
 		snprintf(p->why, sizeof p->why, "arcs: a sparse graph as text, its weight matrix made "
@@ -696,7 +706,8 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 		         gpustart_gpus(&g->job));
 	} else {
 		p->route = GPU_HOST;
-		p->read_ahead = g->nproc == 1 && g->in.npad == n && reads_ahead(&g->o, a->order, n, &g->job);
+		p->read_ahead = g->nproc == 1 && g->in.npad == n && !btw
+		                && reads_ahead(&g->o, a->order, n, &g->job);
 		snprintf(p->why, sizeof p->why, "host: the graph read on the host%s (not made from its "
 		         "arcs: %s; not taken by the GPUs as read: %s)",
 		         p->read_ahead ? ", the GPU begun on its rows as they come" : "", arcs, direct);
@@ -758,8 +769,15 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 			o->device = g->job.device;
 			o->gpus = 1;
 		}
-		if (a->stats)
+		if (a->stats) {
 			sink_open_stats(&res, o, &rd.plan, n, in->type);
+			res.bc = btw_begin(&a->form, n, in->type, 0, NULL, NULL, rd.graph, n, threads);
+			if (res.bc && rd.plan.potential)
+				tool_die("betweenness: the graph has a negative weight (the counts of "
+				         "shortest paths are made with weights of 0 or more)");
+			if (res.bc) /* (the panels come to the host, for its rows) */
+				o->stats = NULL;
+		}
 		else if (!(res.w = st_writer_open(g->out, &h, tool_opts.level, threads, &err))
 		         || (o->paths && !(res.pred = st_spool_open(res.w, ST_PRED, &err))))
 			tool_die_st(tool_output_name(), &err);

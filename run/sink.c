@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "betweenness.h"
 #include "fw.h"
 #include "tool.h"
 
@@ -80,6 +81,7 @@ int sink_take(void *ctx, uint64_t r0, uint64_t rows, void *dist, int32_t *pred)
 	double t = lib_now();
 	if (res->stats) { /* (the engine folded them itself where it could) */
 		gs_add_rows(res->stats, r0, rows, dist, res->n, res->threads);
+		btw_rows(res->bc, r0, rows, dist, res->n);
 		res->sink_s += lib_now() - t0;
 		tool_progress("rows", r0 + rows, res->n);
 		return 0;
@@ -126,9 +128,13 @@ void sink_finish(struct sink *res, const struct fwg_opts *o, FILE *sout,
 {
 	st_error err;
 	if (res->stats) {
-		stats_print(sout, res->stats, form, res->flags);
+		struct stats_form with;
+		gs_betweenness values;
+		btw_end(res->bc, form, res->flags, &values, &with);
+		stats_print(sout, res->stats, &with, res->flags);
 		tool_output_commit();
 		gs_free(res->stats);
+		gs_betweenness_free(&values);
 		return;
 	}
 	if (st_write_end_matrix(res->w, &err) < 0

@@ -10,6 +10,7 @@
 #include "fw_gpu.h"
 #include "solve.h"
 #include "stats.h"
+#include "betweenness.h"
 #include "statsout.h"
 #include "stream.h"
 
@@ -29,6 +30,7 @@ struct sink {
 	st_spool *pred;         /* the predecessor matrix, compressed ahead */
 	const struct fwg_timing *t; /* the engine's choices, set before the first panel */
 	gs_stats *stats;        /* --stats: the panels folded here, not written */
+	btw_run *bc;              /* --betweenness: the panels' rows given it (run/betweenness.h) */
 	int64_t repaired;
 	double write_s;         /* in st_write and st_spool_write */
 	double sink_s;          /* in sink_take: the host's part of the panels */
@@ -45,8 +47,8 @@ _Noreturn void sink_failed(const struct sink *res, const char *msg);
  * o->potential from plan (NULL: none). */
 void sink_open_stats(struct sink *res, struct fwg_opts *o, const sv_plan *plan, uint64_t n,
                      uint32_t type);
-/* The result stream's ends, or the statistics into sout; then the output
- * committed. */
+/* The result stream's ends, or the statistics (and bc's betweenness) into
+ * sout; then the output committed. */
 void sink_finish(struct sink *res, const struct fwg_opts *o, FILE *sout,
                  const struct stats_form *form);
 

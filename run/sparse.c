@@ -177,7 +177,7 @@ static void take_text(struct arcs *a, const gio_graph *g)
  * or, the second time over with tree set, their predecessors. */
 struct rows_out {
 	gs_stats *stats;     /* folded into these (and bc's betweenness), or */
-	gs_bc *bc;
+	btw_run *bc;
 	st_writer *w;        /* written here */
 	uint64_t n, row_bytes;
 	int threads;
@@ -304,7 +304,9 @@ static void all_rows(const struct sparse_job *job, const el_factor *f, struct ro
 	if (job->device_rows) {
 		char info[400];
 		o->n = f->n, o->row_bytes = f->n * ST_TYPE_SIZE(f->type), o->threads = job->threads;
-		if (job->device_rows(job->device_ctx, f, o->src, o->rows, o->stats, take_out, o, info,
+		/* (betweenness: the rows come here, the statistics folded beside) */
+		if (job->device_rows(job->device_ctx, f, o->src, o->rows, o->bc ? NULL : o->stats,
+		                     take_out, o, info,
 		                     sizeof info) < 0)
 			tool_die("%s", info);
 		tool_info("%s", info);
@@ -317,7 +319,7 @@ static void all_rows(const struct sparse_job *job, const el_factor *f, struct ro
  * made again for their predecessors; the output committed.  Returns the
  * relaxations made. */
 static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const st_header *h,
-                         st_header *res, int out, FILE *sout, const el_arcs *tree, gs_bc *bc)
+                         st_header *res, int out, FILE *sout, const el_arcs *tree, btw_run *bc)
 {
 	st_error err;
 	gs_stats st;
@@ -416,7 +418,7 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	tool_progress_stage("eliminating");
 	const int rc = el_factor_weigh(f, h->type, a.count, a.from, a.to, a.w, &cycle, &err);
 	el_arcs *tree = NULL;
-	gs_bc *bc = rc == 0 ? btw_begin(job->form, n, h->type, a.count, a.from, a.to, a.w, 0,
+	btw_run *bc = rc == 0 ? btw_begin(job->form, n, h->type, a.count, a.from, a.to, a.w, 0,
 	                                job->threads)
 	                    : NULL;
 	if (rc == 0 && job->paths && !job->form

@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 	if (!read && engine_read_weights_as(r, weights, read_progress, &wbytes, &err) < 0)
 		tool_die_st(NULL, &err);
 	/* The betweenness' graph, before the weights become distances. */
-	gs_bc *bc = as_stats ? btw_begin(&form, n, in.type, 0, NULL, NULL, weights, in.npad, threads)
+	btw_run *bc = as_stats ? btw_begin(&form, n, in.type, 0, NULL, NULL, weights, in.npad, threads)
 	                     : NULL;
 	tool_progress_stage("preparing the graph");
 	sv_plan plan;

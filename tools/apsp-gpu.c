@@ -152,9 +152,6 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 	if (argc - optind > 1)
 		tool_usage_error("too many arguments");
 	engine_check_stats(&a->form, a->stats);
-	if (a->form.betweenness || a->form.edge_path)
-		tool_usage_error("--betweenness and --edge-betweenness are apsp-cpu's (the GPU engine "
-		                 "does not make them yet)");
 	if (a->stats) /* distances alone, folded into the statistics */
 		o->paths = 0;
 	a->input = optind < argc ? argv[optind] : "-";

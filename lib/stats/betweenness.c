@@ -243,32 +243,47 @@ static int graph_of_arcs(btw_graph *g, uint64_t n, uint32_t type, uint64_t count
 
 /* g from an n x n matrix of weights (row stride stride; unreachable: INF or
  * +inf), its finite entries off the diagonal. */
+static int finite_at(uint32_t type, const void *row, uint64_t j)
+{
+	return type == ST_INT32   ? ((const int32_t *)row)[j] < ST_INF_I32
+	     : type == ST_FLOAT32 ? isfinite(((const float *)row)[j])
+	                          : isfinite(((const double *)row)[j]);
+}
+
 static int graph_of_matrix(btw_graph *g, uint64_t n, uint32_t type, const void *wm,
-                           uint64_t stride, st_error *err)
+                           uint64_t stride, int threads, st_error *err)
 {
 	const size_t es = ST_TYPE_SIZE(type);
-	uint64_t m = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1 && graph_alloc(g, n, m, err) < 0)
-			return -1;
-		m = 0;
-		for (uint64_t i = 0; i < n; i++) {
-			const char *row = (const char *)wm + i * stride * es;
-			for (uint64_t j = 0; j < n; j++) {
-				const int finite = type == ST_INT32   ? ((const int32_t *)row)[j] < ST_INF_I32
-				                 : type == ST_FLOAT32 ? isfinite(((const float *)row)[j])
-				                                      : isfinite(((const double *)row)[j]);
-				if (!finite || i == j)
-					continue;
-				if (pass == 1) {
-					g->to[m] = (uint32_t)j, g->from[m] = (uint32_t)i;
-					put_length(g->w, m, type, row, j);
-				}
+	uint64_t *count = calloc(n + 1, sizeof *count);
+	if (!count)
+		return lib_fail(err, "betweenness: out of memory");
+	threads = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+	for (uint64_t i = 0; i < n; i++) {
+		const char *row = (const char *)wm + i * stride * es;
+		uint64_t c = 0;
+		for (uint64_t j = 0; j < n; j++)
+			c += j != i && finite_at(type, row, j);
+		count[i + 1] = c;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		count[i + 1] += count[i];
+	if (graph_alloc(g, n, count[n], err) < 0) {
+		free(count);
+		return -1;
+	}
+	memcpy(g->first, count, (n + 1) * sizeof *count);
+	free(count);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+	for (uint64_t i = 0; i < n; i++) {
+		const char *row = (const char *)wm + i * stride * es;
+		uint64_t m = g->first[i];
+		for (uint64_t j = 0; j < n; j++)
+			if (j != i && finite_at(type, row, j)) {
+				g->to[m] = (uint32_t)j, g->from[m] = (uint32_t)i;
+				put_length(g->w, m, type, row, j);
 				m++;
 			}
-			if (pass == 1)
-				g->first[i + 1] = m;
-		}
 	}
 	g->exact = type == ST_INT32;
 	return 0;
@@ -344,31 +359,36 @@ static int by_length(const void *a, const void *b)
 
 /* Each tail's arcs by length (then head), for the searches from rows to
  * stop at the row's farthest vertex; pos keeps their order by head. */
-static int graph_by_length(btw_graph *g, st_error *err)
+static int graph_by_length(btw_graph *g, int threads, st_error *err)
 {
 	uint64_t widest = 0;
 	for (uint64_t v = 0; v < g->n; v++)
 		if (g->first[v + 1] - g->first[v] > widest)
 			widest = g->first[v + 1] - g->first[v];
-	struct btw_key *k = malloc(widest * sizeof *k + 1);
 	g->packed = malloc(g->m * sizeof *g->packed + 1);
-	if (!k || !g->packed) {
-		return lib_fail(err, "betweenness: out of memory");
-	}
-	for (uint64_t v = 0; v < g->n; v++) {
-		const uint64_t a0 = g->first[v], len = g->first[v + 1] - a0;
-		for (uint64_t i = 0; i < len; i++)
-			k[i] = (struct btw_key){length_at(g, a0 + i), g->to[a0 + i], a0 + i};
-		qsort(k, len, sizeof *k, by_length);
-		int64_t *wi = g->w;
-		for (uint64_t i = 0; i < len; i++) {
-			g->to[a0 + i] = k[i].to, g->pos[a0 + i] = k[i].at;
-			wi[a0 + i] = (int64_t)k[i].len;
-			g->packed[a0 + i] = (struct btw_arc){k[i].to, (int32_t)k[i].len};
+	int bad = !g->packed;
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads()) reduction(|| : bad)
+	{
+		struct btw_key *k = bad ? NULL : malloc(widest * sizeof *k + 1);
+		bad = !k;
+#pragma omp for schedule(dynamic, 64)
+		for (uint64_t v = 0; v < g->n; v++) {
+			if (!k)
+				continue;
+			const uint64_t a0 = g->first[v], len = g->first[v + 1] - a0;
+			for (uint64_t i = 0; i < len; i++)
+				k[i] = (struct btw_key){length_at(g, a0 + i), g->to[a0 + i], a0 + i};
+			qsort(k, len, sizeof *k, by_length);
+			int64_t *wi = g->w;
+			for (uint64_t i = 0; i < len; i++) {
+				g->to[a0 + i] = k[i].to, g->pos[a0 + i] = k[i].at;
+				wi[a0 + i] = (int64_t)k[i].len;
+				g->packed[a0 + i] = (struct btw_arc){k[i].to, (int32_t)k[i].len};
+			}
 		}
+		free(k);
 	}
-	free(k);
-	return 0;
+	return bad ? lib_fail(err, "betweenness: out of memory") : 0;
 }
 
 /* Room for at least cap tight arcs. */
@@ -602,7 +622,7 @@ static int bc_start(btw_graph *g, const gs_bc_opts *o, gs_bc **out, uint32_t bad
 	*out = NULL;
 	int rc = graph_rank(g, bad, err);
 	if (rc == 0 && g->exact)
-		rc = graph_by_length(g, err);
+		rc = graph_by_length(g, o->threads, err);
 	gs_bc *b = rc == 0 ? calloc(1, sizeof *b) : NULL;
 	if (rc != 0 || !b) {
 		graph_free(g);
@@ -664,7 +684,8 @@ int gs_bc_new_matrix(gs_bc **b, uint64_t n, uint32_t type, const void *w, uint64
 {
 	btw_graph g = {0};
 	*b = NULL;
-	if (check_args(n, type, err) < 0 || graph_of_matrix(&g, n, type, w, stride, err) < 0)
+	if (check_args(n, type, err) < 0
+	    || graph_of_matrix(&g, n, type, w, stride, o->threads, err) < 0)
 		return -1;
 	return bc_start(&g, o, b, bad, err);
 }

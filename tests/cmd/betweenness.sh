@@ -16,9 +16,6 @@ expect_true "--help names --betweenness" '$c --help | grep -q -- "--betweenness"
 expect_stderr "--betweenness without --stats" 2 'go with --stats' '$c --betweenness </dev/null'
 expect_stderr "--betweenness with --summary" 2 'not of --summary' '$c --stats --summary --betweenness </dev/null'
 expect_stderr "--normalized alone" 2 'goes with --betweenness' '$c --stats --normalized </dev/null'
-if [ -x "$BIN/apsp-gpu" ]; then
-	expect_stderr "apsp-gpu refuses it, saying where it is" 2 'apsp-cpu' '$BIN/apsp-gpu --stats --betweenness </dev/null'
-fi
 
 find_python networkx igraph
 

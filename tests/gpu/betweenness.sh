@@ -1,0 +1,57 @@
+# apsp-gpu --stats --betweenness and --edge-betweenness: the same bytes as
+# apsp-cpu's (tests/cmd/betweenness.sh holds those to networkx and igraph)
+# on a dense random graph (the host route: the panels come back to the
+# host, which folds the statistics and reads each source's tight arcs off
+# its row), 16-bit lanes and 32 bits, float32 (searched on the host), an
+# undirected graph, a road-like graph as text (the sparse engine's rows on
+# the GPU) and zero arcs; float64 and mpirun are refused, saying so.
+. "$TOP/tests/lib.sh"
+gpu=$BIN/apsp-gpu
+c=$BIN/apsp-cpu
+g=$BIN/gengraph
+x=$BIN/bin2mtx
+
+need_gpu_build "apsp-gpu --betweenness"
+expect_true "apsp-gpu --help names --betweenness" '$gpu --help | grep -q -- "--betweenness"'
+expect_stderr "apsp-gpu --betweenness without --stats" 2 'go with --stats' '$gpu --betweenness </dev/null'
+$g -n 30 -d 10 -t float64 -s 31 -o "$T/f64"
+expect_stderr "float64 refused, naming apsp-cpu" 2 'float64.*apsp-cpu' '$gpu --stats --betweenness "$T/f64"'
+need_gpu "apsp-gpu --betweenness"
+
+# btw_gpu NAME GRAPH [options]: apsp-gpu's table and arcs' file are apsp-cpu's
+# bytes ($GPU_OPTS: apsp-gpu's alone).
+btw_gpu() {
+	name=$1 graph=$2
+	shift 2
+	if ! $c --stats --betweenness --edge-betweenness "$T/ec" "$@" "$graph" >"$T/a.tsv" 2>"$T/err"; then
+		fail "betweenness $name" "apsp-cpu: $(head -c 300 "$T/err")"; return
+	fi
+	if ! $gpu -v ${GPU_OPTS:-} --stats --betweenness --edge-betweenness "$T/eg" "$@" "$graph" >"$T/b.tsv" 2>"$T/v"; then
+		fail "betweenness $name" "apsp-gpu: $(head -c 300 "$T/v")"; return
+	fi
+	if cmp -s "$T/a.tsv" "$T/b.tsv" && cmp -s "$T/ec" "$T/eg"; then
+		pass "betweenness $name: apsp-cpu's bytes"
+	else
+		fail "betweenness $name: apsp-cpu's bytes" "$(diff "$T/a.tsv" "$T/b.tsv" | head -n 3 | tr '\n' ' ')"
+	fi
+}
+
+$g -n 1500 -d 4 -w 1:9 -s 32 -o "$T/i"
+btw_gpu "int32, dense, 16-bit lanes" "$T/i"
+expect_true "-v: the host route, betweenness asked" 'grep -q "betweenness asked" "$T/v"'
+GPU_OPTS=--no-16bit btw_gpu "int32, dense, 32 bits" "$T/i"
+$g -n 700 -d 5 -t float32 -w 0.5:4.5 -s 33 -o "$T/f"
+btw_gpu "float32" "$T/f"
+$g -n 600 -d 6 -w 1:5 --undirected -s 34 -o "$T/u"
+btw_gpu "undirected, normalized" "$T/u" --normalized
+$g --road 40x40 -w 1:20 -s 35 -F mtx -o "$T/road.mtx"
+btw_gpu "road-like text, the sparse engine's rows" "$T/road.mtx"
+expect_true "-v: the sparse engine" 'grep -q "sparse engine" "$T/v"'
+$g -n 400 -d 5 -w 1:9 -s 36 -o "$T/z0"
+$x --weights "$T/z0" | awk '/^%/ || !size++ { print; next } { if ($1 < $2 && ($1 + $2) % 4 == 0) $3 = 0; print }' >"$T/z.mtx"
+btw_gpu "zero arcs (forward only: no zero cycle)" "$T/z.mtx"
+if command -v mpirun >/dev/null 2>&1; then
+	expect_stderr "mpirun refused" 2 'one process' 'mpirun --allow-run-as-root --oversubscribe -np 2 $gpu --stats --betweenness "$T/i"'
+else
+	skip "mpirun refused" "no mpirun"
+fi
