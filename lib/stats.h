@@ -151,6 +151,17 @@ int gs_bc_new_matrix(gs_bc **b, uint64_t n, uint32_t type, const void *w, uint64
  * where the graph is not int32. */
 int gs_bc_add_rows(gs_bc *b, uint64_t first, uint64_t count, const int32_t *rows,
                    uint64_t stride, st_error *err);
+/* For a caller that makes the dependencies itself (apsp-gpu's kernels), the
+ * same steps in the same order: the graph as the searches hold it (int32
+ * graphs; NULL for others): first[0 .. n] and *m arcs, each a pair of
+ * 32-bit words (head, weight), a vertex's by weight then head; and sums
+ * made from it of sources first .. first + count - 1 (first the sources
+ * given so far, first and count multiples of 64 but at the last source; no
+ * arcs' values asked), one n-vector a chunk of 64 sources, each the
+ * chunk's dependencies added in the sources' order. */
+const uint64_t *gs_bc_graph(const gs_bc *b, const uint32_t **arcs, uint64_t *m);
+int gs_bc_add_partials(gs_bc *b, uint64_t first, uint64_t count, const double *partials,
+                       st_error *err);
 int gs_bc_finish(gs_bc *b, gs_betweenness *out, st_error *err);
 void gs_bc_free(gs_bc *b);
 /* networkx's scaling: normalized, the vertices' values over (n-1)(n-2) and

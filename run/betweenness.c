@@ -11,7 +11,18 @@ struct btw_run {
 	uint64_t n;
 	int32_t *held; /* rows first .. first + count - 1, room for room */
 	uint64_t first, count, room;
+	void *dev;        /* the device's (btw_device), or NULL */
+	double *partials; /* ... its sums of a batch */
+	double kernel_ms;
+	uint64_t batches;
 };
+
+static const struct btw_device *device;
+
+void btw_use_device(const struct btw_device *d)
+{
+	device = d;
+}
 
 static void progress(void *ctx, uint64_t done, uint64_t sources)
 {
@@ -45,6 +56,27 @@ btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uin
 	if (!run)
 		tool_die("betweenness: out of memory");
 	run->b = b, run->n = n;
+	if (type == ST_INT32 && n && device && !form->edge_path) { /* every source, or as many as fit */
+		uint64_t room = (uint64_t)(device->memory / device->batch_bytes(n, 64)) * 64;
+		room = room < (n + 63) / 64 * 64 ? room : (n + 63) / 64 * 64;
+		const char *env = getenv("APSP_BETWEENNESS_BATCH"); /* (tests: batches this small) */
+		if (env && atoi(env) >= 64 && (uint64_t)atoi(env) / 64 * 64 < room)
+			room = (uint64_t)atoi(env) / 64 * 64;
+		const uint32_t *arcs;
+		uint64_t m;
+		const uint64_t *first = gs_bc_graph(b, &arcs, &m);
+		char msg[400];
+		if (room && device->open(&run->dev, n, first, arcs, m, room, msg, sizeof msg) < 0)
+			tool_die("%s", msg);
+		if (room) {
+			run->room = room;
+			run->held = malloc(room * n * 4 + 1);
+			run->partials = malloc((room / 64) * n * sizeof *run->partials + 1);
+			if (!run->held || !run->partials)
+				tool_die("betweenness: out of memory for %llu rows", (unsigned long long)room);
+			return run;
+		}
+	}
 	if (type == ST_INT32 && n) { /* a few chunks a core, in at most 256 MiB */
 		const int t = threads > 0 ? threads : tool_threads();
 		uint64_t room = (uint64_t)t * 64 * 4;
@@ -60,8 +92,17 @@ btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uin
 static void flush(btw_run *r)
 {
 	st_error err;
-	if (r->count && gs_bc_add_rows(r->b, r->first, r->count, r->held, r->n, &err) < 0)
+	char msg[400];
+	if (r->count && r->dev) {
+		if (device->rows(r->dev, r->first, r->count, r->held, r->partials, &r->kernel_ms, msg,
+		                 sizeof msg) < 0)
+			tool_die("%s", msg);
+		if (gs_bc_add_partials(r->b, r->first, r->count, r->partials, &err) < 0)
+			tool_die_st(NULL, &err);
+		r->batches++;
+	} else if (r->count && gs_bc_add_rows(r->b, r->first, r->count, r->held, r->n, &err) < 0) {
 		tool_die_st(NULL, &err);
+	}
 	r->first += r->count, r->count = 0;
 }
 
@@ -93,7 +134,13 @@ void btw_end(btw_run *r, const struct stats_form *form, uint32_t flags, gs_betwe
 	if (gs_bc_finish(r->b, out, &err) < 0)
 		tool_die_st(NULL, &err);
 	gs_bc_free(r->b);
+	if (r->dev) {
+		tool_info("betweenness on the GPU: %llu batches of up to %llu sources, kernels %.1f ms",
+		          (unsigned long long)r->batches, (unsigned long long)r->room, r->kernel_ms);
+		device->close(r->dev);
+	}
 	free(r->held);
+	free(r->partials);
 	free(r);
 	gs_betweenness_scale(out, form->normalized, (flags & ST_DIRECTED) != 0);
 	if (form->edge_path)

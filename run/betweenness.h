@@ -12,6 +12,22 @@
  * on a few rows would keep few cores busy (a chunk of 64 sources a core). */
 typedef struct btw_run btw_run;
 
+/* A device that makes the sources' sums from their rows (apsp-gpu's
+ * kernels/fw_betweenness.h), for int32 graphs without --edge-betweenness:
+ * open gets the graph (gs_bc_graph) and the batch (sources, a multiple of
+ * 64), rows a batch's rows, close frees it (0, or -1 with msg).  Set before
+ * btw_begin; NULL: the host's cores. */
+struct btw_device {
+	int (*open)(void **ctx, uint64_t n, const uint64_t *first, const uint32_t *arcs,
+	            uint64_t m, uint64_t batch, char *msg, size_t len);
+	int (*rows)(void *ctx, uint64_t first, uint64_t count, const int32_t *rows,
+	            double *partials, double *kernel_ms, char *msg, size_t len);
+	void (*close)(void *ctx);
+	double (*batch_bytes)(uint64_t n, uint64_t batch); /* what a batch takes there */
+	double memory; /* bytes it may take */
+};
+void btw_use_device(const struct btw_device *d);
+
 /* Where form asks for betweenness, the accumulator of the graph of count
  * arcs (from, to, w of type; stride 0) or of an n x n weight matrix (w,
  * stride entries a row, stride > 0; from, to unused); NULL where it is not asked.  Dies (exit 2)

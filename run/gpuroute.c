@@ -9,6 +9,7 @@
 #include "betweenness.h"
 #include "common.h"
 #include "direct.h"
+#include "fw_betweenness.h"
 #include "float64.h"
 #include "gpusparse.h"
 #include "gpuroute.h"
@@ -714,6 +715,23 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 	}
 }
 
+/* Betweenness on the run's first GPU (kernels/fw_betweenness.h). */
+static int gpu_btw_device;
+static int btw_open(void **ctx, uint64_t n, const uint64_t *first, const uint32_t *arcs,
+                    uint64_t m, uint64_t batch, char *msg, size_t len)
+{
+	return fwb_new((fwb **)ctx, gpu_btw_device, n, first, arcs, m, batch, msg, len);
+}
+static int btw_rows_dev(void *ctx, uint64_t first, uint64_t count, const int32_t *rows,
+                        double *partials, double *kernel_ms, char *msg, size_t len)
+{
+	return fwb_rows(ctx, first, count, rows, partials, kernel_ms, msg, len);
+}
+static void btw_close(void *ctx)
+{
+	fwb_free(ctx);
+}
+
 /* The graph on the host (read here, gathered from an MPI run's processes,
  * or handed back by a run that read it straight onto the GPUs), or first
  * straight onto them (direct): solved, the result written. */
@@ -771,6 +789,15 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 		}
 		if (a->stats) {
 			sink_open_stats(&res, o, &rd.plan, n, in->type);
+			/* (beside the engine: what it will take set aside first) */
+			static struct btw_device dev = {btw_open, btw_rows_dev, btw_close, fwb_batch_bytes,
+			                                0};
+			gpu_btw_device = o->device;
+			dev.memory = 0.8 * (fwb_free_memory(o->device)
+			                    - (double)fwg_memory_needed(n, (int)in->type, o->block, 0, 1)
+			                    - 1e9);
+			if (!getenv("APSP_BETWEENNESS_HOST"))
+				btw_use_device(&dev);
 			res.bc = btw_begin(&a->form, n, in->type, 0, NULL, NULL, rd.graph, n, threads);
 			if (res.bc && rd.plan.potential)
 				tool_die("betweenness: the graph has a negative weight (the counts of "

@@ -704,6 +704,34 @@ int gs_bc_add_rows(gs_bc *b, uint64_t first, uint64_t count, const int32_t *rows
 	return 0;
 }
 
+const uint64_t *gs_bc_graph(const gs_bc *b, const uint32_t **arcs, uint64_t *m)
+{
+	if (!b->g.exact)
+		return NULL;
+	*arcs = (const uint32_t *)b->g.packed, *m = b->g.m;
+	return b->g.first;
+}
+
+int gs_bc_add_partials(gs_bc *b, uint64_t first, uint64_t count, const double *partials,
+                       st_error *err)
+{
+	const uint64_t n = b->g.n;
+	if (first != b->next || first % BTW_CHUNK || first + count > n
+	    || (count % BTW_CHUNK && first + count != n) || b->o.edges)
+		return lib_fail(err, "betweenness: the sums of sources %llu to %llu given after source "
+		                "%llu (of %llu; chunks of %d%s)", (unsigned long long)first,
+		                (unsigned long long)(first + count), (unsigned long long)b->next,
+		                (unsigned long long)n, BTW_CHUNK, b->o.edges ? ", no arcs asked" : "");
+	for (uint64_t c = 0; c * BTW_CHUNK < count; c++) {
+		const double *p = partials + c * n;
+#pragma omp parallel for schedule(static) num_threads(b->threads)
+		for (uint64_t v = 0; v < n; v++)
+			b->total[v] += p[v];
+	}
+	b->next = first + count;
+	return 0;
+}
+
 int gs_bc_finish(gs_bc *b, gs_betweenness *out, st_error *err)
 {
 	memset(out, 0, sizeof *out);

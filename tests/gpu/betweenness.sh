@@ -1,10 +1,13 @@
 # apsp-gpu --stats --betweenness and --edge-betweenness: the same bytes as
 # apsp-cpu's (tests/cmd/betweenness.sh holds those to networkx and igraph)
 # on a dense random graph (the host route: the panels come back to the
-# host, which folds the statistics and reads each source's tight arcs off
-# its row), 16-bit lanes and 32 bits, float32 (searched on the host), an
-# undirected graph, a road-like graph as text (the sparse engine's rows on
-# the GPU) and zero arcs; float64 and mpirun are refused, saying so.
+# host, which folds the statistics; the sources' sums made on the GPU,
+# kernels/fw_betweenness.cu, in one batch or in batches of 64 or 128
+# (APSP_BETWEENNESS_BATCH), or on the host's cores (APSP_BETWEENNESS_HOST=1,
+# and with --edge-betweenness), 16-bit lanes and 32 bits, float32 (searched
+# on the host), an undirected graph, a road-like graph as text (the sparse
+# engine's rows on the GPU) and zero arcs; compute-sanitizer finds nothing
+# in the kernels; float64 and mpirun are refused, saying so.
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 c=$BIN/apsp-cpu
@@ -39,6 +42,20 @@ btw_gpu() {
 $g -n 1500 -d 4 -w 1:9 -s 32 -o "$T/i"
 btw_gpu "int32, dense, 16-bit lanes" "$T/i"
 expect_true "-v: the host route, betweenness asked" 'grep -q "betweenness asked" "$T/v"'
+# without --edge-betweenness the sums are the GPU's
+$c --stats --betweenness "$T/i" >"$T/a.tsv"
+for b in 0 64 128; do
+	APSP_BETWEENNESS_BATCH=$b $gpu -v --stats --betweenness "$T/i" >"$T/b.tsv" 2>"$T/v"
+	expect_true "the GPU's sums (batch ${b:-whole}): apsp-cpu's bytes" 'cmp -s "$T/a.tsv" "$T/b.tsv" && grep -q "betweenness on the GPU" "$T/v"'
+done
+expect_true "... in 24 batches of 64" 'APSP_BETWEENNESS_BATCH=64 $gpu -v --stats --betweenness "$T/i" 2>&1 >/dev/null | grep -q "24 batches of up to 64 sources"'
+expect_true "the host's sums (APSP_BETWEENNESS_HOST=1): the same bytes" 'APSP_BETWEENNESS_HOST=1 $gpu -v --stats --betweenness "$T/i" 2>"$T/v" | cmp -s - "$T/a.tsv" && ! grep -q "betweenness on the GPU" "$T/v"'
+if command -v compute-sanitizer >/dev/null 2>&1; then
+	$g -n 300 -d 5 -w 1:9 -s 37 -o "$T/small"
+	APSP_BETWEENNESS_BATCH=128 sanitized "compute-sanitizer memcheck: the betweenness kernels" memcheck $gpu --stats --betweenness "$T/small"
+else
+	skip "compute-sanitizer memcheck: the betweenness kernels" "no compute-sanitizer"
+fi
 GPU_OPTS=--no-16bit btw_gpu "int32, dense, 32 bits" "$T/i"
 $g -n 700 -d 5 -t float32 -w 0.5:4.5 -s 33 -o "$T/f"
 btw_gpu "float32" "$T/f"
@@ -49,7 +66,12 @@ btw_gpu "road-like text, the sparse engine's rows" "$T/road.mtx"
 expect_true "-v: the sparse engine" 'grep -q "sparse engine" "$T/v"'
 $g -n 400 -d 5 -w 1:9 -s 36 -o "$T/z0"
 $x --weights "$T/z0" | awk '/^%/ || !size++ { print; next } { if ($1 < $2 && ($1 + $2) % 4 == 0) $3 = 0; print }' >"$T/z.mtx"
-btw_gpu "zero arcs (forward only: no zero cycle)" "$T/z.mtx"
+btw_gpu "zero arcs (forward only: no zero cycle)" "$T/z.mtx" --engine dense
+$c --stats --betweenness --engine dense "$T/z.mtx" >"$T/a.tsv"
+expect_true "zero arcs, the GPU's sums: apsp-cpu's bytes" '$gpu --stats --betweenness --engine dense "$T/z.mtx" | cmp -s - "$T/a.tsv"'
+$g --grid 30x30 -w 1:1 -s 38 -o "$T/unit"
+$c --stats --betweenness "$T/unit" >"$T/a.tsv"
+expect_true "a unit grid (counts past 2^53), the GPU's sums: apsp-cpu's bytes" '$gpu --stats --betweenness --engine dense "$T/unit" | cmp -s - "$T/a.tsv"'
 if command -v mpirun >/dev/null 2>&1; then
 	expect_stderr "mpirun refused" 2 'one process' 'mpirun --allow-run-as-root --oversubscribe -np 2 $gpu --stats --betweenness "$T/i"'
 else
