@@ -22,6 +22,7 @@ struct fwb {
 	double *sig, *coef, *delta;
 	int32_t *e;
 	uint32_t *indeg, *order;
+	uint32_t *tfirst, *tight; // [v][batch] each vertex's first tight arc; [k][batch] their heads
 	int32_t *host_rows; // pinned: the rows as given, then the partials back
 	double *partials;   // device: [chunk][v]
 	cudaStream_t s;
@@ -68,10 +69,15 @@ __global__ void to_vertex_major(const int32_t *rows, int32_t *d, uint64_t n, uin
 }
 
 // A thread a source: lib/stats/betweenness.c's source_row, step for step.
+// The tight arcs' heads are kept, a source's in tail order, up to FWB_TIGHT x
+// n of them; a source with more reads them off the arcs again (the same
+// arcs in the same order).
+#define FWB_TIGHT 2
 __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restrict__ arcs,
                         const int32_t *__restrict__ d, double *sig, double *coef,
                         double *delta, int32_t *e, uint32_t *indeg, uint32_t *order,
-                        uint64_t n, uint64_t count, uint64_t S, uint64_t s0)
+                        uint32_t *tfirst, uint32_t *tight, uint64_t n, uint64_t count,
+                        uint64_t S, uint64_t s0)
 {
 	const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	if (t >= count)
@@ -84,8 +90,12 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 		if (x < ST_INF_I32 && x > far)
 			far = x;
 	}
-	for (uint64_t u = 0; u < n; u++) { // the tight arcs' heads counted
+	const uint64_t cap = FWB_TIGHT * n;
+	uint64_t k = 0; // the tight arcs seen
+	for (uint64_t u = 0; u < n; u++) { // the tight arcs' heads counted, kept
 		const int64_t du = d[AT(u)];
+		if (k <= cap)
+			tfirst[AT(u)] = (uint32_t)k;
 		if (du >= ST_INF_I32)
 			continue;
 		const int64_t room = far - du;
@@ -93,10 +103,32 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 			const uint2 x = arcs[a];
 			if ((int32_t)x.y > room)
 				break;
-			if (du + (int32_t)x.y == d[AT(x.x)])
+			if (du + (int32_t)x.y == d[AT(x.x)]) {
 				indeg[AT(x.x)]++;
+				if (k < cap)
+					tight[AT(k)] = x.x;
+				k++;
+			}
 		}
 	}
+	const bool kept = k <= cap;
+	// v's tight arcs' heads: kept[tfirst(v) .. tfirst(v + 1) - 1], else off the arcs
+#define TIGHT_BEGIN(v)                                                            \
+	const int64_t dv_ = d[AT(v)], room_ = far - dv_;                           \
+	const uint64_t j1_ = kept ? ((v) + 1 < n ? tfirst[AT((v) + 1)] : k) : first[(v) + 1]; \
+	for (uint64_t j_ = kept ? tfirst[AT(v)] : first[v]; j_ < j1_; j_++) {       \
+		uint32_t u;                                                            \
+		if (kept) {                                                            \
+			u = tight[AT(j_)];                                                 \
+		} else {                                                               \
+			const uint2 x = arcs[j_];                                          \
+			if ((int32_t)x.y > room_)                                          \
+				break;                                                         \
+			u = x.x;                                                           \
+			if (dv_ + (int32_t)x.y != d[AT(u)])                                \
+				continue;                                                      \
+		}
+#define TIGHT_END }
 	uint64_t len = 1;
 	order[AT(0)] = src;
 	sig[AT(src)] = 1.0, e[AT(src)] = 0;
@@ -104,40 +136,26 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 		const uint32_t v = order[AT(i)];
 		const double mv = sig[AT(v)];
 		const int32_t ev = e[AT(v)];
-		const int64_t dv = d[AT(v)], room = far - dv;
-		for (uint64_t a = first[v]; a < first[v + 1]; a++) {
-			const uint2 x = arcs[a];
-			if ((int32_t)x.y > room)
-				break;
-			const uint32_t u = x.x;
-			if (dv + (int32_t)x.y != d[AT(u)])
-				continue;
+		TIGHT_BEGIN(v)
 			if (sig[AT(u)] == 0)
 				sig[AT(u)] = mv, e[AT(u)] = ev;
 			else
 				count_add(&sig[AT(u)], &e[AT(u)], mv, ev);
 			if (--indeg[AT(u)] == 0)
 				order[AT(len++)] = u;
-		}
+		TIGHT_END
 	}
 	for (uint64_t i = len; i-- > 0;) { // the dependencies
 		const uint32_t v = order[AT(i)];
 		const double y = sig[AT(v)];
 		const int32_t ye = e[AT(v)];
-		const int64_t dv = d[AT(v)], room = far - dv;
 		double acc = 0;
-		for (uint64_t a = first[v]; a < first[v + 1]; a++) {
-			const uint2 x = arcs[a];
-			if ((int32_t)x.y > room)
-				break;
-			const uint32_t u = x.x;
-			if (dv + (int32_t)x.y != d[AT(u)])
-				continue;
+		TIGHT_BEGIN(v)
 			double c = y * coef[AT(u)];
 			if (ye != e[AT(u)])
 				c = ldexp(c, ye - e[AT(u)]);
 			acc += c;
-		}
+		TIGHT_END
 		delta[AT(v)] = v != src ? acc : 0.0;
 		coef[AT(v)] = (1.0 + acc) / y;
 	}
@@ -146,6 +164,8 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 		sig[AT(v)] = 0, coef[AT(v)] = 0, e[AT(v)] = 0;
 	}
 	// (vertices not reached keep delta from no source: cleared by the caller)
+#undef TIGHT_BEGIN
+#undef TIGHT_END
 #undef AT
 }
 
@@ -180,6 +200,8 @@ int make(fwb *b, const uint64_t *first, const uint32_t *arcs, Err e)
 	CUDA_TRY(cudaMalloc(&b->e, n * S * 4));
 	CUDA_TRY(cudaMalloc(&b->indeg, n * S * 4));
 	CUDA_TRY(cudaMalloc(&b->order, n * S * 4));
+	CUDA_TRY(cudaMalloc(&b->tfirst, n * S * 4));
+	CUDA_TRY(cudaMalloc(&b->tight, FWB_TIGHT * n * S * 4));
 	CUDA_TRY(cudaMalloc(&b->partials, n * (S / 64) * 8));
 	CUDA_TRY(cudaMallocHost(&b->host_rows, n * S * 4 + n * (S / 64) * 8));
 	CUDA_TRY(cudaMemcpy(b->first, first, (n + 1) * 8, cudaMemcpyHostToDevice));
@@ -207,7 +229,8 @@ int batch(fwb *b, uint64_t s0, uint64_t count, const int32_t *rows, double *part
 	CUDA_TRY(cudaMemsetAsync(b->delta, 0, n * S * 8, b->s));
 	sources<<<(unsigned)((count + 63) / 64), 64, 0, b->s>>>(b->first, b->arcs, b->d, b->sig,
 	                                                        b->coef, b->delta, b->e, b->indeg,
-	                                                        b->order, n, count, S, s0);
+	                                                        b->order, b->tfirst, b->tight, n,
+	                                                        count, S, s0);
 	CUDA_TRY(cudaGetLastError());
 	chunk_sums<<<dim3((unsigned)((n + 255) / 256), (unsigned)chunks), 256, 0, b->s>>>(
 		b->delta, b->partials, n, count, S);
@@ -265,7 +288,8 @@ extern "C" double fwb_free_memory(int device)
 
 extern "C" double fwb_batch_bytes(uint64_t n, uint64_t batch)
 {
-	return (double)n * (double)batch * 40.0 + (double)n * (double)(batch / 64) * 8.0;
+	return (double)n * (double)batch * (40.0 + 4.0 + 4.0 * FWB_TIGHT)
+	       + (double)n * (double)(batch / 64) * 8.0;
 }
 
 extern "C" void fwb_free(fwb *b)
@@ -276,7 +300,7 @@ extern "C" void fwb_free(fwb *b)
 	if (b->s)
 		cudaStreamSynchronize(b->s);
 	void *p[] = {b->first, b->arcs, b->d, b->sig, b->coef, b->delta, b->e, b->indeg, b->order,
-	             b->partials};
+	             b->tfirst, b->tight, b->partials};
 	for (size_t i = 0; i < sizeof p / sizeof *p; i++)
 		cudaFree(p[i]);
 	cudaFreeHost(b->host_rows);
