@@ -1,8 +1,6 @@
-// fw_betweenness.cu - betweenness on the GPU (see fw_betweenness.h).  A
-// batch's rows are laid out vertex-major ([v][source]), so that the threads
-// of a warp, each on its own source, read one vertex's entries together
-// while they sweep the arcs in step (the tight arcs' pass); the counts,
-// coefficients, in-degrees and order of each source live alike.
+// fw_betweenness.cu - betweenness on the GPU (see fw_betweenness.h): a warp
+// a source, its row, counts, coefficients, dependencies, in-degrees and
+// order each n long, a batch's sources one after the other.
 #include "fw_base.cuh"
 
 #include <math.h>
@@ -18,11 +16,10 @@ struct fwb {
 	uint64_t n, m, batch;
 	uint64_t *first;   // device: the graph
 	uint2 *arcs;       // (head, weight)
-	int32_t *d;        // [v][batch] distances
+	int32_t *d;        // [source][v] distances, and the rest alike
 	double *sig, *coef, *delta;
 	int32_t *e;
 	uint32_t *indeg, *order;
-	uint32_t *tfirst, *tight; // [v][batch] each vertex's first tight arc; [k][batch] their heads
 	int32_t *host_rows; // pinned: the rows as given, then the partials back
 	double *partials;   // device: [chunk][v]
 	cudaStream_t s;
@@ -50,52 +47,37 @@ __device__ inline void count_add(double *m, int32_t *e, double mv, int32_t ev)
 	*m = mu, *e = eu;
 }
 
-// rows [count][n] into d [v][S]
-__global__ void to_vertex_major(const int32_t *rows, int32_t *d, uint64_t n, uint64_t count,
-                                uint64_t S)
-{
-	__shared__ int32_t t[32][33];
-	const uint64_t v0 = blockIdx.x * 32ull, s0 = blockIdx.y * 32ull;
-	for (int k = threadIdx.y; k < 32; k += blockDim.y) {
-		const uint64_t s = s0 + k, v = v0 + threadIdx.x;
-		t[k][threadIdx.x] = s < count && v < n ? rows[s * n + v] : ST_INF_I32;
-	}
-	__syncthreads();
-	for (int k = threadIdx.y; k < 32; k += blockDim.y) {
-		const uint64_t v = v0 + k, s = s0 + threadIdx.x;
-		if (v < n)
-			d[v * S + s] = t[threadIdx.x][k];
-	}
-}
-
-// A thread a source: lib/stats/betweenness.c's source_row, step for step.
-// The tight arcs' heads are kept, a source's in tail order, up to FWB_TIGHT x
-// n of them; a source with more reads them off the arcs again (the same
-// arcs in the same order).
-#define FWB_TIGHT 2
+// A warp a source: lib/stats/betweenness.c's source_row, its additions in
+// the same order.  The lanes share the tight arcs' pass (a vertex each,
+// the in-degrees counted with atomics, whose order does not matter); in
+// the order and the dependencies they take a vertex's arcs 32 at a time,
+// in the arcs' order: the heads that come free join the order in that
+// order (a ballot), and a vertex's dependency adds its arcs' shares in that
+// order (lane by lane).
 __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restrict__ arcs,
                         const int32_t *__restrict__ d, double *sig, double *coef,
                         double *delta, int32_t *e, uint32_t *indeg, uint32_t *order,
-                        uint32_t *tfirst, uint32_t *tight, uint64_t n, uint64_t count,
-                        uint64_t S, uint64_t s0)
+                        uint64_t n, uint64_t count, uint64_t s0)
 {
-	const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	if (t >= count)
+	const uint64_t w = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
+	const unsigned lane = threadIdx.x % 32;
+	if (w >= count)
 		return;
-	const uint32_t src = (uint32_t)(s0 + t);
-#define AT(v) ((uint64_t)(v) * S + t)
+	const uint32_t src = (uint32_t)(s0 + w);
+	const int32_t *dr = d + w * n;
+	double *sg = sig + w * n, *cf = coef + w * n, *dl = delta + w * n;
+	int32_t *ex = e + w * n;
+	uint32_t *in = indeg + w * n, *ord = order + w * n;
 	int64_t far = 0;
-	for (uint64_t v = 0; v < n; v++) {
-		const int32_t x = d[AT(v)];
-		if (x < ST_INF_I32 && x > far)
-			far = x;
+	for (uint64_t v = lane; v < n; v += 32)
+		if (dr[v] < ST_INF_I32 && dr[v] > far)
+			far = dr[v];
+	for (int o = 16; o > 0; o /= 2) {
+		const int64_t x = __shfl_xor_sync(0xffffffffu, far, o);
+		far = x > far ? x : far;
 	}
-	const uint64_t cap = FWB_TIGHT * n;
-	uint64_t k = 0; // the tight arcs seen
-	for (uint64_t u = 0; u < n; u++) { // the tight arcs' heads counted, kept
-		const int64_t du = d[AT(u)];
-		if (k <= cap)
-			tfirst[AT(u)] = (uint32_t)k;
+	for (uint64_t u = lane; u < n; u += 32) { // the tight arcs' heads counted
+		const int64_t du = dr[u];
 		if (du >= ST_INF_I32)
 			continue;
 		const int64_t room = far - du;
@@ -103,75 +85,79 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 			const uint2 x = arcs[a];
 			if ((int32_t)x.y > room)
 				break;
-			if (du + (int32_t)x.y == d[AT(x.x)]) {
-				indeg[AT(x.x)]++;
-				if (k < cap)
-					tight[AT(k)] = x.x;
-				k++;
-			}
+			if (du + (int32_t)x.y == dr[x.x])
+				atomicAdd(&in[x.x], 1u);
 		}
 	}
-	const bool kept = k <= cap;
-	// v's tight arcs' heads: kept[tfirst(v) .. tfirst(v + 1) - 1], else off the arcs
-#define TIGHT_BEGIN(v)                                                            \
-	const int64_t dv_ = d[AT(v)], room_ = far - dv_;                           \
-	const uint64_t j1_ = kept ? ((v) + 1 < n ? tfirst[AT((v) + 1)] : k) : first[(v) + 1]; \
-	for (uint64_t j_ = kept ? tfirst[AT(v)] : first[v]; j_ < j1_; j_++) {       \
-		uint32_t u;                                                            \
-		if (kept) {                                                            \
-			u = tight[AT(j_)];                                                 \
-		} else {                                                               \
-			const uint2 x = arcs[j_];                                          \
-			if ((int32_t)x.y > room_)                                          \
-				break;                                                         \
-			u = x.x;                                                           \
-			if (dv_ + (int32_t)x.y != d[AT(u)])                                \
-				continue;                                                      \
-		}
-#define TIGHT_END }
+	if (lane == 0)
+		ord[0] = src, sg[src] = 1.0, ex[src] = 0;
+	__syncwarp();
 	uint64_t len = 1;
-	order[AT(0)] = src;
-	sig[AT(src)] = 1.0, e[AT(src)] = 0;
 	for (uint64_t i = 0; i < len; i++) { // Kahn's order, the counts
-		const uint32_t v = order[AT(i)];
-		const double mv = sig[AT(v)];
-		const int32_t ev = e[AT(v)];
-		TIGHT_BEGIN(v)
-			if (sig[AT(u)] == 0)
-				sig[AT(u)] = mv, e[AT(u)] = ev;
-			else
-				count_add(&sig[AT(u)], &e[AT(u)], mv, ev);
-			if (--indeg[AT(u)] == 0)
-				order[AT(len++)] = u;
-		TIGHT_END
+		const uint32_t v = ord[i];
+		const double mv = sg[v];
+		const int32_t ev = ex[v];
+		const int64_t dv = dr[v], room = far - dv;
+		for (uint64_t a0 = first[v]; a0 < first[v + 1]; a0 += 32) {
+			const uint64_t a = a0 + lane;
+			const uint2 x = a < first[v + 1] ? arcs[a] : make_uint2(0, 0x7fffffff);
+			const bool stop = (int32_t)x.y > room;
+			const bool tight = !stop && dv + (int32_t)x.y == dr[x.x];
+			bool free_now = false;
+			if (tight) {
+				const uint32_t u = x.x; // (one arc a head: no two lanes on one u)
+				if (sg[u] == 0)
+					sg[u] = mv, ex[u] = ev;
+				else
+					count_add(&sg[u], &ex[u], mv, ev);
+				free_now = --in[u] == 0;
+			}
+			const unsigned joined = __ballot_sync(0xffffffffu, free_now);
+			if (free_now)
+				ord[len + __popc(joined & ((1u << lane) - 1))] = x.x;
+			len += __popc(joined);
+			__syncwarp();
+			if (__any_sync(0xffffffffu, stop))
+				break;
+		}
 	}
 	for (uint64_t i = len; i-- > 0;) { // the dependencies
-		const uint32_t v = order[AT(i)];
-		const double y = sig[AT(v)];
-		const int32_t ye = e[AT(v)];
+		const uint32_t v = ord[i];
+		const double y = sg[v];
+		const int32_t ye = ex[v];
+		const int64_t dv = dr[v], room = far - dv;
 		double acc = 0;
-		TIGHT_BEGIN(v)
-			double c = y * coef[AT(u)];
-			if (ye != e[AT(u)])
-				c = ldexp(c, ye - e[AT(u)]);
-			acc += c;
-		TIGHT_END
-		delta[AT(v)] = v != src ? acc : 0.0;
-		coef[AT(v)] = (1.0 + acc) / y;
+		for (uint64_t a0 = first[v]; a0 < first[v + 1]; a0 += 32) {
+			const uint64_t a = a0 + lane;
+			const uint2 x = a < first[v + 1] ? arcs[a] : make_uint2(0, 0x7fffffff);
+			const bool stop = (int32_t)x.y > room;
+			const bool tight = !stop && dv + (int32_t)x.y == dr[x.x];
+			double c = 0;
+			if (tight) {
+				c = y * cf[x.x];
+				if (ye != ex[x.x])
+					c = ldexp(c, ye - ex[x.x]);
+			}
+			for (unsigned m = __ballot_sync(0xffffffffu, tight); m; m &= m - 1)
+				acc += __shfl_sync(0xffffffffu, c, __ffs(m) - 1);
+			if (__any_sync(0xffffffffu, stop))
+				break;
+		}
+		if (lane == 0) {
+			dl[v] = v != src ? acc : 0.0;
+			cf[v] = (1.0 + acc) / y;
+		}
+		__syncwarp();
 	}
-	for (uint64_t i = 0; i < len; i++) { // ready for the next batch
-		const uint32_t v = order[AT(i)];
-		sig[AT(v)] = 0, coef[AT(v)] = 0, e[AT(v)] = 0;
+	for (uint64_t i = lane; i < len; i += 32) { // ready for the next batch
+		const uint32_t v = ord[i];
+		sg[v] = 0, cf[v] = 0, ex[v] = 0;
 	}
-	// (vertices not reached keep delta from no source: cleared by the caller)
-#undef TIGHT_BEGIN
-#undef TIGHT_END
-#undef AT
 }
 
 // partials[c][v] = the chunk's sources' dependencies at v, summed in order
 __global__ void chunk_sums(const double *__restrict__ delta, double *partials, uint64_t n,
-                           uint64_t count, uint64_t S)
+                           uint64_t count)
 {
 	const uint64_t v = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	const uint64_t c = blockIdx.y;
@@ -180,7 +166,7 @@ __global__ void chunk_sums(const double *__restrict__ delta, double *partials, u
 	const uint64_t s1 = (c + 1) * 64 < count ? (c + 1) * 64 : count;
 	double p = 0;
 	for (uint64_t s = c * 64; s < s1; s++)
-		p += delta[v * S + s];
+		p += delta[s * n + v];
 	partials[c * n + v] = p;
 }
 
@@ -200,8 +186,6 @@ int make(fwb *b, const uint64_t *first, const uint32_t *arcs, Err e)
 	CUDA_TRY(cudaMalloc(&b->e, n * S * 4));
 	CUDA_TRY(cudaMalloc(&b->indeg, n * S * 4));
 	CUDA_TRY(cudaMalloc(&b->order, n * S * 4));
-	CUDA_TRY(cudaMalloc(&b->tfirst, n * S * 4));
-	CUDA_TRY(cudaMalloc(&b->tight, FWB_TIGHT * n * S * 4));
 	CUDA_TRY(cudaMalloc(&b->partials, n * (S / 64) * 8));
 	CUDA_TRY(cudaMallocHost(&b->host_rows, n * S * 4 + n * (S / 64) * 8));
 	CUDA_TRY(cudaMemcpy(b->first, first, (n + 1) * 8, cudaMemcpyHostToDevice));
@@ -216,27 +200,21 @@ int make(fwb *b, const uint64_t *first, const uint32_t *arcs, Err e)
 int batch(fwb *b, uint64_t s0, uint64_t count, const int32_t *rows, double *partials,
           double *kernel_ms, Err e)
 {
-	const uint64_t n = b->n, S = b->batch, chunks = (count + 63) / 64;
+	const uint64_t n = b->n, chunks = (count + 63) / 64;
 	CUDA_TRY(cudaSetDevice(b->device));
-	int32_t *up = b->host_rows;
-	memcpy(up, rows, count * n * 4);
-	int32_t *raw = (int32_t *)b->delta; // (the rows land in delta's room first)
-	CUDA_TRY(cudaMemcpyAsync(raw, up, count * n * 4, cudaMemcpyHostToDevice, b->s));
+	memcpy(b->host_rows, rows, count * n * 4);
+	CUDA_TRY(cudaMemcpyAsync(b->d, b->host_rows, count * n * 4, cudaMemcpyHostToDevice, b->s));
 	CUDA_TRY(cudaEventRecord(b->ev[0], b->s));
-	to_vertex_major<<<dim3((unsigned)((n + 31) / 32), (unsigned)((S + 31) / 32)), dim3(32, 8), 0,
-	                  b->s>>>(raw, b->d, n, count, S);
-	CUDA_TRY(cudaGetLastError());
-	CUDA_TRY(cudaMemsetAsync(b->delta, 0, n * S * 8, b->s));
-	sources<<<(unsigned)((count + 63) / 64), 64, 0, b->s>>>(b->first, b->arcs, b->d, b->sig,
-	                                                        b->coef, b->delta, b->e, b->indeg,
-	                                                        b->order, b->tfirst, b->tight, n,
-	                                                        count, S, s0);
+	CUDA_TRY(cudaMemsetAsync(b->delta, 0, count * n * 8, b->s));
+	sources<<<(unsigned)((count + 7) / 8), 256, 0, b->s>>>(b->first, b->arcs, b->d, b->sig,
+	                                                       b->coef, b->delta, b->e, b->indeg,
+	                                                       b->order, n, count, s0);
 	CUDA_TRY(cudaGetLastError());
 	chunk_sums<<<dim3((unsigned)((n + 255) / 256), (unsigned)chunks), 256, 0, b->s>>>(
-		b->delta, b->partials, n, count, S);
+		b->delta, b->partials, n, count);
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(b->ev[1], b->s));
-	double *back = (double *)(b->host_rows + n * S);
+	double *back = (double *)(b->host_rows + n * b->batch);
 	CUDA_TRY(cudaMemcpyAsync(back, b->partials, chunks * n * 8, cudaMemcpyDeviceToHost, b->s));
 	CUDA_TRY(cudaStreamSynchronize(b->s));
 	float ms;
@@ -288,8 +266,7 @@ extern "C" double fwb_free_memory(int device)
 
 extern "C" double fwb_batch_bytes(uint64_t n, uint64_t batch)
 {
-	return (double)n * (double)batch * (40.0 + 4.0 + 4.0 * FWB_TIGHT)
-	       + (double)n * (double)(batch / 64) * 8.0;
+	return (double)n * (double)batch * 40.0 + (double)n * (double)(batch / 64) * 8.0;
 }
 
 extern "C" void fwb_free(fwb *b)
@@ -300,7 +277,7 @@ extern "C" void fwb_free(fwb *b)
 	if (b->s)
 		cudaStreamSynchronize(b->s);
 	void *p[] = {b->first, b->arcs, b->d, b->sig, b->coef, b->delta, b->e, b->indeg, b->order,
-	             b->tfirst, b->tight, b->partials};
+	             b->partials};
 	for (size_t i = 0; i < sizeof p / sizeof *p; i++)
 		cudaFree(p[i]);
 	cudaFreeHost(b->host_rows);

@@ -1,5 +1,5 @@
 /* fw_betweenness.h - betweenness on the GPU (prefix fwb_): the sources of a
- * batch of rows of int32 distances, a thread a source, each through the
+ * batch of rows of int32 distances, a warp a source, each through the
  * steps of lib/stats/betweenness.c's search from a row (its tight arcs up
  * to its farthest vertex, Kahn's order with the path counts, the
  * dependencies backwards) in the same order, so the same values; each
