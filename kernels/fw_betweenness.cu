@@ -6,10 +6,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "betweenness_count.h"
 #include "fw_betweenness.h"
 #include "types.h"
 
-#define FWB_NORM 512 // as lib/stats/betweenness.c: a count past 2^512 moves into its exponent
 
 struct fwb {
 	int device;
@@ -28,24 +28,6 @@ struct fwb {
 
 namespace {
 
-__device__ inline void count_add(double *m, int32_t *e, double mv, int32_t ev)
-{
-	double mu = *m;
-	int32_t eu = *e;
-	if (eu == ev) {
-		mu += mv;
-	} else if (ev > eu) {
-		mu = ldexp(mu, eu - ev) + mv;
-		eu = ev;
-	} else {
-		mu += ldexp(mv, ev - eu);
-	}
-	if (mu >= 0x1p512) {
-		mu = ldexp(mu, -FWB_NORM);
-		eu += FWB_NORM;
-	}
-	*m = mu, *e = eu;
-}
 
 // A warp a source: lib/stats/betweenness.c's source_row, its additions in
 // the same order.  The lanes share the tight arcs' pass (a vertex each,
@@ -109,7 +91,7 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 				if (sg[u] == 0)
 					sg[u] = mv, ex[u] = ev;
 				else
-					count_add(&sg[u], &ex[u], mv, ev);
+					btw_count_add(&sg[u], &ex[u], mv, ev);
 				free_now = --in[u] == 0;
 			}
 			const unsigned joined = __ballot_sync(0xffffffffu, free_now);

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "betweenness_count.h"
 #include "common.h"
 #include "elim.h"
 #include "fw.h"
 #include "stats.h"
 
 #define BTW_CHUNK 64
-#define BTW_NORM 512 /* a count past 2^BTW_NORM moves into its exponent */
 
 /* The graph as lists of out-arcs (first[v] .. first[v + 1] - 1), repeats
  * merged, loops dropped; w the lengths' type (int64_t or double). */
@@ -79,30 +79,10 @@ static int btw_link(btw_work *k, uint32_t u, uint64_t a)
 	return 0;
 }
 
-/* A path count m x 2^e gains mv x 2^ev. */
-static inline void count_add(double *m, int32_t *e, double mv, int32_t ev)
-{
-	double mu = *m;
-	int32_t eu = *e;
-	if (eu == ev) {
-		mu += mv;
-	} else if (ev > eu) {
-		mu = ldexp(mu, eu - ev) + mv;
-		eu = ev;
-	} else {
-		mu += ldexp(mv, ev - eu);
-	}
-	if (mu >= 0x1p512) {
-		mu = ldexp(mu, -BTW_NORM);
-		eu += BTW_NORM;
-	}
-	*m = mu, *e = eu;
-}
-
 /* u's path count gains v's. */
-static void btw_count_add(btw_work *k, uint32_t u, uint32_t v)
+static void count_add_vertex(btw_work *k, uint32_t u, uint32_t v)
 {
-	count_add(&k->sig_m[u], &k->sig_e[u], k->sig_m[v], k->sig_e[v]);
+	btw_count_add(&k->sig_m[u], &k->sig_e[u], k->sig_m[v], k->sig_e[v]);
 }
 
 /* The dependencies of source s's settled vertices, last first: each tight
@@ -391,25 +371,24 @@ static int graph_by_length(btw_graph *g, int threads, st_error *err)
 	return bad ? lib_fail(err, "betweenness: out of memory") : 0;
 }
 
+/* *p with room for cap entries of each bytes: 0, or -1 (*p as it was). */
+static int grow(void *p, uint64_t cap, size_t each)
+{
+	void *x = realloc(*(void **)p, cap * each);
+	if (x)
+		*(void **)p = x;
+	return x ? 0 : -1;
+}
+
 /* Room for at least cap tight arcs. */
 static int tight_room(btw_work *k, uint64_t cap)
 {
 	if (cap <= k->tarc_cap)
 		return 0;
 	cap = cap > 2 * k->tarc_cap ? cap : 2 * k->tarc_cap;
-	uint64_t *a = realloc(k->tarc, cap * sizeof *a);
-	if (a)
-		k->tarc = a;
-	uint32_t *u = realloc(k->tu, cap * sizeof *u);
-	if (u)
-		k->tu = u;
-	uint32_t *sc = realloc(k->succ, cap * sizeof *sc);
-	if (sc)
-		k->succ = sc;
-	uint64_t *sa = realloc(k->succ_arc, cap * sizeof *sa);
-	if (sa)
-		k->succ_arc = sa;
-	if (!a || !u || !sc || !sa)
+	if (grow(&k->tarc, cap, sizeof *k->tarc) < 0 || grow(&k->tu, cap, sizeof *k->tu) < 0
+	    || grow(&k->succ, cap, sizeof *k->succ) < 0
+	    || grow(&k->succ_arc, cap, sizeof *k->succ_arc) < 0)
 		return -1;
 	k->tarc_cap = cap;
 	return 0;
@@ -473,7 +452,7 @@ static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_
 			if (x->sig == 0)
 				x->sig = mv, x->e = ev;
 			else
-				count_add(&x->sig, &x->e, mv, ev);
+				btw_count_add(&x->sig, &x->e, mv, ev);
 			if (--x->indeg == 0)
 				k->order[len++] = u;
 		}

@@ -92,7 +92,7 @@ static int BT_NAME(source)(const btw_graph *g, btw_work *k, uint32_t s, double *
 				if (k->failed)
 					return -1;
 			} else if (nd == dist[u] && !k->done[u]) {
-				btw_count_add(k, u, v);
+				count_add_vertex(k, u, v);
 				if (btw_link(k, u, a) < 0)
 					return -1;
 			}

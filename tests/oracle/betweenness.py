@@ -24,23 +24,15 @@ from fractions import Fraction
 import igraph
 import networkx as nx
 
+import stats  # (beside this file: its Matrix Market reader)
+
 TOL = 1e-9
 
 
 def read_mtx(path):
-    n, arcs = 0, []
-    with open(path) as f:
-        for line in f:
-            if line.startswith("%") or not line.strip():
-                continue
-            parts = line.split()
-            if n == 0:
-                n = int(parts[0])
-                continue
-            u, v = int(parts[0]) - 1, int(parts[1]) - 1
-            if u != v:  # (the diagonal: no path passes a loop)
-                arcs.append((u, v, float(parts[2])))
-    return n, arcs
+    """The arcs off the diagonal (stats.py reads the file)."""
+    n, edges, _ = stats.read_mtx(path)
+    return n, [(u, v, w) for u, v, w in edges if u != v]
 
 
 def read_column(path, n):

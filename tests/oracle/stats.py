@@ -106,4 +106,5 @@ def main():
             print("PASS %s: %s" % (name, col))
 
 
-main()
+if __name__ == "__main__":
+    main()
