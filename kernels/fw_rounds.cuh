@@ -519,8 +519,9 @@ template <bool MID, bool BITS> struct RoundKernels64 : PivotChain {
 // matrix).
 Band band_of(const Devs &v, const Dev &x, bool lanes16 = false)
 {
-	return Band{lanes16 ? (void *)x.base<short>(x.d16, v.B, v.npad)
-	                    : (void *)x.base<int>(x.d, v.B, v.npad), // int32 or float32 alike
+	return Band{lanes16     ? (void *)x.base<short>(x.d16, v.B, v.npad)
+	            : v.es == 8 ? (void *)x.base<double>(x.d, v.B, v.npad) // float64
+	                        : (void *)x.base<int>(x.d, v.B, v.npad), // int32 or float32 alike
 	            lanes16 ? nullptr : x.pbase(v.B, v.npad), x.colT, x.rowP, x.row0, x.rows, x.s};
 }
 
