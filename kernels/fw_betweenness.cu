@@ -222,6 +222,7 @@ extern "C" int fwb_new(fwb **out, int device, uint64_t n, const uint64_t *first,
 	b->device = device, b->n = n, b->m = m, b->batch = batch_;
 	if (make(b, first, (const uint32_t *)arcs, e) < 0) {
 		fwb_free(b);
+		cudaGetLastError(); // (a failed allocation is not left for the engine's next check)
 		return -1;
 	}
 	*out = b;

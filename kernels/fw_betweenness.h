@@ -19,7 +19,7 @@ typedef struct fwb fwb;
 
 /* The graph (gs_bc_graph: first[0 .. n], arcs as (head, weight) pairs) on
  * device, with room for batches of up to batch sources (a multiple of 64).
- * 0, or -1 with msg. */
+ * 0, or -1 with msg (nothing left allocated, no error left pending). */
 int fwb_new(fwb **b, int device, uint64_t n, const uint64_t *first, const uint32_t *arcs,
             uint64_t m, uint64_t batch, char *msg, size_t len);
 /* Sources first .. first + count - 1 (count <= batch) from their rows

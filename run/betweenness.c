@@ -56,7 +56,8 @@ btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uin
 	if (!run)
 		tool_die("betweenness: out of memory");
 	run->b = b, run->n = n;
-	if (type == ST_INT32 && n && device && !form->edge_path) { /* every source, or as many as fit */
+	if (type == ST_INT32 && n && device && !form->edge_path && device->memory > 0) {
+		/* every source, or as many as fit */
 		uint64_t room = (uint64_t)(device->memory / device->batch_bytes(n, 64)) * 64;
 		room = room < (n + 63) / 64 * 64 ? room : (n + 63) / 64 * 64;
 		const char *env = getenv("APSP_BETWEENNESS_BATCH"); /* (tests: batches this small) */
@@ -66,8 +67,10 @@ btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uin
 		uint64_t m;
 		const uint64_t *first = gs_bc_graph(b, &arcs, &m);
 		char msg[400];
-		if (room && device->open(&run->dev, n, first, arcs, m, room, msg, sizeof msg) < 0)
-			tool_die("%s", msg);
+		if (room && device->open(&run->dev, n, first, arcs, m, room, msg, sizeof msg) < 0) {
+			tool_info("betweenness on the host's cores: %s", msg);
+			run->dev = NULL, room = 0;
+		}
 		if (room) {
 			run->room = room;
 			run->held = malloc(room * n * 4 + 1);

@@ -15,8 +15,9 @@ typedef struct btw_run btw_run;
 /* A device that makes the sources' sums from their rows (apsp-gpu's
  * kernels/fw_betweenness.h), for int32 graphs without --edge-betweenness:
  * open gets the graph (gs_bc_graph) and the batch (sources, a multiple of
- * 64), rows a batch's rows, close frees it (0, or -1 with msg).  Set before
- * btw_begin; NULL: the host's cores. */
+ * 64), rows a batch's rows, close frees it (0, or -1 with msg; where open
+ * fails, or memory leaves no room for 64 sources, the host's cores make
+ * them, -v saying why).  Set before btw_begin; NULL: the host's cores. */
 struct btw_device {
 	int (*open)(void **ctx, uint64_t n, const uint64_t *first, const uint32_t *arcs,
 	            uint64_t m, uint64_t batch, char *msg, size_t len);

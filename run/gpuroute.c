@@ -789,15 +789,17 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 		}
 		if (a->stats) {
 			sink_open_stats(&res, o, &rd.plan, n, in->type);
-			/* (beside the engine: what it will take set aside first) */
+			/* the sources' sums on this GPU, beside the engine: what it will
+			 * take set aside first */
 			static struct btw_device dev = {btw_open, btw_rows_dev, btw_close, fwb_batch_bytes,
 			                                0};
-			gpu_btw_device = o->device;
-			dev.memory = 0.8 * (fwb_free_memory(o->device)
-			                    - (double)fwg_memory_needed(n, (int)in->type, o->block, 0, 1)
-			                    - 1e9);
-			if (!getenv("APSP_BETWEENNESS_HOST"))
+			if ((a->form.betweenness || a->form.edge_path) && !getenv("APSP_BETWEENNESS_HOST")) {
+				gpu_btw_device = o->device;
+				dev.memory = 0.8 * (fwb_free_memory(o->device)
+				                    - (double)fwg_memory_needed(n, (int)in->type, o->block, 0, 1)
+				                    - 1e9);
 				btw_use_device(&dev);
+			}
 			res.bc = btw_begin(&a->form, n, in->type, 0, NULL, NULL, rd.graph, n, threads);
 			if (res.bc && rd.plan.potential)
 				tool_die("betweenness: the graph has a negative weight (the counts of "

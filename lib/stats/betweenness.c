@@ -49,7 +49,7 @@ typedef struct btw_work {
 	void *heap;
 	uint64_t heap_len, heap_cap;
 	int failed;
-	uint64_t *tfirst;   /* ... each vertex's tight out-arcs: tarc, their heads tu */
+	uint64_t *tfirst;   /* rows given: each vertex's tight out-arcs, tarc and their heads tu */
 	uint64_t *tarc;
 	uint32_t *tu;
 	uint32_t *succ;     /* the tight arcs' heads again, in the vertices' order, */
