@@ -56,11 +56,11 @@ typedef struct btw_work {
 	uint64_t *succ_arc; /* ... their arcs, */
 	uint64_t *sfirst;   /* ... where each place in the order begins */
 	uint64_t tarc_cap;
-	struct btw_vx {     /* rows given: each vertex's count, coefficient, in-degree */
-		double sig, coef;
+	struct btw_vx {     /* rows given: each vertex's count (sig x 2^e), */
+		double sig;     /* ... the count's coefficient in its place once summed back */
 		int32_t e;
-		uint32_t indeg;
 	} *vx;
+	uint32_t *indeg;    /* ... and its tight in-arcs not yet passed */
 } btw_work;
 
 /* Tight arc a into u. */
@@ -394,45 +394,70 @@ static int tight_room(btw_work *k, uint64_t cap)
 	return 0;
 }
 
-/* Source s from its row of distances d (int32, exact): the tight arcs
- * (d(u) + w = d(v)) up to the farthest vertex, in tails' order; the
- * vertices in a topological order of them (Kahn's, from s) with their
- * path counts, the tight arcs copied in that order; then the dependencies
- * accumulated in reverse, reading that copy backwards. */
+/* The tight arcs (d(u) + w = d(v)) out of each vertex of the row d, up to
+ * the farthest vertex far, their heads in tu (and arcs in tarc where
+ * arcs): each vertex's first in tfirst, each head's count in vx[].indeg.
+ * Inlined twice, arcs a constant: the loop per arc stays short. */
+static inline __attribute__((always_inline)) int tight_arcs(const btw_graph *g, btw_work *k,
+                                                              const int32_t *d, int64_t far,
+                                                              int arcs)
+{
+	const uint64_t n = g->n;
+	const struct btw_arc *arc = g->packed;
+	const uint64_t *first = g->first;
+	uint64_t t = 0, sure = 0; /* room sure for tight arcs up to sure */
+	struct btw_vx *vx = k->vx;
+	uint32_t *indeg = k->indeg;
+	uint64_t *tarc = k->tarc, *tfirst = k->tfirst;
+	uint32_t *tu = k->tu;
+	for (uint64_t u = 0; u < n; u++) {
+		tfirst[u] = t;
+		const int64_t du = d[u];
+		uint64_t a = first[u], end = first[u + 1];
+		if (du >= ST_INF_I32 || a == end)
+			continue;
+		const int64_t room = far - du;
+		if (arc[end - 1].w > room) /* (by length: the first too long ends them) */
+			for (end = a; end < first[u + 1] && arc[end].w <= room; end++)
+				;
+		if (t + (end - a) > sure) {
+			if (tight_room(k, t + (end - a)) < 0)
+				return -1;
+			tarc = k->tarc, tu = k->tu, sure = k->tarc_cap;
+		}
+		for (; a < end; a++) {
+			const uint32_t v = arc[a].to;
+			const uint32_t tight = du + arc[a].w == d[v];
+			if (arcs)
+				tarc[t] = a;
+			tu[t] = v;
+			t += tight;
+			indeg[v] += tight;
+			vx[v].sig = 0; /* (the last source's left) */
+		}
+	}
+	tfirst[n] = t;
+	return 0;
+}
+
+/* Source s from its row of distances d (int32, exact): the tight arcs up
+ * to the farthest vertex, in tails' order; the vertices in a topological
+ * order of them (Kahn's, from s) with their path counts, the tight arcs
+ * copied in that order; then the dependencies accumulated in reverse,
+ * reading that copy backwards. */
 static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_t *d,
                        double *vertex, double *arc)
 {
 	const uint64_t n = g->n;
-	const struct btw_arc *arcs = g->packed;
 	int64_t far = 0;
 	for (uint64_t v = 0; v < n; v++)
 		if (d[v] < ST_INF_I32 && d[v] > far)
 			far = d[v];
-	uint64_t t = 0, sure = 0; /* room sure for tight arcs up to sure */
-	struct btw_vx *vx = k->vx;
-	uint64_t *tarc = k->tarc;
-	uint32_t *tu = k->tu;
-	for (uint64_t u = 0; u < n; u++) {
-		k->tfirst[u] = t;
-		if (d[u] >= ST_INF_I32)
-			continue;
-		const int64_t du = d[u], room = far - du;
-		if (t + (g->first[u + 1] - g->first[u]) > sure) {
-			if (tight_room(k, t + (g->first[u + 1] - g->first[u])) < 0) {
-				k->failed = 1;
-				return;
-			}
-			tarc = k->tarc, tu = k->tu, sure = k->tarc_cap;
-		}
-		for (uint64_t a = g->first[u]; a < g->first[u + 1] && arcs[a].w <= room; a++) {
-			const uint32_t v = arcs[a].to;
-			const uint32_t tight = du + arcs[a].w == d[v];
-			tarc[t] = a, tu[t] = v;
-			t += tight;
-			vx[v].indeg += tight;
-		}
+	if ((arc ? tight_arcs(g, k, d, far, 1) : tight_arcs(g, k, d, far, 0)) < 0) {
+		k->failed = 1;
+		return;
 	}
-	k->tfirst[n] = t;
+	struct btw_vx *vx = k->vx;
 	/* forward: the order, the counts, the arcs in order */
 	uint64_t len = 1, at = 0;
 	k->order[0] = s;
@@ -453,20 +478,21 @@ static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_
 				x->sig = mv, x->e = ev;
 			else
 				btw_count_add(&x->sig, &x->e, mv, ev);
-			if (--x->indeg == 0)
+			if (--k->indeg[u] == 0)
 				k->order[len++] = u;
 		}
 	}
 	k->sfirst[len] = at;
-	/* backward: coef(u) = (1 + delta(u)) / sigma(u), so that each tight
-	 * v -> u passes sigma(v) coef(u) back to v */
+	/* backward: coef(u) = (1 + delta(u)) / sigma(u), in sig's place once
+	 * u is summed, so that each tight v -> u passes sigma(v) coef(u) back
+	 * to v */
 	for (uint64_t i = len; i-- > 0;) {
 		const uint32_t v = k->order[i];
 		struct btw_vx *y = &vx[v];
 		double dv = 0;
 		for (uint64_t j = k->sfirst[i]; j < k->sfirst[i + 1]; j++) {
 			const struct btw_vx *x = &vx[k->succ[j]];
-			double c = y->sig * x->coef;
+			double c = y->sig * x->sig;
 			if (y->e != x->e)
 				c = ldexp(c, y->e - x->e);
 			dv += c;
@@ -475,10 +501,8 @@ static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_
 		}
 		if (v != s)
 			vertex[v] += dv;
-		y->coef = (1.0 + dv) / y->sig;
+		y->sig = (1.0 + dv) / y->sig;
 	}
-	for (uint64_t i = 0; i < len; i++) /* ready for the next source */
-		vx[k->order[i]] = (struct btw_vx){0, 0, 0, 0};
 }
 
 /* ---- the sources ---- */
@@ -488,7 +512,7 @@ static void work_free(btw_work *k)
 	free(k->dist), free(k->sig_m), free(k->delta), free(k->sig_e), free(k->done);
 	free(k->order), free(k->head), free(k->link), free(k->heap);
 	free(k->tfirst), free(k->tarc), free(k->tu), free(k->succ);
-	free(k->succ_arc), free(k->sfirst), free(k->vx);
+	free(k->succ_arc), free(k->sfirst), free(k->vx), free(k->indeg);
 }
 
 static int work_alloc(btw_work *k, const btw_graph *g)
@@ -512,9 +536,10 @@ static int work_alloc(btw_work *k, const btw_graph *g)
 	k->succ_arc = malloc(k->tarc_cap * sizeof *k->succ_arc);
 	k->sfirst = malloc((n + 1) * sizeof *k->sfirst);
 	k->vx = calloc(n + 1, sizeof *k->vx);
+	k->indeg = calloc(n + 1, sizeof *k->indeg);
 	if (!k->dist || !k->sig_m || !k->delta || !k->sig_e || !k->done || !k->order || !k->head
 	    || !k->link || !k->heap || !k->tfirst || !k->tarc || !k->tu || !k->succ
-	    || !k->succ_arc || !k->sfirst || !k->vx) {
+	    || !k->succ_arc || !k->sfirst || !k->vx || !k->indeg) {
 		work_free(k);
 		return -1;
 	}
