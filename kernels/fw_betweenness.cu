@@ -20,10 +20,11 @@ struct fwb {
 	double *sig, *coef, *delta;
 	int32_t *e;
 	uint32_t *indeg, *order;
-	int32_t *host_rows; // pinned: the rows as given, then the partials back
+	int32_t *host_rows; // pinned: a batch's rows (fwb_room), then the partials back
 	double *partials;   // device: [chunk][v]
 	cudaStream_t s;
-	cudaEvent_t ev[2];
+	cudaEvent_t ev[2];  // the kernels' start (the rows copied over) and end
+	uint64_t put;       // the sources of the batch put and not yet taken (0: none)
 };
 
 namespace {
@@ -157,8 +158,8 @@ int make(fwb *b, const uint64_t *first, const uint32_t *arcs, Err e)
 	const uint64_t n = b->n, m = b->m, S = b->batch;
 	CUDA_TRY(cudaSetDevice(b->device));
 	CUDA_TRY(cudaStreamCreateWithFlags(&b->s, cudaStreamNonBlocking));
-	CUDA_TRY(cudaEventCreate(&b->ev[0]));
-	CUDA_TRY(cudaEventCreate(&b->ev[1]));
+	for (int i = 0; i < 2; i++)
+		CUDA_TRY(cudaEventCreate(&b->ev[i]));
 	CUDA_TRY(cudaMalloc(&b->first, (n + 1) * 8));
 	CUDA_TRY(cudaMalloc(&b->arcs, (m ? m : 1) * 8));
 	CUDA_TRY(cudaMalloc(&b->d, n * S * 4));
@@ -179,12 +180,12 @@ int make(fwb *b, const uint64_t *first, const uint32_t *arcs, Err e)
 	return 0;
 }
 
-int batch(fwb *b, uint64_t s0, uint64_t count, const int32_t *rows, double *partials,
-          double *kernel_ms, Err e)
+// The batch in host_rows: copied over, its sources' sums begun, the
+// partials on their way back; nothing waited for.
+int put(fwb *b, uint64_t s0, uint64_t count, Err e)
 {
 	const uint64_t n = b->n, chunks = (count + 63) / 64;
 	CUDA_TRY(cudaSetDevice(b->device));
-	memcpy(b->host_rows, rows, count * n * 4);
 	CUDA_TRY(cudaMemcpyAsync(b->d, b->host_rows, count * n * 4, cudaMemcpyHostToDevice, b->s));
 	CUDA_TRY(cudaEventRecord(b->ev[0], b->s));
 	CUDA_TRY(cudaMemsetAsync(b->delta, 0, count * n * 8, b->s));
@@ -198,11 +199,7 @@ int batch(fwb *b, uint64_t s0, uint64_t count, const int32_t *rows, double *part
 	CUDA_TRY(cudaEventRecord(b->ev[1], b->s));
 	double *back = (double *)(b->host_rows + n * b->batch);
 	CUDA_TRY(cudaMemcpyAsync(back, b->partials, chunks * n * 8, cudaMemcpyDeviceToHost, b->s));
-	CUDA_TRY(cudaStreamSynchronize(b->s));
-	float ms;
-	CUDA_TRY(cudaEventElapsedTime(&ms, b->ev[0], b->ev[1]));
-	*kernel_ms += ms;
-	memcpy(partials, back, chunks * n * 8);
+	b->put = count;
 	return 0;
 }
 
@@ -229,14 +226,51 @@ extern "C" int fwb_new(fwb **out, int device, uint64_t n, const uint64_t *first,
 	return 0;
 }
 
-extern "C" int fwb_rows(fwb *b, uint64_t first, uint64_t count, const int32_t *rows,
-                        double *partials, double *kernel_ms, char *msg, size_t len)
+extern "C" int32_t *fwb_room(fwb *b, char *msg, size_t len)
 {
 	Err e = {msg, len};
-	if (count > b->batch)
-		return fail(e, "betweenness on the GPU: %llu rows, past the batch of %llu",
-		            (unsigned long long)count, (unsigned long long)b->batch);
-	return count ? batch(b, first, count, rows, partials, kernel_ms, e) : 0;
+	if (b->put) { // (the last batch's rows may still be on their way)
+		cudaError_t rc = cudaSetDevice(b->device);
+		if (rc == cudaSuccess)
+			rc = cudaEventSynchronize(b->ev[0]);
+		if (rc != cudaSuccess) {
+			fail(e, "betweenness on the GPU: %s", cudaGetErrorString(rc));
+			return NULL;
+		}
+	}
+	return b->host_rows;
+}
+
+extern "C" int fwb_put(fwb *b, uint64_t first, uint64_t count, char *msg, size_t len)
+{
+	Err e = {msg, len};
+	if (count > b->batch || b->put)
+		return fail(e, "betweenness on the GPU: %llu rows put, past the batch of %llu or "
+		            "before the last was taken", (unsigned long long)count,
+		            (unsigned long long)b->batch);
+	return count ? put(b, first, count, e) : 0;
+}
+
+extern "C" const double *fwb_take(fwb *b, double *kernel_ms, char *msg, size_t len)
+{
+	Err e = {msg, len};
+	if (!b->put) {
+		fail(e, "betweenness on the GPU: nothing put to take");
+		return NULL;
+	}
+	float ms = 0;
+	cudaError_t rc = cudaSetDevice(b->device);
+	if (rc == cudaSuccess)
+		rc = cudaStreamSynchronize(b->s);
+	if (rc == cudaSuccess)
+		rc = cudaEventElapsedTime(&ms, b->ev[0], b->ev[1]);
+	if (rc != cudaSuccess) {
+		fail(e, "betweenness on the GPU: %s", cudaGetErrorString(rc));
+		return NULL;
+	}
+	*kernel_ms += ms;
+	b->put = 0;
+	return (const double *)(b->host_rows + b->n * b->batch);
 }
 
 extern "C" double fwb_free_memory(int device)

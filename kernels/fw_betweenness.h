@@ -22,11 +22,18 @@ typedef struct fwb fwb;
  * 0, or -1 with msg (nothing left allocated, no error left pending). */
 int fwb_new(fwb **b, int device, uint64_t n, const uint64_t *first, const uint32_t *arcs,
             uint64_t m, uint64_t batch, char *msg, size_t len);
-/* Sources first .. first + count - 1 (count <= batch) from their rows
- * (count x n on the host): partials gets one n-vector a chunk of 64.
- * *kernel_ms grows by the kernels' time (CUDA events).  0, or -1 with msg. */
-int fwb_rows(fwb *b, uint64_t first, uint64_t count, const int32_t *rows, double *partials,
-             double *kernel_ms, char *msg, size_t len);
+/* A batch's sources, in three steps, so that the host fills the next
+ * batch while the device works on the last:
+ * - fwb_room: where the rows go (count x n int32, pinned host memory),
+ *   once the last batch's have left it (NULL with msg on an error);
+ * - fwb_put: sources first .. first + count - 1 (count <= batch) from
+ *   those rows, begun on the device, nothing waited for;
+ * - fwb_take: waits for them: one n-vector of partial sums a chunk of 64
+ *   (valid until the next fwb_put), *kernel_ms grown by the kernels' time
+ *   (CUDA events); NULL with msg on an error.  One batch put at a time. */
+int32_t *fwb_room(fwb *b, char *msg, size_t len);
+int fwb_put(fwb *b, uint64_t first, uint64_t count, char *msg, size_t len);
+const double *fwb_take(fwb *b, double *kernel_ms, char *msg, size_t len);
 void fwb_free(fwb *b);
 /* The device's free memory in bytes now (0 where it cannot tell). */
 double fwb_free_memory(int device);

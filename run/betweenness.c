@@ -11,15 +11,18 @@ struct btw_run {
 	uint64_t n;
 	int32_t *held; /* rows first .. first + count - 1, room for room */
 	uint64_t first, count, room;
-	void *dev;        /* the device's (btw_device), or NULL */
-	double *partials; /* ... its sums of a batch */
+	struct btw_slot {  /* each device's (btw_device): its context, */
+		void *ctx;
+		uint64_t first, count; /* ... the batch put there and not yet taken */
+	} *dev;            /* or NULL */
+	int devs, cur;     /* ... the one whose room is held */
 	double kernel_ms;
 	uint64_t batches;
 };
 
-static const struct btw_device *device;
+static struct btw_device *device;
 
-void btw_use_device(const struct btw_device *d)
+void btw_use_device(struct btw_device *d)
 {
 	device = d;
 }
@@ -28,6 +31,52 @@ static void progress(void *ctx, uint64_t done, uint64_t sources)
 {
 	(void)ctx;
 	tool_progress("sources' betweenness", done, sources);
+}
+
+/* The sources dealt to the devices, a batch each in turn, as many as fit
+ * (each a multiple of 64): 1, or 0 where they do not take them. */
+static int on_devices(btw_run *run, uint64_t n)
+{
+	if (device->ready)
+		device->ready(device);
+	if (device->devices < 1) {
+		tool_info("betweenness on the host's cores: no GPU");
+		return 0;
+	}
+	const int devs = device->devices;
+	const uint64_t all = (n + 63) / 64 * 64, each = ((n + devs - 1) / devs + 63) / 64 * 64;
+	uint64_t room = device->memory > 0
+	                ? (uint64_t)(device->memory / device->batch_bytes(n, 64)) * 64 : 0;
+	room = room < each ? room : each;
+	const char *env = getenv("APSP_BETWEENNESS_BATCH"); /* (tests: batches this small) */
+	if (env && atoi(env) >= 64 && (uint64_t)atoi(env) / 64 * 64 < room)
+		room = (uint64_t)atoi(env) / 64 * 64;
+	if (!room) {
+		tool_info("betweenness on the host's cores: the GPU has no room for 64 sources");
+		return 0;
+	}
+	const uint32_t *arcs;
+	uint64_t m;
+	const uint64_t *first = gs_bc_graph(run->b, &arcs, &m);
+	char msg[400];
+	if (!(run->dev = calloc((size_t)devs, sizeof *run->dev)))
+		tool_die("betweenness: out of memory");
+	int d = 0;
+	for (; d < devs && (uint64_t)d * room < all; d++)
+		if (device->open(&run->dev[d].ctx, d, n, first, arcs, m, room, msg, sizeof msg) < 0)
+			break;
+	if (d < devs && (uint64_t)d * room < all) {
+		tool_info("betweenness on the host's cores: %s", msg);
+		while (d-- > 0)
+			device->close(run->dev[d].ctx);
+		free(run->dev);
+		run->dev = NULL;
+		return 0;
+	}
+	run->devs = d, run->room = room;
+	if (!(run->held = device->room(run->dev[0].ctx, msg, sizeof msg)))
+		tool_die("%s", msg);
+	return 1;
 }
 
 btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uint64_t count,
@@ -56,30 +105,8 @@ btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uin
 	if (!run)
 		tool_die("betweenness: out of memory");
 	run->b = b, run->n = n;
-	if (type == ST_INT32 && n && device && !form->edge_path && device->memory > 0) {
-		/* every source, or as many as fit */
-		uint64_t room = (uint64_t)(device->memory / device->batch_bytes(n, 64)) * 64;
-		room = room < (n + 63) / 64 * 64 ? room : (n + 63) / 64 * 64;
-		const char *env = getenv("APSP_BETWEENNESS_BATCH"); /* (tests: batches this small) */
-		if (env && atoi(env) >= 64 && (uint64_t)atoi(env) / 64 * 64 < room)
-			room = (uint64_t)atoi(env) / 64 * 64;
-		const uint32_t *arcs;
-		uint64_t m;
-		const uint64_t *first = gs_bc_graph(b, &arcs, &m);
-		char msg[400];
-		if (room && device->open(&run->dev, n, first, arcs, m, room, msg, sizeof msg) < 0) {
-			tool_info("betweenness on the host's cores: %s", msg);
-			run->dev = NULL, room = 0;
-		}
-		if (room) {
-			run->room = room;
-			run->held = malloc(room * n * 4 + 1);
-			run->partials = malloc((room / 64) * n * sizeof *run->partials + 1);
-			if (!run->held || !run->partials)
-				tool_die("betweenness: out of memory for %llu rows", (unsigned long long)room);
-			return run;
-		}
-	}
+	if (type == ST_INT32 && n && device && !form->edge_path && on_devices(run, n))
+		return run;
 	if (type == ST_INT32 && n) { /* a few chunks a core, in at most 256 MiB */
 		const int t = threads > 0 ? threads : tool_threads();
 		uint64_t room = (uint64_t)t * 64 * 4;
@@ -92,17 +119,38 @@ btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uin
 	return run;
 }
 
+/* Device d's batch waited for, its sums added. */
+static void take(btw_run *r, int d)
+{
+	struct btw_slot *x = &r->dev[d];
+	st_error err;
+	char msg[400];
+	if (!x->count)
+		return;
+	const double *partials = device->take(x->ctx, &r->kernel_ms, msg, sizeof msg);
+	if (!partials)
+		tool_die("%s", msg);
+	if (gs_bc_add_partials(r->b, x->first, x->count, partials, &err) < 0)
+		tool_die_st(NULL, &err);
+	x->count = 0;
+}
+
+/* The rows held: to the device whose room they fill (the next one's last
+ * batch taken, its room held next), or summed on the host's cores. */
 static void flush(btw_run *r)
 {
 	st_error err;
 	char msg[400];
 	if (r->count && r->dev) {
-		if (device->rows(r->dev, r->first, r->count, r->held, r->partials, &r->kernel_ms, msg,
-		                 sizeof msg) < 0)
+		struct btw_slot *x = &r->dev[r->cur];
+		if (device->put(x->ctx, r->first, r->count, msg, sizeof msg) < 0)
 			tool_die("%s", msg);
-		if (gs_bc_add_partials(r->b, r->first, r->count, r->partials, &err) < 0)
-			tool_die_st(NULL, &err);
+		x->first = r->first, x->count = r->count;
 		r->batches++;
+		r->cur = (r->cur + 1) % r->devs;
+		take(r, r->cur);
+		if (!(r->held = device->room(r->dev[r->cur].ctx, msg, sizeof msg)))
+			tool_die("%s", msg);
 	} else if (r->count && gs_bc_add_rows(r->b, r->first, r->count, r->held, r->n, &err) < 0) {
 		tool_die_st(NULL, &err);
 	}
@@ -134,16 +182,22 @@ void btw_end(btw_run *r, const struct stats_form *form, uint32_t flags, gs_betwe
 	tool_progress_stage("betweenness");
 	if (r->held)
 		flush(r);
+	for (int i = 0; i < r->devs; i++) /* the batches still out, in the order put */
+		take(r, (r->cur + i) % r->devs);
 	if (gs_bc_finish(r->b, out, &err) < 0)
 		tool_die_st(NULL, &err);
 	gs_bc_free(r->b);
 	if (r->dev) {
-		tool_info("betweenness on the GPU: %llu batches of up to %llu sources, kernels %.1f ms",
-		          (unsigned long long)r->batches, (unsigned long long)r->room, r->kernel_ms);
-		device->close(r->dev);
+		tool_info("betweenness on %d GPU%s: %llu batches of up to %llu sources, kernels %.1f "
+		          "ms%s", r->devs, r->devs > 1 ? "s" : "", (unsigned long long)r->batches,
+		          (unsigned long long)r->room, r->kernel_ms,
+		          r->devs > 1 ? " (the GPUs' added)" : "");
+		for (int d = 0; d < r->devs; d++)
+			device->close(r->dev[d].ctx);
+		free(r->dev);
+	} else {
+		free(r->held);
 	}
-	free(r->held);
-	free(r->partials);
 	free(r);
 	gs_betweenness_scale(out, form->normalized, (flags & ST_DIRECTED) != 0);
 	if (form->edge_path)

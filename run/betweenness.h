@@ -12,22 +12,29 @@
  * on a few rows would keep few cores busy (a chunk of 64 sources a core). */
 typedef struct btw_run btw_run;
 
-/* A device that makes the sources' sums from their rows (apsp-gpu's
- * kernels/fw_betweenness.h), for int32 graphs without --edge-betweenness:
- * open gets the graph (gs_bc_graph) and the batch (sources, a multiple of
- * 64), rows a batch's rows, close frees it (0, or -1 with msg; where open
- * fails, or memory leaves no room for 64 sources, the host's cores make
- * them, -v saying why).  Set before btw_begin; NULL: the host's cores. */
+/* Devices that make the sources' sums from their rows (apsp-gpu's GPUs,
+ * kernels/fw_betweenness.h), for int32 graphs without --edge-betweenness,
+ * the batches dealt to them in turn: open gets device which's context,
+ * the graph (gs_bc_graph) and the batch (sources, a multiple of 64); room
+ * is where a batch's rows go once the last's have left; put begins a
+ * batch, take waits for it and gives its chunks' partial sums; close frees
+ * it (0, or -1 or NULL with msg).  Where an open fails, or memory leaves no
+ * room for 64 sources, the host's cores make them, -v saying why.  Set
+ * before btw_begin (which calls ready, where the devices are found while
+ * the graph is read); NULL: the host's cores. */
 struct btw_device {
-	int (*open)(void **ctx, uint64_t n, const uint64_t *first, const uint32_t *arcs,
-	            uint64_t m, uint64_t batch, char *msg, size_t len);
-	int (*rows)(void *ctx, uint64_t first, uint64_t count, const int32_t *rows,
-	            double *partials, double *kernel_ms, char *msg, size_t len);
+	void (*ready)(struct btw_device *d); /* where not NULL, first: sets devices, memory */
+	int devices;
+	int (*open)(void **ctx, int which, uint64_t n, const uint64_t *first,
+	            const uint32_t *arcs, uint64_t m, uint64_t batch, char *msg, size_t len);
+	int32_t *(*room)(void *ctx, char *msg, size_t len);
+	int (*put)(void *ctx, uint64_t first, uint64_t count, char *msg, size_t len);
+	const double *(*take)(void *ctx, double *kernel_ms, char *msg, size_t len);
 	void (*close)(void *ctx);
-	double (*batch_bytes)(uint64_t n, uint64_t batch); /* what a batch takes there */
-	double memory; /* bytes it may take */
+	double (*batch_bytes)(uint64_t n, uint64_t batch); /* what a batch takes on one */
+	double memory; /* bytes each may take */
 };
-void btw_use_device(const struct btw_device *d);
+void btw_use_device(struct btw_device *d);
 
 /* Where form asks for betweenness, the accumulator of the graph of count
  * arcs (from, to, w of type; stride 0) or of an n x n weight matrix (w,

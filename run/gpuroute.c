@@ -715,21 +715,68 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 	}
 }
 
-/* Betweenness on the run's first GPU (kernels/fw_betweenness.h). */
-static int gpu_btw_device;
-static int btw_open(void **ctx, uint64_t n, const uint64_t *first, const uint32_t *arcs,
-                    uint64_t m, uint64_t batch, char *msg, size_t len)
+/* Betweenness on the run's GPUs (kernels/fw_betweenness.h), beside the
+ * engine: what it takes on each set aside first. */
+static int gpu_btw_ids[64];
+static int btw_open(void **ctx, int which, uint64_t n, const uint64_t *first,
+                    const uint32_t *arcs, uint64_t m, uint64_t batch, char *msg, size_t len)
 {
-	return fwb_new((fwb **)ctx, gpu_btw_device, n, first, arcs, m, batch, msg, len);
+	return fwb_new((fwb **)ctx, gpu_btw_ids[which], n, first, arcs, m, batch, msg, len);
 }
-static int btw_rows_dev(void *ctx, uint64_t first, uint64_t count, const int32_t *rows,
-                        double *partials, double *kernel_ms, char *msg, size_t len)
+static int32_t *btw_room(void *ctx, char *msg, size_t len)
 {
-	return fwb_rows(ctx, first, count, rows, partials, kernel_ms, msg, len);
+	return fwb_room(ctx, msg, len);
+}
+static int btw_put(void *ctx, uint64_t first, uint64_t count, char *msg, size_t len)
+{
+	return fwb_put(ctx, first, count, msg, len);
+}
+static const double *btw_take(void *ctx, double *kernel_ms, char *msg, size_t len)
+{
+	return fwb_take(ctx, kernel_ms, msg, len);
 }
 static void btw_close(void *ctx)
 {
 	fwb_free(ctx);
+}
+static struct btw_device gpu_btw = {NULL,    0,         btw_open,        btw_room, btw_put,
+                                    btw_take, btw_close, fwb_batch_bytes, 0};
+
+/* The devices ids[0 .. count - 1], each with share of its free memory
+ * less keep bytes (the engine's), for the sources' sums. */
+static void btw_on(const int *ids, int count, double keep, double share)
+{
+	count = count < 64 ? count : 64;
+	gpu_btw.devices = count;
+	gpu_btw.memory = 0;
+	for (int d = 0; d < count; d++) {
+		gpu_btw_ids[d] = ids[d];
+		const double room = share * (fwb_free_memory(ids[d]) - keep - 1e9);
+		gpu_btw.memory = d == 0 || room < gpu_btw.memory ? room : gpu_btw.memory;
+	}
+}
+
+/* The dense engine's devices, its bands on each set aside. */
+static void btw_on_gpus(const struct fwg_opts *o, uint64_t n, uint32_t type)
+{
+	int ids[64];
+	const int count = o->gpus > 1 ? (o->gpus < 64 ? o->gpus : 64) : 1;
+	for (int d = 0; d < count; d++)
+		ids[d] = o->device + d;
+	btw_on(ids, count, (double)fwg_memory_needed(n, (int)type, o->block, 0, count), 0.8);
+	gpu_btw.ready = NULL;
+	btw_use_device(&gpu_btw);
+}
+
+/* The sparse engine's devices, once found (half their memory left to its
+ * batches, which it sizes by what is free). */
+static void btw_sparse_ready(struct btw_device *d)
+{
+	gpusparse_end(sparse_dev);
+	if (sparse_dev->rc < 0)
+		d->devices = 0;
+	else
+		btw_on(sparse_dev->devices, sparse_dev->ndevices, 0, 0.5);
 }
 
 /* The graph on the host (read here, gathered from an MPI run's processes,
@@ -789,17 +836,8 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 		}
 		if (a->stats) {
 			sink_open_stats(&res, o, &rd.plan, n, in->type);
-			/* the sources' sums on this GPU, beside the engine: what it will
-			 * take set aside first */
-			static struct btw_device dev = {btw_open, btw_rows_dev, btw_close, fwb_batch_bytes,
-			                                0};
-			if ((a->form.betweenness || a->form.edge_path) && !getenv("APSP_BETWEENNESS_HOST")) {
-				gpu_btw_device = o->device;
-				dev.memory = 0.8 * (fwb_free_memory(o->device)
-				                    - (double)fwg_memory_needed(n, (int)in->type, o->block, 0, 1)
-				                    - 1e9);
-				btw_use_device(&dev);
-			}
+			if ((a->form.betweenness || a->form.edge_path) && !getenv("APSP_BETWEENNESS_HOST"))
+				btw_on_gpus(o, n, in->type);
 			res.bc = btw_begin(&a->form, n, in->type, 0, NULL, NULL, rd.graph, n, threads);
 			if (res.bc && rd.plan.potential)
 				tool_die("betweenness: the graph has a negative weight (the counts of "
@@ -840,6 +878,11 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		struct gpusparse_dev dev = {.device = g->o.device, .gpus = a->gpus, .n = g->head.n};
 		gpusparse_begin(&dev); /* (beside the host's order and elimination) */
 		sparse_dev = &dev;
+		if (a->stats && (a->form.betweenness || a->form.edge_path)
+		    && !getenv("APSP_BETWEENNESS_HOST")) {
+			gpu_btw.ready = btw_sparse_ready;
+			btw_use_device(&gpu_btw);
+		}
 		const struct sparse_job job = {
 			.mode = a->engine_mode, .order = a->order, .paths = g->o.paths,
 			.checkpoint = g->ck.path || g->ck.resume, .input = a->input,
@@ -851,6 +894,7 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		const int ran = sparse_run(&job, g->r, &g->in, g->out, g->sout, &read, why, sizeof why);
 		gpusparse_end(&dev);
 		sparse_dev = NULL;
+		btw_use_device(NULL);
 		if (ran) {
 			g->r = NULL; /* (freed there) */
 			return EXIT_OK;

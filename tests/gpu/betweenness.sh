@@ -6,8 +6,11 @@
 # (APSP_BETWEENNESS_BATCH), or on the host's cores (APSP_BETWEENNESS_HOST=1,
 # and with --edge-betweenness), 16-bit lanes and 32 bits, float32 (searched
 # on the host), an undirected graph, a road-like graph as text (the sparse
-# engine's rows on the GPU) and zero arcs; compute-sanitizer finds nothing
-# in the kernels; float64 and mpirun are refused, saying so.
+# engine's rows on the GPU, their sums too, on one device or dealt to two
+# of them: APSP_SPARSE_DEVICES=0,0 takes one device twice), zero arcs, a
+# complete graph of equal weights (every arc of a source tight); with two
+# GPUs, --gpus 2 deals the batches to both; compute-sanitizer
+# finds nothing in the kernels; float64 and mpirun are refused, saying so.
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 c=$BIN/apsp-cpu
@@ -46,10 +49,10 @@ expect_true "-v: the host route, betweenness asked" 'grep -q "betweenness asked"
 $c --stats --betweenness "$T/i" >"$T/a.tsv"
 for b in 0 64 128; do
 	APSP_BETWEENNESS_BATCH=$b $gpu -v --stats --betweenness "$T/i" >"$T/b.tsv" 2>"$T/v"
-	expect_true "the GPU's sums (batch ${b:-whole}): apsp-cpu's bytes" 'cmp -s "$T/a.tsv" "$T/b.tsv" && grep -q "betweenness on the GPU" "$T/v"'
+	expect_true "the GPU's sums (batch ${b:-whole}): apsp-cpu's bytes" 'cmp -s "$T/a.tsv" "$T/b.tsv" && grep -q "betweenness on 1 GPU:" "$T/v"'
 done
 expect_true "... in 24 batches of 64" 'APSP_BETWEENNESS_BATCH=64 $gpu -v --stats --betweenness "$T/i" 2>&1 >/dev/null | grep -q "24 batches of up to 64 sources"'
-expect_true "the host's sums (APSP_BETWEENNESS_HOST=1): the same bytes" 'APSP_BETWEENNESS_HOST=1 $gpu -v --stats --betweenness "$T/i" 2>"$T/v" | cmp -s - "$T/a.tsv" && ! grep -q "betweenness on the GPU" "$T/v"'
+expect_true "the host's sums (APSP_BETWEENNESS_HOST=1): the same bytes" 'APSP_BETWEENNESS_HOST=1 $gpu -v --stats --betweenness "$T/i" 2>"$T/v" | cmp -s - "$T/a.tsv" && ! grep -q "betweenness on [0-9]* GPU" "$T/v"'
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	$g -n 300 -d 5 -w 1:9 -s 37 -o "$T/small"
 	APSP_BETWEENNESS_BATCH=128 sanitized "compute-sanitizer memcheck: the betweenness kernels" memcheck $gpu --stats --betweenness "$T/small"
@@ -64,14 +67,28 @@ btw_gpu "undirected, normalized" "$T/u" --normalized
 $g --road 40x40 -w 1:20 -s 35 -F mtx -o "$T/road.mtx"
 btw_gpu "road-like text, the sparse engine's rows" "$T/road.mtx"
 expect_true "-v: the sparse engine" 'grep -q "sparse engine" "$T/v"'
+$c --stats --betweenness "$T/road.mtx" >"$T/a.tsv"
+expect_true "the sparse engine's rows, the GPU's sums: apsp-cpu's bytes" '$gpu -v --stats --betweenness "$T/road.mtx" 2>"$T/v" | cmp -s - "$T/a.tsv" && grep -q "betweenness on 1 GPU:" "$T/v"'
+expect_true "... dealt to two devices in batches of 64: the same bytes" 'APSP_SPARSE_DEVICES=0,0 APSP_BETWEENNESS_BATCH=64 $gpu -v --stats --betweenness "$T/road.mtx" 2>"$T/v" | cmp -s - "$T/a.tsv" && grep -q "betweenness on 2 GPUs: 25 batches of up to 64 sources" "$T/v"'
 $g -n 400 -d 5 -w 1:9 -s 36 -o "$T/z0"
 $x --weights "$T/z0" | awk '/^%/ || !size++ { print; next } { if ($1 < $2 && ($1 + $2) % 4 == 0) $3 = 0; print }' >"$T/z.mtx"
 btw_gpu "zero arcs (forward only: no zero cycle)" "$T/z.mtx" --engine dense
 $c --stats --betweenness --engine dense "$T/z.mtx" >"$T/a.tsv"
 expect_true "zero arcs, the GPU's sums: apsp-cpu's bytes" '$gpu --stats --betweenness --engine dense "$T/z.mtx" | cmp -s - "$T/a.tsv"'
+$g -n 300 -d 100 -w 1:1 -s 39 -o "$T/complete"
+$c --stats --betweenness "$T/complete" >"$T/a.tsv"
+expect_true "a complete graph of equal weights (a source's every arc tight): apsp-cpu's bytes" '$gpu --stats --betweenness "$T/complete" | cmp -s - "$T/a.tsv"'
 $g --grid 30x30 -w 1:1 -s 38 -o "$T/unit"
 $c --stats --betweenness "$T/unit" >"$T/a.tsv"
 expect_true "a unit grid (counts past 2^53), the GPU's sums: apsp-cpu's bytes" '$gpu --stats --betweenness --engine dense "$T/unit" | cmp -s - "$T/a.tsv"'
+if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
+	$c --stats --betweenness "$T/i" >"$T/a.tsv"
+	for b in 0 64; do
+		expect_true "--gpus 2 (batch ${b}): the batches dealt to both, apsp-cpu's bytes" 'APSP_BETWEENNESS_BATCH=$b $gpu -v --gpus 2 --stats --betweenness "$T/i" 2>"$T/v" | cmp -s - "$T/a.tsv" && grep -q "betweenness on 2 GPUs" "$T/v"'
+	done
+else
+	skip "--gpus 2: the batches dealt to both" "one GPU"
+fi
 if command -v mpirun >/dev/null 2>&1; then
 	expect_stderr "mpirun refused" 2 'one process' 'mpirun --allow-run-as-root --oversubscribe -np 2 $gpu --stats --betweenness "$T/i"'
 else
