@@ -7,6 +7,7 @@
 #include "checkpoint.h"
 #include "engine.h"
 #include "fw.h"
+#include "betweenness.h"
 #include "stats.h"
 #include "statsout.h"
 #include "tool.h"
@@ -87,6 +88,8 @@ void f64_solve(struct f64_graph *g, int out, FILE *sout, const struct stats_form
 	gs_stats st;
 	if (sout && gs_init(&st, n, ST_FLOAT64, &err) < 0)
 		tool_die_st(NULL, &err);
+	/* (betweenness: searches on the host's cores, from the weights) */
+	btw_run *bc = sout ? btw_begin(form, n, ST_FLOAT64, 0, NULL, NULL, g->dist, n, threads) : NULL;
 	o->stats = sout ? &st : NULL;
 	o->potential = NULL;
 	tool_progress_stage("solving on the GPU");
@@ -103,9 +106,13 @@ void f64_solve(struct f64_graph *g, int out, FILE *sout, const struct stats_form
 		tool_progress_stage("writing the statistics");
 		if (!t.stats_on_device) /* (out of core: the distances came back) */
 			gs_add_rows(&st, 0, n, g->dist, n, threads);
-		stats_print(sout, &st, form, g->flags);
+		struct stats_form with;
+		gs_betweenness values;
+		btw_end(bc, form, g->flags, &values, &with);
+		stats_print(sout, &st, &with, g->flags);
 		tool_output_commit();
 		gs_free(&st);
+		gs_betweenness_free(&values);
 	} else {
 		tool_progress_stage("writing the result");
 		engine_write_result(out, &g->h, &g->plan, g->dist, g->pred, NULL, threads);

@@ -660,9 +660,6 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 	const uint64_t n = g->head.n;
 	const int btw = a->form.betweenness || a->form.edge_path;
 	memset(p, 0, sizeof *p);
-	if (btw && g->head.type == ST_FLOAT64)
-		tool_usage_error("--betweenness, --edge-betweenness: not with float64 weights on the "
-		                 "GPU yet (apsp-cpu makes them)");
 	if (sparse_first(a, g)) {
 		p->route = GPU_SPARSE;
 		snprintf(p->why, sizeof p->why, "sparse: the sparse engine %s, its rows on the GPU",
