@@ -16,25 +16,13 @@
 #include <string.h>
 
 #include "betweenness_count.h"
+#include "betweenness_graph.h"
 #include "common.h"
 #include "elim.h"
 #include "fw.h"
 #include "stats.h"
 
 #define BTW_CHUNK 64
-
-/* The graph as lists of out-arcs (first[v] .. first[v + 1] - 1), repeats
- * merged, loops dropped; w the lengths' type (int64_t or double). */
-typedef struct btw_graph {
-	uint64_t n, m;
-	uint64_t *first;
-	uint32_t *to, *from; /* from: each arc's tail */
-	void *w;
-	uint32_t *rank;      /* a topological order of the zero arcs */
-	uint64_t *pos;       /* each arc's place by tail then head (the arcs are by tail, then length) */
-	int exact;           /* int64_t lengths */
-	struct btw_arc { uint32_t to; int32_t w; } *packed; /* exact: head and weight together */
-} btw_graph;
 
 /* One thread's room for a source. */
 typedef struct btw_work {
@@ -118,258 +106,6 @@ static void btw_accumulate(const btw_graph *g, btw_work *k, uint32_t s, uint64_t
 #define BT_INF INFINITY
 #define BT_NAME(x) x##_real
 #include "betweenness_typed.h"
-
-/* ---- the graph ---- */
-
-static void graph_free(btw_graph *g)
-{
-	free(g->first), free(g->to), free(g->from), free(g->w), free(g->rank), free(g->pos);
-	free(g->packed);
-	memset(g, 0, sizeof *g);
-}
-
-/* Weight k of type as the lengths' type (int64_t or double) at dst[j]. */
-static void put_length(void *dst, uint64_t j, uint32_t type, const void *w, uint64_t k)
-{
-	if (type == ST_INT32)
-		((int64_t *)dst)[j] = ((const int32_t *)w)[k];
-	else if (type == ST_FLOAT32)
-		((double *)dst)[j] = ((const float *)w)[k];
-	else
-		((double *)dst)[j] = ((const double *)w)[k];
-}
-
-static double length_at(const btw_graph *g, uint64_t a)
-{
-	return g->exact ? (double)((const int64_t *)g->w)[a] : ((const double *)g->w)[a];
-}
-
-/* Room for m arcs of n vertices. */
-static int graph_alloc(btw_graph *g, uint64_t n, uint64_t m, st_error *err)
-{
-	g->n = n, g->m = m;
-	g->first = calloc(n + 1, sizeof *g->first);
-	g->to = malloc(m * sizeof *g->to + 1);
-	g->from = malloc(m * sizeof *g->from + 1);
-	g->w = malloc(m * 8 + 1);
-	g->rank = malloc(n * sizeof *g->rank + 1);
-	g->pos = malloc(m * sizeof *g->pos + 1);
-	if (!g->first || !g->to || !g->from || !g->w || !g->rank || !g->pos) {
-		graph_free(g);
-		return lib_fail(err, "betweenness: out of memory for a graph of %llu arcs",
-		                (unsigned long long)m);
-	}
-	return 0;
-}
-
-static int by_head(const void *a, const void *b, void *ctx)
-{
-	const uint64_t *x = a, *y = b;
-	const uint32_t *to = ctx;
-	return to[*x] < to[*y] ? -1 : to[*x] > to[*y] ? 1 : *x < *y ? -1 : *x > *y;
-}
-
-/* g from count arcs: each tail's arcs by head, repeats keeping the least. */
-static int graph_of_arcs(btw_graph *g, uint64_t n, uint32_t type, uint64_t count,
-                         const uint32_t *from, const uint32_t *to, const void *w, st_error *err)
-{
-	uint64_t *start = calloc(n + 1, sizeof *start), *idx = malloc(count * sizeof *idx + 1);
-	if (!start || !idx) {
-		free(start), free(idx);
-		return lib_fail(err, "betweenness: out of memory for %llu arcs",
-		                (unsigned long long)count);
-	}
-	for (uint64_t k = 0; k < count; k++)
-		start[from[k] + 1]++;
-	for (uint64_t v = 0; v < n; v++)
-		start[v + 1] += start[v];
-	for (uint64_t k = 0; k < count; k++)
-		idx[start[from[k]]++] = k;
-	for (uint64_t v = n; v > 0; v--)
-		start[v] = start[v - 1];
-	start[0] = 0;
-	if (graph_alloc(g, n, count, err) < 0) {
-		free(start), free(idx);
-		return -1;
-	}
-	g->exact = type == ST_INT32;
-	uint64_t m = 0;
-	for (uint64_t v = 0; v < n; v++) {
-		qsort_r(idx + start[v], start[v + 1] - start[v], sizeof *idx, by_head, (void *)to);
-		for (uint64_t i = start[v]; i < start[v + 1]; i++) {
-			const uint64_t k = idx[i];
-			if (to[k] == v)
-				continue;
-			if (m > g->first[v] && g->to[m - 1] == to[k]) { /* a repeat: the least */
-				void *prev = (char *)g->w + (m - 1) * 8;
-				if (g->exact && ((const int32_t *)w)[k] < *(int64_t *)prev)
-					put_length(g->w, m - 1, type, w, k);
-				else if (!g->exact && (type == ST_FLOAT32 ? ((const float *)w)[k]
-				                                          : ((const double *)w)[k])
-				                          < *(double *)prev)
-					put_length(g->w, m - 1, type, w, k);
-				continue;
-			}
-			g->to[m] = to[k], g->from[m] = (uint32_t)v;
-			put_length(g->w, m, type, w, k);
-			m++;
-		}
-		g->first[v + 1] = m;
-	}
-	g->m = m;
-	free(start), free(idx);
-	return 0;
-}
-
-/* g from an n x n matrix of weights (row stride stride; unreachable: INF or
- * +inf), its finite entries off the diagonal. */
-static int finite_at(uint32_t type, const void *row, uint64_t j)
-{
-	return type == ST_INT32   ? ((const int32_t *)row)[j] < ST_INF_I32
-	     : type == ST_FLOAT32 ? isfinite(((const float *)row)[j])
-	                          : isfinite(((const double *)row)[j]);
-}
-
-static int graph_of_matrix(btw_graph *g, uint64_t n, uint32_t type, const void *wm,
-                           uint64_t stride, int threads, st_error *err)
-{
-	const size_t es = ST_TYPE_SIZE(type);
-	uint64_t *count = calloc(n + 1, sizeof *count);
-	if (!count)
-		return lib_fail(err, "betweenness: out of memory");
-	threads = threads > 0 ? threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-	for (uint64_t i = 0; i < n; i++) {
-		const char *row = (const char *)wm + i * stride * es;
-		uint64_t c = 0;
-		for (uint64_t j = 0; j < n; j++)
-			c += j != i && finite_at(type, row, j);
-		count[i + 1] = c;
-	}
-	for (uint64_t i = 0; i < n; i++)
-		count[i + 1] += count[i];
-	if (graph_alloc(g, n, count[n], err) < 0) {
-		free(count);
-		return -1;
-	}
-	memcpy(g->first, count, (n + 1) * sizeof *count);
-	free(count);
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-	for (uint64_t i = 0; i < n; i++) {
-		const char *row = (const char *)wm + i * stride * es;
-		uint64_t m = g->first[i];
-		for (uint64_t j = 0; j < n; j++)
-			if (j != i && finite_at(type, row, j)) {
-				g->to[m] = (uint32_t)j, g->from[m] = (uint32_t)i;
-				put_length(g->w, m, type, row, j);
-				m++;
-			}
-	}
-	g->exact = type == ST_INT32;
-	return 0;
-}
-
-/* The ranks: a topological order of the zero arcs.  0; 1 with a negative
- * arc in bad; 2 with an arc of a zero cycle in bad; -1 out of memory. */
-static int graph_rank(btw_graph *g, uint32_t bad[2], st_error *err)
-{
-	const uint64_t n = g->n;
-	uint64_t zeros = 0;
-	for (uint64_t a = 0; a < g->m; a++) {
-		const double x = length_at(g, a);
-		if (x < 0 || isnan(x)) {
-			bad[0] = g->from[a], bad[1] = g->to[a];
-			return 1;
-		}
-		zeros += x == 0;
-	}
-	for (uint64_t v = 0; v < n; v++)
-		g->rank[v] = (uint32_t)v;
-	if (!zeros)
-		return 0;
-	/* Kahn's order over the zero arcs; those left lie on or after a cycle. */
-	uint32_t *indeg = calloc(n + 1, sizeof *indeg), *queue = malloc(n * sizeof *queue + 1);
-	if (!indeg || !queue) {
-		free(indeg), free(queue);
-		return lib_fail(err, "betweenness: out of memory");
-	}
-	for (uint64_t a = 0; a < g->m; a++)
-		if (length_at(g, a) == 0)
-			indeg[g->to[a]]++;
-	uint64_t head = 0, tail = 0;
-	for (uint64_t v = 0; v < n; v++)
-		if (!indeg[v])
-			queue[tail++] = (uint32_t)v;
-	while (head < tail) {
-		const uint32_t v = queue[head];
-		g->rank[v] = (uint32_t)head++;
-		for (uint64_t a = g->first[v]; a < g->first[v + 1]; a++)
-			if (length_at(g, a) == 0 && --indeg[g->to[a]] == 0)
-				queue[tail++] = g->to[a];
-	}
-	int rc = 0;
-	if (tail < n) { /* walk back along zero arcs among those left: a cycle */
-		uint32_t v = 0;
-		while (!indeg[v])
-			v++;
-		uint32_t *into = queue; /* (free now) a zero arc into each vertex left */
-		for (uint64_t a = 0; a < g->m; a++)
-			if (length_at(g, a) == 0 && indeg[g->from[a]] && indeg[g->to[a]])
-				into[g->to[a]] = g->from[a];
-		for (uint64_t i = 0; i < n; i++)
-			v = into[v];
-		bad[0] = into[v], bad[1] = v;
-		rc = 2;
-	}
-	free(indeg), free(queue);
-	return rc;
-}
-
-struct btw_key {
-	double len;
-	uint32_t to;
-	uint64_t at;
-};
-
-static int by_length(const void *a, const void *b)
-{
-	const struct btw_key *x = a, *y = b;
-	return x->len < y->len ? -1 : x->len > y->len ? 1 : (x->to > y->to) - (x->to < y->to);
-}
-
-/* Each tail's arcs by length (then head), for the searches from rows to
- * stop at the row's farthest vertex; pos keeps their order by head. */
-static int graph_by_length(btw_graph *g, int threads, st_error *err)
-{
-	uint64_t widest = 0;
-	for (uint64_t v = 0; v < g->n; v++)
-		if (g->first[v + 1] - g->first[v] > widest)
-			widest = g->first[v + 1] - g->first[v];
-	g->packed = malloc(g->m * sizeof *g->packed + 1);
-	int bad = !g->packed;
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads()) reduction(|| : bad)
-	{
-		struct btw_key *k = bad ? NULL : malloc(widest * sizeof *k + 1);
-		bad = !k;
-#pragma omp for schedule(dynamic, 64)
-		for (uint64_t v = 0; v < g->n; v++) {
-			if (!k)
-				continue;
-			const uint64_t a0 = g->first[v], len = g->first[v + 1] - a0;
-			for (uint64_t i = 0; i < len; i++)
-				k[i] = (struct btw_key){length_at(g, a0 + i), g->to[a0 + i], a0 + i};
-			qsort(k, len, sizeof *k, by_length);
-			int64_t *wi = g->w;
-			for (uint64_t i = 0; i < len; i++) {
-				g->to[a0 + i] = k[i].to, g->pos[a0 + i] = k[i].at;
-				wi[a0 + i] = (int64_t)k[i].len;
-				g->packed[a0 + i] = (struct btw_arc){k[i].to, (int32_t)k[i].len};
-			}
-		}
-		free(k);
-	}
-	return bad ? lib_fail(err, "betweenness: out of memory") : 0;
-}
 
 /* *p with room for cap entries of each bytes: 0, or -1 (*p as it was). */
 static int grow(void *p, uint64_t cap, size_t each)
@@ -624,12 +360,12 @@ static int bc_start(btw_graph *g, const gs_bc_opts *o, gs_bc **out, uint32_t bad
                     st_error *err)
 {
 	*out = NULL;
-	int rc = graph_rank(g, bad, err);
+	int rc = btw_graph_rank(g, bad, err);
 	if (rc == 0 && g->exact)
-		rc = graph_by_length(g, o->threads, err);
+		rc = btw_graph_by_length(g, o->threads, err);
 	gs_bc *b = rc == 0 ? calloc(1, sizeof *b) : NULL;
 	if (rc != 0 || !b) {
-		graph_free(g);
+		btw_graph_free(g);
 		return rc != 0 ? rc : lib_fail(err, "betweenness: out of memory");
 	}
 	b->g = *g, b->o = *o;
@@ -678,7 +414,7 @@ int gs_bc_new(gs_bc **b, uint64_t n, uint32_t type, uint64_t count, const uint32
 		if (from[k] >= n || to[k] >= n)
 			return lib_fail(err, "betweenness: arc %llu (%u -> %u) past vertex %llu",
 			                (unsigned long long)k, from[k], to[k], (unsigned long long)n - 1);
-	if (graph_of_arcs(&g, n, type, count, from, to, w, err) < 0)
+	if (btw_graph_of_arcs(&g, n, type, count, from, to, w, err) < 0)
 		return -1;
 	return bc_start(&g, o, b, bad, err);
 }
@@ -689,7 +425,7 @@ int gs_bc_new_matrix(gs_bc **b, uint64_t n, uint32_t type, const void *w, uint64
 	btw_graph g = {0};
 	*b = NULL;
 	if (check_args(n, type, err) < 0
-	    || graph_of_matrix(&g, n, type, w, stride, o->threads, err) < 0)
+	    || btw_graph_of_matrix(&g, n, type, w, stride, o->threads, err) < 0)
 		return -1;
 	return bc_start(&g, o, b, bad, err);
 }
@@ -769,7 +505,7 @@ void gs_bc_free(gs_bc *b)
 	for (int t = 0; b->work && t < b->threads; t++)
 		work_free(&b->work[t]);
 	free(b->work), free(b->part), free(b->total);
-	graph_free(&b->g);
+	btw_graph_free(&b->g);
 	free(b);
 }
 
