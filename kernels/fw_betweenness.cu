@@ -1,6 +1,7 @@
 // fw_betweenness.cu - betweenness on the GPU (see fw_betweenness.h): a warp
-// a source, its row, counts, coefficients, dependencies, in-degrees and
-// order each n long, a batch's sources one after the other.
+// a source, its row, its vertices' states (counts, coefficients,
+// in-degrees), dependencies and order each n long, a batch's sources one
+// after the other.
 #include "fw_base.cuh"
 
 #include <math.h>
@@ -11,15 +12,25 @@
 #include "types.h"
 
 
+// A vertex's state in a source's search, in one 16-byte load: its path
+// count (sg x 2^e; once its dependency is summed, its coefficient
+// (1 + delta) / sigma in sg's place, as betweenness.c keeps it) and its
+// tight in-arcs not yet passed.
+struct __align__(16) vx_t {
+	double sg;
+	int32_t e;
+	uint32_t in;
+};
+
 struct fwb {
 	int device;
 	uint64_t n, m, batch;
 	uint64_t *first;   // device: the graph
 	uint2 *arcs;       // (head, weight)
 	int32_t *d;        // [source][v] distances, and the rest alike
-	double *sig, *coef, *delta;
-	int32_t *e;
-	uint32_t *indeg, *order;
+	vx_t *vx;          // [source][v]: counts, coefficients, in-degrees
+	double *delta;
+	uint32_t *order;
 	int32_t *host_rows; // pinned: a batch's rows (fwb_room), then the partials back
 	double *partials;   // device: [chunk][v]
 	cudaStream_t s;
@@ -38,9 +49,8 @@ namespace {
 // order (a ballot), and a vertex's dependency adds its arcs' shares in that
 // order (lane by lane).
 __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restrict__ arcs,
-                        const int32_t *__restrict__ d, double *sig, double *coef,
-                        double *delta, int32_t *e, uint32_t *indeg, uint32_t *order,
-                        uint64_t n, uint64_t count, uint64_t s0)
+                        const int32_t *__restrict__ d, vx_t *vx, double *delta,
+                        uint32_t *order, uint64_t n, uint64_t count, uint64_t s0)
 {
 	const uint64_t w = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
 	const unsigned lane = threadIdx.x % 32;
@@ -48,9 +58,9 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 		return;
 	const uint32_t src = (uint32_t)(s0 + w);
 	const int32_t *dr = d + w * n;
-	double *sg = sig + w * n, *cf = coef + w * n, *dl = delta + w * n;
-	int32_t *ex = e + w * n;
-	uint32_t *in = indeg + w * n, *ord = order + w * n;
+	vx_t *V = vx + w * n;
+	double *dl = delta + w * n;
+	uint32_t *ord = order + w * n;
 	int64_t far = 0;
 	for (uint64_t v = lane; v < n; v += 32)
 		if (dr[v] < ST_INF_I32 && dr[v] > far)
@@ -69,17 +79,16 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 			if ((int32_t)x.y > room)
 				break;
 			if (du + (int32_t)x.y == dr[x.x])
-				atomicAdd(&in[x.x], 1u);
+				atomicAdd(&V[x.x].in, 1u);
 		}
 	}
 	if (lane == 0)
-		ord[0] = src, sg[src] = 1.0, ex[src] = 0;
+		ord[0] = src, V[src].sg = 1.0, V[src].e = 0;
 	__syncwarp();
 	uint64_t len = 1;
 	for (uint64_t i = 0; i < len; i++) { // Kahn's order, the counts
 		const uint32_t v = ord[i];
-		const double mv = sg[v];
-		const int32_t ev = ex[v];
+		const vx_t xv = V[v];
 		const int64_t dv = dr[v], room = far - dv;
 		for (uint64_t a0 = first[v]; a0 < first[v + 1]; a0 += 32) {
 			const uint64_t a = a0 + lane;
@@ -87,13 +96,14 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 			const bool stop = (int32_t)x.y > room;
 			const bool tight = !stop && dv + (int32_t)x.y == dr[x.x];
 			bool free_now = false;
-			if (tight) {
-				const uint32_t u = x.x; // (one arc a head: no two lanes on one u)
-				if (sg[u] == 0)
-					sg[u] = mv, ex[u] = ev;
+			if (tight) { // (one arc a head: no two lanes on one u)
+				vx_t t = V[x.x];
+				if (t.sg == 0)
+					t.sg = xv.sg, t.e = xv.e;
 				else
-					btw_count_add(&sg[u], &ex[u], mv, ev);
-				free_now = --in[u] == 0;
+					btw_count_add(&t.sg, &t.e, xv.sg, xv.e);
+				free_now = --t.in == 0;
+				V[x.x] = t;
 			}
 			const unsigned joined = __ballot_sync(0xffffffffu, free_now);
 			if (free_now)
@@ -106,8 +116,7 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 	}
 	for (uint64_t i = len; i-- > 0;) { // the dependencies
 		const uint32_t v = ord[i];
-		const double y = sg[v];
-		const int32_t ye = ex[v];
+		const vx_t xv = V[v];
 		const int64_t dv = dr[v], room = far - dv;
 		double acc = 0;
 		for (uint64_t a0 = first[v]; a0 < first[v + 1]; a0 += 32) {
@@ -117,9 +126,10 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 			const bool tight = !stop && dv + (int32_t)x.y == dr[x.x];
 			double c = 0;
 			if (tight) {
-				c = y * cf[x.x];
-				if (ye != ex[x.x])
-					c = ldexp(c, ye - ex[x.x]);
+				const vx_t xu = V[x.x];
+				c = xv.sg * xu.sg;
+				if (xv.e != xu.e)
+					c = ldexp(c, xv.e - xu.e);
 			}
 			for (unsigned m = __ballot_sync(0xffffffffu, tight); m; m &= m - 1)
 				acc += __shfl_sync(0xffffffffu, c, __ffs(m) - 1);
@@ -128,14 +138,12 @@ __global__ void sources(const uint64_t *__restrict__ first, const uint2 *__restr
 		}
 		if (lane == 0) {
 			dl[v] = v != src ? acc : 0.0;
-			cf[v] = (1.0 + acc) / y;
+			V[v].sg = (1.0 + acc) / xv.sg;
 		}
 		__syncwarp();
 	}
-	for (uint64_t i = lane; i < len; i += 32) { // ready for the next batch
-		const uint32_t v = ord[i];
-		sg[v] = 0, cf[v] = 0, ex[v] = 0;
-	}
+	for (uint64_t i = lane; i < len; i += 32) // ready for the next batch
+		V[ord[i]] = vx_t{0, 0, 0};
 }
 
 // partials[c][v] = the chunk's sources' dependencies at v, summed in order
@@ -163,20 +171,14 @@ int make(fwb *b, const uint64_t *first, const uint32_t *arcs, Err e)
 	CUDA_TRY(cudaMalloc(&b->first, (n + 1) * 8));
 	CUDA_TRY(cudaMalloc(&b->arcs, (m ? m : 1) * 8));
 	CUDA_TRY(cudaMalloc(&b->d, n * S * 4));
-	CUDA_TRY(cudaMalloc(&b->sig, n * S * 8));
-	CUDA_TRY(cudaMalloc(&b->coef, n * S * 8));
+	CUDA_TRY(cudaMalloc(&b->vx, n * S * sizeof(vx_t)));
 	CUDA_TRY(cudaMalloc(&b->delta, n * S * 8));
-	CUDA_TRY(cudaMalloc(&b->e, n * S * 4));
-	CUDA_TRY(cudaMalloc(&b->indeg, n * S * 4));
 	CUDA_TRY(cudaMalloc(&b->order, n * S * 4));
 	CUDA_TRY(cudaMalloc(&b->partials, n * (S / 64) * 8));
 	CUDA_TRY(cudaMallocHost(&b->host_rows, n * S * 4 + n * (S / 64) * 8));
 	CUDA_TRY(cudaMemcpy(b->first, first, (n + 1) * 8, cudaMemcpyHostToDevice));
 	CUDA_TRY(cudaMemcpy(b->arcs, arcs, m * 8, cudaMemcpyHostToDevice));
-	CUDA_TRY(cudaMemset(b->sig, 0, n * S * 8));
-	CUDA_TRY(cudaMemset(b->coef, 0, n * S * 8));
-	CUDA_TRY(cudaMemset(b->e, 0, n * S * 4));
-	CUDA_TRY(cudaMemset(b->indeg, 0, n * S * 4));
+	CUDA_TRY(cudaMemset(b->vx, 0, n * S * sizeof(vx_t)));
 	return 0;
 }
 
@@ -189,9 +191,8 @@ int put(fwb *b, uint64_t s0, uint64_t count, Err e)
 	CUDA_TRY(cudaMemcpyAsync(b->d, b->host_rows, count * n * 4, cudaMemcpyHostToDevice, b->s));
 	CUDA_TRY(cudaEventRecord(b->ev[0], b->s));
 	CUDA_TRY(cudaMemsetAsync(b->delta, 0, count * n * 8, b->s));
-	sources<<<(unsigned)((count + 7) / 8), 256, 0, b->s>>>(b->first, b->arcs, b->d, b->sig,
-	                                                       b->coef, b->delta, b->e, b->indeg,
-	                                                       b->order, n, count, s0);
+	sources<<<(unsigned)((count + 7) / 8), 256, 0, b->s>>>(b->first, b->arcs, b->d, b->vx,
+	                                                       b->delta, b->order, n, count, s0);
 	CUDA_TRY(cudaGetLastError());
 	chunk_sums<<<dim3((unsigned)((n + 255) / 256), (unsigned)chunks), 256, 0, b->s>>>(
 		b->delta, b->partials, n, count);
@@ -283,7 +284,8 @@ extern "C" double fwb_free_memory(int device)
 
 extern "C" double fwb_batch_bytes(uint64_t n, uint64_t batch)
 {
-	return (double)n * (double)batch * 40.0 + (double)n * (double)(batch / 64) * 8.0;
+	return (double)n * (double)batch * (4.0 + sizeof(vx_t) + 8.0 + 4.0)
+	       + (double)n * (double)(batch / 64) * 8.0;
 }
 
 extern "C" void fwb_free(fwb *b)
@@ -293,8 +295,7 @@ extern "C" void fwb_free(fwb *b)
 	cudaSetDevice(b->device);
 	if (b->s)
 		cudaStreamSynchronize(b->s);
-	void *p[] = {b->first, b->arcs, b->d, b->sig, b->coef, b->delta, b->e, b->indeg, b->order,
-	             b->partials};
+	void *p[] = {b->first, b->arcs, b->d, b->vx, b->delta, b->order, b->partials};
 	for (size_t i = 0; i < sizeof p / sizeof *p; i++)
 		cudaFree(p[i]);
 	cudaFreeHost(b->host_rows);
