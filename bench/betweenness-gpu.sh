@@ -12,11 +12,9 @@
 set -u
 k=${1:-200}
 reps=${REPS:-3}
-bin=$(cd "$(dirname "$0")/.." && pwd)/bin
 gpus=${GPUS:+--gpus $GPUS}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi -L | head -n 1), $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null)"
+BENCH_GPU=1
+. "$(dirname "$0")/bench-lib.sh"
 # run LABEL GRAPH [apsp-gpu options]: wall, the engine's and the betweenness' kernels
 run() {
 	label=$1 graph=$2

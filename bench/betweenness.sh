@@ -14,10 +14,7 @@ k=${1:-64}
 n=${2:-2000}
 p=${3:-15}
 reps=${REPS:-3}
-bin=$(cd "$(dirname "$0")/.." && pwd)/bin
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(uname -m), $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null)"
+. "$(dirname "$0")/bench-lib.sh"
 "$bin/gengraph" --grid "${k}x$k" -s 1 -F mtx -o "$tmp/grid.mtx"
 "$bin/gengraph" -n "$n" -d "$p" -s 1 -F mtx -o "$tmp/random.mtx"
 run() { # LABEL GRAPH

@@ -11,10 +11,7 @@ set -u
 k=${1:-64}
 r=${2:-200}
 reps=${REPS:-3}
-bin=$(cd "$(dirname "$0")/.." && pwd)/bin
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(uname -m)"
+. "$(dirname "$0")/bench-lib.sh"
 "$bin/gengraph" --grid "${k}x$k" -s 1 -F mtx -o "$tmp/grid.mtx"
 "$bin/gengraph" --road "${r}x$r" -s 1 -F mtx -o "$tmp/road.mtx"
 run() { # LABEL GRAPH ENGINE
