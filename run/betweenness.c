@@ -76,6 +76,7 @@ static int on_devices(btw_run *run, uint64_t n)
 	run->devs = d, run->room = room;
 	if (!(run->held = device->room(run->dev[0].ctx, msg, sizeof msg)))
 		tool_die("%s", msg);
+	tool_mark("betweenness: the devices ready");
 	return 1;
 }
 
@@ -101,6 +102,7 @@ btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uin
 		         "vertices have shortest walks without end, and no count)", u, v);
 	if (rc < 0)
 		tool_die_st(NULL, &err);
+	tool_mark("betweenness: the graph made");
 	btw_run *run = calloc(1, sizeof *run);
 	if (!run)
 		tool_die("betweenness: out of memory");
@@ -184,6 +186,7 @@ void btw_end(btw_run *r, const struct stats_form *form, uint32_t flags, gs_betwe
 		flush(r);
 	for (int i = 0; i < r->devs; i++) /* the batches still out, in the order put */
 		take(r, (r->cur + i) % r->devs);
+	tool_mark("betweenness: the sources summed");
 	if (gs_bc_finish(r->b, out, &err) < 0)
 		tool_die_st(NULL, &err);
 	gs_bc_free(r->b);

@@ -214,48 +214,64 @@ int btw_graph_rank(btw_graph *g, uint32_t bad[2], st_error *err)
 	return rc;
 }
 
-struct btw_key {
-	double len;
-	uint32_t to;
-	uint64_t at;
-};
-
-static int by_length(const void *a, const void *b)
+/* keys[0 .. len - 1] in increasing order (least significant byte first,
+ * as many bytes as the largest key has), tmp as long. */
+static void sort_keys(uint64_t *keys, uint64_t *tmp, uint64_t len)
 {
-	const struct btw_key *x = a, *y = b;
-	return x->len < y->len ? -1 : x->len > y->len ? 1 : (x->to > y->to) - (x->to < y->to);
+	uint64_t most = 0;
+	for (uint64_t i = 0; i < len; i++)
+		most = keys[i] > most ? keys[i] : most;
+	for (int shift = 0; shift < 64 && most >> shift; shift += 8) {
+		uint64_t at[257] = {0};
+		for (uint64_t i = 0; i < len; i++)
+			at[(keys[i] >> shift & 0xff) + 1]++;
+		for (int d = 0; d < 256; d++)
+			at[d + 1] += at[d];
+		for (uint64_t i = 0; i < len; i++)
+			tmp[at[keys[i] >> shift & 0xff]++] = keys[i];
+		memcpy(keys, tmp, len * sizeof *keys);
+	}
 }
 
 /* Each tail's arcs by length (then head), for the searches from rows to
- * stop at the row's farthest vertex; pos keeps their order by head. */
+ * stop at the row's farthest vertex; pos keeps their order by head.  (The
+ * lengths are exact and not negative, below 2^31: a key is the length
+ * above the arc's place among its tail's, which are by head.) */
 int btw_graph_by_length(btw_graph *g, int threads, st_error *err)
 {
 	uint64_t widest = 0;
 	for (uint64_t v = 0; v < g->n; v++)
 		if (g->first[v + 1] - g->first[v] > widest)
 			widest = g->first[v + 1] - g->first[v];
+	int place = 0; /* the bits of a place */
+	while (place < 63 && widest > (uint64_t)1 << place)
+		place++;
 	g->packed = malloc(g->m * sizeof *g->packed + 1);
 	int bad = !g->packed;
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads()) reduction(|| : bad)
 	{
-		struct btw_key *k = bad ? NULL : malloc(widest * sizeof *k + 1);
-		bad = !k;
+		uint64_t *k = bad ? NULL : malloc(2 * widest * sizeof *k + 1);
+		uint32_t *to = bad ? NULL : malloc(widest * sizeof *to + 1);
+		bad = !k || !to;
 #pragma omp for schedule(dynamic, 64)
 		for (uint64_t v = 0; v < g->n; v++) {
-			if (!k)
+			if (!k || !to)
 				continue;
 			const uint64_t a0 = g->first[v], len = g->first[v + 1] - a0;
-			for (uint64_t i = 0; i < len; i++)
-				k[i] = (struct btw_key){length_at(g, a0 + i), g->to[a0 + i], a0 + i};
-			qsort(k, len, sizeof *k, by_length);
 			int64_t *wi = g->w;
+			for (uint64_t i = 0; i < len; i++)
+				k[i] = (uint64_t)wi[a0 + i] << place | i;
+			memcpy(to, g->to + a0, len * sizeof *to);
+			sort_keys(k, k + widest, len);
 			for (uint64_t i = 0; i < len; i++) {
-				g->to[a0 + i] = k[i].to, g->pos[a0 + i] = k[i].at;
-				wi[a0 + i] = (int64_t)k[i].len;
-				g->packed[a0 + i] = (struct btw_arc){k[i].to, (int32_t)k[i].len};
+				const uint64_t was = k[i] & (((uint64_t)1 << place) - 1);
+				const int64_t w = (int64_t)(k[i] >> place);
+				g->to[a0 + i] = to[was], g->pos[a0 + i] = a0 + was;
+				wi[a0 + i] = w;
+				g->packed[a0 + i] = (struct btw_arc){to[was], (int32_t)w};
 			}
 		}
-		free(k);
+		free(k), free(to);
 	}
 	return bad ? lib_fail(err, "betweenness: out of memory") : 0;
 }
