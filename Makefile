@@ -228,7 +228,10 @@ build/tools/apsp-gpu.o $(GPU_RUN_OBJ): build/%.o: %.c $(LIB_H) $(wildcard tools/
 build/pic/kernels/fw_gpu.o: kernels/fw_gpu.cu $(wildcard kernels/*.cuh) $(LIB_H)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(if $(filter 1,$(HAVE_NCCL)),-DAPSP_NCCL -I$(NCCL_HOME)/include) -Xcompiler -fPIC -c -o $@ $<
-GPU_LIB_PIC := build/pic/kernels/fw_gpu.o build/pic/lib/common/common.o build/pic/lib/prepare/order.o
+build/pic/kernels/fw_betweenness.o: kernels/fw_betweenness.cu $(wildcard kernels/*.cuh) $(LIB_H)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -fPIC -c -o $@ $<
+GPU_LIB_PIC := build/pic/kernels/fw_gpu.o build/pic/kernels/fw_betweenness.o build/pic/lib/common/common.o build/pic/lib/prepare/order.o
 build/libapsp-gpu.so.$(LIB_VERSION): kernels/fw_matrix.cu kernels/fw_matrix.h kernels/fw_base.cuh $(GPU_LIB_PIC) build/libapsp.so.$(LIB_VERSION)
 	ln -sf libapsp.so.$(LIB_VERSION) build/libapsp.so.$(SOMAJOR)
 	$(NVCC) $(NVCCFLAGS) -shared -Xcompiler -fPIC -Xlinker -soname=libapsp-gpu.so.$(SOMAJOR) \

@@ -364,10 +364,41 @@ else:
                        shape=(3, 3))
     raises("betweenness_centrality: a zero cycle refused", ValueError,
            lambda: apsp.betweenness_centrality(zc), "zero weight")
-    raises("betweenness_centrality: device='gpu' refused, saying so", ValueError,
-           lambda: apsp.betweenness_centrality(np.ones((2, 2)), device="gpu"), "CPU")
     check("betweenness_centrality: an empty graph",
           apsp.betweenness_centrality(np.zeros((0, 0))).shape == (0,))
+
+# betweenness_centrality on the GPU (the distances, then each source's sums
+# there): the CPU's values, to the bit; a distance past int32's range sends
+# the sums to the CPU.  Without a GPU, device='gpu' is a clear error.
+if apsp.has_gpu():
+    ok = True
+    for n, density, directed in ((300, 0.2, True), (257, 0.3, False), (70, 0.9, True)):
+        g = random_graph(rng, n, density=density, whole=True)
+        g = np.where(g > 0, g % 5 + 1, 0)  # weights 1..5: ties
+        if not directed:
+            g = np.triu(g) + np.triu(g, 1).T
+        a = apsp.betweenness_centrality(g, directed=directed, device="cpu")
+        for dev in ("gpu", "auto"):
+            b = apsp.betweenness_centrality(g, directed=directed, device=dev)
+            if not np.array_equal(a, b):
+                ok = False
+                print("# n %d directed %s %s: %r / %r" % (n, directed, dev, a[:4], b[:4]))
+    check("betweenness_centrality on the GPU: the CPU's values, to the bit (3 graphs, "
+          "device 'gpu' and 'auto')", ok)
+    g = random_graph(rng, 120, density=0.3, whole=True)
+    u, v = np.nonzero(g)
+    w = np.where(u < v, g[u, v] % 3, g[u, v] % 3 + 1)  # zeros forward only: no zero cycle
+    z = sp.csr_matrix((w, (u, v)), shape=g.shape)  # (stored zeros are edges of weight 0)
+    check("betweenness_centrality on the GPU: zero-weight edges, the CPU's values",
+          np.array_equal(apsp.betweenness_centrality(z, device="gpu"),
+                         apsp.betweenness_centrality(z, device="cpu")))
+    far = np.array([[0, 2e9, 0], [0, 0, 2e9], [0, 0, 0]])
+    check("betweenness_centrality on the GPU: a distance past int32's, the CPU's values",
+          np.array_equal(apsp.betweenness_centrality(far, device="gpu"),
+                         apsp.betweenness_centrality(far, device="cpu")))
+else:
+    raises("betweenness_centrality: device='gpu' without a GPU, a clear error", RuntimeError,
+           lambda: apsp.betweenness_centrality(np.ones((2, 2)), device="gpu"), "device='gpu'")
 
 # The layouts the package mirrors: the library built beside it agrees; one
 # whose answer differs in any of them, or that cannot tell, is refused by
