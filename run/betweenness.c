@@ -1,6 +1,7 @@
 /* betweenness.c - the engines' betweenness (see betweenness.h). */
 #include "betweenness.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,18 @@ struct btw_run {
 	int devs, cur;     /* ... the one whose room is held */
 	double kernel_ms;
 	uint64_t batches;
+	struct btw_args {  /* btw_begin's, for a run begun on a thread */
+		const struct stats_form *form;
+		uint64_t n, count, stride;
+		uint32_t type;
+		const uint32_t *from, *to;
+		const void *w;
+		int threads;
+	} args;
+	pthread_t thread;  /* btw_begin_beside's, */
+	pthread_mutex_t mu;
+	int beside;        /* ... not yet joined, */
+	char why[512];     /* ... and why it failed ("": it did not) */
 };
 
 static struct btw_device *device;
@@ -34,7 +47,8 @@ static void progress(void *ctx, uint64_t done, uint64_t sources)
 }
 
 /* The sources dealt to the devices, a batch each in turn, as many as fit
- * (each a multiple of 64): 1, or 0 where they do not take them. */
+ * (each a multiple of 64): 1, 0 where they do not take them, -1 with
+ * run->why. */
 static int on_devices(btw_run *run, uint64_t n)
 {
 	if (device->ready)
@@ -59,8 +73,10 @@ static int on_devices(btw_run *run, uint64_t n)
 	uint64_t m;
 	const uint64_t *first = gs_bc_graph(run->b, &arcs, &m);
 	char msg[400];
-	if (!(run->dev = calloc((size_t)devs, sizeof *run->dev)))
-		tool_die("betweenness: out of memory");
+	if (!(run->dev = calloc((size_t)devs, sizeof *run->dev))) {
+		snprintf(run->why, sizeof run->why, "betweenness: out of memory");
+		return -1;
+	}
 	int d = 0;
 	for (; d < devs && (uint64_t)d * room < all; d++)
 		if (device->open(&run->dev[d].ctx, d, n, first, arcs, m, room, msg, sizeof msg) < 0)
@@ -74,51 +90,119 @@ static int on_devices(btw_run *run, uint64_t n)
 		return 0;
 	}
 	run->devs = d, run->room = room;
-	if (!(run->held = device->room(run->dev[0].ctx, msg, sizeof msg)))
-		tool_die("%s", msg);
+	if (!(run->held = device->room(run->dev[0].ctx, msg, sizeof msg))) {
+		snprintf(run->why, sizeof run->why, "%s", msg);
+		return -1;
+	}
 	tool_mark("betweenness: the devices ready");
 	return 1;
+}
+
+/* The accumulator of run->args's graph, and where its rows go: 0, or -1
+ * with run->why (nothing here dies: a run begun beside is on a thread). */
+static int begin(btw_run *run)
+{
+	const struct btw_args *a = &run->args;
+	const gs_bc_opts o = {.edges = a->form->edge_path != NULL, .threads = a->threads,
+	                      .progress = progress};
+	gs_bc *b;
+	uint32_t bad[2];
+	st_error err;
+	const int rc = !a->stride
+	               ? gs_bc_new(&b, a->n, a->type, a->count, a->from, a->to, a->w, &o, bad, &err)
+	               : gs_bc_new_matrix(&b, a->n, a->type, a->w, a->stride, &o, bad, &err);
+	const unsigned long long u = bad[0] + a->form->base, v = bad[1] + a->form->base;
+	if (rc == 1 || rc == 2 || rc < 0) {
+		if (rc == 1)
+			snprintf(run->why, sizeof run->why, "betweenness: arc %llu -> %llu has a negative "
+			         "weight (the counts of shortest paths are made with weights of 0 or "
+			         "more)", u, v);
+		else if (rc == 2)
+			snprintf(run->why, sizeof run->why, "betweenness: arc %llu -> %llu lies on a cycle "
+			         "of zero weight (its vertices have shortest walks without end, and no "
+			         "count)", u, v);
+		else
+			snprintf(run->why, sizeof run->why, "%s", err.msg);
+		return -1;
+	}
+	tool_mark("betweenness: the graph made");
+	const uint64_t n = a->n;
+	run->b = b, run->n = n;
+	if (a->type == ST_INT32 && n && device && !a->form->edge_path) {
+		const int on = on_devices(run, n);
+		if (on)
+			return on > 0 ? 0 : -1;
+	}
+	if (a->type == ST_INT32 && n) { /* a few chunks a core, in at most 256 MiB */
+		const int t = a->threads > 0 ? a->threads : tool_threads();
+		uint64_t room = (uint64_t)t * 64 * 4;
+		if (room * n * 4 > (256u << 20))
+			room = ((256u << 20) / (n * 4) + 63) / 64 * 64;
+		run->room = room;
+		if (!(run->held = malloc(room * n * 4))) {
+			snprintf(run->why, sizeof run->why, "betweenness: out of memory for %llu rows",
+			         (unsigned long long)room);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static btw_run *new_run(const struct stats_form *form, uint64_t n, uint32_t type,
+                        uint64_t count, const uint32_t *from, const uint32_t *to,
+                        const void *w, uint64_t stride, int threads)
+{
+	if (!form || (!form->betweenness && !form->edge_path))
+		return NULL;
+	btw_run *run = calloc(1, sizeof *run);
+	if (!run)
+		tool_die("betweenness: out of memory");
+	run->args = (struct btw_args){form, n, count, stride, type, from, to, w, threads};
+	return run;
 }
 
 btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uint64_t count,
                  const uint32_t *from, const uint32_t *to, const void *w, uint64_t stride,
                  int threads)
 {
-	if (!form || (!form->betweenness && !form->edge_path))
-		return NULL;
-	const gs_bc_opts o = {.edges = form->edge_path != NULL, .threads = threads,
-	                      .progress = progress};
-	gs_bc *b;
-	uint32_t bad[2];
-	st_error err;
-	const int rc = !stride ? gs_bc_new(&b, n, type, count, from, to, w, &o, bad, &err)
-	                    : gs_bc_new_matrix(&b, n, type, w, stride, &o, bad, &err);
-	const unsigned long long u = bad[0] + form->base, v = bad[1] + form->base;
-	if (rc == 1)
-		tool_die("betweenness: arc %llu -> %llu has a negative weight (the counts of "
-		         "shortest paths are made with weights of 0 or more)", u, v);
-	if (rc == 2)
-		tool_die("betweenness: arc %llu -> %llu lies on a cycle of zero weight (its "
-		         "vertices have shortest walks without end, and no count)", u, v);
-	if (rc < 0)
-		tool_die_st(NULL, &err);
-	tool_mark("betweenness: the graph made");
-	btw_run *run = calloc(1, sizeof *run);
-	if (!run)
-		tool_die("betweenness: out of memory");
-	run->b = b, run->n = n;
-	if (type == ST_INT32 && n && device && !form->edge_path && on_devices(run, n))
-		return run;
-	if (type == ST_INT32 && n) { /* a few chunks a core, in at most 256 MiB */
-		const int t = threads > 0 ? threads : tool_threads();
-		uint64_t room = (uint64_t)t * 64 * 4;
-		if (room * n * 4 > (256u << 20))
-			room = ((256u << 20) / (n * 4) + 63) / 64 * 64;
-		run->room = room;
-		if (!(run->held = malloc(room * n * 4)))
-			tool_die("betweenness: out of memory for %llu rows", (unsigned long long)room);
-	}
+	btw_run *run = new_run(form, n, type, count, from, to, w, stride, threads);
+	if (run && begin(run) < 0)
+		tool_die("%s", run->why);
 	return run;
+}
+
+static void *begin_thread(void *arg)
+{
+	begin(arg); /* (its failure in run->why, for settle) */
+	return NULL;
+}
+
+btw_run *btw_begin_beside(const struct stats_form *form, uint64_t n, uint32_t type,
+                          const void *w, uint64_t stride, int threads)
+{
+	btw_run *run = new_run(form, n, type, 0, NULL, NULL, w, stride, threads);
+	if (!run)
+		return NULL;
+	pthread_mutex_init(&run->mu, NULL);
+	run->beside = pthread_create(&run->thread, NULL, begin_thread, run) == 0;
+	if (!run->beside && begin(run) < 0)
+		tool_die("%s", run->why);
+	return run;
+}
+
+/* A run begun beside: joined, once; where it failed, dies saying why. */
+static void settle(btw_run *r)
+{
+	if (!r->beside)
+		return;
+	pthread_mutex_lock(&r->mu);
+	if (r->beside) {
+		pthread_join(r->thread, NULL);
+		r->beside = 0;
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (r->why[0])
+		tool_die("%s", r->why);
 }
 
 /* Device d's batch waited for, its sums added. */
@@ -161,7 +245,10 @@ static void flush(btw_run *r)
 
 void btw_rows(btw_run *r, uint64_t first, uint64_t count, const void *rows, uint64_t stride)
 {
-	if (!r || !r->held)
+	if (!r)
+		return;
+	settle(r);
+	if (!r->held)
 		return;
 	for (uint64_t k = 0; k < count; k++) {
 		if (r->count == r->room)
@@ -180,6 +267,7 @@ void btw_end(btw_run *r, const struct stats_form *form, uint32_t flags, gs_betwe
 	memset(out, 0, sizeof *out);
 	if (!r)
 		return;
+	settle(r);
 	st_error err;
 	tool_progress_stage("betweenness");
 	if (r->held)

@@ -43,6 +43,11 @@ void btw_use_device(struct btw_device *d);
 btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uint64_t count,
                  const uint32_t *from, const uint32_t *to, const void *w, uint64_t stride,
                  int threads);
+/* btw_begin of an n x n weight matrix, made on a thread of its own while
+ * the caller goes on (an engine solving: w must stay unchanged); the first
+ * btw_rows or btw_end waits for it.  Dies as btw_begin does. */
+btw_run *btw_begin_beside(const struct stats_form *form, uint64_t n, uint32_t type,
+                          const void *w, uint64_t stride, int threads);
 /* Rows first .. first + count - 1 of the distances, in order (int32 only;
  * others are searched at the end).  Nothing where b is NULL. */
 void btw_rows(btw_run *b, uint64_t first, uint64_t count, const void *rows, uint64_t stride);

@@ -839,10 +839,11 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 			sink_open_stats(&res, o, &rd.plan, n, in->type);
 			if ((a->form.betweenness || a->form.edge_path) && !getenv("APSP_BETWEENNESS_HOST"))
 				btw_on_gpus(o, n, in->type);
-			res.bc = btw_begin(&a->form, n, in->type, 0, NULL, NULL, rd.graph, n, threads);
-			if (res.bc && rd.plan.potential)
+			if ((a->form.betweenness || a->form.edge_path) && rd.plan.potential)
 				tool_die("betweenness: the graph has a negative weight (the counts of "
 				         "shortest paths are made with weights of 0 or more)");
+			/* (the graph and the devices' rooms made while the engine solves) */
+			res.bc = btw_begin_beside(&a->form, n, in->type, rd.graph, n, threads);
 			if (res.bc) /* (the panels come to the host, for its rows) */
 				o->stats = NULL;
 		}

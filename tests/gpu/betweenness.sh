@@ -76,6 +76,11 @@ $x --weights "$T/z0" | awk '/^%/ || !size++ { print; next } { if ($1 < $2 && ($1
 btw_gpu "zero arcs (forward only: no zero cycle)" "$T/z.mtx" --engine dense
 $c --stats --betweenness --engine dense "$T/z.mtx" >"$T/a.tsv"
 expect_true "zero arcs, the GPU's sums: apsp-cpu's bytes" '$gpu --stats --betweenness --engine dense "$T/z.mtx" | cmp -s - "$T/a.tsv"'
+# a zero cycle is found beside the engine (the graph made on a thread while it
+# solves): refused as apsp-cpu refuses it, nothing on the output
+printf '%%%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 0\n2 1 0\n2 3 5\n' >"$T/zc.mtx"
+expect_stderr "a zero cycle refused, beside the engine" 2 'arc [0-9] -> [0-9] lies on a cycle of zero weight' '$gpu --stats --betweenness --engine dense "$T/zc.mtx"'
+expect_true "... and nothing written" '! $gpu --stats --betweenness --engine dense "$T/zc.mtx" >"$T/zc.out" 2>/dev/null && [ ! -s "$T/zc.out" ]'
 $g -n 300 -d 100 -w 1:1 -s 39 -o "$T/complete"
 $c --stats --betweenness "$T/complete" >"$T/a.tsv"
 expect_true "a complete graph of equal weights (a source's every arc tight): apsp-cpu's bytes" '$gpu --stats --betweenness "$T/complete" | cmp -s - "$T/a.tsv"'
