@@ -35,6 +35,10 @@ struct btw_run {
 
 static struct btw_device *device;
 
+/* Sources enough to keep a device busy (an H200 holds about 5000 warps of
+ * the betweenness kernel at once, a warp a source). */
+#define BTW_FILLS 4096
+
 void btw_use_device(struct btw_device *d)
 {
 	device = d;
@@ -58,7 +62,10 @@ static int on_devices(btw_run *run, uint64_t n)
 		return 0;
 	}
 	const int devs = device->devices;
-	const uint64_t all = (n + 63) / 64 * 64, each = ((n + devs - 1) / devs + 63) / 64 * 64;
+	const uint64_t all = (n + 63) / 64 * 64;
+	uint64_t each = ((n + devs - 1) / devs + 63) / 64 * 64;
+	if (each >= 2 * BTW_FILLS) /* two batches a device: the host fills one as it sums the other */
+		each = (each / 2 + 63) / 64 * 64;
 	uint64_t room = device->memory > 0
 	                ? (uint64_t)(device->memory / device->batch_bytes(n, 64)) * 64 : 0;
 	room = room < each ? room : each;
@@ -221,20 +228,21 @@ static void take(btw_run *r, int d)
 	x->count = 0;
 }
 
-/* The rows held: to the device whose room they fill (the next one's last
- * batch taken, its room held next), or summed on the host's cores. */
+/* The rows held: to the device whose room they fill (its last batch, the
+ * oldest out, taken first), the next one's room held next (filled while
+ * the devices work); or summed on the host's cores. */
 static void flush(btw_run *r)
 {
 	st_error err;
 	char msg[400];
 	if (r->count && r->dev) {
 		struct btw_slot *x = &r->dev[r->cur];
+		take(r, r->cur);
 		if (device->put(x->ctx, r->first, r->count, msg, sizeof msg) < 0)
 			tool_die("%s", msg);
 		x->first = r->first, x->count = r->count;
 		r->batches++;
 		r->cur = (r->cur + 1) % r->devs;
-		take(r, r->cur);
 		if (!(r->held = device->room(r->dev[r->cur].ctx, msg, sizeof msg)))
 			tool_die("%s", msg);
 	} else if (r->count && gs_bc_add_rows(r->b, r->first, r->count, r->held, r->n, &err) < 0) {
