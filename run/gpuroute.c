@@ -39,13 +39,6 @@ static void before_death(void)
 		gpusparse_end(sparse_dev);
 }
 
-/* Whether the statistics are folded where the distances are (--stats,
- * not --betweenness, whose panels come to process 0's host). */
-static int stats_on_devices(const struct gpu_args *a)
-{
-	return a->stats && !a->form.betweenness && !a->form.edge_path;
-}
-
 /* Processes other than 0 of an MPI run: their band of the rows, with
  * process 0 and each other; nothing read or written.  go: process 0's word
  * that the run spans the processes (not a negative cycle, not a sparse run
@@ -660,6 +653,9 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 	const uint64_t n = g->head.n;
 	const int btw = a->form.betweenness || a->form.edge_path;
 	memset(p, 0, sizeof *p);
+	if (btw && g->nproc > 1)
+		tool_usage_error("--betweenness, --edge-betweenness: one process (not under mpirun) "
+		                 "for now");
 	if (sparse_first(a, g)) {
 		p->route = GPU_SPARSE;
 		snprintf(p->why, sizeof p->why, "sparse: the sparse engine %s, its rows on the GPU",
@@ -761,7 +757,7 @@ static void btw_on(const int *ids, int count, double keep, double share)
 static void btw_on_gpus(const struct fwg_opts *o, uint64_t n, uint32_t type)
 {
 	int ids[64];
-	const int count = o->ranks > 1 ? 1 : o->gpus > 1 ? (o->gpus < 64 ? o->gpus : 64) : 1;
+	const int count = o->gpus > 1 ? (o->gpus < 64 ? o->gpus : 64) : 1;
 	for (int d = 0; d < count; d++)
 		ids[d] = o->device + d;
 	btw_on(ids, count, (double)fwg_memory_needed(n, (int)type, o->block, 0, count), 0.8);
@@ -922,11 +918,11 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		if (done)
 			return EXIT_OK;
 		if (g->rank != 0)
-			return solve_elsewhere(&g->o, g->head.n, &g->job, stats_on_devices(a));
+			return solve_elsewhere(&g->o, g->head.n, &g->job, a->stats);
 		return solve_on_host(p, g, gathered);
 	}
 	case GPU_FOLLOW:
-		return solve_elsewhere(&g->o, g->head.n, &g->job, stats_on_devices(a));
+		return solve_elsewhere(&g->o, g->head.n, &g->job, a->stats);
 	case GPU_ARCS:
 		solve_arcs(g->r, &g->in, &g->o, &g->job, a->order, g->out, g->sout, &a->form,
 		           g->threads, g->t0);
