@@ -204,6 +204,26 @@ int put(fwb *b, uint64_t s0, uint64_t count, Err e)
 	return 0;
 }
 
+// The batch put has left the host's room.
+int rows_left(fwb *b, Err e)
+{
+	CUDA_TRY(cudaSetDevice(b->device));
+	CUDA_TRY(cudaEventSynchronize(b->ev[0]));
+	return 0;
+}
+
+// The batch put is summed and its partials are back; its kernels' time
+// added to *kernel_ms.
+int sums_back(fwb *b, double *kernel_ms, Err e)
+{
+	float ms = 0;
+	CUDA_TRY(cudaSetDevice(b->device));
+	CUDA_TRY(cudaStreamSynchronize(b->s));
+	CUDA_TRY(cudaEventElapsedTime(&ms, b->ev[0], b->ev[1]));
+	*kernel_ms += ms;
+	return 0;
+}
+
 } // namespace
 
 extern "C" int fwb_new(fwb **out, int device, uint64_t n, const uint64_t *first,
@@ -229,17 +249,8 @@ extern "C" int fwb_new(fwb **out, int device, uint64_t n, const uint64_t *first,
 
 extern "C" int32_t *fwb_room(fwb *b, char *msg, size_t len)
 {
-	Err e = {msg, len};
-	if (b->put) { // (the last batch's rows may still be on their way)
-		cudaError_t rc = cudaSetDevice(b->device);
-		if (rc == cudaSuccess)
-			rc = cudaEventSynchronize(b->ev[0]);
-		if (rc != cudaSuccess) {
-			fail(e, "betweenness on the GPU: %s", cudaGetErrorString(rc));
-			return NULL;
-		}
-	}
-	return b->host_rows;
+	// (the last batch's rows may still be on their way)
+	return b->put && rows_left(b, Err{msg, len}) < 0 ? NULL : b->host_rows;
 }
 
 extern "C" int fwb_put(fwb *b, uint64_t first, uint64_t count, char *msg, size_t len)
@@ -259,17 +270,8 @@ extern "C" const double *fwb_take(fwb *b, double *kernel_ms, char *msg, size_t l
 		fail(e, "betweenness on the GPU: nothing put to take");
 		return NULL;
 	}
-	float ms = 0;
-	cudaError_t rc = cudaSetDevice(b->device);
-	if (rc == cudaSuccess)
-		rc = cudaStreamSynchronize(b->s);
-	if (rc == cudaSuccess)
-		rc = cudaEventElapsedTime(&ms, b->ev[0], b->ev[1]);
-	if (rc != cudaSuccess) {
-		fail(e, "betweenness on the GPU: %s", cudaGetErrorString(rc));
+	if (sums_back(b, kernel_ms, e) < 0)
 		return NULL;
-	}
-	*kernel_ms += ms;
 	b->put = 0;
 	return (const double *)(b->host_rows + b->n * b->batch);
 }

@@ -9,7 +9,6 @@
 
 struct btw_run {
 	gs_bc *b;
-	uint64_t n;
 	int32_t *held; /* rows first .. first + count - 1, room for room */
 	uint64_t first, count, room;
 	struct btw_slot {  /* each device's (btw_device): its context, */
@@ -28,8 +27,7 @@ struct btw_run {
 		int threads;
 	} args;
 	pthread_t thread;  /* btw_begin_beside's, */
-	pthread_mutex_t mu;
-	int beside;        /* ... not yet joined, */
+	int beside;        /* ... not yet joined (by the one thread that hands rows over), */
 	char why[512];     /* ... and why it failed ("": it did not) */
 };
 
@@ -119,7 +117,7 @@ static int begin(btw_run *run)
 	               ? gs_bc_new(&b, a->n, a->type, a->count, a->from, a->to, a->w, &o, bad, &err)
 	               : gs_bc_new_matrix(&b, a->n, a->type, a->w, a->stride, &o, bad, &err);
 	const unsigned long long u = bad[0] + a->form->base, v = bad[1] + a->form->base;
-	if (rc == 1 || rc == 2 || rc < 0) {
+	if (rc != 0) {
 		if (rc == 1)
 			snprintf(run->why, sizeof run->why, "betweenness: arc %llu -> %llu has a negative "
 			         "weight (the counts of shortest paths are made with weights of 0 or "
@@ -134,7 +132,7 @@ static int begin(btw_run *run)
 	}
 	tool_mark("betweenness: the graph made");
 	const uint64_t n = a->n;
-	run->b = b, run->n = n;
+	run->b = b;
 	if (a->type == ST_INT32 && n && device && !a->form->edge_path) {
 		const int on = on_devices(run, n);
 		if (on)
@@ -190,7 +188,6 @@ btw_run *btw_begin_beside(const struct stats_form *form, uint64_t n, uint32_t ty
 	btw_run *run = new_run(form, n, type, 0, NULL, NULL, w, stride, threads);
 	if (!run)
 		return NULL;
-	pthread_mutex_init(&run->mu, NULL);
 	run->beside = pthread_create(&run->thread, NULL, begin_thread, run) == 0;
 	if (!run->beside && begin(run) < 0)
 		tool_die("%s", run->why);
@@ -202,12 +199,8 @@ static void settle(btw_run *r)
 {
 	if (!r->beside)
 		return;
-	pthread_mutex_lock(&r->mu);
-	if (r->beside) {
-		pthread_join(r->thread, NULL);
-		r->beside = 0;
-	}
-	pthread_mutex_unlock(&r->mu);
+	pthread_join(r->thread, NULL);
+	r->beside = 0;
 	if (r->why[0])
 		tool_die("%s", r->why);
 }
@@ -245,7 +238,7 @@ static void flush(btw_run *r)
 		r->cur = (r->cur + 1) % r->devs;
 		if (!(r->held = device->room(r->dev[r->cur].ctx, msg, sizeof msg)))
 			tool_die("%s", msg);
-	} else if (r->count && gs_bc_add_rows(r->b, r->first, r->count, r->held, r->n, &err) < 0) {
+	} else if (r->count && gs_bc_add_rows(r->b, r->first, r->count, r->held, r->args.n, &err) < 0) {
 		tool_die_st(NULL, &err);
 	}
 	r->first += r->count, r->count = 0;
@@ -261,20 +254,21 @@ void btw_rows(btw_run *r, uint64_t first, uint64_t count, const void *rows, uint
 	for (uint64_t k = 0; k < count; k++) {
 		if (r->count == r->room)
 			flush(r);
-		memcpy(r->held + r->count * r->n, (const int32_t *)rows + k * stride, r->n * 4);
+		memcpy(r->held + r->count * r->args.n, (const int32_t *)rows + k * stride, r->args.n * 4);
 		if (!r->count)
 			r->first = first + k;
 		r->count++;
 	}
 }
 
-void btw_end(btw_run *r, const struct stats_form *form, uint32_t flags, gs_betweenness *out,
-             struct stats_form *with)
+void btw_print(btw_run *r, FILE *out, const gs_stats *st, const struct stats_form *form,
+               uint32_t flags)
 {
-	*with = *form;
-	memset(out, 0, sizeof *out);
-	if (!r)
+	if (!r) {
+		stats_print(out, st, form, flags);
 		return;
+	}
+	gs_betweenness values;
 	settle(r);
 	st_error err;
 	tool_progress_stage("betweenness");
@@ -283,7 +277,7 @@ void btw_end(btw_run *r, const struct stats_form *form, uint32_t flags, gs_betwe
 	for (int i = 0; i < r->devs; i++) /* the batches still out, in the order put */
 		take(r, (r->cur + i) % r->devs);
 	tool_mark("betweenness: the sources summed");
-	if (gs_bc_finish(r->b, out, &err) < 0)
+	if (gs_bc_finish(r->b, &values, &err) < 0)
 		tool_die_st(NULL, &err);
 	gs_bc_free(r->b);
 	if (r->dev) {
@@ -298,9 +292,12 @@ void btw_end(btw_run *r, const struct stats_form *form, uint32_t flags, gs_betwe
 		free(r->held);
 	}
 	free(r);
-	gs_betweenness_scale(out, form->normalized, (flags & ST_DIRECTED) != 0);
+	gs_betweenness_scale(&values, form->normalized, (flags & ST_DIRECTED) != 0);
 	if (form->edge_path)
-		stats_write_edges(form->edge_path, out, form->base, flags);
+		stats_write_edges(form->edge_path, &values, form->base, flags);
+	struct stats_form with = *form;
 	if (form->betweenness)
-		with->bc = out;
+		with.bc = &values;
+	stats_print(out, st, &with, flags);
+	gs_betweenness_free(&values);
 }

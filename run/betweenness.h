@@ -45,17 +45,17 @@ btw_run *btw_begin(const struct stats_form *form, uint64_t n, uint32_t type, uin
                  int threads);
 /* btw_begin of an n x n weight matrix, made on a thread of its own while
  * the caller goes on (an engine solving: w must stay unchanged); the first
- * btw_rows or btw_end waits for it.  Dies as btw_begin does. */
+ * btw_rows or btw_print waits for it.  Dies as btw_begin does. */
 btw_run *btw_begin_beside(const struct stats_form *form, uint64_t n, uint32_t type,
                           const void *w, uint64_t stride, int threads);
 /* Rows first .. first + count - 1 of the distances, in order (int32 only;
  * others are searched at the end).  Nothing where b is NULL. */
 void btw_rows(btw_run *b, uint64_t first, uint64_t count, const void *rows, uint64_t stride);
-/* The values made (b freed), scaled as form asks (flags: the graph's,
- * ST_DIRECTED clear: undirected), the arcs' written to form->edge_path;
- * *out holds them for stats_print (form->bc pointed at it in the copy
- * *with).  Nothing where b is NULL (*with a copy of form). */
-void btw_end(btw_run *b, const struct stats_form *form, uint32_t flags, gs_betweenness *out,
-             struct stats_form *with);
+/* The statistics st printed to out as form asks (stats_print; flags: the
+ * graph's, ST_DIRECTED clear: undirected), with b's values where b is not
+ * NULL: made (b freed), scaled as form asks, the arcs' written to
+ * form->edge_path. */
+void btw_print(btw_run *b, FILE *out, const gs_stats *st, const struct stats_form *form,
+               uint32_t flags);
 
 #endif

@@ -410,14 +410,10 @@ void engine_write_stats(FILE *out, const struct stats_form *form, sv_plan *plan,
 	if (gs_init(&s, n, type, &err) < 0)
 		tool_die_st(NULL, &err);
 	gs_add_rows(&s, 0, n, dist, n, threads);
-	struct stats_form with;
-	gs_betweenness values;
 	btw_rows(bc, 0, n, dist, n);
-	btw_end(bc, form, flags, &values, &with);
-	stats_print(out, &s, &with, flags);
+	btw_print(bc, out, &s, form, flags);
 	tool_output_commit();
 	gs_free(&s);
-	gs_betweenness_free(&values);
 }
 
 int engine_stats_option(int c, const char *arg, struct stats_form *form, int *stats)

@@ -106,13 +106,9 @@ void f64_solve(struct f64_graph *g, int out, FILE *sout, const struct stats_form
 		tool_progress_stage("writing the statistics");
 		if (!t.stats_on_device) /* (out of core: the distances came back) */
 			gs_add_rows(&st, 0, n, g->dist, n, threads);
-		struct stats_form with;
-		gs_betweenness values;
-		btw_end(bc, form, g->flags, &values, &with);
-		stats_print(sout, &st, &with, g->flags);
+		btw_print(bc, sout, &st, form, g->flags);
 		tool_output_commit();
 		gs_free(&st);
-		gs_betweenness_free(&values);
 	} else {
 		tool_progress_stage("writing the result");
 		engine_write_result(out, &g->h, &g->plan, g->dist, g->pred, NULL, threads);

@@ -39,6 +39,12 @@ static void before_death(void)
 		gpusparse_end(sparse_dev);
 }
 
+/* Whether betweenness is asked (its column or the arcs' file). */
+static int asks_betweenness(const struct gpu_args *a)
+{
+	return a->form.betweenness || a->form.edge_path;
+}
+
 /* Processes other than 0 of an MPI run: their band of the rows, with
  * process 0 and each other; nothing read or written.  go: process 0's word
  * that the run spans the processes (not a negative cycle, not a sparse run
@@ -651,7 +657,7 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 {
 	const struct gpu_args *a = g->a;
 	const uint64_t n = g->head.n;
-	const int btw = a->form.betweenness || a->form.edge_path;
+	const int btw = asks_betweenness(a);
 	memset(p, 0, sizeof *p);
 	if (btw && g->nproc > 1)
 		tool_usage_error("--betweenness, --edge-betweenness: one process (not under mpirun) "
@@ -736,14 +742,14 @@ static void btw_close(void *ctx)
 {
 	fwb_free(ctx);
 }
-static struct btw_device gpu_btw = {NULL,    0,         btw_open,        btw_room, btw_put,
-                                    btw_take, btw_close, fwb_batch_bytes, 0};
+static struct btw_device gpu_btw = {.open = btw_open, .room = btw_room, .put = btw_put,
+                                    .take = btw_take, .close = btw_close,
+                                    .batch_bytes = fwb_batch_bytes};
 
-/* The devices ids[0 .. count - 1], each with share of its free memory
- * less keep bytes (the engine's), for the sources' sums. */
+/* The devices ids[0 .. count - 1] (count <= 64), each with share of its
+ * free memory less keep bytes (the engine's), for the sources' sums. */
 static void btw_on(const int *ids, int count, double keep, double share)
 {
-	count = count < 64 ? count : 64;
 	gpu_btw.devices = count;
 	gpu_btw.memory = 0;
 	for (int d = 0; d < count; d++) {
@@ -833,9 +839,9 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 		}
 		if (a->stats) {
 			sink_open_stats(&res, o, &rd.plan, n, in->type);
-			if ((a->form.betweenness || a->form.edge_path) && !getenv("APSP_BETWEENNESS_HOST"))
+			if (asks_betweenness(a) && !getenv("APSP_BETWEENNESS_HOST"))
 				btw_on_gpus(o, n, in->type);
-			if ((a->form.betweenness || a->form.edge_path) && rd.plan.potential)
+			if (asks_betweenness(a) && rd.plan.potential)
 				tool_die("betweenness: the graph has a negative weight (the counts of "
 				         "shortest paths are made with weights of 0 or more)");
 			/* (the graph and the devices' rooms made while the engine solves) */
@@ -876,8 +882,7 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		struct gpusparse_dev dev = {.device = g->o.device, .gpus = a->gpus, .n = g->head.n};
 		gpusparse_begin(&dev); /* (beside the host's order and elimination) */
 		sparse_dev = &dev;
-		if (a->stats && (a->form.betweenness || a->form.edge_path)
-		    && !getenv("APSP_BETWEENNESS_HOST")) {
+		if (a->stats && asks_betweenness(a) && !getenv("APSP_BETWEENNESS_HOST")) {
 			gpu_btw.ready = btw_sparse_ready;
 			btw_use_device(&gpu_btw);
 		}

@@ -128,13 +128,9 @@ void sink_finish(struct sink *res, const struct fwg_opts *o, FILE *sout,
 {
 	st_error err;
 	if (res->stats) {
-		struct stats_form with;
-		gs_betweenness values;
-		btw_end(res->bc, form, res->flags, &values, &with);
-		stats_print(sout, res->stats, &with, res->flags);
+		btw_print(res->bc, sout, res->stats, form, res->flags);
 		tool_output_commit();
 		gs_free(res->stats);
-		gs_betweenness_free(&values);
 		return;
 	}
 	if (st_write_end_matrix(res->w, &err) < 0

@@ -339,12 +339,8 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 		o.kept = malloc((size_t)kept + 1);
 	all_rows(job, f, &o);
 	if (job->form) {
-		struct stats_form with;
-		gs_betweenness values;
-		btw_end(bc, job->form, h->flags, &values, &with);
-		stats_print(sout, &st, &with, h->flags);
+		btw_print(bc, sout, &st, job->form, h->flags);
 		gs_free(&st);
-		gs_betweenness_free(&values);
 	} else if (st_write_end_matrix(o.w, &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
 	}

@@ -132,7 +132,7 @@ static int tight_room(btw_work *k, uint64_t cap)
 
 /* The tight arcs (d(u) + w = d(v)) out of each vertex of the row d, up to
  * the farthest vertex far, their heads in tu (and arcs in tarc where
- * arcs): each vertex's first in tfirst, each head's count in vx[].indeg.
+ * arcs): each vertex's first in tfirst, each head's count in indeg.
  * Inlined twice, arcs a constant: the loop per arc stays short. */
 static inline __attribute__((always_inline)) int tight_arcs(const btw_graph *g, btw_work *k,
                                                               const int32_t *d, int64_t far,

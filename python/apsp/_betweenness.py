@@ -79,12 +79,7 @@ def _distances_on_gpu(n, u, v, w, threads):
     sums of whole weights below 2^53 are exact."""
     _memory.check_gpu_host(n, False, False)
     g = np.full((n, n), np.inf)
-    if len(w):
-        o = np.lexsort((w, v, u))  # by tail, head, then weight: the least of repeats first
-        first = np.ones(len(o), dtype=bool)
-        first[1:] = (u[o][1:] != u[o][:-1]) | (v[o][1:] != v[o][:-1])
-        o = o[first]
-        g[u[o], v[o]] = w[o]
+    np.minimum.at(g, (u, v), w)  # the least of repeats
     _engine.solve(g, False, "gpu", threads)
     return g
 
