@@ -278,6 +278,53 @@ int figures_down(Err e, const DevFigures<S> &g, uint64_t n, gs_stats *st)
 	return 0;
 }
 
+// One process of several (fws_ranks): the figures through the host, packed
+// (reach, sum, ecc, and harm for the in figures) in the pinned buffer.
+struct RankPass {
+	const fws_ranks *r = nullptr;
+	char *host = nullptr;
+	uint64_t batches = 0;
+};
+
+template <typename S> size_t figures_bytes(uint64_t n, int dir)
+{
+	return n * (8 + 2 * sizeof(S) + (dir == GS_IN ? 8 : 0));
+}
+
+// Figures dir of g to the packed buffer h (out) or from it, queued on q.
+template <typename S>
+int figures_move(Err e, const DevFigures<S> &g, int dir, uint64_t n, char *h, bool out,
+                 cudaStream_t q)
+{
+	void *dev[4] = {g.reach[dir], g.sum[dir], g.ecc[dir], g.harm};
+	const size_t len[4] = {n * 8, n * sizeof(S), n * sizeof(S), n * 8};
+	for (int k = 0; k < (dir == GS_IN ? 4 : 3); h += len[k], k++)
+		CUDA_TRY(out ? cudaMemcpyAsync(h, dev[k], len[k], cudaMemcpyDeviceToHost, q)
+		             : cudaMemcpyAsync(dev[k], h, len[k], cudaMemcpyHostToDevice, q));
+	return 0;
+}
+
+// Packed figures dir (figures_move's) into st: the out figures added to
+// those there (each process's sources' alone: the others' are zero, so the
+// sums are exact), the in figures as they are.
+template <typename T, typename S>
+void figures_unpack(const char *h, int dir, uint64_t n, gs_stats *st)
+{
+	const unsigned long long *reach = (const unsigned long long *)h;
+	const S *sum = (const S *)(h + n * 8), *ecc = sum + n;
+	for (uint64_t u = 0; u < n; u++) {
+		S *to = (S *)st->sum[dir] + u;
+		T *most = (T *)st->ecc[dir] + u;
+		const T x = (T)ecc[u];
+		if (dir == GS_OUT)
+			st->reach[dir][u] += reach[u], *to += sum[u], *most = std::max(*most, x);
+		else
+			st->reach[dir][u] = reach[u], *to = sum[u], *most = x;
+	}
+	if (dir == GS_IN)
+		memcpy(st->harmonic, ecc + n, n * 8);
+}
+
 // Sources a batch: d (and the rows, for the host) fit in 80% of what the
 // device has free and in SPARSE_BATCH_BYTES; the rows for the host at most
 // 1 GiB.
@@ -360,7 +407,7 @@ template <typename T> int dev_setup(Err e, DevRun<T> &x, const el_factor *f, boo
 // of the sources, whichever device holds them); or the rows to the host.
 template <typename T>
 int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, bool st,
-                bool check, uint64_t s0, int count, uint64_t S_)
+                bool check, uint64_t s0, int count, uint64_t S_, const RankPass *rp = nullptr)
 {
 	using S = typename StatsElem<T>::Sum;
 	const uint64_t n = f->n, es = sizeof(T);
@@ -415,11 +462,31 @@ int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, 
 			                             n * sizeof(S), q));
 			CUDA_TRY(cudaMemcpyPeerAsync(g.harm, x.id, h.harm, prev->id, n * 8, q));
 		}
+		const uint64_t b = s0 / S_;
+		if (rp && b > 0) { // ... or from the process of the batch before
+			if (rp->r->recv(rp->r->ctx, rp->host, figures_bytes<S>(n, GS_IN),
+			                (int)((b - 1) % rp->r->ranks)))
+				return fail(e, "batch %llu: the in figures from process %d did not come",
+				            (unsigned long long)b, (int)((b - 1) % rp->r->ranks));
+			if (figures_move(e, g, GS_IN, n, rp->host, false, q))
+				return -1;
+		}
 		fold_in<T><<<(unsigned)((n + 127) / 128), 128, 0, q>>>(d, (int)n, (int)S_, (int)s0, count,
 		                                                df.pos, g.reach[GS_IN], g.sum[GS_IN],
 		                                                g.ecc[GS_IN], g.harm);
 		CUDA_TRY(cudaGetLastError());
 		CUDA_TRY(cudaEventRecord(x.folded, q));
+		if (rp && b + 1 < rp->batches) { // to the process of the batch after
+			CUDA_TRY(cudaEventRecord(x.m.ev[4], q));
+			if (figures_move(e, g, GS_IN, n, rp->host, true, q))
+				return -1;
+			CUDA_TRY(cudaStreamSynchronize(q));
+			const int to = (int)((b + 1) % rp->r->ranks);
+			if (rp->r->send(rp->r->ctx, rp->host, figures_bytes<S>(n, GS_IN), to))
+				return fail(e, "batch %llu: the in figures not sent to process %d",
+				            (unsigned long long)b, to);
+			return 0;
+		}
 	} else {
 		CUDA_TRY(cudaEventRecord(x.m.ev[3], q));
 		to_rows<T><<<dim3((unsigned)((n + 31) / 32), (unsigned)((count + 31) / 32)),
@@ -489,6 +556,43 @@ int figures_all(Err e, std::vector<DevRun<T>> &runs, const DevRun<T> &last, uint
 	return 0;
 }
 
+// One process of several: every process's out figures to process 0, and
+// the in figures from the last batch's process, into st there.
+template <typename T>
+int figures_ranks(Err e, std::vector<DevRun<T>> &runs, const RankPass &rp, uint64_t n,
+                  gs_stats *st)
+{
+	using S = typename StatsElem<T>::Sum;
+	DevRun<T> &x = runs[0];
+	const fws_ranks *r = rp.r;
+	const int last = (int)((rp.batches - 1) % r->ranks);
+	const size_t ob = figures_bytes<S>(n, GS_OUT), ib = figures_bytes<S>(n, GS_IN);
+	CUDA_TRY(cudaSetDevice(x.id));
+	if (r->rank != 0) {
+		for (int dir : {GS_OUT, GS_IN}) {
+			if (dir == GS_IN && r->rank != last)
+				break;
+			if (figures_move(e, x.g, dir, n, rp.host, true, x.m.s))
+				return -1;
+			CUDA_TRY(cudaStreamSynchronize(x.m.s));
+			if (r->send(r->ctx, rp.host, dir == GS_OUT ? ob : ib, 0))
+				return fail(e, "the figures not sent to process 0");
+		}
+		return 0;
+	}
+	if (figures_all(e, runs, x, n, st))
+		return -1;
+	for (int q = 1; q < r->ranks; q++)
+		for (int dir : {GS_OUT, GS_IN}) {
+			if (dir == GS_IN && q != last)
+				break;
+			if (r->recv(r->ctx, rp.host, dir == GS_OUT ? ob : ib, q))
+				return fail(e, "the figures of process %d did not come", q);
+			figures_unpack<T, S>(rp.host, dir, n, st);
+		}
+	return 0;
+}
+
 // Each device of the run able to reach the others' memory (where the
 // machine allows it), so that the in figures passed from batch to batch go
 // from device to device directly.
@@ -515,7 +619,7 @@ inline int peers_enabled(Err e, const int *ids, int G)
 template <typename T>
 int solve_typed(Err e, const int *ids, int G, const el_factor *f, const uint32_t *src,
                 uint64_t sources, gs_stats *st, fws_rows_fn *take, void *ctx, uint64_t most,
-                fws_timing *t)
+                const fws_ranks *ranks, fws_timing *t)
 {
 	const uint64_t n = f->n, E = f->first[n], es = sizeof(T), R = src ? sources : n;
 	std::vector<int> listed(src ? R : 0); // the listed sources' positions
@@ -552,6 +656,8 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const uint32_t
 	t->upload_ms = (lib_now() - t0) * 1e3;
 	if (most && S_ > most)
 		S_ = most;
+	if (ranks && ranks->least(ranks->ctx, &S_)) // (every process's batches alike)
+		return fail(e, "the batch's size not agreed between the processes");
 	if (S_ > (R + 31) / 32 * 32) // (a few rows asked: a batch for them alone)
 		S_ = std::max<uint64_t>((R + 31) / 32 * 32, 32);
 	if (S_ == 0)
@@ -562,8 +668,10 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const uint32_t
 		CUDA_TRY(cudaSetDevice(x.id));
 		if (alloc(e, x.m, &x.d, n * S_ * es) || (!st && alloc(e, x.m, &x.rows, n * S_ * es)))
 			return -1;
-		if (!st)
-			CUDA_TRY(cudaMallocHost(&x.m.host, n * S_ * es));
+		if (!st || ranks)
+			CUDA_TRY(cudaMallocHost(&x.m.host, ranks ? figures_bytes<typename StatsElem<T>::Sum>(
+			                                                   n, GS_IN)
+			                                         : n * S_ * es));
 	}
 	t->batch = S_;
 	t->device_bytes = taken + G * (st ? 1.0 : 2.0) * (double)(n * S_ * es);
@@ -579,6 +687,15 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const uint32_t
 	// then batch b - G + 1 (the oldest queued) waited for and taken.
 	const uint64_t batches = (R + S_ - 1) / S_;
 	auto count_of = [&](uint64_t b) { return (int)std::min(S_, R - b * S_); };
+	if (ranks) { // batch b on process b % ranks, one device each
+		const RankPass rp{ranks, (char *)runs[0].m.host, batches};
+		for (uint64_t b = (uint64_t)ranks->rank; b < batches; b += (uint64_t)ranks->ranks)
+			if (batch_queue(e, runs[0], (const DevRun<T> *)nullptr, f, true, check, b * S_,
+			                count_of(b), S_, &rp)
+			    || batch_done(e, runs[0], true, take, ctx, b * S_, count_of(b), t))
+				return -1;
+		return figures_ranks(e, runs, rp, n, st);
+	}
 	for (uint64_t b = 0; b < batches + G - 1; b++) {
 		if (b < batches
 		    && batch_queue(e, runs[b % G], b ? &runs[(b - 1) % G] : nullptr, f, st != nullptr,
@@ -614,9 +731,9 @@ int fws_start(int device, char *err, size_t errlen)
 	return 0;
 }
 
-int fws_solve(const int *devices, int ndevices, const el_factor *f, const uint32_t *src,
-              uint64_t sources, gs_stats *stats, fws_rows_fn *take, void *ctx, uint64_t most,
-              struct fws_timing *t, char *err, size_t errlen)
+static int solve(const int *devices, int ndevices, const el_factor *f, const uint32_t *src,
+                 uint64_t sources, gs_stats *stats, fws_rows_fn *take, void *ctx, uint64_t most,
+                 const struct fws_ranks *ranks, struct fws_timing *t, char *err, size_t errlen)
 {
 	Err e{err, errlen};
 	memset(t, 0, sizeof *t);
@@ -632,14 +749,37 @@ int fws_solve(const int *devices, int ndevices, const el_factor *f, const uint32
 		            (unsigned long long)f->n);
 	if (ndevices < 1)
 		return fail(e, "fws_solve: no device");
+	if (ranks && (ndevices != 1 || !stats || ranks->rank < 0 || ranks->rank >= ranks->ranks))
+		return fail(e, "fws_solve_ranks: one device a process, statistics alone");
 	if (f->n == 0)
 		return 0;
 	switch (f->type) {
-	case ST_INT32: return solve_typed<int>(e, devices, ndevices, f, src, sources, stats, take, ctx, most, t);
+	case ST_INT32:
+		return solve_typed<int>(e, devices, ndevices, f, src, sources, stats, take, ctx, most,
+		                        ranks, t);
 	case ST_FLOAT32:
-		return solve_typed<float>(e, devices, ndevices, f, src, sources, stats, take, ctx, most, t);
+		return solve_typed<float>(e, devices, ndevices, f, src, sources, stats, take, ctx, most,
+		                          ranks, t);
 	case ST_FLOAT64:
-		return solve_typed<double>(e, devices, ndevices, f, src, sources, stats, take, ctx, most, t);
+		return solve_typed<double>(e, devices, ndevices, f, src, sources, stats, take, ctx, most,
+		                           ranks, t);
 	}
 	return fail(e, "element type %u unknown", f->type);
+}
+
+int fws_solve(const int *devices, int ndevices, const el_factor *f, const uint32_t *src,
+              uint64_t sources, gs_stats *stats, fws_rows_fn *take, void *ctx, uint64_t most,
+              struct fws_timing *t, char *err, size_t errlen)
+{
+	return solve(devices, ndevices, f, src, sources, stats, take, ctx, most, NULL, t, err,
+	             errlen);
+}
+
+int fws_solve_ranks(const int *devices, int ndevices, const el_factor *f, gs_stats *stats,
+                    uint64_t most, const struct fws_ranks *ranks, struct fws_timing *t,
+                    char *err, size_t errlen)
+{
+	if (ranks && ranks->ranks < 2)
+		ranks = NULL;
+	return solve(devices, ndevices, f, NULL, 0, stats, NULL, NULL, most, ranks, t, err, errlen);
 }

@@ -34,6 +34,21 @@ struct fws_timing {
 	double device_bytes; /* device memory taken */
 };
 
+/* Several processes of one run (mpirun), each with its devices' share of
+ * the batches: batch b on process b % ranks (one device each), the in
+ * figures passed from process to process through the host by send and
+ * recv (bytes to or from process to/from), the batch's size the least of
+ * the processes' (least: *v made the least of every process's).  Process
+ * 0 gathers the statistics; the others' stats are left as passed in.
+ * Each returns 0, or non-zero with the run ended. */
+struct fws_ranks {
+	int rank, ranks;
+	void *ctx;
+	int (*send)(void *ctx, const void *buf, size_t len, int to);
+	int (*recv)(void *ctx, void *buf, size_t len, int from);
+	int (*least)(void *ctx, uint64_t *v);
+};
+
 /* All rows of f's graph (or, src not NULL, the rows of sources src[0 ..
  * sources - 1], in the list's order: rows alone, no statistics) on the
  * devices devices[0 .. ndevices - 1] (a
@@ -49,6 +64,11 @@ struct fws_timing {
 int fws_solve(const int *devices, int ndevices, const el_factor *f, const uint32_t *src,
               uint64_t sources, gs_stats *stats, fws_rows_fn *take, void *ctx, uint64_t most,
               struct fws_timing *t, char *err, size_t errlen);
+/* The same as one process of several (ranks: statistics alone, one device
+ * a process; NULL or one rank: fws_solve). */
+int fws_solve_ranks(const int *devices, int ndevices, const el_factor *f, gs_stats *stats,
+                    uint64_t most, const struct fws_ranks *ranks, struct fws_timing *t,
+                    char *err, size_t errlen);
 /* The device's context made (cudaSetDevice and a first call), so that
  * fws_solve finds it ready: for a thread of the caller's, beside the host's
  * work.  0, or -1 with err set. */

@@ -32,6 +32,12 @@ static struct gpusparse_dev *sparse_dev;
 
 static void before_death(void)
 {
+	if (sparse_dev && sparse_dev->owed) { /* (the others waiting for the sparse route's word) */
+		gpusparse_word(sparse_dev, GPUSPARSE_LEAVE);
+		alone_now = 1;
+	}
+	if (sparse_dev && sparse_dev->alone)
+		alone_now = 1;
 	if (ranks_count() > 1 && !alone_now)
 		ranks_abort(EXIT_TROUBLE);
 	gpustart_join();
@@ -639,18 +645,18 @@ void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***ar
 
 /* Whether the sparse engine is asked for, or may be chosen: auto takes it
  * for text (its arcs known without a matrix) when distances alone are
- * asked, in one process, without checkpoints. */
+ * asked (under mpirun: statistics, which the processes share), without
+ * checkpoints.  Process 0 decides, and tells the others. */
 static int sparse_first(const struct gpu_args *a, const struct gpu_run *g)
 {
-	if (g->sparse_declined || a->engine_mode == ENGINE_DENSE)
-		return 0;
-	if (a->engine_mode == ENGINE_SPARSE) {
-		if (g->nproc > 1)
-			tool_usage_error("--engine sparse: one process (not under mpirun) for now");
-		return 1;
-	}
-	return g->nproc == 1 && g->r && !g->r->r && (a->stats || !g->o.paths || g->src)
-	       && !g->ck.path && !g->ck.resume;
+	int yes = 0;
+	if (g->rank == 0 && !g->sparse_declined && a->engine_mode != ENGINE_DENSE)
+		yes = a->engine_mode == ENGINE_SPARSE
+		      || (g->r && !g->r->r && (a->stats || (g->nproc == 1 && (!g->o.paths || g->src)))
+		          && !g->ck.path && !g->ck.resume);
+	if (g->nproc > 1)
+		ranks_bcast(&yes, sizeof yes);
+	return yes;
 }
 
 void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
@@ -873,15 +879,34 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 	return EXIT_OK;
 }
 
+/* A process other than 0 on the sparse route: its batches, or nothing, or
+ * (the engine declined the graph) the route planned again with process 0. */
+static int follow_sparse(struct gpu_run *g, struct gpusparse_dev *dev)
+{
+	const int what = gpusparse_follow(dev);
+	gpusparse_end(dev);
+	sparse_dev = NULL;
+	if (what != GPUSPARSE_DECLINED)
+		return EXIT_OK;
+	g->sparse_declined = 1;
+	struct gpu_plan again;
+	gpu_plan_route(&again, g);
+	return gpu_run_route(&again, g);
+}
+
 int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 {
 	const struct gpu_args *a = g->a;
 	void *gathered = NULL; /* an MPI run's bands, gathered on process 0 */
 	switch (p->route) {
 	case GPU_SPARSE: {
-		struct gpusparse_dev dev = {.device = g->o.device, .gpus = a->gpus, .n = g->head.n};
+		struct gpusparse_dev dev = {.device = g->o.device + ranks_local(),
+		                            .gpus = g->nproc > 1 ? 1 : a->gpus, .n = g->head.n,
+		                            .owed = g->nproc > 1 && g->rank == 0};
 		gpusparse_begin(&dev); /* (beside the host's order and elimination) */
 		sparse_dev = &dev;
+		if (g->rank != 0) /* (process 0's batches and ours in turn, or a word to leave) */
+			return follow_sparse(g, &dev);
 		if (a->stats && asks_betweenness(a) && !getenv("APSP_BETWEENNESS_HOST")) {
 			gpu_btw.ready = btw_sparse_ready;
 			btw_use_device(&gpu_btw);
@@ -899,9 +924,11 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		sparse_dev = NULL;
 		btw_use_device(NULL);
 		if (ran) {
+			gpusparse_word(&dev, GPUSPARSE_LEAVE); /* (where no word was owed yet) */
 			g->r = NULL; /* (freed there) */
 			return EXIT_OK;
 		}
+		gpusparse_word(&dev, GPUSPARSE_DECLINED);
 		if (read) /* (only where it reads a stream, which it does not here) */
 			tool_die("the sparse engine read the stream and declined it");
 		tool_info("%s", why);

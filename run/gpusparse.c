@@ -7,7 +7,10 @@
 
 #include "fw_sparse.h"
 #include "gpuroute.h"
+#include "ranks.h"
 #include "tool.h"
+
+enum { TAG_SPARSE = 60 };
 
 /* The devices of the run into d: APSP_SPARSE_DEVICES (a list, for tests:
  * one device twice runs the several devices' way on one), or --gpus's. */
@@ -62,10 +65,105 @@ void gpusparse_end(struct gpusparse_dev *d)
 	d->started = 0;
 }
 
+void gpusparse_word(struct gpusparse_dev *d, int what)
+{
+	if (!d->owed)
+		return;
+	d->owed = 0;
+	d->alone = what != GPUSPARSE_GO;
+	ranks_bcast(&what, sizeof what);
+}
+
+/* ---- the processes of an MPI run ---- */
+
+static int rank_send(void *ctx, const void *buf, size_t len, int to)
+{
+	ranks_send(buf, len, to, TAG_SPARSE);
+	return 0;
+}
+static int rank_recv(void *ctx, void *buf, size_t len, int from)
+{
+	ranks_recv(buf, len, from, TAG_SPARSE);
+	return 0;
+}
+static int rank_least(void *ctx, uint64_t *v)
+{
+	int64_t x = (int64_t)*v;
+	ranks_allreduce(&x, 1, RANKS_MIN);
+	*v = (uint64_t)x;
+	return 0;
+}
+static struct fws_ranks run_ranks(void)
+{
+	return (struct fws_ranks){ranks_rank(), ranks_count(), NULL, rank_send, rank_recv,
+	                          rank_least};
+}
+
+/* Process 0's factor f to every process: f there, a copy made elsewhere
+ * (f NULL). */
+static el_factor *factor_shared(const el_factor *f)
+{
+	uint64_t head[4] = {f ? f->n : 0, f ? f->type : 0, f ? f->first[f->n] : 0,
+	                    f ? f->widest : 0};
+	ranks_bcast(head, sizeof head);
+	const uint64_t n = head[0], E = head[2], es = ST_TYPE_SIZE((uint32_t)head[1]);
+	el_factor *g = (el_factor *)f;
+	if (!g) {
+		g = calloc(1, sizeof *g);
+		if (!g || !(g->perm = malloc(n * 4 + 1)) || !(g->pos = malloc(n * 4 + 1))
+		    || !(g->first = malloc((n + 1) * 8)) || !(g->upper = malloc(E * 4 + 1))
+		    || !(g->up = malloc(E * es + 1)) || !(g->down = malloc(E * es + 1))
+		    || !(g->parent = malloc(n * 4 + 1)))
+			tool_die("process %d: out of memory for the sparse engine's factor (%.1f MiB)",
+			         ranks_rank(), (double)(n * 20 + E * (4 + 2 * es)) / 1048576.0);
+		g->n = n, g->type = (uint32_t)head[1], g->widest = head[3];
+	}
+	ranks_bcast(g->perm, n * 4);
+	ranks_bcast(g->pos, n * 4);
+	ranks_bcast(g->first, (n + 1) * 8);
+	ranks_bcast(g->upper, E * 4);
+	ranks_bcast(g->up, E * es);
+	ranks_bcast(g->down, E * es);
+	ranks_bcast(g->parent, n * 4);
+	return g;
+}
+
+int gpusparse_follow(struct gpusparse_dev *d)
+{
+	int what = 0;
+	ranks_bcast(&what, sizeof what);
+	if (what != GPUSPARSE_GO)
+		return what;
+	el_factor *f = factor_shared(NULL);
+	gs_stats st;
+	st_error err;
+	if (gs_init(&st, f->n, f->type, &err) < 0)
+		tool_die_st(NULL, &err);
+	gpusparse_end(d);
+	if (d->rc < 0 || d->ndevices < 1)
+		tool_die("process %d: %s", ranks_rank(), d->ndevices < 1 ? "no device found" : d->err);
+	const struct fws_ranks rk = run_ranks();
+	const char *most = getenv("APSP_SPARSE_BATCH");
+	struct fws_timing t;
+	char msg[512];
+	if (fws_solve_ranks(d->devices, 1, f, &st, most ? strtoull(most, NULL, 10) : 0, &rk, &t, msg,
+	                    sizeof msg) < 0)
+		tool_die("process %d: %s", ranks_rank(), msg);
+	gs_free(&st);
+	el_factor_free(f);
+	return what;
+}
+
 int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t sources,
                    gs_stats *stats, el_rows_fn *take, void *take_ctx, char *info, size_t len)
 {
 	struct gpusparse_dev *d = ctx;
+	const int nproc = ranks_count();
+	if (d->owed) { /* (an MPI run: the others' batches, or they leave) */
+		gpusparse_word(d, stats ? GPUSPARSE_GO : GPUSPARSE_LEAVE);
+		if (stats)
+			factor_shared(f);
+	}
 	gpusparse_end(d);
 	if (d->rc < 0 || d->ndevices < 1) {
 		snprintf(info, len, "%s", d->ndevices < 1 ? "no device found" : d->err);
@@ -76,8 +174,12 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	 * small graph). */
 	const char *most = getenv("APSP_SPARSE_BATCH");
 	const double w0 = lib_now();
-	if (fws_solve(d->devices, d->ndevices, f, src, sources, stats, stats ? NULL : take, take_ctx,
-	              most ? strtoull(most, NULL, 10) : 0, &t, info, len) < 0)
+	const uint64_t cap = most ? strtoull(most, NULL, 10) : 0;
+	const struct fws_ranks rk = run_ranks();
+	if (nproc > 1 && !d->alone
+	            ? fws_solve_ranks(d->devices, 1, f, stats, cap, &rk, &t, info, len) < 0
+	            : fws_solve(d->devices, d->ndevices, f, src, sources, stats, stats ? NULL : take,
+	                        take_ctx, cap, &t, info, len) < 0)
 		return -1;
 	const double rows = src ? (double)sources : (double)f->n;
 	const double rate = t.kernel_ms > 0 ? (double)t.arcs * rows / (t.kernel_ms * 1e-3) : 0.0;
@@ -88,6 +190,11 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	if (d->ndevices > 1) /* (the kernels' times added up over the GPUs) */
 		snprintf(gpus, sizeof gpus, " on %d GPUs (the batches taken in turn; %.1f ms wall, "
 		         "times below summed)", d->ndevices, wall);
+	else if (nproc > 1 && !d->alone) /* (process 0's own times) */
+		snprintf(gpus, sizeof gpus, ", process 0 of %d (the batches taken in turn; %.1f ms "
+		         "wall, times below its own)", nproc, wall);
+	else if (nproc > 1)
+		snprintf(gpus, sizeof gpus, ", process 0 alone of %d (the rows written by it)", nproc);
 	snprintf(info, len, "%s%s, sparse engine: %s: sweeps %.1f ms (up %.1f ms; %.3g relaxations/s: "
 	         "the factor's %llu arcs, a source each), %s %.1f ms%s, factor up %.1f ms; %llu "
 	         "sources a batch, %.2f GiB of device memory",

@@ -21,7 +21,21 @@ struct gpusparse_dev {
 	pthread_t thread;
 	int rc;
 	char err[256];
+	/* Under mpirun, process 0: the others wait for its word (owed), or have
+	 * left (alone: it ends the run by itself). */
+	int owed, alone;
 };
+
+/* Process 0's word to the others of an MPI run on the sparse route: the
+ * factor comes and they take their batches (GO), they leave (LEAVE: the
+ * run's rows are written by process 0 alone, or it ended), or the engine
+ * declined the graph and the route is planned again (DECLINED). */
+enum { GPUSPARSE_GO = 1, GPUSPARSE_LEAVE, GPUSPARSE_DECLINED };
+void gpusparse_word(struct gpusparse_dev *d, int what);
+/* Processes other than 0 on the sparse route: the word, and on GO the
+ * factor and their batches, their statistics passed to process 0 (dies
+ * on error).  Returns the word. */
+int gpusparse_follow(struct gpusparse_dev *d);
 
 /* Find the devices and start their contexts on a thread of its own (a
  * first CUDA call takes a few hundred milliseconds), beside the host's

@@ -76,14 +76,15 @@ int ranks_count(void) { return count; }
 int ranks_local(void) { return local; }
 int ranks_joined(void) { return joined; }
 
-void ranks_bcast(void *buf, size_t len)
-{
-	if (count > 1)
-		MPI_Bcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
-}
-
 /* Messages in pieces of at most this many bytes (MPI counts are int). */
 #define PIECE (1u << 30)
+
+void ranks_bcast(void *buf, size_t len)
+{
+	for (size_t at = 0; count > 1 && at < len; at += PIECE)
+		MPI_Bcast((char *)buf + at, (int)(len - at < PIECE ? len - at : PIECE), MPI_BYTE, 0,
+		          MPI_COMM_WORLD);
+}
 
 void ranks_send(const void *buf, size_t len, int to, int tag)
 {

@@ -111,3 +111,51 @@ if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
 else
 	skip "--gpus 2, the sparse engine" "one GPU on this machine"
 fi
+
+# Under mpirun, one GPU a process (on a machine of one, both on device 0:
+# APSP_SPARSE_DEVICES): the batches taken by the processes in turn, the in
+# figures passed from process to process: one process's table, whether
+# every process has a batch or not; a graph as text taken by the automatic
+# choice, or declined and solved by the processes' rounds; distances alone
+# written by process 0 alone; a negative cycle's exit.
+if command -v mpirun >/dev/null 2>&1 && ldd "$gpu" | grep -q libmpi; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_btl_vader_single_copy_mechanism=none
+	one=0
+	[ "$(nvidia-smi -L | wc -l)" -ge 2 ] || one=1
+	mpi() {
+		if [ $one = 1 ]; then APSP_SPARSE_DEVICES=0 timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$@"
+		else timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$@"; fi
+	}
+	for x in "road int32" "roadf float32" "roadd float64"; do
+		graph=$T/${x% *}
+		$gpu --engine sparse --stats --summary $graph >$T/one 2>$T/err
+		for b in 0 96; do
+			expect_true "mpirun -np 2, ${x#* }, batches of $b (0: as many as fit): --stats one process's table" \
+				'APSP_SPARSE_BATCH=$b mpi $gpu -v --engine sparse --stats --summary $graph >$T/two 2>$T/v &&
+				 grep -q "process 0 of 2 (the batches taken in turn" $T/v && cmp -s $T/one $T/two'
+		done
+	done
+	$g --road 40x50 -s 5 -F mtx -o $T/road.mtx
+	$gpu --stats $T/road.mtx >$T/one 2>$T/err
+	expect_true "mpirun -np 2 --stats, a road-like graph as text: the sparse engine chosen, one process's table" \
+		'APSP_SPARSE_BATCH=64 mpi $gpu -v --stats $T/road.mtx >$T/two 2>$T/v &&
+		 grep -q "process 0 of 2" $T/v && cmp -s $T/one $T/two'
+	$g -n 600 -d 30 -s 8 -F mtx -o $T/dense.mtx
+	$gpu --stats $T/dense.mtx >$T/one 2>$T/err
+	if [ $one = 0 ]; then
+		expect_true "mpirun -np 2 --stats, a dense graph as text: declined, the processes' rounds, one process's table" \
+			'mpi $gpu -v --stats $T/dense.mtx >$T/two 2>$T/v && grep -q "2 processes x" $T/v &&
+			 grep -q "over 32 arcs" $T/v && cmp -s $T/one $T/two'
+	else
+		skip "mpirun -np 2, a graph the sparse engine declines" "one GPU on this machine"
+	fi
+	$gpu --engine sparse --no-paths -o $T/r1 $T/road 2>$T/err
+	expect_true "mpirun -np 2 --engine sparse, distances alone: process 0 alone, said by -v, the same rows" \
+		'mpi $gpu -v --engine sparse --no-paths -o $T/r2 $T/road 2>$T/v && grep -q "process 0 alone of 2" $T/v &&
+		 $BIN/bin2mtx --npy $T/r1 >$T/r1n && $BIN/bin2mtx --npy $T/r2 | cmp -s - $T/r1n'
+	expect_status "mpirun -np 2 --stats, a negative cycle on the sparse route: exit 3" 3 \
+		'mpi $gpu --stats $T/cyc.mtx >/dev/null 2>&1'
+else
+	skip "mpirun, the sparse engine" "no mpirun, or built without MPI"
+fi
