@@ -631,8 +631,11 @@ void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***ar
 	g->head = (struct bands_head){0, 0, 0, 0, 0, BANDS_NONE};
 	if (g->rank == 0) {
 		g->r = engine_open(a->input, g->threads, &g->in);
+		/* (betweenness: every row to process 0's host, not bands) */
+		const int how = asks_betweenness(a) ? BANDS_NONE
+		                                    : bands_how(g->r, &g->in, a->input, g->nproc);
 		g->head = (struct bands_head){g->in.n, g->in.npad, g->in.type, g->in.block, g->in.flags,
-		                              bands_how(g->r, &g->in, a->input, g->nproc)};
+		                              how};
 	}
 	ranks_bcast(&g->head, sizeof g->head);
 	tool_mark("header read");
@@ -665,9 +668,6 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 	const uint64_t n = g->head.n;
 	const int btw = asks_betweenness(a);
 	memset(p, 0, sizeof *p);
-	if (btw && g->nproc > 1)
-		tool_usage_error("--betweenness, --edge-betweenness: one process (not under mpirun) "
-		                 "for now");
 	if (sparse_first(a, g)) {
 		p->route = GPU_SPARSE;
 		snprintf(p->why, sizeof p->why, "sparse: the sparse engine %s, its rows on the GPU",
@@ -769,7 +769,7 @@ static void btw_on(const int *ids, int count, double keep, double share)
 static void btw_on_gpus(const struct fwg_opts *o, uint64_t n, uint32_t type)
 {
 	int ids[64];
-	const int count = o->gpus > 1 ? (o->gpus < 64 ? o->gpus : 64) : 1;
+	const int count = o->ranks > 1 ? 1 : o->gpus > 1 ? (o->gpus < 64 ? o->gpus : 64) : 1;
 	for (int d = 0; d < count; d++)
 		ids[d] = o->device + d;
 	btw_on(ids, count, (double)fwg_memory_needed(n, (int)type, o->block, 0, count), 0.8);
@@ -950,11 +950,11 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		if (done)
 			return EXIT_OK;
 		if (g->rank != 0)
-			return solve_elsewhere(&g->o, g->head.n, &g->job, a->stats);
+			return solve_elsewhere(&g->o, g->head.n, &g->job, a->stats && !asks_betweenness(a));
 		return solve_on_host(p, g, gathered);
 	}
 	case GPU_FOLLOW:
-		return solve_elsewhere(&g->o, g->head.n, &g->job, a->stats);
+		return solve_elsewhere(&g->o, g->head.n, &g->job, a->stats && !asks_betweenness(a));
 	case GPU_ARCS:
 		solve_arcs(g->r, &g->in, &g->o, &g->job, a->order, g->out, g->sout, &a->form,
 		           g->threads, g->t0);

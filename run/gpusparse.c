@@ -194,7 +194,7 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 		snprintf(gpus, sizeof gpus, ", process 0 of %d (the batches taken in turn; %.1f ms "
 		         "wall, times below its own)", nproc, wall);
 	else if (nproc > 1)
-		snprintf(gpus, sizeof gpus, ", process 0 alone of %d (the rows written by it)", nproc);
+		snprintf(gpus, sizeof gpus, ", process 0 alone of %d (every row made here)", nproc);
 	snprintf(info, len, "%s%s, sparse engine: %s: sweeps %.1f ms (up %.1f ms; %.3g relaxations/s: "
 	         "the factor's %llu arcs, a source each), %s %.1f ms%s, factor up %.1f ms; %llu "
 	         "sources a batch, %.2f GiB of device memory",

@@ -10,7 +10,7 @@
 # of them: APSP_SPARSE_DEVICES=0,0 takes one device twice), zero arcs, a
 # complete graph of equal weights (every arc of a source tight); with two
 # GPUs, --gpus 2 deals the batches to both; compute-sanitizer
-# finds nothing in the kernels; mpirun is refused, saying so.
+# finds nothing in the kernels; under mpirun (below) apsp-cpu's bytes too.
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 c=$BIN/apsp-cpu
@@ -94,8 +94,32 @@ if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
 else
 	skip "--gpus 2: the batches dealt to both" "one GPU"
 fi
-if command -v mpirun >/dev/null 2>&1; then
-	expect_stderr "mpirun refused" 2 'one process' 'mpirun --allow-run-as-root --oversubscribe -np 2 $gpu --stats --betweenness "$T/i"'
+# Under mpirun: the dense engine's rounds shared by the processes, every
+# panel to process 0's host, its GPU making the sums (two GPUs); a graph as
+# text: the sparse engine's rows and sums made by process 0 alone (on one
+# GPU both processes take device 0: APSP_SPARSE_DEVICES).
+if command -v mpirun >/dev/null 2>&1 && ldd "$gpu" | grep -q libmpi; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_btl_vader_single_copy_mechanism=none
+	mpi() { timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$@"; }
+	if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
+		$c --stats --betweenness --edge-betweenness "$T/ea" "$T/i" >"$T/a.tsv"
+		for b in 0 64; do
+			expect_true "mpirun -np 2 (batch ${b}): the rounds shared, process 0's GPU makes the sums, apsp-cpu's bytes" \
+				'APSP_BETWEENNESS_BATCH=$b mpi $gpu -v --stats --betweenness "$T/i" 2>"$T/v" | cmp -s - "$T/a.tsv" &&
+				 grep -q "2 processes x" "$T/v" && grep -q "betweenness on 1 GPU" "$T/v"'
+		done
+		expect_true "mpirun -np 2 --edge-betweenness: apsp-cpu's table and arcs" \
+			'mpi $gpu --stats --betweenness --edge-betweenness "$T/eb" "$T/i" | cmp -s - "$T/a.tsv" && cmp -s "$T/ea" "$T/eb"'
+	else
+		skip "mpirun -np 2, the dense engine's betweenness" "one GPU"
+	fi
+	$c --stats --betweenness "$T/road.mtx" >"$T/a.tsv"
+	one=
+	[ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] || one=0
+	expect_true "mpirun -np 2, a road-like graph as text: the sparse engine's rows and sums by process 0 alone, apsp-cpu's bytes" \
+		'APSP_SPARSE_DEVICES=$one mpi $gpu -v --stats --betweenness "$T/road.mtx" 2>"$T/v" | cmp -s - "$T/a.tsv" &&
+		 grep -q "process 0 alone of 2" "$T/v" && grep -q "betweenness on 1 GPU" "$T/v"'
 else
-	skip "mpirun refused" "no mpirun"
+	skip "mpirun -np 2, betweenness" "no mpirun, or built without MPI"
 fi
