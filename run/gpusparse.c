@@ -164,7 +164,10 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 		if (stats)
 			factor_shared(f);
 	}
+	const double wait0 = lib_now();
 	gpusparse_end(d);
+	const double waited = lib_now() - wait0;
+	tool_mark("sparse: the devices ready");
 	if (d->rc < 0 || d->ndevices < 1) {
 		snprintf(info, len, "%s", d->ndevices < 1 ? "no device found" : d->err);
 		return -1;
@@ -181,6 +184,7 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	            : fws_solve(d->devices, d->ndevices, f, src, sources, stats, stats ? NULL : take,
 	                        take_ctx, cap, &t, info, len) < 0)
 		return -1;
+	tool_mark("sparse: the rows made");
 	const double rows = src ? (double)sources : (double)f->n;
 	const double rate = t.kernel_ms > 0 ? (double)t.arcs * rows / (t.kernel_ms * 1e-3) : 0.0;
 	const double wall = (lib_now() - w0) * 1e3;
@@ -197,9 +201,10 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 		snprintf(gpus, sizeof gpus, ", process 0 alone of %d (every row made here)", nproc);
 	snprintf(info, len, "%s%s, sparse engine: %s: sweeps %.1f ms (up %.1f ms; %.3g relaxations/s: "
 	         "the factor's %llu arcs, a source each), %s %.1f ms%s, factor up %.1f ms; %llu "
-	         "sources a batch, %.2f GiB of device memory",
+	         "sources a batch, %.2f GiB of device memory; device wait %.3f s",
 	         t.device_name, gpus, st_type_name(f->type), t.kernel_ms, t.up_ms, rate,
 	         (unsigned long long)t.arcs, stats ? "statistics folded" : "rows down", t.fold_ms,
-	         fold, t.upload_ms, (unsigned long long)t.batch, t.device_bytes / 1073741824.0);
+	         fold, t.upload_ms, (unsigned long long)t.batch, t.device_bytes / 1073741824.0,
+	         waited);
 	return 0;
 }

@@ -390,11 +390,13 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 		return 0;
 	}
 	const double t1 = lib_now();
+	tool_mark("sparse: the arcs read");
 	double order_s;
 	const int kept = text && r->order && job->order != ORDER_NATURAL;
 	tool_progress_stage(kept ? "the factor's plan, in the order kept" : "ordering the vertices");
 	el_factor *f = plan(job, &a, text ? r->order : NULL, &order_s);
 	const uint64_t entries = el_factor_entries(f);
+	tool_mark("sparse: the factor planned");
 	if (automatic && entries > n * n / 16) { /* (the dense engine's tiles do better) */
 		snprintf(why, len, "dense engine: the elimination's fill would be %llu entries, over "
 		         "n^2/16", (unsigned long long)entries);
@@ -432,6 +434,7 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	if (rc == 1)
 		engine_negative_cycle(job->input, out, &res, cycle, job->threads);
 	const double t3 = lib_now();
+	tool_mark("sparse: eliminated");
 	tool_progress_stage(job->form ? "rows into the statistics" : "writing the rows");
 	const uint64_t relax = rows_out(job, f, h, &res, out, sout, tree, bc);
 	el_arcs_free(tree);
