@@ -154,8 +154,8 @@ if command -v mpirun >/dev/null 2>&1 && ldd "$gpu" | grep -q libmpi; then
 	expect_true "mpirun -np 2 --engine sparse, distances alone: process 0 alone, said by -v, the same rows" \
 		'mpi $gpu -v --engine sparse --no-paths -o $T/r2 $T/road 2>$T/v && grep -q "process 0 alone of 2" $T/v &&
 		 $BIN/bin2mtx --npy $T/r1 >$T/r1n && $BIN/bin2mtx --npy $T/r2 | cmp -s - $T/r1n'
-	expect_status "mpirun -np 2 --stats, a negative cycle on the sparse route: exit 3" 3 \
-		'mpi $gpu --stats $T/cyc.mtx >/dev/null 2>&1'
+	expect_status "mpirun -np 2 --engine sparse --stats, a negative cycle: exit 3" 3 \
+		'mpi $gpu --engine sparse --stats $T/cyc.mtx >/dev/null 2>&1'
 else
 	skip "mpirun, the sparse engine" "no mpirun, or built without MPI"
 fi
