@@ -639,23 +639,24 @@ void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***ar
 	}
 	ranks_bcast(&g->head, sizeof g->head);
 	tool_mark("header read");
-	if ((a->rows.rows || a->rows.file) && g->nproc > 1)
-		tool_usage_error("%s: one process (not under mpirun) for now",
-		                 a->rows.rows ? "--rows" : "--sources");
-	g->src = sources_resolve(&a->rows, g->head.n, &g->sources);
+	/* (under mpirun process 0 alone makes some rows: the others leave) */
+	if (g->rank == 0)
+		g->src = sources_resolve(&a->rows, g->head.n, &g->sources);
 	g->o.type = (int)g->head.type;
 }
 
 /* Whether the sparse engine is asked for, or may be chosen: auto takes it
- * for text (its arcs known without a matrix) when distances alone are
- * asked (under mpirun: statistics, which the processes share), without
- * checkpoints.  Process 0 decides, and tells the others. */
+ * for text (its arcs known without a matrix) when distances alone or some
+ * rows are asked (under mpirun: statistics, which the processes share, or
+ * some rows, which process 0 makes alone), without checkpoints.  Process 0
+ * decides, and tells the others. */
 static int sparse_first(const struct gpu_args *a, const struct gpu_run *g)
 {
 	int yes = 0;
 	if (g->rank == 0 && !g->sparse_declined && a->engine_mode != ENGINE_DENSE)
 		yes = a->engine_mode == ENGINE_SPARSE
-		      || (g->r && !g->r->r && (a->stats || (g->nproc == 1 && (!g->o.paths || g->src)))
+		      || (g->r && !g->r->r
+		          && (a->stats || g->src || (g->nproc == 1 && !g->o.paths))
 		          && !g->ck.path && !g->ck.resume);
 	if (g->nproc > 1)
 		ranks_bcast(&yes, sizeof yes);

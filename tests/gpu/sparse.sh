@@ -117,7 +117,7 @@ fi
 # figures passed from process to process: one process's table, whether
 # every process has a batch or not; a graph as text taken by the automatic
 # choice, or declined and solved by the processes' rounds; distances alone
-# written by process 0 alone; a negative cycle's exit.
+# and some rows written by process 0 alone; a negative cycle's exit.
 if command -v mpirun >/dev/null 2>&1 && ldd "$gpu" | grep -q libmpi; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	export OMPI_MCA_btl_vader_single_copy_mechanism=none
@@ -154,6 +154,11 @@ if command -v mpirun >/dev/null 2>&1 && ldd "$gpu" | grep -q libmpi; then
 	expect_true "mpirun -np 2 --engine sparse, distances alone: process 0 alone, said by -v, the same rows" \
 		'mpi $gpu -v --engine sparse --no-paths -o $T/r2 $T/road 2>$T/v && grep -q "process 0 alone of 2" $T/v &&
 		 $BIN/bin2mtx --npy $T/r1 >$T/r1n && $BIN/bin2mtx --npy $T/r2 | cmp -s - $T/r1n'
+	$gpu --rows 3:40 -o $T/rw1 $T/road.mtx 2>$T/err
+	expect_true "mpirun -np 2 --rows 3:40: process 0 alone, said by -v, one process's rows and predecessors" \
+		'mpi $gpu -v --rows 3:40 -o $T/rw2 $T/road.mtx 2>$T/v && grep -q "process 0 alone of 2" $T/v &&
+		 $BIN/bin2mtx --npy --dist $T/rw1 >$T/rw1n && $BIN/bin2mtx --npy --dist $T/rw2 | cmp -s - $T/rw1n &&
+		 $BIN/bin2mtx --npy --pred $T/rw1 >$T/rw1p && $BIN/bin2mtx --npy --pred $T/rw2 | cmp -s - $T/rw1p'
 	expect_status "mpirun -np 2 --engine sparse --stats, a negative cycle: exit 3" 3 \
 		'mpi $gpu --engine sparse --stats $T/cyc.mtx >/dev/null 2>&1'
 else
