@@ -74,6 +74,14 @@ void gpusparse_word(struct gpusparse_dev *d, int what)
 	ranks_bcast(&what, sizeof what);
 }
 
+/* Tests: at most this many sources a batch (several batches on a small
+ * graph); 0: as many as fit. */
+static uint64_t batch_cap(void)
+{
+	const char *most = getenv("APSP_SPARSE_BATCH");
+	return most ? strtoull(most, NULL, 10) : 0;
+}
+
 /* ---- the processes of an MPI run ---- */
 
 static int rank_send(void *ctx, const void *buf, size_t len, int to)
@@ -143,11 +151,9 @@ int gpusparse_follow(struct gpusparse_dev *d)
 	if (d->rc < 0 || d->ndevices < 1)
 		tool_die("process %d: %s", ranks_rank(), d->ndevices < 1 ? "no device found" : d->err);
 	const struct fws_ranks rk = run_ranks();
-	const char *most = getenv("APSP_SPARSE_BATCH");
 	struct fws_timing t;
 	char msg[512];
-	if (fws_solve_ranks(d->devices, 1, f, &st, most ? strtoull(most, NULL, 10) : 0, &rk, &t, msg,
-	                    sizeof msg) < 0)
+	if (fws_solve_ranks(d->devices, 1, f, &st, batch_cap(), &rk, &t, msg, sizeof msg) < 0)
 		tool_die("process %d: %s", ranks_rank(), msg);
 	gs_free(&st);
 	el_factor_free(f);
@@ -173,11 +179,8 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 		return -1;
 	}
 	struct fws_timing t;
-	/* Tests: at most this many sources a batch (several batches on a
-	 * small graph). */
-	const char *most = getenv("APSP_SPARSE_BATCH");
 	const double w0 = lib_now();
-	const uint64_t cap = most ? strtoull(most, NULL, 10) : 0;
+	const uint64_t cap = batch_cap();
 	const struct fws_ranks rk = run_ranks();
 	if (nproc > 1 && !d->alone
 	            ? fws_solve_ranks(d->devices, 1, f, stats, cap, &rk, &t, info, len) < 0
