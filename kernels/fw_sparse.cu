@@ -511,6 +511,7 @@ int batch_done(Err e, DevRun<T> &x, bool st, fws_rows_fn *take, void *ctx, uint6
 	for (int k = 0; k < 4; k++)
 		CUDA_TRY(cudaEventElapsedTime(&ms[k], x.m.ev[k], x.m.ev[k + 1]));
 	t->up_ms += ms[0], t->kernel_ms += ms[0] + ms[1];
+	t->swept += (uint64_t)count;
 	t->fold_out_ms += ms[2], t->fold_ms += ms[2] + ms[3];
 	if (!st && take(ctx, s0, (uint64_t)count, x.m.host))
 		return fail(e, "the rows' writer stopped");

@@ -30,6 +30,7 @@ struct fws_timing {
 	double fold_ms;      /* rows into the statistics, or out to the host */
 	double fold_out_ms;  /* ... of which the sources' own figures */
 	uint64_t batch;      /* sources a batch */
+	uint64_t swept;      /* sources swept here (a process of several: its own) */
 	uint64_t arcs;       /* finite arcs of the factor (both ways) */
 	double device_bytes; /* device memory taken */
 };

@@ -188,8 +188,8 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	                        take_ctx, cap, &t, info, len) < 0)
 		return -1;
 	tool_mark("sparse: the rows made");
-	const double rows = src ? (double)sources : (double)f->n;
-	const double rate = t.kernel_ms > 0 ? (double)t.arcs * rows / (t.kernel_ms * 1e-3) : 0.0;
+	const double rate = t.kernel_ms > 0 ? (double)t.arcs * (double)t.swept / (t.kernel_ms * 1e-3)
+	                                    : 0.0;
 	const double wall = (lib_now() - w0) * 1e3;
 	char fold[64] = "", gpus[96] = "";
 	if (stats)
