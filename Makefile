@@ -211,7 +211,7 @@ build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(LIB_H)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 # The run machinery apsp-gpu uses beyond apsp-cpu's (run/).
-GPU_RUN_OBJ := $(addprefix build/run/,gpuroute.o direct.o sink.o bands.o gpustart.o ranks.o float64.o sparse.o gpusparse.o)
+GPU_RUN_OBJ := $(addprefix build/run/,gpuroute.o direct.o sink.o bands.o gpustart.o ranks.o float64.o sparse.o gpusparse.o gpubetweenness.o)
 bin/apsp-gpu: build/tools/apsp-gpu.o $(GPU_RUN_OBJ) $(addprefix build/run/,engine.o betweenness.o sources.o graphin.o statsout.o checkpoint.o) build/kernels/fw_gpu.o build/kernels/fw_sparse.o build/kernels/fw_betweenness.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(ARCHIVE_LIBS) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))

@@ -4,10 +4,10 @@
 
 #include "common.h"
 #include "float64.h"
+#include "betweenness.h"
 #include "checkpoint.h"
 #include "engine.h"
 #include "fw.h"
-#include "betweenness.h"
 #include "stats.h"
 #include "statsout.h"
 #include "tool.h"

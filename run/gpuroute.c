@@ -9,8 +9,8 @@
 #include "betweenness.h"
 #include "common.h"
 #include "direct.h"
-#include "fw_betweenness.h"
 #include "float64.h"
+#include "gpubetweenness.h"
 #include "gpusparse.h"
 #include "gpuroute.h"
 #include "ranks.h"
@@ -32,12 +32,10 @@ static struct gpusparse_dev *sparse_dev;
 
 static void before_death(void)
 {
-	if (sparse_dev && sparse_dev->owed) { /* (the others waiting for the sparse route's word) */
+	if (sparse_dev) { /* (the others told to leave, where they wait for the sparse route's word) */
 		gpusparse_word(sparse_dev, GPUSPARSE_LEAVE);
-		alone_now = 1;
+		alone_now |= sparse_dev->alone;
 	}
-	if (sparse_dev && sparse_dev->alone)
-		alone_now = 1;
 	if (ranks_count() > 1 && !alone_now)
 		ranks_abort(EXIT_TROUBLE);
 	gpustart_join();
@@ -49,6 +47,13 @@ static void before_death(void)
 static int asks_betweenness(const struct gpu_args *a)
 {
 	return a->form.betweenness || a->form.edge_path;
+}
+
+/* Whether the statistics are folded where the distances are (--stats
+ * without betweenness, whose rows all come to process 0's host). */
+static int stats_on_devices(const struct gpu_args *a)
+{
+	return a->stats && !asks_betweenness(a);
 }
 
 /* Processes other than 0 of an MPI run: their band of the rows, with
@@ -725,70 +730,6 @@ void gpu_plan_route(struct gpu_plan *p, struct gpu_run *g)
 	}
 }
 
-/* Betweenness on the run's GPUs (kernels/fw_betweenness.h), beside the
- * engine: what it takes on each set aside first. */
-static int gpu_btw_ids[64];
-static int btw_open(void **ctx, int which, uint64_t n, const uint64_t *first,
-                    const uint32_t *arcs, uint64_t m, uint64_t batch, char *msg, size_t len)
-{
-	return fwb_new((fwb **)ctx, gpu_btw_ids[which], n, first, arcs, m, batch, msg, len);
-}
-static int32_t *btw_room(void *ctx, char *msg, size_t len)
-{
-	return fwb_room(ctx, msg, len);
-}
-static int btw_put(void *ctx, uint64_t first, uint64_t count, char *msg, size_t len)
-{
-	return fwb_put(ctx, first, count, msg, len);
-}
-static const double *btw_take(void *ctx, double *kernel_ms, char *msg, size_t len)
-{
-	return fwb_take(ctx, kernel_ms, msg, len);
-}
-static void btw_close(void *ctx)
-{
-	fwb_free(ctx);
-}
-static struct btw_device gpu_btw = {.open = btw_open, .room = btw_room, .put = btw_put,
-                                    .take = btw_take, .close = btw_close,
-                                    .batch_bytes = fwb_batch_bytes};
-
-/* The devices ids[0 .. count - 1] (count <= 64), each with share of its
- * free memory less keep bytes (the engine's), for the sources' sums. */
-static void btw_on(const int *ids, int count, double keep, double share)
-{
-	gpu_btw.devices = count;
-	gpu_btw.memory = 0;
-	for (int d = 0; d < count; d++) {
-		gpu_btw_ids[d] = ids[d];
-		const double room = share * (fwb_free_memory(ids[d]) - keep - 1e9);
-		gpu_btw.memory = d == 0 || room < gpu_btw.memory ? room : gpu_btw.memory;
-	}
-}
-
-/* The dense engine's devices, its bands on each set aside. */
-static void btw_on_gpus(const struct fwg_opts *o, uint64_t n, uint32_t type)
-{
-	int ids[64];
-	const int count = o->ranks > 1 ? 1 : o->gpus > 1 ? (o->gpus < 64 ? o->gpus : 64) : 1;
-	for (int d = 0; d < count; d++)
-		ids[d] = o->device + d;
-	btw_on(ids, count, (double)fwg_memory_needed(n, (int)type, o->block, 0, count), 0.8);
-	gpu_btw.ready = NULL;
-	btw_use_device(&gpu_btw);
-}
-
-/* The sparse engine's devices, once found (half their memory left to its
- * batches, which it sizes by what is free). */
-static void btw_sparse_ready(struct btw_device *d)
-{
-	gpusparse_end(sparse_dev);
-	if (sparse_dev->rc < 0)
-		d->devices = 0;
-	else
-		btw_on(sparse_dev->devices, sparse_dev->ndevices, 0, 0.5);
-}
-
 /* The graph on the host (read here, gathered from an MPI run's processes,
  * or handed back by a run that read it straight onto the GPUs), or first
  * straight onto them (direct): solved, the result written. */
@@ -847,7 +788,7 @@ static int solve_on_host(const struct gpu_plan *p, struct gpu_run *g, void *gath
 		if (a->stats) {
 			sink_open_stats(&res, o, &rd.plan, n, in->type);
 			if (asks_betweenness(a) && !getenv("APSP_BETWEENNESS_HOST"))
-				btw_on_gpus(o, n, in->type);
+				gpubtw_dense(o, n, in->type);
 			if (asks_betweenness(a) && rd.plan.potential)
 				tool_die("betweenness: the graph has a negative weight (the counts of "
 				         "shortest paths are made with weights of 0 or more)");
@@ -908,10 +849,8 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		sparse_dev = &dev;
 		if (g->rank != 0) /* (process 0's batches and ours in turn, or a word to leave) */
 			return follow_sparse(g, &dev);
-		if (a->stats && asks_betweenness(a) && !getenv("APSP_BETWEENNESS_HOST")) {
-			gpu_btw.ready = btw_sparse_ready;
-			btw_use_device(&gpu_btw);
-		}
+		if (a->stats && asks_betweenness(a) && !getenv("APSP_BETWEENNESS_HOST"))
+			gpubtw_sparse(&dev);
 		const struct sparse_job job = {
 			.mode = a->engine_mode, .order = a->order, .paths = g->o.paths,
 			.checkpoint = g->ck.path || g->ck.resume, .input = a->input,
@@ -951,11 +890,11 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		if (done)
 			return EXIT_OK;
 		if (g->rank != 0)
-			return solve_elsewhere(&g->o, g->head.n, &g->job, a->stats && !asks_betweenness(a));
+			return solve_elsewhere(&g->o, g->head.n, &g->job, stats_on_devices(a));
 		return solve_on_host(p, g, gathered);
 	}
 	case GPU_FOLLOW:
-		return solve_elsewhere(&g->o, g->head.n, &g->job, a->stats && !asks_betweenness(a));
+		return solve_elsewhere(&g->o, g->head.n, &g->job, stats_on_devices(a));
 	case GPU_ARCS:
 		solve_arcs(g->r, &g->in, &g->o, &g->job, a->order, g->out, g->sout, &a->form,
 		           g->threads, g->t0);

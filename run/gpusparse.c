@@ -182,7 +182,8 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	const double w0 = lib_now();
 	const uint64_t cap = batch_cap();
 	const struct fws_ranks rk = run_ranks();
-	if (nproc > 1 && !d->alone
+	const int shared = nproc > 1 && !d->alone; /* (the batches the processes') */
+	if (shared
 	            ? fws_solve_ranks(d->devices, 1, f, stats, cap, &rk, &t, info, len) < 0
 	            : fws_solve(d->devices, d->ndevices, f, src, sources, stats, stats ? NULL : take,
 	                        take_ctx, cap, &t, info, len) < 0)
@@ -197,7 +198,7 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	if (d->ndevices > 1) /* (the kernels' times added up over the GPUs) */
 		snprintf(gpus, sizeof gpus, " on %d GPUs (the batches taken in turn; %.1f ms wall, "
 		         "times below summed)", d->ndevices, wall);
-	else if (nproc > 1 && !d->alone) /* (process 0's own times) */
+	else if (shared) /* (process 0's own times) */
 		snprintf(gpus, sizeof gpus, ", process 0 of %d (the batches taken in turn; %.1f ms "
 		         "wall, times below its own)", nproc, wall);
 	else if (nproc > 1)
