@@ -184,6 +184,42 @@ void plan_groups(const el_factor *f, Plan &pl, const std::vector<std::vector<int
 	}
 }
 
+// The parts' lists of DevFactor (meta, span, at, weight) from the plan: a
+// member's entries in slots first, their offsets in bytes from a thread's
+// first slot (SWEEP_R sources a slot, sweep_threads_of(es) threads apart).
+struct Lists {
+	std::vector<int4> meta;
+	std::vector<int2> span;
+	std::vector<int> at;
+	std::vector<char> weight;
+};
+
+void plan_lists(const el_factor *f, const Plan &pl, size_t es, Lists &ls)
+{
+	const size_t stride = (size_t)SWEEP_R * sweep_threads_of(es) * es;
+	const char *down = (const char *)f->down;
+	ls.meta.resize(pl.members.size()), ls.span.resize(pl.members.size());
+	ls.at.reserve(f->first[f->n]), ls.weight.reserve(f->first[f->n] * es);
+	auto add = [&](uint64_t k, int at) {
+		ls.at.push_back(at);
+		ls.weight.insert(ls.weight.end(), down + k * es, down + (k + 1) * es);
+	};
+	for (size_t i = 0; i < pl.members.size(); i++) {
+		const int p = pl.members[i];
+		int4 &m = ls.meta[i];
+		m.x = p, m.y = (int)ls.at.size();
+		for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++)
+			if (pl.slot[k] != SLOT_GLOBAL)
+				add(k, (int)(pl.slot[k] * stride));
+		m.z = (int)ls.at.size();
+		for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++)
+			if (pl.slot[k] == SLOT_GLOBAL)
+				add(k, f->upper[k]);
+		m.w = (int)ls.at.size();
+		ls.span[i] = make_int2(pl.low[p], pl.post[p]);
+	}
+}
+
 template <typename T> int upload(Err e, Mem &m, T **x, const T *from, size_t count)
 {
 	CUDA_TRY(cudaMalloc((void **)x, count ? count * sizeof(T) : 1));
@@ -218,7 +254,12 @@ int factor_up(Err e, Mem &m, const el_factor *f, DevFactor &df, int slots[2])
 	int parts;
 	sweep_shape(pl, &parts, es);
 	plan_postorder(f, pl);
+	if (E > (uint64_t)INT32_MAX)
+		return fail(e, "the factor's %llu entries: the down sweep's lists take at most %d",
+		            (unsigned long long)E, INT32_MAX);
 	plan_groups(f, pl, plan_parts(f, pl, parts));
+	Lists ls;
+	plan_lists(f, pl, es, ls);
 	df.parts = (int)pl.pfirst.size() - 2;
 	slots[0] = pl.slots[0], slots[1] = pl.slots[1];
 	if (upload(e, m, &df.first, first.data(), n + 1) || upload(e, m, &df.upper, f->upper, E)
@@ -231,7 +272,11 @@ int factor_up(Err e, Mem &m, const el_factor *f, DevFactor &df, int slots[2])
 	    || upload(e, m, &df.outside, pl.outside.data(), pl.outside.size())
 	    || upload(e, m, &df.ofirst, pl.ofirst.data(), pl.ofirst.size())
 	    || upload(e, m, &df.pfirst, pl.pfirst.data(), pl.pfirst.size())
-	    || upload(e, m, &df.slot, pl.slot.data(), pl.slot.size()))
+	    || upload(e, m, &df.slot, pl.slot.data(), pl.slot.size())
+	    || upload(e, m, &df.meta, ls.meta.data(), ls.meta.size())
+	    || upload(e, m, &df.span, ls.span.data(), ls.span.size())
+	    || upload(e, m, &df.at, ls.at.data(), ls.at.size())
+	    || upload(e, m, (char **)&df.weight, ls.weight.data(), ls.weight.size()))
 		return -1;
 	return 0;
 }
@@ -433,11 +478,9 @@ int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, 
 	const int th = sweep_threads<T>();
 	const dim3 grid((count + SWEEP_R * th - 1) / (SWEEP_R * th), df.parts);
 	if (grid.y > 0 && check)
-		sweep_down<T, true><<<grid, th, x.smem, q>>>(spos, count, (int)S_, df, (const T *)df.down,
-		                                          1, d);
+		sweep_down<T, true><<<grid, th, x.smem, q>>>(spos, count, (int)S_, df, 1, d);
 	else if (grid.y > 0)
-		sweep_down<T, false><<<grid, th, x.smem, q>>>(spos, count, (int)S_, df,
-		                                           (const T *)df.down, 1, d);
+		sweep_down<T, false><<<grid, th, x.smem, q>>>(spos, count, (int)S_, df, 1, d);
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(x.m.ev[2], q));
 	const DevFigures<S> &g = x.g;

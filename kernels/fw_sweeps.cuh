@@ -60,20 +60,38 @@ struct DevFactor {
 	int *outside = nullptr, *ofirst = nullptr; // group g: its outside upper neighbours
 	int *pfirst = nullptr;    // part r: groups pfirst[r] .. pfirst[r + 1] - 1
 	uint16_t *slot = nullptr; // entry k: its upper neighbour's slot (SLOT_GLOBAL: read from d)
+	// The parts' members as the down sweep reads them (member m, in the
+	// order of members): {position, its first entry, its first entry read
+	// from d, the end of its entries} and {low, post} of the position;
+	// their entries, those from slots first (at: the slot's byte offset in
+	// a thread's slots) then those from d (at: the upper neighbour), and
+	// their weights (the factor's type).
+	int4 *meta = nullptr;
+	int2 *span = nullptr;
+	int *at = nullptr;
+	void *weight = nullptr;
 	int parts = 0;            // besides part 0, the top
 };
 
 // The mark of an entry read from d, not from a slot.
 constexpr uint16_t SLOT_GLOBAL = 0xffff;
 
+// acc lowered by y + w.  CHECK: a sum with an unreachable operand is left
+// out (int32 where a weight is negative: unreachable plus a negative weight
+// is below unreachable); else such a sum is unreachable or more by itself.
+template <typename T, bool CHECK> __device__ __forceinline__ T relax(T acc, T y, T w)
+{
+	const T inf = Unreachable<T>::value();
+	if (CHECK && (!(w < inf) || !(y < inf)))
+		return acc;
+	const T c = y + w;
+	return c < acc ? c : acc;
+}
 // acc[r] lowered by entries k .. k1 - 1 of one position for the thread's
 // R sources r (col[r] their columns; live[r] false: none), the same
 // entries on every lane of the warp: the lanes load 32 entries at once and
 // pass each on, so that the entries cost one load for 32 relaxations.
-// x(r, s) is source r's slot s.  CHECK: a sum with an unreachable operand
-// is left out (int32 where a weight is negative: unreachable plus a
-// negative weight is below unreachable); else such a sum is unreachable or
-// more by itself.
+// x(r, s) is source r's slot s; CHECK as relax's.
 template <typename T, bool CHECK, int R, typename X>
 __device__ __forceinline__ void relax_entries(T (&acc)[R], long long k, long long k1,
                                               const T *down, const DevFactor &f,
@@ -97,16 +115,17 @@ __device__ __forceinline__ void relax_entries(T (&acc)[R], long long k, long lon
 				if (!live[r])
 					continue;
 				const T y = s != SLOT_GLOBAL ? x(r, s) : col[r][(size_t)f.upper[k + e] * S];
-				if (CHECK && (!(w < inf) || !(y < inf)))
-					continue;
-				const T c = y + w;
-				acc[r] = c < acc[r] ? c : acc[r];
+				acc[r] = relax<T, CHECK>(acc[r], y, w);
 			}
 		}
 	}
 }
 
-template <typename T> constexpr int sweep_threads() { return sizeof(T) > 4 ? 64 : 128; }
+// Threads a block of the parts' down sweep, for elements of es bytes.
+__host__ __device__ constexpr int sweep_threads_of(size_t es) { return es > 4 ? 64 : 128; }
+template <typename T> __host__ __device__ constexpr int sweep_threads() { return sweep_threads_of(sizeof(T)); }
+
+constexpr int UP_FLIGHT = 4;
 
 // The batch's count sources, spos[j] the position of lane j's (its column
 // of d): the up sweep of each.  The lanes of a
@@ -141,69 +160,105 @@ sweep_up(const int *__restrict__ spos, int count, int S, const long long *__rest
 		if ((unsigned)p != low)
 			continue;
 		const T dp = col[(size_t)p * S];
-		for (long long k = first[p]; k < first[p + 1] && dp < inf; k++) {
+		long long k = first[p];
+		const long long k1 = dp < inf ? first[p + 1] : k;
+		// UP_FLIGHT entries at once: their upper neighbours are distinct, so
+		// every load of a round may go before its stores
+		for (; k + UP_FLIGHT <= k1; k += UP_FLIGHT) {
+			T w[UP_FLIGHT], x[UP_FLIGHT];
+			T *at[UP_FLIGHT];
+#pragma unroll
+			for (int i = 0; i < UP_FLIGHT; i++)
+				w[i] = up[k + i], at[i] = col + (size_t)upper[k + i] * S;
+#pragma unroll
+			for (int i = 0; i < UP_FLIGHT; i++)
+				x[i] = *at[i];
+#pragma unroll
+			for (int i = 0; i < UP_FLIGHT; i++)
+				if (w[i] < inf && dp + w[i] < x[i])
+					*at[i] = dp + w[i];
+		}
+		for (; k < k1; k++) {
 			const T w = up[k];
-			if (!(w < inf))
-				continue;
 			T *x = col + (size_t)upper[k] * S;
-			const T c = dp + w;
-			if (c < *x)
-				*x = c;
+			if (w < inf && dp + w < *x)
+				*x = dp + w;
 		}
 		p = parent[p];
 	}
 }
 
 // The down sweep of the same sources over the groups of part part0 +
-// blockIdx.y in order (CHECK: relax_entries), SWEEP_R sources a thread
-// (blockDim.x apart), so that a position's bookkeeping and entries serve
-// more than one.  FW_SWEEP_R (a knob for benchmarks): four were slower than
-// two at every shape tried (bench/sparse-road.md, 2026-11-29).
+// blockIdx.y in order (CHECK: relax's), SWEEP_R sources a thread
+// (blockDim.x = sweep_threads<T>() apart), so that a position's bookkeeping
+// and entries serve more than one.  A member's entries come from
+// DevFactor's parts' lists, the same address on every lane (one load a
+// warp): those in slots with their byte offsets ready, then those read
+// from d.  FW_SWEEP_R (a knob for benchmarks).
 #ifndef FW_SWEEP_R
 #define FW_SWEEP_R 2
 #endif
 constexpr int SWEEP_R = FW_SWEEP_R;
 template <typename T, bool CHECK>
-__global__ void __launch_bounds__(128)
-sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f,
-           const T *__restrict__ down, int part0, T *__restrict__ d)
+__global__ void __launch_bounds__(sweep_threads<T>())
+sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f, int part0,
+           T *__restrict__ d)
 {
+	constexpr int BD = sweep_threads<T>(), STRIDE = SWEEP_R * BD;
 	extern __shared__ __align__(16) unsigned char sweep_smem[];
-	T *slots = (T *)sweep_smem; // [slots][SWEEP_R][blockDim.x]
-	const int t = threadIdx.x, bd = blockDim.x, stride = SWEEP_R * bd;
+	T *slots = (T *)sweep_smem; // [slots][SWEEP_R][BD]
+	const unsigned char *mine = sweep_smem + threadIdx.x * sizeof(T);
+	const int t = threadIdx.x;
 	const T inf = Unreachable<T>::value();
+	const T *__restrict__ weight = (const T *)f.weight;
 	bool live[SWEEP_R];
-	T *col[SWEEP_R];
-	int q[SWEEP_R]; // the sources' postorder numbers
+	T *col[SWEEP_R]; // (a lane past the batch reads its last source's column, and writes nothing)
+	int q[SWEEP_R];  // the sources' postorder numbers
 	for (int r = 0; r < SWEEP_R; r++) {
-		const int j = blockIdx.x * stride + r * bd + t;
-		live[r] = j < count, col[r] = d + j;
+		const int j = blockIdx.x * STRIDE + r * BD + t;
+		live[r] = j < count, col[r] = d + (live[r] ? j : count - 1);
 		q[r] = live[r] ? f.post[spos[j]] : -1;
 	}
 	const int part = part0 + (int)blockIdx.y;
-	auto x = [&](int r, int s) { return slots[s * stride + r * bd + t]; };
 	for (int g = f.pfirst[part]; g < f.pfirst[part + 1]; g++) {
 		const int o0 = f.ofirst[g], outside = f.ofirst[g + 1] - o0;
 		const int m0 = f.mfirst[g], members = f.mfirst[g + 1] - m0;
 #pragma unroll 4
 		for (int i = 0; i < outside; i++) {
 			const size_t at = (size_t)f.outside[o0 + i] * S;
+#pragma unroll
 			for (int r = 0; r < SWEEP_R; r++)
-				if (live[r])
-					slots[i * stride + r * bd + t] = col[r][at];
+				slots[i * STRIDE + r * BD + t] = col[r][at];
 		}
 		for (int i = 0; i < members; i++) {
-			const int p = f.members[m0 + i];
-			const int low = f.low[p], post = f.post[p];
+			const int4 m = f.meta[m0 + i];
+			const int2 span = f.span[m0 + i];
 			T acc[SWEEP_R];
+#pragma unroll
 			for (int r = 0; r < SWEEP_R; r++)
-				acc[r] = live[r] && low <= q[r] && q[r] <= post ? col[r][(size_t)p * S] : inf;
-			relax_entries<T, CHECK>(acc, f.first[p], f.first[p + 1], down, f, col, S, live, x);
-			for (int r = 0; r < SWEEP_R; r++)
-				if (live[r]) {
-					slots[(outside + i) * stride + r * bd + t] = acc[r];
-					col[r][(size_t)p * S] = acc[r];
-				}
+				acc[r] = span.x <= q[r] && q[r] <= span.y ? col[r][(size_t)m.x * S] : inf;
+			int k = m.y;
+#pragma unroll 2
+			for (; k < m.z; k++) {
+				const T w = weight[k];
+				const unsigned char *y = mine + f.at[k];
+#pragma unroll
+				for (int r = 0; r < SWEEP_R; r++)
+					acc[r] = relax<T, CHECK>(acc[r], *(const T *)(y + r * BD * sizeof(T)), w);
+			}
+			for (; k < m.w; k++) {
+				const T w = weight[k];
+				const size_t at = (size_t)f.at[k] * S;
+#pragma unroll
+				for (int r = 0; r < SWEEP_R; r++)
+					acc[r] = relax<T, CHECK>(acc[r], col[r][at], w);
+			}
+#pragma unroll
+			for (int r = 0; r < SWEEP_R; r++) {
+				slots[(outside + i) * STRIDE + r * BD + t] = acc[r];
+				if (live[r])
+					col[r][(size_t)m.x * S] = acc[r];
+			}
 		}
 	}
 }
