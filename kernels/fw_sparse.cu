@@ -402,6 +402,7 @@ template <typename T> struct DevRun {
 	size_t top_smem = 0, smem = 0;
 	DevFigures<S> g;
 	T *d = nullptr, *rows = nullptr;
+	OutPart *out = nullptr; // int32 statistics: the sweeps' out figures, a part a row of S
 	const int *spos = nullptr; // the sources' positions in the run's order (df.pos: every vertex)
 	cudaEvent_t folded = nullptr;
 	~DevRun()
@@ -468,26 +469,27 @@ int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, 
 	CUDA_TRY(cudaEventRecord(x.m.ev[1], q));
 	// the top, then the parts below it at once
 	const unsigned tiles = (unsigned)(count + 31) / 32;
+	OutPart *out = st ? x.out : nullptr;
 	if (check)
 		sweep_top<T, true><<<tiles, 32 * TOP_WARPS, x.top_smem, q>>>(spos, count, (int)S_, df,
-		                                                         (const T *)df.down, d);
+		                                                         (const T *)df.down, d, out);
 	else
 		sweep_top<T, false><<<tiles, 32 * TOP_WARPS, x.top_smem, q>>>(spos, count, (int)S_, df,
-		                                                          (const T *)df.down, d);
+		                                                          (const T *)df.down, d, out);
 	CUDA_TRY(cudaGetLastError());
 	const int th = sweep_threads<T>();
 	const dim3 grid((count + SWEEP_R * th - 1) / (SWEEP_R * th), df.parts);
 	if (grid.y > 0 && check)
-		sweep_down<T, true><<<grid, th, x.smem, q>>>(spos, count, (int)S_, df, 1, d);
+		sweep_down<T, true><<<grid, th, x.smem, q>>>(spos, count, (int)S_, df, 1, d, out);
 	else if (grid.y > 0)
-		sweep_down<T, false><<<grid, th, x.smem, q>>>(spos, count, (int)S_, df, 1, d);
+		sweep_down<T, false><<<grid, th, x.smem, q>>>(spos, count, (int)S_, df, 1, d, out);
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(x.m.ev[2], q));
 	const DevFigures<S> &g = x.g;
-	if (st) { // folded where the sweeps left the distances
-		if (std::is_same<T, int>::value)
-			fold_out_int<<<(count + 31) / 32, 32 * FOLD_WARPS, 0, q>>>(
-			        (const int *)d, (int)n, (int)S_, (int)s0, count, df.pos, g.reach[GS_OUT],
+	if (st) { // folded where the sweeps left the distances (int32: by the sweeps themselves)
+		if (out)
+			fold_out_parts<<<(count + 127) / 128, 128, 0, q>>>(
+			        out, df.parts + 1, (int)S_, (int)s0, count, g.reach[GS_OUT],
 			        (long long *)g.sum[GS_OUT], (long long *)g.ecc[GS_OUT]);
 		else
 			fold_out<T><<<(count + 127) / 128, 128, 0, q>>>(d, (int)n, (int)S_, (int)s0, count, df.pos,
@@ -514,7 +516,8 @@ int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, 
 			if (figures_move(e, g, GS_IN, n, rp->host, false, q))
 				return -1;
 		}
-		fold_in<T><<<(unsigned)((n + 127) / 128), 128, 0, q>>>(d, (int)n, (int)S_, (int)s0, count,
+		constexpr int fw = 32 * fold_in_warps<T>();
+		fold_in<T><<<(unsigned)((n + fw - 1) / fw), fw, 0, q>>>(d, (int)n, (int)S_, (int)s0, count,
 		                                                df.pos, g.reach[GS_IN], g.sum[GS_IN],
 		                                                g.ecc[GS_IN], g.harm);
 		CUDA_TRY(cudaGetLastError());
@@ -710,7 +713,9 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const uint32_t
 		            2.0 * 32 * (double)n * es / 1073741824.0, ids[0]);
 	for (auto &x : runs) {
 		CUDA_TRY(cudaSetDevice(x.id));
-		if (alloc(e, x.m, &x.d, n * S_ * es) || (!st && alloc(e, x.m, &x.rows, n * S_ * es)))
+		if (alloc(e, x.m, &x.d, n * S_ * es) || (!st && alloc(e, x.m, &x.rows, n * S_ * es))
+		    || (st && folds_out<T>()
+		        && alloc(e, x.m, &x.out, (x.df.parts + 1) * S_ * sizeof(OutPart))))
 			return -1;
 		if (!st || ranks)
 			CUDA_TRY(cudaMallocHost(&x.m.host, ranks ? figures_bytes<typename StatsElem<T>::Sum>(

@@ -30,9 +30,12 @@
 #define APSP_FW_SWEEPS_CUH
 
 #include "fw_base.cuh"
+#include "fw_cpasync.cuh"
 #include "fw_stats_fold.cuh"
 
 #include <stdint.h>
+
+#include <type_traits>
 
 namespace {
 
@@ -72,6 +75,29 @@ struct DevFactor {
 	void *weight = nullptr;
 	int parts = 0;            // besides part 0, the top
 };
+
+// int32 only: a source's out figures over the positions one block of the
+// down sweep made (part y of the top's and the parts' blocks), the sums
+// exact in any order, so that the sweeps fold them where they make the
+// distances and fold_out_parts adds the parts' (no second read of d).
+struct OutPart {
+	unsigned c; // finite, off the diagonal
+	int m;      // the largest, with 0
+	long long s;
+};
+struct OutRun {
+	unsigned c = 0;
+	int m = 0;
+	long long s = 0;
+	// x, the distance to position p from the source at position sp
+	__device__ __forceinline__ void add(int x, int p, int sp)
+	{
+		if (p != sp && x < ST_INF_I32)
+			c++, s += x, m = x > m ? x : m;
+	}
+	__device__ __forceinline__ void put(OutPart *to) const { *to = OutPart{c, m, s}; }
+};
+template <typename T> __host__ __device__ constexpr bool folds_out() { return std::is_same<T, int>::value; }
 
 // The mark of an entry read from d, not from a slot.
 constexpr uint16_t SLOT_GLOBAL = 0xffff;
@@ -202,7 +228,7 @@ constexpr int SWEEP_R = FW_SWEEP_R;
 template <typename T, bool CHECK>
 __global__ void __launch_bounds__(sweep_threads<T>())
 sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f, int part0,
-           T *__restrict__ d)
+           T *__restrict__ d, OutPart *__restrict__ out)
 {
 	constexpr int BD = sweep_threads<T>(), STRIDE = SWEEP_R * BD;
 	extern __shared__ __align__(16) unsigned char sweep_smem[];
@@ -214,10 +240,13 @@ sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f, int part
 	bool live[SWEEP_R];
 	T *col[SWEEP_R]; // (a lane past the batch reads its last source's column, and writes nothing)
 	int q[SWEEP_R];  // the sources' postorder numbers
+	int sp[SWEEP_R]; // ... and positions
+	OutRun o[SWEEP_R];
 	for (int r = 0; r < SWEEP_R; r++) {
 		const int j = blockIdx.x * STRIDE + r * BD + t;
 		live[r] = j < count, col[r] = d + (live[r] ? j : count - 1);
-		q[r] = live[r] ? f.post[spos[j]] : -1;
+		sp[r] = live[r] ? spos[j] : -1;
+		q[r] = live[r] ? f.post[sp[r]] : -1;
 	}
 	const int part = part0 + (int)blockIdx.y;
 	for (int g = f.pfirst[part]; g < f.pfirst[part + 1]; g++) {
@@ -258,9 +287,15 @@ sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f, int part
 				slots[(outside + i) * STRIDE + r * BD + t] = acc[r];
 				if (live[r])
 					col[r][(size_t)m.x * S] = acc[r];
+				if constexpr (folds_out<T>())
+					o[r].add(acc[r], m.x, sp[r]);
 			}
 		}
 	}
+	if (folds_out<T>() && out)
+		for (int r = 0; r < SWEEP_R; r++)
+			if (live[r])
+				o[r].put(out + (size_t)part * S + blockIdx.x * STRIDE + r * BD + t);
 }
 
 // The down sweep of part 0, the top of the tree, whose positions are few
@@ -285,7 +320,7 @@ __device__ __forceinline__ int within(const DevFactor &f, int p, int high)
 template <typename T, bool CHECK>
 __global__ void __launch_bounds__(32 * TOP_WARPS)
 sweep_top(const int *__restrict__ spos, int count, int S, DevFactor f, const T *__restrict__ down,
-          T *__restrict__ d)
+          T *__restrict__ d, OutPart *__restrict__ out)
 {
 	extern __shared__ __align__(16) unsigned char sweep_smem[];
 	T(*part)[32] = (T(*)[32])sweep_smem;                    // [TOP_CHUNK][32]
@@ -294,7 +329,8 @@ sweep_top(const int *__restrict__ spos, int count, int S, DevFactor f, const T *
 	const bool live = j < count;
 	const T inf = Unreachable<T>::value();
 	T *col = d + j;
-	const int q = live ? f.post[spos[j]] : -1;
+	const int sp = live ? spos[j] : -1, q = live ? f.post[sp] : -1;
+	OutRun o; // (warp 0's)
 	auto x = [&](int, int s) { return slots[s][lane]; };
 	T *const cols[1] = {col};
 	const bool lives[1] = {live};
@@ -325,10 +361,32 @@ sweep_top(const int *__restrict__ spos, int count, int S, DevFactor f, const T *
 					slots[outside + c0 + r][lane] = acc[0];
 					if (live)
 						col[(size_t)p * S] = acc[0];
+					if constexpr (folds_out<T>())
+						o.add(acc[0], p, sp);
 				}
 			__syncthreads();
 		}
 	}
+	if (folds_out<T>() && out && w == 0 && live)
+		o.put(out + j);
+}
+
+// The out figures of the batch's sources (thread j: source s0 + j) from
+// the parts' of the top and of parts - 1 parts below it (OutPart: int32).
+__global__ void fold_out_parts(const OutPart *__restrict__ out, int parts, int S, int s0, int count,
+                               unsigned long long *__restrict__ reach, long long *__restrict__ sum,
+                               long long *__restrict__ ecc)
+{
+	const int j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= count)
+		return;
+	unsigned long long c = 0;
+	long long s = 0, m = 0;
+	for (int y = 0; y < parts; y++) {
+		const OutPart x = out[(size_t)y * S + j];
+		c += x.c, s += x.s, m = x.m > m ? x.m : m;
+	}
+	reach[s0 + j] = c, sum[s0 + j] = s, ecc[s0 + j] = m;
 }
 
 // The batch's rows (count of them, n each, stride n) in the vertices'
@@ -382,61 +440,49 @@ __global__ void fold_out(const T *__restrict__ d, int n, int S, int s0, int coun
 	reach[i] = f.c, sum[i] = f.s, ecc[i] = f.m;
 }
 
-// The same for int32, whose sums are exact in any order: a CTA takes 32
-// sources, its FOLD_WARPS warps a share of the vertices each, their figures
-// added at the end.
-constexpr int FOLD_WARPS = 8;
-__global__ void __launch_bounds__(32 * FOLD_WARPS)
-fold_out_int(const int *__restrict__ d, int n, int S, int s0, int count,
-             const int *__restrict__ pos, unsigned long long *__restrict__ reach,
-             long long *__restrict__ sum, long long *__restrict__ ecc)
-{
-	__shared__ unsigned long long sc[FOLD_WARPS][32];
-	__shared__ long long ss[FOLD_WARPS][32], se[FOLD_WARPS][32];
-	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-	const int j = blockIdx.x * 32 + lane, i = s0 + j;
-	Running<int> f;
-	if (j < count)
-		for (int v = w; v < n; v += FOLD_WARPS)
-			f.add(d[(size_t)pos[v] * S + j], nullptr, i, v, false);
-	sc[w][lane] = f.c, ss[w][lane] = f.s, se[w][lane] = f.m;
-	__syncthreads();
-	if (w != 0 || j >= count)
-		return;
-	for (int x = 1; x < FOLD_WARPS; x++) {
-		f.c += sc[x][lane], f.s += ss[x][lane];
-		f.m = se[x][lane] > f.m ? se[x][lane] : f.m;
-	}
-	reach[i] = f.c, sum[i] = f.s, ecc[i] = f.m;
-}
-
 // The in figures of every vertex over the batch's sources in order, added
 // to the running ones: the additions of stats_cols, in the same order.  A
-// warp takes 32 vertices: 32 sources of their rows of d come in as 32 loads
-// of one line each, through a tile in shared memory, and each lane adds its
-// vertex's 32 in order.
+// warp takes 32 vertices: 32 sources of their rows of d come in as 32
+// copies of one line each into a tile in shared memory, the next tile's on
+// their way (cp.async) while each lane adds its vertex's 32 of this one in
+// order.  FOLD_IN_WARPS warps a CTA.
+template <typename T> __host__ __device__ constexpr int fold_in_warps()
+{
+	return sizeof(T) > 4 ? 2 : 4;
+}
 template <typename T>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32 * fold_in_warps<T>())
 fold_in(const T *__restrict__ d, int n, int S, int s0, int count, const int *__restrict__ pos,
         unsigned long long *__restrict__ reach, typename StatsElem<T>::Sum *__restrict__ sum,
         typename StatsElem<T>::Sum *__restrict__ ecc, double *__restrict__ harm)
 {
-	__shared__ T tile[4][32][33];
+	constexpr int W = fold_in_warps<T>();
+	__shared__ T tile[W][2][32][33];
+	__shared__ size_t row[W][32];
 	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-	const int v0 = (blockIdx.x * 4 + w) * 32, v = v0 + lane;
+	const int v0 = (blockIdx.x * W + w) * 32, v = v0 + lane;
 	if (v0 >= n)
 		return;
-	T(*x)[33] = tile[w];
+	const int rows = n - v0 < 32 ? n - v0 : 32;
+	row[w][lane] = v < n ? (size_t)pos[v] * S : 0;
+	__syncwarp();
 	Running<T> f;
 	if (v < n)
 		f.c = reach[v], f.s = sum[v], f.m = ecc[v], f.hs = harm[v];
-	const int rows = n - v0 < 32 ? n - v0 : 32;
+	auto fetch = [&](int j0) { // the tile of sources j0 .. j0 + 31, into buffer (j0 / 32) & 1
+		T(*x)[33] = tile[w][(j0 >> 5) & 1];
+		if (j0 < count && lane < count - j0)
+			for (int r = 0; r < rows; r++)
+				cp_async<sizeof(T)>(&x[r][lane], d + row[w][r] + j0 + lane);
+		cp_async_commit();
+	};
+	fetch(0);
 	for (int j0 = 0; j0 < count; j0 += 32) {
-		const int cols = count - j0 < 32 ? count - j0 : 32;
-		for (int r = 0; r < rows; r++)
-			if (lane < cols)
-				x[r][lane] = d[(size_t)pos[v0 + r] * S + j0 + lane];
+		fetch(j0 + 32);
+		cp_async_wait<1>();
 		__syncwarp();
+		const T(*x)[33] = tile[w][(j0 >> 5) & 1];
+		const int cols = count - j0 < 32 ? count - j0 : 32;
 		if (v < n)
 			for (int c = 0; c < cols; c++)
 				f.add(x[lane][c], nullptr, s0 + j0 + c, v, true);

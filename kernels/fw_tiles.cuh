@@ -37,6 +37,7 @@
 
 #include <type_traits>
 
+#include "fw_cpasync.cuh"
 #include "types.h"
 
 namespace {
@@ -423,17 +424,6 @@ __global__ void panels(const T *__restrict__ d, int npad, int round, T *__restri
 }
 
 // ---- phase 3: every other block ---------------------------------------------
-
-__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
-{
-	unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_async_wait()
-{
-	asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 
 // Entry (row, col) of a block, from the block's first entry, in a matrix of
 // npad columns: an offset below B * npad, so 32 bits (B * npad < 2^32
