@@ -67,8 +67,11 @@ struct Plan {
 	std::vector<int> members, mfirst; // group g: members[mfirst[g] .. mfirst[g + 1]), highest first
 	std::vector<int> outside, ofirst; // group g: outside[ofirst[g] .. ofirst[g + 1])
 	std::vector<int> pfirst;          // part r: groups pfirst[r] .. pfirst[r + 1] - 1
-	std::vector<uint16_t> slot;
+	std::vector<uint16_t> slot; // entry k: its upper neighbour's slot in its group
 };
+
+// The mark of an entry read from d, not from a slot.
+constexpr uint16_t SLOT_GLOBAL = 0xffff;
 
 void plan_postorder(const el_factor *f, Plan &pl)
 {
@@ -184,39 +187,47 @@ void plan_groups(const el_factor *f, Plan &pl, const std::vector<std::vector<int
 	}
 }
 
-// The parts' lists of DevFactor (meta, span, at, weight) from the plan: a
+// DevFactor's lists (meta, span, at, inner, weight) from the plan: a
 // member's entries in slots first, their offsets in bytes from a thread's
-// first slot (SWEEP_R sources a slot, sweep_threads_of(es) threads apart).
+// first slot (the top's: a slot 32 sources; the parts': SWEEP_R sources a
+// slot, sweep_threads_of(es) threads apart).
 struct Lists {
 	std::vector<int4> meta;
 	std::vector<int2> span;
-	std::vector<int> at;
+	std::vector<int> at, inner;
 	std::vector<char> weight;
 };
 
 void plan_lists(const el_factor *f, const Plan &pl, size_t es, Lists &ls)
 {
-	const size_t stride = (size_t)SWEEP_R * sweep_threads_of(es) * es;
 	const char *down = (const char *)f->down;
 	ls.meta.resize(pl.members.size()), ls.span.resize(pl.members.size());
+	ls.inner.assign(pl.members.size(), 0);
 	ls.at.reserve(f->first[f->n]), ls.weight.reserve(f->first[f->n] * es);
 	auto add = [&](uint64_t k, int at) {
 		ls.at.push_back(at);
 		ls.weight.insert(ls.weight.end(), down + k * es, down + (k + 1) * es);
 	};
-	for (size_t i = 0; i < pl.members.size(); i++) {
-		const int p = pl.members[i];
-		int4 &m = ls.meta[i];
-		m.x = p, m.y = (int)ls.at.size();
-		for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++)
-			if (pl.slot[k] != SLOT_GLOBAL)
-				add(k, (int)(pl.slot[k] * stride));
-		m.z = (int)ls.at.size();
-		for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++)
-			if (pl.slot[k] == SLOT_GLOBAL)
-				add(k, f->upper[k]);
-		m.w = (int)ls.at.size();
-		ls.span[i] = make_int2(pl.low[p], pl.post[p]);
+	for (size_t g = 0; g + 1 < pl.mfirst.size(); g++) {
+		const bool top = (int)g < pl.pfirst[1];
+		const size_t stride = top ? 32 * es : (size_t)SWEEP_R * sweep_threads_of(es) * es;
+		for (int i = pl.mfirst[g]; i < pl.mfirst[g + 1]; i++) {
+			const int p = pl.members[i];
+			const int high = pl.members[pl.mfirst[g] + (i - pl.mfirst[g]) / TOP_CHUNK * TOP_CHUNK];
+			int4 &m = ls.meta[i];
+			m.x = p, m.y = (int)ls.at.size();
+			for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++)
+				if (pl.slot[k] != SLOT_GLOBAL) {
+					add(k, (int)(pl.slot[k] * stride));
+					ls.inner[i] += top && f->upper[k] <= high; // (a member of the chunk)
+				}
+			m.z = (int)ls.at.size();
+			for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++)
+				if (pl.slot[k] == SLOT_GLOBAL)
+					add(k, f->upper[k]);
+			m.w = (int)ls.at.size();
+			ls.span[i] = make_int2(pl.low[p], pl.post[p]);
+		}
 	}
 }
 
@@ -265,17 +276,15 @@ int factor_up(Err e, Mem &m, const el_factor *f, DevFactor &df, int slots[2])
 	if (upload(e, m, &df.first, first.data(), n + 1) || upload(e, m, &df.upper, f->upper, E)
 	    || upload(e, m, &df.pos, f->pos, n) || upload(e, m, &df.parent, f->parent, n)
 	    || upload(e, m, (char **)&df.up, (const char *)f->up, E * es)
-	    || upload(e, m, (char **)&df.down, (const char *)f->down, E * es)
-	    || upload(e, m, &df.post, pl.post.data(), n) || upload(e, m, &df.low, pl.low.data(), n)
-	    || upload(e, m, &df.members, pl.members.data(), pl.members.size())
+	    || upload(e, m, &df.post, pl.post.data(), n)
 	    || upload(e, m, &df.mfirst, pl.mfirst.data(), pl.mfirst.size())
 	    || upload(e, m, &df.outside, pl.outside.data(), pl.outside.size())
 	    || upload(e, m, &df.ofirst, pl.ofirst.data(), pl.ofirst.size())
 	    || upload(e, m, &df.pfirst, pl.pfirst.data(), pl.pfirst.size())
-	    || upload(e, m, &df.slot, pl.slot.data(), pl.slot.size())
 	    || upload(e, m, &df.meta, ls.meta.data(), ls.meta.size())
 	    || upload(e, m, &df.span, ls.span.data(), ls.span.size())
 	    || upload(e, m, &df.at, ls.at.data(), ls.at.size())
+	    || upload(e, m, &df.inner, ls.inner.data(), ls.inner.size())
 	    || upload(e, m, (char **)&df.weight, ls.weight.data(), ls.weight.size()))
 		return -1;
 	return 0;
@@ -463,7 +472,7 @@ int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, 
 	CUDA_TRY(cudaSetDevice(x.id));
 	CUDA_TRY(cudaEventRecord(x.m.ev[0], q));
 	const int *spos = x.spos + s0;
-	sweep_up<T><<<(count + 127) / 128, 128, 0, q>>>(spos, count, (int)S_, df.first, df.upper,
+	sweep_up<T><<<(count + 31) / 32, dim3(32, UP_WARPS), 0, q>>>(spos, count, (int)S_, df.first, df.upper,
 	                                         (const T *)df.up, df.parent, d);
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(x.m.ev[1], q));
@@ -471,11 +480,11 @@ int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, 
 	const unsigned tiles = (unsigned)(count + 31) / 32;
 	OutPart *out = st ? x.out : nullptr;
 	if (check)
-		sweep_top<T, true><<<tiles, 32 * TOP_WARPS, x.top_smem, q>>>(spos, count, (int)S_, df,
-		                                                         (const T *)df.down, d, out);
+		sweep_top<T, true><<<tiles, 32 * TOP_WARPS, x.top_smem, q>>>(spos, count, (int)S_, df, d,
+		                                                         out);
 	else
-		sweep_top<T, false><<<tiles, 32 * TOP_WARPS, x.top_smem, q>>>(spos, count, (int)S_, df,
-		                                                          (const T *)df.down, d, out);
+		sweep_top<T, false><<<tiles, 32 * TOP_WARPS, x.top_smem, q>>>(spos, count, (int)S_, df, d,
+		                                                          out);
 	CUDA_TRY(cudaGetLastError());
 	const int th = sweep_threads<T>();
 	const dim3 grid((count + SWEEP_R * th - 1) / (SWEEP_R * th), df.parts);

@@ -57,23 +57,23 @@ template <> struct Unreachable<double> {
 struct DevFactor {
 	long long *first = nullptr;
 	int *upper = nullptr, *pos = nullptr, *parent = nullptr;
-	void *up = nullptr, *down = nullptr;
-	int *post = nullptr, *low = nullptr; // postorder number, and the least of its subtree
-	int *members = nullptr, *mfirst = nullptr; // group g: members[mfirst[g] ..], highest first
+	void *up = nullptr;
+	int *post = nullptr; // postorder number
 	int *outside = nullptr, *ofirst = nullptr; // group g: its outside upper neighbours
-	int *pfirst = nullptr;    // part r: groups pfirst[r] .. pfirst[r + 1] - 1
-	uint16_t *slot = nullptr; // entry k: its upper neighbour's slot (SLOT_GLOBAL: read from d)
-	// The parts' members as the down sweep reads them (member m, in the
-	// order of members): {position, its first entry, its first entry read
-	// from d, the end of its entries} and {low, post} of the position;
-	// their entries, those from slots first (at: the slot's byte offset in
-	// a thread's slots) then those from d (at: the upper neighbour), and
-	// their weights (the factor's type).
+	int *mfirst = nullptr; // group g: members mfirst[g] .. mfirst[g + 1] - 1, highest first
+	int *pfirst = nullptr; // part r: groups pfirst[r] .. pfirst[r + 1] - 1
+	// The members as the down sweep reads them (member m, in the order of
+	// the groups): {position, its first entry, its first entry read from
+	// d, the end of its entries} and {low, post} of the position (its
+	// subtree); their entries, those from slots first (at: the slot's byte
+	// offset from a thread's first slot) then those from d (at: the upper
+	// neighbour), and their weights (the factor's type); the top's
+	// members: how many of their first entries lie within their chunk.
 	int4 *meta = nullptr;
 	int2 *span = nullptr;
-	int *at = nullptr;
+	int *at = nullptr, *inner = nullptr;
 	void *weight = nullptr;
-	int parts = 0;            // besides part 0, the top
+	int parts = 0; // besides part 0, the top
 };
 
 // int32 only: a source's out figures over the positions one block of the
@@ -99,9 +99,6 @@ struct OutRun {
 };
 template <typename T> __host__ __device__ constexpr bool folds_out() { return std::is_same<T, int>::value; }
 
-// The mark of an entry read from d, not from a slot.
-constexpr uint16_t SLOT_GLOBAL = 0xffff;
-
 // acc lowered by y + w.  CHECK: a sum with an unreachable operand is left
 // out (int32 where a weight is negative: unreachable plus a negative weight
 // is below unreachable); else such a sum is unreachable or more by itself.
@@ -113,104 +110,76 @@ template <typename T, bool CHECK> __device__ __forceinline__ T relax(T acc, T y,
 	const T c = y + w;
 	return c < acc ? c : acc;
 }
-// acc[r] lowered by entries k .. k1 - 1 of one position for the thread's
-// R sources r (col[r] their columns; live[r] false: none), the same
-// entries on every lane of the warp: the lanes load 32 entries at once and
-// pass each on, so that the entries cost one load for 32 relaxations.
-// x(r, s) is source r's slot s; CHECK as relax's.
-template <typename T, bool CHECK, int R, typename X>
-__device__ __forceinline__ void relax_entries(T (&acc)[R], long long k, long long k1,
-                                              const T *down, const DevFactor &f,
-                                              T *const (&col)[R], int S, const bool (&live)[R],
-                                              X x)
-{
-	const unsigned all = 0xffffffffu;
-	const int lane = threadIdx.x & 31;
-	const T inf = Unreachable<T>::value();
-	for (; k < k1; k += 32) {
-		const int count = k1 - k < 32 ? (int)(k1 - k) : 32;
-		T wl = inf;
-		int sl = SLOT_GLOBAL;
-		if (lane < count)
-			wl = down[k + lane], sl = f.slot[k + lane];
-		for (int e = 0; e < count; e++) {
-			const T w = __shfl_sync(all, wl, e);
-			const int s = __shfl_sync(all, sl, e);
-#pragma unroll
-			for (int r = 0; r < R; r++) {
-				if (!live[r])
-					continue;
-				const T y = s != SLOT_GLOBAL ? x(r, s) : col[r][(size_t)f.upper[k + e] * S];
-				acc[r] = relax<T, CHECK>(acc[r], y, w);
-			}
-		}
-	}
-}
-
 // Threads a block of the parts' down sweep, for elements of es bytes.
 __host__ __device__ constexpr int sweep_threads_of(size_t es) { return es > 4 ? 64 : 128; }
 template <typename T> __host__ __device__ constexpr int sweep_threads() { return sweep_threads_of(sizeof(T)); }
 
-constexpr int UP_FLIGHT = 4;
+constexpr int UP_FLIGHT = 4, UP_WARPS = 4;
 
 // The batch's count sources, spos[j] the position of lane j's (its column
-// of d): the up sweep of each.  The lanes of a
-// warp walk their chains together, the lowest position among them first,
-// so that lanes whose chains have met (the sources of a warp lie near each
-// other in a road graph's numbering, and so in the tree) take each of their
-// common ancestors at once and their loads of it are one line.
+// of d): the up sweep of each.  The lanes of a warp walk their chains
+// together, the lowest position among them first, so that lanes whose
+// chains have met (the sources of a warp lie near each other in a road
+// graph's numbering, and so in the tree) take each of their common
+// ancestors at once and their loads of it are one line.  A CTA's UP_WARPS
+// warps (threadIdx.y) take the same 32 sources, each a share of every
+// position's entries, UP_FLIGHT of them with their loads in flight at once
+// (their upper neighbours are distinct, so every load of a round may go
+// before its stores), a barrier between positions.
 template <typename T>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32 * UP_WARPS)
 sweep_up(const int *__restrict__ spos, int count, int S, const long long *__restrict__ first,
          const int *__restrict__ upper, const T *__restrict__ up, const int *__restrict__ parent,
          T *__restrict__ d)
 {
 	const unsigned all = 0xffffffffu, none = 0xffffffffu;
-	const int j = blockIdx.x * blockDim.x + threadIdx.x;
+	const int j = blockIdx.x * 32 + threadIdx.x, w = threadIdx.y;
 	const T inf = Unreachable<T>::value();
 	T *col = d + j;
 	const int ps = j < count ? spos[j] : -1;
 	int p = ps;
-	while (__any_sync(all, p >= 0)) { // the chain unreachable
+	if (w == 0) {
+		while (__any_sync(all, p >= 0)) { // the chain unreachable
+			const unsigned low = __reduce_min_sync(all, p >= 0 ? (unsigned)p : none);
+			if ((unsigned)p == low) {
+				col[(size_t)p * S] = inf;
+				p = parent[p];
+			}
+		}
+		if (ps >= 0)
+			col[(size_t)ps * S] = 0;
+	}
+	__syncthreads();
+	p = ps;
+	while (__any_sync(all, p >= 0)) { // (the same on every warp of the CTA)
 		const unsigned low = __reduce_min_sync(all, p >= 0 ? (unsigned)p : none);
 		if ((unsigned)p == low) {
-			col[(size_t)p * S] = inf;
+			const T dp = col[(size_t)p * S];
+			const long long k1 = dp < inf ? first[p + 1] : first[p];
+			long long k = first[p] + w * UP_FLIGHT;
+			for (; k + UP_FLIGHT <= k1; k += UP_WARPS * UP_FLIGHT) {
+				T wt[UP_FLIGHT], x[UP_FLIGHT];
+				T *at[UP_FLIGHT];
+#pragma unroll
+				for (int i = 0; i < UP_FLIGHT; i++)
+					wt[i] = up[k + i], at[i] = col + (size_t)upper[k + i] * S;
+#pragma unroll
+				for (int i = 0; i < UP_FLIGHT; i++)
+					x[i] = *at[i];
+#pragma unroll
+				for (int i = 0; i < UP_FLIGHT; i++)
+					if (wt[i] < inf && dp + wt[i] < x[i])
+						*at[i] = dp + wt[i];
+			}
+			for (; k < k1; k++) { // (the last round, short: this warp's)
+				const T wt = up[k];
+				T *x = col + (size_t)upper[k] * S;
+				if (wt < inf && dp + wt < *x)
+					*x = dp + wt;
+			}
 			p = parent[p];
 		}
-	}
-	if (ps >= 0)
-		col[(size_t)ps * S] = 0;
-	p = ps;
-	while (__any_sync(all, p >= 0)) {
-		const unsigned low = __reduce_min_sync(all, p >= 0 ? (unsigned)p : none);
-		if ((unsigned)p != low)
-			continue;
-		const T dp = col[(size_t)p * S];
-		long long k = first[p];
-		const long long k1 = dp < inf ? first[p + 1] : k;
-		// UP_FLIGHT entries at once: their upper neighbours are distinct, so
-		// every load of a round may go before its stores
-		for (; k + UP_FLIGHT <= k1; k += UP_FLIGHT) {
-			T w[UP_FLIGHT], x[UP_FLIGHT];
-			T *at[UP_FLIGHT];
-#pragma unroll
-			for (int i = 0; i < UP_FLIGHT; i++)
-				w[i] = up[k + i], at[i] = col + (size_t)upper[k + i] * S;
-#pragma unroll
-			for (int i = 0; i < UP_FLIGHT; i++)
-				x[i] = *at[i];
-#pragma unroll
-			for (int i = 0; i < UP_FLIGHT; i++)
-				if (w[i] < inf && dp + w[i] < x[i])
-					*at[i] = dp + w[i];
-		}
-		for (; k < k1; k++) {
-			const T w = up[k];
-			T *x = col + (size_t)upper[k] * S;
-			if (w < inf && dp + w < *x)
-				*x = dp + w;
-		}
-		p = parent[p];
+		__syncthreads();
 	}
 }
 
@@ -302,25 +271,22 @@ sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f, int part
 // but have the most upper neighbours (the large separators): a CTA takes
 // 32 sources (lane = source) and its TOP_WARPS warps share a group's
 // members, so that a source's work on the top is not one thread's alone.
-// A group's members go in chunks of 32 (the top is closed upward: a
+// A group's members go in chunks of TOP_CHUNK (the top is closed upward: a
 // member's upper neighbours at or below the chunk's highest are members of
-// the chunk, the first of its entries): first every warp relaxes its
-// members' other entries from the slots, then one warp the entries within
-// the chunk, a member at a time from the highest.
-constexpr int TOP_WARPS = 8, TOP_CHUNK = 32;
-
-// How many of p's first entries are at or below position high (at most
-// TOP_CHUNK - 1 of them: the warp looks at 32 at once).
-__device__ __forceinline__ int within(const DevFactor &f, int p, int high)
-{
-	const long long k = f.first[p] + (threadIdx.x & 31);
-	const bool in = k < f.first[p + 1] && f.upper[k] <= high;
-	return __popc(__ballot_sync(0xffffffffu, in));
-}
+// the chunk, the first inner[m] of its entries, all in slots): first every
+// warp relaxes its members' other entries, then one warp the entries within
+// the chunk, a member at a time from the highest.  The entries come from
+// DevFactor's lists as in sweep_down (the slots' offsets for this layout).
+// FW_TOP_CHUNK (a knob for benchmarks): the chunk's size, at most 32; 16
+// was 3 to 5% faster than 32 over the top and the parts (bench/sparse-road.md).
+#ifndef FW_TOP_CHUNK
+#define FW_TOP_CHUNK 16
+#endif
+constexpr int TOP_WARPS = 8, TOP_CHUNK = FW_TOP_CHUNK;
 template <typename T, bool CHECK>
 __global__ void __launch_bounds__(32 * TOP_WARPS)
-sweep_top(const int *__restrict__ spos, int count, int S, DevFactor f, const T *__restrict__ down,
-          T *__restrict__ d, OutPart *__restrict__ out)
+sweep_top(const int *__restrict__ spos, int count, int S, DevFactor f, T *__restrict__ d,
+          OutPart *__restrict__ out)
 {
 	extern __shared__ __align__(16) unsigned char sweep_smem[];
 	T(*part)[32] = (T(*)[32])sweep_smem;                    // [TOP_CHUNK][32]
@@ -328,41 +294,45 @@ sweep_top(const int *__restrict__ spos, int count, int S, DevFactor f, const T *
 	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, j = blockIdx.x * 32 + lane;
 	const bool live = j < count;
 	const T inf = Unreachable<T>::value();
-	T *col = d + j;
+	const T *__restrict__ weight = (const T *)f.weight;
+	const unsigned char *mine = (const unsigned char *)&slots[0][lane];
+	T *col = d + (live ? j : count - 1); // (a lane past the batch writes nothing)
 	const int sp = live ? spos[j] : -1, q = live ? f.post[sp] : -1;
 	OutRun o; // (warp 0's)
-	auto x = [&](int, int s) { return slots[s][lane]; };
-	T *const cols[1] = {col};
-	const bool lives[1] = {live};
 	for (int g = f.pfirst[0]; g < f.pfirst[1]; g++) {
 		const int o0 = f.ofirst[g], outside = f.ofirst[g + 1] - o0;
 		const int m0 = f.mfirst[g], members = f.mfirst[g + 1] - m0;
 		for (int i = w; i < outside; i += TOP_WARPS)
-			if (live)
-				slots[i][lane] = col[(size_t)f.outside[o0 + i] * S];
+			slots[i][lane] = col[(size_t)f.outside[o0 + i] * S];
 		__syncthreads();
 		for (int c0 = 0; c0 < members; c0 += TOP_CHUNK) {
 			const int chunk = members - c0 < TOP_CHUNK ? members - c0 : TOP_CHUNK;
-			const int high = f.members[m0 + c0];
 			for (int r = w; r < chunk; r += TOP_WARPS) {
-				const int p = f.members[m0 + c0 + r];
-				T acc[1] = {live && f.low[p] <= q && q <= f.post[p] ? col[(size_t)p * S] : inf};
-				relax_entries<T, CHECK>(acc, f.first[p] + within(f, p, high), f.first[p + 1], down,
-				                        f, cols, S, lives, x);
-				part[r][lane] = acc[0];
+				const int i = m0 + c0 + r;
+				const int4 m = f.meta[i];
+				const int2 span = f.span[i];
+				T acc = span.x <= q && q <= span.y ? col[(size_t)m.x * S] : inf;
+				int k = m.y + f.inner[i];
+#pragma unroll 4
+				for (; k < m.z; k++)
+					acc = relax<T, CHECK>(acc, *(const T *)(mine + f.at[k]), weight[k]);
+				for (; k < m.w; k++)
+					acc = relax<T, CHECK>(acc, col[(size_t)f.at[k] * S], weight[k]);
+				part[r][lane] = acc;
 			}
 			__syncthreads();
 			if (w == 0)
 				for (int r = 0; r < chunk; r++) {
-					const int p = f.members[m0 + c0 + r];
-					T acc[1] = {part[r][lane]};
-					relax_entries<T, CHECK>(acc, f.first[p], f.first[p] + within(f, p, high), down,
-					                        f, cols, S, lives, x);
-					slots[outside + c0 + r][lane] = acc[0];
+					const int i = m0 + c0 + r;
+					const int4 m = f.meta[i];
+					T acc = part[r][lane];
+					for (int k = m.y; k < m.y + f.inner[i]; k++)
+						acc = relax<T, CHECK>(acc, *(const T *)(mine + f.at[k]), weight[k]);
+					slots[outside + c0 + r][lane] = acc;
 					if (live)
-						col[(size_t)p * S] = acc[0];
+						col[(size_t)m.x * S] = acc;
 					if constexpr (folds_out<T>())
-						o.add(acc[0], p, sp);
+						o.add(acc, m.x, sp);
 				}
 			__syncthreads();
 		}
