@@ -242,11 +242,20 @@ template <typename T> int upload(Err e, Mem &m, T **x, const T *from, size_t cou
 
 // The down sweep's shapes: slots a thread and positions a group of the
 // parts, parts below the top, and the top's slots and group, so that a
-// CTA's slots take at most 96 KiB (APSP_SPARSE_SHAPE=slots,group,parts,
-// top slots,top group: benchmarks).
-void sweep_shape(Plan &pl, int *parts, size_t es)
+// CTA's slots take at most 96 KiB, or half that where the widest position
+// (its entries) fits a quarter of them: the CTAs that share an SM twice
+// as many, its separators' groups still whole (one H200, road-like: n =
+// 126,025, widest 173, sweeps 111.5 -> 103.5 ms; n = 264,196, widest 232,
+// 520 ms against 593 with half) (APSP_SPARSE_SHAPE=slots,group,parts,top
+// slots,top group: benchmarks).
+void sweep_shape(const el_factor *f, Plan &pl, int *parts, size_t es)
 {
-	const int top = (int)(96 * 1024 / (32 * es));
+	uint64_t widest = 0;
+	for (uint64_t p = 0; p < f->n; p++)
+		widest = std::max<uint64_t>(widest, f->first[p + 1] - f->first[p]);
+	int top = (int)(96 * 1024 / (32 * es));
+	if (4 * widest <= (uint64_t)top)
+		top /= 2;
 	pl.slots[1] = 16, pl.group[1] = 4, *parts = 64;
 	pl.slots[0] = top, pl.group[0] = top * 2 / 3;
 	const char *s = getenv("APSP_SPARSE_SHAPE");
@@ -263,7 +272,7 @@ int factor_up(Err e, Mem &m, const el_factor *f, DevFactor &df, int slots[2])
 	std::vector<long long> first(f->first, f->first + n + 1);
 	Plan pl;
 	int parts;
-	sweep_shape(pl, &parts, es);
+	sweep_shape(f, pl, &parts, es);
 	plan_postorder(f, pl);
 	if (E > (uint64_t)INT32_MAX)
 		return fail(e, "the factor's %llu entries: the down sweep's lists take at most %d",

@@ -416,6 +416,32 @@ __global__ void fold_out(const T *__restrict__ d, int n, int S, int s0, int coun
 // copies of one line each into a tile in shared memory, the next tile's on
 // their way (cp.async) while each lane adds its vertex's 32 of this one in
 // order.  FOLD_IN_WARPS warps a CTA.
+// A lane's vertex's figures f with the tile's cols sources (x[c]: from
+// source c, which is the vertex where c == self), in order: Running's
+// additions; for int32 without branches (a figure's terms that are left
+// out count as zeros, and a harmonic sum, never -0, plus +0 is itself) and
+// with the tile's count, sum and largest in 32 bits where they fit.
+template <typename T>
+__device__ __forceinline__ void fold_in_tile(Running<T> &f, const T *x, int cols, int self)
+{
+	if constexpr (std::is_same<T, int>::value) {
+		unsigned c = 0;
+		long long s = 0;
+		int m = 0;
+		for (int k = 0; k < cols; k++) {
+			const int y = k != self && x[k] < ST_INF_I32 ? x[k] : 0;
+			const bool in = k != self && x[k] < ST_INF_I32;
+			c += in, s += y, m = y > m ? y : m;
+			const double r = __drcp_rn((double)(y != 0 ? y : 1));
+			f.hs += y != 0 ? r : 0.0;
+		}
+		f.c += c, f.s += s, f.m = m > f.m ? m : f.m;
+	} else {
+		for (int k = 0; k < cols; k++)
+			f.add(x[k], nullptr, k, self, true);
+	}
+}
+
 template <typename T> __host__ __device__ constexpr int fold_in_warps()
 {
 	return sizeof(T) > 4 ? 2 : 4;
@@ -454,8 +480,7 @@ fold_in(const T *__restrict__ d, int n, int S, int s0, int count, const int *__r
 		const T(*x)[33] = tile[w][(j0 >> 5) & 1];
 		const int cols = count - j0 < 32 ? count - j0 : 32;
 		if (v < n)
-			for (int c = 0; c < cols; c++)
-				f.add(x[lane][c], nullptr, s0 + j0 + c, v, true);
+			fold_in_tile(f, x[lane], cols, v - s0 - j0);
 		__syncwarp();
 	}
 	if (v < n)
