@@ -61,6 +61,18 @@ $c --engine dense --stats $T/negf >$T/want
 $gpu --engine sparse --stats $T/negf >$T/got 2>$T/err
 same_stats "--stats float32, negative arcs: within float32's rounding" $T/want $T/got 1e-5
 
+# The down sweep's shapes at their smallest (APSP_SPARSE_SHAPE): most of
+# the entries read from d rather than slots, in the top and in the parts,
+# the top's groups closed inside its separators.
+export APSP_SPARSE_SHAPE=3,1,4,40,30
+same "small sweep shapes: road-like, int32, batches of 96" $T/road 0 96
+same "small sweep shapes: float64" $T/roadd 1e-12
+same "small sweep shapes: negative arcs, int32" $T/neg 0 64
+$s $T/rd >$T/want
+expect_true "small sweep shapes: --stats, apsp-stats' bytes" \
+	'APSP_SPARSE_BATCH=160 $gpu --engine sparse --stats $T/road >$T/got && cmp -s $T/want $T/got'
+unset APSP_SPARSE_SHAPE
+
 # Negative cycles; the choice.
 printf '%%%%MatrixMarket matrix coordinate integer general\n4 4 4\n1 2 3\n2 3 -2\n3 1 -2\n3 4 1\n' >$T/cyc.mtx
 expect_stderr "negative cycle: exit 3, a vertex on it" 3 "negative cycle through vertex [123]: no statistics" \
