@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -266,20 +267,37 @@ void sweep_shape(const el_factor *f, Plan &pl, int *parts, size_t es)
 		pl.slots[1] = a, pl.group[1] = b, *parts = c, pl.slots[0] = x, pl.group[0] = y;
 }
 
-int factor_up(Err e, Mem &m, const el_factor *f, DevFactor &df, int slots[2])
-{
-	const uint64_t n = f->n, E = f->first[n], es = ST_TYPE_SIZE(f->type);
-	std::vector<long long> first(f->first, f->first + n + 1);
+} // namespace
+
+// The factor's plan and lists, the host's part of the device's setup
+// (fws_plan_make: beside the device's start).
+struct fws_plan {
 	Plan pl;
-	int parts;
-	sweep_shape(f, pl, &parts, es);
-	plan_postorder(f, pl);
+	Lists ls;
+};
+
+namespace {
+
+int plan_make(Err e, const el_factor *f, fws_plan &p)
+{
+	const uint64_t E = f->first[f->n], es = ST_TYPE_SIZE(f->type);
 	if (E > (uint64_t)INT32_MAX)
 		return fail(e, "the factor's %llu entries: the down sweep's lists take at most %d",
 		            (unsigned long long)E, INT32_MAX);
-	plan_groups(f, pl, plan_parts(f, pl, parts));
-	Lists ls;
-	plan_lists(f, pl, es, ls);
+	int parts;
+	sweep_shape(f, p.pl, &parts, es);
+	plan_postorder(f, p.pl);
+	plan_groups(f, p.pl, plan_parts(f, p.pl, parts));
+	plan_lists(f, p.pl, es, p.ls);
+	return 0;
+}
+
+int factor_up(Err e, Mem &m, const el_factor *f, const fws_plan &p, DevFactor &df, int slots[2])
+{
+	const uint64_t n = f->n, E = f->first[n], es = ST_TYPE_SIZE(f->type);
+	const Plan &pl = p.pl;
+	const Lists &ls = p.ls;
+	const std::vector<long long> first(f->first, f->first + n + 1);
 	df.parts = (int)pl.pfirst.size() - 2;
 	slots[0] = pl.slots[0], slots[1] = pl.slots[1];
 	if (upload(e, m, &df.first, first.data(), n + 1) || upload(e, m, &df.upper, f->upper, E)
@@ -434,7 +452,8 @@ template <typename T> struct DevRun {
 
 // Device x made ready: its events, the factor, the kernels' shared memory,
 // zeroed figures (st: statistics asked).
-template <typename T> int dev_setup(Err e, DevRun<T> &x, const el_factor *f, bool st)
+template <typename T>
+int dev_setup(Err e, DevRun<T> &x, const el_factor *f, const fws_plan &p, bool st)
 {
 	const uint64_t n = f->n, es = sizeof(T);
 	CUDA_TRY(cudaSetDevice(x.id));
@@ -447,7 +466,7 @@ template <typename T> int dev_setup(Err e, DevRun<T> &x, const el_factor *f, boo
 	// were done (two H200: the GPUs' sweeps in turn, n = 1e6 25.7 s
 	// against 28.5 s on one)
 	CUDA_TRY(cudaStreamCreateWithFlags(&x.m.s, cudaStreamNonBlocking));
-	if (factor_up(e, x.m, f, x.df, x.slots))
+	if (factor_up(e, x.m, f, p, x.df, x.slots))
 		return -1;
 	x.top_smem = (size_t)(x.slots[0] + TOP_CHUNK) * 32 * es;
 	x.smem = (size_t)x.slots[1] * SWEEP_R * sweep_threads<T>() * es;
@@ -682,9 +701,9 @@ inline int peers_enabled(Err e, const int *ids, int G)
 }
 
 template <typename T>
-int solve_typed(Err e, const int *ids, int G, const el_factor *f, const uint32_t *src,
-                uint64_t sources, gs_stats *st, fws_rows_fn *take, void *ctx, uint64_t most,
-                const fws_ranks *ranks, fws_timing *t)
+int solve_typed(Err e, const int *ids, int G, const el_factor *f, const fws_plan &p,
+                const uint32_t *src, uint64_t sources, gs_stats *st, fws_rows_fn *take, void *ctx,
+                uint64_t most, const fws_ranks *ranks, fws_timing *t)
 {
 	const uint64_t n = f->n, E = f->first[n], es = sizeof(T), R = src ? sources : n;
 	std::vector<int> listed(src ? R : 0); // the listed sources' positions
@@ -697,7 +716,7 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const uint32_t
 	for (int k = 0; k < G; k++) {
 		DevRun<T> &x = runs[k];
 		x.id = ids[k];
-		if (dev_setup(e, x, f, st != nullptr))
+		if (dev_setup(e, x, f, p, st != nullptr))
 			return -1;
 		x.spos = x.df.pos;
 		if (src) {
@@ -798,9 +817,10 @@ int fws_start(int device, char *err, size_t errlen)
 	return 0;
 }
 
-static int solve(const int *devices, int ndevices, const el_factor *f, const uint32_t *src,
-                 uint64_t sources, gs_stats *stats, fws_rows_fn *take, void *ctx, uint64_t most,
-                 const struct fws_ranks *ranks, struct fws_timing *t, char *err, size_t errlen)
+static int solve(const int *devices, int ndevices, const el_factor *f, const fws_plan *plan,
+                 const uint32_t *src, uint64_t sources, gs_stats *stats, fws_rows_fn *take,
+                 void *ctx, uint64_t most, const struct fws_ranks *ranks, struct fws_timing *t,
+                 char *err, size_t errlen)
 {
 	Err e{err, errlen};
 	memset(t, 0, sizeof *t);
@@ -820,33 +840,62 @@ static int solve(const int *devices, int ndevices, const el_factor *f, const uin
 		return fail(e, "fws_solve_ranks: one device a process, statistics alone");
 	if (f->n == 0)
 		return 0;
+	std::unique_ptr<fws_plan> own; // (none given: made here)
+	if (!plan) {
+		own.reset(fws_plan_make(f, err, errlen));
+		if (!own)
+			return -1;
+		plan = own.get();
+	}
 	switch (f->type) {
 	case ST_INT32:
-		return solve_typed<int>(e, devices, ndevices, f, src, sources, stats, take, ctx, most,
-		                        ranks, t);
+		return solve_typed<int>(e, devices, ndevices, f, *plan, src, sources, stats, take, ctx,
+		                        most, ranks, t);
 	case ST_FLOAT32:
-		return solve_typed<float>(e, devices, ndevices, f, src, sources, stats, take, ctx, most,
-		                          ranks, t);
+		return solve_typed<float>(e, devices, ndevices, f, *plan, src, sources, stats, take, ctx,
+		                          most, ranks, t);
 	case ST_FLOAT64:
-		return solve_typed<double>(e, devices, ndevices, f, src, sources, stats, take, ctx, most,
-		                           ranks, t);
+		return solve_typed<double>(e, devices, ndevices, f, *plan, src, sources, stats, take, ctx,
+		                           most, ranks, t);
 	}
 	return fail(e, "element type %u unknown", f->type);
 }
 
-int fws_solve(const int *devices, int ndevices, const el_factor *f, const uint32_t *src,
-              uint64_t sources, gs_stats *stats, fws_rows_fn *take, void *ctx, uint64_t most,
-              struct fws_timing *t, char *err, size_t errlen)
+fws_plan *fws_plan_make(const el_factor *f, char *err, size_t errlen)
 {
-	return solve(devices, ndevices, f, src, sources, stats, take, ctx, most, NULL, t, err,
+	Err e{err, errlen};
+	if (f->type != ST_INT32 && f->type != ST_FLOAT32 && f->type != ST_FLOAT64) {
+		fail(e, "element type %u unknown", f->type);
+		return nullptr;
+	}
+	try {
+		std::unique_ptr<fws_plan> p(new fws_plan);
+		if (plan_make(e, f, *p))
+			return nullptr;
+		return p.release();
+	} catch (const std::bad_alloc &) {
+		fail(e, "n = %llu: no host memory for the sparse engine's plan",
+		     (unsigned long long)f->n);
+		return nullptr;
+	}
+}
+
+void fws_plan_free(fws_plan *p) { delete p; }
+
+int fws_solve(const int *devices, int ndevices, const el_factor *f, const fws_plan *plan,
+              const uint32_t *src, uint64_t sources, gs_stats *stats, fws_rows_fn *take,
+              void *ctx, uint64_t most, struct fws_timing *t, char *err, size_t errlen)
+{
+	return solve(devices, ndevices, f, plan, src, sources, stats, take, ctx, most, NULL, t, err,
 	             errlen);
 }
 
-int fws_solve_ranks(const int *devices, int ndevices, const el_factor *f, gs_stats *stats,
-                    uint64_t most, const struct fws_ranks *ranks, struct fws_timing *t,
-                    char *err, size_t errlen)
+int fws_solve_ranks(const int *devices, int ndevices, const el_factor *f, const fws_plan *plan,
+                    gs_stats *stats, uint64_t most, const struct fws_ranks *ranks,
+                    struct fws_timing *t, char *err, size_t errlen)
 {
 	if (ranks && ranks->ranks < 2)
 		ranks = NULL;
-	return solve(devices, ndevices, f, NULL, 0, stats, NULL, NULL, most, ranks, t, err, errlen);
+	return solve(devices, ndevices, f, plan, NULL, 0, stats, NULL, NULL, most, ranks, t, err,
+	             errlen);
 }

@@ -50,10 +50,18 @@ struct fws_ranks {
 	int (*least)(void *ctx, uint64_t *v);
 };
 
+/* The host's part of the devices' setup for f (the down sweep's plan and
+ * lists), to be made beside the devices' start: NULL with err set (too
+ * large; no memory).  fws_plan_free frees it (NULL: nothing). */
+typedef struct fws_plan fws_plan;
+fws_plan *fws_plan_make(const el_factor *f, char *err, size_t errlen);
+void fws_plan_free(fws_plan *p);
+
 /* All rows of f's graph (or, src not NULL, the rows of sources src[0 ..
  * sources - 1], in the list's order: rows alone, no statistics) on the
  * devices devices[0 .. ndevices - 1] (a
- * device may come twice: tests), batch b on device b % ndevices, the
+ * device may come twice: tests), with f's plan (NULL: made here), batch b
+ * on device b % ndevices, the
  * statistics' in figures passed from each batch's device to the next
  * batch's, so that every column's floating sum is made in the sources'
  * order whatever the number of devices: into stats (gs_init'ed for f's n
@@ -62,14 +70,14 @@ struct fws_ranks {
  * (0: as many as 16 GiB holds, or a twentieth of the n x n matrix where
  * that is more).  0, or -1 with err set (too large for the device: the
  * message says what it needs; a CUDA error; take stopped). */
-int fws_solve(const int *devices, int ndevices, const el_factor *f, const uint32_t *src,
-              uint64_t sources, gs_stats *stats, fws_rows_fn *take, void *ctx, uint64_t most,
-              struct fws_timing *t, char *err, size_t errlen);
+int fws_solve(const int *devices, int ndevices, const el_factor *f, const fws_plan *plan,
+              const uint32_t *src, uint64_t sources, gs_stats *stats, fws_rows_fn *take,
+              void *ctx, uint64_t most, struct fws_timing *t, char *err, size_t errlen);
 /* The same as one process of several (ranks: statistics alone, one device
  * a process; NULL or one rank: fws_solve). */
-int fws_solve_ranks(const int *devices, int ndevices, const el_factor *f, gs_stats *stats,
-                    uint64_t most, const struct fws_ranks *ranks, struct fws_timing *t,
-                    char *err, size_t errlen);
+int fws_solve_ranks(const int *devices, int ndevices, const el_factor *f, const fws_plan *plan,
+                    gs_stats *stats, uint64_t most, const struct fws_ranks *ranks,
+                    struct fws_timing *t, char *err, size_t errlen);
 /* The device's context made (cudaSetDevice and a first call), so that
  * fws_solve finds it ready: for a thread of the caller's, beside the host's
  * work.  0, or -1 with err set. */

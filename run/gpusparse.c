@@ -147,14 +147,18 @@ int gpusparse_follow(struct gpusparse_dev *d)
 	st_error err;
 	if (gs_init(&st, f->n, f->type, &err) < 0)
 		tool_die_st(NULL, &err);
+	char msg[512];
+	fws_plan *plan = fws_plan_make(f, msg, sizeof msg); /* (beside the device's start) */
+	if (!plan)
+		tool_die("process %d: %s", ranks_rank(), msg);
 	gpusparse_end(d);
 	if (d->rc < 0 || d->ndevices < 1)
 		tool_die("process %d: %s", ranks_rank(), d->ndevices < 1 ? "no device found" : d->err);
 	const struct fws_ranks rk = run_ranks();
 	struct fws_timing t;
-	char msg[512];
-	if (fws_solve_ranks(d->devices, 1, f, &st, batch_cap(), &rk, &t, msg, sizeof msg) < 0)
+	if (fws_solve_ranks(d->devices, 1, f, plan, &st, batch_cap(), &rk, &t, msg, sizeof msg) < 0)
 		tool_die("process %d: %s", ranks_rank(), msg);
+	fws_plan_free(plan);
 	gs_free(&st);
 	el_factor_free(f);
 	return what;
@@ -170,12 +174,17 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 		if (stats)
 			factor_shared(f);
 	}
-	const double wait0 = lib_now();
+	const double plan0 = lib_now(); /* (the host's part, beside the device's start) */
+	fws_plan *plan = fws_plan_make(f, info, len);
+	if (!plan)
+		return -1;
+	const double wait0 = lib_now(), planned = wait0 - plan0;
 	gpusparse_end(d);
 	const double waited = lib_now() - wait0;
 	tool_mark("sparse: the devices ready");
 	if (d->rc < 0 || d->ndevices < 1) {
 		snprintf(info, len, "%s", d->ndevices < 1 ? "no device found" : d->err);
+		fws_plan_free(plan);
 		return -1;
 	}
 	struct fws_timing t;
@@ -183,10 +192,11 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	const uint64_t cap = batch_cap();
 	const struct fws_ranks rk = run_ranks();
 	const int shared = nproc > 1 && !d->alone; /* (the batches the processes') */
-	if (shared
-	            ? fws_solve_ranks(d->devices, 1, f, stats, cap, &rk, &t, info, len) < 0
-	            : fws_solve(d->devices, d->ndevices, f, src, sources, stats, stats ? NULL : take,
-	                        take_ctx, cap, &t, info, len) < 0)
+	const int rc = shared ? fws_solve_ranks(d->devices, 1, f, plan, stats, cap, &rk, &t, info, len)
+	                      : fws_solve(d->devices, d->ndevices, f, plan, src, sources, stats,
+	                                  stats ? NULL : take, take_ctx, cap, &t, info, len);
+	fws_plan_free(plan);
+	if (rc < 0)
 		return -1;
 	tool_mark("sparse: the rows made");
 	const double rate = t.kernel_ms > 0 ? (double)t.arcs * (double)t.swept / (t.kernel_ms * 1e-3)
@@ -204,11 +214,12 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	else if (nproc > 1)
 		snprintf(gpus, sizeof gpus, ", process 0 alone of %d (every row made here)", nproc);
 	snprintf(info, len, "%s%s, sparse engine: %s: sweeps %.1f ms (up %.1f ms; %.3g relaxations/s: "
-	         "the factor's %llu arcs, a source each), %s %.1f ms%s, factor up %.1f ms; %llu "
-	         "sources a batch, %.2f GiB of device memory; device wait %.3f s",
+	         "the factor's %llu arcs, a source each), %s %.1f ms%s, factor planned %.1f ms "
+	         "(beside the device's start), up %.1f ms; %llu sources a batch, %.2f GiB of device "
+	         "memory; device wait %.3f s",
 	         t.device_name, gpus, st_type_name(f->type), t.kernel_ms, t.up_ms, rate,
 	         (unsigned long long)t.arcs, stats ? "statistics folded" : "rows down", t.fold_ms,
-	         fold, t.upload_ms, (unsigned long long)t.batch, t.device_bytes / 1073741824.0,
-	         waited);
+	         fold, planned * 1e3, t.upload_ms, (unsigned long long)t.batch,
+	         t.device_bytes / 1073741824.0, waited);
 	return 0;
 }
