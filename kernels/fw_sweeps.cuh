@@ -194,14 +194,9 @@ sweep_up(const int *__restrict__ spos, int count, int S, const long long *__rest
 #define FW_SWEEP_R 2
 #endif
 constexpr int SWEEP_R = FW_SWEEP_R;
-#ifndef FW_DOWN_MINB
-#define FW_DOWN_MINB 1
-#endif
-#ifndef FW_DOWN_CPASYNC
-#define FW_DOWN_CPASYNC 0
-#endif
+
 template <typename T, bool CHECK>
-__global__ void __launch_bounds__(sweep_threads<T>(), FW_DOWN_MINB)
+__global__ void __launch_bounds__(sweep_threads<T>())
 sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f, int part0,
            T *__restrict__ d, OutPart *__restrict__ out)
 {
@@ -227,16 +222,6 @@ sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f, int part
 	for (int g = f.pfirst[part]; g < f.pfirst[part + 1]; g++) {
 		const int o0 = f.ofirst[g], outside = f.ofirst[g + 1] - o0;
 		const int m0 = f.mfirst[g], members = f.mfirst[g + 1] - m0;
-#if FW_DOWN_CPASYNC
-		for (int i = 0; i < outside; i++) {
-			const size_t at = (size_t)f.outside[o0 + i] * S;
-#pragma unroll
-			for (int r = 0; r < SWEEP_R; r++)
-				cp_async<sizeof(T)>(&slots[i * STRIDE + r * BD + t], &col[r][at]);
-		}
-		cp_async_commit();
-		cp_async_wait<0>();
-#else
 #pragma unroll 4
 		for (int i = 0; i < outside; i++) {
 			const size_t at = (size_t)f.outside[o0 + i] * S;
@@ -244,7 +229,6 @@ sweep_down(const int *__restrict__ spos, int count, int S, DevFactor f, int part
 			for (int r = 0; r < SWEEP_R; r++)
 				slots[i * STRIDE + r * BD + t] = col[r][at];
 		}
-#endif
 		for (int i = 0; i < members; i++) {
 			const int4 m = f.meta[m0 + i];
 			const int2 span = f.span[m0 + i];
