@@ -202,31 +202,37 @@ struct Lists {
 void plan_lists(const el_factor *f, const Plan &pl, size_t es, Lists &ls)
 {
 	const char *down = (const char *)f->down;
-	ls.meta.resize(pl.members.size()), ls.span.resize(pl.members.size());
-	ls.inner.assign(pl.members.size(), 0);
-	ls.at.reserve(f->first[f->n]), ls.weight.reserve(f->first[f->n] * es);
-	auto add = [&](uint64_t k, int at) {
-		ls.at.push_back(at);
-		ls.weight.insert(ls.weight.end(), down + k * es, down + (k + 1) * es);
-	};
-	for (size_t g = 0; g + 1 < pl.mfirst.size(); g++) {
-		const bool top = (int)g < pl.pfirst[1];
+	const int64_t members = (int64_t)pl.members.size(), groups = (int64_t)pl.mfirst.size() - 1;
+	ls.meta.resize(members), ls.span.resize(members), ls.inner.assign(members, 0);
+	ls.at.resize(f->first[f->n]), ls.weight.resize(f->first[f->n] * es);
+	std::vector<int> start(members + 1, 0); // member i's entries from start[i]
+	for (int64_t i = 0; i < members; i++)
+		start[i + 1] = start[i] + (int)(f->first[pl.members[i] + 1] - f->first[pl.members[i]]);
+#pragma omp parallel for schedule(dynamic, 64)
+	for (int64_t g = 0; g < groups; g++) {
+		const bool top = g < pl.pfirst[1];
 		const size_t stride = top ? 32 * es : (size_t)SWEEP_R * sweep_threads_of(es) * es;
 		for (int i = pl.mfirst[g]; i < pl.mfirst[g + 1]; i++) {
 			const int p = pl.members[i];
 			const int high = pl.members[pl.mfirst[g] + (i - pl.mfirst[g]) / TOP_CHUNK * TOP_CHUNK];
+			int at = start[i];
+			auto add = [&](uint64_t k, int where) {
+				ls.at[at] = where;
+				memcpy(&ls.weight[(size_t)at * es], down + k * es, es);
+				at++;
+			};
 			int4 &m = ls.meta[i];
-			m.x = p, m.y = (int)ls.at.size();
+			m.x = p, m.y = at;
 			for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++)
 				if (pl.slot[k] != SLOT_GLOBAL) {
 					add(k, (int)(pl.slot[k] * stride));
 					ls.inner[i] += top && f->upper[k] <= high; // (a member of the chunk)
 				}
-			m.z = (int)ls.at.size();
+			m.z = at;
 			for (uint64_t k = f->first[p]; k < f->first[p + 1]; k++)
 				if (pl.slot[k] == SLOT_GLOBAL)
 					add(k, f->upper[k]);
-			m.w = (int)ls.at.size();
+			m.w = at;
 			ls.span[i] = make_int2(pl.low[p], pl.post[p]);
 		}
 	}
