@@ -1,6 +1,7 @@
 // fw_sparse.cu - the sparse engine on one GPU or several (see fw_sparse.h): the
-// factor (lib/sparse/elim.h) and its plan for the down sweep to the device
-// once, then a batch of sources at a time through the kernels of
+// factor (lib/sparse/elim.h) and its plan for the down sweep (made on the
+// host beside the devices' start: fws_plan_make) to each device once, then
+// a batch of sources at a time through the kernels of
 // fw_sweeps.cuh, each batch folded into the statistics where the sweeps
 // left it (the additions of the dense engine's kernels, fw_stats_fold.cuh,
 // in the same order) or made in the vertices' numbering and copied out.

@@ -22,10 +22,15 @@
 // its upper neighbours from the slots (its own result goes to a slot too,
 // for the positions below it in the group).  A road graph's positions share
 // most of their upper neighbours with their neighbours in the order, so a
-// slot is read several times for each load from memory.  The top of the
-// elimination tree, the large separators, goes first (sweep_top: a CTA's
-// warps share a source's rows); then the subtrees below it, packed into
-// parts, each part a thread of its own for each source (sweep_down).
+// slot is read several times for each load from memory.  A position's
+// entries come from lists made on the host for the sweep (DevFactor: the
+// slot's offset ready, those in slots first), the same on every lane.  The
+// top of the elimination tree, the large separators, goes first
+// (sweep_top: a CTA's warps share a source's rows); then the subtrees below
+// it, packed into parts, each part a thread of its own for each source
+// (sweep_down).  With int32 distances the sweeps also fold each source's
+// own figures (OutRun) as they make its distances, so that the batch's d
+// is read once more, for the vertices' in figures (fold_in).
 #ifndef APSP_FW_SWEEPS_CUH
 #define APSP_FW_SWEEPS_CUH
 
