@@ -18,7 +18,10 @@ template <int N> __device__ __forceinline__ void cp_async(void *smem, const void
 	else
 		asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(N));
 }
-__device__ __forceinline__ void cp_async16(void *smem, const void *gmem) { cp_async<16>(smem, gmem); }
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
+{
+	cp_async<16>(smem, gmem);
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> __device__ __forceinline__ void cp_async_wait()
 {

@@ -258,11 +258,8 @@ template <typename T> int upload(Err e, Mem &m, T **x, const T *from, size_t cou
 // slots,top group: benchmarks).
 void sweep_shape(const el_factor *f, Plan &pl, int *parts, size_t es)
 {
-	uint64_t widest = 0;
-	for (uint64_t p = 0; p < f->n; p++)
-		widest = std::max<uint64_t>(widest, f->first[p + 1] - f->first[p]);
 	int top = (int)(96 * 1024 / (32 * es));
-	if (4 * widest <= (uint64_t)top)
+	if (4 * f->widest <= (uint64_t)top)
 		top /= 2;
 	pl.slots[1] = 16, pl.group[1] = 4, *parts = 64;
 	pl.slots[0] = top, pl.group[0] = top * 2 / 3;
@@ -507,8 +504,8 @@ int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, 
 	CUDA_TRY(cudaSetDevice(x.id));
 	CUDA_TRY(cudaEventRecord(x.m.ev[0], q));
 	const int *spos = x.spos + s0;
-	sweep_up<T><<<(count + 31) / 32, dim3(32, UP_WARPS), 0, q>>>(spos, count, (int)S_, df.first, df.upper,
-	                                         (const T *)df.up, df.parent, d);
+	sweep_up<T><<<(count + 31) / 32, dim3(32, UP_WARPS), 0, q>>>(
+	        spos, count, (int)S_, df.first, df.upper, (const T *)df.up, df.parent, d);
 	CUDA_TRY(cudaGetLastError());
 	CUDA_TRY(cudaEventRecord(x.m.ev[1], q));
 	// the top, then the parts below it at once
@@ -767,7 +764,10 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const fws_plan
 			                                         : n * S_ * es));
 	}
 	t->batch = S_;
-	t->device_bytes = taken + G * (st ? 1.0 : 2.0) * (double)(n * S_ * es);
+	t->device_bytes = taken + G * (st ? 1.0 : 2.0) * (double)(n * S_ * es)
+	                  + (st && folds_out<T>() ? G * (double)((runs[0].df.parts + 1) * S_)
+	                                                    * sizeof(OutPart)
+	                                          : 0.0);
 	// The finite arcs; int32 with a negative one: sums checked (sweep_down).
 	const T *up = (const T *)f->up, *down = (const T *)f->down;
 	const T inf = std::is_same<T, int>::value ? (T)ST_INF_I32 : (T)INFINITY;

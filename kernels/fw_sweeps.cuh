@@ -102,7 +102,10 @@ struct OutRun {
 	}
 	__device__ __forceinline__ void put(OutPart *to) const { *to = OutPart{c, m, s}; }
 };
-template <typename T> __host__ __device__ constexpr bool folds_out() { return std::is_same<T, int>::value; }
+template <typename T> __host__ __device__ constexpr bool folds_out()
+{
+	return std::is_same<T, int>::value;
+}
 
 // acc lowered by y + w.  CHECK: a sum with an unreachable operand is left
 // out (int32 where a weight is negative: unreachable plus a negative weight
@@ -117,7 +120,10 @@ template <typename T, bool CHECK> __device__ __forceinline__ T relax(T acc, T y,
 }
 // Threads a block of the parts' down sweep, for elements of es bytes.
 __host__ __device__ constexpr int sweep_threads_of(size_t es) { return es > 4 ? 64 : 128; }
-template <typename T> __host__ __device__ constexpr int sweep_threads() { return sweep_threads_of(sizeof(T)); }
+template <typename T> __host__ __device__ constexpr int sweep_threads()
+{
+	return sweep_threads_of(sizeof(T));
+}
 
 constexpr int UP_FLIGHT = 4, UP_WARPS = 4;
 
@@ -416,12 +422,6 @@ __global__ void fold_out(const T *__restrict__ d, int n, int S, int s0, int coun
 	reach[i] = f.c, sum[i] = f.s, ecc[i] = f.m;
 }
 
-// The in figures of every vertex over the batch's sources in order, added
-// to the running ones: the additions of stats_cols, in the same order.  A
-// warp takes 32 vertices: 32 sources of their rows of d come in as 32
-// copies of one line each into a tile in shared memory, the next tile's on
-// their way (cp.async) while each lane adds its vertex's 32 of this one in
-// order.  FOLD_IN_WARPS warps a CTA.
 // A lane's vertex's figures f with the tile's cols sources (x[c]: from
 // source c, which is the vertex where c == self), in order: Running's
 // additions; for int32 without branches (a figure's terms that are left
@@ -435,8 +435,8 @@ __device__ __forceinline__ void fold_in_tile(Running<T> &f, const T *x, int cols
 		long long s = 0;
 		int m = 0;
 		for (int k = 0; k < cols; k++) {
-			const int y = k != self && x[k] < ST_INF_I32 ? x[k] : 0;
 			const bool in = k != self && x[k] < ST_INF_I32;
+			const int y = in ? x[k] : 0;
 			c += in, s += y, m = y > m ? y : m;
 			const double r = __drcp_rn((double)(y != 0 ? y : 1));
 			f.hs += y != 0 ? r : 0.0;
@@ -448,6 +448,12 @@ __device__ __forceinline__ void fold_in_tile(Running<T> &f, const T *x, int cols
 	}
 }
 
+// The in figures of every vertex over the batch's sources in order, added
+// to the running ones: the additions of stats_cols, in the same order.  A
+// warp takes 32 vertices: 32 sources of their rows of d come in as 32
+// copies of one line each into a tile in shared memory, the next tile's on
+// their way (cp.async) while each lane adds its vertex's 32 of this one in
+// order, fold_in_warps<T>() warps a CTA.
 template <typename T> __host__ __device__ constexpr int fold_in_warps()
 {
 	return sizeof(T) > 4 ? 2 : 4;
