@@ -23,6 +23,10 @@
 #include "stats.h"
 
 #define BTW_CHUNK 64
+/* Rows given, the sums are pulled (pull_sources) where no arc is of length
+ * 0 and the mean out-degree is at most this: in denser graphs the tight
+ * arcs' lists (source_row) test fewer arcs. */
+#define BTW_PULL_DEGREE 8
 
 /* One thread's room for a source. */
 typedef struct btw_work {
@@ -49,6 +53,12 @@ typedef struct btw_work {
 		int32_t e;
 	} *vx;
 	uint32_t *indeg;    /* ... and its tight in-arcs not yet passed */
+	struct btw_rec {    /* rows given, no zero arcs: each vertex's count, */
+		double x;       /* ... its coefficient once summed back, */
+		int32_t d, pad; /* ... and its distance beside them; */
+	} *rec;
+	uint32_t *by_distance; /* ... the vertices reached, in order of distance */
+	uint32_t *bucket, *sort_tmp; /* ... (the sort's room) */
 } btw_work;
 
 /* Tight arc a into u. */
@@ -241,6 +251,185 @@ static void source_row(const btw_graph *g, btw_work *k, uint32_t s, const int32_
 	}
 }
 
+/* x where t, else +0. */
+static inline double kept(double x, int t)
+{
+	uint64_t b;
+	memcpy(&b, &x, sizeof b);
+	b &= -(uint64_t)t;
+	memcpy(&x, &b, sizeof x);
+	return x;
+}
+
+/* One source of the pulled sums (rows given, no zero arcs). */
+typedef struct {
+	uint32_t s;
+	uint64_t len;          /* the vertices reached */
+	int64_t far;           /* the farthest one's distance */
+	uint32_t *order;       /* those reached, in order of distance */
+	struct btw_rec *rec;
+} pulled;
+
+/* The digits of the sort by distance: enough for 2n distances in one
+ * pass, at most 16 bits. */
+static int radix_bits(uint64_t n)
+{
+	int bits = 1;
+	while (bits < 16 && ((uint64_t)1 << bits) < 2 * n)
+		bits++;
+	return bits;
+}
+
+/* p's vertices reached in the row d in order of distance (far the
+ * farthest): a counting sort, a pass a digit from the lowest (one where
+ * far is below 2n), the last pass into p->order; at (2^radix_bits + 1)
+ * and tmp (n) its room. */
+static uint64_t sort_by_distance(uint64_t n, const int32_t *d, int64_t far, uint32_t *at,
+                                 uint32_t *tmp, uint32_t *order)
+{
+	const int bits = radix_bits(n);
+	int passes = 1;
+	while (passes * bits < 31 && far >> (passes * bits))
+		passes++;
+	const uint32_t mask = ((uint32_t)1 << bits) - 1;
+	const uint64_t buckets = passes == 1 ? (uint64_t)far + 1 : (uint64_t)mask + 1;
+	const uint32_t *from = NULL; /* the first pass takes the vertices in turn */
+	uint64_t len = 0;
+	for (int pass = 0; pass < passes; pass++) {
+		const int shift = pass * bits;
+		uint32_t *to = (passes - pass) % 2 ? order : tmp;
+		memset(at, 0, (buckets + 1) * sizeof *at);
+		if (!from) {
+			for (uint64_t v = 0; v < n; v++)
+				if (d[v] < ST_INF_I32)
+					at[(d[v] & mask) + 1]++;
+		} else {
+			for (uint64_t i = 0; i < len; i++)
+				at[(d[from[i]] >> shift & mask) + 1]++;
+		}
+		for (uint64_t b = 0; b < buckets; b++)
+			at[b + 1] += at[b];
+		len = at[buckets];
+		if (!from) {
+			for (uint64_t v = 0; v < n; v++)
+				if (d[v] < ST_INF_I32)
+					to[at[d[v] & mask]++] = (uint32_t)v;
+		} else {
+			for (uint64_t i = 0; i < len; i++)
+				to[at[d[from[i]] >> shift & mask]++] = from[i];
+		}
+		from = to;
+	}
+	return len;
+}
+
+/* Source s's row d in p: its vertices reached in order of distance, their
+ * distances in rec, s's count 1. */
+static void pull_start(const btw_graph *g, btw_work *k, pulled *p, uint32_t s, const int32_t *d)
+{
+	const uint64_t n = g->n;
+	struct btw_rec *rec = p->rec;
+	int64_t far = 0;
+	for (uint64_t v = 0; v < n; v++) {
+		rec[v].d = d[v];
+		if (d[v] < ST_INF_I32 && d[v] > far)
+			far = d[v];
+	}
+	p->s = s, p->far = far;
+	p->len = sort_by_distance(n, d, far, k->bucket, k->sort_tmp, p->order);
+	rec[s].x = 1.0;
+}
+
+/* The count of p's i-th vertex v (i > 0), pulled from its tight in-arcs,
+ * the arcs a group at a time with no branch on which are tight.  Returns
+ * it. */
+static inline double pull_count(const btw_graph *g, const pulled *p, uint64_t i)
+{
+	struct btw_rec *rec = p->rec;
+	const uint32_t v = p->order[i];
+	const int64_t dv = rec[v].d;
+	double acc = 0;
+	uint64_t j = (uint64_t)v * BTW_GROUP;
+	for (uint64_t more = g->in_more[v], end = g->in_more[v + 1];;) {
+		const struct btw_arc *x = g->in + j;
+		if (x[0].w > dv)
+			break;
+#pragma GCC unroll 4
+		for (int q = 0; q < BTW_GROUP; q++) {
+			const struct btw_rec u = rec[x[q].to];
+			acc += kept(u.x, u.d + (int64_t)x[q].w == dv);
+		}
+		if (more == end)
+			break;
+		j = more, more += BTW_GROUP;
+	}
+	return rec[v].x = acc;
+}
+
+/* The dependency of p's i-th vertex v, its later ones' done: each tight
+ * out-arc v -> u adds sig(v) coef(u), in the arcs' order (into arc[] too
+ * where not NULL); coef(v) = (1 + delta(v)) / sig(v) in sig's place. */
+static inline __attribute__((always_inline)) void
+pull_dependency(const btw_graph *g, const pulled *p, uint64_t i, double *vertex, double *arc)
+{
+	struct btw_rec *rec = p->rec;
+	const uint32_t v = p->order[i];
+	const int64_t dv = rec[v].d, room = p->far - dv;
+	const double sv = rec[v].x;
+	double acc = 0;
+	uint64_t j = (uint64_t)v * BTW_GROUP;
+	for (uint64_t more = g->out_more[v], end = g->out_more[v + 1];;) {
+		const struct btw_arc *x = g->out + j;
+		if (x[0].w > room)
+			break;
+#pragma GCC unroll 4
+		for (int q = 0; q < BTW_GROUP; q++) {
+			const struct btw_rec u = rec[x[q].to];
+			const int t = dv + x[q].w == u.d;
+			const double c = sv * u.x;
+			acc += kept(c, t);
+			if (arc && t)
+				arc[g->out_arc[j + q]] += c;
+		}
+		if (more == end)
+			break;
+		j = more, more += BTW_GROUP;
+	}
+	if (v != p->s)
+		vertex[v] += acc;
+	rec[v].x = (1.0 + acc) / sv;
+}
+
+/* Sources s0 .. s1 - 1 from their rows (stride entries apart), where no
+ * arc is of length 0, so that the order of distance is a topological
+ * order of the tight arcs: each vertex's count pulled from its tight
+ * in-arcs, then its dependency from its tight out-arcs.  The same bits as
+ * source_row where every count is below 2^53 (sums of integers, exact in
+ * any order; the dependencies summed in the arcs' order as there); a
+ * source with a count past it is left to source_row.  Inlined twice, arcs
+ * a constant: no branch on which arcs are tight where none is asked. */
+static inline __attribute__((always_inline)) void
+pull_sources(const btw_graph *g, btw_work *k, uint32_t s0, uint32_t s1, const int32_t *rows,
+             uint64_t stride, double *vertex, double *arc)
+{
+	pulled p = {.order = k->by_distance, .rec = k->rec};
+	for (uint32_t s = s0; s < s1; s++) {
+		const int32_t *row = rows + (uint64_t)(s - s0) * stride;
+		pull_start(g, k, &p, s, row);
+		double most = 1;
+		for (uint64_t i = 1; i < p.len; i++) {
+			const double c = pull_count(g, &p, i);
+			most = c > most ? c : most;
+		}
+		if (most >= 0x1p53) {
+			source_row(g, k, s, row, vertex, arc);
+			continue;
+		}
+		for (uint64_t i = p.len; i-- > 0;)
+			pull_dependency(g, &p, i, vertex, arc);
+	}
+}
+
 /* ---- the sources ---- */
 
 static void work_free(btw_work *k)
@@ -249,6 +438,7 @@ static void work_free(btw_work *k)
 	free(k->order), free(k->head), free(k->link), free(k->heap);
 	free(k->tfirst), free(k->tarc), free(k->tu), free(k->succ);
 	free(k->succ_arc), free(k->sfirst), free(k->vx), free(k->indeg);
+	free(k->rec), free(k->by_distance), free(k->bucket), free(k->sort_tmp);
 }
 
 static int work_alloc(btw_work *k, const btw_graph *g)
@@ -273,7 +463,11 @@ static int work_alloc(btw_work *k, const btw_graph *g)
 	k->sfirst = malloc((n + 1) * sizeof *k->sfirst);
 	k->vx = calloc(n + 1, sizeof *k->vx);
 	k->indeg = calloc(n + 1, sizeof *k->indeg);
-	if (!k->dist || !k->sig_m || !k->delta || !k->sig_e || !k->done || !k->order || !k->head
+	k->rec = calloc(n + 1, sizeof *k->rec);
+	k->by_distance = malloc(n * sizeof *k->by_distance + 1);
+	k->bucket = malloc((((uint64_t)1 << radix_bits(n)) + 1) * sizeof *k->bucket);
+	k->sort_tmp = malloc(n * sizeof *k->sort_tmp + 1);
+	if (!k->rec || !k->by_distance || !k->bucket || !k->sort_tmp || !k->dist || !k->sig_m || !k->delta || !k->sig_e || !k->done || !k->order || !k->head
 	    || !k->link || !k->heap || !k->tfirst || !k->tarc || !k->tu || !k->succ
 	    || !k->succ_arc || !k->sfirst || !k->vx || !k->indeg) {
 		work_free(k);
@@ -326,10 +520,14 @@ static int add_sources(gs_bc *b, uint64_t first, uint64_t count, const int32_t *
 			else
 				memset(p, 0, width * sizeof *p);
 			double *arc = b->o.edges ? p + n : NULL;
-			for (uint64_t s = bounds[i]; s < bounds[i + 1] && !k->failed; s++) {
+			const uint32_t s0 = (uint32_t)bounds[i], s1 = (uint32_t)bounds[i + 1];
+			if (rows && b->g.in && arc)
+				pull_sources(&b->g, k, s0, s1, rows + (s0 - first) * stride, stride, p, arc);
+			else if (rows && b->g.in)
+				pull_sources(&b->g, k, s0, s1, rows + (s0 - first) * stride, stride, p, NULL);
+			for (uint64_t s = s0; s < s1 && !k->failed && !(rows && b->g.in); s++) {
 				if (rows)
-					source_row(&b->g, k, (uint32_t)s,
-					           rows + (s - first) * stride, p, arc);
+					source_row(&b->g, k, (uint32_t)s, rows + (s - first) * stride, p, arc);
 				else if ((b->g.exact ? source_exact : source_real)(&b->g, k, (uint32_t)s, p,
 				                                                     arc) < 0)
 					k->failed = 1;
@@ -439,6 +637,9 @@ int gs_bc_add_rows(gs_bc *b, uint64_t first, uint64_t count, const int32_t *rows
 		return lib_fail(err, "betweenness: rows %llu to %llu given after row %llu (of %llu)",
 		                (unsigned long long)first, (unsigned long long)(first + count),
 		                (unsigned long long)b->next, (unsigned long long)b->g.n);
+	if (!b->g.zeros && b->g.m <= BTW_PULL_DEGREE * b->g.n && !b->g.in
+	    && btw_graph_groups(&b->g, err) < 0)
+		return -1;
 	if (count && add_sources(b, first, count, rows, stride) < 0)
 		return lib_fail(err, "betweenness: out of memory for the tight arcs");
 	return 0;

@@ -12,7 +12,8 @@
 void btw_graph_free(btw_graph *g)
 {
 	free(g->first), free(g->to), free(g->from), free(g->w), free(g->rank), free(g->pos);
-	free(g->packed);
+	free(g->packed), free(g->in), free(g->out), free(g->in_more), free(g->out_more);
+	free(g->out_arc);
 	memset(g, 0, sizeof *g);
 }
 
@@ -174,6 +175,7 @@ int btw_graph_rank(btw_graph *g, uint32_t bad[2], st_error *err)
 	}
 	for (uint64_t v = 0; v < n; v++)
 		g->rank[v] = (uint32_t)v;
+	g->zeros = zeros > 0;
 	if (!zeros)
 		return 0;
 	/* Kahn's order over the zero arcs; those left lie on or after a cycle. */
@@ -274,4 +276,88 @@ int btw_graph_by_length(btw_graph *g, int threads, st_error *err)
 		free(k), free(to);
 	}
 	return bad ? lib_fail(err, "betweenness: out of memory") : 0;
+}
+
+static int by_length(const void *a, const void *b)
+{
+	const struct btw_arc *x = a, *y = b;
+	return x->w < y->w ? -1 : x->w > y->w ? 1 : x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* Where each vertex's groups past its first begin, for len(v) arcs each. */
+static void more_starts(uint64_t *more, const uint64_t *len, uint64_t n)
+{
+	more[0] = n * BTW_GROUP;
+	for (uint64_t v = 0; v < n; v++) {
+		const uint64_t groups = (len[v] + BTW_GROUP - 1) / BTW_GROUP;
+		more[v + 1] = more[v] + (groups > 1 ? groups - 1 : 0) * BTW_GROUP;
+	}
+}
+
+/* The slot of v's arc i (groups from its first, then from more[v]). */
+static uint64_t slot(const uint64_t *more, uint64_t v, uint64_t i)
+{
+	return i < BTW_GROUP ? v * BTW_GROUP + i : more[v] + i - BTW_GROUP;
+}
+
+/* v's slots from its arc i on filled out: its own, never tight. */
+static void fill_out(struct btw_arc *x, uint64_t *arc, const uint64_t *more, uint64_t v,
+                     uint64_t i)
+{
+	for (; i < BTW_GROUP || (i - BTW_GROUP) % BTW_GROUP; i++) {
+		const uint64_t j = slot(more, v, i);
+		x[j] = (struct btw_arc){(uint32_t)v, INT32_MAX};
+		if (arc)
+			arc[j] = UINT64_MAX;
+	}
+}
+
+int btw_graph_groups(btw_graph *g, st_error *err)
+{
+	const uint64_t n = g->n;
+	uint64_t *len = calloc(n + 1, sizeof *len), *at = calloc(n + 1, sizeof *at);
+	struct btw_arc *tmp = malloc(g->m * sizeof *tmp + 1);
+	g->in_more = malloc((n + 1) * sizeof *g->in_more);
+	g->out_more = malloc((n + 1) * sizeof *g->out_more);
+	if (!len || !at || !tmp || !g->in_more || !g->out_more)
+		goto fail;
+	for (uint64_t v = 0; v < n; v++)
+		len[v] = g->first[v + 1] - g->first[v];
+	more_starts(g->out_more, len, n);
+	memset(len, 0, n * sizeof *len);
+	for (uint64_t a = 0; a < g->m; a++)
+		len[g->packed[a].to]++;
+	more_starts(g->in_more, len, n);
+	g->in = malloc(g->in_more[n] * sizeof *g->in + 1);
+	g->out = malloc(g->out_more[n] * sizeof *g->out + 1);
+	g->out_arc = malloc(g->out_more[n] * sizeof *g->out_arc + 1);
+	if (!g->in || !g->out || !g->out_arc)
+		goto fail;
+	for (uint64_t v = 0; v < n; v++) {
+		uint64_t i = 0;
+		for (uint64_t a = g->first[v]; a < g->first[v + 1]; a++, i++) {
+			const uint64_t j = slot(g->out_more, v, i);
+			g->out[j] = g->packed[a], g->out_arc[j] = a;
+		}
+		fill_out(g->out, g->out_arc, g->out_more, v, i);
+	}
+	/* the in-arcs by head (tmp, from at[v]), each head's by length */
+	for (uint64_t v = 0; v < n; v++)
+		at[v + 1] = at[v] + len[v];
+	for (uint64_t v = 0; v < n; v++)
+		for (uint64_t a = g->first[v]; a < g->first[v + 1]; a++)
+			tmp[at[g->packed[a].to]++] = (struct btw_arc){(uint32_t)v, g->packed[a].w};
+	for (uint64_t v = 0, a0 = 0; v < n; a0 = at[v++]) {
+		qsort(tmp + a0, at[v] - a0, sizeof *tmp, by_length);
+		for (uint64_t i = 0; i < at[v] - a0; i++)
+			g->in[slot(g->in_more, v, i)] = tmp[a0 + i];
+		fill_out(g->in, NULL, g->in_more, v, at[v] - a0);
+	}
+	free(len), free(at), free(tmp);
+	return 0;
+fail:
+	free(len), free(at), free(tmp);
+	free(g->in), free(g->out), free(g->out_arc), free(g->in_more), free(g->out_more);
+	g->in = g->out = NULL, g->out_arc = g->in_more = g->out_more = NULL;
+	return lib_fail(err, "betweenness: out of memory for the arcs in groups");
 }
