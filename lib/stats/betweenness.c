@@ -280,10 +280,11 @@ static int radix_bits(uint64_t n)
 	return bits;
 }
 
-/* p's vertices reached in the row d in order of distance (far the
- * farthest): a counting sort, a pass a digit from the lowest (one where
- * far is below 2n), the last pass into p->order; at (2^radix_bits + 1)
- * and tmp (n) its room. */
+/* The vertices reached in the row d in order of distance, into order
+ * (far the farthest distance, at[1 + x] the count of those whose lowest
+ * digit is x, at's others 0): a counting sort, a pass a digit from the
+ * lowest (one where far is below 2n), the last pass into order; at
+ * (2^radix_bits + 1) and tmp (n) its room.  Returns how many. */
 static uint64_t sort_by_distance(uint64_t n, const int32_t *d, int64_t far, uint32_t *at,
                                  uint32_t *tmp, uint32_t *order)
 {
@@ -298,12 +299,8 @@ static uint64_t sort_by_distance(uint64_t n, const int32_t *d, int64_t far, uint
 	for (int pass = 0; pass < passes; pass++) {
 		const int shift = pass * bits;
 		uint32_t *to = (passes - pass) % 2 ? order : tmp;
-		memset(at, 0, (buckets + 1) * sizeof *at);
-		if (!from) {
-			for (uint64_t v = 0; v < n; v++)
-				if (d[v] < ST_INF_I32)
-					at[(d[v] & mask) + 1]++;
-		} else {
+		if (from) {
+			memset(at, 0, (buckets + 1) * sizeof *at);
 			for (uint64_t i = 0; i < len; i++)
 				at[(d[from[i]] >> shift & mask) + 1]++;
 		}
@@ -323,20 +320,27 @@ static uint64_t sort_by_distance(uint64_t n, const int32_t *d, int64_t far, uint
 	return len;
 }
 
-/* Source s's row d in p: its vertices reached in order of distance, their
- * distances in rec, s's count 1. */
+/* Source s's row d in p: its distances in rec, its vertices reached in
+ * order of distance (the first digit's counts made beside the copy), s's
+ * count 1. */
 static void pull_start(const btw_graph *g, btw_work *k, pulled *p, uint32_t s, const int32_t *d)
 {
 	const uint64_t n = g->n;
+	const uint32_t mask = ((uint32_t)1 << radix_bits(n)) - 1;
 	struct btw_rec *rec = p->rec;
+	uint32_t *at = k->bucket;
+	memset(at, 0, ((uint64_t)mask + 2) * sizeof *at);
 	int64_t far = 0;
 	for (uint64_t v = 0; v < n; v++) {
-		rec[v].d = d[v];
-		if (d[v] < ST_INF_I32 && d[v] > far)
-			far = d[v];
+		const int32_t x = d[v];
+		rec[v].d = x;
+		if (x < ST_INF_I32) {
+			at[(x & mask) + 1]++;
+			far = x > far ? x : far;
+		}
 	}
 	p->s = s, p->far = far;
-	p->len = sort_by_distance(n, d, far, k->bucket, k->sort_tmp, p->order);
+	p->len = sort_by_distance(n, d, far, at, k->sort_tmp, p->order);
 	rec[s].x = 1.0;
 }
 
