@@ -12,6 +12,9 @@
  * passed on. */
 #include <math.h>
 #include <omp.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,61 +347,142 @@ static void pull_start(const btw_graph *g, btw_work *k, pulled *p, uint32_t s, c
 	rec[s].x = 1.0;
 }
 
-/* The count of p's i-th vertex v (i > 0), pulled from its tight in-arcs,
- * the arcs a group at a time with no branch on which are tight.  Returns
- * it. */
-static inline double pull_count(const btw_graph *g, const pulled *p, uint64_t i)
+#ifdef __SSE2__
+/* A group's four heads: their values x (two and two) and distances d;
+ * the arcs' lengths w. */
+typedef struct {
+	__m128d x01, x23;
+	__m128i d, w;
+} heads4;
+
+static inline heads4 heads_of(const struct btw_rec *rec, const struct btw_arc *x)
+{
+	const __m128i r0 = _mm_loadu_si128((const __m128i *)&rec[x[0].to]);
+	const __m128i r1 = _mm_loadu_si128((const __m128i *)&rec[x[1].to]);
+	const __m128i r2 = _mm_loadu_si128((const __m128i *)&rec[x[2].to]);
+	const __m128i r3 = _mm_loadu_si128((const __m128i *)&rec[x[3].to]);
+	const __m128 a01 = _mm_loadu_ps((const float *)&x[0]), a23 = _mm_loadu_ps((const float *)&x[2]);
+	heads4 h;
+	h.x01 = _mm_castsi128_pd(_mm_unpacklo_epi64(r0, r1));
+	h.x23 = _mm_castsi128_pd(_mm_unpacklo_epi64(r2, r3));
+	h.d = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(_mm_unpackhi_epi64(r0, r1)),
+	                                      _mm_castsi128_ps(_mm_unpackhi_epi64(r2, r3)),
+	                                      _MM_SHUFFLE(2, 0, 2, 0)));
+	h.w = _mm_castps_si128(_mm_shuffle_ps(a01, a23, _MM_SHUFFLE(3, 1, 3, 1)));
+	return h;
+}
+
+/* Lanes where 32-bit a == b, as two 64-bit masks. */
+static inline void equal4(__m128i a, __m128i b, __m128d *t01, __m128d *t23)
+{
+	const __m128i t = _mm_cmpeq_epi32(a, b);
+	*t01 = _mm_castsi128_pd(_mm_unpacklo_epi32(t, t));
+	*t23 = _mm_castsi128_pd(_mm_unpackhi_epi32(t, t));
+}
+#endif
+
+/* The count of p's i-th vertex v (i > 0), pulled from its tight in-arcs
+ * (u -> v with d(u) + w = d(v), in 32 bits: distances are below 2^30 and
+ * lengths 2^31), the arcs a group at a time with no branch on which are
+ * tight; with SSE2, a group's four in vector lanes (the sum's order does
+ * not matter: integers below 2^53).  Returns it. */
+static inline __attribute__((always_inline)) double pull_count(const btw_graph *g,
+                                                               const pulled *p, uint64_t i,
+                                                               int lanes)
 {
 	struct btw_rec *rec = p->rec;
 	const uint32_t v = p->order[i];
-	const int64_t dv = rec[v].d;
+	const int32_t dv = rec[v].d;
 	double acc = 0;
+#ifdef __SSE2__
+	__m128d acc01 = _mm_setzero_pd(), acc23 = _mm_setzero_pd();
+	const __m128i dv4 = _mm_set1_epi32(dv);
+#endif
 	uint64_t j = (uint64_t)v * BTW_GROUP;
 	for (uint64_t more = g->in_more[v], end = g->in_more[v + 1];;) {
 		const struct btw_arc *x = g->in + j;
 		if (x[0].w > dv)
 			break;
+#ifdef __SSE2__
+		if (lanes) {
+			const heads4 h = heads_of(rec, x);
+			__m128d t01, t23;
+			equal4(_mm_add_epi32(h.d, h.w), dv4, &t01, &t23);
+			acc01 = _mm_add_pd(acc01, _mm_and_pd(h.x01, t01));
+			acc23 = _mm_add_pd(acc23, _mm_and_pd(h.x23, t23));
+		} else
+#endif
 #pragma GCC unroll 4
-		for (int q = 0; q < BTW_GROUP; q++) {
-			const struct btw_rec u = rec[x[q].to];
-			acc += kept(u.x, u.d + (int64_t)x[q].w == dv);
-		}
+			for (int q = 0; q < BTW_GROUP; q++) {
+				const struct btw_rec u = rec[x[q].to];
+				acc += kept(u.x, (uint32_t)u.d + (uint32_t)x[q].w == (uint32_t)dv);
+			}
 		if (more == end)
 			break;
 		j = more, more += BTW_GROUP;
 	}
+#ifdef __SSE2__
+	if (lanes) {
+		const __m128d sum = _mm_add_pd(acc01, acc23);
+		acc = _mm_cvtsd_f64(_mm_add_sd(sum, _mm_unpackhi_pd(sum, sum)));
+	}
+#endif
 	return rec[v].x = acc;
 }
 
 /* The dependency of p's i-th vertex v, its later ones' done: each tight
  * out-arc v -> u adds sig(v) coef(u), in the arcs' order (into arc[] too
- * where not NULL); coef(v) = (1 + delta(v)) / sig(v) in sig's place. */
+ * where not NULL, a lane at a time); coef(v) = (1 + delta(v)) / sig(v) in
+ * sig's place. */
 static inline __attribute__((always_inline)) void
 pull_dependency(const btw_graph *g, const pulled *p, uint64_t i, double *vertex, double *arc)
 {
 	struct btw_rec *rec = p->rec;
 	const uint32_t v = p->order[i];
-	const int64_t dv = rec[v].d, room = p->far - dv;
+	const int32_t dv = rec[v].d;
+	const int64_t room = p->far - dv;
 	const double sv = rec[v].x;
 	double acc = 0;
+#ifdef __SSE2__
+	__m128d sum = _mm_setzero_pd();
+	const __m128i dv4 = _mm_set1_epi32(dv);
+	const __m128d sv2 = _mm_set1_pd(sv);
+#endif
 	uint64_t j = (uint64_t)v * BTW_GROUP;
 	for (uint64_t more = g->out_more[v], end = g->out_more[v + 1];;) {
 		const struct btw_arc *x = g->out + j;
 		if (x[0].w > room)
 			break;
+#ifdef __SSE2__
+		if (!arc) {
+			const heads4 h = heads_of(rec, x);
+			__m128d t01, t23;
+			equal4(_mm_add_epi32(h.w, dv4), h.d, &t01, &t23);
+			const __m128d c01 = _mm_and_pd(_mm_mul_pd(sv2, h.x01), t01);
+			const __m128d c23 = _mm_and_pd(_mm_mul_pd(sv2, h.x23), t23);
+			sum = _mm_add_sd(sum, c01);
+			sum = _mm_add_sd(sum, _mm_unpackhi_pd(c01, c01));
+			sum = _mm_add_sd(sum, c23);
+			sum = _mm_add_sd(sum, _mm_unpackhi_pd(c23, c23));
+		} else
+#endif
 #pragma GCC unroll 4
-		for (int q = 0; q < BTW_GROUP; q++) {
-			const struct btw_rec u = rec[x[q].to];
-			const int t = dv + x[q].w == u.d;
-			const double c = sv * u.x;
-			acc += kept(c, t);
-			if (arc && t)
-				arc[g->out_arc[j + q]] += c;
-		}
+			for (int q = 0; q < BTW_GROUP; q++) {
+				const struct btw_rec u = rec[x[q].to];
+				const int t = (uint32_t)dv + (uint32_t)x[q].w == (uint32_t)u.d;
+				const double c = sv * u.x;
+				acc += kept(c, t);
+				if (arc && t)
+					arc[g->out_arc[j + q]] += c;
+			}
 		if (more == end)
 			break;
 		j = more, more += BTW_GROUP;
 	}
+#ifdef __SSE2__
+	if (!arc)
+		acc = _mm_cvtsd_f64(sum);
+#endif
 	if (v != p->s)
 		vertex[v] += acc;
 	rec[v].x = (1.0 + acc) / sv;
@@ -422,7 +506,7 @@ pull_sources(const btw_graph *g, btw_work *k, uint32_t s0, uint32_t s1, const in
 		pull_start(g, k, &p, s, row);
 		double most = 1;
 		for (uint64_t i = 1; i < p.len; i++) {
-			const double c = pull_count(g, &p, i);
+			const double c = pull_count(g, &p, i, !arc);
 			most = c > most ? c : most;
 		}
 		if (most >= 0x1p53) {
