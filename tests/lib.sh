@@ -112,6 +112,21 @@ has_gpu() { [ -x "$BIN/apsp-gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && n
 # was not built, or where this machine has no GPU.
 need_gpu_build() { [ -x "$BIN/apsp-gpu" ] || { skip "$1" "not built (no nvcc)"; exit 0; }; }
 need_gpu() { has_gpu || { skip "$1" "no GPU on this machine"; exit 0; }; }
+gpu_count() { nvidia-smi -L | grep -c '^GPU'; }
+
+# has_mpi: mpirun on PATH and apsp-gpu built with MPI (then the settings for
+# mpirun as root in a container exported).  mpi CMD...: CMD under mpirun -np
+# 2, both processes on device 0 where the machine has one GPU; a job that
+# hangs fails its test (exit 124) instead of holding up the rest.
+has_mpi() {
+	command -v mpirun >/dev/null 2>&1 && ldd "$BIN/apsp-gpu" | grep -q libmpi || return 1
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_btl_vader_single_copy_mechanism=none
+}
+mpi() {
+	if [ "$(gpu_count)" -ge 2 ]; then timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$@"
+	else APSP_SPARSE_DEVICES=0 timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$@"; fi
+}
 
 # find_python MODULE...: the first python3 on PATH, or Debian's, that imports
 # every MODULE, into $py; empty where none does.

@@ -134,7 +134,7 @@ for t in 1.2 1.8; do
 done
 
 # Several GPUs: killed on two, resumed on two and on one
-if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
+if [ "$(gpu_count)" -ge 2 ]; then
 	killed "--gpus 2" "$T/g" "after:6" -B 32 --no-16bit --gpus 2
 	$gpu -B 32 --no-16bit --gpus 1 "$T/g" >"$T/full" # (--gpus 1: the same command line)
 	rm -f "$T"/ck*
@@ -186,7 +186,7 @@ expect_true "no host memory for a copy: -v says the checkpoints came from the de
 APSP_HOST_MEMORY=60000000
 killed "no host memory for a copy, 16-bit lanes, paths derived" "$T/g16" "after:11" -B 64 --16bit
 APSP_HOST_MEMORY=6000000
-if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
+if [ "$(gpu_count)" -ge 2 ]; then
 	killed "no host memory for a copy, --gpus 2" "$T/g" "after:6" -B 32 --no-16bit --gpus 2
 fi
 unset APSP_HOST_MEMORY

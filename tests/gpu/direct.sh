@@ -14,7 +14,7 @@ m2b=$BIN/mtx2bin
 
 need_gpu_build "apsp-gpu, read straight onto the GPUs"
 need_gpu "apsp-gpu, read straight onto the GPUs"
-if [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ]; then
+if [ "$(gpu_count)" -lt 2 ]; then
 	skip "apsp-gpu, read straight onto the GPUs" "one GPU on this machine"
 	exit 0
 fi

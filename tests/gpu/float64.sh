@@ -70,7 +70,7 @@ expect_stderr float64-other-blocking-factor-refused 2 'blocking factor of 64' '$
 expect_true float64-no-paths '$gpu --no-paths -o $T/np $T/g300 && [ "$($BIN/apsp-info --json $T/np | grep -c pred)" = 0 ] && $BIN/apsp-diff $T/cpu300 $T/np'
 # several GPUs: bands of block rows, the pivot rows copied between them;
 # every entry sees the same relaxations in the same order, so the same bits
-count=$(nvidia-smi -L | grep -c '^GPU')
+count=$(gpu_count)
 if [ "$count" -ge 2 ]; then
 	$g -n 700 -d 8 -t float64 -w 0.01:5 -s 21 -o $T/g700
 	$gpu -o $T/one700 $T/g700

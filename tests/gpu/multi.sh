@@ -16,7 +16,7 @@ expect_stderr "apsp-gpu --gpus 0" 2 "out of range" '$gpu --gpus 0 /dev/null'
 expect_stderr "apsp-gpu --gpus 17" 2 "out of range" '$gpu --gpus 17 /dev/null'
 expect_stderr "apsp-gpu --gpus x" 2 "not an integer" '$gpu --gpus x /dev/null'
 need_gpu "apsp-gpu on several GPUs"
-count=$(nvidia-smi -L | grep -c '^GPU')
+count=$(gpu_count)
 $g -n 300 -d 10 -s 1 -o "$T/g"
 if [ "$count" -lt 2 ]; then
 	expect_stderr "--gpus 2 on one GPU: clear error" 2 "2 GPUs from device 0 asked for: 1 device found" \
@@ -162,17 +162,10 @@ fi
 # Several processes (mpirun, one GPU each): the same matrices as one GPU;
 # process 0 reads from a pipe and writes to one; a sparse run, a run too
 # small to share and a negative cycle end well in every process.
-if ! command -v mpirun >/dev/null 2>&1; then
-	skip "mpirun apsp-gpu" "mpirun not found"
+if ! has_mpi; then
+	skip "mpirun apsp-gpu" "no mpirun, or apsp-gpu built without MPI"
 	exit 0
 fi
-if ! ldd "$gpu" | grep -q libmpi; then
-	skip "mpirun apsp-gpu" "built without MPI"
-	exit 0
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-# A job that hangs fails its test (exit 124) instead of holding up the rest.
-mpi() { timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$@"; }
 $g -n 1000 -d 20 -s 11 -o "$T/g"
 # matrices_equal A B: the same distances and predecessors (if any).
 matrices_equal() {

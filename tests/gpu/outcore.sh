@@ -56,7 +56,7 @@ for n in 1000 999; do
 	same "int32 weights too large to pack n=$n" 5000000 "$T/g" -B 64 --no-16bit
 done
 # Several GPUs too small together: out of core on the first.
-if [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ]; then
+if [ "$(gpu_count)" -lt 2 ]; then
 	skip "--gpus 2 out of core" "one GPU on this machine"
 elif $gpu --gpus 2 "$T/g" 2>&1 >/dev/null | grep -q "no NCCL"; then
 	skip "--gpus 2 out of core" "built without NCCL"

@@ -116,7 +116,7 @@ done
 expect_true "devices 0,0: paths (the rows made twice) valid" \
 	'APSP_SPARSE_DEVICES=0,0 APSP_SPARSE_BATCH=96 $gpu --engine sparse -o $T/gp $T/road &&
 	 $d -q --graph $T/road $T/gp'
-if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
+if [ "$(gpu_count)" -ge 2 ]; then
 	expect_true "--gpus 2: --stats the same bytes as one GPU" \
 		'APSP_SPARSE_BATCH=96 $gpu -v --gpus 2 --engine sparse --stats $T/road >$T/two 2>$T/v &&
 		 grep -q "on 2 GPUs" $T/v && APSP_SPARSE_BATCH=96 $gpu --engine sparse --stats $T/road | cmp -s - $T/two'
@@ -130,15 +130,9 @@ fi
 # every process has a batch or not; a graph as text taken by the automatic
 # choice, or declined and solved by the processes' rounds; distances alone
 # and some rows written by process 0 alone; a negative cycle's exit.
-if command -v mpirun >/dev/null 2>&1 && ldd "$gpu" | grep -q libmpi; then
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	export OMPI_MCA_btl_vader_single_copy_mechanism=none
+if has_mpi; then
 	one=0
-	[ "$(nvidia-smi -L | wc -l)" -ge 2 ] || one=1
-	mpi() {
-		if [ $one = 1 ]; then APSP_SPARSE_DEVICES=0 timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$@"
-		else timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$@"; fi
-	}
+	[ "$(gpu_count)" -ge 2 ] || one=1
 	for x in "road int32" "roadf float32" "roadd float64"; do
 		graph=$T/${x% *}
 		$gpu --engine sparse --stats --summary $graph >$T/one 2>$T/err

@@ -70,7 +70,7 @@ fi
 $g -n 3000 -d 4 -s 26 -o "$T/big"
 APSP_DEVICE_MEMORY=30000000 stats_gpu "out of core: folded on the host" "$T/big"
 expect_true "-v: out of core, not on the device" 'grep -q "out of core" "$T/v" && ! grep -q "folded on the device" "$T/v"'
-if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
+if [ "$(gpu_count)" -ge 2 ]; then
 	stats_gpu "two GPUs" "$T/big" --gpus 2
 	expect_true "-v: two GPUs" 'grep -q "2 x " "$T/v"'
 	if command -v mpirun >/dev/null 2>&1 && ldd "$gpu" | grep -q libmpi; then
