@@ -90,6 +90,12 @@ struct OutPart {
 	int m;      // the largest, with 0
 	long long s;
 };
+// Whether int32 distance x, at place at of a row whose own is self, is a
+// figure's term: finite, off the diagonal.
+__device__ __forceinline__ bool counted_i32(int x, int at, int self)
+{
+	return at != self && x < ST_INF_I32;
+}
 struct OutRun {
 	unsigned c = 0;
 	int m = 0;
@@ -97,7 +103,7 @@ struct OutRun {
 	// x, the distance to position p from the source at position sp
 	__device__ __forceinline__ void add(int x, int p, int sp)
 	{
-		if (p != sp && x < ST_INF_I32)
+		if (counted_i32(x, p, sp))
 			c++, s += x, m = x > m ? x : m;
 	}
 	__device__ __forceinline__ void put(OutPart *to) const { *to = OutPart{c, m, s}; }
@@ -435,7 +441,7 @@ __device__ __forceinline__ void fold_in_tile(Running<T> &f, const T *x, int cols
 		long long s = 0;
 		int m = 0;
 		for (int k = 0; k < cols; k++) {
-			const bool in = k != self && x[k] < ST_INF_I32;
+			const bool in = counted_i32(x[k], k, self);
 			const int y = in ? x[k] : 0;
 			c += in, s += y, m = y > m ? y : m;
 			const double r = __drcp_rn((double)(y != 0 ? y : 1));
