@@ -302,7 +302,7 @@ static el_factor *plan(const struct sparse_job *job, const struct arcs *a, const
 static void all_rows(const struct sparse_job *job, const el_factor *f, struct rows_out *o)
 {
 	if (job->device_rows) {
-		char info[400];
+		char info[1024]; /* (the -v line on several GPUs runs past 400) */
 		o->n = f->n, o->row_bytes = f->n * ST_TYPE_SIZE(f->type), o->threads = job->threads;
 		/* (betweenness: the rows come here, the statistics folded beside) */
 		if (job->device_rows(job->device_ctx, f, o->src, o->rows, o->bc ? NULL : o->stats,
