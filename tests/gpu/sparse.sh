@@ -116,6 +116,9 @@ done
 expect_true "devices 0,0: paths (the rows made twice) valid" \
 	'APSP_SPARSE_DEVICES=0,0 APSP_SPARSE_BATCH=96 $gpu --engine sparse -o $T/gp $T/road &&
 	 $d -q --graph $T/road $T/gp'
+expect_true "devices 0,0 -v: the engine's line whole (its end, the device wait, not cut)" \
+	'APSP_SPARSE_DEVICES=0,0 APSP_SPARSE_BATCH=96 $gpu -v --engine sparse --stats $T/road 2>&1 >/dev/null |
+	 grep "on 2 GPUs" | grep -q "device wait [0-9.]* s$"'
 if [ "$(gpu_count)" -ge 2 ]; then
 	expect_true "--gpus 2: --stats the same bytes as one GPU" \
 		'APSP_SPARSE_BATCH=96 $gpu -v --gpus 2 --engine sparse --stats $T/road >$T/two 2>$T/v &&
