@@ -243,6 +243,26 @@ static void pull_start(const btw_graph *g, btw_work *k, pulled *p, uint32_t s, c
 	rec[s].x = 1.0;
 }
 
+/* A vertex's groups of arcs (see btw_graph): the first slot of the one at
+ * hand (the first at v x BTW_GROUP), then those from more[v] to end. */
+typedef struct {
+	uint64_t j, more, end;
+} groups;
+
+static inline groups groups_of(const uint64_t *more, uint32_t v)
+{
+	return (groups){(uint64_t)v * BTW_GROUP, more[v], more[v + 1]};
+}
+
+/* The next group, or 0 past the last. */
+static inline int next_group(groups *it)
+{
+	if (it->more == it->end)
+		return 0;
+	it->j = it->more, it->more += BTW_GROUP;
+	return 1;
+}
+
 #ifdef __SSE2__
 /* A group's four heads: their values x (two and two) and distances d;
  * the arcs' lengths w. */
@@ -294,9 +314,9 @@ static inline __attribute__((always_inline)) double pull_count(const btw_graph *
 	__m128d acc01 = _mm_setzero_pd(), acc23 = _mm_setzero_pd();
 	const __m128i dv4 = _mm_set1_epi32(dv);
 #endif
-	uint64_t j = (uint64_t)v * BTW_GROUP;
-	for (uint64_t more = g->in_more[v], end = g->in_more[v + 1];;) {
-		const struct btw_arc *x = g->in + j;
+	groups it = groups_of(g->in_more, v);
+	do {
+		const struct btw_arc *x = g->in + it.j;
 		if (x[0].w > dv)
 			break;
 #ifdef __SSE2__
@@ -313,10 +333,7 @@ static inline __attribute__((always_inline)) double pull_count(const btw_graph *
 				const struct btw_rec u = rec[x[q].to];
 				acc += kept(u.x, (uint32_t)u.d + (uint32_t)x[q].w == (uint32_t)dv);
 			}
-		if (more == end)
-			break;
-		j = more, more += BTW_GROUP;
-	}
+	} while (next_group(&it));
 #ifdef __SSE2__
 	if (lanes) {
 		const __m128d sum = _mm_add_pd(acc01, acc23);
@@ -344,9 +361,9 @@ pull_dependency(const btw_graph *g, const pulled *p, uint64_t i, double *vertex,
 	const __m128i dv4 = _mm_set1_epi32(dv);
 	const __m128d sv2 = _mm_set1_pd(sv);
 #endif
-	uint64_t j = (uint64_t)v * BTW_GROUP;
-	for (uint64_t more = g->out_more[v], end = g->out_more[v + 1];;) {
-		const struct btw_arc *x = g->out + j;
+	groups it = groups_of(g->out_more, v);
+	do {
+		const struct btw_arc *x = g->out + it.j;
 		if (x[0].w > room)
 			break;
 #ifdef __SSE2__
@@ -369,12 +386,9 @@ pull_dependency(const btw_graph *g, const pulled *p, uint64_t i, double *vertex,
 				const double c = sv * u.x;
 				acc += kept(c, t);
 				if (arc && t)
-					arc[g->out_arc[j + q]] += c;
+					arc[g->out_arc[it.j + q]] += c;
 			}
-		if (more == end)
-			break;
-		j = more, more += BTW_GROUP;
-	}
+	} while (next_group(&it));
 #ifdef __SSE2__
 	if (!arc)
 		acc = _mm_cvtsd_f64(sum);
