@@ -12,8 +12,10 @@
 
 /* Rows given, the sums are pulled (betweenness_rows.c) where no arc is of
  * length 0 and the mean out-degree is at most this: in denser graphs the
- * tight arcs' lists test fewer arcs. */
-#define BTW_PULL_DEGREE 8
+ * tight arcs' lists test fewer arcs (random graphs of n = 2000 on 2 cores:
+ * pulled, 14% less time at 10 arcs a vertex, 7% at 160, 3% more at 300,
+ * 40% more at 800). */
+#define BTW_PULL_DEGREE 128
 
 /* A thread's room for a source. */
 typedef struct btw_work {

@@ -49,6 +49,9 @@ $g -n 70 -d 8 -w 1:3 -s 21 -o "$T/ties"
 btw_case "random directed, ties" "$T/ties"
 btw_case "random directed, ties, normalized" "$T/ties" --normalized
 btw_case "random directed, ties, dense engine" "$T/ties" -- --engine dense
+# more than 128 arcs a vertex: the sums along the tight arcs' lists
+$g -n 140 -d 95 -w 1:3 -s 31 -o "$T/thick"
+btw_case "random directed, ties, 133 arcs a vertex" "$T/thick"
 $g --grid 9x11 -s 22 -o "$T/grid"
 btw_case "grid" "$T/grid"
 $g --road 12x12 -w 1:9 -s 23 -o "$T/road"
