@@ -108,13 +108,13 @@ if has_mpi; then
 		done
 		expect_true "mpirun -np 2 --edge-betweenness: apsp-cpu's table and arcs" \
 			'mpi $gpu --stats --betweenness --edge-betweenness "$T/eb" "$T/i" | cmp -s - "$T/a.tsv" && cmp -s "$T/ea" "$T/eb"'
+		$c --stats --betweenness --edge-betweenness "$T/ea" "$T/f64" >"$T/a.tsv"
+		expect_true "mpirun -np 2, float64 (searched on process 0's host): apsp-cpu's table and arcs" \
+			'mpi $gpu --stats --betweenness --edge-betweenness "$T/eb" "$T/f64" | cmp -s - "$T/a.tsv" &&
+			 cmp -s "$T/ea" "$T/eb"'
 	else
-		skip "mpirun -np 2, the dense engine's betweenness" "one GPU"
+		skip "mpirun -np 2, the dense and float64 engines' betweenness" "one GPU"
 	fi
-	$c --stats --betweenness --edge-betweenness "$T/ea" "$T/f64" >"$T/a.tsv"
-	expect_true "mpirun -np 2, float64 (searched on process 0's host): apsp-cpu's table and arcs" \
-		'mpi $gpu --stats --betweenness --edge-betweenness "$T/eb" "$T/f64" | cmp -s - "$T/a.tsv" &&
-		 cmp -s "$T/ea" "$T/eb"'
 	$c --stats --betweenness "$T/road.mtx" >"$T/a.tsv"
 	expect_true "mpirun -np 2, a road-like graph as text: the sparse engine's rows and sums by process 0 alone, apsp-cpu's bytes" \
 		'mpi $gpu -v --stats --betweenness "$T/road.mtx" 2>"$T/v" | cmp -s - "$T/a.tsv" &&
