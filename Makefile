@@ -27,13 +27,13 @@ LIB_VERSION := 0.1.0
 SOMAJOR     := 0
 # The headers other programs include as <apsp/NAME.h>: the public ones lie
 # in lib/ itself, each room's internal ones in it.
-PUBLIC_H    := lib/types.h lib/stream.h lib/graphio.h lib/solve.h lib/fw.h lib/stats.h
+PUBLIC_H    := lib/types.h lib/stream.h lib/graphio.h lib/solve.h lib/fw.h lib/stats.h lib/certify.h
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fopenmp -pthread
 # The library's rooms (lib/ROOM/): its public headers lie in lib/ itself.
-LIB_ROOMS := common stream graphio prepare cpu stats sparse
+LIB_ROOMS := common stream graphio prepare cpu stats sparse check
 LIB_INC   := -Ilib $(LIB_ROOMS:%=-Ilib/%)
 LIB_H     := $(wildcard lib/*.h lib/*/*.h)
 CPPFLAGS += $(LIB_INC) -Itools -Irun -D_GNU_SOURCE
@@ -195,11 +195,12 @@ build/%.o: %.c $(LIB_H) $(wildcard tools/*.h run/*.h)
 # The engines also take a graph as text, as mtx2bin reads it (graphin.o).
 bin/apsp-cpu: build/run/engine.o build/run/sources.o build/run/graphin.o build/run/statsout.o build/run/checkpoint.o build/run/sparse.o build/run/betweenness.o
 bin/apsp-stats: build/run/statsout.o
-bin/mtx2bin bin/apsp-diff: build/run/graphin.o
+bin/mtx2bin bin/apsp-diff bin/apsp-info: build/run/graphin.o
+bin/apsp-diff bin/apsp-info: build/run/certificate.o
 bin/mtx2bin bin/gengraph: build/run/arcsout.o
 
 build/run/graphin.o: CPPFLAGS += $(ARCHIVE_CPPFLAGS)
-bin/mtx2bin bin/apsp-cpu bin/apsp-diff: LDLIBS += $(ARCHIVE_LIBS)
+bin/mtx2bin bin/apsp-cpu bin/apsp-diff bin/apsp-info: LDLIBS += $(ARCHIVE_LIBS)
 
 bin/%: build/tools/%.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)

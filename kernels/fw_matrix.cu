@@ -150,10 +150,25 @@ extern "C" int fwm_solve(uint32_t type, uint64_t n, const void *graph, void *dis
 	}
 	if (ready(device, gpus, err, errlen))
 		return -1;
+	// The weights as read, kept for the predecessors' repair: the textbook
+	// chains can point at each other where paths of equal length met
+	// (fw_solve in lib/cpu/fw_solve.c says when).
+	void *weights = nullptr;
+	if (pred) {
+		if (!(weights = malloc(n * n * sizeof(double))))
+			return fail(e, "out of memory for a copy of the weights (n = %llu)",
+			            (unsigned long long)n);
+		memcpy(weights, dist, n * n * sizeof(double));
+	}
 	const fwg_opts o = options(pred != nullptr, device, gpus);
-	if (fwg_solve(&o, n, dist, dist, pred, &last, err, errlen) < 0)
+	if (fwg_solve(&o, n, dist, dist, pred, &last, err, errlen) < 0) {
+		free(weights);
 		return -1;
-	if (pred && fw_textbook_preds(type, n, dist, pred, 0))
-		return fail(e, "out of memory for the predecessors");
-	return 0;
+	}
+	int rc = 0;
+	if (pred && (fw_textbook_preds(type, n, dist, pred, 0)
+	             || fw_repair_paths(type, n, weights, n, dist, pred, 0) < 0))
+		rc = fail(e, "out of memory for the predecessors");
+	free(weights);
+	return rc;
 }

@@ -130,7 +130,8 @@ int fw_solve(uint32_t type, uint64_t n, void *dist, int32_t *pred, int block, in
  * path (-1: the edge itself), as the textbook_paths rounds leave them
  * (the CPU engine, or a GPU's): in place, pred[s][t] = pred[m][t] for
  * m = mid[s][t], s where m is -1, -1 where t is s or unreachable in dist
- * (n x n, stride n, of type).  0, or -1 when out of memory (mid then
+ * (n x n, stride n, of type), and -1 where the mids loop (paths of equal
+ * length met in a blocked order: fw_repair_paths() mends those).  0, or -1 when out of memory (mid then
  * partly converted). */
 int fw_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid, int threads);
 

@@ -37,11 +37,11 @@ enum st_flag {
  * Python package, through ctypes): st_layout(name) gives the library's
  * value of "version" (ST_LAYOUT_VERSION, raised whenever a public struct
  * or constant changes), "sizeof S" and "offsetof S.FIELD" of the structs
- * st_error, gs_stats and gs_summary, and of the constants ST_INT32,
+ * st_error, gs_stats, gs_summary and ce_fault, and of the constants ST_INT32,
  * ST_FLOAT32, ST_FLOAT64, ST_DIRECTED, ST_NEGATIVE, ST_NEGCYCLE, ST_INF_I32,
  * GS_OUT and GS_IN; -1 for a name it does not know.  Such a program
  * refuses a library whose answers differ from its own copies. */
-#define ST_LAYOUT_VERSION 1
+#define ST_LAYOUT_VERSION 2
 int64_t st_layout(const char *name);
 
 #endif

@@ -1,10 +1,11 @@
-/* apsp-diff - compare the distances of two result streams, or check the
- * predecessor matrices of results against the graph they came from.
+/* apsp-diff - compare the distances of two result streams, or certify
+ * results against the graph they came from.
  *
  *   apsp-diff A B              distances of A and B, like cmp(1)
- *   apsp-diff --graph G A [B]  every predecessor chain of A (and B) is a path
- *                              of G whose weights sum to the stored distance
- *                              (and, with B, the distances agree too)
+ *   apsp-diff --graph G A [B]  A's (and B's) distances are exactly the
+ *                              shortest of G, and each predecessor chain a
+ *                              path of G of that weight (run/certificate.h);
+ *                              with B, the distances agree too
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "stream.h"
+#include "certificate.h"
 #include "graphin.h"
 #include "tool.h"
 
@@ -21,11 +23,12 @@ static void usage(FILE *f)
 	        "Usage: %s [options] A B\n"
 	        "       %s [options] --graph G A [B]\n"
 	        "Compare the distances of two result streams A and B (apsp-cpu, apsp-gpu),\n"
-	        "or check that every predecessor chain of A (and B) is a path of the graph\n"
-	        "stream G from source to destination whose weights sum to the distance.\n"
+	        "or certify A (and B) against the graph G: every distance is exactly the\n"
+	        "shortest (no arc of G gives less, and a path of G weighs it) and every\n"
+	        "predecessor chain is such a path.\n"
 	        "\n"
-	        "  -g, --graph G         check predecessors against the graph G (a stream,\n"
-	        "                        or text as the engines read it)\n"
+	        "  -g, --graph G         certify against the graph G (a stream of weights or\n"
+	        "                        arcs, or text as the engines read it)\n"
 	        "  -n, --max-diffs N     print at most N differences (default 10)\n"
 	        "  -t, --tolerance X     float32 and float64: equal when\n"
 	        "                        |a - b| <= X * max(1, |a|, |b|) (default 1e-5;\n"
@@ -38,8 +41,8 @@ static void usage(FILE *f)
 	        "  -h, --help            print this help and exit\n"
 	        "  -V, --version         print the version and exit\n"
 	        "\n"
-	        "Exit status: 0 equal (and every chain valid), 1 different (or a chain\n"
-	        "invalid), 2 trouble (usage, input, I/O, sizes that do not match),\n"
+	        "Exit status: 0 equal (and every result certified), 1 different (or a\n"
+	        "result not shortest), 2 trouble (usage, input, I/O, sizes that do not match),\n"
 	        "3 a result records a negative cycle.\n",
 	        tool_name(), tool_name());
 }
@@ -207,78 +210,6 @@ static int compare(const struct result *a, const struct result *b, double tol, l
 	return differ ? EXIT_DIFFERENT : EXIT_OK;
 }
 
-/* Weight of the edge u -> v in G, as a double; +inf when none. */
-static double edge(const st_header *g, const void *w, uint64_t u, uint64_t v)
-{
-	return value(g, w, u * g->npad + v);
-}
-
-/* Check every chain of result r against graph g.  Returns the number of bad
- * pairs; prints the first few. */
-static uint64_t check_paths(const struct result *g, const struct result *r, double tol,
-                            long maxdiffs, int threads)
-{
-	const st_header *hg = &g->m.h, *hr = &r->m.h;
-	uint64_t n = hr->n, bad = 0;
-	long shown = 0;
-
-	const uint64_t rows = row_count(r);
-	#pragma omp parallel for schedule(dynamic, 16) reduction(+ : bad) \
-		num_threads(threads)
-	for (uint64_t k = 0; k < rows; k++) {
-		const uint64_t s = source_at(r, k);
-		const int32_t *prow = (const int32_t *)r->m.pred + k * hr->npad;
-		for (uint64_t t = 0; t < n; t++) {
-			double d = value(hr, r->m.dist, k * hr->npad + t);
-			const char *why = NULL;
-			double sum = 0, sumabs = 0;
-			if (s == t) {
-				if (d != 0)
-					why = "distance to itself is not 0";
-			} else if (isinf(d)) {
-				if (prow[t] != -1)
-					why = "unreachable but has a predecessor";
-			} else {
-				/* Walk back from t: at most n - 1 edges, each one of G. */
-				uint64_t v = t, steps = 0;
-				while (v != s && !why) {
-					int32_t u = prow[v];
-					if (u < 0 || (uint64_t)u >= n)
-						why = "chain stops before the source";
-					else if (++steps >= n)
-						why = "chain longer than n - 1 edges (a cycle)";
-					else if (isinf(edge(hg, g->m.weights, (uint64_t)u, v)))
-						why = "chain uses an edge the graph does not have";
-					else {
-						double w = edge(hg, g->m.weights, (uint64_t)u, v);
-						sum += w, sumabs += fabs(w), v = (uint64_t)u;
-					}
-				}
-				/* floating sums were rounded in another order */
-				double scale = fmax(1.0, fmax(fabs(d), sumabs));
-				if (!why && (hr->type == ST_INT32 ? sum != d : fabs(sum - d) > tol * scale))
-					why = "path weight differs from the distance";
-			}
-			if (!why)
-				continue;
-			bad++;
-			#pragma omp critical
-			if (shown < maxdiffs && tool_opts.verbose > 0) {
-				fprintf(report, "%s: %llu -> %llu: %s", r->name, (unsigned long long)s,
-				       (unsigned long long)t, why);
-				if (why[0] == 'p')
-					fprintf(report, " (%.9g, distance %.9g)", sum, d);
-				fputc('\n', report);
-				shown++;
-			}
-		}
-	}
-	if (tool_opts.verbose > 0)
-		fprintf(report, "%s: %llu pairs checked against the graph, %llu bad\n", r->name,
-		       (unsigned long long)(rows * n), (unsigned long long)bad);
-	return bad;
-}
-
 static void check_result(const struct result *r)
 {
 	const st_header *h = &r->m.h;
@@ -331,7 +262,7 @@ int main(int argc, char **argv)
 	int threads = tool_threads();
 	report = tool_output_fopen(0);
 
-	struct result g = {0}, r[2] = {{0}};
+	struct result r[2] = {{0}};
 	for (int i = 0; i < nargs; i++) {
 		load(&r[i], argv[optind + i], threads);
 		check_result(&r[i]);
@@ -352,25 +283,21 @@ int main(int argc, char **argv)
 	}
 	int status = EXIT_OK;
 	if (graph) {
-		load(&g, graph, threads);
-		if (!g.m.weights)
-			tool_die("%s: the stream holds no edge weights", g.name);
+		uint64_t n;
+		ce_graph *g = certify_graph(graph, threads, &n);
 		for (int i = 0; i < nargs; i++) {
-			if (!r[i].m.pred)
-				tool_die("%s: the stream holds no predecessors (computed with --no-paths?)",
-				         r[i].name);
-			if (r[i].m.h.n != g.m.h.n)
+			if (r[i].m.h.n != n)
 				tool_die("%s has %llu vertices, the graph %s %llu", r[i].name,
-				         (unsigned long long)r[i].m.h.n, g.name,
-				         (unsigned long long)g.m.h.n);
-			if (check_paths(&g, &r[i], tol, maxdiffs, threads))
+				         (unsigned long long)r[i].m.h.n, tool_input_name(graph),
+				         (unsigned long long)n);
+			if (certify_rows(g, r[i].name, &r[i].m, tol, threads, report))
 				status = EXIT_DIFFERENT;
 		}
+		ce_graph_free(g);
 	}
 	if (nargs == 2 && compare(&r[0], &r[1], tol, maxdiffs) != EXIT_OK)
 		status = EXIT_DIFFERENT;
 	tool_output_commit();
-	st_matrices_free(&g.m);
 	st_matrices_free(&r[0].m);
 	st_matrices_free(&r[1].m);
 	free(r[0].row), free(r[1].row);

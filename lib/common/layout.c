@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "certify.h"
 #include "stats.h"
 #include "stream.h"
 
@@ -20,6 +21,8 @@ static const struct {
 	{"sizeof gs_betweenness", sizeof(gs_betweenness)},
 	{"offsetof gs_betweenness.arc", offsetof(gs_betweenness, arc)},
 	{"sizeof gs_bc_opts", sizeof(gs_bc_opts)},
+	{"sizeof ce_fault", sizeof(ce_fault)},
+	{"offsetof ce_fault.what", offsetof(ce_fault, what)},
 	{"ST_INT32", ST_INT32},
 	{"ST_FLOAT32", ST_FLOAT32},
 	{"ST_FLOAT64", ST_FLOAT64},

@@ -615,8 +615,9 @@ int fwc_derive_tiles(const void *d, const void *w, int32_t *pred, const in_edges
  * first reaches d[s][t], at pivot m = mid[s][t], to pred[m][t], which is
  * final by then (m's own path to t has intermediates below m); so pred[s][t]
  * is the last vertex x of s, mid[s][t], mid[mid[s][t]][t], ... with mid[x][t]
- * = -1.  A column at a time, its mids copied first; the chain is cut at n
- * steps, which exact sums never need. */
+ * = -1.  A column at a time, its mids copied first; a chain of n steps
+ * loops (ties met in the blocked order) and gives -1, which
+ * fw_repair_paths() then mends. */
 int fw_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid, int threads)
 {
 	const size_t es = ST_TYPE_SIZE(type);
@@ -638,9 +639,12 @@ int fw_textbook_preds(uint32_t type, uint64_t n, const void *dist, int32_t *mid,
 					mid[s * n + t] = -1;
 					continue;
 				}
-				for (uint64_t k = 0; k < n && col[x] >= 0; k++)
+				uint64_t k = 0;
+				for (; k < n && col[x] >= 0; k++)
 					x = col[x];
-				mid[s * n + t] = x;
+				/* a chain of n steps loops (paths of equal length met in
+				 * the blocked order): none, for fw_repair_paths to mend */
+				mid[s * n + t] = k < n ? x : -1;
 			}
 		}
 		free(col);

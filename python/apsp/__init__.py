@@ -6,6 +6,7 @@
     table = apsp.stats(G)                               # apsp-stats' columns
     table = apsp.stats(road, engine="sparse")            # scipy.sparse, no n x n
     bc = apsp.betweenness_centrality(G)                 # networkx's, weighted
+    apsp.certify(G, dist, pred)                         # proved shortest, or raises
 
 shortest_path and floyd_warshall take scipy.sparse.csgraph's arguments and
 give its results (float64 distances, int32 predecessors with -9999 for
@@ -16,6 +17,7 @@ libraries are found in the checkout (after make) or where make install put
 them (see _lib.py)."""
 from . import _lib
 from ._betweenness import betweenness_centrality
+from ._certify import certify, NotShortestError
 from ._csgraph import floyd_warshall, shortest_path
 from ._engine import has_gpu
 from ._errors import NegativeCycleError
@@ -36,5 +38,5 @@ except ImportError:  # pragma: no cover - apspmat.py lies beside this package
     pass
 
 __all__ = ["floyd_warshall", "shortest_path", "stats", "COLUMNS", "betweenness_centrality",
-           "NegativeCycleError",
+           "certify", "NegativeCycleError", "NotShortestError",
            "has_gpu", "load", "save", "Stream", "StreamError"]

@@ -16,7 +16,7 @@ _TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # What this package mirrors of the library's public headers (lib/types.h,
 # lib/stats.h), checked against the library it loads (st_layout): a
 # library of another layout is refused, not read as wrong numbers.
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2
 ST_INT32, ST_FLOAT32, ST_FLOAT64 = 1, 2, 3
 ST_DIRECTED, ST_NEGATIVE, ST_NEGCYCLE = 1, 2, 4
 ST_INF_I32 = 0x3FFFFFFF
@@ -60,6 +60,14 @@ class GsBcOpts(ctypes.Structure):
                 ("progress", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
 
 
+class CeFault(ctypes.Structure):
+    """ce_fault: the first condition a row of distances broke."""
+    _fields_ = [("kind", ctypes.c_int), ("row", ctypes.c_uint64), ("source", ctypes.c_uint64),
+                ("vertex", ctypes.c_uint64), ("tail", ctypes.c_int64),
+                ("weight", ctypes.c_double), ("dist", ctypes.c_double),
+                ("via", ctypes.c_double), ("what", ctypes.c_char * 200)]
+
+
 def _mirrored():
     """(name, this package's value) for every name st_layout answers."""
     g = globals()
@@ -71,7 +79,9 @@ def _mirrored():
            ("offsetof gs_summary.wiener_exact", GsSummary.wiener_exact.offset),
            ("sizeof gs_betweenness", ctypes.sizeof(GsBetweenness)),
            ("offsetof gs_betweenness.arc", GsBetweenness.arc.offset),
-           ("sizeof gs_bc_opts", ctypes.sizeof(GsBcOpts))]
+           ("sizeof gs_bc_opts", ctypes.sizeof(GsBcOpts)),
+           ("sizeof ce_fault", ctypes.sizeof(CeFault)),
+           ("offsetof ce_fault.what", CeFault.what.offset)]
     return out + [(k, g[k]) for k in ("ST_INT32", "ST_FLOAT32", "ST_FLOAT64", "ST_DIRECTED",
                                       "ST_NEGATIVE", "ST_NEGCYCLE", "ST_INF_I32", "GS_OUT",
                                       "GS_IN")]
@@ -142,6 +152,16 @@ def cpu():
     lib.gs_add_rows.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
                                 ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int]
     lib.gs_add_rows.restype = None
+    p = ctypes.c_void_p
+    lib.ce_graph_new.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint64, p, p, p,
+                                 ctypes.POINTER(Error)]
+    lib.ce_graph_new.restype = p
+    lib.ce_graph_free.argtypes = [p]
+    lib.ce_graph_free.restype = None
+    lib.ce_check_rows.argtypes = [p, ctypes.c_uint32, p, ctypes.c_uint64, ctypes.c_uint64, p, p,
+                                  ctypes.c_uint64, ctypes.c_double, ctypes.c_int,
+                                  ctypes.POINTER(CeFault), ctypes.POINTER(Error)]
+    lib.ce_check_rows.restype = ctypes.c_int64
     _cpu = lib
     return lib
 

@@ -38,12 +38,14 @@ def _check(n, k, where):
 def check(n, paths, directed, in_place):
     """A CPU run: the result (8 per n^2, unless the caller's array is used in
     place), the engine's tiled copy (8), predecessors (4 in the result, 4
-    tiled), the transpose of an undirected graph (8)."""
-    k = 8 + (0 if in_place else 8) + (8 if paths else 0) + (0 if directed else 8)
+    tiled) and a copy of the weights for their repair (8), the transpose of
+    an undirected graph (8)."""
+    k = 8 + (0 if in_place else 8) + (16 if paths else 0) + (0 if directed else 8)
     _check(n, k, "memory")
 
 
 def check_gpu_host(n, paths, copy):
     """The host side of a GPU run: the result (8 per n^2), the predecessors
-    (4), a float64 copy of the graph where it is not one (8)."""
-    _check(n, 8 + (4 if paths else 0) + (8 if copy else 0), "host memory")
+    (4) and a copy of the weights for their repair (8), a float64 copy of
+    the graph where it is not one (8)."""
+    _check(n, 8 + (12 if paths else 0) + (8 if copy else 0), "host memory")
