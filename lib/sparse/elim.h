@@ -107,11 +107,12 @@ el_arcs *el_arcs_new(uint64_t n, uint32_t type, uint64_t count, const uint32_t *
 void el_arcs_free(el_arcs *a);
 /* The predecessors of rows first .. first + count - 1 (n each, stride n;
  * their sources first + i, or src[first + i] where src is not NULL) from
- * their distances: each row's tree grown from its source along the
- * tight arcs (d(u) + w(u, v) = d(v), as the type rounds the sum), breadth
- * first, so every chain ends at the source, zero and negative arcs
- * included; a vertex that rounding leaves with no exact arc takes its
- * closest in-arc from the tree.  -1 for the source and where unreachable.
+ * their distances: each vertex takes its in-arc whose d(u) + w(u, v)
+ * comes closest to d(v); where those close loops (zero and negative arcs
+ * tied, float rounding), the vertices left out join the tree one at a
+ * time by the closest arc from it of all (Prim's order), so every chain
+ * ends at the source along arcs as tight as the distances allow.  -1 for
+ * the source and where unreachable.
  * 0, or -1 with err set (out of memory). */
 int el_derive_preds(const el_arcs *a, const uint32_t *src, uint64_t first, uint64_t count,
                     const void *rows, int32_t *pred, int threads, st_error *err);

@@ -94,15 +94,6 @@ static double dist_at(uint32_t type, const void *row, uint64_t v)
 	return type == ST_FLOAT32 ? ((const float *)row)[v] : ((const double *)row)[v];
 }
 
-/* Whether d(u) + w reaches d(v): exactly (int32: whole numbers) or, for
- * floats, as the type rounds the sum. */
-static int tight(uint32_t type, double du, double w, double dv)
-{
-	if (type == ST_FLOAT32)
-		return (float)((float)du + (float)w) == (float)dv;
-	return du + w == dv;
-}
-
 /* The tail of v's in-arc whose d(u) + w(u, v) comes closest to d(v), the
  * first of the closest; with tree set, among tails already in the tree
  * (pred set) alone.  -1: none. */
@@ -144,60 +135,99 @@ static uint8_t chain_ends(const int32_t *pred, uint64_t s, uint64_t v, uint8_t *
 	return end;
 }
 
+/* A candidate arc u -> v into the vertices left out, by how far
+ * d(u) + w(u, v) lies from d(v). */
+struct cand {
+	double off;
+	uint32_t v, u;
+};
+
+struct heap {
+	struct cand *at;
+	uint64_t size;
+};
+
+static void heap_push(struct heap *h, struct cand c)
+{
+	uint64_t i = h->size++;
+	while (i > 0) {
+		const uint64_t up = (i - 1) / 2;
+		if (h->at[up].off <= c.off)
+			break;
+		h->at[i] = h->at[up], i = up;
+	}
+	h->at[i] = c;
+}
+
+static struct cand heap_pop(struct heap *h)
+{
+	const struct cand top = h->at[0], last = h->at[--h->size];
+	uint64_t i = 0;
+	for (;;) {
+		uint64_t c = 2 * i + 1;
+		if (c >= h->size)
+			break;
+		if (c + 1 < h->size && h->at[c + 1].off < h->at[c].off)
+			c++;
+		if (last.off <= h->at[c].off)
+			break;
+		h->at[i] = h->at[c], i = c;
+	}
+	if (h->size)
+		h->at[i] = last;
+	return top;
+}
+
+/* u's arcs into the vertices left out (mark 2, no pred yet) as candidates. */
+static void offer_arcs(const el_arcs *a, const void *row, uint64_t u, const int32_t *pred,
+                       const uint8_t *mark, struct heap *h)
+{
+	const double du = dist_at(a->type, row, u);
+	for (uint64_t e = a->out_first[u]; e < a->out_first[u + 1]; e++) {
+		const uint32_t v = a->out_to[e];
+		if (mark[v] == 2 && pred[v] < 0)
+			heap_push(h, (struct cand){fabs(du + a->out_w[e] - dist_at(a->type, row, v)), v,
+			                           (uint32_t)u});
+	}
+}
+
 /* Row s's tree.  Each reachable v takes the in-arc (u, v) whose
  * d(u) + w(u, v) comes closest to d(v) (exactly, where no rounding
  * intervenes), the first of the closest; where those choices close a loop
  * (zero or negative arcs tied), the vertices whose chains do not reach s
- * join the tree afresh: along tight arcs from it, breadth first, and where
- * rounding leaves one no exact arc, by its closest in-arc from the tree. */
+ * join the tree afresh, one at a time, each by the arc from the tree that
+ * comes closest to its distance of all such arcs (exactly tight ones
+ * first), as Prim's algorithm grows a tree: so a vertex whose best arc
+ * comes from another left out waits for that one, and no chain takes an
+ * arc far from tight while a tight path exists. */
 static void row_tree(const el_arcs *a, uint64_t s, const void *row, int32_t *pred,
-                     uint32_t *queue, uint32_t *stack, uint8_t *mark)
+                     uint32_t *stack, uint8_t *mark, struct heap *h)
 {
 	const uint64_t n = a->n;
 	for (uint64_t v = 0; v < n; v++) {
 		mark[v] = 0;
 		pred[v] = v != s && dist_at(a->type, row, v) < INFINITY ? closest_in(a, row, v, NULL) : -1;
 	}
-	uint64_t head = 0, tail = 0, left = 0;
-	for (uint64_t v = 0; v < n; v++) {
-		if (v == s || pred[v] < 0)
-			continue;
-		if (chain_ends(pred, s, v, mark, stack) == 1)
-			queue[tail++] = (uint32_t)v; /* (in the tree: the search below starts from it) */
-	}
+	uint64_t left = 0;
+	for (uint64_t v = 0; v < n; v++)
+		if (v != s && pred[v] >= 0)
+			chain_ends(pred, s, v, mark, stack);
 	for (uint64_t v = 0; v < n; v++)
 		if (mark[v] == 2)
 			pred[v] = -1, left++;
 	if (left == 0)
 		return;
-	queue[tail++] = (uint32_t)s;
-	pred[s] = (int32_t)s; /* (in the tree until the end) */
-	for (;;) {
-		while (head < tail && left > 0) {
-			const uint32_t u = queue[head++];
-			const double du = dist_at(a->type, row, u);
-			for (uint64_t e = a->out_first[u]; e < a->out_first[u + 1]; e++) {
-				const uint32_t v = a->out_to[e];
-				if (pred[v] < 0 && mark[v] == 2
-				    && tight(a->type, du, a->out_w[e], dist_at(a->type, row, v))) {
-					pred[v] = (int32_t)u, queue[tail++] = v;
-					left--;
-				}
-			}
-		}
-		if (left == 0)
-			break;
-		const uint64_t before = tail;
-		for (uint64_t v = 0; v < n; v++) {
-			if (mark[v] != 2 || pred[v] >= 0)
-				continue;
-			if ((pred[v] = closest_in(a, row, v, pred)) >= 0)
-				queue[tail++] = (uint32_t)v, left--;
-		}
-		if (tail == before) /* (none joined) */
-			break;
+	h->size = 0;
+	for (uint64_t u = 0; u < n; u++)
+		if (u == s || mark[u] == 1)
+			offer_arcs(a, row, u, pred, mark, h);
+	while (left > 0 && h->size > 0) {
+		const struct cand c = heap_pop(h);
+		if (pred[c.v] >= 0)
+			continue;
+		pred[c.v] = (int32_t)c.u, left--;
+		offer_arcs(a, row, c.v, pred, mark, h);
 	}
-	pred[s] = -1;
 }
 
 int el_derive_preds(const el_arcs *a, const uint32_t *src, uint64_t first, uint64_t count,
@@ -208,19 +238,19 @@ int el_derive_preds(const el_arcs *a, const uint32_t *src, uint64_t first, uint6
 	int failed = 0;
 	#pragma omp parallel num_threads(threads)
 	{
-		uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
+		struct heap h = {malloc((a->out_first[n] + 1) * sizeof *h.at), 0};
 		uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
 		uint8_t *mark = malloc(n ? n : 1);
-		if (!queue || !stack || !mark) {
+		if (!h.at || !stack || !mark) {
 			#pragma omp atomic write
 			failed = 1;
 		}
 		#pragma omp for schedule(dynamic, 4)
 		for (uint64_t i = 0; i < count; i++)
-			if (queue && stack && mark)
+			if (h.at && stack && mark)
 				row_tree(a, src ? src[first + i] : first + i, (const char *)rows + i * row_bytes,
-				         pred + i * n, queue, stack, mark);
-		free(queue), free(stack), free(mark);
+				         pred + i * n, stack, mark, &h);
+		free(h.at), free(stack), free(mark);
 	}
 	return failed ? lib_fail(err, "sparse engine: out of memory for the predecessors") : 0;
 }

@@ -1,0 +1,253 @@
+"""One differential test over every route that gives distances or paths.
+
+    python3 routes.py TOP cpu|gpu GRAPHS [SEED]
+
+Small hostile graphs (zero-weight arcs and cycles, negative arcs, ties,
+repeated entries, loops, pieces apart, one-way arcs, float weights that
+round, negative cycles now and then) go through each route of the engines
+(dense and sparse, kept and derived predecessors, rows, sources; the
+element types int32, float32 and float64; Python's calls), every result is
+certified shortest against its graph (apsp.certify, lib/certify.h) and its
+distances compared with the first route's.  Prints PASS or FAIL a route;
+a failure names the seed, the graph's number and the route, and the graph
+is left in build/routes-failed/ to run again."""
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+TOP = sys.argv[1]
+sys.path[:0] = [os.path.join(TOP, "python")]
+import apsp  # noqa: E402
+import apspmat  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+DEVICE = sys.argv[2]
+GRAPHS = int(sys.argv[3])
+SEED = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+BIN = os.path.join(TOP, "bin")
+ENGINE = os.path.join(BIN, "apsp-gpu" if DEVICE == "gpu" else "apsp-cpu")
+TOL = {"int32": 0.0, "float32": 1e-5, "float64": 1e-12}
+ROUNDING = [0.1, 0.2, 0.3, 0.7, 1e-3, 1.1, 2.675, 1 / 3, 1e-7, 3.3333333]
+
+
+def weight(rng, kind, lo):
+    if kind == "int32":
+        return rng.randint(lo, 12) if rng.random() > 0.2 else 0
+    r = rng.random()
+    if r < 0.2:
+        return 0.0
+    if r < 0.5:
+        return rng.choice(ROUNDING) * rng.randint(1, 9)
+    return round(rng.uniform(max(lo, 0), 12), rng.randint(0, 9))
+
+
+def hostile(rng):
+    """n, type, undirected, and the entries (u, v, w) as a file lists them:
+    repeats, loops and one-way arcs among them."""
+    n = rng.choice([1, 2, 3, 5, 8, 13, 17, 24, 33])
+    kind = rng.choice(["int32", "float32", "float64"])
+    undirected = rng.random() < 0.3
+    negative = not undirected and rng.random() < 0.35
+    cycle = negative and rng.random() < 0.1
+    density = rng.choice([0.05, 0.15, 0.3, 0.6])
+    pot = [rng.randint(0, 6) for _ in range(n)]  # arcs + pot(u) - pot(v): no negative cycle
+    pieces = rng.randint(1, 3)
+    piece = [rng.randrange(pieces) for _ in range(n)]
+    entries = []
+    for u in range(n):
+        for v in range(n):
+            if u == v or piece[u] != piece[v] or rng.random() > density:
+                continue
+            if undirected and v < u:
+                continue
+            w = weight(rng, kind, 0)
+            if negative:
+                w = w + pot[u] - pot[v]
+            entries.append((u, v, w))
+            if rng.random() < 0.1:  # a repeat, heavier or lighter
+                entries.append((u, v, w + rng.choice([-1, 1, 2]) * (0 if negative else 1)))
+    for _ in range(rng.randint(0, 2)):  # loops of weight 0 or more
+        if n:
+            u = rng.randrange(n)
+            entries.append((u, u, abs(weight(rng, kind, 0))))
+    if cycle and n >= 2:
+        u, v = rng.sample(range(n), 2)
+        entries += [(u, v, 1), (v, u, -2)]
+    return n, kind, undirected, entries
+
+
+def write_mtx(path, n, kind, undirected, entries):
+    field = "integer" if kind == "int32" else "real"
+    with open(path, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate %s %s\n" %
+                (field, "symmetric" if undirected else "general"))
+        f.write("%d %d %d\n" % (n, n, len(entries)))
+        for u, v, w in entries:
+            a, b = (max(u, v), min(u, v)) if undirected else (u, v)
+            f.write("%d %d %s\n" % (a + 1, b + 1, repr(w) if kind != "int32" else w))
+
+
+def csgraph(n, kind, undirected, entries):
+    """The graph as the engines read it: the least of repeats, non-negative
+    loops left out, mirrored where undirected; weights rounded to the type."""
+    best = {}
+    for u, v, w in entries:
+        if u == v and w >= 0:
+            continue
+        w = float(np.float32(w)) if kind == "float32" else float(w)
+        for a, b in ((u, v), (v, u)) if undirected and u != v else ((u, v),):
+            best[(a, b)] = min(best.get((a, b), np.inf), w)
+    if not best:
+        return sp.csr_matrix((n, n))
+    (r, c), w = zip(*best.keys()), list(best.values())
+    g = sp.coo_matrix((w, (r, c)), shape=(n, n)).tocsr()
+    return g
+
+
+def negative_cycle(g):
+    try:
+        import scipy.sparse.csgraph as cg
+        cg.bellman_ford(g, directed=True)
+        return any(g[i, i] < 0 for i in range(g.shape[0]))
+    except cg.NegativeCycleError:
+        return True
+
+
+def as_float(s):
+    d = np.asarray(s.dist, dtype=np.float64)
+    if s.type == "int32":
+        d = np.where(np.asarray(s.dist) >= 0x3FFFFFFF, np.inf, d)
+    return d[:, :s.n]
+
+
+class Failure(Exception):
+    pass
+
+
+def run(args, want_rc=0):
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != want_rc:
+        raise Failure("%s exited %d (wanted %d): %s" % (" ".join(args[-4:]), p.returncode,
+                                                         want_rc, p.stderr.decode()[:300]))
+    return p
+
+
+def routes(n):
+    """(name, engine options, paths) of the command-line routes."""
+    half = "%d:%d" % (n // 3, max(n // 3 + 1, n - n // 4)) if n else "0:0"
+    out = [("dense", [], True), ("dense-tracked", ["--derive-paths", "never"], True),
+           ("dense-nopaths", ["--no-paths"], False), ("sparse", ["--engine", "sparse"], True),
+           ("sparse-nopaths", ["--engine", "sparse", "--no-paths"], False),
+           ("rows", ["--rows", half], True), ("rows-nopaths", ["--rows", half, "--no-paths"], False),
+           ("sources", ["--sources", "SRC"], True),
+           ("sparse-sources", ["--engine", "sparse", "--sources", "SRC", "--no-paths"], False)]
+    if DEVICE == "cpu":
+        out.append(("dense-B16", ["-B", "16", "-T", "2"], True))
+    return out
+
+
+def check_graph(rng, k, tmp, stats):
+    n, kind, undirected, entries = hostile(rng)
+    text = os.path.join(tmp, "g.mtx")
+    write_mtx(text, n, kind, undirected, entries)
+    g = csgraph(n, kind, undirected, entries)
+    cycle = negative_cycle(g) if n else False
+    graph = text
+    if kind == "float64":
+        graph = os.path.join(tmp, "g.apm")
+        run([os.path.join(BIN, "mtx2bin"), "-T", "1", "-t", "float64", "-o", graph, text])
+    srcs = rng.sample(range(n), min(n, rng.randint(1, 4))) if n else []
+    with open(os.path.join(tmp, "src"), "w") as f:
+        f.write(" ".join(map(str, srcs)) + "\n")
+    ref = None
+    tol = TOL[kind]
+    for name, opts, paths in routes(n):
+        if not n and "SRC" in opts:
+            continue
+        opts = [os.path.join(tmp, "src") if o == "SRC" else o for o in opts]
+        out = os.path.join(tmp, "r.apm")
+        try:
+            run([ENGINE, "-T", "1"] + opts + ["-o", out, graph], 3 if cycle else 0)
+            stats[name] = stats.get(name, 0) + 1
+            if cycle:
+                continue
+            s = apspmat.load(out)
+            d = as_float(s)
+            pred = np.asarray(s.pred)[:, :n] if paths else None
+            idx = None if s.sources is None else np.asarray(s.sources, dtype=np.int64)
+            try:
+                apsp.certify(g, d, pred, indices=idx, tol=tol, threads=1)
+            except apsp.NotShortestError as e:
+                raise Failure(str(e))
+            if ref is None:
+                ref = d
+            else:
+                rows = ref if idx is None else ref[idx]
+                fin = np.isfinite(rows)
+                if not (np.array_equal(fin, np.isfinite(d)) and
+                        np.allclose(d[fin], rows[fin], rtol=tol, atol=tol)):
+                    raise Failure("distances differ from the first route's")
+        except Failure as e:
+            stats.setdefault("failed", []).append((name, k, kind, str(e)))
+            keep = os.path.join(TOP, "build", "routes-failed")
+            os.makedirs(keep, exist_ok=True)
+            shutil.copy(text, os.path.join(keep, "seed%d-graph%d.mtx" % (SEED, k)))
+    python_routes(g, n, cycle, srcs, k, kind, stats)
+
+
+def python_routes(g, n, cycle, srcs, k, kind, stats):
+    """scipy's interface on the same graph (float64)."""
+    if n == 0:
+        return
+    dev = "gpu" if DEVICE == "gpu" else "cpu"
+    calls = [("python-fw", dict(method="FW", return_predecessors=True), None),
+             ("python-D-indices", dict(method="D", indices=srcs), srcs),
+             ("python-J-indices-pred", dict(method="J", indices=srcs, return_predecessors=True),
+              srcs)]
+    for name, kw, idx in calls:
+        try:
+            try:
+                got = apsp.shortest_path(g, device=dev, threads=1, **kw)
+            except apsp.NegativeCycleError:
+                if not cycle:
+                    raise Failure("NegativeCycleError on a graph without one")
+                stats[name] = stats.get(name, 0) + 1
+                continue
+            if cycle:
+                raise Failure("no NegativeCycleError on a graph with a negative cycle")
+            d, p = got if kw.get("return_predecessors") else (got, None)
+            apsp.certify(g, d, p, indices=idx, threads=1)
+            stats[name] = stats.get(name, 0) + 1
+        except (Failure, apsp.NotShortestError, ValueError) as e:
+            stats.setdefault("failed", []).append((name, k, kind, str(e)))
+
+
+def main():
+    rng = random.Random(SEED)
+    stats = {}
+    tmp = tempfile.mkdtemp()
+    try:
+        for k in range(GRAPHS):
+            check_graph(rng, k, tmp, stats)
+    finally:
+        shutil.rmtree(tmp)
+    failed = stats.pop("failed", [])
+    bad = {}
+    for name, k, kind, why in failed:
+        bad.setdefault(name, []).append((k, kind, why))
+    for name in sorted(set(stats) | set(bad)):
+        if name in bad:
+            k, kind, why = bad[name][0]
+            print("FAIL routes-%s %s: %d of %d graphs (seed %d, graph %d, %s: %s)"
+                  % (DEVICE, name, len(bad[name]), stats.get(name, 0), SEED, k, kind, why))
+        else:
+            print("PASS routes-%s %s: %d hostile graphs certified and compared (seed %d)"
+                  % (DEVICE, name, stats[name], SEED))
+
+
+main()
