@@ -160,7 +160,9 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
  * arcs from[k] -> to[k] of weight w[k] (type's elements; loops ignored but
  * for a negative one, the least of repeated arcs) by the sparse engine:
  * the vertices eliminated in nested-dissection order over (min, +), no
- * n x n matrix (apsp-cpu(1), "The sparse engine").  Row i, n entries, at
+ * n x n matrix (apsp-cpu(1), "The sparse engine"); or, for at most 64
+ * sources and no negative weight, a search a source (Dijkstra's
+ * algorithm), with no order made.  Row i, n entries, at
  * rows + i * n (INF or +inf where unreachable).  Returns 0; 1 on a
  * negative cycle (*cycle_vertex on it); 2 where most > 0 and the
  * elimination's fill would pass most entries (nothing made: the dense

@@ -124,7 +124,9 @@ void engine_in_free(engine_in *in)
 
 double engine_physical_memory(void)
 {
-	const char *cap = getenv("APSP_HOST_MEMORY");
+	const char *cap = getenv("APSP_MEMORY");
+	if (!cap || !*cap)
+		cap = getenv("APSP_HOST_MEMORY");
 	if (cap && *cap)
 		return strtod(cap, NULL);
 	return tool_physical_memory();
@@ -132,12 +134,16 @@ double engine_physical_memory(void)
 
 void engine_check_memory(const char *path, const st_header *h, double bytes)
 {
+	engine_check_memory_as(path, h, bytes, 2);
+}
+
+void engine_check_memory_as(const char *path, const st_header *h, double bytes, int power)
+{
 	const char *name = tool_input_name(path);
 	double have = engine_physical_memory();
-	/* What fits: the matrices grow as n^2. */
 	char why[200];
 	if (have > 0 && bytes > have)
-		tool_die("%s: %s", name, lib_memory_refusal(why, sizeof why, h->n, bytes, have, 2));
+		tool_die("%s: %s", name, lib_memory_refusal(why, sizeof why, h->n, bytes, have, power));
 }
 
 /* r's weights into dst, or a window of rows at a time to w; the rest

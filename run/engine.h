@@ -25,12 +25,15 @@ typedef struct engine_in {
  * no weights or the text is not a graph. */
 engine_in *engine_open(const char *path, int threads, st_header *h);
 
-/* The machine's physical memory in bytes (APSP_HOST_MEMORY, for tests: this
- * many instead). */
+/* The machine's physical memory in bytes (APSP_MEMORY, or APSP_HOST_MEMORY,
+ * for tests and shared machines: this many instead). */
 double engine_physical_memory(void);
 
-/* Die (exit 2), before anything is allocated, when bytes exceed physical memory. */
+/* Die (exit 2), before anything is allocated, when bytes exceed physical
+ * memory; the largest n that fits told as for bytes growing as n^power
+ * (engine_check_memory: 2, the dense matrices). */
 void engine_check_memory(const char *path, const st_header *h, double bytes);
+void engine_check_memory_as(const char *path, const st_header *h, double bytes, int power);
 
 /* Read the weight matrix into dst (st_matrix_bytes(h) bytes), skip the rest
  * of the stream and close it (text: the matrix of the edges).  Frees in.

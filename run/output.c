@@ -20,25 +20,38 @@
 #include "tool.h"
 #include "tool_internal.h"
 
-static char tmp_path[PATH_MAX];  /* pending temporary file, "" if none */
-static char *target_path;        /* what tmp_path becomes at commit */
-static int out_fd = -1;
-static FILE *out_file;
-static int out_committed;
+/* An output being written: -o's (the first), or a second file beside it
+ * (tool_side_fopen). */
+struct output {
+	const char *path;            /* as given; NULL or "-": standard output */
+	char tmp_path[PATH_MAX];     /* pending temporary file, "" if none */
+	char *target_path;           /* what tmp_path becomes at commit */
+	int fd;
+	FILE *file;
+	int committed;
+	/* The temporary file: see temp_open() */
+	char temp_dir[PATH_MAX];     /* the target's directory, "." for none */
+	const char *temp_base;       /* the target's last component */
+	int temp_unnamed;            /* fd is an O_TMPFILE file */
+	char resolved[PATH_MAX];     /* a symbolic link's target */
+};
+static struct output outputs[2] = {{.fd = -1}, {.fd = -1}};
 static int stdout_checked;       /* stdout flushed and closed, or not ours to check */
 
 void tool_output_drop(void)
 {
-	if (tmp_path[0]) {
-		unlink(tmp_path);
-		tmp_path[0] = '\0';
-	}
+	for (int i = 0; i < 2; i++)
+		if (outputs[i].tmp_path[0]) {
+			unlink(outputs[i].tmp_path);
+			outputs[i].tmp_path[0] = '\0';
+		}
 }
 
 static void on_fatal_signal(int sig)
 {
-	if (tmp_path[0])
-		unlink(tmp_path); /* async-signal-safe */
+	for (int i = 0; i < 2; i++)
+		if (outputs[i].tmp_path[0])
+			unlink(outputs[i].tmp_path); /* async-signal-safe */
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -79,17 +92,14 @@ static void refuse_terminal(int fd, int binary)
  * temporary name and renames that over the target at once.  Elsewhere a
  * named one, ".BASE.PID.XXXXXX", that a kill -9 leaves: the next run that
  * writes the same target removes those whose process is gone. */
-static char temp_dir[PATH_MAX];  /* the target's directory, "." for none */
-static const char *temp_base;    /* the target's last component */
-static int temp_unnamed;         /* out_fd is an O_TMPFILE file */
 
 /* tmp_path := DIR/.BASE.PID.XXXXXX (XXXXXX left for the caller); 0 or -1. */
-static int temp_name(void)
+static int temp_name(struct output *o)
 {
-	int k = snprintf(tmp_path, sizeof tmp_path, "%s/.%s.%ld.XXXXXX", temp_dir, temp_base,
-	                 (long)getpid());
-	if (k < 0 || k >= (int)sizeof tmp_path) {
-		tmp_path[0] = '\0';
+	int k = snprintf(o->tmp_path, sizeof o->tmp_path, "%s/.%s.%ld.XXXXXX", o->temp_dir,
+	                 o->temp_base, (long)getpid());
+	if (k < 0 || k >= (int)sizeof o->tmp_path) {
+		o->tmp_path[0] = '\0';
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -98,16 +108,16 @@ static int temp_name(void)
 
 /* Remove the named temporary files of target's directory whose process is
  * gone (a kill -9 of an earlier run on a file system without O_TMPFILE). */
-static void sweep_dead_temps(void)
+static void sweep_dead_temps(const struct output *o)
 {
 	char pattern[PATH_MAX + 32];
-	if (snprintf(pattern, sizeof pattern, "%s/.%s.*.??????", temp_dir, temp_base)
+	if (snprintf(pattern, sizeof pattern, "%s/.%s.*.??????", o->temp_dir, o->temp_base)
 	    >= (int)sizeof pattern)
 		return;
 	glob_t g;
 	if (glob(pattern, GLOB_NOESCAPE | GLOB_NOSORT, NULL, &g) != 0)
 		return;
-	const size_t skip = strlen(temp_dir) + 2 + strlen(temp_base) + 1;
+	const size_t skip = strlen(o->temp_dir) + 2 + strlen(o->temp_base) + 1;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		const char *p = g.gl_pathv[i] + skip, *dot = strchr(p, '.');
 		char *end;
@@ -121,62 +131,63 @@ static void sweep_dead_temps(void)
 }
 
 /* Open the temporary file for target path; -1 with errno where none. */
-static int temp_open(const char *path)
+static int temp_open(struct output *o, const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	int k = slash ? snprintf(temp_dir, sizeof temp_dir, "%.*s", (int)(slash == path ? 1 : slash - path), path)
-	              : snprintf(temp_dir, sizeof temp_dir, ".");
-	if (k < 0 || k >= (int)sizeof temp_dir) {
+	int k = slash ? snprintf(o->temp_dir, sizeof o->temp_dir, "%.*s",
+	                         (int)(slash == path ? 1 : slash - path), path)
+	              : snprintf(o->temp_dir, sizeof o->temp_dir, ".");
+	if (k < 0 || k >= (int)sizeof o->temp_dir) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	temp_base = slash ? slash + 1 : path;
-	sweep_dead_temps();
+	o->temp_base = slash ? slash + 1 : path;
+	sweep_dead_temps(o);
 	if (access("/proc/self/fd", X_OK) == 0) { /* linkat() reaches the file through it */
-		int fd = open(temp_dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		int fd = open(o->temp_dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 		if (fd >= 0) {
-			temp_unnamed = 1;
+			o->temp_unnamed = 1;
 			return fd;
 		}
 		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOSYS)
 			return -1;
 	}
-	if (temp_name() < 0)
+	if (temp_name(o) < 0)
 		return -1;
-	return mkstemp(tmp_path);
+	return mkstemp(o->tmp_path);
 }
 
 /* Give the unnamed temporary file fd a name (tmp_path); 0 or -1. */
-static int temp_link(int fd)
+static int temp_link(struct output *o, int fd)
 {
 	char proc[64];
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 	for (unsigned tries = 0; tries < 100; tries++) {
-		if (temp_name() < 0)
+		if (temp_name(o) < 0)
 			return -1;
 		unsigned long v = (unsigned long)time(NULL) * 2654435761u + tries * 40503u + (unsigned long)getpid();
-		char *x = tmp_path + strlen(tmp_path) - 6;
+		char *x = o->tmp_path + strlen(o->tmp_path) - 6;
 		for (int i = 0; i < 6; i++, v /= 36)
 			x[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[v % 36];
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp_path, AT_SYMLINK_FOLLOW) == 0)
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp_path, AT_SYMLINK_FOLLOW) == 0)
 			return 0;
 		if (errno != EEXIST)
 			break;
 	}
-	tmp_path[0] = '\0';
+	o->tmp_path[0] = '\0';
 	return -1;
 }
 
-int tool_output_open(int binary)
+static int output_open(struct output *o, int binary)
 {
-	const char *path = tool_opts.output;
-	if (out_fd >= 0)
-		return out_fd;
+	const char *path = o->path;
+	if (o->fd >= 0)
+		return o->fd;
 	if (!path || strcmp(path, "-") == 0) {
 		refuse_terminal(STDOUT_FILENO, binary);
-		out_fd = STDOUT_FILENO;
-		tool_widen_pipe(out_fd);
-		return out_fd;
+		o->fd = STDOUT_FILENO;
+		tool_widen_pipe(o->fd);
+		return o->fd;
 	}
 	struct stat st;
 	int exists = stat(path, &st) == 0;
@@ -186,75 +197,72 @@ int tool_output_open(int binary)
 	}
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* A device or a pipe: nothing to replace atomically, write to it. */
-		out_fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		if (out_fd < 0)
+		o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (o->fd < 0)
 			tool_die("%s:", path);
-		refuse_terminal(out_fd, binary);
-		target_path = (char *)path;
-		return out_fd;
+		refuse_terminal(o->fd, binary);
+		o->target_path = (char *)path;
+		return o->fd;
 	}
 	/* A regular file (or none yet): a temporary file beside it.  Through a
 	 * symbolic link, beside the file it names, so the link stays a link. */
 	struct stat lst;
-	static char resolved[PATH_MAX];
-	if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, resolved))
-		path = resolved;
+	if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, o->resolved))
+		path = o->resolved;
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 		if (signal(sigs[i], on_fatal_signal) == SIG_IGN)
 			signal(sigs[i], SIG_IGN);
-	out_fd = temp_open(path);
-	if (out_fd < 0) {
-		tmp_path[0] = '\0';
+	o->fd = temp_open(o, path);
+	if (o->fd < 0) {
+		o->tmp_path[0] = '\0';
 		tool_die("%s:", path);
 	}
 	mode_t mask = umask(0);
 	umask(mask);
-	fchmod(out_fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
-	target_path = (char *)path;
-	return out_fd;
+	fchmod(o->fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
+	o->target_path = (char *)path;
+	return o->fd;
 }
 
-FILE *tool_output_fopen(int binary)
+static FILE *output_fopen(struct output *o, int binary)
 {
-	int fd = tool_output_open(binary);
-	if (out_file)
-		return out_file;
+	int fd = output_open(o, binary);
+	if (o->file)
+		return o->file;
 	if (fd == STDOUT_FILENO) {
-		out_file = stdout;
+		o->file = stdout;
 	} else {
-		out_file = fdopen(fd, "w");
-		if (!out_file)
-			tool_die("%s:", tool_opts.output);
+		o->file = fdopen(fd, "w");
+		if (!o->file)
+			tool_die("%s:", o->path);
 	}
-	setvbuf(out_file, NULL, _IOFBF, 1 << 16);
-	return out_file;
+	setvbuf(o->file, NULL, _IOFBF, 1 << 16);
+	return o->file;
 }
 
-const char *tool_output_name(void)
+static const char *output_name(const struct output *o)
 {
-	const char *path = tool_opts.output;
-	return path && strcmp(path, "-") ? path : "standard output";
+	return o->path && strcmp(o->path, "-") ? o->path : "standard output";
 }
 
-void tool_output_commit(void)
+static void output_commit(struct output *o)
 {
-	if (out_committed)
+	if (o->committed)
 		return;
-	out_committed = 1;
-	tool_progress_end();
-	const char *name = tool_output_name();
-	int fd = out_fd >= 0 ? out_fd : STDOUT_FILENO;
+	o->committed = 1;
+	const char *name = output_name(o);
+	int fd = o->fd >= 0 ? o->fd : STDOUT_FILENO;
 	int bad = 0, e = 0;
-	if (out_file && (fflush(out_file) != 0 || ferror(out_file))) {
+	if (o->file && (fflush(o->file) != 0 || ferror(o->file))) {
 		bad = 1;
 		e = errno;
 	}
-	if (!bad && temp_unnamed && temp_link(fd) < 0)
-		tool_die("%s: cannot name the finished output in %s:", name, temp_dir);
-	if (out_file) {
-		if (out_file != stdout) {
-			if (fclose(out_file) != 0 && !bad) {
+	if (!bad && o->temp_unnamed && temp_link(o, fd) < 0)
+		tool_die("%s: cannot name the finished output in %s:", name, o->temp_dir);
+	if (o->file) {
+		if (o->file != stdout) {
+			if (fclose(o->file) != 0 && !bad) {
 				bad = 1;
 				e = errno;
 			}
@@ -264,11 +272,14 @@ void tool_output_commit(void)
 		bad = 1;
 		e = errno;
 	}
-	if (fd >= 0 && close(fd) != 0 && !bad && errno != EBADF) {
+	/* (standard output as the second output stays open for the first) */
+	const int first = o == &outputs[0];
+	if (fd >= 0 && (fd != STDOUT_FILENO || first) && close(fd) != 0 && !bad
+	    && errno != EBADF) {
 		bad = 1;
 		e = errno;
 	}
-	if (fd == STDOUT_FILENO || out_file == stdout)
+	if (first && (fd == STDOUT_FILENO || o->file == stdout))
 		stdout_checked = 1;
 	if (bad) {
 		if (e == EPIPE)
@@ -276,12 +287,48 @@ void tool_output_commit(void)
 		errno = e;
 		tool_die("%s: write error:", name);
 	}
-	if (tmp_path[0]) {
-		if (rename(tmp_path, target_path) != 0)
-			tool_die("cannot rename %s to %s:", tmp_path, target_path);
-		tmp_path[0] = '\0';
+	if (o->tmp_path[0]) {
+		if (rename(o->tmp_path, o->target_path) != 0)
+			tool_die("cannot rename %s to %s:", o->tmp_path, o->target_path);
+		o->tmp_path[0] = '\0';
 	}
+}
+
+int tool_output_open(int binary)
+{
+	outputs[0].path = tool_opts.output;
+	return output_open(&outputs[0], binary);
+}
+
+FILE *tool_output_fopen(int binary)
+{
+	outputs[0].path = tool_opts.output;
+	return output_fopen(&outputs[0], binary);
+}
+
+const char *tool_output_name(void)
+{
+	return output_name(&(struct output){.path = tool_opts.output});
+}
+
+void tool_output_commit(void)
+{
+	if (outputs[0].committed)
+		return;
+	tool_progress_end();
+	output_commit(&outputs[0]);
 	tool_mark("output committed");
+}
+
+FILE *tool_side_fopen(const char *path)
+{
+	outputs[1].path = path;
+	return output_fopen(&outputs[1], 0);
+}
+
+void tool_side_commit(void)
+{
+	output_commit(&outputs[1]);
 }
 
 void tool_write_all(int fd, const void *buf, size_t len)
@@ -294,7 +341,7 @@ void tool_write_all(int fd, const void *buf, size_t len)
 				continue;
 			if (errno == EPIPE)
 				tool_quiet_pipe_exit();
-			if (fd == out_fd || (out_fd < 0 && fd == STDOUT_FILENO))
+			if (fd == outputs[0].fd || (outputs[0].fd < 0 && fd == STDOUT_FILENO))
 				tool_die("%s: write error:", tool_output_name());
 			tool_die("write error:");
 		}

@@ -252,6 +252,22 @@ static const char *dense_unread(const struct sparse_job *job, const engine_in *r
 	return NULL;
 }
 
+/* Bytes a vertex and an arc of the sparse engine take at least, whatever
+ * the fill: the order and the factor's plan, a batch of rows on each
+ * thread, the statistics' columns or a row's predecessors and the arcs'
+ * lists; the arcs as gathered and in the factor.  A graph that declares
+ * more vertices than these fit is refused before anything is allocated. */
+enum { SPARSE_VERTEX_BYTES = 160, SPARSE_ARC_BYTES = 48 };
+
+static void check_memory(const struct sparse_job *job, const engine_in *r, const st_header *h)
+{
+	const double arcs = !r->r ? (double)r->g.nedge : (double)h->arcs;
+	const double rows = job->src ? (double)job->sources : 0;
+	const double need = (double)h->n * (SPARSE_VERTEX_BYTES + rows * ST_TYPE_SIZE(h->type))
+	                    + arcs * SPARSE_ARC_BYTES;
+	engine_check_memory_as(job->input, h, need, 1);
+}
+
 /* The arcs of r's graph into a; 0 where ENGINE_AUTO finds it dense (a->matrix
  * then holds a stream's weights; text is left as it was, its arcs copied). */
 static int gather(const struct sparse_job *job, engine_in *r, struct arcs *a)
@@ -363,6 +379,56 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 	return o.relaxations;
 }
 
+/* Few rows of a graph without negative arcs: a search a source. */
+static int searched(const struct sparse_job *job, const struct arcs *a)
+{
+	const char *most = getenv("APSP_SEARCH_MOST"); /* (tests: 0 never searches) */
+	const uint64_t at_most = most && *most ? strtoull(most, NULL, 10) : EL_SEARCH_MOST;
+	return job->src && job->sources <= at_most && !job->form && !job->device_rows
+	       && el_no_negative_arc(a->type, a->count, a->w);
+}
+
+/* The rows (and predecessors) of job's sources, searched, as a result
+ * stream. */
+static void search_out(const struct sparse_job *job, const struct arcs *a, const st_header *h,
+                       int out, double read_s)
+{
+	st_error err;
+	st_header res;
+	const uint64_t n = h->n, rows = job->sources, bytes = rows * n * ST_TYPE_SIZE(h->type);
+	void *dist = malloc(bytes ? bytes : 1);
+	int32_t *pred = job->paths ? malloc(rows * n * sizeof *pred + 1) : NULL;
+	if (!dist || (job->paths && !pred))
+		tool_die("sparse engine: out of memory for %llu rows of n = %llu",
+		         (unsigned long long)rows, (unsigned long long)n);
+	uint64_t relax = 0;
+	const double t = lib_now();
+	tool_progress_stage("searching from the sources");
+	if (el_search_rows(n, h->type, a->count, a->from, a->to, a->w, job->src, rows, dist, pred,
+	                   job->threads, &relax, &err) < 0)
+		tool_die_st(tool_input_name(job->input), &err);
+	const double search_s = lib_now() - t;
+	if (sv_result_header(h, pred != NULL, &res, &err) < 0)
+		tool_die_st("result", &err);
+	sources_header(&res, rows);
+	tool_add_provenance(&res);
+	st_writer *w = st_writer_open(out, &res, tool_opts.level, job->threads, &err);
+	if (!w || st_write_matrix(w, job->src, &err) < 0 || st_write(w, dist, bytes, &err) < 0
+	    || st_write_end_matrix(w, &err) < 0
+	    || (pred && (st_write(w, pred, rows * n * sizeof *pred, &err) < 0
+	                 || st_write_end_matrix(w, &err) < 0))
+	    || st_writer_close(w, &err) < 0)
+		tool_die_st(tool_output_name(), &err);
+	tool_output_commit();
+	tool_info("sparse engine: n %llu, %s, %d threads: %llu sources searched (Dijkstra's "
+	          "algorithm, no negative arc), read %.3f s, search %.3f s (%.3g relaxations/s)",
+	          (unsigned long long)n, st_type_name(h->type), job->threads,
+	          (unsigned long long)rows, read_s, search_s,
+	          search_s > 0 ? (double)relax / search_s : 0.0);
+	st_header_free(&res);
+	free(dist), free(pred);
+}
+
 int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, int out,
                FILE *sout, void **weights, char *why, size_t len)
 {
@@ -378,6 +444,7 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	}
 	const uint64_t n = h->n;
 	const int automatic = job->mode == ENGINE_AUTO;
+	check_memory(job, r, h);
 	struct arcs a = {.n = n, .npad = h->npad, .type = h->type, .threads = job->threads,
 	                 .limit = automatic ? (uint64_t)ND_MAX_DEGREE * n : 0, .name = job->input,
 	                 .h = h};
@@ -391,6 +458,14 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	}
 	const double t1 = lib_now();
 	tool_mark("sparse: the arcs read");
+	if (searched(job, &a)) {
+		if (text)
+			engine_in_free(r);
+		search_out(job, &a, h, out, t1 - t0);
+		arcs_free(&a);
+		snprintf(why, len, "sparse engine (a search a source)");
+		return 1;
+	}
 	double order_s;
 	const int kept = text && r->order && job->order != ORDER_NATURAL;
 	tool_progress_stage(kept ? "the factor's plan, in the order kept" : "ordering the vertices");

@@ -172,15 +172,7 @@ void stats_print(FILE *out, const gs_stats *s, const struct stats_form *f, uint3
 void stats_write_edges(const char *path, const gs_betweenness *b, uint64_t base, uint32_t flags)
 {
 	const int directed = (flags & ST_DIRECTED) != 0;
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
-	if (!tmp)
-		tool_die("%s: out of memory", path);
-	snprintf(tmp, len + 16, "%s.tmp-XXXXXX", path);
-	int fd = mkstemp(tmp);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f)
-		tool_die("%s: cannot write a file beside it:", path);
+	FILE *f = tool_side_fopen(path);
 	for (uint64_t a = 0; a < b->arcs; a++) {
 		const uint32_t u = b->from[a], v = b->to[a];
 		double x = b->arc[a];
@@ -200,15 +192,5 @@ void stats_write_edges(const char *path, const gs_betweenness *b, uint64_t base,
 		}
 		fprintf(f, "%" PRIu64 "\t%" PRIu64 "\t%.17g\n", u + base, v + base, x);
 	}
-	const int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
-	const int e = errno;
-	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-		if (bad)
-			errno = e;
-		const int keep = errno;
-		unlink(tmp);
-		errno = keep;
-		tool_die("%s: write error:", path);
-	}
-	free(tmp);
+	tool_side_commit();
 }

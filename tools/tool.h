@@ -99,6 +99,13 @@ const char *tool_input_name(const char *path);
 int tool_output_open(int binary);
 FILE *tool_output_fopen(int binary); /* same, as a stdio stream */
 void tool_output_commit(void);
+/* A second output beside -o's (apsp-cpu --edge-betweenness FILE), written
+ * as safely: a device or a FIFO written to, a symbolic link written
+ * through, a regular file replaced only by tool_side_commit() with the
+ * mode of the file it replaces (else 0666 less the umask), nothing left
+ * behind by a kill; "-" is standard output.  Text (no terminal refusal). */
+FILE *tool_side_fopen(const char *path);
+void tool_side_commit(void);
 /* The name every message gives the output: -o's file or "standard output". */
 const char *tool_output_name(void);
 

@@ -131,8 +131,11 @@ int fw_sparse_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *fr
 		if (src[i] >= n)
 			return lib_fail(err, "source %llu of n = %llu", (unsigned long long)src[i],
 			                (unsigned long long)n);
-	el_factor *f;
 	threads = lib_threads(threads);
+	if (sources <= EL_SEARCH_MOST && el_no_negative_arc(type, count, w))
+		return el_search_rows(n, type, count, from, to, w, src, sources, rows, NULL, threads,
+		                      NULL, err);
+	el_factor *f;
 	const int rc = el_factor_make(n, type, count, from, to, w, 1, threads, most, &f,
 	                              cycle_vertex, err);
 	if (rc != 0)

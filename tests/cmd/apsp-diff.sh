@@ -28,9 +28,48 @@ expect_status "stdin as one side" 0 '$d - $T/b <$T/a'
 expect_status "--graph valid" 0 '$d --graph $T/g $T/a'
 expect_status "--graph with two results" 0 '$d --graph $T/g $T/a $T/b'
 expect_status "--graph, the wrong graph: exit 1" 1 '$d -q --graph $T/g2 $T/a'
-expect_true "--graph names the bad chains" '$d -n 2 --graph $T/g2 $T/a >$T/o; [ $? -eq 1 ] && grep -q "bad" $T/o'
-expect_stderr "--graph needs predecessors" 2 'no predecessors' '$d --graph $T/g $T/np'
+expect_true "--graph names the first fault" '$d -n 2 --graph $T/g2 $T/a >$T/o; [ $? -eq 1 ] && grep -q "not shortest: " $T/o && grep -q "certified against the graph, [1-9][0-9]* fail" $T/o'
+expect_status "--graph certifies distances alone" 0 '$d --graph $T/g $T/np'
+expect_status "--graph, distances alone against the wrong graph: exit 1" 1 '$d -q --graph $T/g2 $T/np'
 expect_stderr "--graph G must be a graph" 2 'no edge weights' '$d --graph $T/a $T/a'
+
+# Distances that are consistent but not shortest: a result of the graph
+# less one arc that matters has chains that add up to its distances, yet
+# the arc gives less (with predecessors and without); and a diagonal that
+# is not 0, or a predecessor on it.
+"$BIN/bin2mtx" --weights "$T/g" | grep -v '^%' | awk 'NR > 1 && $1 != $2' >"$T/gm.arcs"
+arcs=$(wc -l <"$T/gm.arcs")
+{ echo '%%MatrixMarket matrix coordinate integer general'; echo "120 120 $arcs"; cat "$T/gm.arcs"; } >"$T/gm.mtx"
+found=
+for k in $(seq 1 40); do
+	{ echo '%%MatrixMarket matrix coordinate integer general'; echo "120 120 $((arcs - 1))"
+	  awk -v k=$k 'NR != k' "$T/gm.arcs"; } >"$T/less.mtx"
+	$c "$T/less.mtx" >"$T/less" 2>/dev/null && $c --no-paths "$T/less.mtx" >"$T/lessnp" 2>/dev/null || continue
+	$d -q "$T/less" "$T/a" || { found=$k; break; }
+done
+if [ -n "$found" ]; then
+	expect_true "--graph rejects a result made without one arc (its chains consistent)" \
+		'$d --graph $T/less.mtx $T/less && ! $d --graph $T/gm.mtx $T/less >$T/o && grep -q "but the arc .* gives" $T/o'
+	expect_status "... and the same distances without predecessors" 1 '$d -q --graph $T/gm.mtx $T/lessnp'
+else
+	fail "--graph rejects a result made without one arc" "no arc of the first 40 changes a distance"
+fi
+if find_python numpy; then
+	for what in dist pred; do
+		PYTHONPATH=$TOP/python "$py" -c "
+import apspmat, sys
+s = apspmat.load(sys.argv[1])
+if sys.argv[2] == 'dist':
+    s.dist[3, 3] = 1
+else:
+    s.pred[3, 3] = 3
+apspmat.save(sys.argv[3], s)" "$T/a" $what "$T/diag$what"
+	done
+	expect_true "--graph rejects d(s, s) != 0" '! $d --graph $T/g $T/diagdist >$T/o && grep -q "d(3, 3) = 1, not 0" $T/o'
+	expect_true "--graph rejects pred(s, s) != -1" '! $d --graph $T/g $T/diagpred >$T/o && grep -q "pred(3, 3) = 3, not -1" $T/o'
+else
+	skip "--graph and a wrong diagonal" "no python3 with numpy"
+fi
 
 # A chain through an edge whose weight is not the graph's is caught: two
 # graphs with the same distances, one with a heavier direct edge.

@@ -138,3 +138,22 @@ else
 fi
 expect_stderr "--edge-betweenness into a missing folder" 2 'nowhere/e' '$c --stats --edge-betweenness "$T/nowhere/e" "$T/two" >"$T/o.tsv"'
 expect_true "... no table written" '! [ -s "$T/o.tsv" ]'
+
+# --edge-betweenness FILE is written as -o writes: a device stays a device
+# (and its write error is one), a FIFO is written to, a symbolic link
+# written through, a new file made as the umask says, standard output "-".
+expect_stderr "--edge-betweenness /dev/full: a write error" 2 '/dev/full: write error' \
+	'$c --stats --betweenness --edge-betweenness /dev/full "$T/two" >/dev/null'
+expect_true "... /dev/full is still a device" '[ -c /dev/full ]'
+expect_true "--edge-betweenness through a symbolic link: the link stays, its file written" \
+	'$c --stats --edge-betweenness "$T/ea" "$T/two" >/dev/null && : >"$T/eb.target" && ln -sf eb.target "$T/eb.link" && $c --stats --edge-betweenness "$T/eb.link" "$T/two" >/dev/null && [ -L "$T/eb.link" ] && cmp -s "$T/ea" "$T/eb.target"'
+if mkfifo "$T/eb.fifo" 2>/dev/null; then
+	expect_true "--edge-betweenness into a FIFO: written to, not replaced" \
+		'( cat "$T/eb.fifo" >"$T/eb.read" & ) && $c --stats --edge-betweenness "$T/eb.fifo" "$T/two" >/dev/null && sleep 0.2 && [ -p "$T/eb.fifo" ] && cmp -s "$T/ea" "$T/eb.read"'
+else
+	skip "--edge-betweenness into a FIFO" "no mkfifo"
+fi
+expect_true "--edge-betweenness: a new file's mode from the umask" \
+	'( umask 027 && $c --stats --edge-betweenness "$T/eb.mode" "$T/two" >/dev/null ) && [ "$(stat -c %a "$T/eb.mode")" = 640 ]'
+expect_true "--edge-betweenness -: the lines on standard output" \
+	'$c --stats --summary --edge-betweenness - "$T/two" >"$T/eb.out" && grep -qF "$(head -n 1 "$T/ea")" "$T/eb.out"'
