@@ -14,6 +14,7 @@ is left in build/routes-failed/ to run again."""
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -24,7 +25,10 @@ TOP = sys.argv[1]
 sys.path[:0] = [os.path.join(TOP, "python")]
 import apsp  # noqa: E402
 import apspmat  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
+try:
+    import scipy.sparse as sp  # Python's routes take the graph as scipy.sparse
+except ImportError:
+    sp = None
 
 DEVICE = sys.argv[2]
 GRAPHS = int(sys.argv[3])
@@ -92,9 +96,10 @@ def write_mtx(path, n, kind, undirected, entries):
             f.write("%d %d %s\n" % (a + 1, b + 1, repr(w) if kind != "int32" else w))
 
 
-def csgraph(n, kind, undirected, entries):
-    """The graph as the engines read it: the least of repeats, non-negative
-    loops left out, mirrored where undirected; weights rounded to the type."""
+def arcs(n, kind, undirected, entries):
+    """The graph as the engines read it, as arcs (n, tails, heads, weights):
+    the least of repeats, non-negative loops left out, mirrored where
+    undirected; weights rounded to the type."""
     best = {}
     for u, v, w in entries:
         if u == v and w >= 0:
@@ -102,20 +107,27 @@ def csgraph(n, kind, undirected, entries):
         w = float(np.float32(w)) if kind == "float32" else float(w)
         for a, b in ((u, v), (v, u)) if undirected and u != v else ((u, v),):
             best[(a, b)] = min(best.get((a, b), np.inf), w)
-    if not best:
-        return sp.csr_matrix((n, n))
-    (r, c), w = zip(*best.keys()), list(best.values())
-    g = sp.coo_matrix((w, (r, c)), shape=(n, n)).tocsr()
-    return g
+    keys = list(best)
+    return (n, np.array([a for a, _ in keys], dtype=np.uint32),
+            np.array([b for _, b in keys], dtype=np.uint32),
+            np.array([best[k] for k in keys], dtype=np.float64))
 
 
 def negative_cycle(g):
-    try:
-        import scipy.sparse.csgraph as cg
-        cg.bellman_ford(g, directed=True)
-        return any(g[i, i] < 0 for i in range(g.shape[0]))
-    except cg.NegativeCycleError:
-        return True
+    """Floyd-Warshall in numpy (n is small): a negative diagonal."""
+    n, u, v, w = g
+    d = np.full((n, n), np.inf)
+    np.fill_diagonal(d, 0)
+    for a, b, x in zip(u, v, w):
+        d[a, b] = min(d[a, b], x)
+    for k in range(n):
+        d = np.minimum(d, d[:, k:k + 1] + d[k:k + 1, :])
+    return bool((np.diag(d) < 0).any())
+
+
+def scipy_graph(g):
+    n, u, v, w = g
+    return sp.coo_matrix((w, (u, v)), shape=(n, n)).tocsr()
 
 
 def as_float(s):
@@ -156,7 +168,7 @@ def check_graph(rng, k, tmp, stats):
     n, kind, undirected, entries = hostile(rng)
     text = os.path.join(tmp, "g.mtx")
     write_mtx(text, n, kind, undirected, entries)
-    g = csgraph(n, kind, undirected, entries)
+    g = arcs(n, kind, undirected, entries)
     cycle = negative_cycle(g) if n else False
     graph = text
     if kind == "float64":
@@ -208,8 +220,10 @@ def check_graph(rng, k, tmp, stats):
 
 def python_routes(g, n, cycle, srcs, k, kind, stats):
     """scipy's interface on the same graph (float64)."""
-    if n == 0:
+    if n == 0 or sp is None:
         return
+    arcs_of = g
+    g = scipy_graph(g)
     dev = "gpu" if DEVICE == "gpu" else "cpu"
     calls = [("python-fw", dict(method="FW", return_predecessors=True), None),
              ("python-D-indices", dict(method="D", indices=srcs), srcs),
@@ -227,7 +241,7 @@ def python_routes(g, n, cycle, srcs, k, kind, stats):
             if cycle:
                 raise Failure("no NegativeCycleError on a graph with a negative cycle")
             d, p = got if kw.get("return_predecessors") else (got, None)
-            apsp.certify(g, d, p, indices=idx, threads=1)
+            apsp.certify(arcs_of, d, p, indices=idx, threads=1)
             stats[name] = stats.get(name, 0) + 1
         except (Failure, apsp.NotShortestError, ValueError) as e:
             stats.setdefault("failed", []).append((name, k, kind, str(e)))
@@ -237,9 +251,14 @@ def main():
     rng = random.Random(SEED)
     stats = {}
     tmp = tempfile.mkdtemp()
+    def stop(sig, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
     try:
         for k in range(GRAPHS):
             check_graph(rng, k, tmp, stats)
+    except KeyboardInterrupt:  # (a time limit: say what ran)
+        stats.setdefault("failed", []).append(("all", k, "-", "stopped at graph %d" % k))
     finally:
         shutil.rmtree(tmp)
     failed = stats.pop("failed", [])
@@ -256,4 +275,6 @@ def main():
                   % (DEVICE, name, stats[name], SEED))
 
 
+if sp is None:
+    print("SKIP routes-%s python: no scipy" % DEVICE)
 main()
