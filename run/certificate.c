@@ -142,8 +142,8 @@ static int check_window(void *ctx, uint64_t first, uint64_t count, const void *d
 	return 0;
 }
 
-uint64_t certify_stream(const ce_graph *g, int fd, const char *name, double tol, int threads,
-                        FILE *report)
+uint64_t certify_stream(const ce_graph *g, uint64_t n, int fd, const char *name, double tol,
+                        int threads, FILE *report)
 {
 	st_error err;
 	st_header h;
@@ -156,6 +156,11 @@ uint64_t certify_stream(const ce_graph *g, int fd, const char *name, double tol,
 		                name, (long long)h.cycle_vertex);
 	if (!(h.matrices & ST_DIST))
 		tool_die("%s: the stream holds no distances", name);
+	if (h.n != n)
+		tool_die("%s has %llu vertices, the graph %llu", name, (unsigned long long)h.n,
+		         (unsigned long long)n);
+	if (tol < 0)
+		tol = certify_tolerance(h.type);
 	struct windows w = {g, &h, NULL, NULL, !!(h.matrices & ST_PRED), tol, threads, 0, {0}, {{0}}};
 	uint32_t *sources = NULL;
 	void *dist = NULL;

@@ -20,9 +20,10 @@ uint64_t certify_rows(const ce_graph *g, const char *name, const st_matrices *m,
 
 /* The same for the result on fd, read a window of rows at a time (the
  * distances held whole only where predecessors follow them, which need
- * them).  Dies on a stream that holds no distances or a negative cycle. */
-uint64_t certify_stream(const ce_graph *g, int fd, const char *name, double tol, int threads,
-                        FILE *report);
+ * them); tol < 0: the type's default.  Dies on a stream that holds no
+ * distances, another n than the graph's (n), or a negative cycle. */
+uint64_t certify_stream(const ce_graph *g, uint64_t n, int fd, const char *name, double tol,
+                        int threads, FILE *report);
 
 /* The default tolerance of floats: 1e-12 for float64, else 1e-5. */
 double certify_tolerance(uint32_t type);

@@ -379,13 +379,15 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 	return o.relaxations;
 }
 
-/* Few rows of a graph without negative arcs: a search a source. */
+/* Few rows of a graph of few arcs a vertex (a road network's, a mesh's;
+ * denser ones keep the engines, whose rows are the whole result's) and
+ * none negative: a search a source. */
 static int searched(const struct sparse_job *job, const struct arcs *a)
 {
 	const char *most = getenv("APSP_SEARCH_MOST"); /* (tests: 0 never searches) */
 	const uint64_t at_most = most && *most ? strtoull(most, NULL, 10) : EL_SEARCH_MOST;
 	return job->src && job->sources <= at_most && !job->form && !job->device_rows
-	       && el_no_negative_arc(a->type, a->count, a->w);
+	       && a->count <= 6 * a->n && el_no_negative_arc(a->type, a->count, a->w);
 }
 
 /* The rows (and predecessors) of job's sources, searched, as a result
@@ -404,9 +406,17 @@ static void search_out(const struct sparse_job *job, const struct arcs *a, const
 	uint64_t relax = 0;
 	const double t = lib_now();
 	tool_progress_stage("searching from the sources");
-	if (el_search_rows(n, h->type, a->count, a->from, a->to, a->w, job->src, rows, dist, pred,
+	if (el_search_rows(n, h->type, a->count, a->from, a->to, a->w, job->src, rows, dist, NULL,
 	                   job->threads, &relax, &err) < 0)
 		tool_die_st(tool_input_name(job->input), &err);
+	/* The predecessors by the rule of every other result's (el_derive_preds),
+	 * so that the rows are the whole result's, predecessors too. */
+	el_arcs *tree = pred ? el_arcs_new(n, h->type, a->count, a->from, a->to, a->w) : NULL;
+	if (pred && (!tree || el_derive_preds(tree, job->src, 0, rows, dist, pred, job->threads,
+	                                      &err) < 0))
+		tool_die("sparse engine: out of memory for the predecessors of %llu rows",
+		         (unsigned long long)rows);
+	el_arcs_free(tree);
 	const double search_s = lib_now() - t;
 	if (sv_result_header(h, pred != NULL, &res, &err) < 0)
 		tool_die_st("result", &err);

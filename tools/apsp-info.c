@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "stream.h"
+#include "certificate.h"
 #include "tool.h"
 
 static void usage(FILE *f)
@@ -24,10 +25,14 @@ static void usage(FILE *f)
 	        "\n"
 	        "  -c, --check         also inflate every block and check its CRC\n"
 	        "      --json          one JSON object per FILE, one per line\n"
+	        "  -g, --graph G       instead, certify each result FILE against the graph G\n"
+	        "                      (a stream or text): every distance the shortest, every\n"
+	        "                      predecessor chain a path of that weight (apsp-diff(1))\n"
 	        "\n",
 	        tool_name());
 	tool_common_help(f, 0);
-	fputs("\nExit status: 0 success, 2 trouble (usage, a damaged or unreadable FILE).\n", f);
+	fputs("\nExit status: 0 success, 1 a result not shortest (--graph), 2 trouble (usage,\n"
+	      "a damaged or unreadable FILE), 3 a result records a negative cycle.\n", f);
 }
 
 static const char *matrix_key(uint32_t bit)
@@ -221,6 +226,33 @@ done:
 	return rc;
 }
 
+/* --graph G: each result certified against G, a window of rows at a time. */
+static int certify_each(const char *graph, int count, char **paths, int threads)
+{
+	char *dash = "-";
+	if (count == 0)
+		count = 1, paths = &dash;
+	int stdin_used = !strcmp(graph, "-");
+	for (int i = 0; i < count; i++)
+		stdin_used += !strcmp(paths[i], "-");
+	if (stdin_used > 1)
+		tool_usage_error("standard input ('-') can be only one of the inputs");
+	uint64_t n;
+	ce_graph *g = certify_graph(graph, threads, &n);
+	FILE *out = tool_output_fopen(0);
+	int bad = 0;
+	for (int i = 0; i < count; i++) {
+		tool_refuse_terminal_input(paths[i]);
+		const int fd = tool_open_input(paths[i]);
+		bad |= certify_stream(g, n, fd, tool_input_name(paths[i]), -1, threads, out) != 0;
+		if (fd != 0)
+			close(fd);
+	}
+	tool_output_commit();
+	ce_graph_free(g);
+	return bad ? EXIT_DIFFERENT : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_JSON = 0x2000 };
@@ -228,22 +260,27 @@ int main(int argc, char **argv)
 		TOOL_LONGOPTS,
 		{"check", no_argument, 0, 'c'},
 		{"json", no_argument, 0, OPT_JSON},
+		{"graph", required_argument, 0, 'g'},
 		{0, 0, 0, 0},
 	};
 	int check = 0, json = 0, c;
+	const char *graph = NULL;
 
 	tool_init("apsp-info", argc, argv);
 	tool_text_output();
-	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "c", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "cg:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage))
 			continue;
 		switch (c) {
 		case 'c': check = 1; break;
+		case 'g': graph = optarg; break;
 		case OPT_JSON: json = 1; break;
 		default: tool_usage_error("unexpected option");
 		}
 	}
 	int threads = tool_threads();
+	if (graph)
+		return certify_each(graph, argc - optind, argv + optind, threads);
 	FILE *out = tool_output_fopen(0);
 	int bad = 0;
 	if (optind == argc)

@@ -234,6 +234,8 @@ int el_derive_preds(const el_arcs *a, const uint32_t *src, uint64_t first, uint6
                     const void *rows, int32_t *pred, int threads, st_error *err)
 {
 	threads = lib_threads(threads);
+	if ((uint64_t)threads > count) /* (each thread's room is O(n + m)) */
+		threads = count ? (int)count : 1;
 	const uint64_t n = a->n, row_bytes = n * ST_TYPE_SIZE(a->type);
 	int failed = 0;
 	#pragma omp parallel num_threads(threads)

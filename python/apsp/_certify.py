@@ -18,6 +18,11 @@ class NotShortestError(AssertionError):
 
 
 def _graph_arcs(csgraph, directed, unweighted):
+    if isinstance(csgraph, tuple):  # (n, tails, heads, weights): arcs as they are
+        n, u, v, w = csgraph
+        return (n, np.ascontiguousarray(u, dtype=np.uint32),
+                np.ascontiguousarray(v, dtype=np.uint32),
+                np.ascontiguousarray(w, dtype=np.float64))
     if _is_sparse(csgraph):
         return _arcs(csgraph, directed, unweighted)
     w = dense_graph(csgraph, directed, unweighted)
@@ -31,7 +36,8 @@ def certify(csgraph, dist, predecessors=None, directed=True, unweighted=False, i
             tol=1e-12, threads=None):
     """Raise NotShortestError unless dist (float64, a row per source: every
     vertex's, or those of indices) are exactly the shortest distances of
-    csgraph, read as shortest_path reads it, and each chain of predecessors
+    csgraph, read as shortest_path reads it (or, as a tuple (n, tails,
+    heads, weights), those arcs), and each chain of predecessors
     (scipy's -9999 for none) a path of that weight; else return the number
     of rows proved.  Floats within tol of each other are equal (the engines
     add in other orders).  O(m) a row."""

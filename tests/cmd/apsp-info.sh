@@ -45,3 +45,16 @@ expect_true negative-cycle '$i $T/negr | grep -q "negative cycle" && $i $T/negr 
 	$i --json $T/negr | grep -q "\"negative_cycle\":true,\"cycle_vertex\":[0-2],"'
 expect_true two-blocks '$i --check $T/big | grep -q "weights       2 blocks, 1440000 bytes raw"'
 expect_true output-file '$i -o $T/info.txt $T/g && grep -q "^$T/g:" $T/info.txt'
+
+# --graph G: each result certified against G, a window of rows at a time.
+"$BIN/gengraph" -n 60 -d 10 -s 5 -o "$T/cg"
+"$BIN/apsp-cpu" -o "$T/cr" "$T/cg"
+"$BIN/apsp-cpu" --no-paths -o "$T/cn" "$T/cg"
+"$BIN/gengraph" -n 60 -d 10 -s 6 -o "$T/cg2"
+expect_true "--graph: results certified, one line each" \
+	'$BIN/apsp-info --graph $T/cg $T/cr $T/cn >$T/o && [ $(grep -c "60 rows of 60 vertices certified against the graph, 0 fail" $T/o) -eq 2 ]'
+expect_status "--graph, another graph: exit 1" 1 '$BIN/apsp-info --graph $T/cg2 $T/cr'
+expect_true "--graph names the first fault" '! $BIN/apsp-info --graph $T/cg2 $T/cn >$T/o && grep -q "not shortest: d(" $T/o'
+expect_true "--graph: a result of some rows from standard input" \
+	'$BIN/apsp-cpu --rows 7:20 $T/cg | $BIN/apsp-info --graph $T/cg >$T/o && grep -q "13 rows of 60" $T/o'
+expect_stderr "--graph: sizes that differ" 2 'vertices' '$BIN/gengraph -n 30 -d 10 -o $T/c30 && $BIN/apsp-info --graph $T/c30 $T/cr'

@@ -34,7 +34,7 @@ if command -v readelf >/dev/null 2>&1; then
 	expect_true soname 'readelf -d $U/lib/libapsp.so.0.1.0 | grep -q "SONAME.*\[libapsp.so.0\]"'
 	expect_true exports-public-only 'readelf -W --dyn-syms $U/lib/libapsp.so.0.1.0 | awk "\$7 != \"UND\" && \$5 == \"GLOBAL\" {print \$8}" >$T/syms &&
 		grep -q "^st_reader_open" $T/syms && grep -q "^gio_" $T/syms && grep -q "^gs_add_rows" $T/syms && ! grep -q "^bc_" $T/syms &&
-		! grep -Ev "^(st|gio|sv|fw|gs)_" $T/syms | grep -v "^APSP_0" | grep -q .'
+		! grep -Ev "^(st|gio|sv|fw|gs|ce)_" $T/syms | grep -v "^APSP_0" | grep -q .'
 else
 	skip soname "no readelf"
 fi
