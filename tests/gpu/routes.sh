@@ -15,7 +15,7 @@ fi
 graphs=${ROUTES_GRAPHS:-512}
 seed=${ROUTES_SEED:-11}
 for k in 0 1 2 3 4 5 6 7; do
-	"$py" "$TOP/tests/python/routes.py" "$TOP" gpu $((graphs / 8)) $((seed + k)) >"$T/r$k" 2>&1 &
+	ROUTES_CLI_EVERY=${ROUTES_CLI_EVERY:-4} "$py" "$TOP/tests/python/routes.py" "$TOP" gpu $((graphs / 8)) $((seed + k)) >"$T/r$k" 2>&1 &
 done
 wait
 cat "$T"/r?
