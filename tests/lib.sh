@@ -178,3 +178,23 @@ tool_docs() {
 	expect_true "man page names every option" 'for o in $($BIN/$_tool --help | grep -o -- "--[a-z][a-z0-9-]*" | sort -u); do
 		grep -q -- "$(printf "%s" "$o" | sed "s/-/\\\\\\\\-/g")" $TOP/man/$_tool.1 || { echo "$o not in man page" >&2; exit 1; }; done'
 }
+
+# mtx_general: a Matrix Market file as bin2mtx writes weights (an undirected
+# graph's lower triangle, "symmetric"; no diagonal 0) turned into the one
+# general file of the same graph: each entry both ways, each vertex's 0 on
+# the diagonal where no negative loop stands, in row-major order, the size
+# line counting them.  For tests that check a graph's entries one by one.
+mtx_general() {
+	awk -v T="$T" '
+	NR == 1 && / symmetric/ { sym = 1; sub(/ symmetric/, " general") }
+	/^%/ { print; next }
+	!n { n = $1; next }
+	{ print $0 >T "/mtxg.e"; if ($1 == $2) loop[$1] = 1
+	  else if (sym) print $2, $1, $3 >T "/mtxg.e"; k += 1 + (sym && $1 != $2) }
+	END { for (i = 1; i <= n; i++) if (!(i in loop)) { print i, i, 0 >T "/mtxg.e"; k++ }
+	      close(T "/mtxg.e"); print n, n, k }' >"$T/mtxg.h"
+	touch "$T/mtxg.e"
+	cat "$T/mtxg.h"
+	sort -s -k1,1n -k2,2n "$T/mtxg.e"
+	rm -f "$T/mtxg.e" "$T/mtxg.h"
+}

@@ -193,6 +193,33 @@ static int entry_present(const struct job *jb, uint64_t i, uint64_t j)
 	return v < ST_INF_I32 && v > -ST_INF_I32;
 }
 
+/* Whether the weights are written as a symmetric Matrix Market file: an
+ * undirected graph's whole matrix (its lower triangle, so that a reader
+ * takes it as undirected again, as mtx2bin does). */
+static int mtx_symmetric(const struct job *jb)
+{
+	return jb->which == ST_WEIGHTS && !(jb->h->flags & ST_DIRECTED) && !jb->src;
+}
+
+/* Entry (i, j) as a Matrix Market entry: present, and for the weights no
+ * diagonal 0 (no edge: a reader such as networkx would take a loop) nor
+ * the upper triangle of a symmetric file. */
+static int mtx_entry(const struct job *jb, uint64_t i, uint64_t j)
+{
+	if (!entry_present(jb, i, j))
+		return 0;
+	if (jb->which != ST_WEIGHTS)
+		return 1;
+	if (j > i && mtx_symmetric(jb))
+		return 0;
+	if (i != j)
+		return 1;
+	const char *row = (const char *)jb->m + i * jb->rowbytes;
+	return jb->h->type == ST_INT32 ? ((const int32_t *)row)[j] != 0
+	     : jb->h->type == ST_FLOAT32 ? ((const float *)row)[j] != 0
+	                                : ((const double *)row)[j] != 0;
+}
+
 /* Text of row i into out; returns its length (at most n * ENTRY_MAX). */
 static size_t format_row(const struct job *jb, uint64_t i, char *out)
 {
@@ -227,7 +254,7 @@ static size_t format_row(const struct job *jb, uint64_t i, char *out)
 	 * so it is 1-based too. */
 	const uint64_t v = jb->src ? jb->src[i] : i; /* the row's vertex */
 	for (uint64_t j = 0; j < n; j++) {
-		if (!entry_present(jb, i, j))
+		if (!mtx_entry(jb, i, j))
 			continue;
 		p += put_u64(p, v + 1);
 		*p++ = ' ';
@@ -256,8 +283,9 @@ static void write_mtx_header(int fd, const struct job *jb, uint64_t nnz)
 		snprintf(some, sizeof some, ", the rows of %llu sources alone",
 		         (unsigned long long)jb->rows);
 	int len = snprintf(line, sizeof line,
-	                   "%%%%MatrixMarket matrix coordinate %s general\n%% apsp %s%s\n",
-	                   is_real ? "real" : "integer", what, some);
+	                   "%%%%MatrixMarket matrix coordinate %s %s\n%% apsp %s%s\n",
+	                   is_real ? "real" : "integer", mtx_symmetric(jb) ? "symmetric" : "general",
+	                   what, some);
 	tool_write_all(fd, line, (size_t)len);
 	/* Provenance, one comment line per @PG line. */
 	for (const char *pg = jb->h->provenance; pg && *pg;) {
@@ -281,7 +309,7 @@ static void write_text(int fd, const struct job *jb, int threads)
 		#pragma omp parallel for reduction(+ : nnz) schedule(static) num_threads(threads)
 		for (uint64_t i = 0; i < n; i++)
 			for (uint64_t j = 0; j < jb->h->n; j++)
-				nnz += (uint64_t)entry_present(jb, i, j);
+				nnz += (uint64_t)mtx_entry(jb, i, j);
 		write_mtx_header(fd, jb, nnz);
 	}
 	size_t cap = (size_t)jb->h->n * ENTRY_MAX + 2;
@@ -381,46 +409,39 @@ static size_t put_weight(char *p, uint32_t type, uint64_t i, uint64_t j, const u
 }
 
 /* A list of arcs as Matrix Market text: the same lines as its weight
- * matrix gives (each vertex's 0 on the diagonal, where no negative loop
- * takes its place), without the matrix. */
+ * matrix gives (mtx_entry: no diagonal 0, an undirected graph's lower
+ * triangle), without the matrix. */
 static void write_arcs_mtx(int fd, const struct job *jb)
 {
 	const st_header *h = jb->h;
 	const unsigned char *a = jb->m;
 	const size_t rec = ST_ARC_BYTES(h->type);
-	uint64_t loops = 0;
-	for (uint64_t k = 0; k < h->arcs; k++)
-		loops += !memcmp(a + k * rec, a + k * rec + 4, 4);
-	write_mtx_header(fd, jb, h->arcs - loops + h->n);
-	const unsigned char zero[8] = {0};
+	const int lower = mtx_symmetric(jb);
+	uint64_t count = 0;
+	for (uint64_t k = 0; k < h->arcs; k++) {
+		uint32_t u, v;
+		memcpy(&u, a + k * rec, 4);
+		memcpy(&v, a + k * rec + 4, 4);
+		count += !lower || v <= u;
+	}
+	write_mtx_header(fd, jb, count);
 	char *buf = malloc(1u << 20);
 	size_t len = 0;
 	if (!buf)
 		tool_die("text buffer:");
-	uint64_t k = 0;
-	for (uint64_t i = 0; i < h->n; i++) {
-		int diagonal = 0;
-		for (;; k++) {
-			uint32_t u = UINT32_MAX, v = 0;
-			if (k < h->arcs) {
-				memcpy(&u, a + k * rec, 4);
-				memcpy(&v, a + k * rec + 4, 4);
-			}
-			if (len > (1u << 20) - 2 * ENTRY_MAX) {
-				tool_write_all(fd, buf, len);
-				len = 0;
-			}
-			if (!diagonal && (u != i || v >= i)) { /* the diagonal's turn */
-				diagonal = 1;
-				if (u != i || v != i) /* (a negative loop: in its place) */
-					len += put_weight(buf + len, h->type, i, i, zero);
-			}
-			if (u != i)
-				break;
-			len += put_weight(buf + len, h->type, u, v, a + k * rec + 8);
+	for (uint64_t k = 0; k < h->arcs; k++) {
+		uint32_t u, v;
+		memcpy(&u, a + k * rec, 4);
+		memcpy(&v, a + k * rec + 4, 4);
+		if (lower && v > u)
+			continue;
+		if (len > (1u << 20) - ENTRY_MAX) {
+			tool_write_all(fd, buf, len);
+			len = 0;
 		}
-		if ((i & 1023) == 1023)
-			tool_progress("rows", i + 1, h->n);
+		len += put_weight(buf + len, h->type, u, v, a + k * rec + 8);
+		if ((k & 65535) == 65535)
+			tool_progress("arcs", k + 1, h->arcs);
 	}
 	tool_write_all(fd, buf, len);
 	free(buf);

@@ -8,22 +8,22 @@ nl='
 body() { grep -v '^%'; } # Matrix Market without its comment lines
 
 # Matrix Market: header, 1-based, finite entries only, real n (not npad).
-expect_output mtx-weights-padded "3 3 6${nl}1 1 0${nl}1 2 5${nl}2 2 0${nl}2 3 -2${nl}3 1 4${nl}3 3 0" '$b $D/weights3.apm | body'
+expect_output mtx-weights-padded "3 3 3${nl}1 2 5${nl}2 3 -2${nl}3 1 4" '$b $D/weights3.apm | body'
 expect_output mtx-header '%%MatrixMarket matrix coordinate integer general' '$b $D/weights3.apm | head -n 1'
 expect_true mtx-provenance '$b $D/result3.apm | grep -q "^% @PG	ID:handmade	VN:0	CL:handmade$"'
 expect_output mtx-default-dist "3 3 9${nl}1 1 0${nl}1 2 5${nl}1 3 3${nl}2 1 2${nl}2 2 0${nl}2 3 -2${nl}3 1 4${nl}3 2 9${nl}3 3 0" '$b $D/result3.apm | body'
-expect_output mtx-choose-weights "3 3 6" '$b --weights $D/result3.apm | body | head -n 1'
+expect_output mtx-choose-weights "3 3 3" '$b --weights $D/result3.apm | body | head -n 1'
 expect_output mtx-pred-1based "3 3 6${nl}1 2 1${nl}1 3 2${nl}2 1 3${nl}2 3 2${nl}3 1 3${nl}3 2 1" '$b --pred $D/result3.apm | body'
 expect_output mtx-real "2 2 3${nl}1 1 0${nl}1 2 0.100000001${nl}2 2 0" '$b $D/float2.apm | body'
 expect_true mtx-real-header '$b $D/float2.apm | head -n 1 | grep -q "coordinate real general"'
-expect_output stdin-dash "3 3 6" '$b - <$D/weights3.apm | body | head -n 1'
-expect_output stdin-none "3 3 6" '$b <$D/weights3.apm | body | head -n 1'
+expect_output stdin-dash "3 3 3" '$b - <$D/weights3.apm | body | head -n 1'
+expect_output stdin-none "3 3 3" '$b <$D/weights3.apm | body | head -n 1'
 
 # Dense: inf for unreachable, predecessors 0-based with -1.
 expect_output dense-weights "0 5 inf${nl}inf 0 -2${nl}4 inf 0" '$b --dense $D/weights3.apm'
 expect_output dense-pred "-1 0 1${nl}2 -1 1${nl}2 0 -1" '$b --dense --pred $D/result3.apm'
 expect_output dense-float "0 0.100000001${nl}inf 0" '$b --dense $D/float2.apm'
-expect_true dense-matches-mtx '$g -n 40 -d 30 -B 8 -o $T/g && $b --dense $T/g >$T/d && $b $T/g | body | tail -n +2 >$T/m &&
+expect_true dense-matches-mtx '$g -n 40 -d 30 -B 8 -o $T/g && $b --dense $T/g >$T/d && $b $T/g | mtx_general | body | tail -n +2 >$T/m &&
 	awk "{for (j = 1; j <= NF; j++) if (\$j != \"inf\") print NR, j, \$j}" $T/d | cmp - $T/m'
 # %.9g reads back to the same float32: 0.1f is 0.100000001490116..., 9 digits keep it.
 expect_true float-9-digits '$g -n 60 -d 40 -t float32 -w 0.001:1 | $b --dense | tr " " "\n" |
@@ -86,3 +86,15 @@ expect_true threads-same '$b -T 1 --dense $T/big >$T/t1 && $b -T 2 --dense $T/bi
 expect_stderr "--dense --npy: refused" 2 "^bin2mtx: --dense and --npy are two formats" '$BIN/bin2mtx --dense --npy /dev/null'
 expect_stderr "--npy --dense: refused" 2 "^bin2mtx: --dense and --npy are two formats" '$BIN/bin2mtx --npy --dense /dev/null'
 expect_stderr "--dist --pred: refused" 2 "^bin2mtx: --weights, --dist and --pred choose one" '$BIN/bin2mtx --dist --pred /dev/null'
+
+# The weights as Matrix Market keep what a graph is: an undirected graph's
+# file is symmetric (a round trip through mtx2bin keeps it undirected: the
+# same statistics), and no diagonal 0 is written (it is no loop).
+"$BIN/gengraph" -n 60 -d 10 --undirected -s 8 -o "$T/und"
+expect_true "--weights of an undirected graph: symmetric, its lower triangle" \
+	'$BIN/bin2mtx --weights "$T/und" >$T/und.mtx && head -n 1 $T/und.mtx | grep -q "coordinate integer symmetric" &&
+	 grep -v "^%" $T/und.mtx | awk "NR > 1 && \$2 > \$1 { exit 1 }"'
+expect_true "... a round trip keeps the graph undirected: the same statistics" \
+	'$BIN/apsp-cpu --stats --summary "$T/und" >$T/s1 && $BIN/mtx2bin "$T/und.mtx" | $BIN/apsp-cpu --stats --summary >$T/s2 && cmp -s $T/s1 $T/s2'
+expect_true "--weights writes no diagonal 0" \
+	'$BIN/gengraph -n 20 -d 20 -s 2 | $BIN/bin2mtx --weights | grep -v "^%" | awk "NR > 1 && \$1 == \$2 { exit 1 }"'

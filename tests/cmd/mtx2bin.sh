@@ -8,7 +8,7 @@ D="$TOP/datasets"
 DT="$TDATA/mtx2bin"
 mm() { printf '%%%%MatrixMarket matrix %s\n' "$1"; shift; printf '%s\n' "$@"; }
 # entries of a stream as "i j w" lines, no header
-entries() { "$B2M" | grep -v '^%' | tail -n +2; }
+entries() { "$B2M" | mtx_general | grep -v '^%' | tail -n +2; }
 # Built with libarchive?  Without it, tarballs are unpacked here (tar) and
 # their primary member piped in, so the figures are checked all the same.
 ARCH=0
@@ -33,7 +33,7 @@ expect_output "spaceStation_10 size" "spaceStation_10: 1272 vertices, 17478 entr
 expect_stderr "verbose summary" 0 "^mtx2bin: karate: 34 vertices, 156 entries, 156 edges" \
 	'"$M" -v "$D/karate.mtx" >/dev/null'
 expect_output "bcsstk08 through bin2mtx" "1074 1074 12960" \
-	'imp "$D/bcsstk08.tar.gz" --weights abs | "$B2M" | grep -v "^%" | head -1'
+	'imp "$D/bcsstk08.tar.gz" --weights abs | "$B2M" | mtx_general | grep -v "^%" | head -1'
 expect_stderr "negative undirected warning" 0 "negative edge is a negative cycle" \
 	'imp "$D/nos4.tar.gz" >/dev/null'
 
@@ -166,7 +166,7 @@ want=$("$M" -q "$T/nos4.mtx" | "$B2M" | grep -v '^%')
 expect_output "gzip file" "$want" '"$M" -q "$T/nos4.mtx.gz" | "$B2M" | grep -v "^%"'
 expect_output "gzip from stdin" "$want" '"$M" -q <"$T/nos4.mtx.gz" | "$B2M" | grep -v "^%"'
 expect_output "concatenated gzip members" "2 2 3" \
-	'{ printf "%%%%MatrixMarket matrix coordinate integer general\n2 2 1\n" | gzip; printf "1 2 7\n" | gzip; } | "$M" -q | "$B2M" | grep -v "^%" | head -1'
+	'{ printf "%%%%MatrixMarket matrix coordinate integer general\n2 2 1\n" | gzip; printf "1 2 7\n" | gzip; } | "$M" -q | "$B2M" | mtx_general | grep -v "^%" | head -1'
 if [ $ARCH = 1 ]; then
 	expect_output "tarball from stdin" "$want" '"$M" -q <"$D/nos4.tar.gz" | "$B2M" | grep -v "^%"'
 	mkdir -p "$T/x/x" && cp "$T/nos4.mtx" "$T/x/x/x.mtx" && cp "$T/nos4.mtx" "$T/x/x/x_b.mtx"
@@ -205,8 +205,8 @@ expect_stderr "binary garbage" 2 "^mtx2bin: " 'head -c 3000 "$M" | "$M" -F mtx'
 mkdir -p "$T/ds" && cp "$D/karate.mtx" "$D/zenios.mtx.gz" "$T/ds/"
 [ $ARCH = 1 ] && cp "$D/nos4.tar.gz" "$T/ds/"
 expect_true "convert.sh writes NAME.apm for each graph" \
-	'MTX2BIN="$M" sh "$D/convert.sh" "$T/ds" 2>/dev/null && "$B2M" "$T/ds/karate.apm" | grep -q "^34 34 190$" &&
-	 "$B2M" "$T/ds/zenios.apm" | grep -q "^2873 2873 " && { [ $ARCH = 0 ] || "$B2M" "$T/ds/nos4.apm" | grep -q "^100 100 594$"; }'
+	'MTX2BIN="$M" sh "$D/convert.sh" "$T/ds" 2>/dev/null && "$B2M" "$T/ds/karate.apm" | mtx_general | grep -q "^34 34 190$" &&
+	 "$B2M" "$T/ds/zenios.apm" | grep -q "^2873 2873 " && { [ $ARCH = 0 ] || "$B2M" "$T/ds/nos4.apm" | mtx_general | grep -q "^100 100 594$"; }'
 expect_status "convert.sh without DIR" 2 'sh "$D/convert.sh"'
 expect_stderr "absurd size refused before allocating (as a matrix; --check only counts)" 2 \
 	":2: n = 1000000 needs 3725.3 GiB of memory, this machine has [0-9.]+ GiB: at most n = [0-9]+ fits$" \

@@ -6,7 +6,8 @@
  * every source on the reweighted graph, all in double precision.
  *
  * Input (stdin):
- *   default   Matrix Market coordinate, as bin2mtx writes: '%' comments,
+ *   default   Matrix Market coordinate, as bin2mtx writes: '%' comments
+ *             (a first line that says "symmetric": each entry both ways),
  *             "n n nnz", then "i j w" lines, 1-based
  *   -s        "n m" then "tail head weight" lines, 1-based
  * Duplicate edges keep the smallest weight; self-loops are ignored unless
@@ -41,11 +42,13 @@ static int read_graph(int stanford)
 {
 	char line[4096];
 	long m = 0, cap = 1024, got = 0;
-	int header = 0, negloop = 0;
+	int header = 0, negloop = 0, symmetric = 0;
 	int *tu = malloc(cap * sizeof *tu), *tv = malloc(cap * sizeof *tv);
 	double *tw = malloc(cap * sizeof *tw);
 
 	while (fgets(line, sizeof line, stdin)) {
+		if (!header && !strncmp(line, "%%MatrixMarket", 14) && strstr(line, " symmetric"))
+			symmetric = 1;
 		if (line[0] == '%' || line[0] == '#' || line[0] == '\n')
 			continue;
 		if (!header) {
@@ -69,6 +72,15 @@ static int read_graph(int stanford)
 			tw = realloc(tw, cap * sizeof *tw);
 		}
 		tu[got] = (int)u - 1, tv[got] = (int)v - 1, tw[got] = w, got++;
+		if (symmetric && u != v) {
+			if (got == cap) {
+				cap *= 2;
+				tu = realloc(tu, cap * sizeof *tu);
+				tv = realloc(tv, cap * sizeof *tv);
+				tw = realloc(tw, cap * sizeof *tw);
+			}
+			tu[got] = (int)v - 1, tv[got] = (int)u - 1, tw[got] = w, got++;
+		}
 	}
 	(void)m;
 	/* dense minimum first: the test graphs are small */
