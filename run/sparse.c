@@ -280,7 +280,7 @@ static int gather(const struct sparse_job *job, engine_in *r, struct arcs *a)
 	}
 	st_error err;
 	if (engine_read_weights_rows(r, 64, take_rows, a, &err) < 0)
-		tool_die_st(tool_input_name(job->input), &err);
+		tool_die_st(NULL, &err); /* (the stream's messages name it) */
 	return !a->matrix;
 }
 

@@ -344,7 +344,7 @@ int main(int argc, char **argv)
 		st_header_free(&h);
 		free(rows), free(q.pairs);
 		char why[200];
-		tool_die("%s: %zu rows: %s", name, nrows,
+		tool_die("%s: the rows of %zu source%s: %s", name, nrows, nrows == 1 ? "" : "s",
 		         lib_memory_refusal(why, sizeof why, npad, need, have, 1));
 	}
 	size_t rowbytes = h.npad * ST_TYPE_SIZE(h.type), prowbytes = h.npad * 4;

@@ -67,6 +67,9 @@ int gp_edge_lines(parser *P, const char *p, const char *end)
 				P->have_size = 1;
 				P->size_n = P->pend_a + (uint64_t)P->o->base;
 				P->size_m = P->pend_b + (uint64_t)P->o->base;
+				if ((u >= P->size_n || v >= P->size_n) && P->size_n == 0)
+					return gp_fail(P, "vertex %llu, but the size line says 0 vertices",
+					            (unsigned long long)((u > v ? u : v) + (uint64_t)P->o->base));
 				if (u >= P->size_n || v >= P->size_n) {
 					uint64_t bad = u >= P->size_n ? u : v;
 					return gp_fail(P, "vertex %llu is out of range %d..%llu (the size "

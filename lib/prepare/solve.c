@@ -288,7 +288,9 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 		goto out;
 	}
 	if (h->type == ST_INT32 && (pos_bound >= ST_INF_I32 || neg_bound >= ST_INF_I32)) {
-		lib_fail(err, "int32 distances could overflow (path bound %lld >= %d); import as float32",
+		lib_fail(err, "int32 distances could overflow (a path may weigh up to %lld, "
+		         "int32 holds %d): import as float64 (mtx2bin -t float64, exact to 2^53) "
+		         "or float32",
 		     (long long)(pos_bound >= ST_INF_I32 ? pos_bound : -neg_bound), ST_INF_I32);
 		goto out;
 	}
@@ -355,7 +357,9 @@ int sv_prepare(const st_header *h, const void *weights, void *dist,
 	}
 	if (rbound >= ST_INF_I32) {
 		free(pot);
-		lib_fail(err, "int32 distances could overflow (path bound %lld >= %d); import as float32",
+		lib_fail(err, "int32 distances could overflow (a path may weigh up to %lld, "
+		         "int32 holds %d): import as float64 (mtx2bin -t float64, exact to 2^53) "
+		         "or float32",
 		     (long long)rbound, ST_INF_I32);
 		goto out;
 	}

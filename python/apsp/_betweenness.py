@@ -147,10 +147,11 @@ def _on_gpu(lib, glib, n, u, v, wt, threads, out):
     return True
 
 
-def betweenness_centrality(csgraph, directed=True, weighted=True, normalized=False, *,
+def betweenness_centrality(csgraph, directed=True, weighted=True, normalized=True, *,
                            device="auto", threads=None):
     """networkx's betweenness_centrality(G, weight="weight" if weighted else
-    None, normalized=normalized) of csgraph (scipy's conventions: a dense
+    None, normalized=normalized) of csgraph, normalized by default as
+    networkx's is (scipy's conventions: a dense
     array's 0 is no edge, a scipy.sparse graph's stored entries are edges,
     the least of repeats; with directed=False each edge both ways and the
     values halved, as networkx gives an undirected graph's): a float64 array

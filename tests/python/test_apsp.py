@@ -354,9 +354,8 @@ else:
     check("betweenness_centrality: networkx's, within 1e-9 (16 kinds of graph and call)", ok)
     K = nx.karate_club_graph()
     ref = nx.betweenness_centrality(K)
-    got = apsp.betweenness_centrality(nx.to_numpy_array(K, weight=None), directed=False,
-                                      normalized=True)
-    check("betweenness_centrality: the karate club's, normalized",
+    got = apsp.betweenness_centrality(nx.to_numpy_array(K, weight=None), directed=False)
+    check("betweenness_centrality: the karate club's, normalized by default as networkx's",
           close(got, np.array([ref[i] for i in range(34)])))
     raises("betweenness_centrality: a negative weight refused", ValueError,
            lambda: apsp.betweenness_centrality(np.array([[0, -1.0], [2, 0]])), "negative")
