@@ -18,6 +18,18 @@
  * n is at least ND_MIN_N (below, there are too few tiles to skip). */
 #define ND_MIN_N 256
 
+/* --type: the element type a graph as text is read in (0: the reader's
+ * default, int32 for whole numbers, float32 for real ones). */
+static uint32_t text_type;
+
+void engine_parse_type(const char *arg)
+{
+	text_type = !strcmp(arg, "int32") ? ST_INT32 : !strcmp(arg, "float32") ? ST_FLOAT32
+	          : !strcmp(arg, "float64") ? ST_FLOAT64 : 0;
+	if (!text_type)
+		tool_usage_error("--type: unknown type '%s' (int32, float32 or float64)", arg);
+}
+
 /* A graph as text: its edges, and the header its weights would have. */
 static engine_in *open_text(int fd, const char *path, st_header *h)
 {
@@ -28,6 +40,7 @@ static engine_in *open_text(int fd, const char *path, st_header *h)
 		tool_die("out of memory");
 	gio_opts_init(&o);
 	o.edges_only = 1;
+	o.type = text_type;
 	graphin_read(fd, path, NULL, &o, &in->g, &label);
 	free(label);
 	if (fd > 2)
@@ -84,6 +97,13 @@ engine_in *engine_open(const char *path, int threads, st_header *h)
 	st_reader *r = st_reader_open(fd, path, h, threads, &err);
 	if (!r)
 		tool_die_st(NULL, &err);
+	if (text_type && text_type != h->type) {
+		const uint32_t type = h->type;
+		st_reader_free(r);
+		st_header_free(h);
+		tool_usage_error("--type: %s is a stream of %s; --type reads a graph as text "
+		                 "(mtx2bin -t converts one)", name, st_type_name(type));
+	}
 	/* The reader is freed before these deaths: clean under LeakSanitizer. */
 	if (st_header_is_checkpoint(h)) {
 		st_reader_free(r);

@@ -24,6 +24,9 @@ typedef struct engine_in {
  * (exit 3) when the stream records a negative cycle, (exit 2) when it holds
  * no weights or the text is not a graph. */
 engine_in *engine_open(const char *path, int threads, st_header *h);
+/* -t, --type TYPE: the element type of a graph given as text (dies with a
+ * usage error on another word); a stream of another type is refused. */
+void engine_parse_type(const char *arg);
 
 /* The machine's physical memory in bytes (APSP_MEMORY, or APSP_HOST_MEMORY,
  * for tests and shared machines: this many instead). */
@@ -113,6 +116,7 @@ enum { ENGINE_OPT_STATS = 0x3800, ENGINE_OPT_NO_PATHS, ENGINE_OPT_ORDER, ENGINE_
  * -B, --no-paths, --order, --derive-paths, --stats and its form. */
 #define ENGINE_LONGOPTS                                                   \
 	{"block", required_argument, 0, 'B'},                              \
+	{"type", required_argument, 0, 't'},                               \
 	{"no-paths", no_argument, 0, ENGINE_OPT_NO_PATHS},                 \
 	{"order", required_argument, 0, ENGINE_OPT_ORDER},                 \
 	{"derive-paths", required_argument, 0, ENGINE_OPT_DERIVE},         \

@@ -30,6 +30,8 @@ static void usage(FILE *f)
 	        "or in an archive) as mtx2bin reads it.  Writes a stream of distances and\n"
 	        "predecessors.\n"
 	        "\n"
+	        "  -t, --type TYPE     a graph as text read as int32, float32 or float64\n"
+	        "                      (default: int32 for whole numbers, float32 for real)\n"
 	        "  -B, --block B       blocking factor, a multiple of 16 from 16 to 512\n"
 	        "                      (default %d)\n"
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"
@@ -99,12 +101,13 @@ static void parse_options(int argc, char **argv, struct cpu_args *a)
 	};
 	fw_opts *o = &a->o;
 	int c;
-	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:t:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage)
 		    || engine_stats_option(c, optarg, &a->form, &a->as_stats)
 		    || ckpt_option(&a->ck, c, optarg) || sources_option(c, optarg, &a->rows))
 			continue;
 		switch (c) {
+		case 't': engine_parse_type(optarg); break;
 		case 'B':
 			o->block = (int)tool_parse_ll("-B", optarg, 16, 512);
 			if (o->block % 16)

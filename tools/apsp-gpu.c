@@ -21,6 +21,8 @@ static void usage(FILE *f)
 	        "gzip or in an archive) as mtx2bin reads it.  Writes a stream of distances and\n"
 	        "predecessors.\n"
 	        "\n"
+	        "  -t, --type TYPE     a graph as text read as int32, float32 or float64\n"
+	        "                      (default: int32 for whole numbers, float32 for real)\n"
 	        "  -B, --block B       blocking factor: 16, 32, 64 or 128 (default: chosen by n)\n"
 	        "      --no-paths      distances only (no predecessor matrix), faster\n"
 	        "  -d, --device N      CUDA device number (default 0)\n"
@@ -107,12 +109,13 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:d:g:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, TOOL_SHORTOPTS "B:t:d:g:", longopts, NULL)) != -1) {
 		if (tool_common_option(c, optarg, usage)
 		    || engine_stats_option(c, optarg, &a->form, &a->stats)
 		    || ckpt_option(&a->ck, c, optarg) || sources_option(c, optarg, &a->rows))
 			continue;
 		switch (c) {
+		case 't': engine_parse_type(optarg); break;
 		case 'B':
 			o->block = (int)tool_parse_ll("-B", optarg, 1, 1 << 20);
 			if (o->block != 16 && o->block != 32 && o->block != 64 && o->block != 128)

@@ -2,6 +2,7 @@
  * gzip or inside an archive) as a binary matrix stream.
  *
  * The parsers are in lib/graphio/graphio.c, the containers in run/graphin.c. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,6 +63,34 @@ static void *list_arcs(const gio_graph *g, uint64_t *arcs, uint64_t *edges)
 	for (uint64_t k = 0; k < *arcs; k++, p += ST_ARC_BYTES(g->type))
 		*edges += memcmp(p, p + 4, 4) != 0;
 	return list;
+}
+
+/* g's weight matrix from the edges read (opts.edges_only), its edges
+ * counted as the matrix holds them (finite, off the diagonal). */
+static void fill_matrix(gio_graph *g, const gio_opts *o)
+{
+	st_header h;
+	st_header_init(&h, g->n, o->pad, g->type);
+	const uint64_t bytes = st_matrix_bytes(&h);
+	st_header_free(&h);
+	if (!(g->w = malloc(bytes ? (size_t)bytes : 1)))
+		tool_die("out of memory for the %llu x %llu matrix", (unsigned long long)g->npad,
+		         (unsigned long long)g->npad);
+	gio_fill_matrix(g, g->w, tool_threads());
+	uint64_t edges = 0;
+	const size_t es = ST_TYPE_SIZE(g->type);
+	#pragma omp parallel for reduction(+ : edges) num_threads(tool_threads())
+	for (uint64_t u = 0; u < g->n; u++) {
+		const char *row = (const char *)g->w + u * g->npad * es;
+		for (uint64_t v = 0; v < g->n; v++) {
+			if (v == u)
+				continue;
+			edges += g->type == ST_INT32 ? ((const int32_t *)row)[v] < ST_INF_I32
+			       : g->type == ST_FLOAT32 ? ((const float *)row)[v] < INFINITY
+			                             : ((const double *)row)[v] < INFINITY;
+		}
+	}
+	g->edges = edges;
 }
 
 /* The stream of g: its matrix (made here from the list where g was read as
@@ -192,8 +221,14 @@ int main(int argc, char **argv)
 	graphin_read(fd, path, member, &o, &g, &label);
 	void *list = NULL;
 	uint64_t arcs = 0;
-	if (o.edges_only)
+	/* A matrix too small for the list ever to be chosen is filled from the
+	 * edges as read: no sort (the list's order) is needed for it. */
+	const int matrix_sure = layout == LAYOUT_AUTO
+	                        && !arcsout_chosen(layout, g.npad, g.type, 0);
+	if (o.edges_only && !matrix_sure)
 		list = list_arcs(&g, &arcs, &g.edges);
+	else if (o.edges_only)
+		fill_matrix(&g, &o);
 
 	char summary[512];
 	snprintf(summary, sizeof summary, "%s: %llu vertices, %llu entries, %llu edges, %s, %s, %s%s",

@@ -8,14 +8,41 @@
 #include "common.h"
 #include "graphio.h"
 
-static int by_pair_then_weight(const void *a, const void *b)
+/* The edges sorted by (u, v), stably, by a radix sort of the key
+ * u * 2^B + v (B the bits of n - 1) in 16-bit digits, least first: as many
+ * passes as the key's bits need, each O(edges).  0, or -1 (out of memory). */
+static int sort_by_pair(gio_edge *e, size_t count, uint64_t n)
 {
-	const gio_edge *x = a, *y = b;
-	if (x->u != y->u)
-		return x->u < y->u ? -1 : 1;
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return x->w < y->w ? -1 : x->w > y->w;
+	unsigned bits = 1;
+	while (bits < 32 && (n - 1) >> bits)
+		bits++;
+	const unsigned key_bits = 2 * bits, passes = (key_bits + 15) / 16;
+	gio_edge *tmp = malloc((count ? count : 1) * sizeof *tmp);
+	uint64_t *at = malloc(65536 * sizeof *at);
+	if (!tmp || !at) {
+		free(tmp), free(at);
+		return -1;
+	}
+	gio_edge *from = e, *to = tmp;
+	for (unsigned p = 0; p < passes; p++) {
+		const unsigned shift = 16 * p;
+		memset(at, 0, 65536 * sizeof *at);
+		for (size_t k = 0; k < count; k++)
+			at[((((uint64_t)from[k].u << bits) | from[k].v) >> shift) & 0xffff]++;
+		uint64_t sum = 0;
+		for (unsigned d = 0; d < 65536; d++) {
+			const uint64_t c = at[d];
+			at[d] = sum, sum += c;
+		}
+		for (size_t k = 0; k < count; k++)
+			to[at[((((uint64_t)from[k].u << bits) | from[k].v) >> shift) & 0xffff]++] = from[k];
+		gio_edge *t = from;
+		from = to, to = t;
+	}
+	if (from != e)
+		memcpy(e, from, count * sizeof *e);
+	free(tmp), free(at);
+	return 0;
 }
 
 /* Record k of a list of type: tail, head, weight. */
@@ -47,15 +74,22 @@ void *gio_arcs(const gio_graph *g, uint64_t *count, st_error *err)
 	}
 	if (g->nedge) /* (no edges: g->edge may be NULL) */
 		memcpy(e, g->edge, g->nedge * sizeof *e);
-	qsort(e, g->nedge, sizeof *e, by_pair_then_weight);
+	if (sort_by_pair(e, g->nedge, g->n ? g->n : 1) < 0) {
+		free(e), free(out);
+		lib_fail(err, "out of memory to sort %zu arcs", g->nedge);
+		return NULL;
+	}
 	uint64_t m = 0;
-	for (size_t k = 0; k < g->nedge; k++) {
-		/* each pair once, at its least weight (the first after sorting) */
-		if (k && e[k].u == e[k - 1].u && e[k].v == e[k - 1].v)
-			continue;
-		if (e[k].u == e[k].v && !(e[k].w < 0))
-			continue;
-		put_arc(out + m++ * rec, g->type, e[k].u, e[k].v, e[k].w);
+	for (size_t k = 0; k < g->nedge;) {
+		/* each pair once, at its least weight */
+		size_t j = k + 1;
+		double w = e[k].w;
+		for (; j < g->nedge && e[j].u == e[k].u && e[j].v == e[k].v; j++)
+			if (e[j].w < w)
+				w = e[j].w;
+		if (e[k].u != e[k].v || w < 0)
+			put_arc(out + m++ * rec, g->type, e[k].u, e[k].v, w);
+		k = j;
 	}
 	free(e);
 	*count = m;

@@ -8,7 +8,8 @@
     bc = apsp.betweenness_centrality(G)                 # networkx's, weighted
     apsp.certify(G, dist, pred)                         # proved shortest, or raises
 
-shortest_path and floyd_warshall take scipy.sparse.csgraph's arguments and
+shortest_path, floyd_warshall, dijkstra (limit=, min_only=), bellman_ford
+and johnson take scipy.sparse.csgraph's arguments and
 give its results (float64 distances, int32 predecessors with -9999 for
 none, NegativeCycleError); device= ('auto', 'cpu', 'gpu') and threads= are
 this package's.  load and save read and write the toolkit's streams
@@ -18,7 +19,7 @@ them (see _lib.py)."""
 from . import _lib
 from ._betweenness import betweenness_centrality
 from ._certify import certify, NotShortestError
-from ._csgraph import floyd_warshall, shortest_path
+from ._csgraph import bellman_ford, dijkstra, floyd_warshall, johnson, shortest_path
 from ._engine import has_gpu
 from ._errors import NegativeCycleError
 from ._stats import stats, COLUMNS
@@ -37,6 +38,6 @@ try:
 except ImportError:  # pragma: no cover - apspmat.py lies beside this package
     pass
 
-__all__ = ["floyd_warshall", "shortest_path", "stats", "COLUMNS", "betweenness_centrality",
+__all__ = ["floyd_warshall", "shortest_path", "dijkstra", "bellman_ford", "johnson", "stats", "COLUMNS", "betweenness_centrality",
            "certify", "NegativeCycleError", "NotShortestError",
            "has_gpu", "load", "save", "Stream", "StreamError"]

@@ -134,3 +134,67 @@ def shortest_path(csgraph, method="auto", directed=True, return_predecessors=Fal
     if not return_predecessors:
         return dist
     return dist, pred[idx.ravel()].reshape(idx.shape + (n,))
+
+
+def _limited(got, limit, return_predecessors):
+    """Distances past limit as unreachable (their predecessors none), as
+    scipy's limit= gives them."""
+    if limit is None or limit == np.inf:
+        return got
+    dist, pred = got if return_predecessors else (got, None)
+    far = dist > limit
+    dist[far] = np.inf
+    if pred is not None:
+        pred[far] = -9999
+    return (dist, pred) if return_predecessors else dist
+
+
+def dijkstra(csgraph, directed=True, indices=None, return_predecessors=False, unweighted=False,
+             limit=np.inf, min_only=False, *, device="auto", threads=None):
+    """scipy.sparse.csgraph.dijkstra: shortest_path's rows of indices (every
+    vertex where None), distances past limit unreachable; with min_only, one
+    row: each vertex's distance from the nearest of indices (and, with
+    return_predecessors, its predecessor and that source, -9999 for none).
+    Negative weights are solved exactly (scipy warns of them)."""
+    n = (csgraph.shape if _is_sparse(csgraph) else np.shape(csgraph))[0]
+    if min_only:
+        idx = np.arange(n) if indices is None else _indices(indices, n).ravel()
+        got = shortest_path(csgraph, "D", directed, return_predecessors, unweighted, False, idx,
+                            device=device, threads=threads)
+        dist, pred = got if return_predecessors else (np.atleast_2d(got), None)
+        dist, pred = np.atleast_2d(dist), None if pred is None else np.atleast_2d(pred)
+        if len(idx) == 0:
+            best = np.full(n, np.inf)
+            return (best, np.full(n, -9999, np.int32), np.full(n, -9999, np.int32)) \
+                if return_predecessors else best
+        near = np.argmin(dist, axis=0)
+        cols = np.arange(n)
+        best = dist[near, cols]
+        if limit is not None and limit != np.inf:
+            best[best > limit] = np.inf
+        if not return_predecessors:
+            return best
+        p = pred[near, cols].astype(np.int32)
+        src = idx[near].astype(np.int32)
+        p[~np.isfinite(best)] = -9999
+        src[~np.isfinite(best)] = -9999
+        return best, p, src
+    got = shortest_path(csgraph, "D", directed, return_predecessors, unweighted, False, indices,
+                        device=device, threads=threads)
+    return _limited(got, limit, return_predecessors)
+
+
+def bellman_ford(csgraph, directed=True, indices=None, return_predecessors=False,
+                 unweighted=False, *, device="auto", threads=None):
+    """scipy.sparse.csgraph.bellman_ford: shortest_path's rows of indices;
+    NegativeCycleError where a cycle is negative."""
+    return shortest_path(csgraph, "BF", directed, return_predecessors, unweighted, False, indices,
+                         device=device, threads=threads)
+
+
+def johnson(csgraph, directed=True, indices=None, return_predecessors=False, unweighted=False,
+            *, device="auto", threads=None):
+    """scipy.sparse.csgraph.johnson: shortest_path's rows of indices;
+    NegativeCycleError where a cycle is negative."""
+    return shortest_path(csgraph, "J", directed, return_predecessors, unweighted, False, indices,
+                         device=device, threads=threads)

@@ -562,7 +562,9 @@ bin2mtx 0 \$BIN/bin2mtx \$T/r60
 bin2mtx 2 \$BIN/bin2mtx \$T/cut-r
 bin2mtx 3 \$BIN/bin2mtx \$T/negr
 apsp-info 0 \$BIN/apsp-info \$T/r60 \$T/negr
+apsp-info 1 \$BIN/apsp-info --graph \$T/g60 \$T/r60b
 apsp-info 2 \$BIN/apsp-info \$T/cut-r
+apsp-info 3 \$BIN/apsp-info --graph \$T/g60 \$T/negr
 apsp-stats 0 \$BIN/apsp-stats \$T/r60
 apsp-stats 2 \$BIN/apsp-stats \$T/cut-r
 apsp-stats 3 \$BIN/apsp-stats \$T/negr

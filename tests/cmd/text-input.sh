@@ -76,3 +76,15 @@ printf 'p sp 3 3\na 1 2 1\na 2 1 -2\na 2 3 1\n' >"$T/cycle.gr"
 expect_stderr "a negative cycle in text" 3 'negative cycle' '$c --stats "$T/cycle.gr"'
 expect_stderr "a stream mangled in transfer is still a stream" 2 'not an apsp matrix stream' \
 	'printf "\211APM\n\n\032\n........" | $c'
+
+# -t, --type: a graph as text read as the type asked (float64 keeps every
+# digit); a stream of another type is refused by name.
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 0.1\n' >"$T/tenth.mtx"
+expect_true "-t float64: text read as float64, every digit kept" \
+	'$BIN/apsp-cpu -t float64 "$T/tenth.mtx" | $BIN/bin2mtx | grep -q "^1 2 0.10000000000000001$" &&
+	 $BIN/apsp-cpu "$T/tenth.mtx" | $BIN/bin2mtx | grep -q "^1 2 0.100000001$"'
+expect_true "--type float64 with --stats too" \
+	'$BIN/apsp-cpu --type float64 --stats --summary "$T/tenth.mtx" | grep -q "^diameter	0.10000000000000001$"'
+expect_stderr "-t of another type than a stream's: refused" 2 'a stream of int32; --type reads a graph as text' \
+	'$BIN/gengraph -n 5 -d 30 | $BIN/apsp-cpu -t float64'
+expect_stderr "-t with an unknown type" 2 "unknown type 'int64'" '$BIN/apsp-cpu -t int64 "$T/tenth.mtx"'

@@ -445,4 +445,48 @@ except _lib.LayoutError as e:
     refused = str(e)
 check("layout: a library that cannot tell its layout is refused", "libold.so is older" in refused,
       refused)
+# scipy's dijkstra (limit=, min_only=), bellman_ford and johnson: the same
+# distances as scipy's, every predecessor certified (apsp.certify), and the
+# explicit-zero graph whose predecessors once named a non-edge.
+ok = True
+for trial in range(6):
+    g = sp.csr_matrix(random_graph(rng, 50, density=0.1, negative=trial % 2 == 1))
+    idx = [3, 7, 11]
+    calls = [("dijkstra", dict(indices=idx)), ("dijkstra", dict(indices=idx, limit=6.0)),
+             ("dijkstra", dict(indices=idx, min_only=True)), ("bellman_ford", dict(indices=idx)),
+             ("johnson", dict(indices=idx))]
+    for name, kw in calls:
+        if name == "dijkstra" and trial % 2 == 1:
+            continue  # (scipy's dijkstra is not exact with negative weights)
+        want = getattr(cg, name)(g, **kw)
+        d, p = getattr(apsp, name)(g, return_predecessors=True, device=DEVICE, **kw)[:2]
+        if not same(np.asarray(d), np.asarray(want), False):
+            ok = False
+            print("# %s %r: distances differ" % (name, kw))
+        if not kw.get("min_only") and kw.get("limit") is None:
+            try:
+                apsp.certify(g, d, p, indices=idx)
+            except apsp.NotShortestError as e:
+                ok = False
+                print("# %s %r: %s" % (name, kw, e))
+check("dijkstra (limit=, min_only=), bellman_ford, johnson: scipy's distances, certified paths",
+      ok)
+e = [(53, 7, 8.55), (53, 50, 6.071), (54, 50, 2.258), (70, 7, 5.184), (71, 54, 0.0)]
+r = [a for a, b, w in e] + [b for a, b, w in e]
+c_ = [b for a, b, w in e] + [a for a, b, w in e]
+zg = sp.csr_matrix(([w for a, b, w in e] * 2, (r, c_)), shape=(76, 76))
+ok = True
+for method in ("auto", "FW", "D", "J", "BF"):
+    d, p = apsp.shortest_path(zg, method=method, return_predecessors=True, device=DEVICE)
+    try:
+        apsp.certify(zg, d, p)
+    except apsp.NotShortestError as err:
+        ok = False
+        print("# %s: %s" % (method, err))
+check("an explicit zero: every method's predecessors are arcs of shortest paths "
+      "(pred[54, 70] once named 54)", ok)
+bad = np.array(cg.shortest_path(zg))
+bad[53, 7] = 100.0  # consistent with no chain, not shortest
+raises("certify: a distance that is not the shortest", apsp.NotShortestError,
+       lambda: apsp.certify(zg, bad), "d(53, 7) = 100")
 sys.exit(1 if _c.failed else 0)
