@@ -162,7 +162,8 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
  * the vertices eliminated in nested-dissection order over (min, +), no
  * n x n matrix (apsp-cpu(1), "The sparse engine"); or, for at most 64
  * sources and no negative weight, a search a source (Dijkstra's
- * algorithm), with no order made.  Row i, n entries, at
+ * algorithm), with no order made (float sums then in the search's order,
+ * which may differ from the elimination's in the last bit).  Row i, n entries, at
  * rows + i * n (INF or +inf where unreachable).  Returns 0; 1 on a
  * negative cycle (*cycle_vertex on it); 2 where most > 0 and the
  * elimination's fill would pass most entries (nothing made: the dense

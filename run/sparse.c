@@ -379,15 +379,18 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 	return o.relaxations;
 }
 
-/* Few rows of a graph of few arcs a vertex (a road network's, a mesh's;
- * denser ones keep the engines, whose rows are the whole result's) and
- * none negative: a search a source. */
+/* Few rows of an int32 graph of few arcs a vertex (a road network's, a
+ * mesh's; denser ones keep the engines, whose rows are the whole
+ * result's) and none negative: a search a source.  Its sums are exact, so
+ * its rows are the elimination's bytes on every device; float sums in
+ * another order could differ in the last bit, so floats are eliminated. */
 static int searched(const struct sparse_job *job, const struct arcs *a)
 {
 	const char *most = getenv("APSP_SEARCH_MOST"); /* (tests: 0 never searches) */
 	const uint64_t at_most = most && *most ? strtoull(most, NULL, 10) : EL_SEARCH_MOST;
 	return job->src && job->sources <= at_most && !job->form && !job->device_rows
-	       && a->count <= 6 * a->n && el_no_negative_arc(a->type, a->count, a->w);
+	       && a->type == ST_INT32 && a->count <= 6 * a->n
+	       && el_no_negative_arc(a->type, a->count, a->w);
 }
 
 /* The rows (and predecessors) of job's sources, searched, as a result
