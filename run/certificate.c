@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "certificate.h"
+#include "common.h"
 #include "graphin.h"
 #include "tool.h"
 
@@ -13,9 +14,23 @@ double certify_tolerance(uint32_t type)
 	return type == ST_FLOAT64 ? 1e-12 : 1e-5;
 }
 
+/* The certificate's memory, told from n and the arcs before any is taken:
+ * the lists (first 8 bytes a vertex, 12 an arc) and each thread's room (5
+ * bytes a vertex). */
+static void check_memory(const char *name, uint64_t n, uint64_t arcs, int threads)
+{
+	const double need = (double)n * (8.0 + 5.0 * (threads > 0 ? threads : 1))
+	                    + (double)arcs * 28.0;
+	const double have = tool_physical_memory();
+	char why[200];
+	if (have > 0 && need > have)
+		tool_die("%s: %s", name, lib_memory_refusal(why, sizeof why, n, need, have, 1));
+}
+
 static ce_graph *from_edges(const gio_graph *g, const char *name)
 {
 	st_error err;
+	check_memory(name, g->n, g->nedge, tool_threads());
 	const size_t m = g->nedge;
 	uint32_t *tail = malloc((m ? m : 1) * sizeof *tail), *head = malloc((m ? m : 1) * sizeof *head);
 	double *w = malloc((m ? m : 1) * sizeof *w);
@@ -60,6 +75,7 @@ ce_graph *certify_graph(const char *path, int threads, uint64_t *n)
 			c = from_edges(&g, name);
 			gio_graph_free(&g);
 		} else if (m.weights) {
+			check_memory(name, m.h.n, 0, threads);
 			if (!(c = ce_graph_from_matrix(m.h.n, m.h.npad, m.h.type, m.weights, &err)))
 				tool_die("%s: %s", name, err.msg);
 		} else {
@@ -82,9 +98,9 @@ static void say_fault(const char *name, const ce_fault *f, FILE *report)
 static void say_count(const char *name, uint64_t rows, uint64_t n, uint64_t bad, FILE *report)
 {
 	if (tool_opts.verbose > 0)
-		fprintf(report, "%s: %llu rows of %llu vertices certified against the graph, %llu "
-		        "fail\n", name, (unsigned long long)rows, (unsigned long long)n,
-		        (unsigned long long)bad);
+		fprintf(report, "%s: %llu row%s of %llu vertices certified against the graph, %llu "
+		        "fail\n", name, (unsigned long long)rows, rows == 1 ? "" : "s",
+		        (unsigned long long)n, (unsigned long long)bad);
 }
 
 uint64_t certify_rows(const ce_graph *g, const char *name, const st_matrices *m, double tol,

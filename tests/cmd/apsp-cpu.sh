@@ -249,3 +249,24 @@ expect_output "--progress: tracked paths are repaired" \
 	"reading the graph,preparing the graph,ordering the vertices,tiling,repairing the predecessors,untiling,writing the result," \
 	'$c --progress --derive-paths never "$T/pr.apm" -o "$T/pr.out" 2>"$T/pe" && steps'
 expect_output "no progress without --progress off a terminal" "" '$c "$T/pr.apm" -o "$T/pr.out" 2>&1'
+
+# Memory before work: a 79-byte file that declares n = 2e9 with one edge is
+# refused from its header on every route (the dense one's words: "n = ...
+# needs ... GiB"), also as a list of arcs and against APSP_MEMORY; n = 5e7
+# with one edge and a row asked is searched, not ordered (an answer, in
+# about 1.4 GB here).
+printf '%%%%MatrixMarket matrix coordinate integer general\n2000000000 2000000000 1\n1 2 5\n' >"$T/huge.mtx"
+for opts in "--stats" "--no-paths" "--rows 0:2" "--stats --betweenness" ""; do
+	expect_stderr "n = 2e9, one edge, ${opts:-no option}: refused before work" 2 \
+		'n = 2000000000 needs [0-9.]+ GiB of memory' '$c $opts "$T/huge.mtx" >/dev/null'
+done
+expect_stderr "n = 2e9 as a list of arcs: refused before work" 2 'n = 2000000000 needs' \
+	'$BIN/mtx2bin -L arcs "$T/huge.mtx" -o "$T/huge.apm" && $c --stats "$T/huge.apm"'
+expect_stderr "APSP_MEMORY: a smaller machine, the same refusal" 2 'n = 2000000 needs .* this machine has 0.1 GiB' \
+	'printf "%%%%MatrixMarket matrix coordinate integer general\n2000000 2000000 1\n1 2 5\n" >"$T/two-m.mtx" &&
+	 APSP_MEMORY=107374182 $c --stats "$T/two-m.mtx"'
+printf '%%%%MatrixMarket matrix coordinate integer general\n50000000 50000000 1\n1 2 5\n' >"$T/fifty-m.mtx"
+expect_true "n = 5e7, one edge, --rows 0:1: searched, the row right" \
+	'$c -v --rows 0:1 "$T/fifty-m.mtx" -o "$T/fifty.apm" 2>"$T/fv" && grep -q "1 sources searched" "$T/fv" &&
+	 $BIN/apsp-path -i "$T/fifty.apm" 0 1 | grep -q "distance 5"'
+rm -f "$T/fifty.apm"
