@@ -2,6 +2,7 @@
  * shortest-path tree among the graph's tight arcs, from its distances. */
 #include "common.h"
 #include "elim.h"
+#include "heap.h"
 
 #include <math.h>
 #include <omp.h>
@@ -135,60 +136,19 @@ static uint8_t chain_ends(const int32_t *pred, uint64_t s, uint64_t v, uint8_t *
 	return end;
 }
 
-/* A candidate arc u -> v into the vertices left out, by how far
- * d(u) + w(u, v) lies from d(v). */
-struct cand {
-	double off;
-	uint32_t v, u;
-};
-
-struct heap {
-	struct cand *at;
-	uint64_t size;
-};
-
-static void heap_push(struct heap *h, struct cand c)
-{
-	uint64_t i = h->size++;
-	while (i > 0) {
-		const uint64_t up = (i - 1) / 2;
-		if (h->at[up].off <= c.off)
-			break;
-		h->at[i] = h->at[up], i = up;
-	}
-	h->at[i] = c;
-}
-
-static struct cand heap_pop(struct heap *h)
-{
-	const struct cand top = h->at[0], last = h->at[--h->size];
-	uint64_t i = 0;
-	for (;;) {
-		uint64_t c = 2 * i + 1;
-		if (c >= h->size)
-			break;
-		if (c + 1 < h->size && h->at[c + 1].off < h->at[c].off)
-			c++;
-		if (last.off <= h->at[c].off)
-			break;
-		h->at[i] = h->at[c], i = c;
-	}
-	if (h->size)
-		h->at[i] = last;
-	return top;
-}
-
 /* u's arcs into the vertices left out (mark 2, no pred yet) as candidates. */
-static void offer_arcs(const el_arcs *a, const void *row, uint64_t u, const int32_t *pred,
-                       const uint8_t *mark, struct heap *h)
+static int offer_arcs(const el_arcs *a, const void *row, uint64_t u, const int32_t *pred,
+                      const uint8_t *mark, el_heap *h)
 {
 	const double du = dist_at(a->type, row, u);
 	for (uint64_t e = a->out_first[u]; e < a->out_first[u + 1]; e++) {
 		const uint32_t v = a->out_to[e];
-		if (mark[v] == 2 && pred[v] < 0)
-			heap_push(h, (struct cand){fabs(du + a->out_w[e] - dist_at(a->type, row, v)), v,
-			                           (uint32_t)u});
+		if (mark[v] == 2 && pred[v] < 0
+		    && el_heap_push(h, (el_heap_entry){fabs(du + a->out_w[e] - dist_at(a->type, row, v)),
+		                                       v, (uint32_t)u}) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 /* Row s's tree.  Each reachable v takes the in-arc (u, v) whose
@@ -200,8 +160,8 @@ static void offer_arcs(const el_arcs *a, const void *row, uint64_t u, const int3
  * first), as Prim's algorithm grows a tree: so a vertex whose best arc
  * comes from another left out waits for that one, and no chain takes an
  * arc far from tight while a tight path exists. */
-static void row_tree(const el_arcs *a, uint64_t s, const void *row, int32_t *pred,
-                     uint32_t *stack, uint8_t *mark, struct heap *h)
+static int row_tree(const el_arcs *a, uint64_t s, const void *row, int32_t *pred,
+                    uint32_t *stack, uint8_t *mark, el_heap *h)
 {
 	const uint64_t n = a->n;
 	for (uint64_t v = 0; v < n; v++) {
@@ -216,18 +176,20 @@ static void row_tree(const el_arcs *a, uint64_t s, const void *row, int32_t *pre
 		if (mark[v] == 2)
 			pred[v] = -1, left++;
 	if (left == 0)
-		return;
+		return 0;
 	h->size = 0;
 	for (uint64_t u = 0; u < n; u++)
-		if (u == s || mark[u] == 1)
-			offer_arcs(a, row, u, pred, mark, h);
+		if ((u == s || mark[u] == 1) && offer_arcs(a, row, u, pred, mark, h) < 0)
+			return -1;
 	while (left > 0 && h->size > 0) {
-		const struct cand c = heap_pop(h);
+		const el_heap_entry c = el_heap_pop(h);
 		if (pred[c.v] >= 0)
 			continue;
 		pred[c.v] = (int32_t)c.u, left--;
-		offer_arcs(a, row, c.v, pred, mark, h);
+		if (offer_arcs(a, row, c.v, pred, mark, h) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 int el_derive_preds(const el_arcs *a, const uint32_t *src, uint64_t first, uint64_t count,
@@ -240,18 +202,22 @@ int el_derive_preds(const el_arcs *a, const uint32_t *src, uint64_t first, uint6
 	int failed = 0;
 	#pragma omp parallel num_threads(threads)
 	{
-		struct heap h = {malloc((a->out_first[n] + 1) * sizeof *h.at), 0};
+		el_heap h = {0};
 		uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
 		uint8_t *mark = malloc(n ? n : 1);
-		if (!h.at || !stack || !mark) {
+		if (!stack || !mark) {
 			#pragma omp atomic write
 			failed = 1;
 		}
 		#pragma omp for schedule(dynamic, 4)
 		for (uint64_t i = 0; i < count; i++)
-			if (h.at && stack && mark)
-				row_tree(a, src ? src[first + i] : first + i, (const char *)rows + i * row_bytes,
-				         pred + i * n, stack, mark, &h);
+			if (stack && mark
+			    && row_tree(a, src ? src[first + i] : first + i,
+			                (const char *)rows + i * row_bytes, pred + i * n, stack, mark,
+			                &h) < 0) {
+				#pragma omp atomic write
+				failed = 1;
+			}
 		free(h.at), free(stack), free(mark);
 	}
 	return failed ? lib_fail(err, "sparse engine: out of memory for the predecessors") : 0;

@@ -3,6 +3,7 @@
  * search a source costs O(m log m) and no order or factor is made. */
 #include "common.h"
 #include "elim.h"
+#include "heap.h"
 
 #include <math.h>
 #include <omp.h>
@@ -64,52 +65,6 @@ int el_no_negative_arc(uint32_t type, uint64_t count, const void *w)
 	return 1;
 }
 
-/* A heap of (distance, vertex); stale entries are skipped when popped. */
-struct entry {
-	double d;
-	uint32_t v;
-};
-
-struct heap {
-	struct entry *at;
-	uint64_t size, cap;
-};
-
-static int push(struct heap *h, double d, uint32_t v)
-{
-	if (h->size == h->cap) {
-		const uint64_t cap = h->cap ? 2 * h->cap : 1024;
-		struct entry *at = realloc(h->at, cap * sizeof *at);
-		if (!at)
-			return -1;
-		h->at = at, h->cap = cap;
-	}
-	uint64_t i = h->size++;
-	while (i > 0 && h->at[(i - 1) / 2].d > d)
-		h->at[i] = h->at[(i - 1) / 2], i = (i - 1) / 2;
-	h->at[i] = (struct entry){d, v};
-	return 0;
-}
-
-static struct entry pop(struct heap *h)
-{
-	const struct entry top = h->at[0], last = h->at[--h->size];
-	uint64_t i = 0;
-	for (;;) {
-		uint64_t c = 2 * i + 1;
-		if (c >= h->size)
-			break;
-		if (c + 1 < h->size && h->at[c + 1].d < h->at[c].d)
-			c++;
-		if (last.d <= h->at[c].d)
-			break;
-		h->at[i] = h->at[c], i = c;
-	}
-	if (h->size)
-		h->at[i] = last;
-	return top;
-}
-
 /* d + w as the type adds, and stored; 0, or -1 where an int32 sum would
  * reach ST_INF_I32. */
 static int store(uint32_t type, void *row, uint64_t v, double d, double w, double *out)
@@ -131,7 +86,7 @@ static int store(uint32_t type, void *row, uint64_t v, double d, double w, doubl
 /* One source's row (and predecessors). 0; -1 out of memory; -2 int32
  * overflow. */
 static int search(const struct lists *l, uint64_t n, uint32_t type, uint32_t s, void *row,
-                  int32_t *pred, struct heap *h, uint64_t *relax)
+                  int32_t *pred, el_heap *h, uint64_t *relax)
 {
 	const size_t es = ST_TYPE_SIZE(type);
 	if (type == ST_INT32)
@@ -144,26 +99,26 @@ static int search(const struct lists *l, uint64_t n, uint32_t type, uint32_t s, 
 		memset(pred, 0xff, n * sizeof *pred);
 	memset((char *)row + (uint64_t)s * es, 0, es);
 	h->size = 0;
-	if (push(h, 0, s) < 0)
+	if (el_heap_push(h, (el_heap_entry){0, s, 0}) < 0)
 		return -1;
 	while (h->size) {
-		const struct entry e = pop(h);
-		if (e.d > element(type, row, e.v))
+		const el_heap_entry e = el_heap_pop(h);
+		if (e.key > element(type, row, e.v)) /* (a stale entry) */
 			continue;
 		for (uint64_t k = l->first[e.v]; k < l->first[e.v + 1]; k++) {
 			const uint32_t v = l->head[k];
 			double x;
 			(*relax)++;
-			if (!(e.d + l->w[k] < element(type, row, v)))
+			if (!(e.key + l->w[k] < element(type, row, v)))
 				continue;
 			const double before = element(type, row, v);
-			if (store(type, row, v, e.d, l->w[k], &x) < 0)
+			if (store(type, row, v, e.key, l->w[k], &x) < 0)
 				return -2;
 			if (!(x < before)) /* (rounded up to where it was) */
 				continue;
 			if (pred)
 				pred[v] = (int32_t)e.v;
-			if (push(h, x, v) < 0)
+			if (el_heap_push(h, (el_heap_entry){x, v, 0}) < 0)
 				return -1;
 		}
 	}
@@ -186,7 +141,7 @@ int el_search_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *fr
 	#pragma omp parallel num_threads(lib_threads(threads)) reduction(+ : relax) \
 		reduction(min : rc)
 	{
-		struct heap h = {0};
+		el_heap h = {0};
 		#pragma omp for schedule(dynamic, 1)
 		for (uint64_t i = 0; i < sources; i++) {
 			const int r = rc < 0 ? 0 : search(&l, n, type, src[i], (char *)rows + i * row_bytes,

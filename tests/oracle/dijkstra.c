@@ -65,21 +65,15 @@ static int read_graph(int stanford)
 			die("bad edge line");
 		if (u < 1 || u > n || v < 1 || v > n)
 			die("vertex out of range");
-		if (got == cap) {
-			cap *= 2;
-			tu = realloc(tu, cap * sizeof *tu);
-			tv = realloc(tv, cap * sizeof *tv);
-			tw = realloc(tw, cap * sizeof *tw);
-		}
-		tu[got] = (int)u - 1, tv[got] = (int)v - 1, tw[got] = w, got++;
-		if (symmetric && u != v) {
+		for (int way = 0; way < 1 + (symmetric && u != v); way++) {
 			if (got == cap) {
 				cap *= 2;
 				tu = realloc(tu, cap * sizeof *tu);
 				tv = realloc(tv, cap * sizeof *tv);
 				tw = realloc(tw, cap * sizeof *tw);
 			}
-			tu[got] = (int)v - 1, tv[got] = (int)u - 1, tw[got] = w, got++;
+			tu[got] = (int)(way ? v : u) - 1, tv[got] = (int)(way ? u : v) - 1, tw[got] = w;
+			got++;
 		}
 	}
 	(void)m;
