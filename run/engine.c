@@ -457,9 +457,11 @@ void engine_stats_help(FILE *f)
 {
 	fputs("  with --stats:\n", f);
 	stats_help(f);
-	fputs("      --betweenness   a betweenness column (networkx's betweenness_centrality\n"
-	      "                      with weights): a search a source, weights of 0 or more\n"
-	      "      --normalized    the betweenness over (n-1)(n-2), the arcs' over n(n-1)\n"
+	fputs("      --betweenness   a betweenness column: networkx's betweenness_centrality\n"
+	      "                      with weights and normalized=False (raw pair counts);\n"
+	      "                      a search a source, weights of 0 or more\n"
+	      "      --normalized    over (n-1)(n-2), the arcs' over n(n-1): networkx's\n"
+	      "                      default, normalized=True\n"
 	      "      --edge-betweenness FILE  each arc's betweenness to FILE, a line an arc\n"
 	      "                      (an edge where the graph is undirected)\n", f);
 	fputc('\n', f);

@@ -90,3 +90,19 @@ phrase="n = [0-9]+ needs [0-9.]+ GiB of memory, this machine has [0-9.]+ GiB: at
 printf '%%%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 2 3\n' >"$T/big.mtx"
 expect_stderr "memory refusal: mtx2bin" 2 "^mtx2bin: .*big\.mtx:2: $phrase$" '$BIN/mtx2bin -L matrix -o $T/x $T/big.mtx'
 expect_stderr "memory refusal: apsp-cpu on text" 2 "$phrase" '$BIN/apsp-cpu -o $T/x $T/big.mtx'
+
+# Messages the certificate issue named: a truncated stream named once under
+# --stats; an edge list whose size line says 0 vertices; the int32 overflow
+# refusal offers float64; apsp-path's refusal for want of memory names the
+# sources; the man pages' sort commands take a real tab.
+"$BIN/gengraph" -n 50 -d 10 -s 3 -o "$T/m50"
+expect_true "--stats on a truncated stream: its name once" \
+	'head -c 300 "$T/m50" | "$BIN/apsp-cpu" --stats 2>"$T/e" >/dev/null; grep -q "truncated" "$T/e" && ! grep -q "standard input: standard input" "$T/e"'
+expect_stderr "an edge list whose size line says 0 vertices" 2 'vertex 2, but the size line says 0 vertices' \
+	'printf "0 1\n1 2 3\n" | "$BIN/mtx2bin" -o "$T/x"'
+expect_stderr "int32 overflow: float64 offered" 2 'could overflow .*float64' \
+	'printf "%%%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 1000000000\n2 3 1000000000\n" | "$BIN/apsp-cpu"'
+for page in apsp-cpu apsp-stats; do
+	expect_true "man $page: its sort command runs" \
+		'! grep -q "sort \\\\-t \\\\(aq\\\\et\\\\(aq" "$TOP/man/$page.1" && printf "a\tb\n" | sort -t "$(printf "\t")" -k2,2 >/dev/null'
+done

@@ -154,3 +154,18 @@ expect_true "gengraph --road: the same seed, the same bytes" \
 expect_stderr "gengraph --road and --grid: one shape" 2 "three shapes: give one" \
 	'$g --road 3x3 --grid 3x3'
 expect_stderr "gengraph --road: a bad size named as --road" 2 "^gengraph: --road: " '$g --road 3by3'
+
+# Float weights with zero-weight arcs: the sparse engine's derived
+# predecessors are shortest paths (580c112's chains through the vertices
+# whose closest in-arcs looped took arcs far from tight), also under the
+# default --rows; every result certified against its graph.
+printf '12 0 5\n' >"$T/zsrc"
+for f in "$TDATA"/certify/zero-arcs-*.mtx; do
+	for t in float32 float64; do
+		for r in "--engine sparse" "--rows 3:11" "--engine sparse --sources $T/zsrc"; do
+			expect_true "$(basename "$f") $t $r: certified" \
+				'$BIN/mtx2bin -q -t $t "$f" -o "$T/zg" && $BIN/apsp-cpu -t $t $r "$f" -o "$T/z.apm" &&
+				 $BIN/apsp-diff -q --graph "$T/zg" "$T/z.apm"'
+		done
+	done
+done
