@@ -227,6 +227,8 @@ static void make_rows(const el_factor *f, struct rows_out *o, int threads)
 
 /* ---- the run ---- */
 
+static const char no_order[] = "no nested dissection in this build (METIS)";
+
 /* Why the dense engine runs whatever the graph (NULL: the sparse one may). */
 static const char *dense_anyway(const struct sparse_job *job)
 {
@@ -240,7 +242,7 @@ static const char *dense_anyway(const struct sparse_job *job)
 	if (job->mode == ENGINE_AUTO && job->order == ORDER_NATURAL)
 		return "--order natural";
 	if (job->mode == ENGINE_AUTO && !ord_available())
-		return "no nested dissection in this build (METIS)";
+		return no_order;
 	return NULL;
 }
 
@@ -447,6 +449,12 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 {
 	*weights = NULL;
 	const char *no = dense_anyway(job);
+	/* Without an order a few sources may still be searched (no order is
+	 * needed): the graph is read to see, and goes back to the dense engine
+	 * where it is not. */
+	const char *unordered = NULL;
+	if (no == no_order && job->src && job->sources <= EL_SEARCH_MOST)
+		unordered = no, no = NULL;
 	if (!no)
 		no = dense_unread(job, r);
 	if (no && job->mode == ENGINE_SPARSE)
@@ -478,6 +486,15 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 		arcs_free(&a);
 		snprintf(why, len, "sparse engine (a search a source)");
 		return 1;
+	}
+	if (unordered) {
+		snprintf(why, len, "dense engine: %s", unordered);
+		if (text)
+			arcs_free(&a);
+		else
+			to_matrix(&a);
+		*weights = a.matrix;
+		return 0;
 	}
 	double order_s;
 	const int kept = text && r->order && job->order != ORDER_NATURAL;
