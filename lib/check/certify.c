@@ -15,16 +15,6 @@ struct ce_graph {
 	double *w;
 };
 
-/* An element as a double: +inf for no arc or unreachable. */
-static double element(uint32_t type, const void *p, uint64_t k)
-{
-	if (type == ST_INT32) {
-		const int32_t x = ((const int32_t *)p)[k];
-		return x >= ST_INF_I32 ? INFINITY : x <= -ST_INF_I32 ? -INFINITY : (double)x;
-	}
-	return type == ST_FLOAT32 ? ((const float *)p)[k] : ((const double *)p)[k];
-}
-
 static ce_graph *graph_alloc(uint64_t n, uint64_t arcs)
 {
 	ce_graph *g = calloc(1, sizeof *g);
@@ -110,7 +100,7 @@ ce_graph *ce_graph_new(uint64_t n, uint32_t type, uint64_t count, const uint32_t
 			         (unsigned long long)n);
 			return NULL;
 		}
-		if (tail[k] == head[k] && element(type, w, k) < 0) {
+		if (tail[k] == head[k] && lib_element(type, w, k) < 0) {
 			lib_fail(err, "certify: vertex %llu has a loop of negative weight (a negative "
 			         "cycle: no distance is shortest)", (unsigned long long)tail[k]);
 			return NULL;
@@ -123,7 +113,7 @@ ce_graph *ce_graph_new(uint64_t n, uint32_t type, uint64_t count, const uint32_t
 		return NULL;
 	}
 	for (uint64_t k = 0; k < count; k++)
-		if (tail[k] != head[k] && element(type, w, k) < INFINITY)
+		if (tail[k] != head[k] && lib_element(type, w, k) < INFINITY)
 			g->first[tail[k] + 1]++;
 	for (uint64_t u = 0; u < n; u++)
 		g->first[u + 1] += g->first[u];
@@ -135,7 +125,7 @@ ce_graph *ce_graph_new(uint64_t n, uint32_t type, uint64_t count, const uint32_t
 	}
 	memcpy(at, g->first, n * sizeof *at);
 	for (uint64_t k = 0; k < count; k++) {
-		const double x = element(type, w, k);
+		const double x = lib_element(type, w, k);
 		if (tail[k] != head[k] && x < INFINITY) {
 			const uint64_t e = at[tail[k]]++;
 			g->head[e] = head[k], g->w[e] = x;
@@ -151,13 +141,13 @@ ce_graph *ce_graph_from_matrix(uint64_t n, uint64_t npad, uint32_t type, const v
 {
 	uint64_t count = 0;
 	for (uint64_t u = 0; u < n; u++) {
-		if (element(type, w, u * npad + u) < 0) {
+		if (lib_element(type, w, u * npad + u) < 0) {
 			lib_fail(err, "certify: vertex %llu has a loop of negative weight (a negative "
 			         "cycle: no distance is shortest)", (unsigned long long)u);
 			return NULL;
 		}
 		for (uint64_t v = 0; v < n; v++)
-			count += v != u && element(type, w, u * npad + v) < INFINITY;
+			count += v != u && lib_element(type, w, u * npad + v) < INFINITY;
 	}
 	ce_graph *g = graph_alloc(n, count);
 	if (!g) {
@@ -168,7 +158,7 @@ ce_graph *ce_graph_from_matrix(uint64_t n, uint64_t npad, uint32_t type, const v
 	uint64_t e = 0;
 	for (uint64_t u = 0; u < n; u++) {
 		for (uint64_t v = 0; v < n; v++) {
-			const double x = element(type, w, u * npad + v);
+			const double x = lib_element(type, w, u * npad + v);
 			if (v != u && x < INFINITY)
 				g->head[e] = (uint32_t)v, g->w[e++] = x;
 		}
@@ -192,7 +182,7 @@ struct row_check {
 
 static double d_of(const struct row_check *c, uint64_t v)
 {
-	return element(c->type, c->dist, v);
+	return lib_element(c->type, c->dist, v);
 }
 
 /* x is more than y beyond the rounding allowed at this scale. */

@@ -49,6 +49,18 @@ void *lib_huge_alloc(size_t bytes);
 /* Seconds on the monotonic clock, for timings and progress. */
 double lib_now(void);
 
+/* Element k of an array of type's elements (a weight or a distance) as a
+ * double: int32 at or past +-ST_INF_I32 is +-infinity, as the streams mean
+ * it (no arc, unreachable). */
+static inline double lib_element(uint32_t type, const void *p, uint64_t k)
+{
+	if (type == ST_INT32) {
+		const int32_t x = ((const int32_t *)p)[k];
+		return x >= ST_INF_I32 ? __builtin_inf() : x <= -ST_INF_I32 ? -__builtin_inf() : (double)x;
+	}
+	return type == ST_FLOAT32 ? ((const float *)p)[k] : ((const double *)p)[k];
+}
+
 #ifdef __cplusplus
 }
 #endif

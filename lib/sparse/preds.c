@@ -21,15 +21,6 @@ struct el_arcs {
 	double *out_w, *in_w;
 };
 
-static double weight_at(uint32_t type, const void *w, uint64_t k)
-{
-	if (type == ST_INT32)
-		return ((const int32_t *)w)[k];
-	if (type == ST_FLOAT32)
-		return ((const float *)w)[k];
-	return ((const double *)w)[k];
-}
-
 /* Lists by one end (key: from or to), the other end and weight beside. */
 static int lists(uint64_t n, uint64_t count, const uint32_t *key, const uint32_t *other,
                  const uint32_t *from, const uint32_t *to, uint32_t type, const void *w,
@@ -55,7 +46,7 @@ static int lists(uint64_t n, uint64_t count, const uint32_t *key, const uint32_t
 	for (uint64_t k = 0; k < count; k++)
 		if (from[k] != to[k]) {
 			const uint64_t e = at[key[k]]++;
-			(*end)[e] = other[k], (*weight)[e] = weight_at(type, w, k);
+			(*end)[e] = other[k], (*weight)[e] = lib_element(type, w, k);
 		}
 	free(at);
 	return 0;
@@ -86,26 +77,17 @@ void el_arcs_free(el_arcs *a)
 	free(a);
 }
 
-static double dist_at(uint32_t type, const void *row, uint64_t v)
-{
-	if (type == ST_INT32) {
-		const int32_t x = ((const int32_t *)row)[v];
-		return x >= ST_INF_I32 ? INFINITY : x;
-	}
-	return type == ST_FLOAT32 ? ((const float *)row)[v] : ((const double *)row)[v];
-}
-
 /* The tail of v's in-arc whose d(u) + w(u, v) comes closest to d(v), the
  * first of the closest; with tree set, among tails already in the tree
  * (pred set) alone.  -1: none. */
 static int32_t closest_in(const el_arcs *a, const void *row, uint64_t v, const int32_t *tree)
 {
-	const double dv = dist_at(a->type, row, v);
+	const double dv = lib_element(a->type, row, v);
 	double best = INFINITY;
 	int32_t at = -1;
 	for (uint64_t e = a->in_first[v]; e < a->in_first[v + 1]; e++) {
 		const uint32_t u = a->in_from[e];
-		const double off = fabs(dist_at(a->type, row, u) + a->in_w[e] - dv);
+		const double off = fabs(lib_element(a->type, row, u) + a->in_w[e] - dv);
 		if ((!tree || tree[u] >= 0) && off < best)
 			best = off, at = (int32_t)u;
 	}
@@ -140,11 +122,11 @@ static uint8_t chain_ends(const int32_t *pred, uint64_t s, uint64_t v, uint8_t *
 static int offer_arcs(const el_arcs *a, const void *row, uint64_t u, const int32_t *pred,
                       const uint8_t *mark, el_heap *h)
 {
-	const double du = dist_at(a->type, row, u);
+	const double du = lib_element(a->type, row, u);
 	for (uint64_t e = a->out_first[u]; e < a->out_first[u + 1]; e++) {
 		const uint32_t v = a->out_to[e];
 		if (mark[v] == 2 && pred[v] < 0
-		    && el_heap_push(h, (el_heap_entry){fabs(du + a->out_w[e] - dist_at(a->type, row, v)),
+		    && el_heap_push(h, (el_heap_entry){fabs(du + a->out_w[e] - lib_element(a->type, row, v)),
 		                                       v, (uint32_t)u}) < 0)
 			return -1;
 	}
@@ -166,7 +148,7 @@ static int row_tree(const el_arcs *a, uint64_t s, const void *row, int32_t *pred
 	const uint64_t n = a->n;
 	for (uint64_t v = 0; v < n; v++) {
 		mark[v] = 0;
-		pred[v] = v != s && dist_at(a->type, row, v) < INFINITY ? closest_in(a, row, v, NULL) : -1;
+		pred[v] = v != s && lib_element(a->type, row, v) < INFINITY ? closest_in(a, row, v, NULL) : -1;
 	}
 	uint64_t left = 0;
 	for (uint64_t v = 0; v < n; v++)

@@ -18,15 +18,6 @@ struct lists {
 	double *w;
 };
 
-static double element(uint32_t type, const void *p, uint64_t k)
-{
-	if (type == ST_INT32) {
-		const int32_t x = ((const int32_t *)p)[k];
-		return x >= ST_INF_I32 ? INFINITY : (double)x;
-	}
-	return type == ST_FLOAT32 ? ((const float *)p)[k] : ((const double *)p)[k];
-}
-
 static void lists_free(struct lists *l)
 {
 	free(l->first), free(l->head), free(l->w);
@@ -51,7 +42,7 @@ static int lists_make(struct lists *l, uint64_t n, uint32_t type, uint64_t count
 	for (uint64_t k = 0; k < count; k++)
 		if (from[k] != to[k]) {
 			const uint64_t e = at[from[k]]++;
-			l->head[e] = to[k], l->w[e] = element(type, w, k);
+			l->head[e] = to[k], l->w[e] = lib_element(type, w, k);
 		}
 	free(at);
 	return 0;
@@ -60,7 +51,7 @@ static int lists_make(struct lists *l, uint64_t n, uint32_t type, uint64_t count
 int el_no_negative_arc(uint32_t type, uint64_t count, const void *w)
 {
 	for (uint64_t k = 0; k < count; k++)
-		if (element(type, w, k) < 0)
+		if (lib_element(type, w, k) < 0)
 			return 0;
 	return 1;
 }
@@ -103,15 +94,15 @@ static int search(const struct lists *l, uint64_t n, uint32_t type, uint32_t s, 
 		return -1;
 	while (h->size) {
 		const el_heap_entry e = el_heap_pop(h);
-		if (e.key > element(type, row, e.v)) /* (a stale entry) */
+		if (e.key > lib_element(type, row, e.v)) /* (a stale entry) */
 			continue;
 		for (uint64_t k = l->first[e.v]; k < l->first[e.v + 1]; k++) {
 			const uint32_t v = l->head[k];
 			double x;
 			(*relax)++;
-			if (!(e.key + l->w[k] < element(type, row, v)))
+			if (!(e.key + l->w[k] < lib_element(type, row, v)))
 				continue;
-			const double before = element(type, row, v);
+			const double before = lib_element(type, row, v);
 			if (store(type, row, v, e.key, l->w[k], &x) < 0)
 				return -2;
 			if (!(x < before)) /* (rounded up to where it was) */
