@@ -411,7 +411,7 @@ static void search_out(const struct sparse_job *job, const struct arcs *a, const
 	uint64_t relax = 0;
 	const double t = lib_now();
 	tool_progress_stage("searching from the sources");
-	if (el_search_rows(n, h->type, a->count, a->from, a->to, a->w, job->src, rows, dist, NULL,
+	if (el_search_rows(n, h->type, a->count, a->from, a->to, a->w, job->src, rows, dist,
 	                   job->threads, &relax, &err) < 0)
 		tool_die_st(tool_input_name(job->input), &err);
 	/* The predecessors by the rule of every other result's (el_derive_preds),

@@ -111,13 +111,8 @@ static void write_graph(int out, gio_graph *g, const gio_opts *o, void *list, ui
 	if (list) {
 		arcsout_write(out, &h, list, keep_order);
 	} else {
-		if (!g->w) {
-			const uint64_t bytes = st_matrix_bytes(&h);
-			if (!(g->w = malloc(bytes ? (size_t)bytes : 1)))
-				tool_die("out of memory for the %llu x %llu matrix",
-				         (unsigned long long)h.npad, (unsigned long long)h.npad);
-			gio_fill_matrix(g, g->w, tool_threads());
-		}
+		if (!g->w)
+			fill_matrix(g, o);
 		if (st_write_all(out, &h, g->w, NULL, NULL, tool_opts.level, tool_threads(), &err) != 0)
 			tool_die_st(tool_output_name(), &err);
 	}

@@ -133,8 +133,8 @@ int fw_sparse_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *fr
 			                (unsigned long long)n);
 	threads = lib_threads(threads);
 	if (sources <= EL_SEARCH_MOST && el_no_negative_arc(type, count, w))
-		return el_search_rows(n, type, count, from, to, w, src, sources, rows, NULL, threads,
-		                      NULL, err);
+		return el_search_rows(n, type, count, from, to, w, src, sources, rows, threads, NULL,
+		                      err);
 	el_factor *f;
 	const int rc = el_factor_make(n, type, count, from, to, w, 1, threads, most, &f,
 	                              cycle_vertex, err);

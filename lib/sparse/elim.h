@@ -126,13 +126,12 @@ int el_no_negative_arc(uint32_t type, uint64_t count, const void *w);
  * count arcs from[k] -> to[k] of weight w[k] (none negative; loops
  * ignored, the least of repeats) by Dijkstra's algorithm, a source a
  * thread at a time: row i (n entries of type, ST_INF_I32 or +inf where
- * unreachable) at rows + i * n, and where pred is not NULL its
- * predecessors at pred + i * n (-1: none), each on a path whose sum the
- * type adds exactly as the row holds it.  *relaxations grows by the arcs
- * relaxed.  0, or -1 with err set (out of memory; int32 distances that
- * would reach ST_INF_I32). */
+ * unreachable) at rows + i * n; their predecessors are derived as every
+ * row's are (el_derive_preds).  *relaxations (where not NULL) grows by the
+ * arcs relaxed.  0, or -1 with err set (out of memory; int32 distances
+ * that would reach ST_INF_I32). */
 int el_search_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
                    const uint32_t *to, const void *w, const uint32_t *src, uint64_t sources,
-                   void *rows, int32_t *pred, int threads, uint64_t *relaxations, st_error *err);
+                   void *rows, int threads, uint64_t *relaxations, st_error *err);
 
 #endif

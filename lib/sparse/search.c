@@ -74,10 +74,9 @@ static int store(uint32_t type, void *row, uint64_t v, double d, double w, doubl
 	return 0;
 }
 
-/* One source's row (and predecessors). 0; -1 out of memory; -2 int32
- * overflow. */
+/* One source's row. 0; -1 out of memory; -2 int32 overflow. */
 static int search(const struct lists *l, uint64_t n, uint32_t type, uint32_t s, void *row,
-                  int32_t *pred, el_heap *h, uint64_t *relax)
+                  el_heap *h, uint64_t *relax)
 {
 	const size_t es = ST_TYPE_SIZE(type);
 	if (type == ST_INT32)
@@ -86,8 +85,6 @@ static int search(const struct lists *l, uint64_t n, uint32_t type, uint32_t s, 
 	else
 		for (uint64_t v = 0; v < n; v++)
 			type == ST_FLOAT32 ? (((float *)row)[v] = INFINITY) : (((double *)row)[v] = INFINITY);
-	if (pred)
-		memset(pred, 0xff, n * sizeof *pred);
 	memset((char *)row + (uint64_t)s * es, 0, es);
 	h->size = 0;
 	if (el_heap_push(h, (el_heap_entry){0, s, 0}) < 0)
@@ -107,8 +104,6 @@ static int search(const struct lists *l, uint64_t n, uint32_t type, uint32_t s, 
 				return -2;
 			if (!(x < before)) /* (rounded up to where it was) */
 				continue;
-			if (pred)
-				pred[v] = (int32_t)e.v;
 			if (el_heap_push(h, (el_heap_entry){x, v, 0}) < 0)
 				return -1;
 		}
@@ -118,7 +113,7 @@ static int search(const struct lists *l, uint64_t n, uint32_t type, uint32_t s, 
 
 int el_search_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *from,
                    const uint32_t *to, const void *w, const uint32_t *src, uint64_t sources,
-                   void *rows, int32_t *pred, int threads, uint64_t *relaxations, st_error *err)
+                   void *rows, int threads, uint64_t *relaxations, st_error *err)
 {
 	struct lists l = {0};
 	if (lists_make(&l, n, type, count, from, to, w) < 0) {
@@ -136,7 +131,7 @@ int el_search_rows(uint64_t n, uint32_t type, uint64_t count, const uint32_t *fr
 		#pragma omp for schedule(dynamic, 1)
 		for (uint64_t i = 0; i < sources; i++) {
 			const int r = rc < 0 ? 0 : search(&l, n, type, src[i], (char *)rows + i * row_bytes,
-			                                  pred ? pred + i * n : NULL, &h, &relax);
+			                                  &h, &relax);
 			if (r < rc)
 				rc = r;
 		}
