@@ -194,139 +194,115 @@ static int dissect(struct dissect *z, const int32_t *set, idx_t k)
 
 #ifdef HAVE_METIS
 /* The split dissection (ord_split_dissection_arcs): the top SPLIT_LEVELS
- * levels of vertex separators found one after another, each part laid out
- * A, B, S as dissect() lays it out; the parts below them (at most
- * 2^SPLIT_LEVELS, none split under SPLIT_FROM vertices) then ordered by
- * METIS's own nested dissection at once.  METIS's random numbers are one
- * state for the whole process, so two calls on two threads would change
- * each other's orders: the parts are ordered in child processes instead,
- * each writing its positions into memory shared with the caller, so the
- * order does not depend on how many run at once. */
-#define SPLIT_LEVELS 3
-#define SPLIT_FROM 20000
+ * levels of vertex separators found by METIS_ComputeVertexSeparator, each
+ * part laid out A, B, S as dissect() lays it out, the parts below them
+ * (and any under SPLIT_FROM vertices) ordered by METIS's own nested
+ * dissection.  The two halves of a separator are ordered at once, the
+ * second in a child process writing its positions into memory shared with
+ * the caller: METIS's random numbers are one state a process, which two
+ * threads would share, and each of its calls starts again from its seed,
+ * so the order is the same however many processes make it. */
+#define SPLIT_LEVELS 4
+#define SPLIT_FROM 10000
 
-struct split_part {
-	idx_t *x, *a; /* its graph */
-	int32_t *set; /* its vertices */
-	idx_t k;
-	uint64_t at;  /* its first position */
-};
+/* The part set[0 .. k - 1] (its graph x, a) by METIS's own nested
+ * dissection into z->perm from position at: METIS_OK or its error. */
+static int leaf_at(struct dissect *z, const int32_t *set, idx_t k, idx_t *x, idx_t *a,
+                   uint64_t at)
+{
+	if (x[k] > 0) {
+		z->at = at;
+		return leaf(z, set, k, x, a);
+	}
+	for (idx_t i = 0; i < k; i++) /* no edges: any order */
+		z->perm[at + (uint64_t)i] = set[i];
+	return METIS_OK;
+}
 
-struct split {
-	struct dissect z;
-	struct split_part part[1 << SPLIT_LEVELS];
-	int parts;
-};
+/* Waits for child pid: METIS_OK where it ordered its half, else an error. */
+static int child_rc(pid_t pid)
+{
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return METIS_ERROR;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? METIS_OK : METIS_ERROR;
+}
 
-/* The vertices set[0 .. k - 1] from position at: split levels times more,
- * else kept as a part for later.  METIS_OK or its error. */
-static int split_top(struct split *s, const int32_t *set, idx_t k, uint64_t at, int levels)
+/* The vertices set[0 .. k - 1] into z->perm from position at, split levels
+ * times more, on at most procs processes: METIS_OK or its error. */
+static int split_order(struct dissect *z, const int32_t *set, idx_t k, uint64_t at, int levels,
+                       int procs)
 {
 	idx_t *x, *a;
 	if (k == 0)
 		return METIS_OK;
-	if (part_graph(&s->z, set, k, &x, &a) < 0)
+	if (part_graph(z, set, k, &x, &a) < 0)
 		return METIS_ERROR_MEMORY;
 	idx_t nv = k, sep = 0, *side = NULL, count[3] = {0, 0, 0};
 	int rc = METIS_OK;
 	if (levels > 0 && k >= SPLIT_FROM && x[k] > 0) {
 		side = malloc(k * sizeof *side);
-		rc = side ? METIS_ComputeVertexSeparator(&nv, x, a, NULL, s->z.opts, &sep, side)
+		rc = side ? METIS_ComputeVertexSeparator(&nv, x, a, NULL, z->opts, &sep, side)
 		          : METIS_ERROR_MEMORY;
 		for (idx_t i = 0; i < k && rc == METIS_OK; i++)
 			count[side[i]]++;
 	}
 	if (rc != METIS_OK || !count[0] || !count[1]) { /* a part to order whole */
-		struct split_part *p = &s->part[s->parts++];
-		p->x = x, p->a = a, p->k = k, p->at = at;
-		p->set = malloc(k * sizeof *p->set);
-		if (p->set)
-			memcpy(p->set, set, k * sizeof *set);
-		free(side);
-		return rc != METIS_OK ? rc : p->set ? METIS_OK : METIS_ERROR_MEMORY;
+		rc = rc != METIS_OK ? rc : leaf_at(z, set, k, x, a, at);
+		free(x), free(a), free(side);
+		return rc;
 	}
 	free(x), free(a);
 	int32_t *sides = malloc(k * sizeof *sides);
 	idx_t q[3] = {0, count[0], count[0] + count[1]};
-	if (!sides)
-		rc = METIS_ERROR_MEMORY;
 	for (idx_t i = 0; i < k && sides; i++)
 		sides[q[side[i]]++] = set[i];
 	free(side);
-	if (rc == METIS_OK)
-		rc = split_top(s, sides, count[0], at, levels - 1);
-	if (rc == METIS_OK)
-		rc = split_top(s, sides + count[0], count[1], at + (uint64_t)count[0], levels - 1);
-	for (idx_t i = count[0] + count[1]; i < k && rc == METIS_OK; i++)
-		s->z.perm[at + (uint64_t)i] = sides[i];
+	if (!sides)
+		return METIS_ERROR_MEMORY;
+	for (idx_t i = count[0] + count[1]; i < k; i++)
+		z->perm[at + (uint64_t)i] = sides[i];
+	const uint64_t at_b = at + (uint64_t)count[0];
+	const pid_t pid = procs > 1 ? fork() : -1;
+	if (pid == 0)
+		_exit(split_order(z, sides + count[0], count[1], at_b, levels - 1, procs / 2)
+		      == METIS_OK ? 0 : 1);
+	rc = split_order(z, sides, count[0], at, levels - 1, pid > 0 ? procs - procs / 2 : 1);
+	if (pid > 0) {
+		const int b = child_rc(pid);
+		rc = rc != METIS_OK ? rc : b;
+	} else if (rc == METIS_OK) {
+		rc = split_order(z, sides + count[0], count[1], at_b, levels - 1, 1);
+	}
 	free(sides);
 	return rc;
 }
 
-/* Part p of s by METIS's own nested dissection into out (positions
- * p->at ..): METIS_OK or its error. */
-static int order_part(const struct split *s, const struct split_part *p, int32_t *out)
+/* The split dissection of the whole graph z (n vertices) into perm, on at
+ * most procs processes (the positions in shared memory where more than
+ * one): METIS_OK or its error. */
+static int split_dissection(struct dissect *z, uint64_t n, int32_t *perm, int procs)
 {
-	idx_t nv = p->k, opts[METIS_NOPTIONS];
-	idx_t *o = malloc(p->k * sizeof *o), *io = malloc(p->k * sizeof *io);
-	int rc = o && io ? METIS_OK : METIS_ERROR_MEMORY;
-	memcpy(opts, s->z.opts, sizeof opts);
-	if (rc == METIS_OK && p->x[p->k] > 0)
-		rc = METIS_NodeND(&nv, p->x, p->a, NULL, opts, o, io);
-	else
-		for (idx_t v = 0; v < p->k && o; v++)
-			o[v] = v;
-	for (idx_t v = 0; v < p->k && rc == METIS_OK; v++)
-		out[p->at + (uint64_t)v] = p->set[o[v]];
-	free(o), free(io);
-	return rc;
-}
-
-static void wait_child(pid_t pid)
-{
-	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-}
-
-/* Every part of s (n vertices in all), at most procs at once, each in a
- * child process (one where procs is 1, or where a child cannot be made):
- * METIS_OK or an error. */
-static int split_parts(struct split *s, uint64_t n, int procs)
-{
-	int rc = METIS_OK;
-	int32_t *out = procs > 1 ? mmap(NULL, n * sizeof *out + sizeof(int) * (1 << SPLIT_LEVELS),
-	                                PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
-	                         : MAP_FAILED;
-	int *done = out != MAP_FAILED ? (int *)(out + n) : NULL; /* a part's rc + 1 */
-	pid_t pid[1 << SPLIT_LEVELS];
-	int oldest = 0; /* the children before it are waited for */
-	for (int i = 0; i < s->parts; i++) {
-		pid[i] = -1;
-		for (; done && oldest < i && i - oldest >= procs; oldest++) /* a place freed */
-			wait_child(pid[oldest]);
-		if (done && (pid[i] = fork()) == 0) {
-			done[i] = order_part(s, &s->part[i], out) + 1;
-			_exit(0);
-		}
-		if (pid[i] <= 0) /* here, in this process */
-			rc = rc != METIS_OK ? rc : order_part(s, &s->part[i], s->z.perm);
+	int32_t *all = malloc((n ? n : 1) * sizeof *all);
+	int32_t *shared = procs > 1 ? mmap(NULL, n * sizeof *shared, PROT_READ | PROT_WRITE,
+	                                   MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+	                            : MAP_FAILED;
+	if (!all) {
+		if (shared != MAP_FAILED)
+			munmap(shared, n * sizeof *shared);
+		return METIS_ERROR_MEMORY;
 	}
-	for (int i = 0; i < s->parts; i++) {
-		if (pid[i] <= 0)
-			continue;
-		if (i >= oldest)
-			wait_child(pid[i]);
-		if (done[i] != METIS_OK + 1)
-			rc = rc != METIS_OK ? rc : done[i] ? done[i] - 1 : METIS_ERROR;
-		else
-			memcpy(s->z.perm + s->part[i].at, out + s->part[i].at,
-			       s->part[i].k * sizeof *out);
+	for (uint64_t i = 0; i < n; i++)
+		all[i] = (int32_t)i;
+	z->perm = shared != MAP_FAILED ? shared : perm;
+	const int rc = split_order(z, all, (idx_t)n, 0, SPLIT_LEVELS, shared != MAP_FAILED ? procs : 1);
+	if (shared != MAP_FAILED) {
+		memcpy(perm, shared, n * sizeof *perm);
+		munmap(shared, n * sizeof *shared);
 	}
-	if (out != MAP_FAILED)
-		munmap(out, n * sizeof *out + sizeof(int) * (1 << SPLIT_LEVELS));
-	for (int i = 0; i < s->parts; i++)
-		free(s->part[i].x), free(s->part[i].a), free(s->part[i].set);
+	z->perm = perm;
+	free(all);
 	return rc;
 }
 #endif
@@ -401,25 +377,13 @@ static int order_lists(uint64_t n, const uint64_t *deg, const int32_t *out, int3
 		for (uint64_t i = 0; i < n && rc == METIS_OK; i++)
 			p[i] = perm[i];
 	} else if (split) {
-		struct split *s = calloc(1, sizeof *s);
-		rc = s ? METIS_OK : METIS_ERROR_MEMORY;
-		int32_t *all = malloc(n * sizeof *all);
-		if (!all)
-			rc = METIS_ERROR_MEMORY;
-		for (uint64_t i = 0; i < n && s; i++)
+		struct dissect z = {xadj, adj, iperm, perm, 0, 1, {0}};
+		memcpy(z.opts, opts, sizeof opts);
+		for (uint64_t i = 0; i < n; i++)
 			iperm[i] = -1;
-		for (uint64_t i = 0; i < n && all; i++)
-			all[i] = (int32_t)i;
-		if (rc == METIS_OK) {
-			s->z = (struct dissect){xadj, adj, iperm, perm, 0, 1, {0}};
-			memcpy(s->z.opts, opts, sizeof opts);
-			rc = split_top(s, all, (idx_t)n, 0, SPLIT_LEVELS);
-			const int parts_rc = split_parts(s, n, lib_threads(threads));
-			rc = rc == METIS_OK ? parts_rc : rc;
-		}
+		rc = split_dissection(&z, n, perm, lib_threads(threads));
 		for (uint64_t i = 0; i < n && rc == METIS_OK; i++)
 			p[i] = perm[i];
-		free(all), free(s);
 	} else {
 		rc = METIS_NodeND(&nv, xadj, adj, NULL, opts, p, iperm);
 	}

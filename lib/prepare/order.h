@@ -39,11 +39,12 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 int ord_nested_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
                                const uint32_t *to, int32_t *perm, int block, st_error *err);
 
-/* The sparse engine's order of the same graph: its top three levels of
- * vertex separators found one after another, and the (at most eight)
- * parts below them ordered by METIS's own nested dissection on threads at
- * once (<= 0: every core), so that the order takes a fraction of the time
- * of METIS's alone on a large graph.  A graph under 20,000 vertices is not
+/* The sparse engine's order of the same graph: nested dissection whose top
+ * four levels of vertex separators are METIS's, the two halves of each
+ * ordered at once (in processes, at most threads of them; <= 0: every
+ * core), and the (at most sixteen) parts below them ordered by METIS's own
+ * nested dissection, so that the order takes a fraction of the time of
+ * METIS's alone on a large graph.  A part under 10,000 vertices is not
  * split.  The same graph gives the same order on any number of threads.
  * 0, or -1 as ord_nested_dissection(). */
 int ord_split_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,

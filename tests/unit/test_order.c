@@ -229,7 +229,7 @@ static void test_split_order(void)
 		printf("SKIP split order: no METIS in this build\n");
 		return;
 	}
-	const uint32_t side = 180, n = side * side; /* over the split's 20,000 */
+	const uint32_t side = 180, n = side * side; /* split twice (parts from 10,000 on are split) */
 	uint32_t *from = malloc(4 * (size_t)n * sizeof *from), *to = malloc(4 * (size_t)n * sizeof *to);
 	int32_t *w = malloc(4 * (size_t)n * sizeof *w);
 	uint64_t m = 0;
@@ -242,11 +242,12 @@ static void test_split_order(void)
 			from[m] = u, to[m] = v, w[m++] = 1 + (int32_t)(t_rnd() % 100);
 		}
 	int32_t *one = malloc(n * sizeof *one), *three = malloc(n * sizeof *three);
-	int32_t *whole = malloc(n * sizeof *whole);
+	int32_t *whole = malloc(n * sizeof *whole), *many = malloc(n * sizeof *many);
 	uint8_t *seen = calloc(n, 1);
 	st_error err;
 	T_CHECKF(ord_split_dissection_arcs(n, m, from, to, one, 1, &err) == 0
 	         && ord_split_dissection_arcs(n, m, from, to, three, 3, &err) == 0
+	         && ord_split_dissection_arcs(n, m, from, to, many, 16, &err) == 0
 	         && ord_nested_dissection_arcs(n, m, from, to, whole, 0, &err) == 0,
 	         "the orders made (%s)", err.msg);
 	int valid = 1;
@@ -256,7 +257,8 @@ static void test_split_order(void)
 			seen[one[k]] = 1;
 	}
 	T_CHECK("the split order is a permutation", valid);
-	T_CHECK("the same split order on 1 and 3 threads", memcmp(one, three, n * sizeof *one) == 0);
+	T_CHECK("the same split order on 1, 3 and 16 threads",
+	        memcmp(one, three, n * sizeof *one) == 0 && memcmp(one, many, n * sizeof *one) == 0);
 	el_factor *a = NULL, *b = NULL;
 	int64_t cycle;
 	T_CHECK("both factors made", el_factor_plan(n, m, from, to, one, &a, &err) == 0
@@ -278,7 +280,7 @@ static void test_split_order(void)
 		free(ra), free(rb), el_space_free(sa), el_space_free(sb);
 	}
 	el_factor_free(a), el_factor_free(b);
-	free(from), free(to), free(w), free(one), free(three), free(whole), free(seen);
+	free(from), free(to), free(w), free(one), free(three), free(whole), free(many), free(seen);
 }
 
 int main(void)
