@@ -287,28 +287,36 @@ static int gather(const struct sparse_job *job, engine_in *r, struct arcs *a)
 }
 
 /* The factor's plan in the order kept with the graph (kept, where not
- * NULL), or one made here (*order_s its time). */
+ * NULL), or one made here (*order_s its time); said gets which order and
+ * where it came from, for -v. */
 static el_factor *plan(const struct sparse_job *job, const struct arcs *a, const int32_t *kept,
-                       double *order_s)
+                       double *order_s, char *said, size_t len)
 {
 	st_error err;
 	int32_t *perm = NULL;
 	const double t = lib_now();
+	*order_s = 0;
 	if (kept && job->order != ORDER_NATURAL) {
 		el_factor *f;
-		*order_s = 0;
+		snprintf(said, len, "order kept in the stream (none made)");
 		if (el_factor_plan(a->n, a->count, a->from, a->to, kept, &f, &err) < 0)
 			tool_die_st(NULL, &err);
 		return f;
 	}
+	if (job->order == ORDER_NATURAL)
+		snprintf(said, len, "natural order (--order natural)");
+	else if (!ord_available())
+		snprintf(said, len, "natural order (no METIS in this build)");
 	if (job->order != ORDER_NATURAL && ord_available()) {
 		if (!(perm = malloc(a->n * sizeof *perm + 1)))
 			tool_die("sparse engine: out of memory for the order");
 		if (ord_split_dissection_arcs(a->n, a->count, a->from, a->to, perm, job->threads, &err)
 		    < 0)
 			tool_die_st(tool_input_name(job->input), &err);
+		*order_s = lib_now() - t;
+		snprintf(said, len, "order %.3f s (nested dissection by METIS, made here on %d cores)",
+		         *order_s, lib_threads(job->threads));
 	}
-	*order_s = lib_now() - t;
 	el_factor *f;
 	if (el_factor_plan(a->n, a->count, a->from, a->to, perm, &f, &err) < 0)
 		tool_die_st(NULL, &err);
@@ -497,9 +505,10 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 		return 0;
 	}
 	double order_s;
+	char order_said[128];
 	const int kept = text && r->order && job->order != ORDER_NATURAL;
 	tool_progress_stage(kept ? "the factor's plan, in the order kept" : "ordering the vertices");
-	el_factor *f = plan(job, &a, text ? r->order : NULL, &order_s);
+	el_factor *f = plan(job, &a, text ? r->order : NULL, &order_s, order_said, sizeof order_said);
 	const uint64_t entries = el_factor_entries(f);
 	tool_mark("sparse: the factor planned");
 	if (automatic && entries > n * n / 16) { /* (the dense engine's tiles do better) */
@@ -549,10 +558,10 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 		snprintf(rate, sizeof rate, " (%.3g relaxations/s, a source each)",
 		         t4 > t3 ? (double)relax / (t4 - t3) : 0.0);
 	tool_info("sparse engine: n %llu, %s, %d threads: factor %llu entries (%.1f MiB, the "
-	          "widest %llu); read %.3f s, order %.3f s%s, eliminate %.3f s, rows %.3f s%s",
+	          "widest %llu); read %.3f s, %s, eliminate %.3f s, rows %.3f s%s",
 	          (unsigned long long)n, st_type_name(h->type), job->threads,
 	          (unsigned long long)entries, el_factor_bytes(f) / 1048576.0,
-	          (unsigned long long)f->widest, t1 - t0, order_s, kept ? " (kept in the stream)" : "",
+	          (unsigned long long)f->widest, t1 - t0, order_said,
 	          t3 - t2 + (t2 - t1 - order_s), t4 - t3, rate);
 	snprintf(why, len, "sparse engine");
 	st_header_free(&res);

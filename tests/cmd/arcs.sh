@@ -76,16 +76,18 @@ else
 	$g --road 60x60 -w 1:1000 -s 3 -L arcs --keep-order -o $T/ko
 	$g --road 60x60 -w 1:1000 -s 3 -L arcs -o $T/nko
 	expect_true "--keep-order: the engine takes the order kept, the same figures" \
-		'$c -v --stats --summary $T/ko 2>$T/v >$T/s1 && grep -q "(kept in the stream)" $T/v &&
+		'$c -v --stats --summary $T/ko 2>$T/v >$T/s1 && grep -q "order kept in the stream (none made)" $T/v &&
 		 $c --stats --summary $T/nko | cmp -s - $T/s1'
 	expect_true "--keep-order: the same distances as without it" \
 		'$c --engine sparse --no-paths -o $T/x1 $T/ko && $c --engine sparse --no-paths -o $T/x2 $T/nko &&
 		 $BIN/apsp-diff -q $T/x1 $T/x2'
-	expect_true "--order natural leaves the kept order aside" \
-		'$c -v --engine sparse --order natural --stats $T/ko 2>&1 >/dev/null | grep "sparse engine:" | grep -vq kept'
+	expect_true "--order natural leaves the kept order aside, and says so" \
+		'$c -v --engine sparse --order natural --stats $T/ko 2>&1 >/dev/null | grep "sparse engine:" | grep -v kept | grep -q "natural order (--order natural)"'
+	expect_true "-v: an order made here is named, with its time" \
+		'$c -v --engine sparse --stats $T/nko 2>&1 >/dev/null | grep "sparse engine:" | grep -q "order [0-9.]* s (nested dissection by METIS, made here on [0-9]* cores)"'
 	expect_true "apsp-info shows the order kept" '$BIN/apsp-info $T/ko | grep -q "^  order  "'
 	expect_true "mtx2bin --keep-order: the engine takes it too" \
-		'$m -L arcs --keep-order -o $T/mko $T/r.mtx && $c -v --stats $T/mko 2>&1 >/dev/null | grep -q "(kept in the stream)"'
+		'$m -L arcs --keep-order -o $T/mko $T/r.mtx && $c -v --stats $T/mko 2>&1 >/dev/null | grep -q "order kept in the stream"'
 fi
 expect_stderr "--keep-order beside a matrix is a usage error" 2 "give --layout arcs" '$m --keep-order $T/r.mtx'
 
