@@ -18,8 +18,9 @@
 
 #include "types.h"
 
-/* The newest version read; version 1 is written where there are no arcs. */
-#define ST_VERSION 2
+/* The newest version read; version 1 is written where there are no arcs or
+ * sources, version 3 for a table (ST_TARGETS). */
+#define ST_VERSION 3
 
 /* Which matrices follow the header (bit set), stored in this order (after
  * a list of sources, ST_SOURCES, which comes first); or, in place of them
@@ -31,6 +32,7 @@ enum st_matrix {
 	ST_ARCS = 1u << 3,
 	ST_ORDER = 1u << 4, /* after a list of arcs: the vertex order kept beside it */
 	ST_SOURCES = 1u << 5, /* before distances: the sources of their rows (below) */
+	ST_TARGETS = 1u << 6, /* after the sources: the targets of a table's columns (below) */
 };
 
 /* A graph as a list of arcs: a stream whose only "matrix" is h->arcs
@@ -56,6 +58,15 @@ enum st_matrix {
  * itself is read whole (st_read_matrix). */
 #define ST_ROWS_REFUSAL "a result of some rows only (--rows, --sources), not every row"
 
+/* A table of distances (apsp-cpu and apsp-gpu --targets): a result of some
+ * rows (above) whose list of sources is followed by a list of h->cols
+ * targets (uint32 vertices, each below n, none twice, in the order asked),
+ * then the distances from each source to each target alone: h->rows rows
+ * of h->cols entries, row i the source's at i, column j the target's at j.
+ * No predecessors.  Its header is version 3, which counts the rows and the
+ * columns.  Its rows are read as any matrix's (of h->cols entries). */
+#define ST_TABLE_REFUSAL "a table of distances (--targets), not whole rows"
+
 #define ST_ARCS_REFUSAL "a graph as a list of arcs, not a matrix: give it to apsp-cpu, " \
                         "apsp-gpu or bin2mtx"
 
@@ -80,6 +91,7 @@ typedef struct st_header {
 	char *provenance;   /* '\n'-terminated lines "@PG\tID:tool\tVN:ver\tCL:cmd", malloc'd */
 	uint64_t arcs;      /* ST_ARCS: the number of arcs; else 0 */
 	uint64_t rows;      /* ST_SOURCES: the number of sources (rows); else 0 */
+	uint64_t cols;      /* ST_TARGETS: the number of targets (columns); else 0 */
 } st_header;
 
 /* Fill h with defaults for an n-vertex graph padded to a multiple of pad. */
@@ -105,8 +117,8 @@ const char *st_type_name(uint32_t type);
 uint64_t st_matrix_bytes(const st_header *h);
 /* Bytes of the stored matrix given by its bit: the predecessors are int32
  * (npad * npad * 4) whatever the type; a list of arcs, arcs *
- * ST_ARC_BYTES(type); after a list of sources, rows * npad entries; the list
- * itself, rows * 4. */
+ * ST_ARC_BYTES(type); after a list of sources, rows * npad entries (in a
+ * table, rows * cols); the list itself, rows * 4, the targets' cols * 4. */
 uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix);
 /* Number of matrices the header announces (a list of arcs counts as one,
  * an order kept beside it as another). */
@@ -118,6 +130,8 @@ int st_arcs_check(const char *name, const st_header *h, const void *arcs, st_err
 /* Check a list of sources (ST_SOURCES) the same way: 0, or -1 with
  * "NAME: ..." in err for the first vertex out of range or given twice. */
 int st_sources_check(const char *name, const st_header *h, const uint32_t *src, st_error *err);
+/* The same for a table's list of targets (ST_TARGETS, h->cols of them). */
+int st_targets_check(const char *name, const st_header *h, const uint32_t *dst, st_error *err);
 /* Check a kept order (ST_ORDER) the same way: 0, or -1 with "NAME: ..." in
  * err where it is not a permutation of the n vertices. */
 int st_order_check(const char *name, const st_header *h, const int32_t *order, st_error *err);
@@ -282,6 +296,7 @@ typedef struct st_matrices {
 	void *weights, *dist, *pred;
 	void *arcs, *order;
 	uint32_t *sources; /* ST_SOURCES: the rows' sources (h.rows) */
+	uint32_t *targets; /* ST_TARGETS: a table's targets (h.cols) */
 } st_matrices;
 int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error *err);
 void st_matrices_free(st_matrices *m);

@@ -121,23 +121,35 @@ int st_arcs_check(const char *name, const st_header *h, const void *arcs, st_err
 	return 0;
 }
 
-int st_sources_check(const char *name, const st_header *h, const uint32_t *src, st_error *err)
+/* A list of count vertices (named what) of a stream's header h: each below
+ * n, none twice. */
+static int list_check(const char *name, const char *what, const st_header *h,
+                      const uint32_t *v, uint64_t count, st_error *err)
 {
 	uint8_t *seen = calloc(h->n ? h->n : 1, 1);
 	if (!seen)
-		return lib_fail(err, "%s: out of memory to check the list of sources", name);
-	for (uint64_t k = 0; k < h->rows; k++) {
-		const uint32_t v = src[k];
-		if (v >= h->n || seen[v]) {
+		return lib_fail(err, "%s: out of memory to check the list of %s", name, what);
+	for (uint64_t k = 0; k < count; k++) {
+		if (v[k] >= h->n || seen[v[k]]) {
 			free(seen);
-			return lib_fail(err, "%s: list of sources, row %llu: vertex %u %s", name,
-			                (unsigned long long)k, v,
-			                v >= h->n ? "out of range" : "a second time");
+			return lib_fail(err, "%s: list of %s, %s %llu: vertex %u %s", name, what,
+			                strcmp(what, "sources") ? "column" : "row", (unsigned long long)k,
+			                v[k], v[k] >= h->n ? "out of range" : "a second time");
 		}
-		seen[v] = 1;
+		seen[v[k]] = 1;
 	}
 	free(seen);
 	return 0;
+}
+
+int st_sources_check(const char *name, const st_header *h, const uint32_t *src, st_error *err)
+{
+	return list_check(name, "sources", h, src, h->rows, err);
+}
+
+int st_targets_check(const char *name, const st_header *h, const uint32_t *dst, st_error *err)
+{
+	return list_check(name, "targets", h, dst, h->cols, err);
 }
 
 int st_order_check(const char *name, const st_header *h, const int32_t *order, st_error *err)
@@ -235,7 +247,19 @@ int header_check(const st_header *h, size_t provlen, char *why, size_t len)
 	else if (h->arcs && !(h->matrices & ST_ARCS))
 		snprintf(why, len, "an arc count of %llu without a list of arcs",
 		         (unsigned long long)h->arcs);
-	else if ((h->matrices & ST_SOURCES) && (h->matrices & ~(uint32_t)(ST_SOURCES | ST_DIST | ST_PRED)))
+	else if ((h->matrices & ST_TARGETS) && (h->matrices & ~(uint32_t)(ST_SOURCES | ST_TARGETS | ST_DIST)))
+		snprintf(why, len, "a table (a list of targets) with predecessors, weights or arcs, "
+		         "or without sources (bits 0x%x)", h->matrices);
+	else if ((h->matrices & ST_TARGETS) && (!(h->matrices & ST_SOURCES) || !(h->matrices & ST_DIST)))
+		snprintf(why, len, "a list of targets without sources or distances (bits 0x%x)",
+		         h->matrices);
+	else if (h->cols && !(h->matrices & ST_TARGETS))
+		snprintf(why, len, "a column count of %llu without a list of targets",
+		         (unsigned long long)h->cols);
+	else if (h->cols > h->n)
+		snprintf(why, len, "%llu columns: more than the %llu vertices",
+		         (unsigned long long)h->cols, (unsigned long long)h->n);
+	else if ((h->matrices & ST_SOURCES) && (h->matrices & ~(uint32_t)(ST_SOURCES | ST_TARGETS | ST_DIST | ST_PRED)))
 		snprintf(why, len, "a list of sources with weights or arcs (bits 0x%x)", h->matrices);
 	else if ((h->matrices & ST_SOURCES) && !(h->matrices & ST_DIST))
 		snprintf(why, len, "a list of sources without distances (bits 0x%x)", h->matrices);

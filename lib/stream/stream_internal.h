@@ -14,6 +14,7 @@ extern const unsigned char st_magic[8];
 
 #define HDR_FIXED 64              /* header bytes before the provenance text */
 #define HDR_COUNT 8               /* version 2: the arcs or rows counted after them */
+                                  /* (version 3: the rows, then the columns) */
 #define PROV_MAX (1u << 20)       /* provenance bytes */
 #define BLOCK_MAX (64u << 20)     /* raw bytes per block */
 #define BLK_HDR 16                /* raw, stored, crc, method */
@@ -26,7 +27,7 @@ enum { M_STORED = BC_STORED, M_DEFLATE = BC_DEFLATE, M_SHUFFLE = BC_SHUFFLE };
 /* Little-endian fields, and the names and tags of matrices. */
 
 /* The matrix bits this version knows. */
-#define ST_KNOWN (ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS | ST_ORDER | ST_SOURCES)
+#define ST_KNOWN (ST_WEIGHTS | ST_DIST | ST_PRED | ST_ARCS | ST_ORDER | ST_SOURCES | ST_TARGETS)
 
 /* Bytes of an entry of the matrix given by its bit: predecessors are
  * int32 whatever the type, weights and distances of the type's size. */
@@ -36,16 +37,17 @@ static inline uint32_t entry_bytes(uint32_t type, uint32_t matrix)
 }
 
 /* What the size of a matrix depends on: the header's n, npad, type, arc
- * count, and the rows of its matrices (npad; for a result of some rows,
- * their count). */
+ * count, the rows of its matrices (npad; for a result of some rows, their
+ * count) and the entries of a row (npad; for a table, its columns). */
 struct sizes {
-	uint64_t n, npad, arcs, rows;
+	uint64_t n, npad, arcs, rows, cols;
 	uint32_t type;
 };
 static inline struct sizes sizes_of(const st_header *h)
 {
 	return (struct sizes){h->n, h->npad, h->arcs,
-	                      h->matrices & ST_SOURCES ? h->rows : h->npad, h->type};
+	                      h->matrices & ST_SOURCES ? h->rows : h->npad,
+	                      h->matrices & ST_TARGETS ? h->cols : h->npad, h->type};
 }
 
 /* Raw bytes of the matrix given by its bit (0: none). */
@@ -57,14 +59,16 @@ static inline uint64_t raw_bytes_of(struct sizes z, uint32_t matrix)
 		return z.n * 4;
 	if (matrix == ST_SOURCES)
 		return z.rows * 4;
-	return matrix ? z.rows * z.npad * entry_bytes(z.type, matrix) : 0;
+	if (matrix == ST_TARGETS)
+		return z.cols * 4;
+	return matrix ? z.rows * z.cols * entry_bytes(z.type, matrix) : 0;
 }
 
 /* Bytes of the header's largest matrix. */
 static inline uint64_t largest_matrix(const st_header *h)
 {
 	const struct sizes z = sizes_of(h);
-	uint64_t most = h->matrices & (ST_ARCS | ST_SOURCES) ? 0
+	uint64_t most = h->matrices & (ST_ARCS | ST_SOURCES | ST_TARGETS) ? 0
 	                : h->npad * h->npad * ST_TYPE_SIZE(h->type);
 	for (uint32_t bits = h->matrices, bit; (bit = bits & -bits); bits &= ~bit)
 		if (raw_bytes_of(z, bit) > most)
@@ -102,15 +106,16 @@ static inline const char *matrix_name(uint32_t bit)
 	case ST_ARCS: return "list of arcs";
 	case ST_ORDER: return "vertex order";
 	case ST_SOURCES: return "list of sources";
+	case ST_TARGETS: return "list of targets";
 	}
 	return "matrix";
 }
 
 /* Of the matrices bits announces, the one stored first: the list of
- * sources, else the lowest bit. */
+ * sources, then of targets, else the lowest bit. */
 static inline uint32_t next_bit(uint32_t bits)
 {
-	return bits & ST_SOURCES ? ST_SOURCES : bits & -bits;
+	return bits & ST_SOURCES ? ST_SOURCES : bits & ST_TARGETS ? ST_TARGETS : bits & -bits;
 }
 
 /* The CRC field of block i of a matrix holds the CRC of its raw bytes XOR

@@ -120,17 +120,18 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 		return NULL;
 	}
 	const uint32_t version = (size_t)got >= 12 ? get32(b + 8) : 0;
-	if ((size_t)got >= 12 && version != 1 && version != 2) {
+	if ((size_t)got >= 12 && (version < 1 || version > ST_VERSION)) {
 		lib_fail(err, "%s: unsupported stream version %u (this program reads versions 1 "
-		         "and %d)", nm, version, ST_VERSION);
+		         "to %d)", nm, version, ST_VERSION);
 		return NULL;
 	}
 	if ((size_t)got < sizeof b) {
 		lib_fail(err, "%s: truncated in the stream header", nm);
 		return NULL;
 	}
-	/* version 2: the arc count follows the fixed fields */
-	const uint32_t fixed = HDR_FIXED + (version == 2 ? HDR_COUNT : 0);
+	/* version 2: the arc count follows the fixed fields; 3: the rows and
+	 * the columns */
+	const uint32_t fixed = HDR_FIXED + (version >= 2 ? HDR_COUNT : 0) + (version == 3 ? HDR_COUNT : 0);
 	uint32_t hlen = get32(b + 12), plen = get32(b + 60);
 	if (plen > PROV_MAX) {
 		lib_fail(err, "%s: bad stream header: provenance of %u bytes exceeds %u", nm, plen, PROV_MAX);
@@ -176,15 +177,20 @@ st_reader *st_reader_open(int fd, const char *name, st_header *h, int threads,
 	t.inf_i32 = (int32_t)get32(b + 48);
 	t.cycle_vertex = (int64_t)get64(b + 52);
 	/* version 2 counts the list the stream begins with: arcs or sources */
-	const uint64_t count = version == 2 ? get64(all + HDR_FIXED) : 0;
+	const uint64_t count = version >= 2 ? get64(all + HDR_FIXED) : 0;
 	if (t.matrices & ST_SOURCES)
 		t.rows = count;
 	else
 		t.arcs = count;
+	t.cols = version == 3 ? get64(all + HDR_FIXED + HDR_COUNT) : 0;
 	int bad = header_check(&t, plen, why, sizeof why) < 0;
-	if (!bad && (version == 2) != !!(t.matrices & (ST_ARCS | ST_SOURCES))) {
+	if (!bad && (version == 3) != !!(t.matrices & ST_TARGETS)) {
+		snprintf(why, sizeof why, "version %u %s a list of targets", version,
+		         version == 3 ? "without" : "with");
+		bad = 1;
+	} else if (!bad && (version >= 2) != !!(t.matrices & (ST_ARCS | ST_SOURCES))) {
 		snprintf(why, sizeof why, "version %u %s a list of arcs or sources", version,
-		         version == 2 ? "without" : "with");
+		         version >= 2 ? "without" : "with");
 		bad = 1;
 	}
 	if (bad) {
@@ -245,10 +251,10 @@ void st_reader_free(st_reader *r)
 	free(r);
 }
 
-/* Bytes of a row of the next matrix. */
+/* Bytes of a row of the next matrix (npad entries; a table's, cols). */
 uint64_t rd_row_bytes(const st_reader *r)
 {
-	return r->npad * entry_bytes(r->type, next_bit(r->todo));
+	return r->z.cols * entry_bytes(r->type, next_bit(r->todo));
 }
 
 /* The byte and block counts of the next matrix. */
@@ -783,7 +789,8 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 		const uint64_t bytes = st_matrix_bytes_of(&m->h, bit);
 		void **slot = bit == ST_WEIGHTS ? &m->weights : bit == ST_DIST ? &m->dist
 		            : bit == ST_PRED    ? &m->pred    : bit == ST_ARCS ? &m->arcs
-		            : bit == ST_ORDER   ? &m->order   : (void **)&m->sources;
+		            : bit == ST_ORDER   ? &m->order   : bit == ST_TARGETS ? (void **)&m->targets
+		                                                  : (void **)&m->sources;
 		if (!(*slot = malloc(bytes ? (size_t)bytes : 1))) {
 			lib_fail(err, "%s: out of memory: %llu bytes for the %s", display_name(name),
 			       (unsigned long long)bytes, matrix_name(bit));
@@ -797,6 +804,9 @@ int st_read_all(int fd, const char *name, int threads, st_matrices *m, st_error 
 			goto fail;
 		if (bit == ST_SOURCES
 		    && st_sources_check(display_name(name), &m->h, m->sources, err) < 0)
+			goto fail;
+		if (bit == ST_TARGETS
+		    && st_targets_check(display_name(name), &m->h, m->targets, err) < 0)
 			goto fail;
 	}
 	if (st_reader_close(r, err) < 0) {
@@ -819,6 +829,7 @@ void st_matrices_free(st_matrices *m)
 	free(m->arcs);
 	free(m->order);
 	free(m->sources);
+	free(m->targets);
 	m->weights = m->dist = m->pred = m->arcs = m->order = NULL;
 	m->sources = NULL;
 }

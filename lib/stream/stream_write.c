@@ -179,9 +179,11 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	}
 
 	/* version 2 where the arcs or the sources are counted after the fixed
-	 * fields */
+	 * fields, 3 where a table's columns are counted after them */
 	const int counted = (h->matrices & (ST_ARCS | ST_SOURCES)) != 0;
-	const size_t fixed = HDR_FIXED + (counted ? HDR_COUNT : 0), hlen = fixed + plen + 4;
+	const int table = (h->matrices & ST_TARGETS) != 0;
+	const size_t fixed = HDR_FIXED + (counted ? HDR_COUNT : 0) + (table ? HDR_COUNT : 0);
+	const size_t hlen = fixed + plen + 4;
 	unsigned char *b = malloc(hlen);
 	if (!b) {
 		lib_fail(err, "out of memory for the header (%zu bytes)", hlen);
@@ -189,7 +191,7 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 		return NULL;
 	}
 	memcpy(b, st_magic, 8);
-	put32(b + 8, counted ? 2 : 1);
+	put32(b + 8, table ? 3 : counted ? 2 : 1);
 	put32(b + 12, (uint32_t)hlen);
 	put64(b + 16, h->n);
 	put64(b + 24, h->npad);
@@ -202,6 +204,8 @@ st_writer *st_writer_open(int fd, const st_header *h, int level, int threads,
 	put32(b + 60, (uint32_t)plen);
 	if (counted)
 		put64(b + HDR_FIXED, h->matrices & ST_SOURCES ? h->rows : h->arcs);
+	if (table)
+		put64(b + HDR_FIXED + HDR_COUNT, h->cols);
 	if (plen)
 		memcpy(b + fixed, h->provenance, plen);
 	put32(b + fixed + plen, bc_crc32(b, fixed + plen));

@@ -1,7 +1,9 @@
 /* test_sources.c - a result of some rows (ST_SOURCES): the list of
  * sources written first whatever its bit, counted by a version 2 header;
  * its rows read whole, as rows (numbered in the list's order) and as
- * windows; its rules checked (st_sources_check, the header's). */
+ * windows; its rules checked (st_sources_check, the header's).  A table
+ * (ST_TARGETS): both lists, the rows of its columns alone, a version 3
+ * header. */
 #include <string.h>
 
 #include "stream_t.h"
@@ -139,9 +141,72 @@ static void test_rules(void)
 	free(dist);
 }
 
+/* A table of R sources by C targets: written, read whole and as rows. */
+static void test_table(void)
+{
+	enum { C = 3 };
+	const uint32_t src[R] = {640, 3, 77, 5, 699}, dst[C] = {9, 0, 698}, twice[C] = {9, 0, 9};
+	int32_t dist[R * C];
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			dist[i * C + j] = at(src[i], dst[j], 0);
+	st_header h;
+	header_of(&h, R, ST_SOURCES | ST_TARGETS | ST_DIST);
+	h.cols = C;
+	st_error err;
+	int fd = memfd_create("table", 0);
+	st_writer *w = st_writer_open(fd, &h, 1, 2, &err);
+	int rc = !w || st_write_matrix(w, src, &err) < 0 || st_write_matrix(w, dst, &err) < 0
+	         || st_write_matrix(w, dist, &err) < 0 || st_writer_close(w, &err) < 0 ? -1 : 0;
+	size_t len;
+	unsigned char *b = fd_bytes(fd, &len);
+	close(fd);
+	uint32_t v, hlen, plen;
+	uint64_t rows, cols;
+	memcpy(&v, b + 8, 4), memcpy(&hlen, b + 12, 4), memcpy(&plen, b + 60, 4);
+	memcpy(&rows, b + 64, 8), memcpy(&cols, b + 72, 8);
+	T_CHECKF(rc == 0 && v == 3 && hlen == 84 + plen && rows == R && cols == C,
+	         "table: a version 3 header, rows at 64 and columns at 72 (%s)", rc ? err.msg : "");
+	st_matrices m;
+	fd = mem_fd(b, len);
+	rc = st_read_all(fd, "table.bin", 2, &m, &err);
+	close(fd);
+	T_CHECKF(rc == 0 && m.h.rows == R && m.h.cols == C && !memcmp(m.sources, src, sizeof src)
+	         && !memcmp(m.targets, dst, sizeof dst) && !memcmp(m.dist, dist, sizeof dist)
+	         && !m.pred, "table: read back whole (%s)", rc ? err.msg : "");
+	if (rc == 0)
+		st_matrices_free(&m);
+	st_header rh;
+	fd = mem_fd(b, len);
+	st_reader *r = st_reader_open(fd, "table.bin", &rh, 1, &err);
+	uint32_t got[R], gotd[C];
+	const uint64_t want[2] = {1, 4};
+	int32_t two[2 * C];
+	rc = r ? st_read_matrix(r, got, &err) : -1;
+	rc = rc ? rc : st_next_matrix(r) == ST_TARGETS ? st_read_matrix(r, gotd, &err) : -1;
+	rc = rc ? rc : st_read_rows(r, want, 2, two, &err);
+	T_CHECKF(rc == 0 && two[0] == at(3, 9, 0) && two[C + 2] == at(699, 698, 0),
+	         "table: rows 1 and 4, C entries each (%s)", rc ? err.msg : "");
+	st_reader_free(r);
+	st_header_free(&rh);
+	close(fd);
+	free(b);
+	T_CHECKF(st_targets_check("x", &h, twice, &err) < 0
+	         && !strcmp(err.msg, "x: list of targets, column 2: vertex 9 a second time"),
+	         "table: a target twice is named (%s)", err.msg);
+	h.matrices |= ST_PRED;
+	T_CHECKF(!st_writer_open(-1, &h, 1, 1, &err) && strstr(err.msg, "with predecessors"),
+	         "table: predecessors beside it are refused (%s)", err.msg);
+	header_of(&h, R, ST_SOURCES | ST_DIST);
+	h.cols = C;
+	T_CHECKF(!st_writer_open(-1, &h, 1, 1, &err) && strstr(err.msg, "column count of 3 without"),
+	         "table: a column count without a list is refused (%s)", err.msg);
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_rules();
+	test_table();
 	return T_DONE();
 }

@@ -154,8 +154,8 @@ static void test_damage(void)
 	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "text-mode"),
 	       "mangled magic: %s", err.msg);
 	memcpy(c, b, len);
-	c[8] = 3; /* (2 is a list of arcs' header, test_arcs.c) */
-	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "unsupported stream version 3"),
+	c[8] = 4; /* (2 is a list of arcs' header, test_arcs.c; 3 a table's) */
+	T_CHECKF(read_status(c, len, &h, &x, &err) == 0 && strstr(err.msg, "unsupported stream version 4"),
 	       "wrong version: %s", err.msg);
 	memcpy(c, b, len);
 	c[20] ^= 1;
@@ -259,7 +259,10 @@ static void test_bad_headers(void)
 		{24, 8, (uint64_t)1 << 31, "limit"},
 		{16, 8, 0, "n is 0"},
 		{32, 4, 7, "element type"},
-		{36, 4, 64, "matrix bits"},
+		{36, 4, 128, "matrix bits"},
+		{36, 4, 64, "a list of targets without sources or distances"},
+		{36, 4, 64 | 32 | 2, "version 1 with a list of targets"},
+		{36, 4, 64 | 32 | 4 | 2, "a table (a list of targets) with predecessors"},
 		{36, 4, 32, "a list of sources without distances"},
 		{36, 4, 34, "version 1 with a list of arcs or sources"},
 		{36, 4, 16, "a vertex order without a list of arcs"},
