@@ -36,7 +36,7 @@ INF_I32 = 1073741823
 INT32, FLOAT32, FLOAT64 = 1, 2, 3
 _TYPES = {INT32: "int32", FLOAT32: "float32", FLOAT64: "float64"}
 _DTYPES = {"int32": "<i4", "float32": "<f4", "float64": "<f8"}
-WEIGHTS, DIST, PRED, ARCS, ORDER, SOURCES = 1, 2, 4, 8, 16, 32
+WEIGHTS, DIST, PRED, ARCS, ORDER, SOURCES, TARGETS = 1, 2, 4, 8, 16, 32, 64
 DIRECTED, NEGATIVE, NEGCYCLE = 1, 2, 4
 BLOCK_DEFAULT = 1 << 20
 MAX_PROVENANCE = 1 << 20
@@ -45,7 +45,7 @@ TAG_EOM = 0x4D444E45  # "ENDM"
 TAG_EOS = 0x53444E45  # "ENDS"
 METHOD_STORED, METHOD_DEFLATE, METHOD_SHUFFLE = 0, 1, 2
 _NAMES = {WEIGHTS: "weights", DIST: "distances", PRED: "predecessors", ARCS: "list of arcs",
-          ORDER: "vertex order", SOURCES: "list of sources"}
+          ORDER: "vertex order", SOURCES: "list of sources", TARGETS: "list of targets"}
 _M64 = (1 << 64) - 1
 
 
@@ -64,6 +64,9 @@ class Stream:
     sources: a result of some rows (apsp-cpu --rows, --sources): the rows'
     sources (uint32, in the order written), dist and pred then of shape
     (len(sources), n), row i the source sources[i]'s; or None.
+    targets: a table (apsp-cpu --targets): its columns' targets (uint32, in
+    the order written), dist then of shape (len(sources), len(targets)),
+    entry (i, j) the distance from sources[i] to targets[j]; or None.
     n, npad: real and stored vertex counts; type: "int32", "float32" or "float64";
     flags: the header's flag bits (directed, negative, negcycle give them by
     name); block: raw bytes per block; cycle_vertex: a vertex on a negative
@@ -84,13 +87,14 @@ class Stream:
         self.arcs = arcs
         self.order = None
         self.sources = sources
+        self.targets = None
 
     directed = property(lambda self: bool(self.flags & DIRECTED))
     negative = property(lambda self: bool(self.flags & NEGATIVE))
     negcycle = property(lambda self: bool(self.flags & NEGCYCLE))
 
     def __repr__(self):
-        have = [name for name in ("sources", "weights", "dist", "pred", "arcs")
+        have = [name for name in ("sources", "targets", "weights", "dist", "pred", "arcs")
                 if getattr(self, name) is not None]
         return "Stream(n=%d, type=%s, matrices=%s, flags=%d)" % (self.n, self.type, have,
                                                                   self.flags)
@@ -142,18 +146,20 @@ def _read_header(inp):
         inp.fail("truncated in the header")
     (version, hlen, n, npad, typ, mats, flags, block, inf, cycle,
      plen) = struct.unpack_from("<IIQQIIIIiqI", fixed, 8)
-    if version not in (1, 2):
-        inp.fail("stream version %d, this reader knows 1 and 2" % version)
-    fixed_len = 72 if version == 2 else 64  # version 2: the arcs or rows counted at 64
+    if version not in (1, 2, 3):
+        inp.fail("stream version %d, this reader knows 1 to 3" % version)
+    # version 2: the arcs or rows counted at 64; 3: the rows, then the columns at 72
+    fixed_len = {1: 64, 2: 72, 3: 80}[version]
     if plen > MAX_PROVENANCE or hlen != fixed_len + 4 + plen:
         inp.fail("bad header length %d (provenance %d bytes)" % (hlen, plen))
     rest = inp.read(hlen - 64)
     if len(rest) < hlen - 64:
         inp.fail("truncated in the header")
-    narcs = struct.unpack_from("<Q", rest)[0] if version == 2 else 0
-    rest = rest[fixed_len - 64:]
+    narcs = struct.unpack_from("<Q", rest)[0] if version >= 2 else 0
+    ncols = struct.unpack_from("<Q", rest, 8)[0] if version == 3 else 0
+    counts, rest = rest[:fixed_len - 64], rest[fixed_len - 64:]
     (crc,) = struct.unpack_from("<I", rest, plen)
-    if zlib.crc32(fixed + (struct.pack("<Q", narcs) if version == 2 else b"") + rest[:plen]) != crc:
+    if zlib.crc32(fixed + counts + rest[:plen]) != crc:
         inp.fail("header CRC mismatch")
     prov = rest[:plen]
     if b"\0" in prov:
@@ -166,12 +172,19 @@ def _read_header(inp):
         inp.fail("n is 0 but npad is %d" % npad)
     if typ not in _TYPES:
         inp.fail("unknown element type %d" % typ)
-    if mats & ~(WEIGHTS | DIST | PRED | ARCS | ORDER | SOURCES):
+    if mats & ~(WEIGHTS | DIST | PRED | ARCS | ORDER | SOURCES | TARGETS):
         inp.fail("unknown matrix bits 0x%x" % mats)
     nrows = narcs if mats & SOURCES else npad
+    if mats & TARGETS and (mats & ~(SOURCES | TARGETS | DIST) or not mats & SOURCES):
+        inp.fail("a table (a list of targets) with predecessors, weights or arcs, or "
+                 "without sources (bits 0x%x)" % mats)
+    if ncols > n:
+        inp.fail("%d columns: more than the %d vertices" % (ncols, n))
+    if (version == 3) != bool(mats & TARGETS):
+        inp.fail("version %d %s a list of targets" % (version, "without" if version == 3 else "with"))
     if mats & SOURCES:
         narcs = 0
-        if mats & ~(SOURCES | DIST | PRED) or not mats & DIST:
+        if mats & ~(SOURCES | TARGETS | DIST | PRED) or not mats & DIST:
             inp.fail("a list of sources without distances, or with weights or arcs "
                      "(bits 0x%x)" % mats)
         if nrows > n:
@@ -180,9 +193,9 @@ def _read_header(inp):
         inp.fail("a list of arcs with matrices (bits 0x%x)" % mats)
     if mats & ORDER and not mats & ARCS:
         inp.fail("a vertex order without a list of arcs (bits 0x%x)" % mats)
-    if (version == 2) != bool(mats & (ARCS | SOURCES)):
+    if (version >= 2) != bool(mats & (ARCS | SOURCES)):
         inp.fail("version %d %s a list of arcs or sources"
-                 % (version, "without" if version == 2 else "with"))
+                 % (version, "without" if version >= 2 else "with"))
     if narcs > npad * npad:
         inp.fail("%d arcs: more than the pairs of %d vertices" % (narcs, npad))
     if flags & ~(DIRECTED | NEGATIVE | NEGCYCLE):
@@ -196,7 +209,7 @@ def _read_header(inp):
     lines = prov.decode("utf-8", "replace").splitlines()
     s = Stream(n, _TYPES[typ], flags=flags, provenance=lines,
                cycle_vertex=cycle, npad=npad, block=block)
-    s._narcs, s._nrows = narcs, nrows
+    s._narcs, s._nrows, s._ncols = narcs, nrows, ncols if mats & TARGETS else npad
     return s, mats
 
 
@@ -207,9 +220,11 @@ def _arc_dtype(type):
 def _read_matrix(inp, s, bit):
     name = _NAMES[bit]
     dtype = "<i4" if bit == PRED else _DTYPES[s.type]
-    total = s._nrows * s.npad * int(dtype[2])
+    total = s._nrows * s._ncols * int(dtype[2])
     if bit == SOURCES:
         total = s._nrows * 4
+    if bit == TARGETS:
+        total = s._ncols * 4
     if bit == ARCS:
         total = s._narcs * _arc_dtype(s.type).itemsize
     if bit == ORDER:
@@ -268,7 +283,7 @@ def _read_matrix(inp, s, bit):
         if not ok.all() or seen[:s.n].sum() != s.n:
             inp.fail("the vertex order is not a permutation of the %d vertices" % s.n)
         return order
-    if bit == SOURCES:
+    if bit in (SOURCES, TARGETS):
         src = np.frombuffer(out, "<u4").astype(np.uint32)
         seen = np.zeros(s.n + 1, np.int64)
         ok = src < s.n
@@ -276,10 +291,14 @@ def _read_matrix(inp, s, bit):
         if not ok.all() or (seen[:s.n] > 1).any():
             k = int(np.argmax(~ok)) if not ok.all() else \
                 int(np.flatnonzero(seen[src] > 1)[1])
-            inp.fail("list of sources, row %d: vertex %d %s"
-                     % (k, src[k], "out of range" if not ok.all() else "a second time"))
+            inp.fail("list of %s, %s %d: vertex %d %s"
+                     % ("sources" if bit == SOURCES else "targets",
+                        "row" if bit == SOURCES else "column", k, src[k],
+                        "out of range" if not ok.all() else "a second time"))
         return src
-    m = np.frombuffer(out, dtype).reshape(s._nrows, s.npad)
+    m = np.frombuffer(out, dtype).reshape(s._nrows, s._ncols)
+    if s.targets is not None:
+        return m.astype(dtype[1:], copy=True)
     return m[:, :s.n].astype(dtype[1:], copy=True) if s.sources is not None \
         else m[:s.n, :s.n].astype(dtype[1:], copy=True)
 
@@ -320,13 +339,13 @@ def _load(inp):
     if any(line.startswith("@PG\tID:checkpoint\t") for line in s.provenance):
         inp.fail("a checkpoint, not a result: go on with --resume")
     nmat = 0
-    for bit in (SOURCES, WEIGHTS, DIST, PRED, ARCS, ORDER):  # (the sources first)
+    for bit in (SOURCES, TARGETS, WEIGHTS, DIST, PRED, ARCS, ORDER):  # (the lists first)
         if mats & bit:
             setattr(s, {WEIGHTS: "weights", DIST: "dist", PRED: "pred", ARCS: "arcs",
-                        ORDER: "order", SOURCES: "sources"}[bit],
+                        ORDER: "order", SOURCES: "sources", TARGETS: "targets"}[bit],
                     _read_matrix(inp, s, bit))
             nmat += 1
-    del s._narcs, s._nrows
+    del s._narcs, s._nrows, s._ncols
     hd = inp.read(16)
     if len(hd) < 16:
         inp.fail("truncated before the end-of-stream marker")
@@ -368,7 +387,9 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
     """Write Stream s to a path or a binary file object.
 
     Matrices that are None are left out; s.sources, where set, is written
-    first and dist and pred are then its rows (len(sources) x n); s.arcs,
+    first and dist and pred are then its rows (len(sources) x n); s.targets,
+    where set beside it, next, and dist is then a table (len(sources) x
+    len(targets)), without predecessors; s.arcs,
     where set, is written as a list of arcs in place of the matrices (sorted here, and checked as a reader checks
     it: ValueError).  The provenance gets one more @PG
     line naming this module (and command, if given).  Blocks are deflated at
@@ -397,12 +418,23 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
         if (rows_of >= n).any() or len(np.unique(rows_of)) != len(rows_of):
             raise ValueError("sources: a vertex out of range or given twice")
         mats = [(SOURCES, rows_of)] + mats
+    cols_of = getattr(s, "targets", None)
+    if cols_of is not None:
+        cols_of = np.asarray(cols_of, dtype="<u4")
+        if rows_of is None or s.pred is not None:
+            raise ValueError("a list of targets goes with a list of sources and distances alone")
+        if (cols_of >= n).any() or len(np.unique(cols_of)) != len(cols_of):
+            raise ValueError("targets: a vertex out of range or given twice")
+        mats = mats[:1] + [(TARGETS, cols_of)] + mats[1:]
     lines = list(s.provenance)
     lines.append("@PG\tID:%s\tVN:0.1.0\tCL:%s" % (tool, command if command else tool))
     prov = "".join(line.rstrip("\n") + "\n" for line in lines).encode()
     bits = sum(bit for bit, _ in mats)
     extra = struct.pack("<Q", len(mats[0][1])) if bits & (ARCS | SOURCES) else b""
-    head = MAGIC + struct.pack("<IIQQIIIIiqI", 2 if extra else 1, 68 + len(extra) + len(prov), n,
+    if cols_of is not None:
+        extra += struct.pack("<Q", len(cols_of))
+    version = 3 if cols_of is not None else 2 if extra else 1
+    head = MAGIC + struct.pack("<IIQQIIIIiqI", version, 68 + len(extra) + len(prov), n,
                                npad, typ, bits, int(s.flags), block, INF_I32,
                                int(s.cycle_vertex), len(prov))
     head += extra + prov
@@ -411,8 +443,14 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
     def write(f):
         f.write(head)
         for bit, m in mats:
-            if bit in (ARCS, SOURCES):
+            if bit in (ARCS, SOURCES, TARGETS):
                 a = m
+            elif cols_of is not None:  # a table: rows of the targets' columns alone
+                a = np.asarray(m)
+                if a.shape != (len(rows_of), len(cols_of)):
+                    raise ValueError("a table of shape %s, expected (%d, %d)"
+                                     % (a.shape, len(rows_of), len(cols_of)))
+                a = a.astype(_DTYPES[s.type])
             elif rows_of is not None:  # rows of the sources, padded to npad columns
                 a = np.asarray(m)
                 k = len(rows_of)
@@ -433,7 +471,7 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
                 raw = raw_all[k * block:(k + 1) * block]
                 method, payload = METHOD_STORED, raw
                 if level > 0:
-                    shuffled = bit not in (WEIGHTS, ARCS, SOURCES)
+                    shuffled = bit not in (WEIGHTS, ARCS, SOURCES, TARGETS)
                     src = _shuffle(raw) if shuffled else raw
                     c = zlib.compressobj(level, zlib.DEFLATED, -15)
                     z = c.compress(src) + c.flush()

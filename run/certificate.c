@@ -103,12 +103,23 @@ static void say_count(const char *name, uint64_t rows, uint64_t n, uint64_t bad,
 		        (unsigned long long)n, (unsigned long long)bad);
 }
 
+/* A table is refused: the proof needs each source's distance to every
+ * vertex. */
+static void refuse_table(const char *name, const st_header *h)
+{
+	if (h->matrices & ST_TARGETS)
+		tool_die("%s: " ST_TABLE_REFUSAL ": it cannot be certified (the proof needs each "
+		         "source's distance to every vertex): certify its rows, --sources without "
+		         "--targets", name);
+}
+
 uint64_t certify_rows(const ce_graph *g, const char *name, const st_matrices *m, double tol,
                       int threads, FILE *report)
 {
 	st_error err;
 	ce_fault f;
 	const st_header *h = &m->h;
+	refuse_table(name, h);
 	const uint64_t rows = m->sources ? h->rows : h->n;
 	int64_t bad = ce_check_rows(g, h->type, m->sources, 0, rows, m->dist, m->pred, h->npad,
 	                            tol, threads, &f, &err);
@@ -172,6 +183,7 @@ uint64_t certify_stream(const ce_graph *g, uint64_t n, int fd, const char *name,
 		                name, (long long)h.cycle_vertex);
 	if (!(h.matrices & ST_DIST))
 		tool_die("%s: the stream holds no distances", name);
+	refuse_table(name, &h);
 	if (h.n != n)
 		tool_die("%s has %llu vertices, the graph %llu", name, (unsigned long long)h.n,
 		         (unsigned long long)n);

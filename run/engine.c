@@ -250,13 +250,14 @@ _Noreturn void engine_negative_cycle(const char *input, int out, st_header *resu
 }
 
 void engine_write_result(int out, const st_header *result, sv_plan *plan, void *dist,
-                         const int32_t *pred, const uint32_t *src, int threads)
+                         const int32_t *pred, const uint32_t *src, const uint32_t *dst,
+                         int threads)
 {
 	st_error err;
 	sv_finish(plan, dist, threads);
 	sv_plan_free(plan);
 	if (src) {
-		sources_write(out, result, src, dist, pred, threads);
+		sources_write(out, result, src, dst, dist, pred, threads);
 		return;
 	}
 	if (st_write_all(out, result, NULL, dist, pred, tool_opts.level, threads, &err) < 0)

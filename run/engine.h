@@ -136,9 +136,11 @@ void engine_stats_help(FILE *f);
 void engine_check_stats(const struct stats_form *form, int stats);
 /* Undo the plan's reweighting, write the result stream (distances, and
  * predecessors when pred is not NULL; src not NULL: the rows of those
- * sources alone, result made by sources_header of run/sources.h) and commit
- * the output; dies on error. */
+ * sources alone, result made by sources_header of run/sources.h; dst not
+ * NULL: their table of those columns) and commit the output; dies on
+ * error. */
 void engine_write_result(int out, const st_header *result, sv_plan *plan, void *dist,
-                         const int32_t *pred, const uint32_t *src, int threads);
+                         const int32_t *pred, const uint32_t *src, const uint32_t *dst,
+                         int threads);
 
 #endif

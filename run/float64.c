@@ -111,7 +111,7 @@ void f64_solve(struct f64_graph *g, int out, FILE *sout, const struct stats_form
 		gs_free(&st);
 	} else {
 		tool_progress_stage("writing the result");
-		engine_write_result(out, &g->h, &g->plan, g->dist, g->pred, NULL, threads);
+		engine_write_result(out, &g->h, &g->plan, g->dist, g->pred, NULL, NULL, threads);
 	}
 	st_header_free(&g->h);
 	sv_plan_free(&g->plan);

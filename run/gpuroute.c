@@ -645,8 +645,12 @@ void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***ar
 	ranks_bcast(&g->head, sizeof g->head);
 	tool_mark("header read");
 	/* (under mpirun process 0 alone makes some rows: the others leave) */
-	if (g->rank == 0)
+	if (g->rank == 0) {
 		g->src = sources_resolve(&a->rows, g->head.n, &g->sources);
+		g->dst = sources_targets(&a->rows, g->head.n, &g->targets);
+	}
+	if (a->rows.targets) /* (a table holds distances alone) */
+		g->o.paths = 0;
 	g->o.type = (int)g->head.type;
 }
 
@@ -854,7 +858,8 @@ int gpu_run_route(const struct gpu_plan *p, struct gpu_run *g)
 		const struct sparse_job job = {
 			.mode = a->engine_mode, .order = a->order, .paths = g->o.paths,
 			.checkpoint = g->ck.path || g->ck.resume, .input = a->input,
-			.src = g->src, .sources = g->sources, .form = a->stats ? &a->form : NULL,
+			.src = g->src, .sources = g->sources, .dst = g->dst, .targets = g->targets,
+			.form = a->stats ? &a->form : NULL,
 			.threads = g->threads, .streams = 0,
 			.device_rows = gpusparse_rows, .device_ctx = &dev};
 		void *read = NULL;

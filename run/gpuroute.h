@@ -75,6 +75,8 @@ struct gpu_run {
 	char declined[200];      /* ... why */
 	uint32_t *src;           /* the rows asked (--rows, --sources), or NULL: all */
 	uint64_t sources;        /* ... how many */
+	uint32_t *dst;           /* a table's columns (--targets), or NULL */
+	uint64_t targets;        /* ... how many */
 };
 
 /* The route and why it was taken. */

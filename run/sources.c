@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "tool.h"
 
 int sources_option(int c, const char *arg, struct sources_opt *so)
@@ -14,6 +15,8 @@ int sources_option(int c, const char *arg, struct sources_opt *so)
 		so->rows = arg;
 	else if (c == SOURCES_OPT_FILE)
 		so->file = arg;
+	else if (c == SOURCES_OPT_TARGETS)
+		so->targets = arg;
 	else
 		return 0;
 	return 1;
@@ -25,7 +28,11 @@ void sources_help(FILE *f)
 	      "                      from 0, as in the stream): a result of some rows\n"
 	      "      --sources FILE  the same for the vertices listed in FILE (numbered from\n"
 	      "                      0, whitespace apart, '#' to the end of a line a comment),\n"
-	      "                      their rows in the order listed\n",
+	      "                      their rows in the order listed\n"
+	      "      --targets FILE  beside --rows or --sources: a table of distances from\n"
+	      "                      those sources to the vertices listed in FILE alone (as\n"
+	      "                      --sources lists them), their columns in that order;\n"
+	      "                      no predecessors\n",
 	      f);
 }
 
@@ -38,6 +45,12 @@ void sources_check(const struct sources_opt *so, int stats, const char *input)
 		tool_usage_error("%s and --stats: the statistics take every row", opt);
 	if (so->file && !strcmp(so->file, "-") && !strcmp(input, "-"))
 		tool_usage_error("--sources - and the graph cannot both be stdin: give the graph's file");
+	if (so->targets && !so->rows && !so->file)
+		tool_usage_error("--targets: give the table's rows too (--sources FILE or --rows A:B)");
+	if (so->targets && !strcmp(so->targets, "-")
+	    && (!strcmp(input, "-") || (so->file && !strcmp(so->file, "-"))))
+		tool_usage_error("--targets - and the %s cannot both be stdin: give a file",
+		                 !strcmp(input, "-") ? "graph" : "sources");
 }
 
 /* A vertex number at *p (digits only), below n (at most n where past is
@@ -108,7 +121,7 @@ static int grow(uint32_t **src, uint64_t *cap)
  * twice, into *src (malloc'd, *k of them): 0, or -1 with the file and line
  * of the first that is not in msg. */
 static int read_listed(FILE *f, const char *name, uint64_t n, uint32_t **src, uint64_t *k,
-                       char *msg, size_t len)
+                       char *msg, size_t len, const char *opt)
 {
 	uint8_t *seen = calloc(n ? n : 1, 1);
 	uint64_t *line_of = malloc((n ? n : 1) * sizeof *line_of), cap = 0;
@@ -117,7 +130,7 @@ static int read_listed(FILE *f, const char *name, uint64_t n, uint32_t **src, ui
 	unsigned long line = 0;
 	int rc = seen && line_of ? 0 : -1;
 	if (rc < 0)
-		snprintf(msg, len, "--sources: out of memory");
+		snprintf(msg, len, "%s: out of memory", opt);
 	while (rc == 0 && getline(&buf, &blen, f) >= 0) {
 		line++;
 		for (const char *p = buf; rc == 0;) {
@@ -133,7 +146,7 @@ static int read_listed(FILE *f, const char *name, uint64_t n, uint32_t **src, ui
 				                  "%llu)", name, line, (unsigned long long)v,
 				                  (unsigned long long)line_of[v]);
 			else if (*k == cap && grow(src, &cap) < 0)
-				rc = -1, snprintf(msg, len, "--sources: out of memory");
+				rc = -1, snprintf(msg, len, "%s: out of memory", opt);
 			else
 				seen[v] = 1, line_of[v] = line, (*src)[(*k)++] = (uint32_t)v;
 		}
@@ -147,7 +160,7 @@ static int read_listed(FILE *f, const char *name, uint64_t n, uint32_t **src, ui
 }
 
 /* The file's vertices in order: each below n, none twice. */
-static uint32_t *rows_listed(const char *path, uint64_t n, uint64_t *count)
+static uint32_t *rows_listed(const char *path, uint64_t n, uint64_t *count, const char *opt)
 {
 	FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "r");
 	if (!f)
@@ -155,7 +168,8 @@ static uint32_t *rows_listed(const char *path, uint64_t n, uint64_t *count)
 	uint32_t *src = NULL;
 	char msg[400];
 	*count = 0;
-	const int rc = read_listed(f, f == stdin ? "(stdin)" : path, n, &src, count, msg, sizeof msg);
+	const int rc = read_listed(f, f == stdin ? "(stdin)" : path, n, &src, count, msg, sizeof msg,
+	                           opt);
 	if (f != stdin)
 		fclose(f);
 	if (rc < 0) { /* (freed first: clean under LeakSanitizer) */
@@ -169,31 +183,66 @@ uint32_t *sources_resolve(const struct sources_opt *so, uint64_t n, uint64_t *co
 {
 	*count = 0;
 	return so->rows ? rows_range(so->rows, n, count)
-	     : so->file ? rows_listed(so->file, n, count)
+	     : so->file ? rows_listed(so->file, n, count, "--sources")
 	                : NULL;
 }
 
-void sources_header(st_header *res, uint64_t count)
+uint32_t *sources_targets(const struct sources_opt *so, uint64_t n, uint64_t *count)
+{
+	*count = 0;
+	return so->targets ? rows_listed(so->targets, n, count, "--targets") : NULL;
+}
+
+void sources_header(st_header *res, uint64_t count, uint64_t cols)
 {
 	res->matrices |= ST_SOURCES;
 	res->rows = count;
+	if (cols) {
+		res->matrices = (res->matrices | ST_TARGETS) & ~(uint32_t)ST_PRED;
+		res->cols = cols;
+	}
 }
 
-void sources_write(int out, const st_header *res, const uint32_t *src, const void *dist,
-                   const int32_t *pred, int threads)
+int sources_put_lists(st_writer *w, const uint32_t *src, const uint32_t *dst, st_error *err)
+{
+	return st_write_matrix(w, src, err) < 0 || (dst && st_write_matrix(w, dst, err) < 0) ? -1 : 0;
+}
+
+int sources_put_rows(st_writer *w, const void *rows, uint64_t count, uint64_t n, uint64_t es,
+                     const uint32_t *dst, uint64_t cols, st_error *err)
+{
+	if (!dst)
+		return st_write(w, rows, count * n * es, err);
+	unsigned char *row = malloc(cols * es + 1);
+	if (!row)
+		return lib_fail(err, "out of memory for a row of the table (%llu columns)",
+		                (unsigned long long)cols);
+	int rc = 0;
+	for (uint64_t i = 0; i < count && rc == 0; i++) {
+		const unsigned char *whole = (const unsigned char *)rows + i * n * es;
+		for (uint64_t j = 0; j < cols; j++)
+			memcpy(row + j * es, whole + dst[j] * es, es);
+		rc = st_write(w, row, cols * es, err);
+	}
+	free(row);
+	return rc;
+}
+
+void sources_write(int out, const st_header *res, const uint32_t *src, const uint32_t *dst,
+                   const void *dist, const int32_t *pred, int threads)
 {
 	st_error err;
 	const uint64_t n = res->n, es = ST_TYPE_SIZE(res->type);
 	st_writer *w = st_writer_open(out, res, tool_opts.level, threads, &err);
-	if (!w || st_write_matrix(w, src, &err) < 0)
+	if (!w || sources_put_lists(w, src, dst, &err) < 0)
 		tool_die_st(tool_output_name(), &err);
 	for (int m = 0; m < 2; m++) {
 		if (m && !pred)
 			break;
 		for (uint64_t i = 0; i < res->rows; i++)
-			if (st_write(w, m ? (const void *)(pred + (uint64_t)src[i] * n)
-			                  : (const char *)dist + (uint64_t)src[i] * n * es,
-			             n * (m ? 4 : es), &err) < 0)
+			if (m ? st_write(w, pred + (uint64_t)src[i] * n, n * 4, &err) < 0
+			      : sources_put_rows(w, (const char *)dist + (uint64_t)src[i] * n * es, 1, n, es,
+			                         dst, res->cols, &err) < 0)
 				tool_die_st(tool_output_name(), &err);
 		if (st_write_end_matrix(w, &err) < 0)
 			tool_die_st(tool_output_name(), &err);

@@ -184,6 +184,8 @@ struct rows_out {
 	uint64_t relaxations;
 	const uint32_t *src; /* the rows' sources (NULL: every vertex in order) */
 	uint64_t rows;       /* ... how many */
+	const uint32_t *dst; /* a table's columns (NULL: whole rows) */
+	uint64_t cols;       /* ... how many */
 	void *kept;          /* some rows: their distances kept for their predecessors */
 	const el_arcs *tree; /* the predecessors' pass: the graph's arcs */
 	int32_t *pred;       /* ... its rows, room for pred_rows */
@@ -208,7 +210,8 @@ static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
 	} else if (o->stats) {
 		gs_add_rows(o->stats, first, count, rows, o->n, o->threads);
 		btw_rows(o->bc, first, count, rows, o->n);
-	} else if (st_write(o->w, rows, count * o->row_bytes, &err) < 0) {
+	} else if (sources_put_rows(o->w, rows, count, o->n, o->row_bytes / o->n, o->dst, o->cols,
+	                            &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
 	} else if (o->kept) {
 		memcpy((char *)o->kept + first * o->row_bytes, rows, count * o->row_bytes);
@@ -349,13 +352,14 @@ static uint64_t rows_out(const struct sparse_job *job, const el_factor *f, const
 {
 	st_error err;
 	gs_stats st;
-	struct rows_out o = {.src = job->src, .rows = job->src ? job->sources : f->n, .bc = bc};
+	struct rows_out o = {.src = job->src, .rows = job->src ? job->sources : f->n, .bc = bc,
+	                     .dst = job->dst, .cols = job->targets};
 	if (job->form) {
 		if (gs_init(&st, f->n, f->type, &err) < 0)
 			tool_die_st(NULL, &err);
 		o.stats = &st;
 	} else if (!(o.w = st_writer_open(out, res, tool_opts.level, job->threads, &err))
-	           || (job->src && st_write_matrix(o.w, job->src, &err) < 0)) {
+	           || (job->src && sources_put_lists(o.w, job->src, job->dst, &err) < 0)) {
 		tool_die_st(tool_output_name(), &err);
 	}
 	/* Some rows with their predecessors: made once where a quarter of the
@@ -433,10 +437,11 @@ static void search_out(const struct sparse_job *job, const struct arcs *a, const
 	const double search_s = lib_now() - t;
 	if (sv_result_header(h, pred != NULL, &res, &err) < 0)
 		tool_die_st("result", &err);
-	sources_header(&res, rows);
+	sources_header(&res, rows, job->targets);
 	tool_add_provenance(&res);
 	st_writer *w = st_writer_open(out, &res, tool_opts.level, job->threads, &err);
-	if (!w || st_write_matrix(w, job->src, &err) < 0 || st_write(w, dist, bytes, &err) < 0
+	if (!w || sources_put_lists(w, job->src, job->dst, &err) < 0
+	    || sources_put_rows(w, dist, rows, n, ST_TYPE_SIZE(h->type), job->dst, job->targets, &err) < 0
 	    || st_write_end_matrix(w, &err) < 0
 	    || (pred && (st_write(w, pred, rows * n * sizeof *pred, &err) < 0
 	                 || st_write_end_matrix(w, &err) < 0))
@@ -543,7 +548,7 @@ int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, i
 	if (sv_result_header(h, tree != NULL, &res, &err) < 0)
 		tool_die_st("result", &err);
 	if (job->src)
-		sources_header(&res, job->sources);
+		sources_header(&res, job->sources, job->targets);
 	tool_add_provenance(&res);
 	if (rc == 1)
 		engine_negative_cycle(job->input, out, &res, cycle, job->threads);

@@ -27,6 +27,8 @@ struct sparse_job {
 	const char *input;               /* the graph's path ("-": stdin) */
 	const uint32_t *src;             /* the rows asked (--rows, --sources), or NULL: all */
 	uint64_t sources;                /* ... how many */
+	const uint32_t *dst;             /* a table's columns (--targets), or NULL: whole rows */
+	uint64_t targets;                /* ... how many */
 	const struct stats_form *form;   /* --stats: its form; NULL: a result stream */
 	int threads;
 	int streams;                     /* ENGINE_AUTO reads a stream for it (else: dense) */

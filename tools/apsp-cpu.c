@@ -173,17 +173,20 @@ int main(int argc, char **argv)
 	st_header in;
 	engine_in *r = engine_open(path, threads, &in);
 	const uint64_t n = in.n;
-	uint64_t nsrc;
-	uint32_t *src = sources_resolve(&rows, n, &nsrc);
+	uint64_t nsrc, ndst;
+	uint32_t *src = sources_resolve(&rows, n, &nsrc), *dst = sources_targets(&rows, n, &ndst);
+	if (dst) /* (a table holds distances alone) */
+		paths = 0, o.track_paths = 0;
 	char engine_why[200];
 	void *read = NULL; /* the weights, where the sparse engine's reading found the graph dense */
 	const struct sparse_job job = {.mode = engine, .order = order, .paths = paths,
 	                               .checkpoint = ck.path || ck.resume, .input = path,
-	                               .src = src, .sources = nsrc, .form = as_stats ? &form : NULL, .threads = threads,
+	                               .src = src, .sources = nsrc, .dst = dst, .targets = ndst,
+	                               .form = as_stats ? &form : NULL, .threads = threads,
 	                               .streams = 1};
 	if (sparse_run(&job, r, &in, out, sout, &read, engine_why, sizeof engine_why)) {
 		st_header_free(&in);
-		free(src);
+		free(src), free(dst);
 		return EXIT_OK;
 	}
 	tool_info("%s", engine_why);
@@ -226,7 +229,7 @@ int main(int argc, char **argv)
 	if (sv_result_header(&in, paths, &h, &err) < 0)
 		tool_die_st("result", &err);
 	if (src)
-		sources_header(&h, nsrc);
+		sources_header(&h, nsrc, ndst);
 	tool_add_provenance(&h);
 	if (rc == 1)
 		engine_negative_cycle(path, out, &h, plan.cycle_vertex, threads);
@@ -253,7 +256,7 @@ int main(int argc, char **argv)
 	if (as_stats)
 		engine_write_stats(sout, &form, &plan, dist, n, in.type, in.flags, threads, bc);
 	else
-		engine_write_result(out, &h, &plan, dist, pred, src, threads);
+		engine_write_result(out, &h, &plan, dist, pred, src, dst, threads);
 	ckpt_end(&ck); /* the result committed: no more need of it */
 	double t3 = lib_now();
 	double relax = (double)n * n * n;
@@ -270,6 +273,6 @@ int main(int argc, char **argv)
 	st_header_free(&in);
 	free(dist);
 	free(pred);
-	free(src);
+	free(src), free(dst);
 	return EXIT_OK;
 }

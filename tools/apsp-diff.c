@@ -54,20 +54,30 @@ struct result {
 	const char *name;
 	st_matrices m;
 	int64_t *row; /* a result of some rows: vertex -> its row, or -1; else NULL */
+	int64_t *col; /* a table: vertex -> its column, or -1; else NULL */
 };
 
-/* The rows of a result of some rows, by vertex. */
+/* vertex -> its place in list (count of them), or -1. */
+static int64_t *index_of(const struct result *r, const uint32_t *list, uint64_t count)
+{
+	const uint64_t n = r->m.h.n;
+	int64_t *at = malloc((n ? n : 1) * sizeof *at);
+	if (!at)
+		tool_die("%s: out of memory for its rows", r->name);
+	for (uint64_t v = 0; v < n; v++)
+		at[v] = -1;
+	for (uint64_t i = 0; i < count; i++)
+		at[list[i]] = (int64_t)i;
+	return at;
+}
+
+/* The rows of a result of some rows, and the columns of a table, by vertex. */
 static void index_rows(struct result *r)
 {
-	const st_header *h = &r->m.h;
-	if (!r->m.sources)
-		return;
-	if (!(r->row = malloc((h->n ? h->n : 1) * sizeof *r->row)))
-		tool_die("%s: out of memory for its rows", r->name);
-	for (uint64_t v = 0; v < h->n; v++)
-		r->row[v] = -1;
-	for (uint64_t i = 0; i < h->rows; i++)
-		r->row[r->m.sources[i]] = (int64_t)i;
+	if (r->m.sources)
+		r->row = index_of(r, r->m.sources, r->m.h.rows);
+	if (r->m.targets)
+		r->col = index_of(r, r->m.targets, r->m.h.cols);
 }
 
 /* The row of vertex v in r (every vertex's where r holds every row), or -1. */
@@ -85,6 +95,28 @@ static uint64_t source_at(const struct result *r, uint64_t k)
 static uint64_t row_count(const struct result *r)
 {
 	return r->m.sources ? r->m.h.rows : r->m.h.n;
+}
+
+/* The same for the columns: a table's targets, else every vertex. */
+static int64_t col_of(const struct result *r, uint64_t v)
+{
+	return r->col ? r->col[v] : (int64_t)v;
+}
+
+static uint64_t target_at(const struct result *r, uint64_t k)
+{
+	return r->m.targets ? r->m.targets[k] : k;
+}
+
+static uint64_t col_count(const struct result *r)
+{
+	return r->m.targets ? r->m.h.cols : r->m.h.n;
+}
+
+/* Entries from one row to the next. */
+static uint64_t stride(const struct result *r)
+{
+	return r->m.targets ? r->m.h.cols : r->m.h.npad;
 }
 
 /* A stream, or (for --graph) a graph as text, read as the engines read it. */
@@ -152,7 +184,6 @@ static void print_value(FILE *f, double x)
 static int compare(const struct result *a, const struct result *b, double tol, long maxdiffs)
 {
 	const st_header *ha = &a->m.h, *hb = &b->m.h;
-	uint64_t n = ha->n;
 	uint64_t pairs = 0, differ = 0, unreach = 0;
 	double maxabs = 0, maxrel = 0;
 	long shown = 0;
@@ -167,13 +198,23 @@ static int compare(const struct result *a, const struct result *b, double tol, l
 	if (row_count(a) != row_count(b) && tool_opts.verbose > 0)
 		fprintf(report, "the %llu rows of %s compared\n", (unsigned long long)row_count(few),
 		        few->name);
+	/* the same for the columns of a table */
+	const struct result *fewc = col_count(b) < col_count(a) ? b : a, *morec = fewc == a ? b : a;
+	for (uint64_t k = 0; k < col_count(fewc); k++)
+		if (col_of(morec, target_at(fewc, k)) < 0)
+			tool_die("%s holds the column of vertex %llu, %s does not (a table: --targets)",
+			         fewc->name, (unsigned long long)target_at(fewc, k), morec->name);
+	if (col_count(a) != col_count(b) && tool_opts.verbose > 0)
+		fprintf(report, "the %llu columns of %s compared\n",
+		        (unsigned long long)col_count(fewc), fewc->name);
 
 	for (uint64_t k = 0; k < row_count(few); k++) {
 		const uint64_t i = source_at(few, k);
 		const uint64_t ia = (uint64_t)row_of(a, i), ib = (uint64_t)row_of(b, i);
-		for (uint64_t j = 0; j < n; j++) {
-			double x = value(ha, a->m.dist, ia * ha->npad + j);
-			double y = value(hb, b->m.dist, ib * hb->npad + j);
+		for (uint64_t c = 0; c < col_count(fewc); c++) {
+			const uint64_t j = target_at(fewc, c);
+			double x = value(ha, a->m.dist, ia * stride(a) + (uint64_t)col_of(a, j));
+			double y = value(hb, b->m.dist, ib * stride(b) + (uint64_t)col_of(b, j));
 			int same;
 			pairs++;
 			if (isinf(x) || isinf(y)) {
@@ -300,6 +341,6 @@ int main(int argc, char **argv)
 	tool_output_commit();
 	st_matrices_free(&r[0].m);
 	st_matrices_free(&r[1].m);
-	free(r[0].row), free(r[1].row);
+	free(r[0].row), free(r[1].row), free(r[0].col), free(r[1].col);
 	return status;
 }

@@ -39,7 +39,7 @@ static const char *matrix_key(uint32_t bit)
 {
 	return bit == ST_WEIGHTS ? "weights" : bit == ST_DIST ? "distances"
 	     : bit == ST_ARCS    ? "arcs"    : bit == ST_ORDER ? "order"
-	     : bit == ST_SOURCES ? "sources" : "predecessors";
+	     : bit == ST_SOURCES ? "sources" : bit == ST_TARGETS ? "targets" : "predecessors";
 }
 
 /* s as a JSON string. */
@@ -104,7 +104,11 @@ static void print_text(FILE *out, const char *name, const struct desc *d, int ch
 	if (h->matrices & ST_ARCS)
 		fprintf(out, "  arc count     %llu (a graph as a list of arcs, %u bytes each)\n",
 		        (unsigned long long)h->arcs, ST_ARC_BYTES(h->type));
-	if (h->matrices & ST_SOURCES)
+	if (h->matrices & ST_TARGETS)
+		fprintf(out, "  table         %llu x %llu of %llu (distances from some sources to some "
+		        "targets, both listed first)\n", (unsigned long long)h->rows,
+		        (unsigned long long)h->cols, (unsigned long long)h->n);
+	else if (h->matrices & ST_SOURCES)
 		fprintf(out, "  rows          %llu of %llu (a result of some rows: their sources listed "
 		        "first)\n", (unsigned long long)h->rows, (unsigned long long)h->n);
 	if (h->cycle_vertex >= 0)
@@ -141,12 +145,12 @@ static void print_json(FILE *out, const char *name, const struct desc *d, int ch
 	json_string(out, name, strlen(name));
 	fprintf(out, ",\"n\":%llu,\"npad\":%llu,\"type\":\"%s\",\"directed\":%s,\"negative\":%s,"
 	        "\"negative_cycle\":%s,\"cycle_vertex\":%lld,\"block\":%u,\"arcs\":%llu,"
-	        "\"rows\":%llu,\"matrices\":{",
+	        "\"rows\":%llu,\"cols\":%llu,\"matrices\":{",
 	        (unsigned long long)h->n, (unsigned long long)h->npad,
 	        st_type_name(h->type), h->flags & ST_DIRECTED ? "true" : "false",
 	        h->flags & ST_NEGATIVE ? "true" : "false", h->flags & ST_NEGCYCLE ? "true" : "false",
 	        (long long)h->cycle_vertex, h->block, (unsigned long long)h->arcs,
-	        (unsigned long long)h->rows);
+	        (unsigned long long)h->rows, (unsigned long long)h->cols);
 	for (int k = 0; k < d->nmat; k++) {
 		const st_matrix_info *m = &d->info[k];
 		fprintf(out, "%s\"%s\":{\"blocks\":%llu,\"raw_bytes\":%llu,\"stored_bytes\":%llu,"
@@ -195,9 +199,9 @@ static int describe(FILE *out, const char *path, int check, int json, int thread
 		rc = -1;
 		goto done;
 	}
-	/* the header (68 bytes, 76 with arcs or sources, and the provenance)
-	 * and the end-of-stream marker */
-	d.stream_bytes = (d.h.matrices & (ST_ARCS | ST_SOURCES) ? 76 : 68)
+	/* the header (68 bytes, 76 with arcs or sources, 84 for a table, and
+	 * the provenance) and the end-of-stream marker */
+	d.stream_bytes = (d.h.matrices & ST_TARGETS ? 84 : d.h.matrices & (ST_ARCS | ST_SOURCES) ? 76 : 68)
 	                 + (d.h.provenance ? strlen(d.h.provenance) : 0) + 16;
 	for (uint32_t bit; (bit = st_next_matrix(r)) != 0; d.nmat++) {
 		d.bits[d.nmat] = bit;

@@ -100,8 +100,8 @@ int main(int argc, char **argv)
 		st_reader_free(r);
 		gs_free(&s);
 		st_header_free(&h);
-		tool_die("%s: " ST_ROWS_REFUSAL ": the statistics take every row (give the graph to "
-		         "apsp-cpu or apsp-gpu --stats)", name);
+		tool_die("%s: %s: the statistics take every row (give the graph to apsp-cpu or "
+		         "apsp-gpu --stats)", name, h.matrices & ST_TARGETS ? ST_TABLE_REFUSAL : ST_ROWS_REFUSAL);
 	}
 	if (h.npad != h.n) /* a padded stream: rows of npad, the first n entries */
 		tool_die("%s: a result stream has no padding (npad %llu, n %llu)", name,

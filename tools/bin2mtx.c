@@ -176,6 +176,8 @@ struct job {
 	const void *m;       /* npad x npad, stride npad (a result of some rows: rows x npad) */
 	const uint32_t *src; /* a result of some rows: row i is vertex src[i]'s; else NULL */
 	uint64_t rows;       /* m's rows: n, or the sources' count */
+	const uint32_t *dst; /* a table: column j is vertex dst[j]'s; else NULL */
+	uint64_t cols;       /* m's columns: n, or the targets' count */
 	uint32_t which;      /* ST_WEIGHTS, ST_DIST or ST_PRED */
 	enum format fmt;
 };
@@ -198,7 +200,7 @@ static int entry_present(const struct job *jb, uint64_t i, uint64_t j)
  * takes it as undirected again, as mtx2bin does). */
 static int mtx_symmetric(const struct job *jb)
 {
-	return jb->which == ST_WEIGHTS && !(jb->h->flags & ST_DIRECTED) && !jb->src;
+	return jb->which == ST_WEIGHTS && !(jb->h->flags & ST_DIRECTED) && !jb->src && !jb->dst;
 }
 
 /* Entry (i, j) as a Matrix Market entry: present, and for the weights no
@@ -223,7 +225,7 @@ static int mtx_entry(const struct job *jb, uint64_t i, uint64_t j)
 /* Text of row i into out; returns its length (at most n * ENTRY_MAX). */
 static size_t format_row(const struct job *jb, uint64_t i, char *out)
 {
-	uint64_t n = jb->h->n;
+	uint64_t n = jb->cols;
 	const char *row = (const char *)jb->m + i * jb->rowbytes;
 	const int32_t *ri = (const int32_t *)row;
 	const float *rf = (const float *)row;
@@ -258,7 +260,7 @@ static size_t format_row(const struct job *jb, uint64_t i, char *out)
 			continue;
 		p += put_u64(p, v + 1);
 		*p++ = ' ';
-		p += put_u64(p, j + 1);
+		p += put_u64(p, (jb->dst ? jb->dst[j] : j) + 1);
 		*p++ = ' ';
 		if (is_double)
 			p += put_double(p, rd[j]);
@@ -279,7 +281,10 @@ static void write_mtx_header(int fd, const struct job *jb, uint64_t nnz)
 	int is_real = jb->h->type != ST_INT32 && jb->which != ST_PRED;
 	char line[256];
 	char some[96] = "";
-	if (jb->src)
+	if (jb->dst)
+		snprintf(some, sizeof some, ", a table of %llu sources by %llu targets",
+		         (unsigned long long)jb->rows, (unsigned long long)jb->cols);
+	else if (jb->src)
 		snprintf(some, sizeof some, ", the rows of %llu sources alone",
 		         (unsigned long long)jb->rows);
 	int len = snprintf(line, sizeof line,
@@ -308,11 +313,11 @@ static void write_text(int fd, const struct job *jb, int threads)
 		uint64_t nnz = 0;
 		#pragma omp parallel for reduction(+ : nnz) schedule(static) num_threads(threads)
 		for (uint64_t i = 0; i < n; i++)
-			for (uint64_t j = 0; j < jb->h->n; j++)
+			for (uint64_t j = 0; j < jb->cols; j++)
 				nnz += (uint64_t)mtx_entry(jb, i, j);
 		write_mtx_header(fd, jb, nnz);
 	}
-	size_t cap = (size_t)jb->h->n * ENTRY_MAX + 2;
+	size_t cap = (size_t)jb->cols * ENTRY_MAX + 2;
 	uint64_t chunk = (64u << 20) / cap; /* rows formatted per round */
 	if (chunk < (uint64_t)threads)
 		chunk = (uint64_t)threads;
@@ -342,7 +347,7 @@ static void write_text(int fd, const struct job *jb, int threads)
 
 static void write_npy(int fd, const struct job *jb)
 {
-	const uint64_t n = jb->h->n;
+	const uint64_t n = jb->cols;
 	const char *descr = jb->which == ST_PRED || jb->h->type == ST_INT32 ? "<i4"
 	                    : jb->h->type == ST_FLOAT32 ? "<f4" : "<f8";
 	const size_t es = jb->which == ST_PRED ? 4 : ST_TYPE_SIZE(jb->h->type);
@@ -378,7 +383,7 @@ static void write_npy(int fd, const struct job *jb)
 			tool_write_all(fd, row, n * es);
 		}
 		if ((i & 1023) == 1023)
-			tool_progress("rows", i + 1, n);
+			tool_progress("rows", i + 1, jb->rows);
 	}
 	free(row);
 }
@@ -451,7 +456,7 @@ static const char *matrix_name(uint32_t m)
 {
 	return m == ST_WEIGHTS ? "weights" : m == ST_DIST ? "distances"
 	     : m == ST_ARCS    ? "arcs"    : m == ST_ORDER ? "order"
-	     : m == ST_SOURCES ? "sources" : "predecessors";
+	     : m == ST_SOURCES ? "sources" : m == ST_TARGETS ? "targets" : "predecessors";
 }
 
 /* Refuse what cannot fit in memory before allocating it (a hostile header):
@@ -470,8 +475,10 @@ static void check_memory(st_reader *r, st_header *h, const char *name, double ne
 
 /* The matrix want of r's stream (its other matrices' CRCs checked, the end
  * too; a list of arcs checked as well): malloc'd; r closed.  A result of
- * some rows: its list of sources into *src (malloc'd, checked). */
-static void *read_one(st_reader *r, st_header *h, const char *name, uint32_t want, uint32_t **src)
+ * some rows: its list of sources into *src, a table's targets into *dst
+ * (malloc'd, checked). */
+static void *read_one(st_reader *r, st_header *h, const char *name, uint32_t want, uint32_t **src,
+                      uint32_t **dst)
 {
 	st_error err;
 	const uint64_t bytes = st_matrix_bytes_of(h, want);
@@ -480,14 +487,18 @@ static void *read_one(st_reader *r, st_header *h, const char *name, uint32_t wan
 	if (!m)
 		tool_die("%s: %llu bytes for the %s:", name, (unsigned long long)bytes,
 		         matrix_name(want));
-	*src = NULL;
+	*src = *dst = NULL;
 	for (uint32_t next; (next = st_next_matrix(r));) {
 		if (next == ST_SOURCES && !(*src = malloc(h->rows * sizeof **src + 1)))
 			tool_die("%s: %llu sources:", name, (unsigned long long)h->rows);
+		if (next == ST_TARGETS && !(*dst = malloc(h->cols * sizeof **dst + 1)))
+			tool_die("%s: %llu targets:", name, (unsigned long long)h->cols);
 		int rc = next == want         ? st_read_matrix(r, m, &err)
 		         : next == ST_SOURCES ? st_read_matrix(r, *src, &err)
+		         : next == ST_TARGETS ? st_read_matrix(r, *dst, &err)
 		                              : st_scan_matrix(r, 1, NULL, &err); /* its CRCs too */
-		if (rc < 0 || (next == ST_SOURCES && st_sources_check(name, h, *src, &err) < 0))
+		if (rc < 0 || (next == ST_SOURCES && st_sources_check(name, h, *src, &err) < 0)
+		    || (next == ST_TARGETS && st_targets_check(name, h, *dst, &err) < 0))
 			tool_die_st(NULL, &err);
 	}
 	if (st_reader_close(r, &err) < 0
@@ -585,13 +596,15 @@ int main(int argc, char **argv)
 		tool_die("%s: the stream holds no %s%s", name, matrix_name(want),
 		         arcs ? " (a graph as a list of arcs: its weights only)" : "");
 	}
-	uint32_t *src;
-	void *m = read_one(r, &h, name, arcs ? ST_ARCS : want, &src);
+	uint32_t *src, *dst;
+	void *m = read_one(r, &h, name, arcs ? ST_ARCS : want, &src, &dst);
 	if (arcs && fmt != FMT_MTX)
 		m = arcs_matrix(&h, name, m);
 	int out = tool_output_open(fmt == FMT_NPY);
-	struct job jb = {.h = &h, .rowbytes = h.npad * (want == ST_PRED ? 4 : ST_TYPE_SIZE(h.type)),
-	                 .m = m, .src = src, .rows = src ? h.rows : h.n, .which = want, .fmt = fmt};
+	const uint64_t cols = dst ? h.cols : h.n;
+	struct job jb = {.h = &h, .rowbytes = (dst ? cols : h.npad) * (want == ST_PRED ? 4 : ST_TYPE_SIZE(h.type)),
+	                 .m = m, .src = src, .rows = src ? h.rows : h.n, .dst = dst, .cols = cols,
+	                 .which = want, .fmt = fmt};
 	if (fmt == FMT_NPY)
 		write_npy(out, &jb);
 	else if (arcs && fmt == FMT_MTX)
@@ -601,7 +614,7 @@ int main(int argc, char **argv)
 	tool_output_commit();
 
 	free(m);
-	free(src);
+	free(src), free(dst);
 	st_header_free(&h);
 	if (fd != 0)
 		close(fd);

@@ -421,12 +421,16 @@ st_reader *tool_open_result(const char *input, st_header *h, uint64_t base, int 
 		                name, v);
 	}
 	if (!(h->matrices & ST_DIST) || (need_pred && !(h->matrices & ST_PRED))) {
-		int nodist = !(h->matrices & ST_DIST);
+		const int nodist = !(h->matrices & ST_DIST), table = !!(h->matrices & ST_TARGETS);
+		const int arcs = !!(h->matrices & ST_ARCS);
 		st_reader_free(r);
 		st_header_free(h);
 		if (nodist)
 			tool_die("%s: the stream holds no distances (%srun apsp-cpu or apsp-gpu first)",
-			         name, h->matrices & ST_ARCS ? "a graph as a list of arcs: " : "");
+			         name, arcs ? "a graph as a list of arcs: " : "");
+		if (table)
+			tool_die("%s: " ST_TABLE_REFUSAL ": it holds no predecessors (for paths, the "
+			         "sources' rows: --sources without --targets)", name);
 		tool_die("%s: the stream holds no predecessors (computed with --no-paths?)", name);
 	}
 	return r;
