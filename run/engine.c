@@ -240,6 +240,7 @@ _Noreturn void engine_negative_cycle(const char *input, int out, st_header *resu
 		                "no statistics", name, (long long)v);
 	result->matrices = 0;
 	result->rows = 0;
+	result->cols = 0;
 	result->flags |= ST_NEGCYCLE;
 	result->cycle_vertex = v;
 	if (st_write_all(out, result, NULL, NULL, NULL, tool_opts.level, threads, &err) < 0)

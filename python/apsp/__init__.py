@@ -7,6 +7,7 @@
     table = apsp.stats(road, engine="sparse")            # scipy.sparse, no n x n
     bc = apsp.betweenness_centrality(G)                 # networkx's, weighted
     apsp.certify(G, dist, pred)                         # proved shortest, or raises
+    d = apsp.distance_table(G, sources, targets)        # len(sources) x len(targets)
 
 shortest_path, floyd_warshall, dijkstra (limit=, min_only=), bellman_ford
 and johnson take scipy.sparse.csgraph's arguments and
@@ -19,7 +20,8 @@ them (see _lib.py)."""
 from . import _lib
 from ._betweenness import betweenness_centrality
 from ._certify import certify, NotShortestError
-from ._csgraph import bellman_ford, dijkstra, floyd_warshall, johnson, shortest_path
+from ._csgraph import (bellman_ford, dijkstra, distance_table, floyd_warshall, johnson,
+                       shortest_path)
 from ._engine import has_gpu
 from ._errors import NegativeCycleError
 from ._stats import stats, COLUMNS
@@ -38,6 +40,7 @@ try:
 except ImportError:  # pragma: no cover - apspmat.py lies beside this package
     pass
 
-__all__ = ["floyd_warshall", "shortest_path", "dijkstra", "bellman_ford", "johnson", "stats", "COLUMNS", "betweenness_centrality",
+__all__ = ["floyd_warshall", "shortest_path", "dijkstra", "bellman_ford", "johnson",
+           "distance_table", "stats", "COLUMNS", "betweenness_centrality",
            "certify", "NegativeCycleError", "NotShortestError",
            "has_gpu", "load", "save", "Stream", "StreamError"]

@@ -198,3 +198,23 @@ def johnson(csgraph, directed=True, indices=None, return_predecessors=False, unw
     NegativeCycleError where a cycle is negative."""
     return shortest_path(csgraph, "J", directed, return_predecessors, unweighted, False, indices,
                          device=device, threads=threads)
+
+
+def distance_table(csgraph, sources, targets, directed=True, unweighted=False, *,
+                   device="auto", threads=None):
+    """The distances from each of sources to each of targets (vertex
+    numbers, each list without repeats): a float64 array of shape
+    (len(sources), len(targets)), inf where unreachable, entry (i, j) the
+    distance from sources[i] to targets[j], as apsp-cpu --sources S
+    --targets T writes it.  The rows of the sources are made as
+    shortest_path(indices=sources) makes them (by the sparse engine where
+    it takes the graph), then their targets' columns kept."""
+    n = (csgraph.shape if _is_sparse(csgraph) else np.shape(csgraph))[0]
+    src = _indices(np.atleast_1d(sources), n).ravel()
+    dst = _indices(np.atleast_1d(targets), n).ravel()
+    for name, v in (("sources", src), ("targets", dst)):
+        if len(np.unique(v)) != len(v):
+            raise ValueError("%s: a vertex given twice" % name)
+    rows = shortest_path(csgraph, "auto", directed, False, unweighted, False, src,
+                         device=device, threads=threads)
+    return np.ascontiguousarray(np.atleast_2d(rows)[:, dst])
