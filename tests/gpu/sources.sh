@@ -3,7 +3,8 @@
 # request (its rows and derived predecessors), in the order asked, every
 # type, batches small enough that the list takes several, on the device
 # listed twice; the automatic choice takes the sparse engine for them;
-# routes that cannot take them refuse them by name.
+# routes that cannot take them refuse them by name.  Tables (--targets):
+# apsp-cpu's table's bytes, in batches too.
 . "$TOP/tests/lib.sh"
 gpu=$BIN/apsp-gpu
 c=$BIN/apsp-cpu
@@ -41,6 +42,16 @@ for t in int32 float32 float64; do
 		 same_as_cpu $T/got $T/want2 1000'
 done
 expect_true "apsp-diff --graph: the GPU's rows' paths valid" '$BIN/apsp-diff --graph $T/r.mtx $T/got'
+printf '7 1199\n0 333 600\n' >$T/dst
+for t in int32 float32; do
+	$g --road 40x30 -t $t -w 1:100 -s 7 -F mtx -o $T/t.mtx
+	$c --engine sparse --sources $T/src --targets $T/dst -o $T/want $T/t.mtx
+	expect_true "$t: --sources --targets, the CPU's table, one batch and batches of 2" \
+		'$gpu --sources $T/src --targets $T/dst -o $T/got $T/t.mtx &&
+		 $BIN/bin2mtx --npy $T/got >$T/n1 && $BIN/bin2mtx --npy $T/want >$T/n2 && cmp -s $T/n1 $T/n2 &&
+		 APSP_SPARSE_BATCH=2 $gpu --engine sparse --sources $T/src --targets $T/dst -o $T/got $T/t.mtx &&
+		 $BIN/bin2mtx --npy $T/got | cmp -s - $T/n2 && $BIN/apsp-info $T/got | grep -q "table *5 x 5"'
+done
 expect_true "auto: text with --rows takes the sparse engine (paths derived), -v says so" \
 	'$gpu -v --rows 3:9 -o $T/got $T/r.mtx 2>$T/v && grep -q "route sparse.*some rows" $T/v &&
 	 $c --engine sparse --rows 3:9 -o $T/want $T/r.mtx && same_as_cpu $T/got $T/want 4'
