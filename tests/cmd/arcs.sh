@@ -55,9 +55,9 @@ expect_true "a pipe: gengraph --road 60x60 -L arcs | apsp-cpu --stats, the matri
 # auto: a list where the matrix would pass 256 MiB and the list is a
 # sixteenth of it or less; a matrix otherwise.
 expect_true "auto: an 80 x 80 grid (164 MB as a matrix) stays a matrix" \
-	'$g --grid 80x80 | $BIN/apsp-info --json | grep -q "\"arcs\":0,\"rows\":0,\"matrices\":{\"weights\""'
+	'$g --grid 80x80 | $BIN/apsp-info --json | grep -q "\"arcs\":0,\"rows\":0,\"cols\":0,\"matrices\":{\"weights\""'
 expect_true "auto: a 91 x 91 grid of float64 (n = 8281, 549 MB) becomes a list" \
-	'$g --grid 91x91 -t float64 | $BIN/apsp-info --json | grep -q "\"arcs\":32760,\"rows\":0,\"matrices\":{\"arcs\""'
+	'$g --grid 91x91 -t float64 | $BIN/apsp-info --json | grep -q "\"arcs\":32760,\"rows\":0,\"cols\":0,\"matrices\":{\"arcs\""'
 expect_true "auto: a random graph of n = 9000 at 5% stays a matrix (its list: over a sixteenth)" \
 	'$g -n 9000 -d 5 2>/dev/null | head -c 12 | od -A n -t u4 -j 8 -N 4 | grep -qw 1'
 expect_true "auto: mtx2bin, a road of n = 8464 from text becomes a list" \

@@ -271,7 +271,7 @@ block size 0|block size 0|20 20 1 1 1 0 $INF -1
 block size 6|block size 6|20 20 1 1 1 6 $INF -1
 block size 4 GiB - 4|block size 4294967292|20 20 1 1 1 4294967292 $INF -1
 element type 7|element type 7|20 20 7 1 1 1048576 $INF -1
-unknown matrix bits|matrix bits 0x41|20 20 1 65 1 1048576 $INF -1
+unknown matrix bits|matrix bits 0x81|20 20 1 129 1 1048576 $INF -1
 unknown flags|flag bits 0x81|20 20 1 1 129 1048576 $INF -1
 another INF convention|INF convention|20 20 1 1 1 1048576 2147483647 -1
 cycle vertex out of range|negative-cycle vertex 20|20 20 1 1 5 1048576 $INF 20
@@ -308,8 +308,8 @@ else
 	skip "memory-sized hostile headers" "no /proc/meminfo"
 fi
 # A version from the future and a bad header CRC.
-{ mkheader 20 20 1 1 1 1048576 $INF -1 | head -c 8; le 4 3; } >"$T/v3"
-expect_stderr "stream version 3" 2 '^bin2mtx: .*version 3' '$BIN/bin2mtx $T/v3'
+{ mkheader 20 20 1 1 1 1048576 $INF -1 | head -c 8; le 4 4; } >"$T/v4"
+expect_stderr "stream version 4" 2 '^bin2mtx: .*version 4' '$BIN/bin2mtx $T/v4'
 mkheader 20 20 1 1 1 1048576 $INF -1 >"$T/crc"
 printf '\025' | dd of="$T/crc" bs=1 seek=16 conv=notrunc 2>/dev/null
 expect_stderr "header CRC" 2 '^bin2mtx: .*CRC mismatch in the stream header' '$BIN/bin2mtx $T/crc'

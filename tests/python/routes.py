@@ -5,10 +5,11 @@
 Small hostile graphs (zero-weight arcs and cycles, negative arcs, ties,
 repeated entries, loops, pieces apart, one-way arcs, float weights that
 round, negative cycles now and then) go through each route of the engines
-(dense and sparse, kept and derived predecessors, rows, sources; the
+(dense and sparse, kept and derived predecessors, rows, sources, tables; the
 element types int32, float32 and float64; Python's calls), every result is
-certified shortest against its graph (apsp.certify, lib/certify.h) and its
-distances compared with the first route's.  Prints PASS or FAIL a route;
+certified shortest against its graph (apsp.certify, lib/certify.h; a
+table, which cannot be, is held to the certified rows) and its distances
+compared with the first route's.  Prints PASS or FAIL a route;
 a failure names the seed, the graph's number and the route, and the graph
 is left in build/routes-failed/ to run again."""
 import os
@@ -164,7 +165,10 @@ def routes(n):
            ("rows", ["--rows", half], True), ("rows-nopaths", ["--rows", half, "--no-paths"], False),
            ("sources", ["--sources", "SRC"], True),
            ("sparse-sources", ["--engine", "sparse", "--sources", "SRC", "--no-paths"], False),
-           ("eliminated-sources", ["ELIMINATE", "--engine", "sparse", "--sources", "SRC"], True)]
+           ("eliminated-sources", ["ELIMINATE", "--engine", "sparse", "--sources", "SRC"], True),
+           ("table", ["--sources", "SRC", "--targets", "DST"], False),
+           ("eliminated-table", ["ELIMINATE", "--engine", "sparse", "--sources", "SRC",
+                                 "--targets", "DST"], False)]
     if DEVICE == "cpu":
         out.append(("dense-B16", ["-B", "16", "-T", "2"], True))
     return out
@@ -185,12 +189,17 @@ def check_graph(rng, k, tmp, stats):
     srcs = rng.sample(range(n), min(n, rng.randint(1, 4))) if n else []
     with open(os.path.join(tmp, "src"), "w") as f:
         f.write(" ".join(map(str, srcs)) + "\n")
+    pick = random.Random(SEED * 1000003 + k)  # (its own: the graphs stay the seed's)
+    dsts = pick.sample(range(n), min(n, pick.randint(1, 5))) if n else []
+    with open(os.path.join(tmp, "dst"), "w") as f:
+        f.write(" ".join(map(str, dsts)) + "\n")
     ref = None
     tol = TOL[kind]
     for name, opts, paths in routes(n) if k % CLI_EVERY == 0 else ():
         if not n and "SRC" in opts:
             continue
-        opts = [os.path.join(tmp, "src") if o == "SRC" else o for o in opts]
+        opts = [os.path.join(tmp, "src") if o == "SRC" else os.path.join(tmp, "dst")
+                if o == "DST" else o for o in opts]
         env = None
         out = os.path.join(tmp, "r.apm")
         try:
@@ -213,14 +222,17 @@ def check_graph(rng, k, tmp, stats):
             d = as_float(s)
             pred = np.asarray(s.pred)[:, :n] if paths else None
             idx = None if s.sources is None else np.asarray(s.sources, dtype=np.int64)
-            try:
-                apsp.certify(g, d, pred, indices=idx, tol=tol, threads=1)
-            except apsp.NotShortestError as e:
-                raise Failure(str(e))
+            cols = None if s.targets is None else np.asarray(s.targets, dtype=np.int64)
+            if cols is None:  # (a table is held to the first route's certified rows)
+                try:
+                    apsp.certify(g, d, pred, indices=idx, tol=tol, threads=1)
+                except apsp.NotShortestError as e:
+                    raise Failure(str(e))
             if ref is None:
                 ref = d
             else:
                 rows = ref if idx is None else ref[idx]
+                rows = rows if cols is None else rows[:, cols]
                 fin = np.isfinite(rows)
                 if not (np.array_equal(fin, np.isfinite(d)) and
                         np.allclose(d[fin], rows[fin], rtol=tol, atol=tol)):
@@ -244,6 +256,16 @@ def python_routes(g, n, cycle, srcs, k, kind, stats):
              ("python-D-indices", dict(method="D", indices=srcs), srcs),
              ("python-J-indices-pred", dict(method="J", indices=srcs, return_predecessors=True),
               srcs)]
+    try:  # the table of the sources and some targets, against the first call's rows
+        if not cycle:
+            tg = list(range(0, n, max(1, n // 4)))
+            t = apsp.distance_table(g, srcs, tg, device=dev, threads=1)
+            d = apsp.shortest_path(g, method="D", indices=srcs, device=dev, threads=1)
+            if not np.array_equal(t, np.asarray(d)[:, tg]):
+                raise Failure("the table differs from the rows' columns")
+            stats["python-table"] = stats.get("python-table", 0) + 1
+    except (Failure, ValueError) as e:
+        stats.setdefault("failed", []).append(("python-table", k, kind, str(e)))
     for name, kw, idx in calls:
         try:
             try:
