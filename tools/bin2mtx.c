@@ -16,7 +16,7 @@
 #include "graphio.h"
 #include "tool.h"
 
-enum format { FMT_MTX, FMT_DENSE, FMT_NPY };
+enum format { FMT_MTX, FMT_DENSE, FMT_NPY, FMT_JSON };
 
 static void usage(FILE *f)
 {
@@ -26,6 +26,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "      --dense     n lines of n values, 'inf' for unreachable, -1 for no predecessor\n"
 	      "      --npy       NumPy .npy ('<i4' or '<f4', shape (n, n))\n"
+	      "      --json      one JSON object: the rows as arrays, null for unreachable,\n"
+	      "                  and the sources (and a table's targets) where listed\n"
 	      "      --weights   export the edge weights\n"
 	      "      --dist      export the distances\n"
 	      "      --pred      export the predecessors\n"
@@ -234,6 +236,26 @@ static size_t format_row(const struct job *jb, uint64_t i, char *out)
 	int is_double = jb->h->type == ST_FLOAT64 && jb->which != ST_PRED;
 	char *p = out;
 
+	if (jb->fmt == FMT_JSON) { /* ",[v,v,...]\n", no comma before the first row */
+		if (i)
+			*p++ = ',';
+		*p++ = '[';
+		for (uint64_t j = 0; j < n; j++) {
+			if (j)
+				*p++ = ',';
+			if (jb->which != ST_PRED && !entry_present(jb, i, j))
+				memcpy(p, "null", 4), p += 4;
+			else if (is_double)
+				p += put_double(p, rd[j]);
+			else if (is_float)
+				p += put_float(p, rf[j]);
+			else
+				p += put_i64(p, ri[j]);
+		}
+		*p++ = ']';
+		*p++ = '\n';
+		return (size_t)(p - out);
+	}
 	if (jb->fmt == FMT_DENSE) {
 		for (uint64_t j = 0; j < n; j++) {
 			if (j)
@@ -306,9 +328,45 @@ static void write_mtx_header(int fd, const struct job *jb, uint64_t nnz)
 	tool_write_all(fd, line, (size_t)len);
 }
 
+/* A list of vertices as a JSON array, after "key": written to fd. */
+static void write_json_list(int fd, const char *key, const uint32_t *v, uint64_t count)
+{
+	char *buf = malloc(count * 12 + strlen(key) + 8);
+	if (!buf)
+		tool_die("a list of %llu vertices as JSON:", (unsigned long long)count);
+	size_t k = (size_t)sprintf(buf, ",\"%s\":[", key);
+	for (uint64_t i = 0; i < count; i++) {
+		if (i)
+			buf[k++] = ',';
+		k += put_u64(buf + k, v[i]);
+	}
+	buf[k++] = ']';
+	tool_write_all(fd, buf, k);
+	free(buf);
+}
+
+/* The JSON object's start: what it holds, its lists, then its rows. */
+static void write_json_header(int fd, const struct job *jb)
+{
+	char line[256];
+	const char *what = jb->which == ST_WEIGHTS ? "weights"
+	                 : jb->which == ST_DIST ? "distances" : "predecessors";
+	int len = snprintf(line, sizeof line, "{\"n\":%llu,\"type\":\"%s\",\"matrix\":\"%s\"",
+	                   (unsigned long long)jb->h->n,
+	                   jb->which == ST_PRED ? "int32" : st_type_name(jb->h->type), what);
+	tool_write_all(fd, line, (size_t)len);
+	if (jb->src)
+		write_json_list(fd, "sources", jb->src, jb->rows);
+	if (jb->dst)
+		write_json_list(fd, "targets", jb->dst, jb->cols);
+	tool_write_all(fd, ",\"rows\":[\n", 10);
+}
+
 static void write_text(int fd, const struct job *jb, int threads)
 {
 	const uint64_t n = jb->rows;
+	if (jb->fmt == FMT_JSON)
+		write_json_header(fd, jb);
 	if (jb->fmt == FMT_MTX) {
 		uint64_t nnz = 0;
 		#pragma omp parallel for reduction(+ : nnz) schedule(static) num_threads(threads)
@@ -341,6 +399,8 @@ static void write_text(int fd, const struct job *jb, int threads)
 		tool_write_all(fd, buf, off);
 		tool_progress("rows", r0 + rows, n);
 	}
+	if (jb->fmt == FMT_JSON)
+		tool_write_all(fd, "]}\n", 3);
 	free(buf);
 	free(len);
 }
@@ -527,11 +587,12 @@ static void *arcs_matrix(const st_header *h, const char *name, void *arcs)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_DENSE = 0x2000, OPT_NPY, OPT_WEIGHTS, OPT_DIST, OPT_PRED };
+	enum { OPT_DENSE = 0x2000, OPT_NPY, OPT_WEIGHTS, OPT_DIST, OPT_PRED, OPT_JSON };
 	static const struct option longopts[] = {
 		TOOL_LONGOPTS,
 		{"dense", no_argument, 0, OPT_DENSE},
 		{"npy", no_argument, 0, OPT_NPY},
+		{"json", no_argument, 0, OPT_JSON},
 		{"weights", no_argument, 0, OPT_WEIGHTS},
 		{"dist", no_argument, 0, OPT_DIST},
 		{"pred", no_argument, 0, OPT_PRED},
@@ -548,10 +609,11 @@ int main(int argc, char **argv)
 			continue;
 		switch (c) {
 		case OPT_DENSE:
-		case OPT_NPY: {
-			const enum format f = c == OPT_DENSE ? FMT_DENSE : FMT_NPY;
+		case OPT_NPY:
+		case OPT_JSON: {
+			const enum format f = c == OPT_DENSE ? FMT_DENSE : c == OPT_NPY ? FMT_NPY : FMT_JSON;
 			if (fmt != FMT_MTX && fmt != f)
-				tool_usage_error("--dense and --npy are two formats: give one");
+				tool_usage_error("--dense, --npy and --json are three formats: give one");
 			fmt = f;
 			break;
 		}

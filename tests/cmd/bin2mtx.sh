@@ -83,8 +83,9 @@ expect_true big-forms '$g -n 700 -d 10 -o $T/big && $b -o $T/big.mtx $T/big && $
 expect_true threads-same '$b -T 1 --dense $T/big >$T/t1 && $b -T 2 --dense $T/big | cmp - $T/t1 && $b -T 5 $T/big >$T/m5 && $b -T 1 $T/big | cmp - $T/m5'
 
 # Two formats, or two matrices, are a usage error, not the last one taken.
-expect_stderr "--dense --npy: refused" 2 "^bin2mtx: --dense and --npy are two formats" '$BIN/bin2mtx --dense --npy /dev/null'
-expect_stderr "--npy --dense: refused" 2 "^bin2mtx: --dense and --npy are two formats" '$BIN/bin2mtx --npy --dense /dev/null'
+expect_stderr "--dense --npy: refused" 2 "^bin2mtx: --dense, --npy and --json are three formats" '$BIN/bin2mtx --dense --npy /dev/null'
+expect_stderr "--json --npy: refused" 2 "^bin2mtx: --dense, --npy and --json are three formats" '$BIN/bin2mtx --json --npy /dev/null'
+expect_stderr "--npy --dense: refused" 2 "^bin2mtx: --dense, --npy and --json are three formats" '$BIN/bin2mtx --npy --dense /dev/null'
 expect_stderr "--dist --pred: refused" 2 "^bin2mtx: --weights, --dist and --pred choose one" '$BIN/bin2mtx --dist --pred /dev/null'
 
 # The weights as Matrix Market keep what a graph is: an undirected graph's

@@ -38,6 +38,19 @@ expect_output "bin2mtx: Matrix Market entries named by source and target" "251 1
 	'$b $T/t | grep -v "^%" | sed -n 2p'
 expect_true "bin2mtx --npy: a rows x columns array" \
 	'$b --npy $T/t | head -c 128 | grep -q "(4, 5)"'
+expect_output "bin2mtx --json: the lists and the rows, null where unreachable" \
+	"$(printf '{"n":1,"type":"int32","matrix":"distances","sources":[0],"targets":[0],"rows":[\n[0]\n]}')" \
+	'printf "%%%%MatrixMarket matrix coordinate pattern general\n1 1 0\n" >$T/one.mtx && echo 0 >$T/z &&
+	 $c --sources $T/z --targets $T/z $T/one.mtx | $b --json'
+if find_python numpy; then
+	expect_true "bin2mtx --json: a table as JSON, the same values as --dense" \
+		"$b --json \$T/t | $py -c \"
+import json, sys
+o = json.load(sys.stdin)
+want = [[int(x) for x in l.split()] for l in open('$T/want')]
+assert o['sources'] == [250, 3, 7, 299] and o['targets'] == [0, 299, 17, 44, 3] and o['rows'] == want
+\""
+fi
 expect_true "apsp-diff: the table against the rows' result, the columns compared" \
 	'$BIN/apsp-diff -v $T/t $T/rows | grep -q "the 5 columns of $T/t compared"'
 expect_true "apsp-diff: two tables of the same request are equal" \
