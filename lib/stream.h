@@ -62,9 +62,12 @@ enum st_matrix {
  * rows (above) whose list of sources is followed by a list of h->cols
  * targets (uint32 vertices, each below n, none twice, in the order asked),
  * then the distances from each source to each target alone: h->rows rows
- * of h->cols entries, row i the source's at i, column j the target's at j.
- * No predecessors.  Its header is version 3, which counts the rows and the
- * columns.  Its rows are read as any matrix's (of h->cols entries). */
+ * of h->cols entries, row i the source's at i, column j the target's at j;
+ * then, where present, the predecessors of the sources' whole rows (h->rows
+ * rows of npad entries, as a result of some rows holds them), which the
+ * paths to the targets walk.  Its header is version 3, which counts the rows
+ * and the columns.  Its rows are read as any matrix's (of h->cols entries,
+ * the predecessors' of npad). */
 #define ST_TABLE_REFUSAL "a table of distances (--targets), not whole rows"
 
 #define ST_ARCS_REFUSAL "a graph as a list of arcs, not a matrix: give it to apsp-cpu, " \
@@ -118,7 +121,8 @@ uint64_t st_matrix_bytes(const st_header *h);
 /* Bytes of the stored matrix given by its bit: the predecessors are int32
  * (npad * npad * 4) whatever the type; a list of arcs, arcs *
  * ST_ARC_BYTES(type); after a list of sources, rows * npad entries (in a
- * table, rows * cols); the list itself, rows * 4, the targets' cols * 4. */
+ * table, rows * cols, its predecessors rows * npad); the list itself, rows *
+ * 4, the targets' cols * 4. */
 uint64_t st_matrix_bytes_of(const st_header *h, uint32_t matrix);
 /* Number of matrices the header announces (a list of arcs counts as one,
  * an order kept beside it as another). */

@@ -66,7 +66,8 @@ class Stream:
     (len(sources), n), row i the source sources[i]'s; or None.
     targets: a table (apsp-cpu --targets): its columns' targets (uint32, in
     the order written), dist then of shape (len(sources), len(targets)),
-    entry (i, j) the distance from sources[i] to targets[j]; or None.
+    entry (i, j) the distance from sources[i] to targets[j], and pred (with
+    --paths) the sources' whole rows, (len(sources), n); or None.
     n, npad: real and stored vertex counts; type: "int32", "float32" or "float64";
     flags: the header's flag bits (directed, negative, negcycle give them by
     name); block: raw bytes per block; cycle_vertex: a vertex on a negative
@@ -175,9 +176,9 @@ def _read_header(inp):
     if mats & ~(WEIGHTS | DIST | PRED | ARCS | ORDER | SOURCES | TARGETS):
         inp.fail("unknown matrix bits 0x%x" % mats)
     nrows = narcs if mats & SOURCES else npad
-    if mats & TARGETS and (mats & ~(SOURCES | TARGETS | DIST) or not mats & SOURCES):
-        inp.fail("a table (a list of targets) with predecessors, weights or arcs, or "
-                 "without sources (bits 0x%x)" % mats)
+    if mats & TARGETS and (mats & ~(SOURCES | TARGETS | DIST | PRED) or not mats & SOURCES):
+        inp.fail("a table (a list of targets) with weights or arcs, or without sources "
+                 "(bits 0x%x)" % mats)
     if ncols > n:
         inp.fail("%d columns: more than the %d vertices" % (ncols, n))
     if (version == 3) != bool(mats & TARGETS):
@@ -220,7 +221,8 @@ def _arc_dtype(type):
 def _read_matrix(inp, s, bit):
     name = _NAMES[bit]
     dtype = "<i4" if bit == PRED else _DTYPES[s.type]
-    total = s._nrows * s._ncols * int(dtype[2])
+    ncols = s.npad if bit == PRED else s._ncols  # (a table's predecessors: whole rows)
+    total = s._nrows * ncols * int(dtype[2])
     if bit == SOURCES:
         total = s._nrows * 4
     if bit == TARGETS:
@@ -296,8 +298,8 @@ def _read_matrix(inp, s, bit):
                         "row" if bit == SOURCES else "column", k, src[k],
                         "out of range" if not ok.all() else "a second time"))
         return src
-    m = np.frombuffer(out, dtype).reshape(s._nrows, s._ncols)
-    if s.targets is not None:
+    m = np.frombuffer(out, dtype).reshape(s._nrows, ncols)
+    if s.targets is not None and bit != PRED:
         return m.astype(dtype[1:], copy=True)
     return m[:, :s.n].astype(dtype[1:], copy=True) if s.sources is not None \
         else m[:s.n, :s.n].astype(dtype[1:], copy=True)
@@ -389,7 +391,7 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
     Matrices that are None are left out; s.sources, where set, is written
     first and dist and pred are then its rows (len(sources) x n); s.targets,
     where set beside it, next, and dist is then a table (len(sources) x
-    len(targets)), without predecessors; s.arcs,
+    len(targets)), pred (if any) the sources' whole rows; s.arcs,
     where set, is written as a list of arcs in place of the matrices (sorted here, and checked as a reader checks
     it: ValueError).  The provenance gets one more @PG
     line naming this module (and command, if given).  Blocks are deflated at
@@ -421,8 +423,8 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
     cols_of = getattr(s, "targets", None)
     if cols_of is not None:
         cols_of = np.asarray(cols_of, dtype="<u4")
-        if rows_of is None or s.pred is not None:
-            raise ValueError("a list of targets goes with a list of sources and distances alone")
+        if rows_of is None:
+            raise ValueError("a list of targets goes with a list of sources")
         if (cols_of >= n).any() or len(np.unique(cols_of)) != len(cols_of):
             raise ValueError("targets: a vertex out of range or given twice")
         mats = mats[:1] + [(TARGETS, cols_of)] + mats[1:]
@@ -445,7 +447,7 @@ def save(target, s, level=1, tool="apspmat.py", command=None):
         for bit, m in mats:
             if bit in (ARCS, SOURCES, TARGETS):
                 a = m
-            elif cols_of is not None:  # a table: rows of the targets' columns alone
+            elif cols_of is not None and bit != PRED:  # a table: the targets' columns alone
                 a = np.asarray(m)
                 if a.shape != (len(rows_of), len(cols_of)):
                     raise ValueError("a table of shape %s, expected (%d, %d)"

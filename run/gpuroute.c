@@ -649,7 +649,7 @@ void gpu_open(struct gpu_run *g, const struct gpu_args *a, int *argc, char ***ar
 		g->src = sources_resolve(&a->rows, g->head.n, &g->sources);
 		g->dst = sources_targets(&a->rows, g->head.n, &g->targets);
 	}
-	if (a->rows.targets) /* (a table holds distances alone) */
+	if (a->rows.targets && !a->rows.paths) /* (a table holds distances alone unless --paths) */
 		g->o.paths = 0;
 	g->o.type = (int)g->head.type;
 }

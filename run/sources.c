@@ -17,6 +17,8 @@ int sources_option(int c, const char *arg, struct sources_opt *so)
 		so->file = arg;
 	else if (c == SOURCES_OPT_TARGETS)
 		so->targets = arg;
+	else if (c == SOURCES_OPT_PATHS)
+		so->paths = 1;
 	else
 		return 0;
 	return 1;
@@ -32,11 +34,13 @@ void sources_help(FILE *f)
 	      "      --targets FILE  beside --rows or --sources: a table of distances from\n"
 	      "                      those sources to the vertices listed in FILE alone (as\n"
 	      "                      --sources lists them), their columns in that order;\n"
-	      "                      no predecessors\n",
+	      "                      no predecessors unless --paths\n"
+	      "      --paths         beside --targets: the sources' predecessors too (their\n"
+	      "                      whole rows), so that apsp-path prints the table's paths\n",
 	      f);
 }
 
-void sources_check(const struct sources_opt *so, int stats, const char *input)
+void sources_check(const struct sources_opt *so, int stats, const char *input, int paths)
 {
 	const char *opt = so->rows ? "--rows" : "--sources";
 	if (so->rows && so->file)
@@ -51,6 +55,11 @@ void sources_check(const struct sources_opt *so, int stats, const char *input)
 	    && (!strcmp(input, "-") || (so->file && !strcmp(so->file, "-"))))
 		tool_usage_error("--targets - and the %s cannot both be stdin: give a file",
 		                 !strcmp(input, "-") ? "graph" : "sources");
+	if (so->paths && !so->targets)
+		tool_usage_error("--paths goes with --targets (a table's predecessors; every other "
+		                 "result holds them unless --no-paths)");
+	if (so->paths && !paths)
+		tool_usage_error("--paths and --no-paths: give one of them");
 }
 
 /* A vertex number at *p (digits only), below n (at most n where past is
@@ -198,7 +207,7 @@ void sources_header(st_header *res, uint64_t count, uint64_t cols)
 	res->matrices |= ST_SOURCES;
 	res->rows = count;
 	if (cols) {
-		res->matrices = (res->matrices | ST_TARGETS) & ~(uint32_t)ST_PRED;
+		res->matrices |= ST_TARGETS;
 		res->cols = cols;
 	}
 }

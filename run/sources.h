@@ -10,17 +10,19 @@
 
 #include "stream.h"
 
-enum { SOURCES_OPT_ROWS = 0x3900, SOURCES_OPT_FILE, SOURCES_OPT_TARGETS };
+enum { SOURCES_OPT_ROWS = 0x3900, SOURCES_OPT_FILE, SOURCES_OPT_TARGETS, SOURCES_OPT_PATHS };
 #define SOURCES_LONGOPTS                                      \
 	{"rows", required_argument, 0, SOURCES_OPT_ROWS},      \
 	{"sources", required_argument, 0, SOURCES_OPT_FILE},   \
-	{"targets", required_argument, 0, SOURCES_OPT_TARGETS}
+	{"targets", required_argument, 0, SOURCES_OPT_TARGETS}, \
+	{"paths", no_argument, 0, SOURCES_OPT_PATHS}
 
 /* What was asked: at most one of rows and file; targets beside either. */
 struct sources_opt {
 	const char *rows;    /* "A:B" */
 	const char *file;    /* vertices, one or more a line */
 	const char *targets; /* a table's columns, listed as file's */
+	int paths;           /* a table with its sources' predecessors (--paths) */
 };
 
 /* 1 if c was --rows or --sources (its value kept in so), else 0. */
@@ -29,8 +31,9 @@ int sources_option(int c, const char *arg, struct sources_opt *so);
 void sources_help(FILE *f);
 /* Usage errors: both given, either with --stats, --sources - with the
  * graph on stdin too; --targets without either, or with the graph or the
- * sources on stdin too. */
-void sources_check(const struct sources_opt *so, int stats, const char *input);
+ * sources on stdin too; --paths without --targets, or with --no-paths
+ * (paths: 0 where it was given). */
+void sources_check(const struct sources_opt *so, int stats, const char *input, int paths);
 /* The sources asked for a graph of n vertices (malloc'd, *count of them, in
  * the order asked), or NULL where neither option was given.  Dies naming
  * the file and line of a vertex out of range, given twice, or not a
@@ -39,7 +42,8 @@ uint32_t *sources_resolve(const struct sources_opt *so, uint64_t n, uint64_t *co
 /* The targets asked (--targets), as sources_resolve(); NULL where none. */
 uint32_t *sources_targets(const struct sources_opt *so, uint64_t n, uint64_t *count);
 /* A result header made for count rows (ST_SOURCES) and, where cols is not
- * 0, a table of their cols columns (ST_TARGETS, no predecessors). */
+ * 0, a table of their cols columns (ST_TARGETS; its predecessors, where res
+ * has them, the sources' whole rows). */
 void sources_header(st_header *res, uint64_t count, uint64_t cols);
 /* The lists that begin such a result: the sources, then the targets
  * (where dst is not NULL). */

@@ -139,7 +139,7 @@ static void parse_options(int argc, char **argv, struct cpu_args *a)
 		         fw_simd_name(o->simd), fw_simd_name(fw_simd_detect()));
 	engine_check_stats(&a->form, a->as_stats);
 	a->path = optind < argc ? argv[optind] : "-";
-	sources_check(&a->rows, a->as_stats, a->path);
+	sources_check(&a->rows, a->as_stats, a->path, a->paths);
 	if (a->as_stats) /* distances alone, folded into the statistics */
 		a->paths = 0;
 }
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 	const uint64_t n = in.n;
 	uint64_t nsrc, ndst;
 	uint32_t *src = sources_resolve(&rows, n, &nsrc), *dst = sources_targets(&rows, n, &ndst);
-	if (dst) /* (a table holds distances alone) */
+	if (dst && !rows.paths) /* (a table holds distances alone unless --paths) */
 		paths = 0, o.track_paths = 0;
 	char engine_why[200];
 	void *read = NULL; /* the weights, where the sparse engine's reading found the graph dense */

@@ -158,7 +158,7 @@ static void parse_options(int argc, char **argv, struct gpu_args *a)
 	if (a->stats) /* distances alone, folded into the statistics */
 		o->paths = 0;
 	a->input = optind < argc ? argv[optind] : "-";
-	sources_check(&a->rows, a->stats, a->input);
+	sources_check(&a->rows, a->stats, a->input, o->paths);
 }
 
 int main(int argc, char **argv)

@@ -153,12 +153,14 @@ static int reachable(const st_header *h, const void *drow, uint64_t v)
  * rows of s, its distance and vertices (path: room for n + 1): 0, or 1
  * where t is unreachable.  A chain longer than n, or one that stops short
  * of s, is a damaged result: it dies naming it. */
+/* Pair s -> t: its path by prow (s's predecessors), its distance drow's
+ * entry tcol (t, or a table's column of t); 1 where t is unreachable. */
 static int print_pair(FILE *out, const st_header *h, const void *drow, const int32_t *prow,
-                      uint64_t s, uint64_t t, uint64_t base, int tsv, uint64_t *path,
-                      const char *name)
+                      uint64_t s, uint64_t t, uint64_t tcol, uint64_t base, int tsv,
+                      uint64_t *path, const char *name)
 {
 	const uint64_t n = h->n;
-	if (!reachable(h, drow, t)) {
+	if (!reachable(h, drow, tcol)) {
 		if (tsv)
 			fprintf(out, "%llu\t%llu\tinf\t\n", (unsigned long long)(s + base),
 			        (unsigned long long)(t + base));
@@ -180,7 +182,7 @@ static int print_pair(FILE *out, const st_header *h, const void *drow, const int
 	if (tsv) {
 		fprintf(out, "%llu\t%llu\t", (unsigned long long)(s + base),
 		        (unsigned long long)(t + base));
-		put_distance(out, h, drow, t);
+		put_distance(out, h, drow, tcol);
 		fputc('\t', out);
 		for (uint64_t k = len; k-- > 0;)
 			fprintf(out, "%llu%s", (unsigned long long)(path[k] + base), k ? "," : "");
@@ -189,7 +191,7 @@ static int print_pair(FILE *out, const st_header *h, const void *drow, const int
 		for (uint64_t k = len; k-- > 0;)
 			fprintf(out, "%llu%s", (unsigned long long)(path[k] + base), k ? " -> " : "");
 		fputs("  distance ", out);
-		put_distance(out, h, drow, t);
+		put_distance(out, h, drow, tcol);
 		fputc('\n', out);
 	}
 	return 0;
@@ -254,6 +256,24 @@ static uint64_t *listed_rows(st_reader *r, const st_header *h, const uint64_t *r
 	return read;
 }
 
+/* A table's list of targets read: vertex -> its column, or -1. */
+static int64_t *target_columns(st_reader *r, const st_header *h, const char *name)
+{
+	st_error err;
+	uint32_t *dst = malloc(h->cols * sizeof *dst + 1);
+	int64_t *col = malloc(h->n * sizeof *col + 1);
+	if (!dst || !col)
+		tool_die("%s: %llu targets:", name, (unsigned long long)h->cols);
+	if (st_read_matrix(r, dst, &err) < 0 || st_targets_check(name, h, dst, &err) < 0)
+		tool_die_st(NULL, &err);
+	for (uint64_t v = 0; v < h->n; v++)
+		col[v] = -1;
+	for (uint64_t j = 0; j < h->cols; j++)
+		col[dst[j]] = (int64_t)j;
+	free(dst);
+	return col;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_FROM = 0x2000, OPT_TSV, OPT_BASE };
@@ -312,13 +332,14 @@ int main(int argc, char **argv)
 	st_reader *r = tool_open_result(input, &h, base, 1, threads, &fd);
 
 	uint64_t n = h.n;
-	if (from) {
+	const int table = (h.matrices & ST_TARGETS) != 0;
+	if (from) { /* (a table: to its targets, once they are read) */
 		uint64_t s = parse_vertex("--from", from);
 		if (s < base || s - base >= n)
 			tool_die("--from %s: no such vertex (the graph has %llu, numbered from %llu)",
 			         from, (unsigned long long)n, (unsigned long long)base);
-		for (uint64_t d = 0; d < n; d++)
-			add_pair(&q, s, d + base);
+		for (uint64_t d = 0; d < (table ? 1 : n); d++)
+			add_pair(&q, s, table ? s : d + base);
 	}
 	for (size_t i = 0; i < q.npairs; i++) {
 		struct pair *p = &q.pairs[i];
@@ -357,6 +378,22 @@ int main(int argc, char **argv)
 	uint64_t *read = rows; /* the stream's rows to read: the sources', or in its list */
 	if (st_next_matrix(r) == ST_SOURCES)
 		read = listed_rows(r, &h, rows, nrows, base, name, at);
+	int64_t *col = NULL; /* a table: each vertex's column, or -1 */
+	if (table && st_next_matrix(r) == ST_TARGETS) {
+		col = target_columns(r, &h, name);
+		if (from) { /* --from: every target, in the vertices' order */
+			const uint64_t s = q.pairs[0].src;
+			q.npairs = 0;
+			for (uint64_t v = 0; v < n; v++)
+				if (col[v] >= 0)
+					add_pair(&q, s, v);
+		}
+		for (size_t i = 0; i < q.npairs; i++)
+			if (col[q.pairs[i].dst] < 0)
+				tool_die("%s: vertex %llu is not a target of this table (it holds the columns "
+				         "of %llu targets: --targets)", name,
+				         (unsigned long long)(q.pairs[i].dst + base), (unsigned long long)h.cols);
+	}
 	for (uint32_t next; (next = st_next_matrix(r));) {
 		int rc = next == ST_DIST ? st_read_rows(r, read, nrows, dist, &err)
 		       : next == ST_PRED ? st_read_rows(r, read, nrows, pred, &err)
@@ -379,14 +416,15 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < q.npairs; i++) {
 		uint64_t s = q.pairs[i].src, t = q.pairs[i].dst;
 		size_t ri = at[row_index(rows, nrows, s)];
-		if (print_pair(out, &h, dist + ri * rowbytes, (const int32_t *)(pred + ri * prowbytes), s,
-		               t, base, tsv, path, name))
+		if (print_pair(out, &h, dist + ri * (col ? h.cols * ST_TYPE_SIZE(h.type) : rowbytes),
+		               (const int32_t *)(pred + ri * prowbytes), s, t, col ? (uint64_t)col[t] : t,
+		               base, tsv, path, name))
 			status = EXIT_DIFFERENT;
 	}
 	tool_output_commit();
 	if (read != rows)
 		free(read);
-	free(path), free(rows), free(dist), free(pred), free(q.pairs), free(at);
+	free(path), free(rows), free(dist), free(pred), free(q.pairs), free(at), free(col);
 	st_header_free(&h);
 	return status;
 }

@@ -663,6 +663,8 @@ int main(int argc, char **argv)
 	if (arcs && fmt != FMT_MTX)
 		m = arcs_matrix(&h, name, m);
 	int out = tool_output_open(fmt == FMT_NPY);
+	if (dst && want == ST_PRED) /* (a table's predecessors: its sources' whole rows) */
+		free(dst), dst = NULL;
 	const uint64_t cols = dst ? h.cols : h.n;
 	struct job jb = {.h = &h, .rowbytes = (dst ? cols : h.npad) * (want == ST_PRED ? 4 : ST_TYPE_SIZE(h.type)),
 	                 .m = m, .src = src, .rows = src ? h.rows : h.n, .dst = dst, .cols = cols,

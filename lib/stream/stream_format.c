@@ -247,9 +247,10 @@ int header_check(const st_header *h, size_t provlen, char *why, size_t len)
 	else if (h->arcs && !(h->matrices & ST_ARCS))
 		snprintf(why, len, "an arc count of %llu without a list of arcs",
 		         (unsigned long long)h->arcs);
-	else if ((h->matrices & ST_TARGETS) && (h->matrices & ~(uint32_t)(ST_SOURCES | ST_TARGETS | ST_DIST)))
-		snprintf(why, len, "a table (a list of targets) with predecessors, weights or arcs, "
-		         "or without sources (bits 0x%x)", h->matrices);
+	else if ((h->matrices & ST_TARGETS)
+	         && (h->matrices & ~(uint32_t)(ST_SOURCES | ST_TARGETS | ST_DIST | ST_PRED)))
+		snprintf(why, len, "a table (a list of targets) with weights or arcs (bits 0x%x)",
+		         h->matrices);
 	else if ((h->matrices & ST_TARGETS) && (!(h->matrices & ST_SOURCES) || !(h->matrices & ST_DIST)))
 		snprintf(why, len, "a list of targets without sources or distances (bits 0x%x)",
 		         h->matrices);

@@ -50,6 +50,13 @@ static inline struct sizes sizes_of(const st_header *h)
 	                      h->matrices & ST_TARGETS ? h->cols : h->npad, h->type};
 }
 
+/* Entries of a row of the matrix given by its bit: npad, or a table's
+ * columns (its predecessors keep whole rows). */
+static inline uint64_t row_entries(struct sizes z, uint32_t matrix)
+{
+	return matrix == ST_PRED ? z.npad : z.cols;
+}
+
 /* Raw bytes of the matrix given by its bit (0: none). */
 static inline uint64_t raw_bytes_of(struct sizes z, uint32_t matrix)
 {
@@ -61,7 +68,7 @@ static inline uint64_t raw_bytes_of(struct sizes z, uint32_t matrix)
 		return z.rows * 4;
 	if (matrix == ST_TARGETS)
 		return z.cols * 4;
-	return matrix ? z.rows * z.cols * entry_bytes(z.type, matrix) : 0;
+	return matrix ? z.rows * row_entries(z, matrix) * entry_bytes(z.type, matrix) : 0;
 }
 
 /* Bytes of the header's largest matrix. */

@@ -254,7 +254,7 @@ void st_reader_free(st_reader *r)
 /* Bytes of a row of the next matrix (npad entries; a table's, cols). */
 uint64_t rd_row_bytes(const st_reader *r)
 {
-	return r->z.cols * entry_bytes(r->type, next_bit(r->todo));
+	return row_entries(r->z, next_bit(r->todo)) * entry_bytes(r->type, next_bit(r->todo));
 }
 
 /* The byte and block counts of the next matrix. */

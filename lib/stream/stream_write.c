@@ -68,7 +68,7 @@ struct st_writer {
 	uint64_t done;          /* raw bytes of cur taken so far (staged included) */
 	size_t nb, slot;        /* blocks staged at most, bytes per block buffer */
 	unsigned char *stage;   /* raw bytes of whole blocks not yet compressed */
-	size_t staged;
+	size_t staged, stage_cap; /* (its bytes: grown for a larger matrix) */
 	struct worker *wk;
 	struct spool_mem *mem;  /* a spool: blocks go here, not to fd */
 	st_error err;           /* the first failure, repeated afterwards */
@@ -524,9 +524,17 @@ int st_write(st_writer *w, const void *buf, size_t len, st_error *err)
 				len -= k;
 				continue;
 			}
-			if (!w->stage && !(w->stage = malloc(batch < w->mbytes ? batch : w->mbytes))) {
-				lib_fail(&w->err, "out of memory for a write buffer of %zu bytes", batch);
-				return wfail(w, err);
+			/* (sized for this matrix: a later one may be larger, a
+			 * table's whole predecessor rows after its few columns) */
+			const size_t need = batch < w->mbytes ? batch : (size_t)w->mbytes;
+			if (w->stage_cap < need) {
+				free(w->stage);
+				if (!(w->stage = malloc(need))) {
+					w->stage_cap = 0;
+					lib_fail(&w->err, "out of memory for a write buffer of %zu bytes", need);
+					return wfail(w, err);
+				}
+				w->stage_cap = need;
 			}
 		}
 		size_t room = (w->mbytes - w->done < batch - w->staged)

@@ -74,6 +74,28 @@ expect_stderr "a negative cycle: exit 3, a stream that says so" 3 "negative cycl
 expect_true "... and its stream reads back as a negative cycle" \
 	'$BIN/apsp-info $T/nc | grep -q "cycle vertex"'
 
+# --paths: the sources' predecessors beside the table, so that apsp-path
+# prints the table's paths (the rows' result's), to its targets alone.
+$c --sources $T/src -o $T/rowsp $T/r.mtx
+for route in "dense" "sparse" "sparse, eliminated"; do
+	e=${route%%,*}
+	most=; [ "$route" = "sparse, eliminated" ] && most=0
+	expect_true "$route engine, --paths: apsp-path prints the rows' paths to the targets" \
+		'APSP_SEARCH_MOST=$most $c --engine $e --sources $T/src --targets $T/dst --paths -o $T/tp $T/r.mtx &&
+		 $BIN/apsp-path -i $T/tp 250 0 3 299 7 17 299 44 >$T/p1 && $BIN/apsp-path -i $T/rowsp 250 0 3 299 7 17 299 44 >$T/p2 &&
+		 cmp -s $T/p1 $T/p2 && $b --dense $T/tp | cmp -s - $T/want'
+done
+expect_true "--paths: apsp-path --from a source: a path to each target" \
+	'$BIN/apsp-path -i $T/tp --from 3 --tsv >$T/f && [ $(wc -l <$T/f) = 5 ] && cut -f2 $T/f | tr "\n" " " | grep -qx "0 3 17 44 299 "'
+expect_stderr "--paths: a vertex that is not a target, named" 2 "vertex 1 is not a target of this table" \
+	'$BIN/apsp-path -i $T/tp 3 1'
+expect_true "--paths: bin2mtx --pred gives the sources' whole rows, the rows' result's" \
+	'$b --pred --dense $T/tp >$T/x1 && $b --pred --dense $T/rowsp | cmp -s - $T/x1'
+expect_stderr "--paths without --targets: refused" 2 "paths goes with --targets" \
+	'$c --sources $T/src --paths -o $T/x $T/r.mtx'
+expect_stderr "--paths with --no-paths: refused" 2 "give one of them" \
+	'$c --sources $T/src --targets $T/dst --paths --no-paths -o $T/x $T/r.mtx'
+
 # Readers that cannot take a table refuse it by name.
 expect_stderr "apsp-path: no predecessors in a table, said" 2 "a table of distances .*holds no predecessors" \
 	'$BIN/apsp-path -i $T/t 250 3'
@@ -112,7 +134,11 @@ assert t.dist.shape == (4, 5) and t.pred is None and (t.dist == r.dist[:, t.targ
 A.save('$T/resaved', t)
 q = A.load('$T/resaved')
 assert (q.dist == t.dist).all() and list(q.targets) == list(t.targets)
-\" && $BIN/apsp-diff -q $T/resaved $T/t"
+p, rp = A.load('$T/tp'), A.load('$T/rowsp')
+assert p.pred.shape == (4, 300) and (p.pred == rp.pred).all()
+A.save('$T/resavedp', p)
+assert (A.load('$T/resavedp').pred == p.pred).all()
+\" && $BIN/apsp-diff -q $T/resaved $T/t && $BIN/apsp-path -i $T/resavedp 3 17 | cmp -s - \$($BIN/apsp-path -i $T/tp 3 17 >$T/pp; echo $T/pp)"
 	if find_python numpy scipy; then
 		expect_true "apsp.distance_table equals scipy's dijkstra's columns, directed and not" \
 			"$py -c \"

@@ -51,6 +51,11 @@ for t in int32 float32; do
 		 $BIN/bin2mtx --npy $T/got >$T/n1 && $BIN/bin2mtx --npy $T/want >$T/n2 && cmp -s $T/n1 $T/n2 &&
 		 APSP_SPARSE_BATCH=2 $gpu --engine sparse --sources $T/src --targets $T/dst -o $T/got $T/t.mtx &&
 		 $BIN/bin2mtx --npy $T/got | cmp -s - $T/n2 && $BIN/apsp-info $T/got | grep -q "table *5 x 5"'
+	expect_true "$t: --targets --paths, the CPU's table and its paths" \
+		'$c --engine sparse --sources $T/src --targets $T/dst --paths -o $T/want $T/t.mtx &&
+		 $gpu --sources $T/src --targets $T/dst --paths -o $T/got $T/t.mtx &&
+		 $BIN/bin2mtx --npy --pred $T/got >$T/n1 && $BIN/bin2mtx --npy --pred $T/want | cmp -s - $T/n1 &&
+		 $BIN/apsp-path -i $T/got --from 5 --tsv >$T/p1; [ $? -le 1 ] && $BIN/apsp-path -i $T/want --from 5 --tsv | cmp -s - $T/p1'
 done
 expect_true "auto: text with --rows takes the sparse engine (paths derived), -v says so" \
 	'$gpu -v --rows 3:9 -o $T/got $T/r.mtx 2>$T/v && grep -q "route sparse.*some rows" $T/v &&

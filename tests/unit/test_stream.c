@@ -262,7 +262,7 @@ static void test_bad_headers(void)
 		{36, 4, 128, "matrix bits"},
 		{36, 4, 64, "a list of targets without sources or distances"},
 		{36, 4, 64 | 32 | 2, "version 1 with a list of targets"},
-		{36, 4, 64 | 32 | 4 | 2, "a table (a list of targets) with predecessors"},
+		{36, 4, 64 | 32 | 2 | 1, "a table (a list of targets) with weights"},
 		{36, 4, 32, "a list of sources without distances"},
 		{36, 4, 34, "version 1 with a list of arcs or sources"},
 		{36, 4, 16, "a vertex order without a list of arcs"},
