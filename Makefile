@@ -45,7 +45,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # libarchive is optional: only the archive support of mtx2bin and the
-# engines (tools/graphin.c) needs it.
+# engines (run/graphin.c) needs it.
 HAVE_LIBARCHIVE := $(shell echo 'int main(void){return 0;}' | \
 	$(CC) -include archive.h -x c - -larchive -o /dev/null 2>/dev/null && echo 1)
 ifeq ($(HAVE_LIBARCHIVE),1)
@@ -53,7 +53,7 @@ ARCHIVE_CPPFLAGS = -DHAVE_LIBARCHIVE
 ARCHIVE_LIBS = -larchive
 endif
 
-# ISA-L is the stream's deflate engine and CRC (lib/blockcodec.c); without
+# ISA-L is the stream's deflate engine and CRC (lib/stream/blockcodec.c); without
 # it (or with ISAL=0) zlib does the same job, slower, in the same format.
 ifneq ($(ISAL),0)
 HAVE_ISAL := $(shell echo 'int main(void){return 0;}' | \
@@ -64,7 +64,7 @@ build/lib/stream/blockcodec.o build/pic/lib/stream/blockcodec.o: CPPFLAGS += -DH
 LDLIBS   += -lisal
 endif
 
-# METIS gives sparse graphs their nested-dissection order (lib/order.c);
+# METIS gives sparse graphs their nested-dissection order (lib/prepare/order.c);
 # without it (or with METIS=0) the engines run in the natural order.
 ifneq ($(METIS),0)
 HAVE_METIS := $(shell echo 'int main(void){return 0;}' | \
@@ -104,7 +104,7 @@ NCCL_LIBS := -L$(NCCL_LIBDIR) -l:libnccl.so.2 -Xlinker -rpath -Xlinker $(NCCL_LI
 endif
 
 # MPI lets apsp-gpu run as several processes, one GPU each, started by
-# mpirun (tools/ranks.c); it needs NCCL too.  Found through mpicc (Open MPI's
+# mpirun (run/ranks.c); it needs NCCL too.  Found through mpicc (Open MPI's
 # --showme); MPI=0 leaves it out.
 ifeq ($(HAVE_NCCL),1)
 ifneq ($(MPI),0)
