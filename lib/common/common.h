@@ -26,8 +26,9 @@ int lib_threads(int threads);
  * (rounded up); at least 1.  Worked out once. */
 int lib_cores(void);
 
-/* An OpenMP clause: threads <= 0 takes OpenMP's default team size. */
-#define LIB_OMP_THREADS(t) num_threads((t) > 0 ? (t) : omp_get_max_threads())
+/* An OpenMP clause: threads <= 0 takes every core (lib_threads), as
+ * everything else in the library does. */
+#define LIB_OMP_THREADS(t) num_threads(lib_threads(t))
 
 /* Bytes of physical memory, or UINT64_MAX where the system does not say. */
 uint64_t lib_physical_memory(void);

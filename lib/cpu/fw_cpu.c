@@ -293,7 +293,7 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
            int32_t *pred, st_error *err)
 {
 	int B = o->block ? o->block : FW_BLOCK_DEFAULT;
-	int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+	int threads = lib_threads(o->threads);
 	enum fw_simd simd = o->simd ? (enum fw_simd)o->simd : fw_simd_detect();
 	struct kernels kern = {0};
 

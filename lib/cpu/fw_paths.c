@@ -394,8 +394,7 @@ int64_t fw_repair_rows(uint32_t type, uint64_t n, const void *weights, uint64_t 
 	int64_t total = 0;
 	int oom = 0;
 
-	if (threads <= 0)
-		threads = omp_get_max_threads();
+	threads = lib_threads(threads);
 	#pragma omp parallel num_threads(threads) reduction(+ : total)
 	{
 		chains c;

@@ -154,7 +154,7 @@ static int bc_start(btw_graph *g, const gs_bc_opts *o, gs_bc **out, uint32_t bad
 	}
 	b->g = *g, b->o = *o;
 	const uint64_t n = g->n, chunks = (n + BTW_CHUNK - 1) / BTW_CHUNK;
-	b->threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+	b->threads = lib_threads(o->threads);
 	if ((uint64_t)b->threads > chunks)
 		b->threads = chunks ? (int)chunks : 1;
 	b->width = n + (o->edges ? g->m : 0);

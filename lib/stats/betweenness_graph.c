@@ -127,7 +127,7 @@ int btw_graph_of_matrix(btw_graph *g, uint64_t n, uint32_t type, const void *wm,
 	uint64_t *count = calloc(n + 1, sizeof *count);
 	if (!count)
 		return lib_fail(err, "betweenness: out of memory");
-	threads = threads > 0 ? threads : omp_get_max_threads();
+	threads = lib_threads(threads);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
 	for (uint64_t i = 0; i < n; i++) {
 		const char *row = (const char *)wm + i * stride * es;
@@ -250,7 +250,7 @@ int btw_graph_by_length(btw_graph *g, int threads, st_error *err)
 		place++;
 	g->packed = malloc(g->m * sizeof *g->packed + 1);
 	int bad = !g->packed;
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads()) reduction(|| : bad)
+#pragma omp parallel num_threads(lib_threads(threads)) reduction(|| : bad)
 	{
 		uint64_t *k = bad ? NULL : malloc(2 * widest * sizeof *k + 1);
 		uint32_t *to = bad ? NULL : malloc(widest * sizeof *to + 1);
