@@ -36,7 +36,7 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fopenmp -pthread
 LIB_ROOMS := common stream graphio prepare cpu stats sparse check
 LIB_INC   := -Ilib $(LIB_ROOMS:%=-Ilib/%)
 LIB_H     := $(wildcard lib/*.h lib/*/*.h)
-CPPFLAGS += $(LIB_INC) -Itools -Irun -D_GNU_SOURCE
+CPPFLAGS += $(LIB_INC) -Itoolkit -Irun -D_GNU_SOURCE
 LDLIBS  += -lz -lm -fopenmp -pthread
 
 ifeq ($(SANITIZE),1)
@@ -123,8 +123,8 @@ LIB_SRC   := $(wildcard lib/*/*.c)
 # The sparse engine's sweeps vectorise over a batch of sources (-O3).
 build/lib/sparse/elim.o build/pic/lib/sparse/elim.o: CFLAGS += -O3
 LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
-TOOL_OBJ  := build/tools/tool.o $(addprefix build/run/,output.o progress.o process.o)
-TOOL_SRC  := $(filter-out tools/tool.c tools/apsp-gpu.c,$(wildcard tools/*.c))
+TOOL_OBJ  := $(addprefix build/toolkit/,tool.o output.o progress.o process.o)
+TOOL_SRC  := $(filter-out tools/apsp-gpu.c,$(wildcard tools/*.c))
 TOOLS     := $(TOOL_SRC:tools/%.c=bin/%)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
@@ -186,7 +186,7 @@ build/apsp.pc: Makefile
 		'Cflags: -I$${includedir}' >$@
 .PHONY: build/apsp.pc
 
-build/%.o: %.c $(LIB_H) $(wildcard tools/*.h run/*.h)
+build/%.o: %.c $(LIB_H) $(wildcard toolkit/*.h run/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -217,7 +217,7 @@ bin/apsp-gpu: build/tools/apsp-gpu.o $(GPU_RUN_OBJ) $(addprefix build/run/,engin
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(ARCHIVE_LIBS) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
 
-build/tools/apsp-gpu.o $(GPU_RUN_OBJ): build/%.o: %.c $(LIB_H) $(wildcard tools/*.h run/*.h kernels/*.h)
+build/tools/apsp-gpu.o $(GPU_RUN_OBJ): build/%.o: %.c $(LIB_H) $(wildcard toolkit/*.h run/*.h kernels/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ikernels $(CFLAGS) -c -o $@ $<
 

@@ -1,4 +1,4 @@
-# The conventions every tool shares (tools/tool.c), tried on gengraph and
+# The conventions every tool shares (toolkit/tool.c), tried on gengraph and
 # bin2mtx: help, version, usage errors, safe -o, write errors, terminals, pipes.
 . "$TOP/tests/lib.sh"
 g=$BIN/gengraph

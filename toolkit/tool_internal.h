@@ -1,4 +1,4 @@
-/* tool_internal.h - what tools/tool.c shares with its parts in run/
+/* tool_internal.h - what tool.c shares with its parts beside it
  * (output.c, progress.c, process.c); not for the programs, which include
  * tool.h. */
 #ifndef APSP_TOOL_INTERNAL_H

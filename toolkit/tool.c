@@ -1,7 +1,8 @@
 /* tool.c - what every apsp tool shares (tool.h): its name and command
  * line, messages and death, the common options, input, provenance; its
- * safe output, progress and process are in run/ (output.c, progress.c,
- * process.c), on tool_internal.h. */
+ * safe output, progress and process are beside it (output.c, progress.c,
+ * process.c), on tool_internal.h.  The tool kit (toolkit/) sits below the
+ * programs (tools/) and the machinery they run on (run/). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
