@@ -82,7 +82,7 @@ NVCCFLAGS ?= -O3 -lineinfo
 NVCCFLAGS += $(CUDA_ARCH) -std=c++17 $(LIB_INC) -Ikernels -Xcompiler -fopenmp,-pthread
 CUDA_LIBDIR ?= $(dir $(NVCC))../lib64
 
-# NCCL lets apsp-gpu use several GPUs from one process (kernels/fw_gpu.cu);
+# NCCL lets apsp-gpu use several GPUs from one process (kernels/dense/fw_gpu.cu);
 # without it (or with NCCL=0) apsp-gpu uses one GPU.  Looked for beside
 # CUDA, in the system, then in a Python environment's nvidia-nccl package
 # (where the GPU machines keep it); NCCL_HOME=DIR names it.
@@ -99,7 +99,7 @@ NCCL_LIBDIR ?= $(firstword $(foreach l,lib64 lib lib/x86_64-linux-gnu,$(if $(wil
 endif
 ifneq ($(NCCL_LIBDIR),)
 HAVE_NCCL := 1
-build/kernels/fw_gpu.o: NVCCFLAGS += -DAPSP_NCCL -I$(NCCL_HOME)/include
+build/kernels/dense/fw_gpu.o: NVCCFLAGS += -DAPSP_NCCL -I$(NCCL_HOME)/include
 NCCL_LIBS := -L$(NCCL_LIBDIR) -l:libnccl.so.2 -Xlinker -rpath -Xlinker $(NCCL_LIBDIR)
 endif
 
@@ -130,7 +130,6 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCHES   := $(BENCH_SRC:bench/%.c=build/bench/%)
-KERNEL_SRC := $(wildcard kernels/*.cu)
 MAN1      := $(wildcard man/*.1)
 MAN3      := $(wildcard man/*.3)
 MAN5      := $(wildcard man/*.5)
@@ -207,39 +206,39 @@ bin/%: build/tools/%.o $(TOOL_OBJ) build/libapsp.a
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 # GPU: kernels apart from the host driver; the driver is C++ only where CUDA needs it.
-build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(LIB_H)
+build/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh kernels/*/*.cuh kernels/*/*.h) $(LIB_H)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 # The run machinery apsp-gpu uses beyond apsp-cpu's (run/).
 GPU_RUN_OBJ := $(addprefix build/run/,gpuroute.o direct.o sink.o bands.o gpustart.o ranks.o float64.o sparse.o gpusparse.o gpubetweenness.o)
-bin/apsp-gpu: build/tools/apsp-gpu.o $(GPU_RUN_OBJ) $(addprefix build/run/,engine.o betweenness.o sources.o graphin.o statsout.o checkpoint.o) build/kernels/fw_gpu.o build/kernels/fw_sparse.o build/kernels/fw_betweenness.o $(TOOL_OBJ) build/libapsp.a
+bin/apsp-gpu: build/tools/apsp-gpu.o $(GPU_RUN_OBJ) $(addprefix build/run/,engine.o betweenness.o sources.o graphin.o statsout.o checkpoint.o) build/kernels/dense/fw_gpu.o build/kernels/sparse/fw_sparse.o build/kernels/betweenness/fw_betweenness.o $(TOOL_OBJ) build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(ARCHIVE_LIBS) $(NCCL_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(MPI_LINK))
 
-build/tools/apsp-gpu.o $(GPU_RUN_OBJ): build/%.o: %.c $(LIB_H) $(wildcard toolkit/*.h run/*.h kernels/*.h)
+build/tools/apsp-gpu.o $(GPU_RUN_OBJ): build/%.o: %.c $(LIB_H) $(wildcard toolkit/*.h run/*.h kernels/*/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ikernels $(CFLAGS) -c -o $@ $<
 
-# The GPU library the Python package loads (kernels/fw_matrix.h): float64
+# The GPU library the Python package loads (kernels/dense/fw_matrix.h): float64
 # matrices in one call, over apsp-gpu's engine built position-independent,
 # on libapsp.so (found beside it: $$ORIGIN).  libapsp.so exports only its
 # public prefixes: the common layer (lib_) and the orders (ord_, which the
 # engine's sparse runs take) are linked in from their own objects.
-build/pic/kernels/fw_gpu.o: kernels/fw_gpu.cu $(wildcard kernels/*.cuh) $(LIB_H)
+build/pic/kernels/dense/fw_gpu.o: kernels/dense/fw_gpu.cu $(wildcard kernels/*.cuh kernels/dense/*) $(LIB_H)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(if $(filter 1,$(HAVE_NCCL)),-DAPSP_NCCL -I$(NCCL_HOME)/include) -Xcompiler -fPIC -c -o $@ $<
-build/pic/kernels/fw_betweenness.o: kernels/fw_betweenness.cu $(wildcard kernels/*.cuh) $(LIB_H)
+build/pic/kernels/betweenness/fw_betweenness.o: kernels/betweenness/fw_betweenness.cu $(wildcard kernels/*.cuh kernels/betweenness/*) $(LIB_H)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Xcompiler -fPIC -c -o $@ $<
-GPU_LIB_PIC := build/pic/kernels/fw_gpu.o build/pic/kernels/fw_betweenness.o build/pic/lib/common/common.o build/pic/lib/prepare/order.o
-build/libapsp-gpu.so.$(LIB_VERSION): kernels/fw_matrix.cu kernels/fw_matrix.h kernels/fw_base.cuh $(GPU_LIB_PIC) build/libapsp.so.$(LIB_VERSION)
+GPU_LIB_PIC := build/pic/kernels/dense/fw_gpu.o build/pic/kernels/betweenness/fw_betweenness.o build/pic/lib/common/common.o build/pic/lib/prepare/order.o
+build/libapsp-gpu.so.$(LIB_VERSION): kernels/dense/fw_matrix.cu kernels/dense/fw_matrix.h kernels/fw_base.cuh $(GPU_LIB_PIC) build/libapsp.so.$(LIB_VERSION)
 	ln -sf libapsp.so.$(LIB_VERSION) build/libapsp.so.$(SOMAJOR)
 	$(NVCC) $(NVCCFLAGS) -shared -Xcompiler -fPIC -Xlinker -soname=libapsp-gpu.so.$(SOMAJOR) \
 		-o $@ $< $(GPU_LIB_PIC) -Lbuild -l:libapsp.so.$(SOMAJOR) -lgomp $(if $(filter 1,$(HAVE_METIS)),-lmetis) \
 		$(NCCL_LIBS) -Xlinker -rpath='$$ORIGIN'
 
-bin/fw-kernel-bench: kernels/fw_bench.cu build/kernels/fw_gpu.o build/libapsp.a
+bin/fw-kernel-bench: bench/fw_bench.cu build/kernels/dense/fw_gpu.o build/libapsp.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -o $@ $^ -lz -lm -lgomp $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_METIS)),-lmetis) $(NCCL_LIBS)
 

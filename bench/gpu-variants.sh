@@ -13,9 +13,9 @@ variants=${1:-"32:2 16:2 32:4 16:4"}
 mkdir -p build/variants
 for v in $variants; do
 	kc=${v%:*} un=${v#*:}
-	( nvcc -O3 -lineinfo -gencode=arch=compute_90,code=sm_90 -std=c++17 -Ilib -Ikernels \
+	( nvcc -O3 -lineinfo -gencode=arch=compute_90,code=sm_90 -std=c++17 -Ilib $(for r in lib/*/; do printf -- "-I%s " "${r%/}"; done) -Ikernels \
 		-DFW_KC=$kc -DFW_KC64=$kc -DFW_UNROLL=$un ${EXTRA:-} -Xcompiler -fopenmp,-pthread \
-		-o build/variants/bench-$kc-$un kernels/fw_bench.cu kernels/fw_gpu.cu build/libapsp.a \
+		-o build/variants/bench-$kc-$un bench/fw_bench.cu kernels/dense/fw_gpu.cu build/libapsp.a \
 		-lz -lm -lgomp -lisal -lmetis ) &
 done
 wait

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "engine.h"
-#include "fw_gpu.h"
+#include "dense/fw_gpu.h"
 #include "gpustart.h"
 #include "solve.h"
 #include "stream.h"

@@ -13,7 +13,7 @@
 typedef struct btw_run btw_run;
 
 /* Devices that make the sources' sums from their rows (apsp-gpu's GPUs,
- * kernels/fw_betweenness.h), for int32 graphs without --edge-betweenness,
+ * kernels/betweenness/fw_betweenness.h), for int32 graphs without --edge-betweenness,
  * the batches dealt to them in turn: open gets device which's context,
  * the graph (gs_bc_graph) and the batch (sources, a multiple of 64); room
  * is where a batch's rows go once the last's have left; put begins a

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "fw_gpu.h"
+#include "dense/fw_gpu.h"
 #include "solve.h"
 #include "stream.h"
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "engine.h"
-#include "fw_gpu.h"
+#include "dense/fw_gpu.h"
 #include "solve.h"
 
 struct ckpt;

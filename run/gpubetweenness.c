@@ -1,10 +1,10 @@
 /* gpubetweenness.c - the run's GPUs as betweenness's devices (see
- * gpubetweenness.h): kernels/fw_betweenness.h behind run/betweenness.h's
+ * gpubetweenness.h): kernels/betweenness/fw_betweenness.h behind run/betweenness.h's
  * btw_device, each device's share set aside beside the engine's. */
 #include "gpubetweenness.h"
 
 #include "common.h"
-#include "fw_betweenness.h"
+#include "betweenness/fw_betweenness.h"
 
 static int gpu_btw_ids[64];
 static int btw_open(void **ctx, int which, uint64_t n, const uint64_t *first,

@@ -1,5 +1,5 @@
 /* gpubetweenness.h - apsp-gpu's GPUs lent to the betweenness sums
- * (run/betweenness.h's btw_device, kernels/fw_betweenness.h's sums), beside
+ * (run/betweenness.h's btw_device, kernels/betweenness/fw_betweenness.h's sums), beside
  * the engine that solves on them. */
 #ifndef APSP_GPUBETWEENNESS_H
 #define APSP_GPUBETWEENNESS_H
@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "betweenness.h"
-#include "fw_gpu.h"
+#include "dense/fw_gpu.h"
 #include "gpusparse.h"
 
 /* The dense engine's devices (o's, one under mpirun), each less its band of

@@ -29,7 +29,7 @@
 #include "bands.h"
 #include "checkpoint.h"
 #include "engine.h"
-#include "fw_gpu.h"
+#include "dense/fw_gpu.h"
 #include "gpustart.h"
 #include "sources.h"
 #include "statsout.h"

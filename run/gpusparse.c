@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fw_sparse.h"
+#include "sparse/fw_sparse.h"
 #include "gpuroute.h"
 #include "ranks.h"
 #include "tool.h"

@@ -1,5 +1,5 @@
 /* gpusparse.h - apsp-gpu's sparse engine: the rows of run/sparse.c's factor
- * made on a GPU (kernels/fw_sparse.h), folded there into the statistics or
+ * made on a GPU (kernels/sparse/fw_sparse.h), folded there into the statistics or
  * written in order. */
 #ifndef APSP_GPUSPARSE_H
 #define APSP_GPUSPARSE_H

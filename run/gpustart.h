@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "fw_gpu.h"
+#include "dense/fw_gpu.h"
 
 /* The CUDA contexts are created in a thread while the input is read.
  * gpus: asked for (0: by n, -1: all), then the number used.  ranks > 1: one

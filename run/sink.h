@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fw_gpu.h"
+#include "dense/fw_gpu.h"
 #include "solve.h"
 #include "stats.h"
 #include "betweenness.h"

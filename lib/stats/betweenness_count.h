@@ -1,7 +1,7 @@
 /* betweenness_count.h - a path count as a double and a binary exponent of
  * its own, so that it never overflows and a ratio of two keeps a double's
  * precision: added alike by the host's searches (betweenness.c) and the
- * GPU's (kernels/fw_betweenness.cu), which must make the same bits. */
+ * GPU's (kernels/betweenness/fw_betweenness.cu), which must make the same bits. */
 #ifndef APSP_BETWEENNESS_COUNT_H
 #define APSP_BETWEENNESS_COUNT_H
 

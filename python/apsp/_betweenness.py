@@ -86,7 +86,7 @@ def _distances_on_gpu(n, u, v, w, threads):
 
 def _sums_on_gpu(lib, glib, bc, n, g):
     """The sources' sums of bc from g's rows (float64 distances, +inf none)
-    on GPU 0 (kernels/fw_betweenness.h), in batches as many as fit."""
+    on GPU 0 (kernels/betweenness/fw_betweenness.h), in batches as many as fit."""
     arcs, m = ctypes.c_void_p(), ctypes.c_uint64()
     first = lib.gs_bc_graph(bc, ctypes.byref(arcs), ctypes.byref(m))
     fit = int(0.8 * glib.fwb_free_memory(0) / glib.fwb_batch_bytes(n, 64)) * 64

@@ -8,7 +8,7 @@ from ._errors import NegativeCycleError
 
 ST_FLOAT64 = _lib.ST_FLOAT64
 NO_PREDECESSOR = -9999  # scipy's
-# fwm_solve's flags (kernels/fw_matrix.h)
+# fwm_solve's flags (kernels/dense/fw_matrix.h)
 NULL_VALUES, UNDIRECTED, UNWEIGHTED = 1, 2, 4
 
 

@@ -2,7 +2,7 @@
 # apsp-cpu's (tests/cmd/betweenness.sh holds those to networkx and igraph)
 # on a dense random graph (the host route: the panels come back to the
 # host, which folds the statistics; the sources' sums made on the GPU,
-# kernels/fw_betweenness.cu, in one batch or in batches of 64 or 128
+# kernels/betweenness/fw_betweenness.cu, in one batch or in batches of 64 or 128
 # (APSP_BETWEENNESS_BATCH), or on the host's cores (APSP_BETWEENNESS_HOST=1,
 # and with --edge-betweenness), 16-bit lanes and 32 bits, float32 and
 # float64 (searched on the host), an undirected graph, a road-like graph as text (the sparse

@@ -1,5 +1,5 @@
 # apsp-gpu on float64 streams (run/float64.c: the GPU engine with its float64
-# tiles, kernels/fw_f64.cuh): apsp-cpu's distances (equal where weights are
+# tiles, kernels/dense/fw_f64.cuh): apsp-cpu's distances (equal where weights are
 # whole, 1e-12 relative otherwise), predecessor chains that are shortest
 # paths of the graph, the textbook predecessors (equal to a textbook loop's
 # where weights are whole, ties included: against the Python package's CPU

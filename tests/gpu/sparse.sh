@@ -1,5 +1,5 @@
 # apsp-gpu's sparse engine (--engine sparse; run/sparse.c's factor, the rows
-# on the GPU: kernels/fw_sparse.cu): apsp-cpu's distances (int32 exactly,
+# on the GPU: kernels/sparse/fw_sparse.cu): apsp-cpu's distances (int32 exactly,
 # floats within rounding) on road-like graphs and grids, one-way arcs,
 # disconnected pieces, zero and negative arcs, float32 and float64, text and
 # streams, batches small enough that a graph takes several (APSP_SPARSE_BATCH)

@@ -21,7 +21,7 @@
 #include <vector>
 #include <algorithm>
 
-#include "fw_gpu.h"
+#include "dense/fw_gpu.h"
 #include "stream.h"
 
 static int derive_mode = FWG_DERIVE_AUTO;
