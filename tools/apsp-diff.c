@@ -50,73 +50,60 @@ static void usage(FILE *f)
 /* Where the report goes: -o FILE or standard output (tool_output_fopen). */
 static FILE *report;
 
+/* The rows (or columns) a result holds: every vertex's in order, or those
+ * of a list (a result of some rows' sources, a table's targets). */
+struct axis {
+	const uint32_t *list; /* NULL: every vertex */
+	uint64_t count;       /* the list's length, or n */
+	int64_t *at;          /* a list's: vertex -> its place, or -1 */
+};
+
 struct result {
 	const char *name;
 	st_matrices m;
-	int64_t *row; /* a result of some rows: vertex -> its row, or -1; else NULL */
-	int64_t *col; /* a table: vertex -> its column, or -1; else NULL */
+	struct axis rows, cols;
 };
 
-/* vertex -> its place in list (count of them), or -1. */
-static int64_t *index_of(const struct result *r, const uint32_t *list, uint64_t count)
+/* The axis of list (count of them; NULL: n vertices in order). */
+static struct axis axis_of(const struct result *r, const uint32_t *list, uint64_t count)
 {
 	const uint64_t n = r->m.h.n;
-	int64_t *at = malloc((n ? n : 1) * sizeof *at);
-	if (!at)
+	struct axis a = {list, list ? count : n, NULL};
+	if (!list)
+		return a;
+	if (!(a.at = malloc((n ? n : 1) * sizeof *a.at)))
 		tool_die("%s: out of memory for its rows", r->name);
 	for (uint64_t v = 0; v < n; v++)
-		at[v] = -1;
+		a.at[v] = -1;
 	for (uint64_t i = 0; i < count; i++)
-		at[list[i]] = (int64_t)i;
-	return at;
+		a.at[list[i]] = (int64_t)i;
+	return a;
 }
 
-/* The rows of a result of some rows, and the columns of a table, by vertex. */
+/* The rows of r by vertex, and its columns (a table's targets, else every
+ * vertex). */
 static void index_rows(struct result *r)
 {
-	if (r->m.sources)
-		r->row = index_of(r, r->m.sources, r->m.h.rows);
-	if (r->m.targets)
-		r->col = index_of(r, r->m.targets, r->m.h.cols);
+	r->rows = axis_of(r, r->m.sources, r->m.h.rows);
+	r->cols = axis_of(r, r->m.targets, r->m.h.cols);
 }
 
-/* The row of vertex v in r (every vertex's where r holds every row), or -1. */
-static int64_t row_of(const struct result *r, uint64_t v)
+/* Vertex v's place on axis a, or -1. */
+static int64_t place_of(const struct axis *a, uint64_t v)
 {
-	return r->row ? r->row[v] : (int64_t)v;
+	return a->at ? a->at[v] : (int64_t)v;
 }
 
-/* The k-th source whose row r holds. */
-static uint64_t source_at(const struct result *r, uint64_t k)
+/* The vertex at place k of axis a. */
+static uint64_t vertex_at(const struct axis *a, uint64_t k)
 {
-	return r->m.sources ? r->m.sources[k] : k;
-}
-
-static uint64_t row_count(const struct result *r)
-{
-	return r->m.sources ? r->m.h.rows : r->m.h.n;
-}
-
-/* The same for the columns: a table's targets, else every vertex. */
-static int64_t col_of(const struct result *r, uint64_t v)
-{
-	return r->col ? r->col[v] : (int64_t)v;
-}
-
-static uint64_t target_at(const struct result *r, uint64_t k)
-{
-	return r->m.targets ? r->m.targets[k] : k;
-}
-
-static uint64_t col_count(const struct result *r)
-{
-	return r->m.targets ? r->m.h.cols : r->m.h.n;
+	return a->list ? a->list[k] : k;
 }
 
 /* Entries from one row to the next. */
 static uint64_t stride(const struct result *r)
 {
-	return r->m.targets ? r->m.h.cols : r->m.h.npad;
+	return r->cols.list ? r->cols.count : r->m.h.npad;
 }
 
 /* A stream, or (for --graph) a graph as text, read as the engines read it. */
@@ -181,6 +168,22 @@ static void print_value(FILE *f, double x)
 		fprintf(f, "%.17g", x);
 }
 
+/* Every row (cols: column) of few is one more holds too, or die naming the
+ * vertex; -v says how many are compared where they differ in number. */
+static void held_by_both(const struct result *few, const struct result *more, int cols,
+                         int fewer)
+{
+	const struct axis *f = cols ? &few->cols : &few->rows, *m = cols ? &more->cols : &more->rows;
+	for (uint64_t k = 0; k < f->count; k++)
+		if (place_of(m, vertex_at(f, k)) < 0)
+			tool_die("%s holds the %s of vertex %llu, %s does not (%s)", few->name,
+			         cols ? "column" : "row", (unsigned long long)vertex_at(f, k), more->name,
+			         cols ? "a table: --targets" : "a result of some rows: --rows, --sources");
+	if (fewer && tool_opts.verbose > 0)
+		fprintf(report, "the %llu %s of %s compared\n", (unsigned long long)f->count,
+		        cols ? "columns" : "rows", few->name);
+}
+
 static int compare(const struct result *a, const struct result *b, double tol, long maxdiffs)
 {
 	const st_header *ha = &a->m.h, *hb = &b->m.h;
@@ -188,33 +191,20 @@ static int compare(const struct result *a, const struct result *b, double tol, l
 	double maxabs = 0, maxrel = 0;
 	long shown = 0;
 	int exact = ha->type == ST_INT32 && hb->type == ST_INT32;
-	/* the rows of the one with fewer: each must be in the other */
-	const struct result *few = row_count(b) < row_count(a) ? b : a, *more = few == a ? b : a;
-	for (uint64_t k = 0; k < row_count(few); k++)
-		if (row_of(more, source_at(few, k)) < 0)
-			tool_die("%s holds the row of vertex %llu, %s does not (a result of some rows: "
-			         "--rows, --sources)", few->name, (unsigned long long)source_at(few, k),
-			         more->name);
-	if (row_count(a) != row_count(b) && tool_opts.verbose > 0)
-		fprintf(report, "the %llu rows of %s compared\n", (unsigned long long)row_count(few),
-		        few->name);
-	/* the same for the columns of a table */
-	const struct result *fewc = col_count(b) < col_count(a) ? b : a, *morec = fewc == a ? b : a;
-	for (uint64_t k = 0; k < col_count(fewc); k++)
-		if (col_of(morec, target_at(fewc, k)) < 0)
-			tool_die("%s holds the column of vertex %llu, %s does not (a table: --targets)",
-			         fewc->name, (unsigned long long)target_at(fewc, k), morec->name);
-	if (col_count(a) != col_count(b) && tool_opts.verbose > 0)
-		fprintf(report, "the %llu columns of %s compared\n",
-		        (unsigned long long)col_count(fewc), fewc->name);
+	/* the rows of the one with fewer: each must be in the other; the same
+	 * for the columns of a table */
+	const struct result *few = b->rows.count < a->rows.count ? b : a;
+	const struct result *fewc = b->cols.count < a->cols.count ? b : a;
+	held_by_both(few, few == a ? b : a, 0, a->rows.count != b->rows.count);
+	held_by_both(fewc, fewc == a ? b : a, 1, a->cols.count != b->cols.count);
 
-	for (uint64_t k = 0; k < row_count(few); k++) {
-		const uint64_t i = source_at(few, k);
-		const uint64_t ia = (uint64_t)row_of(a, i), ib = (uint64_t)row_of(b, i);
-		for (uint64_t c = 0; c < col_count(fewc); c++) {
-			const uint64_t j = target_at(fewc, c);
-			double x = value(ha, a->m.dist, ia * stride(a) + (uint64_t)col_of(a, j));
-			double y = value(hb, b->m.dist, ib * stride(b) + (uint64_t)col_of(b, j));
+	for (uint64_t k = 0; k < few->rows.count; k++) {
+		const uint64_t i = vertex_at(&few->rows, k);
+		const uint64_t ia = (uint64_t)place_of(&a->rows, i), ib = (uint64_t)place_of(&b->rows, i);
+		for (uint64_t c = 0; c < fewc->cols.count; c++) {
+			const uint64_t j = vertex_at(&fewc->cols, c);
+			double x = value(ha, a->m.dist, ia * stride(a) + (uint64_t)place_of(&a->cols, j));
+			double y = value(hb, b->m.dist, ib * stride(b) + (uint64_t)place_of(&b->cols, j));
 			int same;
 			pairs++;
 			if (isinf(x) || isinf(y)) {
@@ -341,6 +331,7 @@ int main(int argc, char **argv)
 	tool_output_commit();
 	st_matrices_free(&r[0].m);
 	st_matrices_free(&r[1].m);
-	free(r[0].row), free(r[1].row), free(r[0].col), free(r[1].col);
+	for (int i = 0; i < 2; i++)
+		free(r[i].rows.at), free(r[i].cols.at);
 	return status;
 }
