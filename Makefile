@@ -192,7 +192,7 @@ build/%.o: %.c $(LIB_H) $(wildcard toolkit/*.h run/*.h)
 # The two engines share the reading and negative-cycle handling; they and
 # apsp-stats print statistics alike.
 # The engines also take a graph as text, as mtx2bin reads it (graphin.o).
-bin/apsp-cpu: build/run/engine.o build/run/sources.o build/run/graphin.o build/run/statsout.o build/run/checkpoint.o build/run/sparse.o build/run/betweenness.o
+bin/apsp-cpu: build/run/cpuroute.o build/run/engine.o build/run/sources.o build/run/graphin.o build/run/statsout.o build/run/checkpoint.o build/run/sparse.o build/run/betweenness.o
 bin/apsp-stats: build/run/statsout.o
 bin/mtx2bin bin/apsp-diff bin/apsp-info: build/run/graphin.o
 bin/apsp-diff bin/apsp-info: build/run/certificate.o

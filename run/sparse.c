@@ -457,25 +457,32 @@ static void search_out(const struct sparse_job *job, const struct arcs *a, const
 	free(dist), free(pred);
 }
 
-int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, int out,
-               FILE *sout, void **weights, char *why, size_t len)
+const char *sparse_declines(const struct sparse_job *job, const engine_in *r)
 {
-	*weights = NULL;
 	const char *no = dense_anyway(job);
 	/* Without an order a few sources may still be searched (no order is
 	 * needed): the graph is read to see, and goes back to the dense engine
 	 * where it is not. */
-	const char *unordered = NULL;
 	if (no == no_order && job->src && job->sources <= EL_SEARCH_MOST)
-		unordered = no, no = NULL;
+		no = NULL;
 	if (!no)
 		no = dense_unread(job, r);
 	if (no && job->mode == ENGINE_SPARSE)
 		tool_usage_error("--engine sparse: %s", no);
+	return no;
+}
+
+int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, int out,
+               FILE *sout, void **weights, char *why, size_t len)
+{
+	*weights = NULL;
+	const char *no = sparse_declines(job, r);
 	if (no) {
 		snprintf(why, len, "dense engine: %s", no);
 		return 0;
 	}
+	/* (a few sources searched without an order, else the dense engine) */
+	const char *unordered = dense_anyway(job) == no_order ? no_order : NULL;
 	const uint64_t n = h->n;
 	const int automatic = job->mode == ENGINE_AUTO;
 	check_memory(job, r, h);

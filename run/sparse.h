@@ -51,5 +51,9 @@ struct sparse_job {
  * exit 3 on a negative cycle. */
 int sparse_run(const struct sparse_job *job, engine_in *r, const st_header *h, int out,
                FILE *sout, void **weights, char *why, size_t len);
+/* Why the dense engine runs before r's graph is read (sparse_run then
+ * returns 0 at once, saying so), or NULL where the sparse engine may take
+ * it; --engine sparse that cannot run: a usage error. */
+const char *sparse_declines(const struct sparse_job *job, const engine_in *r);
 
 #endif
