@@ -125,6 +125,7 @@ expect_true "nothing half-written where the request is refused" \
 	'rm -f $T/x; ! $c --sources $T/src --targets $T/bad1 -o $T/x $T/r.mtx 2>/dev/null && [ ! -e $T/x ]'
 
 if find_python numpy; then
+	sanitizer_preload # (the library loaded into python, where built with the sanitizers)
 	expect_true "apspmat.py: the table read and written again, the same" \
 		"$py -c \"
 import sys; sys.path.insert(0, '$TOP/python'); import apspmat as A
