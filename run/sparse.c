@@ -179,7 +179,7 @@ struct rows_out {
 	gs_stats *stats;     /* folded into these (and bc's betweenness), or */
 	btw_run *bc;
 	st_writer *w;        /* written here */
-	uint64_t n, row_bytes;
+	uint64_t n, es, row_bytes; /* (es: an entry's bytes) */
 	int threads;
 	uint64_t relaxations;
 	const uint32_t *src; /* the rows' sources (NULL: every vertex in order) */
@@ -210,8 +210,7 @@ static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
 	} else if (o->stats) {
 		gs_add_rows(o->stats, first, count, rows, o->n, o->threads);
 		btw_rows(o->bc, first, count, rows, o->n);
-	} else if (sources_put_rows(o->w, rows, count, o->n, o->row_bytes / o->n, o->dst, o->cols,
-	                            &err) < 0) {
+	} else if (sources_put_rows(o->w, rows, count, o->n, o->es, o->dst, o->cols, &err) < 0) {
 		tool_die_st(tool_output_name(), &err);
 	} else if (o->kept) {
 		memcpy((char *)o->kept + first * o->row_bytes, rows, count * o->row_bytes);
@@ -223,7 +222,7 @@ static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
 static void make_rows(const el_factor *f, struct rows_out *o, int threads)
 {
 	st_error err;
-	o->n = f->n, o->row_bytes = f->n * ST_TYPE_SIZE(f->type), o->threads = threads;
+	o->n = f->n, o->es = ST_TYPE_SIZE(f->type), o->row_bytes = f->n * o->es, o->threads = threads;
 	if (el_all_rows(f, o->src, o->rows, threads, take_out, o, &o->relaxations, &err) < 0)
 		tool_die_st(NULL, &err);
 }
@@ -332,7 +331,8 @@ static void all_rows(const struct sparse_job *job, const el_factor *f, struct ro
 {
 	if (job->device_rows) {
 		char info[1024]; /* (the -v line on several GPUs runs past 400) */
-		o->n = f->n, o->row_bytes = f->n * ST_TYPE_SIZE(f->type), o->threads = job->threads;
+		o->n = f->n, o->es = ST_TYPE_SIZE(f->type), o->row_bytes = f->n * o->es;
+		o->threads = job->threads;
 		/* (betweenness: the rows come here, the statistics folded beside) */
 		if (job->device_rows(job->device_ctx, f, o->src, o->rows, o->bc ? NULL : o->stats,
 		                     take_out, o, info,

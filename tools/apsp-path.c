@@ -150,11 +150,10 @@ static int reachable(const st_header *h, const void *drow, uint64_t v)
 }
 
 /* The path from s to t (numbered from 0; printed from base) out of the
- * rows of s, its distance and vertices (path: room for n + 1): 0, or 1
- * where t is unreachable.  A chain longer than n, or one that stops short
+ * rows of s: its vertices by prow (s's predecessors; path: room for n + 1)
+ * and its distance, drow's entry tcol (t, or a table's column of t): 0, or
+ * 1 where t is unreachable.  A chain longer than n, or one that stops short
  * of s, is a damaged result: it dies naming it. */
-/* Pair s -> t: its path by prow (s's predecessors), its distance drow's
- * entry tcol (t, or a table's column of t); 1 where t is unreachable. */
 static int print_pair(FILE *out, const st_header *h, const void *drow, const int32_t *prow,
                       uint64_t s, uint64_t t, uint64_t tcol, uint64_t base, int tsv,
                       uint64_t *path, const char *name)
@@ -256,8 +255,11 @@ static uint64_t *listed_rows(st_reader *r, const st_header *h, const uint64_t *r
 	return read;
 }
 
-/* A table's list of targets read: vertex -> its column, or -1. */
-static int64_t *target_columns(st_reader *r, const st_header *h, const char *name)
+/* A table's list of targets read: vertex -> its column, or -1.  With
+ * --from (from set), q's one pair becomes a pair to each target; any pair
+ * to a vertex that is not a target dies naming it. */
+static int64_t *target_columns(st_reader *r, const st_header *h, const char *name,
+                               struct query *q, int from, uint64_t base)
 {
 	st_error err;
 	uint32_t *dst = malloc(h->cols * sizeof *dst + 1);
@@ -271,6 +273,18 @@ static int64_t *target_columns(st_reader *r, const st_header *h, const char *nam
 	for (uint64_t j = 0; j < h->cols; j++)
 		col[dst[j]] = (int64_t)j;
 	free(dst);
+	if (from) { /* every target, in the vertices' order */
+		const uint64_t s = q->pairs[0].src;
+		q->npairs = 0;
+		for (uint64_t v = 0; v < h->n; v++)
+			if (col[v] >= 0)
+				add_pair(q, s, v);
+	}
+	for (size_t i = 0; i < q->npairs; i++)
+		if (col[q->pairs[i].dst] < 0)
+			tool_die("%s: vertex %llu is not a target of this table (it holds the columns of "
+			         "%llu targets: --targets)", name, (unsigned long long)(q->pairs[i].dst + base),
+			         (unsigned long long)h->cols);
 	return col;
 }
 
@@ -379,21 +393,8 @@ int main(int argc, char **argv)
 	if (st_next_matrix(r) == ST_SOURCES)
 		read = listed_rows(r, &h, rows, nrows, base, name, at);
 	int64_t *col = NULL; /* a table: each vertex's column, or -1 */
-	if (table && st_next_matrix(r) == ST_TARGETS) {
-		col = target_columns(r, &h, name);
-		if (from) { /* --from: every target, in the vertices' order */
-			const uint64_t s = q.pairs[0].src;
-			q.npairs = 0;
-			for (uint64_t v = 0; v < n; v++)
-				if (col[v] >= 0)
-					add_pair(&q, s, v);
-		}
-		for (size_t i = 0; i < q.npairs; i++)
-			if (col[q.pairs[i].dst] < 0)
-				tool_die("%s: vertex %llu is not a target of this table (it holds the columns "
-				         "of %llu targets: --targets)", name,
-				         (unsigned long long)(q.pairs[i].dst + base), (unsigned long long)h.cols);
-	}
+	if (table && st_next_matrix(r) == ST_TARGETS)
+		col = target_columns(r, &h, name, &q, from != NULL, base);
 	for (uint32_t next; (next = st_next_matrix(r));) {
 		int rc = next == ST_DIST ? st_read_rows(r, read, nrows, dist, &err)
 		       : next == ST_PRED ? st_read_rows(r, read, nrows, pred, &err)

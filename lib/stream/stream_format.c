@@ -121,9 +121,9 @@ int st_arcs_check(const char *name, const st_header *h, const void *arcs, st_err
 	return 0;
 }
 
-/* A list of count vertices (named what) of a stream's header h: each below
- * n, none twice. */
-static int list_check(const char *name, const char *what, const st_header *h,
+/* A list of count vertices (the list of what, each at a unit: row or
+ * column) of a stream's header h: each below n, none twice. */
+static int list_check(const char *name, const char *what, const char *unit, const st_header *h,
                       const uint32_t *v, uint64_t count, st_error *err)
 {
 	uint8_t *seen = calloc(h->n ? h->n : 1, 1);
@@ -133,7 +133,7 @@ static int list_check(const char *name, const char *what, const st_header *h,
 		if (v[k] >= h->n || seen[v[k]]) {
 			free(seen);
 			return lib_fail(err, "%s: list of %s, %s %llu: vertex %u %s", name, what,
-			                strcmp(what, "sources") ? "column" : "row", (unsigned long long)k,
+			                unit, (unsigned long long)k,
 			                v[k], v[k] >= h->n ? "out of range" : "a second time");
 		}
 		seen[v[k]] = 1;
@@ -144,12 +144,12 @@ static int list_check(const char *name, const char *what, const st_header *h,
 
 int st_sources_check(const char *name, const st_header *h, const uint32_t *src, st_error *err)
 {
-	return list_check(name, "sources", h, src, h->rows, err);
+	return list_check(name, "sources", "row", h, src, h->rows, err);
 }
 
 int st_targets_check(const char *name, const st_header *h, const uint32_t *dst, st_error *err)
 {
-	return list_check(name, "targets", h, dst, h->cols, err);
+	return list_check(name, "targets", "column", h, dst, h->cols, err);
 }
 
 int st_order_check(const char *name, const st_header *h, const int32_t *order, st_error *err)
