@@ -46,6 +46,8 @@ typedef struct gs_summary {
 	int wiener_exact;
 } gs_summary;
 
+/* The bytes gs_init takes for n vertices of type. */
+double gs_bytes(uint64_t n, uint32_t type);
 /* Zeroed accumulators for n vertices of type.  0 or -1 (out of memory). */
 int gs_init(gs_stats *s, uint64_t n, uint32_t type, st_error *err);
 void gs_free(gs_stats *s);

@@ -21,10 +21,9 @@ static void check_memory(const char *name, uint64_t n, uint64_t arcs, int thread
 {
 	const double need = (double)n * (8.0 + 5.0 * (threads > 0 ? threads : 1))
 	                    + (double)arcs * 28.0;
-	const double have = tool_physical_memory();
 	char why[200];
-	if (have > 0 && need > have)
-		tool_die("%s: %s", name, lib_memory_refusal(why, sizeof why, n, need, have, 1));
+	if (tool_memory_refusal(why, sizeof why, n, need, 1))
+		tool_die("%s: %s", name, why);
 }
 
 static ce_graph *from_edges(const gio_graph *g, const char *name)

@@ -390,6 +390,14 @@ double tool_physical_memory(void)
 	return (double)lib_physical_memory();
 }
 
+const char *tool_memory_refusal(char *why, size_t len, uint64_t n, double need, int power)
+{
+	const double have = tool_physical_memory();
+	if (have <= 0 || need <= have)
+		return NULL;
+	return lib_memory_refusal(why, len, n, need, have, power);
+}
+
 void tool_refuse_checkpoint(const char *name, st_reader *r, st_header *h)
 {
 	if (!st_header_is_checkpoint(h))

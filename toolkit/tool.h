@@ -122,6 +122,10 @@ void tool_progress(const char *what, uint64_t done, uint64_t total);
 void tool_progress_stage(const char *what);
 /* This machine's physical memory in bytes. */
 double tool_physical_memory(void);
+/* Where need bytes (for n vertices, growing as n^power) exceed this
+ * machine's memory: the refusal in the one phrasing (lib_memory_refusal)
+ * written into why, which is returned; else NULL. */
+const char *tool_memory_refusal(char *why, size_t len, uint64_t n, double need, int power);
 void tool_progress_end(void);
 
 /* A result stream opened (input "-": stdin, refused where a terminal) and

@@ -372,15 +372,12 @@ int main(int argc, char **argv)
 
 	/* Two rows (distances, predecessors) per source, and the path. */
 	double need = (4.0 + ST_TYPE_SIZE(h.type)) * (double)h.npad * (double)nrows + 8.0 * (double)n;
-	double have = tool_physical_memory();
-	if (have > 0 && need > have) {
-		uint64_t npad = h.npad;
+	char why[200];
+	if (tool_memory_refusal(why, sizeof why, h.npad, need, 1)) {
 		st_reader_free(r);
 		st_header_free(&h);
 		free(rows), free(q.pairs);
-		char why[200];
-		tool_die("%s: the rows of %zu source%s: %s", name, nrows, nrows == 1 ? "" : "s",
-		         lib_memory_refusal(why, sizeof why, npad, need, have, 1));
+		tool_die("%s: the rows of %zu source%s: %s", name, nrows, nrows == 1 ? "" : "s", why);
 	}
 	size_t rowbytes = h.npad * ST_TYPE_SIZE(h.type), prowbytes = h.npad * 4;
 	char *dist = malloc(nrows * rowbytes + 1), *pred = malloc(nrows * prowbytes + 1);

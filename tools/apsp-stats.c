@@ -90,6 +90,16 @@ int main(int argc, char **argv)
 	st_header h;
 	st_error err;
 	st_reader *r = tool_open_result(input, &h, form.base, 0, threads, NULL);
+	/* The accumulators and two windows of rows at least, told before any
+	 * is taken (a hostile header's n). */
+	char why[200];
+	const double need = gs_bytes(h.n, h.type)
+	                  + 2.0 * WINDOW_ROWS * (double)h.npad * ST_TYPE_SIZE(h.type);
+	if (tool_memory_refusal(why, sizeof why, h.n, need, 1)) {
+		st_reader_free(r); /* (freed first: clean under LeakSanitizer) */
+		st_header_free(&h);
+		tool_die("%s: %s", name, why);
+	}
 	gs_stats s;
 	if (gs_init(&s, h.n, h.type, &err) < 0)
 		tool_die_st(name, &err);

@@ -523,10 +523,8 @@ static const char *matrix_name(uint32_t m)
  * dies, r and h freed first (clean under LeakSanitizer). */
 static void check_memory(st_reader *r, st_header *h, const char *name, double need)
 {
-	double have = tool_physical_memory();
 	char why[200];
-	if (have > 0 && need > have) {
-		lib_memory_refusal(why, sizeof why, h->npad, need, have, 2);
+	if (tool_memory_refusal(why, sizeof why, h->npad, need, 2)) {
 		st_reader_free(r);
 		st_header_free(h);
 		tool_die("%s: %s", name, why);

@@ -20,6 +20,19 @@
 /* Columns a thread takes at a time: its accumulators stay in cache. */
 #define GS_STRIP 512
 
+/* Each vertex's reach (8 bytes), sum (8) and eccentricity (the element)
+ * out and in, and its harmonic sum (8). */
+static size_t sum_size(uint32_t type)
+{
+	return type == ST_INT32 ? sizeof(int64_t) : sizeof(double);
+}
+
+double gs_bytes(uint64_t n, uint32_t type)
+{
+	return (double)n * (2.0 * (sizeof(uint64_t) + sum_size(type) + ST_TYPE_SIZE(type))
+	                    + sizeof(double));
+}
+
 int gs_init(gs_stats *s, uint64_t n, uint32_t type, st_error *err)
 {
 	memset(s, 0, sizeof *s);
@@ -28,7 +41,7 @@ int gs_init(gs_stats *s, uint64_t n, uint32_t type, st_error *err)
 	if (type != ST_INT32 && type != ST_FLOAT32 && type != ST_FLOAT64)
 		return lib_fail(err, "unknown element type %u", type);
 	size_t k = n ? (size_t)n : 1;
-	size_t esum = type == ST_INT32 ? sizeof(int64_t) : sizeof(double);
+	const size_t esum = sum_size(type);
 	for (int dir = 0; dir < 2; dir++) {
 		s->reach[dir] = calloc(k, sizeof(uint64_t));
 		s->sum[dir] = calloc(k, esum);
