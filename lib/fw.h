@@ -126,6 +126,23 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 int fw_solve(uint32_t type, uint64_t n, void *dist, int32_t *pred, int block, int threads,
              int64_t *cycle_vertex, st_error *err);
 
+/* Many small graphs in one call, each solved as fw_solve() solves one,
+ * in the textbook order (scipy's floyd_warshall's distances and
+ * predecessors, bit for bit), a graph a thread: count graphs of n vertices
+ * each (graph g's weights at dist + g * n * n elements of type, stride n;
+ * a smaller graph padded with isolated vertices, INF or +inf off the
+ * diagonal, has the same answer), in place; pred NULL, or count * n * n
+ * predecessors (-1: none).  cycle (count entries): cycle[g] is -1, or a
+ * vertex on a negative cycle of graph g, whose distances and predecessors
+ * are then undefined; the other graphs are answered.  threads <= 0: every
+ * core.  Meant for graphs of up to a few hundred vertices (a matrix in a
+ * core's cache); fw_solve() is the engine for large ones.  Returns the
+ * number of graphs with a negative cycle, or -1 with err naming the first
+ * graph that cannot be solved (a NaN or -inf weight; int32 path lengths
+ * that could reach ST_INF_I32), every matrix then as it was. */
+int64_t fw_batch(uint32_t type, uint64_t count, uint64_t n, void *dist, int32_t *pred,
+                 int threads, int64_t *cycle, st_error *err);
+
 /* Textbook predecessors from the largest intermediate vertex of each
  * path (-1: the edge itself), as the textbook_paths rounds leave them
  * (the CPU engine, or a GPU's): in place, pred[s][t] = pred[m][t] for

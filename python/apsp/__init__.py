@@ -8,6 +8,8 @@
     bc = apsp.betweenness_centrality(G)                 # networkx's, weighted
     apsp.certify(G, dist, pred)                         # proved shortest, or raises
     d = apsp.distance_table(G, sources, targets)        # len(sources) x len(targets)
+    D = apsp.floyd_warshall(graphs)                     # (B, N, N): many small graphs
+    D = apsp.batch_from_edges(edge_index, w, batch)     # PyG's and DGL's layout
 
 shortest_path, floyd_warshall, dijkstra (limit=, min_only=), bellman_ford
 and johnson take scipy.sparse.csgraph's arguments and
@@ -18,6 +20,7 @@ this package's.  load and save read and write the toolkit's streams
 libraries are found in the checkout (after make) or where make install put
 them (see _lib.py)."""
 from . import _lib
+from ._batch import batch_from_edges
 from ._betweenness import betweenness_centrality
 from ._certify import certify, NotShortestError
 from ._csgraph import (bellman_ford, dijkstra, distance_table, floyd_warshall, johnson,

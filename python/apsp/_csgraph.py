@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 
-from . import _engine, _lib, _memory
+from . import _batch, _engine, _lib, _memory
 from ._errors import NegativeCycleError
 from ._graph import NULL_ATOL, arcs as _arcs, dense_graph, _is_sparse, _square
 
@@ -53,7 +53,7 @@ def _run(csgraph, directed, return_predecessors, unweighted, overwrite, device, 
 
 
 def floyd_warshall(csgraph, directed=True, return_predecessors=False, unweighted=False,
-                   overwrite=False, *, device="auto", threads=None):
+                   overwrite=False, *, device="auto", threads=None, **batch):
     """All-pairs shortest paths, as scipy.sparse.csgraph.floyd_warshall:
     csgraph is a dense array (0, NaN and infinities: no edge; as scipy reads
     it, through np.ma.masked_values, any weight within 1e-8 of 0 is no edge
@@ -63,7 +63,15 @@ def floyd_warshall(csgraph, directed=True, return_predecessors=False, unweighted
     unreachable) and, with return_predecessors, the int32 predecessors
     (-9999: none).  NegativeCycleError where a cycle is negative.
     device: 'auto' (the GPU where there is one), 'cpu' or 'gpu'; threads:
-    CPU threads (None: every core)."""
+    CPU threads (None: every core).  A batch of graphs, a (B, N, N) array
+    or a list of graphs, is answered in one call, each graph as one
+    (padded=, unreachable=: see apsp._batch.floyd_warshall)."""
+    if _batch.is_batch(csgraph):
+        return _batch.floyd_warshall(csgraph, directed, return_predecessors, unweighted,
+                                     device=device, threads=threads, **batch)
+    if batch:
+        raise TypeError("padded= and unreachable= are for a batch of graphs: %s"
+                        % ", ".join(sorted(batch)))
     return _run(csgraph, directed, return_predecessors, unweighted, overwrite, device,
                 threads)
 
@@ -106,7 +114,7 @@ def _indices(indices, n):
 
 def shortest_path(csgraph, method="auto", directed=True, return_predecessors=False,
                   unweighted=False, overwrite=False, indices=None, *, device="auto",
-                  threads=None):
+                  threads=None, **batch):
     """scipy.sparse.csgraph.shortest_path: every method ('auto', 'FW', 'D',
     'BF', 'J') runs the toolkit's engines and gives the same results;
     indices keeps the rows of those sources (shaped as indices, then N),
@@ -114,9 +122,15 @@ def shortest_path(csgraph, method="auto", directed=True, return_predecessors=Fal
     no predecessors and device not 'gpu', only those rows are made, by the
     sparse engine (elimination in nested-dissection order, no N x N matrix)
     where the graph has at most 32 arcs a vertex and a small fill.  device
-    and threads as for floyd_warshall."""
+    and threads as for floyd_warshall, and a batch of graphs as there
+    (without indices)."""
     if method not in METHODS:
         raise ValueError("unrecognized method '%s'" % (method,))
+    if _batch.is_batch(csgraph) or batch:
+        if indices is not None:
+            raise ValueError("indices are for one graph, not a batch")
+        return floyd_warshall(csgraph, directed, return_predecessors, unweighted, overwrite,
+                              device=device, threads=threads, **batch)
     if method == "FW" and indices is not None:
         raise ValueError("Cannot specify indices with method == 'FW'.")
     if indices is None:

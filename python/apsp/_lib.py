@@ -144,6 +144,10 @@ def cpu():
                              ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
                              ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(Error)]
     lib.fw_solve.restype = ctypes.c_int
+    lib.fw_batch.argtypes = [ctypes.c_uint32, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                             ctypes.POINTER(Error)]
+    lib.fw_batch.restype = ctypes.c_int64
     lib.gs_init.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32,
                             ctypes.POINTER(Error)]
     lib.gs_init.restype = ctypes.c_int

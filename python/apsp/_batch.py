@@ -1,0 +1,190 @@
+"""Many small graphs in one call: scipy's floyd_warshall on each graph of a
+batch, a graph a thread on the CPU engine (the library's fw_batch), the
+graphs padded to one size and the results padded or as a list."""
+import ctypes
+
+import numpy as np
+
+from . import _engine, _lib
+from ._errors import NegativeCycleError
+from ._graph import FLOAT, NULL_ATOL, dense_graph, _is_sparse
+
+
+def is_batch(csgraph):
+    """A (B, N, N) array, or a list or tuple of graphs (2-D arrays, masked
+    arrays or scipy.sparse matrices; a nested list of numbers is one graph,
+    as scipy reads it)."""
+    if isinstance(csgraph, (list, tuple)):
+        return len(csgraph) > 0 and all(
+            _is_sparse(g) or (isinstance(g, np.ndarray) and g.ndim == 2) for g in csgraph)
+    return isinstance(csgraph, np.ndarray) and csgraph.ndim == 3
+
+
+def _stacked(a, directed, unweighted):
+    """A (B, N, N) array by scipy's rules for each graph, as one float64
+    array (a copy): no edge +inf, the diagonal 0."""
+    if np.ma.isMaskedArray(a):
+        mask = np.ma.getmaskarray(a)
+        dist = np.array(a.data, dtype=FLOAT, order="C")
+        dist[mask] = np.inf
+    else:
+        if a.dtype == object:
+            raise ValueError("the graphs must hold numbers")
+        dist = np.array(a, dtype=FLOAT, order="C")
+    if dist.shape[1] != dist.shape[2]:
+        raise ValueError("a batch of graphs must be shape (B, N, N): %s was given"
+                         % (tuple(dist.shape),))
+    # a few graphs at a time, their temporaries in cache (5x faster at N = 32)
+    step = max(1, (1 << 18) // max(1, dist.shape[1] ** 2))
+    for b in range(0, dist.shape[0], step):
+        _null_as_none(dist[b:b + step], directed, unweighted)
+    i = np.arange(dist.shape[1])
+    dist[:, i, i] = 0
+    return dist, np.full(dist.shape[0], dist.shape[1], dtype=np.int64)
+
+
+def _null_as_none(d, directed, unweighted):
+    """In place: no edge (null_entries: 0 within NULL_ATOL, NaN, the
+    infinities) +inf; finite weights 1 if unweighted; the smaller of the
+    two ways if not directed."""
+    size = np.abs(d)
+    edge = size > NULL_ATOL  # (False for NaN)
+    edge &= size < np.inf
+    np.copyto(d, np.inf, where=~edge)
+    if unweighted:
+        np.copyto(d, 1.0, where=edge)
+    if not directed:
+        np.minimum(d, d.transpose(0, 2, 1).copy(), out=d)
+
+
+def _listed(graphs, directed, unweighted):
+    """A list of graphs of any sizes, each by scipy's rules, padded to the
+    largest with isolated vertices."""
+    mats = [dense_graph(g, directed, unweighted) for g in graphs]
+    sizes = np.array([m.shape[0] for m in mats], dtype=np.int64)
+    n = int(sizes.max()) if len(mats) else 0
+    dist = np.full((len(mats), n, n), np.inf)
+    for b, m in enumerate(mats):
+        dist[b, :m.shape[0], :m.shape[0]] = m
+    i = np.arange(n)
+    dist[:, i, i] = 0
+    return dist, sizes
+
+
+def _solve(dist, paths, threads):
+    """fw_batch on dist (B, N, N float64, in place): the predecessors (-9999:
+    none) or None; NegativeCycleError naming the first graph with one."""
+    lib = _lib.cpu()
+    count, n = dist.shape[0], dist.shape[1]
+    pred = np.empty(dist.shape, dtype=np.int32) if paths else None
+    cycle = np.empty(count, dtype=np.int64)
+    err = _lib.Error()
+    rc = lib.fw_batch(_lib.ST_FLOAT64, count, n, dist.ctypes.data,
+                      pred.ctypes.data if paths else None, _engine._threads(threads),
+                      cycle.ctypes.data, ctypes.byref(err))
+    if rc < 0:
+        raise ValueError(err.text())
+    if rc > 0:
+        bad = np.flatnonzero(cycle >= 0)
+        e = NegativeCycleError("Negative cycle in graph %d (through vertex %d)%s"
+                               % (bad[0], cycle[bad[0]], " and %d more graphs" % (len(bad) - 1)
+                                  if len(bad) > 1 else ""), int(cycle[bad[0]]))
+        e.graphs = bad
+        raise e
+    if paths:
+        np.copyto(pred, _engine.NO_PREDECESSOR, where=pred < 0)
+    return pred
+
+
+def _shaped(dist, pred, sizes, padded, unreachable):
+    """Unreachable pairs and the padding as unreachable (predecessors -9999);
+    the (B, N, N) arrays, or lists of each graph's own."""
+    n = dist.shape[1]
+    if not (isinstance(unreachable, float) and np.isinf(unreachable) and unreachable > 0):
+        np.copyto(dist, unreachable, where=np.isinf(dist))
+    if np.any(sizes < n):
+        outside = np.arange(n)[None, :] >= sizes[:, None]  # (B, N): padding vertices
+        pad = outside[:, :, None] | outside[:, None, :]
+        if pred is not None:
+            np.copyto(pred, _engine.NO_PREDECESSOR, where=pad)
+        np.copyto(dist, unreachable, where=pad)
+    if padded:
+        return (dist, pred) if pred is not None else dist
+    dl = [dist[b, :k, :k] for b, k in enumerate(sizes)]
+    if pred is None:
+        return dl
+    return dl, [pred[b, :k, :k] for b, k in enumerate(sizes)]
+
+
+def floyd_warshall(graphs, directed=True, return_predecessors=False, unweighted=False, *,
+                   device="auto", threads=None, padded=True, unreachable=np.inf):
+    """floyd_warshall on each graph of a batch: a (B, N, N) array (dense or
+    masked, scipy's rules for each graph) or a list of graphs of any sizes
+    (dense, masked or scipy.sparse).  Returns the distances as one (B, N, N)
+    float64 array (padded: entries of vertices a graph does not have are
+    unreachable), or with padded=False a list of each graph's; unreachable
+    pairs hold unreachable (+inf by default).  return_predecessors: int32
+    predecessors alike (-9999: none).  NegativeCycleError names the first
+    graph with a negative cycle (.graphs: all of them).  The batch runs on
+    the CPU engine, every core or threads (there is no GPU batch engine
+    yet: device='gpu' is refused)."""
+    if device == "gpu":
+        raise ValueError("device='gpu': a batch of graphs runs on the CPU engine alone (no GPU "
+                         "batch engine yet)")
+    _engine.pick_device(device)
+    if isinstance(graphs, np.ndarray):
+        dist, sizes = _stacked(graphs, directed, unweighted)
+    else:
+        dist, sizes = _listed(graphs, directed, unweighted)
+    pred = _solve(dist, return_predecessors, threads)
+    return _shaped(dist, pred, sizes, padded, unreachable)
+
+
+def batch_from_edges(edge_index, weights=None, batch=None, *, directed=True,
+                     return_predecessors=False, unweighted=False, threads=None, padded=True,
+                     unreachable=np.inf):
+    """All pairs of every graph of a batch kept as PyG and DGL keep one:
+    edge_index (2, E) arcs u -> v between the batch's vertices, numbered
+    across the batch; weights (E,) (None: 1 each); batch (the vertex count,)
+    each vertex's graph, the graphs' vertices in turn (None: one graph).  An
+    arc is an edge whatever its weight (0 too; the least of repeated arcs;
+    loops ignored), as a scipy.sparse matrix's stored entries are.  Returns
+    as floyd_warshall does for a batch: (B, N, N) distances padded to the
+    largest graph, or a list with padded=False."""
+    ei = np.asarray(edge_index)
+    if ei.ndim != 2 or ei.shape[0] != 2:
+        raise ValueError("edge_index must be shape (2, E): %s was given" % (tuple(ei.shape),))
+    u, v = ei[0].astype(np.int64), ei[1].astype(np.int64)
+    w = np.ones(u.size) if weights is None or unweighted else np.asarray(weights, dtype=FLOAT)
+    if w.shape != u.shape:
+        raise ValueError("weights must be shape (E,) = (%d,): %s was given"
+                         % (u.size, tuple(w.shape)))
+    if np.isnan(w).any() or np.isneginf(w).any():
+        raise ValueError("an edge weight is NaN or -infinity")
+    if batch is None:
+        batch = np.zeros(int(ei.max()) + 1 if ei.size else 0, dtype=np.int64)
+    batch = np.asarray(batch, dtype=np.int64)
+    if batch.size and (np.any(np.diff(batch) < 0) or batch[0] < 0):
+        raise ValueError("batch must number the graphs from 0 up, each graph's vertices in turn")
+    nv = batch.size
+    if u.size and (u.min() < 0 or v.min() < 0 or max(u.max(), v.max()) >= nv):
+        raise ValueError("edge_index names a vertex outside 0 .. %d" % (nv - 1))
+    sizes = np.bincount(batch).astype(np.int64) if nv else np.zeros(0, dtype=np.int64)
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+    g = batch[u]
+    if np.any(batch[v] != g):
+        k = int(np.flatnonzero(batch[v] != g)[0])
+        raise ValueError("arc %d joins graphs %d and %d" % (k, g[k], batch[v[k]]))
+    n = int(sizes.max()) if sizes.size else 0
+    dist = np.full((sizes.size, n, n), np.inf)
+    keep = (u != v) & np.isfinite(w)
+    g, lu, lv, w = g[keep], (u - first[g])[keep], (v - first[g])[keep], w[keep]
+    if not directed:
+        g, lu, lv, w = (np.concatenate((g, g)), np.concatenate((lu, lv)),
+                        np.concatenate((lv, lu)), np.concatenate((w, w)))
+    order = np.argsort(-w, kind="stable")  # the least of repeated arcs written last
+    dist[g[order], lu[order], lv[order]] = w[order]
+    i = np.arange(n)
+    dist[:, i, i] = 0
+    pred = _solve(dist, return_predecessors, threads)
+    return _shaped(dist, pred, sizes, padded, unreachable)

@@ -1,0 +1,195 @@
+/* test_batch.c - fw_batch(): many small graphs in one call, each against
+ * the textbook order written out here, for every element type; padding,
+ * negative cycles in some graphs, bad graphs refused before any is touched,
+ * the same bytes on any thread count. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw.h"
+#include "t.h"
+
+/* The textbook order on one graph of doubles (+inf: no arc), with the
+ * predecessors' start of fw_batch: the reference. */
+static void textbook(int n, double *d, int32_t *p)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			p[i * n + j] = i != j && d[i * n + j] < INFINITY ? i : -1;
+	for (int i = 0; i < n; i++)
+		d[i * n + i] = d[i * n + i] > 0 ? 0 : d[i * n + i];
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++) {
+				double s = d[i * n + k] + d[k * n + j];
+				if (i != k && d[i * n + k] < INFINITY && s < d[i * n + j])
+					d[i * n + j] = s, p[i * n + j] = p[k * n + j];
+			}
+}
+
+/* count graphs of n (padded) vertices, graph g of size[g] <= n: arcs at
+ * 30%, weights 1..20 shifted by potentials (negative arcs, no negative
+ * cycle) where neg is set, as doubles (+inf none). */
+static double *graphs(int count, int n, const int *size, int neg)
+{
+	double *w = malloc(sizeof *w * count * n * n);
+	for (int g = 0; g < count; g++) {
+		double *x = w + (size_t)g * n * n;
+		int h[64];
+		for (int v = 0; v < n; v++)
+			h[v] = neg ? (int)(t_rnd() % 15) : 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				x[i * n + j] = i < size[g] && j < size[g] && i != j && t_rnd() % 10 < 3
+				               ? 1 + (int)(t_rnd() % 20) + h[j] - h[i] : i == j ? 0 : INFINITY;
+	}
+	return w;
+}
+
+/* The graphs as type's elements (INF for +inf). */
+static void *as_type(uint32_t type, const double *w, size_t k)
+{
+	void *o = malloc(k * ST_TYPE_SIZE(type));
+	for (size_t i = 0; i < k; i++)
+		if (type == ST_INT32)
+			((int32_t *)o)[i] = w[i] < INFINITY ? (int32_t)w[i] : ST_INF_I32;
+		else if (type == ST_FLOAT32)
+			((float *)o)[i] = (float)w[i];
+		else
+			((double *)o)[i] = w[i];
+	return o;
+}
+
+static double at(uint32_t type, const void *d, size_t i)
+{
+	if (type == ST_INT32)
+		return ((const int32_t *)d)[i] >= ST_INF_I32 ? INFINITY : ((const int32_t *)d)[i];
+	return type == ST_FLOAT32 ? ((const float *)d)[i] : ((const double *)d)[i];
+}
+
+static const char *tname(uint32_t type)
+{
+	return type == ST_INT32 ? "int32" : type == ST_FLOAT32 ? "float32" : "float64";
+}
+
+/* Each graph against the textbook (weights are small integers: every type's
+ * sums exact), on 1 and 2 threads alike. */
+static void test_types(void)
+{
+	const int count = 200, n = 24;
+	int size[200];
+	for (int g = 0; g < count; g++)
+		size[g] = 1 + (int)(t_rnd() % n);
+	for (int neg = 0; neg < 2; neg++) {
+		double *w = graphs(count, n, size, neg);
+		for (uint32_t type = ST_INT32; type <= ST_FLOAT64; type++) {
+			const size_t k = (size_t)count * n * n;
+			void *d = as_type(type, w, k), *d2 = as_type(type, w, k);
+			int32_t *p = malloc(k * 4), *p2 = malloc(k * 4);
+			int64_t cyc[200], cyc2[200];
+			st_error err;
+			int64_t rc = fw_batch(type, count, n, d, p, 1, cyc, &err);
+			int64_t rc2 = fw_batch(type, count, n, d2, p2, 2, cyc2, &err);
+			int bad = rc != 0 || rc2 != 0, diff = 0;
+			for (int g = 0; g < count && !bad; g++) {
+				double ref[24 * 24];
+				int32_t rp[24 * 24];
+				memcpy(ref, w + (size_t)g * n * n, sizeof ref);
+				textbook(n, ref, rp);
+				for (int e = 0; e < n * n; e++) {
+					const size_t i = (size_t)g * n * n + e;
+					bad |= at(type, d, i) != ref[e] || p[i] != rp[e] || cyc[g] != -1;
+				}
+			}
+			diff = memcmp(d, d2, k * ST_TYPE_SIZE(type)) || memcmp(p, p2, k * 4);
+			T_CHECKF(!bad, "fw_batch %s%s: 200 graphs of 1..24 vertices as the textbook order",
+			         tname(type), neg ? ", negative arcs" : "");
+			T_CHECKF(!diff, "fw_batch %s%s: 1 and 2 threads, the same bytes", tname(type),
+			         neg ? ", negative arcs" : "");
+			/* distances alone: the same distances */
+			void *d3 = as_type(type, w, k);
+			fw_batch(type, count, n, d3, NULL, 0, cyc2, &err);
+			T_CHECKF(!memcmp(d, d3, k * ST_TYPE_SIZE(type)),
+			         "fw_batch %s%s: without predecessors, the same distances", tname(type),
+			         neg ? ", negative arcs" : "");
+			free(d), free(d2), free(d3), free(p), free(p2);
+		}
+		free(w);
+	}
+}
+
+/* A negative cycle in graphs 1 and 3 of 5: named there, the others answered. */
+static void test_cycles(void)
+{
+	const int n = 4;
+	double w[5 * 16];
+	for (int g = 0; g < 5; g++)
+		for (int e = 0; e < 16; e++)
+			w[g * 16 + e] = e % 5 == 0 ? 0 : e % 3 == 1 ? 2 : INFINITY;
+	w[1 * 16 + 0 * 4 + 1] = -3, w[1 * 16 + 1 * 4 + 0] = 1;  /* 0 <-> 1: -2 */
+	w[3 * 16 + 2 * 4 + 2] = -1;                             /* a negative loop */
+	for (uint32_t type = ST_INT32; type <= ST_FLOAT64; type++) {
+		void *d = as_type(type, w, 80);
+		int32_t p[80];
+		int64_t cyc[5];
+		st_error err;
+		int64_t rc = fw_batch(type, 5, n, d, p, 0, cyc, &err);
+		double ref[16];
+		int32_t rp[16];
+		memcpy(ref, w, sizeof ref);
+		textbook(n, ref, rp);
+		int others = 1;
+		for (int g = 0; g < 5; g += 2)
+			for (int e = 0; e < 16; e++)
+				others &= at(type, d, g * 16 + e) == ref[e] && p[g * 16 + e] == rp[e];
+		T_CHECKF(rc == 2 && cyc[0] == -1 && (cyc[1] == 0 || cyc[1] == 1) && cyc[2] == -1
+		         && cyc[3] == 2 && cyc[4] == -1 && others,
+		         "fw_batch %s: negative cycles in graphs 1 and 3 named (%lld: %lld %lld), the "
+		         "others answered", tname(type), (long long)rc, (long long)cyc[1],
+		         (long long)cyc[3]);
+		free(d);
+	}
+}
+
+/* Graphs that cannot be solved: refused, the first named, nothing changed. */
+static void test_refused(void)
+{
+	double w[6 * 9];
+	for (int e = 0; e < 54; e++)
+		w[e] = e % 4 == 0 ? 0 : 3;
+	double nan_w[54], keep[54];
+	memcpy(nan_w, w, sizeof w);
+	nan_w[4 * 9 + 5] = NAN;
+	nan_w[5 * 9 + 1] = -INFINITY;
+	memcpy(keep, nan_w, sizeof keep);
+	int64_t cyc[6];
+	st_error err;
+	int64_t rc = fw_batch(ST_FLOAT64, 6, 3, nan_w, NULL, 0, cyc, &err);
+	T_CHECKF(rc == -1 && strstr(err.msg, "graph 4: a weight is NaN")
+	         && !memcmp(nan_w, keep, sizeof keep),
+	         "fw_batch: a NaN in graph 4 (and -inf in 5) refused as graph 4's, nothing changed "
+	         "(%s)", rc < 0 ? err.msg : "accepted");
+	int32_t big[2 * 9];
+	for (int e = 0; e < 18; e++)
+		big[e] = e % 4 == 0 ? 0 : 5;
+	big[9 + 1] = big[9 + 5] = big[9 + 6] = 0x20000000;
+	int32_t keepi[18];
+	memcpy(keepi, big, sizeof big);
+	rc = fw_batch(ST_INT32, 2, 3, big, NULL, 0, cyc, &err);
+	T_CHECKF(rc == -1 && strstr(err.msg, "graph 1: int32 path lengths could reach")
+	         && !memcmp(big, keepi, sizeof big),
+	         "fw_batch: int32 lengths that could reach INF refused, nothing changed (%s)",
+	         rc < 0 ? err.msg : "accepted");
+	rc = fw_batch(7, 1, 3, w, NULL, 0, cyc, &err);
+	T_CHECKF(rc == -1 && strstr(err.msg, "element type"), "fw_batch: element type 7 refused");
+	rc = fw_batch(ST_FLOAT64, 0, 3, w, NULL, 0, cyc, &err);
+	T_CHECKF(rc == 0, "fw_batch: no graphs, nothing to do");
+}
+
+int main(void)
+{
+	test_types();
+	test_cycles();
+	test_refused();
+	return T_DONE();
+}
