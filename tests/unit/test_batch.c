@@ -76,7 +76,7 @@ static const char *tname(uint32_t type)
  * sums exact), on 1 and 2 threads alike. */
 static void test_types(void)
 {
-	const int count = 200, n = 24;
+	const int count = 200, n = 21; /* (rows of 8 and a tail of 5) */
 	int size[200];
 	for (int g = 0; g < count; g++)
 		size[g] = 1 + (int)(t_rnd() % n);
@@ -102,7 +102,7 @@ static void test_types(void)
 				}
 			}
 			diff = memcmp(d, d2, k * ST_TYPE_SIZE(type)) || memcmp(p, p2, k * 4);
-			T_CHECKF(!bad, "fw_batch %s%s: 200 graphs of 1..24 vertices as the textbook order",
+			T_CHECKF(!bad, "fw_batch %s%s: 200 graphs of 1..21 vertices as the textbook order",
 			         tname(type), neg ? ", negative arcs" : "");
 			T_CHECKF(!diff, "fw_batch %s%s: 1 and 2 threads, the same bytes", tname(type),
 			         neg ? ", negative arcs" : "");
