@@ -94,7 +94,7 @@ static void test_types(void)
 			for (int g = 0; g < count && !bad; g++) {
 				double ref[24 * 24];
 				int32_t rp[24 * 24];
-				memcpy(ref, w + (size_t)g * n * n, sizeof ref);
+				memcpy(ref, w + (size_t)g * n * n, sizeof *ref * n * n);
 				textbook(n, ref, rp);
 				for (int e = 0; e < n * n; e++) {
 					const size_t i = (size_t)g * n * n + e;
