@@ -126,6 +126,13 @@ int fw_cpu(const fw_opts *o, uint32_t type, uint64_t n, void *dist,
 int fw_solve(uint32_t type, uint64_t n, void *dist, int32_t *pred, int block, int threads,
              int64_t *cycle_vertex, st_error *err);
 
+/* The algebra of a run.  FW_MINPLUS: shortest paths, (min, +), what every
+ * engine runs.  FW_WIDEST: widest (bottleneck) paths, (max, min): a path's
+ * width is its narrowest arc's weight, and the answer between two vertices
+ * is the widest path's width (-infinity where there is no path, +infinity
+ * from a vertex to itself).  FW_REACH: reachability, (or, and). */
+enum fw_semiring { FW_MINPLUS = 0, FW_WIDEST = 1, FW_REACH = 2 };
+
 /* Many small graphs in one call, each solved as fw_solve() solves one,
  * in the textbook order (scipy's floyd_warshall's distances and
  * predecessors, bit for bit), a graph a thread: count graphs of n vertices
@@ -140,8 +147,19 @@ int fw_solve(uint32_t type, uint64_t n, void *dist, int32_t *pred, int block, in
  * number of graphs with a negative cycle, or -1 with err naming the first
  * graph that cannot be solved (a NaN or -inf weight; int32 path lengths
  * that could reach ST_INF_I32), every matrix then as it was. */
-int64_t fw_batch(uint32_t type, uint64_t count, uint64_t n, void *dist, int32_t *pred,
-                 int threads, int64_t *cycle, st_error *err);
+int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n, void *dist,
+                 int32_t *pred, int threads, int64_t *cycle, st_error *err);
+/* With semiring FW_WIDEST instead (float32 or float64): the weights are
+ * capacities, -infinity where there is no arc (+infinity: an arc without
+ * bound); the widths replace them, the predecessors those of a widest path
+ * (replaced on strict improvements, in the textbook order); no cycle is
+ * negative (cycle[g] is -1).  FW_REACH is fw_batch_reach's. */
+
+/* Reachability of count graphs of n vertices in one call: m holds each
+ * graph's n x n bytes (non-zero: an arc), in place the closure: 1 where
+ * the row's vertex reaches the column's (itself too), else 0; rows of bits
+ * (Warshall's order), a graph a thread.  0, or -1 with err set. */
+int fw_batch_reach(uint64_t count, uint64_t n, uint8_t *m, int threads, st_error *err);
 
 /* Textbook predecessors from the largest intermediate vertex of each
  * path (-1: the edge itself), as the textbook_paths rounds leave them

@@ -1,10 +1,14 @@
-/* fw_batch.c - many small graphs in one call (see fw.h, fw_batch()).
+/* fw_batch.c - many small graphs in one call (see fw.h, fw_batch() and
+ * fw_batch_reach()), over a semiring: shortest paths, widest paths,
+ * reachability.
  *
  * A graph a thread: each small matrix stays in the thread's cache through
  * the textbook order (pivot k, then row i, then column j, in place), the
  * order scipy's floyd_warshall follows, so the distances and predecessors
- * are its bit for bit.  Every graph is checked before any is solved, so a
- * bad one leaves every matrix as it was. */
+ * are its bit for bit.  The rounds are written once, over the semiring's
+ * extension of a path (TIMES), its order (BETTER) and its zero (HAS);
+ * reachability runs on rows of bits.  Every graph is checked before any is
+ * solved, so a bad one leaves every matrix as it was. */
 #include <immintrin.h>
 #include <math.h>
 #include <omp.h>
@@ -14,16 +18,19 @@
 #include "fw.h"
 #include "common.h"
 
-/* Why graph g's weights cannot be solved (NULL: they can): a NaN or -inf
- * weight; int32 sums of each row's largest weight, or of its most negative,
- * that could reach ST_INF_I32 (a path's length, found or not). */
-static const char *unfit(uint32_t type, uint64_t n, const void *w)
+/* Why graph g's weights cannot be solved (NULL: they can): a NaN weight;
+ * shortest paths: a weight of -infinity, int32 sums of each row's largest
+ * weight, or of its most negative, that could reach ST_INF_I32 (a path's
+ * length, found or not); widest paths: int32 (they take floats). */
+static const char *unfit(uint32_t semiring, uint32_t type, uint64_t n, const void *w)
 {
+	if (semiring == FW_WIDEST && type == ST_INT32)
+		return "widest paths take float32 or float64 weights";
 	if (type != ST_INT32) {
 		for (uint64_t k = 0; k < n * n; k++) {
 			const double x = type == ST_FLOAT32 ? ((const float *)w)[k]
 			                                    : ((const double *)w)[k];
-			if (isnan(x) || x == -INFINITY)
+			if (isnan(x) || (x == -INFINITY && semiring == FW_MINPLUS))
 				return isnan(x) ? "a weight is NaN" : "a weight is -infinity";
 		}
 		return NULL;
@@ -47,74 +54,85 @@ static const char *unfit(uint32_t type, uint64_t n, const void *w)
 }
 
 /* The predecessors before the rounds: i for an arc i -> j, else -1; the
- * diagonal 0 unless negative (a negative loop: a negative cycle). */
-#define START(NAME, T, FINITE)                                                  \
+ * diagonal the semiring's one: shortest paths 0 unless negative (a
+ * negative loop: a negative cycle), widest paths +infinity. */
+#define START(NAME, T, HAS, DIAGONAL)                                           \
 static void NAME(uint64_t n, T *d, int32_t *p)                                  \
 {                                                                               \
 	for (uint64_t i = 0; i < n; i++) {                                      \
-		if (d[i * n + i] > 0)                                           \
-			d[i * n + i] = 0;                                       \
+		DIAGONAL(d[i * n + i]);                                         \
 		for (uint64_t j = 0; p && j < n; j++)                           \
-			p[i * n + j] = i != j && FINITE(d[i * n + j]) ? (int32_t)i : -1; \
+			p[i * n + j] = i != j && HAS(d[i * n + j]) ? (int32_t)i : -1; \
 	}                                                                       \
 }
 
 /* Row i through pivot k with its predecessors: a strict improvement takes
  * the sum and row k's predecessor. */
-#define PATHS_ROW(NAME, T, SUM, ATTR)                                           \
+#define PATHS_ROW(NAME, T, TIMES, BETTER, ATTR)                                 \
 static inline __attribute__((always_inline)) ATTR void NAME(uint64_t n, T aik,  \
 	const T *restrict dk, const int32_t *restrict pk, T *restrict di,       \
 	int32_t *restrict pi)                                                   \
 {                                                                               \
 	for (uint64_t j = 0; j < n; j++) {                                      \
-		const T s = SUM(aik, dk[j]);                                    \
-		const int better = s < di[j];                                   \
+		const T s = TIMES(aik, dk[j]);                                  \
+		const int better = BETTER(s, di[j]);                            \
 		di[j] = better ? s : di[j];                                     \
 		pi[j] = better ? pk[j] : pi[j];                                 \
 	}                                                                       \
 }
 
-/* The textbook rounds on one graph; a vertex on a negative cycle, or -1.
- * int32: an unreachable operand leaves the entry as it is, and a sum is
- * held at -ST_INF_I32 or above (only a negative cycle goes so low), so
- * that no sum overflows. */
-#define ROUNDS(NAME, T, FINITE, SUM, ATTR, PATHS_ROW)                           \
-__attribute__((optimize("O3"))) ATTR static int64_t NAME(uint64_t n, T *restrict d, \
-                                                         int32_t *restrict p)   \
+/* The textbook rounds on one graph over a semiring: TIMES extends a path
+ * by another, BETTER(s, c) where s is strictly better than c, HAS(x) where
+ * x is a path (not the semiring's zero).  Shortest paths in int32: an
+ * unreachable operand leaves the entry as it is, and a sum is held at
+ * -ST_INF_I32 or above (only a negative cycle goes so low), so that no sum
+ * overflows. */
+#define ROUNDS(NAME, T, HAS, TIMES, BETTER, ATTR, PATHS_ROW)                    \
+__attribute__((optimize("O3"))) ATTR static void NAME(uint64_t n, T *restrict d, \
+                                                      int32_t *restrict p)      \
 {                                                                               \
 	for (uint64_t k = 0; k < n; k++) {                                      \
 		const T *restrict dk = d + k * n;                               \
 		const int32_t *restrict pk = p ? p + k * n : NULL;              \
 		for (uint64_t i = 0; i < n; i++) {                              \
 			const T aik = d[i * n + k];                             \
-			if (!FINITE(aik) || i == k)                             \
+			if (!HAS(aik) || i == k)                                \
 				continue;                                       \
 			T *restrict di = d + i * n;                             \
 			if (!p) {                                               \
 				for (uint64_t j = 0; j < n; j++) {              \
-					const T s = SUM(aik, dk[j]);            \
-					di[j] = s < di[j] ? s : di[j];          \
+					const T s = TIMES(aik, dk[j]);          \
+					di[j] = BETTER(s, di[j]) ? s : di[j];   \
 				}                                               \
 				continue;                                       \
 			}                                                       \
 			PATHS_ROW(n, aik, dk, pk, di, p + i * n);               \
 		}                                                               \
 	}                                                                       \
-	for (uint64_t i = 0; i < n; i++)                                        \
-		if (d[i * n + i] < 0)                                           \
-			return (int64_t)i;                                      \
-	return -1;                                                              \
 }
 
+/* ---- the semirings ---- */
+
+/* Shortest paths (min, +): no path INF or +infinity, the diagonal 0. */
 #define FINITE_I32(x) ((x) < ST_INF_I32)
 #define FINITE_F(x) ((x) < INFINITY)
 /* (a + b, b unreachable: unreachable; at least -ST_INF_I32) */
 #define SUM_I32(a, b) ((b) >= ST_INF_I32 ? ST_INF_I32 : (a) + (b) < -ST_INF_I32 ? -ST_INF_I32 : (a) + (b))
 #define SUM_F(a, b) ((a) + (b))
+#define LESS(s, c) ((s) < (c))
+#define ZERO_UNLESS_NEGATIVE(x) ((x) = (x) > 0 ? 0 : (x))
+/* Widest paths (max, min): a path's width its narrowest arc; no path
+ * -infinity, the diagonal +infinity (the empty path). */
+#define WIDE_F(x) ((x) > -INFINITY)
+#define NARROWER(a, b) ((a) < (b) ? (a) : (b))
+#define MORE(s, c) ((s) > (c))
+#define WHOLE(x) ((x) = INFINITY)
 
-START(start_i32, int32_t, FINITE_I32)
-START(start_f32, float, FINITE_F)
-START(start_f64, double, FINITE_F)
+START(start_i32, int32_t, FINITE_I32, ZERO_UNLESS_NEGATIVE)
+START(start_f32, float, FINITE_F, ZERO_UNLESS_NEGATIVE)
+START(start_f64, double, FINITE_F, ZERO_UNLESS_NEGATIVE)
+START(start_wide_f32, float, WIDE_F, WHOLE)
+START(start_wide_f64, double, WIDE_F, WHOLE)
 /* Each built for the baseline, AVX2 and AVX-512 (the predecessors' loop,
  * of two widths, is left scalar by the baseline's SSE2: 6x slower at n =
  * 32), the processor's best taken at run time. */
@@ -139,44 +157,63 @@ static inline __attribute__((always_inline)) AVX512 void paths_row_f64_avx512(ui
 	}
 }
 
-#define ROUNDS3(NAME, T, FINITE, SUM, ROW512)                                   \
-	PATHS_ROW(NAME##_row, T, SUM, )                                         \
-	PATHS_ROW(NAME##_row_avx2, T, SUM, AVX2)                                \
-	PATHS_ROW(NAME##_row_avx512, T, SUM, AVX512)                            \
-	ROUNDS(NAME##_portable, T, FINITE, SUM, , NAME##_row)                   \
-	ROUNDS(NAME##_avx2, T, FINITE, SUM, AVX2, NAME##_row_avx2)              \
-	ROUNDS(NAME##_avx512, T, FINITE, SUM, AVX512, ROW512)                   \
-	static int64_t NAME(enum fw_simd simd, uint64_t n, T *d, int32_t *p)    \
+#define ROUNDS3(NAME, T, HAS, TIMES, BETTER, ROW512)                           \
+	PATHS_ROW(NAME##_row, T, TIMES, BETTER, )                               \
+	PATHS_ROW(NAME##_row_avx2, T, TIMES, BETTER, AVX2)                      \
+	PATHS_ROW(NAME##_row_avx512, T, TIMES, BETTER, AVX512)                  \
+	ROUNDS(NAME##_portable, T, HAS, TIMES, BETTER, , NAME##_row)            \
+	ROUNDS(NAME##_avx2, T, HAS, TIMES, BETTER, AVX2, NAME##_row_avx2)       \
+	ROUNDS(NAME##_avx512, T, HAS, TIMES, BETTER, AVX512, ROW512)            \
+	static void NAME(enum fw_simd simd, uint64_t n, T *d, int32_t *p)       \
 	{                                                                       \
-		return simd == FW_SIMD_AVX512 ? NAME##_avx512(n, d, p)          \
-		       : simd == FW_SIMD_AVX2 ? NAME##_avx2(n, d, p)            \
-		                              : NAME##_portable(n, d, p);       \
+		if (simd == FW_SIMD_AVX512)                                     \
+			NAME##_avx512(n, d, p);                                 \
+		else if (simd == FW_SIMD_AVX2)                                  \
+			NAME##_avx2(n, d, p);                                   \
+		else                                                            \
+			NAME##_portable(n, d, p);                               \
 	}
-ROUNDS3(rounds_i32, int32_t, FINITE_I32, SUM_I32, rounds_i32_row_avx512)
-ROUNDS3(rounds_f32, float, FINITE_F, SUM_F, rounds_f32_row_avx512)
-ROUNDS3(rounds_f64, double, FINITE_F, SUM_F, paths_row_f64_avx512)
+ROUNDS3(rounds_i32, int32_t, FINITE_I32, SUM_I32, LESS, rounds_i32_row_avx512)
+ROUNDS3(rounds_f32, float, FINITE_F, SUM_F, LESS, rounds_f32_row_avx512)
+ROUNDS3(rounds_f64, double, FINITE_F, SUM_F, LESS, paths_row_f64_avx512)
+ROUNDS3(rounds_wide_f32, float, WIDE_F, NARROWER, MORE, rounds_wide_f32_row_avx512)
+ROUNDS3(rounds_wide_f64, double, WIDE_F, NARROWER, MORE, rounds_wide_f64_row_avx512)
 
-/* Graph g solved in place: -1, or a vertex on its negative cycle. */
-static int64_t solve_one(uint32_t type, enum fw_simd simd, uint64_t n, void *d, int32_t *p)
+/* A vertex whose diagonal entry is below 0 (on a negative cycle), or -1. */
+static int64_t negative_diagonal(uint32_t type, uint64_t n, const void *d)
 {
-	switch (type) {
-	case ST_INT32:
-		start_i32(n, d, p);
-		return rounds_i32(simd, n, d, p);
-	case ST_FLOAT32:
-		start_f32(n, d, p);
-		return rounds_f32(simd, n, d, p);
-	default:
-		start_f64(n, d, p);
-		return rounds_f64(simd, n, d, p);
-	}
+	for (uint64_t i = 0; i < n; i++)
+		if (type == ST_INT32 ? ((const int32_t *)d)[i * n + i] < 0
+		    : type == ST_FLOAT32 ? ((const float *)d)[i * n + i] < 0
+		                         : ((const double *)d)[i * n + i] < 0)
+			return (int64_t)i;
+	return -1;
 }
 
-int64_t fw_batch(uint32_t type, uint64_t count, uint64_t n, void *dist, int32_t *pred,
-                 int threads, int64_t *cycle, st_error *err)
+/* Graph g solved in place: -1, or a vertex on its negative cycle. */
+static int64_t solve_one(uint32_t semiring, uint32_t type, enum fw_simd simd, uint64_t n,
+                         void *d, int32_t *p)
+{
+	if (semiring == FW_WIDEST && type == ST_FLOAT32)
+		start_wide_f32(n, d, p), rounds_wide_f32(simd, n, d, p);
+	else if (semiring == FW_WIDEST)
+		start_wide_f64(n, d, p), rounds_wide_f64(simd, n, d, p);
+	else if (type == ST_INT32)
+		start_i32(n, d, p), rounds_i32(simd, n, d, p);
+	else if (type == ST_FLOAT32)
+		start_f32(n, d, p), rounds_f32(simd, n, d, p);
+	else
+		start_f64(n, d, p), rounds_f64(simd, n, d, p);
+	return semiring == FW_MINPLUS ? negative_diagonal(type, n, d) : -1;
+}
+
+int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n, void *dist,
+                 int32_t *pred, int threads, int64_t *cycle, st_error *err)
 {
 	if (type != ST_INT32 && type != ST_FLOAT32 && type != ST_FLOAT64)
 		return lib_fail(err, "unknown element type %u", type);
+	if (semiring != FW_MINPLUS && semiring != FW_WIDEST)
+		return lib_fail(err, "semiring %u: fw_batch takes FW_MINPLUS or FW_WIDEST", semiring);
 	if (n > ST_MAX_N || (n && count > UINT64_MAX / (n * n)))
 		return lib_fail(err, "%llu graphs of %llu vertices: too many", (unsigned long long)count,
 		                (unsigned long long)n);
@@ -185,19 +222,67 @@ int64_t fw_batch(uint32_t type, uint64_t count, uint64_t n, void *dist, int32_t 
 	uint64_t bad = count;
 	#pragma omp parallel for schedule(dynamic, 64) reduction(min : bad) LIB_OMP_THREADS(threads)
 	for (uint64_t g = 0; g < count; g++)
-		if (g < bad && unfit(type, n, (const char *)dist + g * nn * es))
+		if (g < bad && unfit(semiring, type, n, (const char *)dist + g * nn * es))
 			bad = g;
 	if (bad < count)
 		return lib_fail(err, "graph %llu: %s", (unsigned long long)bad,
-		                unfit(type, n, (const char *)dist + bad * nn * es));
+		                unfit(semiring, type, n, (const char *)dist + bad * nn * es));
 	int64_t cycles = 0;
 	const enum fw_simd simd = fw_simd_detect();
 	#pragma omp parallel for schedule(dynamic, 16) reduction(+ : cycles) LIB_OMP_THREADS(threads)
 	for (uint64_t g = 0; g < count; g++) {
-		const int64_t v = solve_one(type, simd, n, (char *)dist + g * nn * es,
+		const int64_t v = solve_one(semiring, type, simd, n, (char *)dist + g * nn * es,
 		                            pred ? pred + g * nn : NULL);
 		cycle[g] = v;
 		cycles += v >= 0;
 	}
 	return cycles;
+}
+
+/* ---- reachability ---- */
+
+/* One graph's closure on bits: row i's words hold the vertices i reaches;
+ * pivot k adds row k's to every row that reaches k (Warshall's order). */
+static void closure_one(uint64_t n, uint8_t *m, uint64_t *bits)
+{
+	const uint64_t W = (n + 63) / 64;
+	memset(bits, 0, n * W * 8);
+	for (uint64_t i = 0; i < n; i++) {
+		m[i * n + i] = 1;
+		for (uint64_t j = 0; j < n; j++)
+			bits[i * W + j / 64] |= (uint64_t)(m[i * n + j] != 0) << (j % 64);
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		const uint64_t *bk = bits + k * W, bit = 1ull << (k % 64);
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t *bi = bits + i * W;
+			if (i != k && (bi[k / 64] & bit))
+				for (uint64_t w = 0; w < W; w++)
+					bi[w] |= bk[w];
+		}
+	}
+	for (uint64_t i = 0; i < n; i++)
+		for (uint64_t j = 0; j < n; j++)
+			m[i * n + j] = (bits[i * W + j / 64] >> (j % 64)) & 1;
+}
+
+int fw_batch_reach(uint64_t count, uint64_t n, uint8_t *m, int threads, st_error *err)
+{
+	if (n > ST_MAX_N || (n && count > UINT64_MAX / (n * n)))
+		return lib_fail(err, "%llu graphs of %llu vertices: too many", (unsigned long long)count,
+		                (unsigned long long)n);
+	const uint64_t bytes = n * ((n + 63) / 64) * 8;
+	int failed = 0;
+	#pragma omp parallel LIB_OMP_THREADS(threads) reduction(| : failed)
+	{
+		uint64_t *bits = malloc(bytes ? bytes : 1);
+		failed = !bits;
+		#pragma omp for schedule(dynamic, 16)
+		for (uint64_t g = 0; g < count; g++)
+			if (bits)
+				closure_one(n, m + g * n * n, bits);
+		free(bits);
+	}
+	return failed ? lib_fail(err, "out of memory for the rows of bits (n = %llu)",
+	                         (unsigned long long)n) : 0;
 }

@@ -10,6 +10,8 @@
     d = apsp.distance_table(G, sources, targets)        # len(sources) x len(targets)
     D = apsp.floyd_warshall(graphs)                     # (B, N, N): many small graphs
     D = apsp.batch_from_edges(edge_index, w, batch)     # PyG's and DGL's layout
+    W = apsp.widest_paths(G)                            # bottleneck widths (max, min)
+    R = apsp.reachability(G)                            # bool: who reaches whom
 
 shortest_path, floyd_warshall, dijkstra (limit=, min_only=), bellman_ford
 and johnson take scipy.sparse.csgraph's arguments and
@@ -26,6 +28,7 @@ from ._certify import certify, NotShortestError
 from ._csgraph import (bellman_ford, dijkstra, distance_table, floyd_warshall, johnson,
                        shortest_path)
 from ._engine import has_gpu
+from ._semirings import reachability, widest_paths
 from ._errors import NegativeCycleError
 from ._stats import stats, COLUMNS
 

@@ -71,15 +71,28 @@ def _listed(graphs, directed, unweighted):
     return dist, sizes
 
 
-def _solve(dist, paths, threads):
-    """fw_batch on dist (B, N, N float64, in place): the predecessors (-9999:
-    none) or None; NegativeCycleError naming the first graph with one."""
+def graphs(csgraph, directed, unweighted):
+    """One graph or a batch, by scipy's rules for each, as one (B, N, N)
+    float64 array (no edge +inf, the diagonal 0), the graphs' sizes, and
+    whether it was one graph."""
+    if not is_batch(csgraph):
+        d = dense_graph(csgraph, directed, unweighted)
+        return d[None], np.array([d.shape[0]], dtype=np.int64), True
+    if isinstance(csgraph, np.ndarray):
+        return _stacked(csgraph, directed, unweighted) + (False,)
+    return _listed(csgraph, directed, unweighted) + (False,)
+
+
+def solve(dist, paths, threads, semiring=_lib.FW_MINPLUS):
+    """fw_batch on dist (B, N, N float64, in place) over the semiring
+    (_lib.FW_MINPLUS or FW_WIDEST): the predecessors (-9999: none) or None;
+    NegativeCycleError naming the first graph with one."""
     lib = _lib.cpu()
     count, n = dist.shape[0], dist.shape[1]
     pred = np.empty(dist.shape, dtype=np.int32) if paths else None
     cycle = np.empty(count, dtype=np.int64)
     err = _lib.Error()
-    rc = lib.fw_batch(_lib.ST_FLOAT64, count, n, dist.ctypes.data,
+    rc = lib.fw_batch(semiring, _lib.ST_FLOAT64, count, n, dist.ctypes.data,
                       pred.ctypes.data if paths else None, _engine._threads(threads),
                       cycle.ctypes.data, ctypes.byref(err))
     if rc < 0:
@@ -96,12 +109,13 @@ def _solve(dist, paths, threads):
     return pred
 
 
-def _shaped(dist, pred, sizes, padded, unreachable):
-    """Unreachable pairs and the padding as unreachable (predecessors -9999);
-    the (B, N, N) arrays, or lists of each graph's own."""
+def shaped(dist, pred, sizes, padded, unreachable, none=np.inf):
+    """Unreachable pairs (none: their value in dist) and the padding as
+    unreachable (predecessors -9999); the (B, N, N) arrays, or lists of
+    each graph's own."""
     n = dist.shape[1]
-    if not (isinstance(unreachable, float) and np.isinf(unreachable) and unreachable > 0):
-        np.copyto(dist, unreachable, where=np.isinf(dist))
+    if not (isinstance(unreachable, float) and unreachable == none):
+        np.copyto(dist, unreachable, where=dist == none)
     if np.any(sizes < n):
         outside = np.arange(n)[None, :] >= sizes[:, None]  # (B, N): padding vertices
         pad = outside[:, :, None] | outside[:, None, :]
@@ -116,8 +130,8 @@ def _shaped(dist, pred, sizes, padded, unreachable):
     return dl, [pred[b, :k, :k] for b, k in enumerate(sizes)]
 
 
-def floyd_warshall(graphs, directed=True, return_predecessors=False, unweighted=False, *,
-                   device="auto", threads=None, padded=True, unreachable=np.inf):
+def floyd_warshall(graphs_given, directed=True, return_predecessors=False, unweighted=False,
+                   *, device="auto", threads=None, padded=True, unreachable=np.inf):
     """floyd_warshall on each graph of a batch: a (B, N, N) array (dense or
     masked, scipy's rules for each graph) or a list of graphs of any sizes
     (dense, masked or scipy.sparse).  Returns the distances as one (B, N, N)
@@ -132,12 +146,9 @@ def floyd_warshall(graphs, directed=True, return_predecessors=False, unweighted=
         raise ValueError("device='gpu': a batch of graphs runs on the CPU engine alone (no GPU "
                          "batch engine yet)")
     _engine.pick_device(device)
-    if isinstance(graphs, np.ndarray):
-        dist, sizes = _stacked(graphs, directed, unweighted)
-    else:
-        dist, sizes = _listed(graphs, directed, unweighted)
-    pred = _solve(dist, return_predecessors, threads)
-    return _shaped(dist, pred, sizes, padded, unreachable)
+    dist, sizes, _ = graphs(graphs_given, directed, unweighted)
+    pred = solve(dist, return_predecessors, threads)
+    return shaped(dist, pred, sizes, padded, unreachable)
 
 
 def batch_from_edges(edge_index, weights=None, batch=None, *, directed=True,
@@ -186,5 +197,5 @@ def batch_from_edges(edge_index, weights=None, batch=None, *, directed=True,
     dist[g[order], lu[order], lv[order]] = w[order]
     i = np.arange(n)
     dist[:, i, i] = 0
-    pred = _solve(dist, return_predecessors, threads)
-    return _shaped(dist, pred, sizes, padded, unreachable)
+    pred = solve(dist, return_predecessors, threads)
+    return shaped(dist, pred, sizes, padded, unreachable)

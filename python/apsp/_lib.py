@@ -18,6 +18,7 @@ _TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # library of another layout is refused, not read as wrong numbers.
 LAYOUT_VERSION = 2
 ST_INT32, ST_FLOAT32, ST_FLOAT64 = 1, 2, 3
+FW_MINPLUS, FW_WIDEST = 0, 1  # enum fw_semiring (fw.h)
 ST_DIRECTED, ST_NEGATIVE, ST_NEGCYCLE = 1, 2, 4
 ST_INF_I32 = 0x3FFFFFFF
 GS_OUT, GS_IN = 0, 1
@@ -144,10 +145,13 @@ def cpu():
                              ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
                              ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(Error)]
     lib.fw_solve.restype = ctypes.c_int
-    lib.fw_batch.argtypes = [ctypes.c_uint32, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p,
-                             ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+    lib.fw_batch.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_uint64,
+                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
                              ctypes.POINTER(Error)]
     lib.fw_batch.restype = ctypes.c_int64
+    lib.fw_batch_reach.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_int,
+                                   ctypes.POINTER(Error)]
+    lib.fw_batch_reach.restype = ctypes.c_int
     lib.gs_init.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32,
                             ctypes.POINTER(Error)]
     lib.gs_init.restype = ctypes.c_int

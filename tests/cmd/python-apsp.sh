@@ -1,5 +1,6 @@
 # python/apsp, scipy's interface on the toolkit's engines: its own tests
-# (tests/python/test_apsp.py, and test_batch.py of many graphs a call), then scipy's tests of shortest_path
+# (tests/python/test_apsp.py, test_batch.py of many graphs a call,
+# test_semirings.py of widest paths and reachability), then scipy's tests of shortest_path
 # (test_shortest_path.py as python3-scipy ships it) with apsp.shortest_path
 # and apsp.NegativeCycleError in scipy's place (tests/python/scipy_in_place.py),
 # on the CPU, and on the GPU where there is one.
@@ -17,6 +18,7 @@ for dev in $devices; do
 	"$py" "$TOP/tests/python/test_apsp.py" "$TOP" $dev
 done
 "$py" "$TOP/tests/python/test_batch.py" "$TOP"
+"$py" "$TOP/tests/python/test_semirings.py" "$TOP"
 
 tests=$("$py" -c 'import os, scipy.sparse.csgraph as c; print(os.path.join(os.path.dirname(c.__file__), "tests", "test_shortest_path.py"))')
 if ! "$py" -c 'import pytest' 2>/dev/null; then

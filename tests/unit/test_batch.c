@@ -88,8 +88,8 @@ static void test_types(void)
 			int32_t *p = malloc(k * 4), *p2 = malloc(k * 4);
 			int64_t cyc[200], cyc2[200];
 			st_error err;
-			int64_t rc = fw_batch(type, count, n, d, p, 1, cyc, &err);
-			int64_t rc2 = fw_batch(type, count, n, d2, p2, 2, cyc2, &err);
+			int64_t rc = fw_batch(FW_MINPLUS, type, count, n, d, p, 1, cyc, &err);
+			int64_t rc2 = fw_batch(FW_MINPLUS, type, count, n, d2, p2, 2, cyc2, &err);
 			int bad = rc != 0 || rc2 != 0, diff = 0;
 			for (int g = 0; g < count && !bad; g++) {
 				double ref[24 * 24];
@@ -108,7 +108,7 @@ static void test_types(void)
 			         neg ? ", negative arcs" : "");
 			/* distances alone: the same distances */
 			void *d3 = as_type(type, w, k);
-			fw_batch(type, count, n, d3, NULL, 0, cyc2, &err);
+			fw_batch(FW_MINPLUS, type, count, n, d3, NULL, 0, cyc2, &err);
 			T_CHECKF(!memcmp(d, d3, k * ST_TYPE_SIZE(type)),
 			         "fw_batch %s%s: without predecessors, the same distances", tname(type),
 			         neg ? ", negative arcs" : "");
@@ -133,7 +133,7 @@ static void test_cycles(void)
 		int32_t p[80];
 		int64_t cyc[5];
 		st_error err;
-		int64_t rc = fw_batch(type, 5, n, d, p, 0, cyc, &err);
+		int64_t rc = fw_batch(FW_MINPLUS, type, 5, n, d, p, 0, cyc, &err);
 		double ref[16];
 		int32_t rp[16];
 		memcpy(ref, w, sizeof ref);
@@ -164,7 +164,7 @@ static void test_refused(void)
 	memcpy(keep, nan_w, sizeof keep);
 	int64_t cyc[6];
 	st_error err;
-	int64_t rc = fw_batch(ST_FLOAT64, 6, 3, nan_w, NULL, 0, cyc, &err);
+	int64_t rc = fw_batch(FW_MINPLUS, ST_FLOAT64, 6, 3, nan_w, NULL, 0, cyc, &err);
 	T_CHECKF(rc == -1 && strstr(err.msg, "graph 4: a weight is NaN")
 	         && !memcmp(nan_w, keep, sizeof keep),
 	         "fw_batch: a NaN in graph 4 (and -inf in 5) refused as graph 4's, nothing changed "
@@ -175,19 +175,137 @@ static void test_refused(void)
 	big[9 + 1] = big[9 + 5] = big[9 + 6] = 0x20000000;
 	int32_t keepi[18];
 	memcpy(keepi, big, sizeof big);
-	rc = fw_batch(ST_INT32, 2, 3, big, NULL, 0, cyc, &err);
+	rc = fw_batch(FW_MINPLUS, ST_INT32, 2, 3, big, NULL, 0, cyc, &err);
 	T_CHECKF(rc == -1 && strstr(err.msg, "graph 1: int32 path lengths could reach")
 	         && !memcmp(big, keepi, sizeof big),
 	         "fw_batch: int32 lengths that could reach INF refused, nothing changed (%s)",
 	         rc < 0 ? err.msg : "accepted");
-	rc = fw_batch(7, 1, 3, w, NULL, 0, cyc, &err);
+	rc = fw_batch(FW_MINPLUS, 7, 1, 3, w, NULL, 0, cyc, &err);
 	T_CHECKF(rc == -1 && strstr(err.msg, "element type"), "fw_batch: element type 7 refused");
-	rc = fw_batch(ST_FLOAT64, 0, 3, w, NULL, 0, cyc, &err);
+	rc = fw_batch(FW_MINPLUS, ST_FLOAT64, 0, 3, w, NULL, 0, cyc, &err);
 	T_CHECKF(rc == 0, "fw_batch: no graphs, nothing to do");
+}
+
+/* Widest paths of one graph from source s by the widest-first search (a
+ * Dijkstra of max and min), the oracle: width[t] of every vertex. */
+static void widest_from(int n, const double *w, int s, double *width)
+{
+	char done[64] = {0};
+	for (int v = 0; v < n; v++)
+		width[v] = -INFINITY;
+	width[s] = INFINITY;
+	for (int round = 0; round < n; round++) {
+		int u = -1;
+		for (int v = 0; v < n; v++)
+			if (!done[v] && width[v] > -INFINITY && (u < 0 || width[v] > width[u]))
+				u = v;
+		if (u < 0)
+			break;
+		done[u] = 1;
+		for (int v = 0; v < n; v++) {
+			double x = w[u * n + v] < width[u] ? w[u * n + v] : width[u];
+			if (u != v && !done[v] && x > width[v])
+				width[v] = x;
+		}
+	}
+}
+
+/* Widest paths of graphs with many ties (weights 1..4, no arc -inf): the
+ * widths the oracle's, and every predecessor chain a path back to its
+ * source whose narrowest arc is the width. */
+static void test_widest(void)
+{
+	const int count = 150, n = 19;
+	const size_t k = (size_t)count * n * n;
+	double *w = malloc(k * sizeof *w), *d = malloc(k * sizeof *d);
+	int32_t *p = malloc(k * 4);
+	int64_t cyc[150];
+	for (size_t e = 0; e < k; e++)
+		w[e] = t_rnd() % 10 < 2 ? 1 + t_rnd() % 4 : -INFINITY;
+	memcpy(d, w, k * sizeof *d);
+	st_error err;
+	int64_t rc = fw_batch(FW_WIDEST, ST_FLOAT64, count, n, d, p, 0, cyc, &err);
+	int widths = rc == 0, chains = rc == 0;
+	for (int g = 0; g < count && widths && chains; g++) {
+		const double *wg = w + (size_t)g * n * n, *dg = d + (size_t)g * n * n;
+		const int32_t *pg = p + (size_t)g * n * n;
+		for (int s = 0; s < n; s++) {
+			double want[64];
+			widest_from(n, wg, s, want);
+			for (int t = 0; t < n; t++) {
+				widths &= dg[s * n + t] == want[t] && cyc[g] == -1;
+				if (t == s || want[t] == -INFINITY) {
+					chains &= pg[s * n + t] == -1;
+					continue;
+				}
+				double narrowest = INFINITY;
+				int v = t, steps = 0;
+				while (v != s && steps++ <= n) {
+					int u = pg[s * n + v];
+					if (u < 0 || u == v || wg[u * n + v] == -INFINITY)
+						break;
+					narrowest = wg[u * n + v] < narrowest ? wg[u * n + v] : narrowest;
+					v = u;
+				}
+				chains &= v == s && narrowest == want[t];
+			}
+		}
+	}
+	T_CHECKF(widths, "fw_batch FW_WIDEST: 150 graphs of 19 vertices, weights 1..4: the widths of "
+	         "a widest-first search from every vertex");
+	T_CHECKF(chains, "fw_batch FW_WIDEST: every predecessor chain a path to its source as wide "
+	         "as the width");
+	float wf[9] = {0, 2, -INFINITY, -INFINITY, 0, 5, -INFINITY, -INFINITY, 0};
+	rc = fw_batch(FW_WIDEST, ST_FLOAT32, 1, 3, wf, NULL, 0, cyc, &err);
+	T_CHECKF(rc == 0 && wf[0 * 3 + 2] == 2 && wf[2 * 3 + 1] == -INFINITY
+	         && wf[1 * 3 + 0] == -INFINITY && wf[4] == INFINITY, "fw_batch FW_WIDEST float32: 0 -> 1 -> 2 of width 2, the "
+	         "diagonal +inf, no path -inf");
+	int32_t wi[4] = {0, 1, 1, 0};
+	rc = fw_batch(FW_WIDEST, ST_INT32, 1, 2, wi, NULL, 0, cyc, &err);
+	T_CHECKF(rc == -1 && strstr(err.msg, "float32 or float64"),
+	         "fw_batch FW_WIDEST int32: refused (%s)", rc < 0 ? err.msg : "accepted");
+	free(w), free(d), free(p);
+}
+
+/* Reachability against a search from every vertex, on graphs of 1..130
+ * vertices (rows of one to three words). */
+static void test_reach(void)
+{
+	int ok = 1;
+	for (int n = 1; n <= 130 && ok; n += 43) {
+		const int count = 20;
+		uint8_t *m = malloc((size_t)count * n * n), *a = malloc((size_t)count * n * n);
+		for (size_t e = 0; e < (size_t)count * n * n; e++)
+			a[e] = m[e] = t_rnd() % (unsigned)(2 * n) == 0 ? (uint8_t)(1 + t_rnd() % 200) : 0;
+		st_error err;
+		ok &= fw_batch_reach(count, n, m, 0, &err) == 0;
+		int *stack = malloc(sizeof *stack * n);
+		char *seen = malloc(n);
+		for (int g = 0; g < count && ok; g++)
+			for (int s = 0; s < n; s++) {
+				const uint8_t *ag = a + (size_t)g * n * n;
+				memset(seen, 0, n);
+				int top = 0;
+				stack[top++] = s, seen[s] = 1;
+				while (top) {
+					int u = stack[--top];
+					for (int v = 0; v < n; v++)
+						if (ag[u * n + v] && !seen[v])
+							seen[v] = 1, stack[top++] = v;
+				}
+				for (int t = 0; t < n; t++)
+					ok &= m[(size_t)g * n * n + s * n + t] == seen[t];
+			}
+		free(m), free(a), free(stack), free(seen);
+	}
+	T_CHECKF(ok, "fw_batch_reach: 20 graphs each of 1, 44, 87 and 130 vertices: a search's "
+	         "closure, 0 and 1");
 }
 
 int main(void)
 {
+	test_widest();
+	test_reach();
 	test_types();
 	test_cycles();
 	test_refused();
