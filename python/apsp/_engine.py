@@ -12,9 +12,10 @@ NO_PREDECESSOR = -9999  # scipy's
 NULL_VALUES, UNDIRECTED, UNWEIGHTED = 1, 2, 4
 # A graph of at most this many vertices on the CPU goes through fw_batch
 # alone, on one thread: its matrix in cache, none of the blocked engine's
-# set-up (n = 16: 0.4 ms a call became a few microseconds), the textbook
-# order's answers (scipy's) either way.
-SMALL = 64
+# set-up, the textbook order's answers (scipy's) either way.  With
+# predecessors, on 2 cores: n = 16 0.41 ms a call became 23 us, n = 128
+# 1.68 ms 0.52 ms; without, n = 128 the same (bench/batch.md).
+SMALL = 128
 
 
 def _threads(threads):
