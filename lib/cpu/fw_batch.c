@@ -81,33 +81,51 @@ static inline __attribute__((always_inline)) ATTR void NAME(uint64_t n, T aik,  
 	}                                                                       \
 }
 
-/* The textbook rounds on one graph over a semiring: TIMES extends a path
- * by another, BETTER(s, c) where s is strictly better than c, HAS(x) where
- * x is a path (not the semiring's zero).  Shortest paths in int32: an
+/* Row i of one graph through pivot k, in the textbook order over a
+ * semiring: TIMES extends a path by another, BETTER(s, c) where s is
+ * strictly better than c, HAS(x) where x is a path (not the semiring's
+ * zero).  Row k and column k do not change at step k (the diagonal is the
+ * semiring's one; row k is passed over), so the rows of a step may run on
+ * several threads with the same result.  Shortest paths in int32: an
  * unreachable operand leaves the entry as it is, and a sum is held at
  * -ST_INF_I32 or above (only a negative cycle goes so low), so that no sum
  * overflows. */
-#define ROUNDS(NAME, T, HAS, TIMES, BETTER, ATTR, PATHS_ROW)                    \
-__attribute__((optimize("O3"))) ATTR static void NAME(uint64_t n, T *restrict d, \
-                                                      int32_t *restrict p)      \
+#define PIVOT_ROW(NAME, T, HAS, TIMES, BETTER, ATTR, PATHS_ROW)                 \
+static inline __attribute__((always_inline)) ATTR void NAME(uint64_t n,         \
+	uint64_t k, uint64_t i, T *d, int32_t *p)                               \
 {                                                                               \
-	for (uint64_t k = 0; k < n; k++) {                                      \
-		const T *restrict dk = d + k * n;                               \
-		const int32_t *restrict pk = p ? p + k * n : NULL;              \
-		for (uint64_t i = 0; i < n; i++) {                              \
-			const T aik = d[i * n + k];                             \
-			if (!HAS(aik) || i == k)                                \
-				continue;                                       \
-			T *restrict di = d + i * n;                             \
-			if (!p) {                                               \
-				for (uint64_t j = 0; j < n; j++) {              \
-					const T s = TIMES(aik, dk[j]);          \
-					di[j] = BETTER(s, di[j]) ? s : di[j];   \
-				}                                               \
-				continue;                                       \
-			}                                                       \
-			PATHS_ROW(n, aik, dk, pk, di, p + i * n);               \
+	const T aik = d[i * n + k];                                             \
+	if (!HAS(aik) || i == k)                                                \
+		return;                                                         \
+	const T *restrict dk = d + k * n;                                       \
+	T *restrict di = d + i * n;                                             \
+	if (!p) {                                                               \
+		for (uint64_t j = 0; j < n; j++) {                              \
+			const T s = TIMES(aik, dk[j]);                          \
+			di[j] = BETTER(s, di[j]) ? s : di[j];                   \
 		}                                                               \
+		return;                                                         \
+	}                                                                       \
+	PATHS_ROW(n, aik, dk, p + k * n, di, p + i * n);                        \
+}
+
+/* The rounds on one graph: on the calling thread, or (team > 1) each
+ * step's rows shared by a team of threads (one large graph). */
+#define ROUNDS(NAME, T, ATTR, PIVOT)                                            \
+__attribute__((optimize("O3"))) ATTR static void NAME(uint64_t n, T *d, int32_t *p, \
+                                                      int team)                 \
+{                                                                               \
+	if (team <= 1) {                                                        \
+		for (uint64_t k = 0; k < n; k++)                                \
+			for (uint64_t i = 0; i < n; i++)                        \
+				PIVOT(n, k, i, d, p);                           \
+		return;                                                         \
+	}                                                                       \
+	_Pragma("omp parallel num_threads(team)")                               \
+	for (uint64_t k = 0; k < n; k++) {                                      \
+		_Pragma("omp for schedule(static)")                             \
+		for (uint64_t i = 0; i < n; i++)                                \
+			PIVOT(n, k, i, d, p);                                   \
 	}                                                                       \
 }
 
@@ -161,23 +179,33 @@ static inline __attribute__((always_inline)) AVX512 void paths_row_f64_avx512(ui
 	PATHS_ROW(NAME##_row, T, TIMES, BETTER, )                               \
 	PATHS_ROW(NAME##_row_avx2, T, TIMES, BETTER, AVX2)                      \
 	PATHS_ROW(NAME##_row_avx512, T, TIMES, BETTER, AVX512)                  \
-	ROUNDS(NAME##_portable, T, HAS, TIMES, BETTER, , NAME##_row)            \
-	ROUNDS(NAME##_avx2, T, HAS, TIMES, BETTER, AVX2, NAME##_row_avx2)       \
-	ROUNDS(NAME##_avx512, T, HAS, TIMES, BETTER, AVX512, ROW512)            \
-	static void NAME(enum fw_simd simd, uint64_t n, T *d, int32_t *p)       \
+	PIVOT_ROW(NAME##_pivot, T, HAS, TIMES, BETTER, , NAME##_row)            \
+	PIVOT_ROW(NAME##_pivot_avx2, T, HAS, TIMES, BETTER, AVX2, NAME##_row_avx2) \
+	PIVOT_ROW(NAME##_pivot_avx512, T, HAS, TIMES, BETTER, AVX512, ROW512)   \
+	ROUNDS(NAME##_portable, T, , NAME##_pivot)                              \
+	ROUNDS(NAME##_avx2, T, AVX2, NAME##_pivot_avx2)                         \
+	ROUNDS(NAME##_avx512, T, AVX512, NAME##_pivot_avx512)                   \
+	static void NAME(enum fw_simd simd, uint64_t n, T *d, int32_t *p, int team) \
 	{                                                                       \
 		if (simd == FW_SIMD_AVX512)                                     \
-			NAME##_avx512(n, d, p);                                 \
+			NAME##_avx512(n, d, p, team);                           \
 		else if (simd == FW_SIMD_AVX2)                                  \
-			NAME##_avx2(n, d, p);                                   \
+			NAME##_avx2(n, d, p, team);                             \
 		else                                                            \
-			NAME##_portable(n, d, p);                               \
+			NAME##_portable(n, d, p, team);                         \
 	}
 ROUNDS3(rounds_i32, int32_t, FINITE_I32, SUM_I32, LESS, rounds_i32_row_avx512)
 ROUNDS3(rounds_f32, float, FINITE_F, SUM_F, LESS, rounds_f32_row_avx512)
 ROUNDS3(rounds_f64, double, FINITE_F, SUM_F, LESS, paths_row_f64_avx512)
 ROUNDS3(rounds_wide_f32, float, WIDE_F, NARROWER, MORE, rounds_wide_f32_row_avx512)
 ROUNDS3(rounds_wide_f64, double, WIDE_F, NARROWER, MORE, rounds_wide_f64_row_avx512)
+
+/* One graph of at least this many vertices has each step's rows shared by
+ * the threads.  A step ends at a barrier, n of them a graph: where a core
+ * is busy with other work each can wait out its time slice (n = 1000 on 2
+ * threads beside a build: 3.6 s, against 0.17 s on one), so the team takes
+ * only graphs whose steps are long beside that. */
+#define TEAM_FROM 1024
 
 /* A vertex whose diagonal entry is below 0 (on a negative cycle), or -1. */
 static int64_t negative_diagonal(uint32_t type, uint64_t n, const void *d)
@@ -190,20 +218,21 @@ static int64_t negative_diagonal(uint32_t type, uint64_t n, const void *d)
 	return -1;
 }
 
-/* Graph g solved in place: -1, or a vertex on its negative cycle. */
+/* Graph g solved in place (team: as ROUNDS): -1, or a vertex on its
+ * negative cycle. */
 static int64_t solve_one(uint32_t semiring, uint32_t type, enum fw_simd simd, uint64_t n,
-                         void *d, int32_t *p)
+                         void *d, int32_t *p, int team)
 {
 	if (semiring == FW_WIDEST && type == ST_FLOAT32)
-		start_wide_f32(n, d, p), rounds_wide_f32(simd, n, d, p);
+		start_wide_f32(n, d, p), rounds_wide_f32(simd, n, d, p, team);
 	else if (semiring == FW_WIDEST)
-		start_wide_f64(n, d, p), rounds_wide_f64(simd, n, d, p);
+		start_wide_f64(n, d, p), rounds_wide_f64(simd, n, d, p, team);
 	else if (type == ST_INT32)
-		start_i32(n, d, p), rounds_i32(simd, n, d, p);
+		start_i32(n, d, p), rounds_i32(simd, n, d, p, team);
 	else if (type == ST_FLOAT32)
-		start_f32(n, d, p), rounds_f32(simd, n, d, p);
+		start_f32(n, d, p), rounds_f32(simd, n, d, p, team);
 	else
-		start_f64(n, d, p), rounds_f64(simd, n, d, p);
+		start_f64(n, d, p), rounds_f64(simd, n, d, p, team);
 	return semiring == FW_MINPLUS ? negative_diagonal(type, n, d) : -1;
 }
 
@@ -229,10 +258,14 @@ int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n, v
 		                unfit(semiring, type, n, (const char *)dist + bad * nn * es));
 	int64_t cycles = 0;
 	const enum fw_simd simd = fw_simd_detect();
+	if (count == 1 && n >= TEAM_FROM) { /* one large graph: its rows shared */
+		cycle[0] = solve_one(semiring, type, simd, n, dist, pred, lib_threads(threads));
+		return cycle[0] >= 0;
+	}
 	#pragma omp parallel for schedule(dynamic, 16) reduction(+ : cycles) LIB_OMP_THREADS(threads)
 	for (uint64_t g = 0; g < count; g++) {
 		const int64_t v = solve_one(semiring, type, simd, n, (char *)dist + g * nn * es,
-		                            pred ? pred + g * nn : NULL);
+		                            pred ? pred + g * nn : NULL, 1);
 		cycle[g] = v;
 		cycles += v >= 0;
 	}
@@ -241,9 +274,20 @@ int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n, v
 
 /* ---- reachability ---- */
 
+/* Row i's bits through pivot k: row k's added where row i reaches k. */
+static inline void reach_row(uint64_t W, uint64_t k, uint64_t i, uint64_t *bits)
+{
+	const uint64_t *bk = bits + k * W;
+	uint64_t *bi = bits + i * W;
+	if (i != k && (bi[k / 64] >> (k % 64) & 1))
+		for (uint64_t w = 0; w < W; w++)
+			bi[w] |= bk[w];
+}
+
 /* One graph's closure on bits: row i's words hold the vertices i reaches;
- * pivot k adds row k's to every row that reaches k (Warshall's order). */
-static void closure_one(uint64_t n, uint8_t *m, uint64_t *bits)
+ * pivot k adds row k's to every row that reaches k (Warshall's order;
+ * team > 1: each step's rows on a team of threads, row k unchanged). */
+static void closure_one(uint64_t n, uint8_t *m, uint64_t *bits, int team)
 {
 	const uint64_t W = (n + 63) / 64;
 	memset(bits, 0, n * W * 8);
@@ -252,14 +296,17 @@ static void closure_one(uint64_t n, uint8_t *m, uint64_t *bits)
 		for (uint64_t j = 0; j < n; j++)
 			bits[i * W + j / 64] |= (uint64_t)(m[i * n + j] != 0) << (j % 64);
 	}
-	for (uint64_t k = 0; k < n; k++) {
-		const uint64_t *bk = bits + k * W, bit = 1ull << (k % 64);
-		for (uint64_t i = 0; i < n; i++) {
-			uint64_t *bi = bits + i * W;
-			if (i != k && (bi[k / 64] & bit))
-				for (uint64_t w = 0; w < W; w++)
-					bi[w] |= bk[w];
+	if (team > 1) {
+		#pragma omp parallel num_threads(team)
+		for (uint64_t k = 0; k < n; k++) {
+			#pragma omp for schedule(static)
+			for (uint64_t i = 0; i < n; i++)
+				reach_row(W, k, i, bits);
 		}
+	} else {
+		for (uint64_t k = 0; k < n; k++)
+			for (uint64_t i = 0; i < n; i++)
+				reach_row(W, k, i, bits);
 	}
 	for (uint64_t i = 0; i < n; i++)
 		for (uint64_t j = 0; j < n; j++)
@@ -272,6 +319,15 @@ int fw_batch_reach(uint64_t count, uint64_t n, uint8_t *m, int threads, st_error
 		return lib_fail(err, "%llu graphs of %llu vertices: too many", (unsigned long long)count,
 		                (unsigned long long)n);
 	const uint64_t bytes = n * ((n + 63) / 64) * 8;
+	if (count == 1 && n >= TEAM_FROM) { /* one large graph: its rows shared */
+		uint64_t *bits = malloc(bytes);
+		if (!bits)
+			return lib_fail(err, "out of memory for the rows of bits (n = %llu)",
+			                (unsigned long long)n);
+		closure_one(n, m, bits, lib_threads(threads));
+		free(bits);
+		return 0;
+	}
 	int failed = 0;
 	#pragma omp parallel LIB_OMP_THREADS(threads) reduction(| : failed)
 	{
@@ -280,7 +336,7 @@ int fw_batch_reach(uint64_t count, uint64_t n, uint8_t *m, int threads, st_error
 		#pragma omp for schedule(dynamic, 16)
 		for (uint64_t g = 0; g < count; g++)
 			if (bits)
-				closure_one(n, m + g * n * n, bits);
+				closure_one(n, m + g * n * n, bits, 1);
 		free(bits);
 	}
 	return failed ? lib_fail(err, "out of memory for the rows of bits (n = %llu)",

@@ -272,8 +272,8 @@ static void test_widest(void)
 static void test_reach(void)
 {
 	int ok = 1;
-	for (int n = 1; n <= 130 && ok; n += 43) {
-		const int count = 20;
+	for (int n = 1; n <= 1100 && ok; n += n < 130 ? 43 : 970) {
+		const int count = n > 1024 ? 1 : 20; /* (one large graph: a team's rows) */
 		uint8_t *m = malloc((size_t)count * n * n), *a = malloc((size_t)count * n * n);
 		for (size_t e = 0; e < (size_t)count * n * n; e++)
 			a[e] = m[e] = t_rnd() % (unsigned)(2 * n) == 0 ? (uint8_t)(1 + t_rnd() % 200) : 0;
@@ -282,7 +282,7 @@ static void test_reach(void)
 		int *stack = malloc(sizeof *stack * n);
 		char *seen = malloc(n);
 		for (int g = 0; g < count && ok; g++)
-			for (int s = 0; s < n; s++) {
+			for (int s = 0; s < n; s += n > 1024 ? 37 : 1) { /* (30 of the large one's) */
 				const uint8_t *ag = a + (size_t)g * n * n;
 				memset(seen, 0, n);
 				int top = 0;
@@ -298,12 +298,43 @@ static void test_reach(void)
 			}
 		free(m), free(a), free(stack), free(seen);
 	}
-	T_CHECKF(ok, "fw_batch_reach: 20 graphs each of 1, 44, 87 and 130 vertices: a search's "
-	         "closure, 0 and 1");
+	T_CHECKF(ok, "fw_batch_reach: 20 graphs each of 1, 44, 87 and 130 vertices, one of 1100: a "
+	         "search's closure, 0 and 1");
+}
+
+/* One graph of 1030 vertices has each step's rows shared by the threads:
+ * the same bytes as the same graph solved on one thread (in a batch of
+ * two), shortest and widest paths. */
+static void test_team(void)
+{
+	const int n = 1030;
+	const size_t nn = (size_t)n * n;
+	double *w = malloc(nn * sizeof *w), *one = malloc(nn * sizeof *one),
+	       *two = malloc(2 * nn * sizeof *two);
+	int32_t *p1 = malloc(nn * 4), *p2 = malloc(2 * nn * 4);
+	for (uint32_t semiring = FW_MINPLUS; semiring <= FW_WIDEST; semiring++) {
+		for (size_t e = 0; e < nn; e++)
+			w[e] = t_rnd() % 1000 < 1 ? 1 + t_rnd() % 9 : semiring == FW_WIDEST ? -INFINITY
+			                                                                 : INFINITY;
+		memcpy(one, w, nn * sizeof *w);
+		memcpy(two, w, nn * sizeof *w);
+		memcpy(two + nn, w, nn * sizeof *w);
+		int64_t c1[1], c2[2];
+		st_error err;
+		int64_t r1 = fw_batch(semiring, ST_FLOAT64, 1, n, one, p1, 2, c1, &err);
+		int64_t r2 = fw_batch(semiring, ST_FLOAT64, 2, n, two, p2, 2, c2, &err);
+		T_CHECKF(r1 == 0 && r2 == 0 && !memcmp(one, two, nn * sizeof *one)
+		         && !memcmp(one, two + nn, nn * sizeof *one) && !memcmp(p1, p2, nn * 4)
+		         && !memcmp(p1, p2 + nn, nn * 4),
+		         "fw_batch %s: one graph of 1030 vertices on a team of threads, the bytes of "
+		         "one thread's", semiring == FW_WIDEST ? "FW_WIDEST" : "FW_MINPLUS");
+	}
+	free(w), free(one), free(two), free(p1), free(p2);
 }
 
 int main(void)
 {
+	test_team();
 	test_widest();
 	test_reach();
 	test_types();
