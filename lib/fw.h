@@ -135,10 +135,11 @@ enum fw_semiring { FW_MINPLUS = 0, FW_WIDEST = 1, FW_REACH = 2 };
 
 /* Many small graphs in one call, each solved as fw_solve() solves one,
  * in the textbook order (scipy's floyd_warshall's distances and
- * predecessors, bit for bit), a graph a thread: count graphs of n vertices
- * each (graph g's weights at dist + g * n * n elements of type, stride n;
- * a smaller graph padded with isolated vertices, INF or +inf off the
- * diagonal, has the same answer), in place; pred NULL, or count * n * n
+ * predecessors, bit for bit), a graph a thread: count graphs in rooms of
+ * n x n (graph g's weights at dist + g * n * n elements of type, stride
+ * n), each of n vertices, or (sizes not NULL) of sizes[g] <= n, the
+ * top-left corner of its room (the rest is left as it is: a smaller graph
+ * costs its own size's work), in place; pred NULL, or count * n * n
  * predecessors (-1: none).  cycle (count entries): cycle[g] is -1, or a
  * vertex on a negative cycle of graph g, whose distances and predecessors
  * are then undefined; the other graphs are answered.  threads <= 0: every
@@ -147,19 +148,21 @@ enum fw_semiring { FW_MINPLUS = 0, FW_WIDEST = 1, FW_REACH = 2 };
  * number of graphs with a negative cycle, or -1 with err naming the first
  * graph that cannot be solved (a NaN or -inf weight; int32 path lengths
  * that could reach ST_INF_I32), every matrix then as it was. */
-int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n, void *dist,
-                 int32_t *pred, int threads, int64_t *cycle, st_error *err);
+int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n,
+                 const uint32_t *sizes, void *dist, int32_t *pred, int threads, int64_t *cycle,
+                 st_error *err);
 /* With semiring FW_WIDEST instead (float32 or float64): the weights are
  * capacities, -infinity where there is no arc (+infinity: an arc without
  * bound); the widths replace them, the predecessors those of a widest path
  * (replaced on strict improvements, in the textbook order); no cycle is
  * negative (cycle[g] is -1).  FW_REACH is fw_batch_reach's. */
 
-/* Reachability of count graphs of n vertices in one call: m holds each
- * graph's n x n bytes (non-zero: an arc), in place the closure: 1 where
+/* Reachability of count graphs in one call: m holds each graph's room of
+ * n x n bytes (non-zero: an arc; sizes as for fw_batch), in place the closure: 1 where
  * the row's vertex reaches the column's (itself too), else 0; rows of bits
  * (Warshall's order), a graph a thread.  0, or -1 with err set. */
-int fw_batch_reach(uint64_t count, uint64_t n, uint8_t *m, int threads, st_error *err);
+int fw_batch_reach(uint64_t count, uint64_t n, const uint32_t *sizes, uint8_t *m, int threads,
+                   st_error *err);
 
 /* Textbook predecessors from the largest intermediate vertex of each
  * path (-1: the edge itself), as the textbook_paths rounds leave them

@@ -22,14 +22,15 @@
  * shortest paths: a weight of -infinity, int32 sums of each row's largest
  * weight, or of its most negative, that could reach ST_INF_I32 (a path's
  * length, found or not); widest paths: int32 (they take floats). */
-static const char *unfit(uint32_t semiring, uint32_t type, uint64_t n, const void *w)
+static const char *unfit(uint32_t semiring, uint32_t type, uint64_t n, uint64_t ld,
+                         const void *w)
 {
 	if (semiring == FW_WIDEST && type == ST_INT32)
 		return "widest paths take float32 or float64 weights";
 	if (type != ST_INT32) {
-		for (uint64_t k = 0; k < n * n; k++) {
-			const double x = type == ST_FLOAT32 ? ((const float *)w)[k]
-			                                    : ((const double *)w)[k];
+		for (uint64_t k = 0; k < n * ld; k++) {
+			const double x = k % ld >= n ? 0 : type == ST_FLOAT32 ? ((const float *)w)[k]
+			                                                    : ((const double *)w)[k];
 			if (isnan(x) || (x == -INFINITY && semiring == FW_MINPLUS))
 				return isnan(x) ? "a weight is NaN" : "a weight is -infinity";
 		}
@@ -40,7 +41,7 @@ static const char *unfit(uint32_t semiring, uint32_t type, uint64_t n, const voi
 	for (uint64_t i = 0; i < n; i++) {
 		int32_t most = 0, least = 0;
 		for (uint64_t j = 0; j < n; j++) {
-			const int32_t v = x[i * n + j];
+			const int32_t v = x[i * ld + j];
 			if (i == j || v >= ST_INF_I32)
 				continue;
 			if (v <= -ST_INF_I32)
@@ -57,12 +58,12 @@ static const char *unfit(uint32_t semiring, uint32_t type, uint64_t n, const voi
  * diagonal the semiring's one: shortest paths 0 unless negative (a
  * negative loop: a negative cycle), widest paths +infinity. */
 #define START(NAME, T, HAS, DIAGONAL)                                           \
-static void NAME(uint64_t n, T *d, int32_t *p)                                  \
+static void NAME(uint64_t n, uint64_t ld, T *d, int32_t *p)                    \
 {                                                                               \
 	for (uint64_t i = 0; i < n; i++) {                                      \
-		DIAGONAL(d[i * n + i]);                                         \
+		DIAGONAL(d[i * ld + i]);                                        \
 		for (uint64_t j = 0; p && j < n; j++)                           \
-			p[i * n + j] = i != j && HAS(d[i * n + j]) ? (int32_t)i : -1; \
+			p[i * ld + j] = i != j && HAS(d[i * ld + j]) ? (int32_t)i : -1; \
 	}                                                                       \
 }
 
@@ -92,13 +93,13 @@ static inline __attribute__((always_inline)) ATTR void NAME(uint64_t n, T aik,  
  * overflows. */
 #define PIVOT_ROW(NAME, T, HAS, TIMES, BETTER, ATTR, PATHS_ROW)                 \
 static inline __attribute__((always_inline)) ATTR void NAME(uint64_t n,         \
-	uint64_t k, uint64_t i, T *d, int32_t *p)                               \
+	uint64_t ld, uint64_t k, uint64_t i, T *d, int32_t *p)                  \
 {                                                                               \
-	const T aik = d[i * n + k];                                             \
+	const T aik = d[i * ld + k];                                            \
 	if (!HAS(aik) || i == k)                                                \
 		return;                                                         \
-	const T *restrict dk = d + k * n;                                       \
-	T *restrict di = d + i * n;                                             \
+	const T *restrict dk = d + k * ld;                                      \
+	T *restrict di = d + i * ld;                                            \
 	if (!p) {                                                               \
 		for (uint64_t j = 0; j < n; j++) {                              \
 			const T s = TIMES(aik, dk[j]);                          \
@@ -106,26 +107,26 @@ static inline __attribute__((always_inline)) ATTR void NAME(uint64_t n,         
 		}                                                               \
 		return;                                                         \
 	}                                                                       \
-	PATHS_ROW(n, aik, dk, p + k * n, di, p + i * n);                        \
+	PATHS_ROW(n, aik, dk, p + k * ld, di, p + i * ld);                      \
 }
 
 /* The rounds on one graph: on the calling thread, or (team > 1) each
  * step's rows shared by a team of threads (one large graph). */
 #define ROUNDS(NAME, T, ATTR, PIVOT)                                            \
-__attribute__((optimize("O3"))) ATTR static void NAME(uint64_t n, T *d, int32_t *p, \
-                                                      int team)                 \
+__attribute__((optimize("O3"))) ATTR static void NAME(uint64_t n, uint64_t ld, T *d, \
+                                                      int32_t *p, int team)     \
 {                                                                               \
 	if (team <= 1) {                                                        \
 		for (uint64_t k = 0; k < n; k++)                                \
 			for (uint64_t i = 0; i < n; i++)                        \
-				PIVOT(n, k, i, d, p);                           \
+				PIVOT(n, ld, k, i, d, p);                       \
 		return;                                                         \
 	}                                                                       \
 	_Pragma("omp parallel num_threads(team)")                               \
 	for (uint64_t k = 0; k < n; k++) {                                      \
 		_Pragma("omp for schedule(static)")                             \
 		for (uint64_t i = 0; i < n; i++)                                \
-			PIVOT(n, k, i, d, p);                                   \
+			PIVOT(n, ld, k, i, d, p);                               \
 	}                                                                       \
 }
 
@@ -185,14 +186,15 @@ static inline __attribute__((always_inline)) AVX512 void paths_row_f64_avx512(ui
 	ROUNDS(NAME##_portable, T, , NAME##_pivot)                              \
 	ROUNDS(NAME##_avx2, T, AVX2, NAME##_pivot_avx2)                         \
 	ROUNDS(NAME##_avx512, T, AVX512, NAME##_pivot_avx512)                   \
-	static void NAME(enum fw_simd simd, uint64_t n, T *d, int32_t *p, int team) \
+	static void NAME(enum fw_simd simd, uint64_t n, uint64_t ld, T *d, int32_t *p, \
+	                 int team)                                              \
 	{                                                                       \
 		if (simd == FW_SIMD_AVX512)                                     \
-			NAME##_avx512(n, d, p, team);                           \
+			NAME##_avx512(n, ld, d, p, team);                       \
 		else if (simd == FW_SIMD_AVX2)                                  \
-			NAME##_avx2(n, d, p, team);                             \
+			NAME##_avx2(n, ld, d, p, team);                         \
 		else                                                            \
-			NAME##_portable(n, d, p, team);                         \
+			NAME##_portable(n, ld, d, p, team);                     \
 	}
 ROUNDS3(rounds_i32, int32_t, FINITE_I32, SUM_I32, LESS, rounds_i32_row_avx512)
 ROUNDS3(rounds_f32, float, FINITE_F, SUM_F, LESS, rounds_f32_row_avx512)
@@ -208,36 +210,48 @@ ROUNDS3(rounds_wide_f64, double, WIDE_F, NARROWER, MORE, rounds_wide_f64_row_avx
 #define TEAM_FROM 1024
 
 /* A vertex whose diagonal entry is below 0 (on a negative cycle), or -1. */
-static int64_t negative_diagonal(uint32_t type, uint64_t n, const void *d)
+static int64_t negative_diagonal(uint32_t type, uint64_t n, uint64_t ld, const void *d)
 {
 	for (uint64_t i = 0; i < n; i++)
-		if (type == ST_INT32 ? ((const int32_t *)d)[i * n + i] < 0
-		    : type == ST_FLOAT32 ? ((const float *)d)[i * n + i] < 0
-		                         : ((const double *)d)[i * n + i] < 0)
+		if (type == ST_INT32 ? ((const int32_t *)d)[i * ld + i] < 0
+		    : type == ST_FLOAT32 ? ((const float *)d)[i * ld + i] < 0
+		                         : ((const double *)d)[i * ld + i] < 0)
 			return (int64_t)i;
 	return -1;
 }
 
-/* Graph g solved in place (team: as ROUNDS): -1, or a vertex on its
- * negative cycle. */
+/* A graph of n vertices solved in place, its rows ld entries apart (team:
+ * as ROUNDS): -1, or a vertex on its negative cycle. */
 static int64_t solve_one(uint32_t semiring, uint32_t type, enum fw_simd simd, uint64_t n,
-                         void *d, int32_t *p, int team)
+                         uint64_t ld, void *d, int32_t *p, int team)
 {
 	if (semiring == FW_WIDEST && type == ST_FLOAT32)
-		start_wide_f32(n, d, p), rounds_wide_f32(simd, n, d, p, team);
+		start_wide_f32(n, ld, d, p), rounds_wide_f32(simd, n, ld, d, p, team);
 	else if (semiring == FW_WIDEST)
-		start_wide_f64(n, d, p), rounds_wide_f64(simd, n, d, p, team);
+		start_wide_f64(n, ld, d, p), rounds_wide_f64(simd, n, ld, d, p, team);
 	else if (type == ST_INT32)
-		start_i32(n, d, p), rounds_i32(simd, n, d, p, team);
+		start_i32(n, ld, d, p), rounds_i32(simd, n, ld, d, p, team);
 	else if (type == ST_FLOAT32)
-		start_f32(n, d, p), rounds_f32(simd, n, d, p, team);
+		start_f32(n, ld, d, p), rounds_f32(simd, n, ld, d, p, team);
 	else
-		start_f64(n, d, p), rounds_f64(simd, n, d, p, team);
-	return semiring == FW_MINPLUS ? negative_diagonal(type, n, d) : -1;
+		start_f64(n, ld, d, p), rounds_f64(simd, n, ld, d, p, team);
+	return semiring == FW_MINPLUS ? negative_diagonal(type, n, ld, d) : -1;
 }
 
-int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n, void *dist,
-                 int32_t *pred, int threads, int64_t *cycle, st_error *err)
+/* Graph g's vertices: sizes[g], or n; -1 (err set) where one is above n. */
+static int sizes_fit(uint64_t count, uint64_t n, const uint32_t *sizes, st_error *err)
+{
+	for (uint64_t g = 0; sizes && g < count; g++)
+		if (sizes[g] > n)
+			return lib_fail(err, "graph %llu: %u vertices, more than its room's %llu",
+			                (unsigned long long)g, sizes[g], (unsigned long long)n);
+	return 0;
+}
+#define SIZE_OF(g) (sizes ? (uint64_t)sizes[g] : n)
+
+int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n,
+                 const uint32_t *sizes, void *dist, int32_t *pred, int threads, int64_t *cycle,
+                 st_error *err)
 {
 	if (type != ST_INT32 && type != ST_FLOAT32 && type != ST_FLOAT64)
 		return lib_fail(err, "unknown element type %u", type);
@@ -246,26 +260,29 @@ int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n, v
 	if (n > ST_MAX_N || (n && count > UINT64_MAX / (n * n)))
 		return lib_fail(err, "%llu graphs of %llu vertices: too many", (unsigned long long)count,
 		                (unsigned long long)n);
+	if (sizes_fit(count, n, sizes, err) < 0)
+		return -1;
 	const uint64_t nn = n * n, es = ST_TYPE_SIZE(type);
 	/* every graph checked first: the least bad one named, nothing changed */
 	uint64_t bad = count;
 	#pragma omp parallel for schedule(dynamic, 64) reduction(min : bad) LIB_OMP_THREADS(threads)
 	for (uint64_t g = 0; g < count; g++)
-		if (g < bad && unfit(semiring, type, n, (const char *)dist + g * nn * es))
+		if (g < bad && unfit(semiring, type, SIZE_OF(g), n, (const char *)dist + g * nn * es))
 			bad = g;
 	if (bad < count)
 		return lib_fail(err, "graph %llu: %s", (unsigned long long)bad,
-		                unfit(semiring, type, n, (const char *)dist + bad * nn * es));
+		                unfit(semiring, type, SIZE_OF(bad), n, (const char *)dist + bad * nn * es));
 	int64_t cycles = 0;
 	const enum fw_simd simd = fw_simd_detect();
-	if (count == 1 && n >= TEAM_FROM) { /* one large graph: its rows shared */
-		cycle[0] = solve_one(semiring, type, simd, n, dist, pred, lib_threads(threads));
+	if (count == 1 && SIZE_OF(0) >= TEAM_FROM) { /* one large graph: its rows shared */
+		cycle[0] = solve_one(semiring, type, simd, SIZE_OF(0), n, dist, pred,
+		                     lib_threads(threads));
 		return cycle[0] >= 0;
 	}
 	#pragma omp parallel for schedule(dynamic, 16) reduction(+ : cycles) LIB_OMP_THREADS(threads)
 	for (uint64_t g = 0; g < count; g++) {
-		const int64_t v = solve_one(semiring, type, simd, n, (char *)dist + g * nn * es,
-		                            pred ? pred + g * nn : NULL, 1);
+		const int64_t v = solve_one(semiring, type, simd, SIZE_OF(g), n,
+		                            (char *)dist + g * nn * es, pred ? pred + g * nn : NULL, 1);
 		cycle[g] = v;
 		cycles += v >= 0;
 	}
@@ -287,14 +304,14 @@ static inline void reach_row(uint64_t W, uint64_t k, uint64_t i, uint64_t *bits)
 /* One graph's closure on bits: row i's words hold the vertices i reaches;
  * pivot k adds row k's to every row that reaches k (Warshall's order;
  * team > 1: each step's rows on a team of threads, row k unchanged). */
-static void closure_one(uint64_t n, uint8_t *m, uint64_t *bits, int team)
+static void closure_one(uint64_t n, uint64_t ld, uint8_t *m, uint64_t *bits, int team)
 {
 	const uint64_t W = (n + 63) / 64;
 	memset(bits, 0, n * W * 8);
 	for (uint64_t i = 0; i < n; i++) {
-		m[i * n + i] = 1;
+		m[i * ld + i] = 1;
 		for (uint64_t j = 0; j < n; j++)
-			bits[i * W + j / 64] |= (uint64_t)(m[i * n + j] != 0) << (j % 64);
+			bits[i * W + j / 64] |= (uint64_t)(m[i * ld + j] != 0) << (j % 64);
 	}
 	if (team > 1) {
 		#pragma omp parallel num_threads(team)
@@ -310,21 +327,24 @@ static void closure_one(uint64_t n, uint8_t *m, uint64_t *bits, int team)
 	}
 	for (uint64_t i = 0; i < n; i++)
 		for (uint64_t j = 0; j < n; j++)
-			m[i * n + j] = (bits[i * W + j / 64] >> (j % 64)) & 1;
+			m[i * ld + j] = (bits[i * W + j / 64] >> (j % 64)) & 1;
 }
 
-int fw_batch_reach(uint64_t count, uint64_t n, uint8_t *m, int threads, st_error *err)
+int fw_batch_reach(uint64_t count, uint64_t n, const uint32_t *sizes, uint8_t *m, int threads,
+                   st_error *err)
 {
 	if (n > ST_MAX_N || (n && count > UINT64_MAX / (n * n)))
 		return lib_fail(err, "%llu graphs of %llu vertices: too many", (unsigned long long)count,
 		                (unsigned long long)n);
+	if (sizes_fit(count, n, sizes, err) < 0)
+		return -1;
 	const uint64_t bytes = n * ((n + 63) / 64) * 8;
-	if (count == 1 && n >= TEAM_FROM) { /* one large graph: its rows shared */
+	if (count == 1 && SIZE_OF(0) >= TEAM_FROM) { /* one large graph: its rows shared */
 		uint64_t *bits = malloc(bytes);
 		if (!bits)
 			return lib_fail(err, "out of memory for the rows of bits (n = %llu)",
 			                (unsigned long long)n);
-		closure_one(n, m, bits, lib_threads(threads));
+		closure_one(SIZE_OF(0), n, m, bits, lib_threads(threads));
 		free(bits);
 		return 0;
 	}
@@ -336,7 +356,7 @@ int fw_batch_reach(uint64_t count, uint64_t n, uint8_t *m, int threads, st_error
 		#pragma omp for schedule(dynamic, 16)
 		for (uint64_t g = 0; g < count; g++)
 			if (bits)
-				closure_one(n, m + g * n * n, bits, 1);
+				closure_one(SIZE_OF(g), n, m + g * n * n, bits, 1);
 		free(bits);
 	}
 	return failed ? lib_fail(err, "out of memory for the rows of bits (n = %llu)",

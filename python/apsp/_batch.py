@@ -83,16 +83,26 @@ def graphs(csgraph, directed, unweighted):
     return _listed(csgraph, directed, unweighted) + (False,)
 
 
-def solve(dist, paths, threads, semiring=_lib.FW_MINPLUS):
+def room_sizes(sizes, n):
+    """The graphs' sizes for the library (uint32), or None where every
+    graph fills its room."""
+    return None if np.all(sizes == n) else np.ascontiguousarray(sizes, dtype=np.uint32)
+
+
+def solve(dist, paths, threads, semiring=_lib.FW_MINPLUS, sizes=None):
     """fw_batch on dist (B, N, N float64, in place) over the semiring
-    (_lib.FW_MINPLUS or FW_WIDEST): the predecessors (-9999: none) or None;
-    NegativeCycleError naming the first graph with one."""
+    (_lib.FW_MINPLUS or FW_WIDEST), graph b in the top-left sizes[b] x
+    sizes[b] of its room (a smaller graph costs its own size's work): the
+    predecessors (-9999: none) or None; NegativeCycleError naming the first
+    graph with one."""
     lib = _lib.cpu()
     count, n = dist.shape[0], dist.shape[1]
     pred = np.empty(dist.shape, dtype=np.int32) if paths else None
     cycle = np.empty(count, dtype=np.int64)
     err = _lib.Error()
-    rc = lib.fw_batch(semiring, _lib.ST_FLOAT64, count, n, dist.ctypes.data,
+    own = room_sizes(sizes, n) if sizes is not None else None
+    rc = lib.fw_batch(semiring, _lib.ST_FLOAT64, count, n,
+                      own.ctypes.data if own is not None else None, dist.ctypes.data,
                       pred.ctypes.data if paths else None, _engine._threads(threads),
                       cycle.ctypes.data, ctypes.byref(err))
     if rc < 0:
@@ -147,7 +157,7 @@ def floyd_warshall(graphs_given, directed=True, return_predecessors=False, unwei
                          "batch engine yet)")
     _engine.pick_device(device)
     dist, sizes, _ = graphs(graphs_given, directed, unweighted)
-    pred = solve(dist, return_predecessors, threads)
+    pred = solve(dist, return_predecessors, threads, sizes=sizes)
     return shaped(dist, pred, sizes, padded, unreachable)
 
 
@@ -197,5 +207,5 @@ def batch_from_edges(edge_index, weights=None, batch=None, *, directed=True,
     dist[g[order], lu[order], lv[order]] = w[order]
     i = np.arange(n)
     dist[:, i, i] = 0
-    pred = solve(dist, return_predecessors, threads)
+    pred = solve(dist, return_predecessors, threads, sizes=sizes)
     return shaped(dist, pred, sizes, padded, unreachable)

@@ -65,8 +65,8 @@ def solve(dist, paths, device, threads, graph=None, flags=0):
     elif n <= SMALL:
         lib = _lib.cpu()
         err = _lib.Error()
-        rc = lib.fw_batch(_lib.FW_MINPLUS, ST_FLOAT64, 1, n, dist.ctypes.data, pred_ptr, 1,
-                          ctypes.byref(cycle), ctypes.byref(err))
+        rc = lib.fw_batch(_lib.FW_MINPLUS, ST_FLOAT64, 1, n, None, dist.ctypes.data, pred_ptr,
+                          1, ctypes.byref(cycle), ctypes.byref(err))
         text = err.text()
     else:
         lib = _lib.cpu()

@@ -146,11 +146,11 @@ def cpu():
                              ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(Error)]
     lib.fw_solve.restype = ctypes.c_int
     lib.fw_batch.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_uint64,
-                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
-                             ctypes.POINTER(Error)]
+                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
+                             ctypes.c_void_p, ctypes.POINTER(Error)]
     lib.fw_batch.restype = ctypes.c_int64
-    lib.fw_batch_reach.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_int,
-                                   ctypes.POINTER(Error)]
+    lib.fw_batch_reach.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p,
+                                   ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(Error)]
     lib.fw_batch_reach.restype = ctypes.c_int
     lib.gs_init.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32,
                             ctypes.POINTER(Error)]

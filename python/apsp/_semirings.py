@@ -33,7 +33,7 @@ def widest_paths(csgraph, directed=True, return_predecessors=False, *, threads=N
     meant for graphs of up to a few thousand vertices."""
     dist, sizes, single = _batch.graphs(csgraph, directed, False)
     np.copyto(dist, -np.inf, where=np.isposinf(dist))  # no edge: the semiring's zero
-    pred = _batch.solve(dist, return_predecessors, threads, _lib.FW_WIDEST)
+    pred = _batch.solve(dist, return_predecessors, threads, _lib.FW_WIDEST, sizes)
     return _unbatched(_batch.shaped(dist, pred, sizes, padded or single, unreachable,
                                     none=-np.inf), single)
 
@@ -48,8 +48,9 @@ def reachability(csgraph, directed=True, *, threads=None, padded=True):
     reach = np.isfinite(dist).view(np.uint8)
     n = reach.shape[1]
     err = _lib.Error()
-    if _lib.cpu().fw_batch_reach(reach.shape[0], n, reach.ctypes.data, _threads(threads),
-                                 ctypes.byref(err)) < 0:
+    own = _batch.room_sizes(sizes, n)
+    if _lib.cpu().fw_batch_reach(reach.shape[0], n, own.ctypes.data if own is not None else None,
+                                 reach.ctypes.data, _threads(threads), ctypes.byref(err)) < 0:
         raise MemoryError(err.text())
     got = reach.view(np.bool_)
     if np.any(sizes < n):

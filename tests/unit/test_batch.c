@@ -88,8 +88,8 @@ static void test_types(void)
 			int32_t *p = malloc(k * 4), *p2 = malloc(k * 4);
 			int64_t cyc[200], cyc2[200];
 			st_error err;
-			int64_t rc = fw_batch(FW_MINPLUS, type, count, n, d, p, 1, cyc, &err);
-			int64_t rc2 = fw_batch(FW_MINPLUS, type, count, n, d2, p2, 2, cyc2, &err);
+			int64_t rc = fw_batch(FW_MINPLUS, type, count, n, NULL, d, p, 1, cyc, &err);
+			int64_t rc2 = fw_batch(FW_MINPLUS, type, count, n, NULL, d2, p2, 2, cyc2, &err);
 			int bad = rc != 0 || rc2 != 0, diff = 0;
 			for (int g = 0; g < count && !bad; g++) {
 				double ref[24 * 24];
@@ -108,7 +108,7 @@ static void test_types(void)
 			         neg ? ", negative arcs" : "");
 			/* distances alone: the same distances */
 			void *d3 = as_type(type, w, k);
-			fw_batch(FW_MINPLUS, type, count, n, d3, NULL, 0, cyc2, &err);
+			fw_batch(FW_MINPLUS, type, count, n, NULL, d3, NULL, 0, cyc2, &err);
 			T_CHECKF(!memcmp(d, d3, k * ST_TYPE_SIZE(type)),
 			         "fw_batch %s%s: without predecessors, the same distances", tname(type),
 			         neg ? ", negative arcs" : "");
@@ -133,7 +133,7 @@ static void test_cycles(void)
 		int32_t p[80];
 		int64_t cyc[5];
 		st_error err;
-		int64_t rc = fw_batch(FW_MINPLUS, type, 5, n, d, p, 0, cyc, &err);
+		int64_t rc = fw_batch(FW_MINPLUS, type, 5, n, NULL, d, p, 0, cyc, &err);
 		double ref[16];
 		int32_t rp[16];
 		memcpy(ref, w, sizeof ref);
@@ -164,7 +164,7 @@ static void test_refused(void)
 	memcpy(keep, nan_w, sizeof keep);
 	int64_t cyc[6];
 	st_error err;
-	int64_t rc = fw_batch(FW_MINPLUS, ST_FLOAT64, 6, 3, nan_w, NULL, 0, cyc, &err);
+	int64_t rc = fw_batch(FW_MINPLUS, ST_FLOAT64, 6, 3, NULL, nan_w, NULL, 0, cyc, &err);
 	T_CHECKF(rc == -1 && strstr(err.msg, "graph 4: a weight is NaN")
 	         && !memcmp(nan_w, keep, sizeof keep),
 	         "fw_batch: a NaN in graph 4 (and -inf in 5) refused as graph 4's, nothing changed "
@@ -175,14 +175,14 @@ static void test_refused(void)
 	big[9 + 1] = big[9 + 5] = big[9 + 6] = 0x20000000;
 	int32_t keepi[18];
 	memcpy(keepi, big, sizeof big);
-	rc = fw_batch(FW_MINPLUS, ST_INT32, 2, 3, big, NULL, 0, cyc, &err);
+	rc = fw_batch(FW_MINPLUS, ST_INT32, 2, 3, NULL, big, NULL, 0, cyc, &err);
 	T_CHECKF(rc == -1 && strstr(err.msg, "graph 1: int32 path lengths could reach")
 	         && !memcmp(big, keepi, sizeof big),
 	         "fw_batch: int32 lengths that could reach INF refused, nothing changed (%s)",
 	         rc < 0 ? err.msg : "accepted");
-	rc = fw_batch(FW_MINPLUS, 7, 1, 3, w, NULL, 0, cyc, &err);
+	rc = fw_batch(FW_MINPLUS, 7, 1, 3, NULL, w, NULL, 0, cyc, &err);
 	T_CHECKF(rc == -1 && strstr(err.msg, "element type"), "fw_batch: element type 7 refused");
-	rc = fw_batch(FW_MINPLUS, ST_FLOAT64, 0, 3, w, NULL, 0, cyc, &err);
+	rc = fw_batch(FW_MINPLUS, ST_FLOAT64, 0, 3, NULL, w, NULL, 0, cyc, &err);
 	T_CHECKF(rc == 0, "fw_batch: no graphs, nothing to do");
 }
 
@@ -224,7 +224,7 @@ static void test_widest(void)
 		w[e] = t_rnd() % 10 < 2 ? 1 + t_rnd() % 4 : -INFINITY;
 	memcpy(d, w, k * sizeof *d);
 	st_error err;
-	int64_t rc = fw_batch(FW_WIDEST, ST_FLOAT64, count, n, d, p, 0, cyc, &err);
+	int64_t rc = fw_batch(FW_WIDEST, ST_FLOAT64, count, n, NULL, d, p, 0, cyc, &err);
 	int widths = rc == 0, chains = rc == 0;
 	for (int g = 0; g < count && widths && chains; g++) {
 		const double *wg = w + (size_t)g * n * n, *dg = d + (size_t)g * n * n;
@@ -256,12 +256,12 @@ static void test_widest(void)
 	T_CHECKF(chains, "fw_batch FW_WIDEST: every predecessor chain a path to its source as wide "
 	         "as the width");
 	float wf[9] = {0, 2, -INFINITY, -INFINITY, 0, 5, -INFINITY, -INFINITY, 0};
-	rc = fw_batch(FW_WIDEST, ST_FLOAT32, 1, 3, wf, NULL, 0, cyc, &err);
+	rc = fw_batch(FW_WIDEST, ST_FLOAT32, 1, 3, NULL, wf, NULL, 0, cyc, &err);
 	T_CHECKF(rc == 0 && wf[0 * 3 + 2] == 2 && wf[2 * 3 + 1] == -INFINITY
 	         && wf[1 * 3 + 0] == -INFINITY && wf[4] == INFINITY, "fw_batch FW_WIDEST float32: 0 -> 1 -> 2 of width 2, the "
 	         "diagonal +inf, no path -inf");
 	int32_t wi[4] = {0, 1, 1, 0};
-	rc = fw_batch(FW_WIDEST, ST_INT32, 1, 2, wi, NULL, 0, cyc, &err);
+	rc = fw_batch(FW_WIDEST, ST_INT32, 1, 2, NULL, wi, NULL, 0, cyc, &err);
 	T_CHECKF(rc == -1 && strstr(err.msg, "float32 or float64"),
 	         "fw_batch FW_WIDEST int32: refused (%s)", rc < 0 ? err.msg : "accepted");
 	free(w), free(d), free(p);
@@ -278,7 +278,7 @@ static void test_reach(void)
 		for (size_t e = 0; e < (size_t)count * n * n; e++)
 			a[e] = m[e] = t_rnd() % (unsigned)(2 * n) == 0 ? (uint8_t)(1 + t_rnd() % 200) : 0;
 		st_error err;
-		ok &= fw_batch_reach(count, n, m, 0, &err) == 0;
+		ok &= fw_batch_reach(count, n, NULL, m, 0, &err) == 0;
 		int *stack = malloc(sizeof *stack * n);
 		char *seen = malloc(n);
 		for (int g = 0; g < count && ok; g++)
@@ -321,8 +321,8 @@ static void test_team(void)
 		memcpy(two + nn, w, nn * sizeof *w);
 		int64_t c1[1], c2[2];
 		st_error err;
-		int64_t r1 = fw_batch(semiring, ST_FLOAT64, 1, n, one, p1, 2, c1, &err);
-		int64_t r2 = fw_batch(semiring, ST_FLOAT64, 2, n, two, p2, 2, c2, &err);
+		int64_t r1 = fw_batch(semiring, ST_FLOAT64, 1, n, NULL, one, p1, 2, c1, &err);
+		int64_t r2 = fw_batch(semiring, ST_FLOAT64, 2, n, NULL, two, p2, 2, c2, &err);
 		T_CHECKF(r1 == 0 && r2 == 0 && !memcmp(one, two, nn * sizeof *one)
 		         && !memcmp(one, two + nn, nn * sizeof *one) && !memcmp(p1, p2, nn * 4)
 		         && !memcmp(p1, p2 + nn, nn * 4),
@@ -332,8 +332,67 @@ static void test_team(void)
 	free(w), free(one), free(two), free(p1), free(p2);
 }
 
+/* Graphs of their own sizes in rooms of 21 x 21 whose rest holds NaN: each
+ * answered as alone (its own n), the rest left as it was; a size above the
+ * room refused. */
+static void test_sizes(void)
+{
+	enum { R = 21, B = 40 };
+	uint32_t sizes[B];
+	double *w = malloc(sizeof *w * B * R * R), *d = malloc(sizeof *d * B * R * R);
+	int32_t *p = malloc(4 * B * R * R);
+	for (int g = 0; g < B; g++) {
+		sizes[g] = g % 7 == 0 ? R : (uint32_t)(t_rnd() % R);
+		for (int i = 0; i < R; i++)
+			for (int j = 0; j < R; j++)
+				w[(g * R + i) * R + j] = (uint32_t)i >= sizes[g] || (uint32_t)j >= sizes[g] ? NAN
+				                         : i != j && t_rnd() % 4 == 0 ? 1 + t_rnd() % 9
+				                                                      : INFINITY;
+	}
+	int ok = 1;
+	for (uint32_t semiring = FW_MINPLUS; semiring <= FW_WIDEST; semiring++) {
+		memcpy(d, w, sizeof *d * B * R * R);
+		for (int e = 0; e < B * R * R; e++)
+			if (semiring == FW_WIDEST && d[e] == INFINITY)
+				d[e] = -INFINITY;
+		int64_t cyc[B];
+		st_error err;
+		ok &= fw_batch(semiring, ST_FLOAT64, B, R, sizes, d, p, 0, cyc, &err) == 0;
+		for (int g = 0; g < B && ok; g++) {
+			const int k = (int)sizes[g];
+			double alone[R * R];
+			int32_t pa[R * R];
+			for (int i = 0; i < k; i++)
+				for (int j = 0; j < k; j++) {
+					double x = w[(g * R + i) * R + j];
+					alone[i * k + j] = semiring == FW_WIDEST && x == INFINITY ? -INFINITY : x;
+				}
+			int64_t c1;
+			ok &= fw_batch(semiring, ST_FLOAT64, 1, k, NULL, alone, pa, 0, &c1, &err) == 0;
+			for (int i = 0; i < R; i++)
+				for (int j = 0; j < R; j++) {
+					const size_t e = (size_t)(g * R + i) * R + j;
+					if (i < k && j < k)
+						ok &= d[e] == alone[i * k + j] && p[e] == pa[i * k + j];
+					else
+						ok &= isnan(d[e]);
+				}
+		}
+	}
+	T_CHECKF(ok, "fw_batch with sizes: 40 graphs of 0..21 vertices in rooms of 21 (NaN around "
+	         "them): each as alone, the rest untouched, shortest and widest paths");
+	uint32_t big[1] = {R + 1};
+	int64_t c;
+	st_error err;
+	T_CHECKF(fw_batch(FW_MINPLUS, ST_FLOAT64, 1, R, big, d, NULL, 0, &c, &err) == -1
+	         && strstr(err.msg, "graph 0: 22 vertices, more than its room's 21"),
+	         "fw_batch: a size above the room refused (%s)", err.msg);
+	free(w), free(d), free(p);
+}
+
 int main(void)
 {
+	test_sizes();
 	test_team();
 	test_widest();
 	test_reach();
