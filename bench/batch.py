@@ -6,6 +6,11 @@ Prints a line a size: graphs a second for each, and the batch's
 relaxations a second (N^3 a graph).  Results: bench/batch.md.
 
     python3 bench/batch.py [GRAPHS [SIZES]]   (default 20000 graphs; 16,32,64,128,256)
+
+Then a mix of sizes as molecules come (10 to 60 vertices, about 1.1 bonds a
+vertex, both ways), GRAPHS of them through apsp.batch_from_edges as PyG
+holds them, padded output: graphs a second, whole call and the rounds alone
+(each graph's own size, against every graph at the largest size).
 """
 import os
 import sys
@@ -20,7 +25,15 @@ import apsp  # noqa: E402
 count = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 sizes = [int(s) for s in (sys.argv[2] if len(sys.argv) > 2 else "16,32,64,128,256").split(",")]
 rng = np.random.default_rng(1)
-loop = 200  # graphs timed one call each (scipy, and apsp alone)
+loop = 200
+
+
+def _timed(f):
+    t = time.perf_counter()
+    f()
+    return time.perf_counter() - t
+
+  # graphs timed one call each (scipy, and apsp alone)
 print("graphs a second; the batch of B graphs in one call (threads: every core, %d here)"
       % os.cpu_count())
 print("%5s %7s %12s %12s %12s %12s %10s" % ("N", "B", "scipy loop", "apsp a call", "batch",
@@ -49,3 +62,31 @@ for n in sizes:
         sys.exit("N = %d: the batch's distances differ from scipy's" % n)
     print("%5d %7d %12.0f %12.0f %12.0f %12.0f %10.3g" % (n, b, scipy_rate, call_rate, best,
                                                         bestp, best * n ** 3))
+
+# A mix of sizes, PyG's layout: the whole call, and the rounds alone with
+# each graph's size and at the largest.
+from apsp import _batch  # noqa: E402
+sizes_mix = rng.integers(10, 61, count)
+first = np.concatenate(([0], np.cumsum(sizes_mix)[:-1]))
+batch = np.repeat(np.arange(count), sizes_mix)
+g = np.repeat(np.arange(count), (sizes_mix * 1.1).astype(int))
+u = first[g] + (rng.random(g.size) * sizes_mix[g]).astype(int)
+v = first[g] + (rng.random(g.size) * sizes_mix[g]).astype(int)
+ei = np.array([np.concatenate((u, v)), np.concatenate((v, u))])
+whole = min(_timed(lambda: apsp.batch_from_edges(ei, None, batch, unreachable=-1))
+            for _ in range(3))
+d = apsp.batch_from_edges(ei, None, batch)
+d[np.isinf(d)] = np.inf
+
+def _rounds(sizes):
+    best = 1e9
+    for _ in range(3):
+        x = d.copy()
+        best = min(best, _timed(lambda: _batch.solve(x, False, None, sizes=sizes)))
+    return best
+
+
+own, at_n = _rounds(sizes_mix), _rounds(None)
+print("mix of 10..60 vertices, %d graphs, batch_from_edges: %.0f graphs/s; the rounds alone "
+      "%.0f graphs/s (at the largest size: %.0f)" % (count, count / whole, count / own,
+                                                    count / at_n))

@@ -126,12 +126,12 @@ def shaped(dist, pred, sizes, padded, unreachable, none=np.inf):
     n = dist.shape[1]
     if not (isinstance(unreachable, float) and unreachable == none):
         np.copyto(dist, unreachable, where=dist == none)
-    if np.any(sizes < n):
-        outside = np.arange(n)[None, :] >= sizes[:, None]  # (B, N): padding vertices
-        pad = outside[:, :, None] | outside[:, None, :]
-        if pred is not None:
-            np.copyto(pred, _engine.NO_PREDECESSOR, where=pad)
-        np.copyto(dist, unreachable, where=pad)
+    for k in np.unique(sizes[sizes < n]):  # the padding, the graphs of a size at a time
+        some = np.flatnonzero(sizes == k)
+        for a in (dist, pred) if pred is not None else (dist,):
+            fill = unreachable if a is dist else _engine.NO_PREDECESSOR
+            a[some, k:, :] = fill
+            a[some, :k, k:] = fill
     if padded:
         return (dist, pred) if pred is not None else dist
     dl = [dist[b, :k, :k] for b, k in enumerate(sizes)]
