@@ -68,9 +68,10 @@ static void NAME(uint64_t n, uint64_t ld, T *d, int32_t *p)                    \
 }
 
 /* Row i through pivot k with its predecessors: a strict improvement takes
- * the sum and row k's predecessor. */
+ * the sum and row k's predecessor.  (Unused where a type's AVX-512 row is
+ * written by hand.) */
 #define PATHS_ROW(NAME, T, TIMES, BETTER, ATTR)                                 \
-static inline __attribute__((always_inline)) ATTR void NAME(uint64_t n, T aik,  \
+static inline __attribute__((always_inline, unused)) ATTR void NAME(uint64_t n, T aik, \
 	const T *restrict dk, const int32_t *restrict pk, T *restrict di,       \
 	int32_t *restrict pi)                                                   \
 {                                                                               \
