@@ -266,6 +266,19 @@ def python_routes(g, n, cycle, srcs, k, kind, stats):
             stats["python-table"] = stats.get("python-table", 0) + 1
     except (Failure, ValueError) as e:
         stats.setdefault("failed", []).append(("python-table", k, kind, str(e)))
+    try:  # a batch: the graph beside one of a single vertex (its room padded), on the CPU
+        try:
+            d, p = apsp.floyd_warshall([g, sp.csr_matrix((1, 1))], return_predecessors=True,
+                                       threads=1)
+            if cycle:
+                raise Failure("no NegativeCycleError on a graph with a negative cycle")
+            apsp.certify(arcs_of, d[0], p[0], threads=1)
+        except apsp.NegativeCycleError as e:
+            if not cycle or list(e.graphs) != [0]:
+                raise Failure("NegativeCycleError naming graphs %s" % list(e.graphs))
+        stats["python-batch"] = stats.get("python-batch", 0) + 1
+    except (Failure, apsp.NotShortestError, ValueError) as e:
+        stats.setdefault("failed", []).append(("python-batch", k, kind, str(e)))
     for name, kw, idx in calls:
         try:
             try:
