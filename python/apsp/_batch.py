@@ -119,6 +119,16 @@ def solve(dist, paths, threads, semiring=_lib.FW_MINPLUS, sizes=None):
     return pred
 
 
+def pad(a, sizes, fill):
+    """The entries of a (B, N, N) outside each graph's sizes[b] x sizes[b]
+    set to fill, the graphs of a size at a time (slices, no N x N mask)."""
+    n = a.shape[1]
+    for k in np.unique(sizes[sizes < n]):
+        some = np.flatnonzero(sizes == k)
+        a[some, k:, :] = fill
+        a[some, :k, k:] = fill
+
+
 def shaped(dist, pred, sizes, padded, unreachable, none=np.inf):
     """Unreachable pairs (none: their value in dist) and the padding as
     unreachable (predecessors -9999); the (B, N, N) arrays, or lists of
@@ -126,12 +136,9 @@ def shaped(dist, pred, sizes, padded, unreachable, none=np.inf):
     n = dist.shape[1]
     if not (isinstance(unreachable, float) and unreachable == none):
         np.copyto(dist, unreachable, where=dist == none)
-    for k in np.unique(sizes[sizes < n]):  # the padding, the graphs of a size at a time
-        some = np.flatnonzero(sizes == k)
-        for a in (dist, pred) if pred is not None else (dist,):
-            fill = unreachable if a is dist else _engine.NO_PREDECESSOR
-            a[some, k:, :] = fill
-            a[some, :k, k:] = fill
+    pad(dist, sizes, unreachable)
+    if pred is not None:
+        pad(pred, sizes, _engine.NO_PREDECESSOR)
     if padded:
         return (dist, pred) if pred is not None else dist
     dl = [dist[b, :k, :k] for b, k in enumerate(sizes)]

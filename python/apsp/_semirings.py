@@ -53,9 +53,7 @@ def reachability(csgraph, directed=True, *, threads=None, padded=True):
                                  reach.ctypes.data, _threads(threads), ctypes.byref(err)) < 0:
         raise MemoryError(err.text())
     got = reach.view(np.bool_)
-    if np.any(sizes < n):
-        outside = np.arange(n)[None, :] >= sizes[:, None]
-        got[outside[:, :, None] | outside[:, None, :]] = False
+    _batch.pad(got, sizes, False)
     if single:
         return got[0]
     return got if padded else [got[b, :k, :k] for b, k in enumerate(sizes)]
