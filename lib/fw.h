@@ -156,6 +156,11 @@ int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n,
  * bound); the widths replace them, the predecessors those of a widest path
  * (replaced on strict improvements, in the textbook order); no cycle is
  * negative (cycle[g] is -1).  FW_REACH is fw_batch_reach's. */
+/* fw_batch()'s checks alone, before any graph is solved (the GPU's batch
+ * makes them too): the type, the semiring, the sizes, and every graph's
+ * weights; 0, or -1 with err naming the first graph that cannot be solved. */
+int fw_batch_check(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n,
+                   const uint32_t *sizes, const void *dist, int threads, st_error *err);
 
 /* Reachability of count graphs in one call: m holds each graph's room of
  * n x n bytes (non-zero: an arc; sizes as for fw_batch), in place the closure: 1 where

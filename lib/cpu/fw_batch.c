@@ -250,9 +250,8 @@ static int sizes_fit(uint64_t count, uint64_t n, const uint32_t *sizes, st_error
 }
 #define SIZE_OF(g) (sizes ? (uint64_t)sizes[g] : n)
 
-int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n,
-                 const uint32_t *sizes, void *dist, int32_t *pred, int threads, int64_t *cycle,
-                 st_error *err)
+int fw_batch_check(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n,
+                   const uint32_t *sizes, const void *dist, int threads, st_error *err)
 {
 	if (type != ST_INT32 && type != ST_FLOAT32 && type != ST_FLOAT64)
 		return lib_fail(err, "unknown element type %u", type);
@@ -264,7 +263,7 @@ int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n,
 	if (sizes_fit(count, n, sizes, err) < 0)
 		return -1;
 	const uint64_t nn = n * n, es = ST_TYPE_SIZE(type);
-	/* every graph checked first: the least bad one named, nothing changed */
+	/* the least bad graph named */
 	uint64_t bad = count;
 	#pragma omp parallel for schedule(dynamic, 64) reduction(min : bad) LIB_OMP_THREADS(threads)
 	for (uint64_t g = 0; g < count; g++)
@@ -273,6 +272,17 @@ int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n,
 	if (bad < count)
 		return lib_fail(err, "graph %llu: %s", (unsigned long long)bad,
 		                unfit(semiring, type, SIZE_OF(bad), n, (const char *)dist + bad * nn * es));
+	return 0;
+}
+
+int64_t fw_batch(uint32_t semiring, uint32_t type, uint64_t count, uint64_t n,
+                 const uint32_t *sizes, void *dist, int32_t *pred, int threads, int64_t *cycle,
+                 st_error *err)
+{
+	/* every graph checked first: nothing changed where one is bad */
+	if (fw_batch_check(semiring, type, count, n, sizes, dist, threads, err) < 0)
+		return -1;
+	const uint64_t nn = n * n, es = ST_TYPE_SIZE(type);
 	int64_t cycles = 0;
 	const enum fw_simd simd = fw_simd_detect();
 	if (count == 1 && SIZE_OF(0) >= TEAM_FROM) { /* one large graph: its rows shared */
