@@ -164,8 +164,8 @@ int gpusparse_follow(struct gpusparse_dev *d)
 	return what;
 }
 
-int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t sources,
-                   gs_stats *stats, el_rows_fn *take, void *take_ctx, char *info, size_t len)
+int gpusparse_rows(void *ctx, const el_factor *f, const el_rowset *rows, gs_stats *stats,
+                   el_rows_fn *take, void *take_ctx, char *info, size_t len)
 {
 	struct gpusparse_dev *d = ctx;
 	const int nproc = ranks_count();
@@ -193,7 +193,7 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	const struct fws_ranks rk = run_ranks();
 	const int shared = nproc > 1 && !d->alone; /* (the batches the processes') */
 	const int rc = shared ? fws_solve_ranks(d->devices, 1, f, plan, stats, cap, &rk, &t, info, len)
-	                      : fws_solve(d->devices, d->ndevices, f, plan, src, sources, stats,
+	                      : fws_solve(d->devices, d->ndevices, f, plan, rows, stats,
 	                                  stats ? NULL : take, take_ctx, cap, &t, info, len);
 	fws_plan_free(plan);
 	if (rc < 0)
@@ -218,7 +218,9 @@ int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t 
 	         "(beside the device's start), up %.1f ms; %llu sources a batch, %.2f GiB of device "
 	         "memory; device wait %.3f s",
 	         t.device_name, gpus, st_type_name(f->type), t.kernel_ms, t.up_ms, rate,
-	         (unsigned long long)t.arcs, stats ? "statistics folded" : "rows down", t.fold_ms,
+	         (unsigned long long)t.arcs,
+	         stats ? "statistics folded" : rows && rows->dst ? "the table's columns down" : "rows down",
+	         t.fold_ms,
 	         fold, planned * 1e3, t.upload_ms, (unsigned long long)t.batch,
 	         t.device_bytes / 1073741824.0, waited);
 	return 0;

@@ -45,7 +45,7 @@ void gpusparse_begin(struct gpusparse_dev *d);
 void gpusparse_end(struct gpusparse_dev *d);
 
 /* A sparse_job's device_rows: ctx points to a gpusparse_dev (begun). */
-int gpusparse_rows(void *ctx, const el_factor *f, const uint32_t *src, uint64_t sources,
-                   gs_stats *stats, el_rows_fn *take, void *take_ctx, char *info, size_t len);
+int gpusparse_rows(void *ctx, const el_factor *f, const el_rowset *rows, gs_stats *stats,
+                   el_rows_fn *take, void *take_ctx, char *info, size_t len);
 
 #endif

@@ -186,6 +186,7 @@ struct rows_out {
 	uint64_t rows;       /* ... how many */
 	const uint32_t *dst; /* a table's columns (NULL: whole rows) */
 	uint64_t cols;       /* ... how many */
+	int gathered;        /* the rows come with the table's columns alone (a device's) */
 	void *kept;          /* some rows: their distances kept for their predecessors */
 	const el_arcs *tree; /* the predecessors' pass: the graph's arcs */
 	int32_t *pred;       /* ... its rows, room for pred_rows */
@@ -210,7 +211,9 @@ static int take_out(void *ctx, uint64_t first, uint64_t count, const void *rows)
 	} else if (o->stats) {
 		gs_add_rows(o->stats, first, count, rows, o->n, o->threads);
 		btw_rows(o->bc, first, count, rows, o->n);
-	} else if (sources_put_rows(o->w, rows, count, o->n, o->es, o->dst, o->cols, &err) < 0) {
+	} else if (o->gathered ? sources_put_rows(o->w, rows, count, o->cols, o->es, NULL, 0, &err) < 0
+	                       : sources_put_rows(o->w, rows, count, o->n, o->es, o->dst, o->cols, &err)
+	                                 < 0) {
 		tool_die_st(tool_output_name(), &err);
 	} else if (o->kept) {
 		memcpy((char *)o->kept + first * o->row_bytes, rows, count * o->row_bytes);
@@ -333,10 +336,14 @@ static void all_rows(const struct sparse_job *job, const el_factor *f, struct ro
 		char info[1024]; /* (the -v line on several GPUs runs past 400) */
 		o->n = f->n, o->es = ST_TYPE_SIZE(f->type), o->row_bytes = f->n * o->es;
 		o->threads = job->threads;
+		/* A table's columns alone leave the device, but where predecessors
+		 * are asked (derived here from whole rows) */
+		o->gathered = o->dst && !job->paths;
+		const el_rowset rows = {o->src, o->src ? o->rows : 0, o->gathered ? o->dst : NULL,
+		                        o->cols};
 		/* (betweenness: the rows come here, the statistics folded beside) */
-		if (job->device_rows(job->device_ctx, f, o->src, o->rows, o->bc ? NULL : o->stats,
-		                     take_out, o, info,
-		                     sizeof info) < 0)
+		if (job->device_rows(job->device_ctx, f, &rows, o->bc ? NULL : o->stats, take_out, o,
+		                     info, sizeof info) < 0)
 			tool_die("%s", info);
 		tool_info("%s", info);
 	} else {

@@ -33,12 +33,11 @@ struct sparse_job {
 	int threads;
 	int streams;                     /* ENGINE_AUTO reads a stream for it (else: dense) */
 	/* Where the rows are made on a device (apsp-gpu): into stats, else
-	 * handed to take in order (those of src[0 .. sources - 1] where src is
-	 * not NULL); a line for -v into info.  0, or -1 with info the message.
-	 * NULL: on this machine's cores. */
-	int (*device_rows)(void *ctx, const el_factor *f, const uint32_t *src, uint64_t sources,
-	                   gs_stats *stats, el_rows_fn *take, void *take_ctx, char *info,
-	                   size_t len);
+	 * handed to take in order (those of rows, with its columns: rows NULL,
+	 * every one whole); a line for -v into info.  0, or -1 with info the
+	 * message.  NULL: on this machine's cores. */
+	int (*device_rows)(void *ctx, const el_factor *f, const el_rowset *rows, gs_stats *stats,
+	                   el_rows_fn *take, void *take_ctx, char *info, size_t len);
 	void *device_ctx;
 };
 

@@ -410,20 +410,20 @@ void figures_unpack(const char *h, int dir, uint64_t n, gs_stats *st)
 		memcpy(st->harmonic, ecc + n, n * 8);
 }
 
-// Sources a batch: d (and the rows, for the host) fit in 80% of what the
-// device has free and in SPARSE_BATCH_BYTES; the rows for the host at most
-// 1 GiB.
+// Sources a batch: d (and the rows, cols entries each, for the host; 0:
+// none) fit in 80% of what the device has free and in SPARSE_BATCH_BYTES;
+// the rows for the host at most 1 GiB.
 constexpr double SPARSE_BATCH_BYTES = 16.0 * (1ull << 30);
-uint64_t batch_size(uint64_t n, uint64_t es, size_t free_bytes, bool to_host)
+uint64_t batch_size(uint64_t n, uint64_t es, size_t free_bytes, uint64_t cols)
 {
 	// 16 GiB, or a twentieth of the dense matrix where that is more (n =
 	// 1e6: a batch of 4288 sources in 16 GiB left the sweeps at a third
 	// of their speed), at most 80% of the free memory
 	const double dense = (double)n * (double)n * (double)es;
 	const double room = std::min((double)free_bytes * 0.8, std::max(SPARSE_BATCH_BYTES, dense / 20));
-	double s = room / ((to_host ? 2.0 : 1.0) * (double)n * (double)es);
-	if (to_host)
-		s = std::min(s, (double)(1u << 30) / ((double)n * (double)es));
+	double s = room / ((double)(n + cols) * (double)es);
+	if (cols)
+		s = std::min(s, (double)(1u << 30) / ((double)cols * (double)es));
 	s = std::min(s, (double)(1 << 20));
 	const uint64_t rounded = (uint64_t)std::max(s, 0.0) / 32 * 32;
 	return std::min(rounded, (n + 31) / 32 * 32);
@@ -444,6 +444,7 @@ template <typename T> struct DevRun {
 	T *d = nullptr, *rows = nullptr;
 	OutPart *out = nullptr; // int32 statistics: the sweeps' out figures, a part a row of S
 	const int *spos = nullptr; // the sources' positions in the run's order (df.pos: every vertex)
+	const int *cpos = nullptr; // the columns' positions (df.pos: every vertex), for the host
 	cudaEvent_t folded = nullptr;
 	~DevRun()
 	{
@@ -494,7 +495,8 @@ int dev_setup(Err e, DevRun<T> &x, const el_factor *f, const fws_plan &p, bool s
 // of the sources, whichever device holds them); or the rows to the host.
 template <typename T>
 int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, bool st,
-                bool check, uint64_t s0, int count, uint64_t S_, const RankPass *rp = nullptr)
+                bool check, uint64_t s0, int count, uint64_t S_, uint64_t cols,
+                const RankPass *rp = nullptr)
 {
 	using S = typename StatsElem<T>::Sum;
 	const uint64_t n = f->n, es = sizeof(T);
@@ -576,10 +578,10 @@ int batch_queue(Err e, DevRun<T> &x, const DevRun<T> *prev, const el_factor *f, 
 		}
 	} else {
 		CUDA_TRY(cudaEventRecord(x.m.ev[3], q));
-		to_rows<T><<<dim3((unsigned)((n + 31) / 32), (unsigned)((count + 31) / 32)),
-		             dim3(32, 8), 0, q>>>((int)n, count, (int)S_, df.pos, d, x.rows);
+		to_rows<T><<<dim3((unsigned)((cols + 31) / 32), (unsigned)((count + 31) / 32)),
+		             dim3(32, 8), 0, q>>>((int)cols, count, (int)S_, x.cpos, d, x.rows);
 		CUDA_TRY(cudaGetLastError());
-		CUDA_TRY(cudaMemcpyAsync(x.m.host, x.rows, (size_t)count * n * es,
+		CUDA_TRY(cudaMemcpyAsync(x.m.host, x.rows, (size_t)count * cols * es,
 		                         cudaMemcpyDeviceToHost, q));
 	}
 	CUDA_TRY(cudaEventRecord(x.m.ev[4], q));
@@ -706,13 +708,17 @@ inline int peers_enabled(Err e, const int *ids, int G)
 
 template <typename T>
 int solve_typed(Err e, const int *ids, int G, const el_factor *f, const fws_plan &p,
-                const uint32_t *src, uint64_t sources, gs_stats *st, fws_rows_fn *take, void *ctx,
+                const el_rowset &which, gs_stats *st, fws_rows_fn *take, void *ctx,
                 uint64_t most, const fws_ranks *ranks, fws_timing *t)
 {
-	const uint64_t n = f->n, E = f->first[n], es = sizeof(T), R = src ? sources : n;
-	std::vector<int> listed(src ? R : 0); // the listed sources' positions
+	const uint32_t *src = which.src, *dst = which.dst;
+	const uint64_t n = f->n, E = f->first[n], es = sizeof(T), R = src ? which.sources : n;
+	const uint64_t C = st ? 0 : dst ? which.cols : n; // entries a row for the host
+	std::vector<int> listed(src ? R : 0), targets(dst ? C : 0); // their positions
 	for (uint64_t i = 0; i < listed.size(); i++)
 		listed[i] = f->pos[src[i]];
+	for (uint64_t j = 0; j < targets.size(); j++)
+		targets[j] = f->pos[dst[j]];
 	std::vector<DevRun<T>> runs(G);
 	double t0 = lib_now();
 	uint64_t S_ = UINT64_MAX;
@@ -722,12 +728,17 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const fws_plan
 		x.id = ids[k];
 		if (dev_setup(e, x, f, p, st != nullptr))
 			return -1;
-		x.spos = x.df.pos;
+		x.spos = x.cpos = x.df.pos;
+		int *p;
 		if (src) {
-			int *p;
 			if (upload(e, x.m, &p, listed.data(), R))
 				return -1;
 			x.spos = p;
+		}
+		if (dst && C) {
+			if (upload(e, x.m, &p, targets.data(), C))
+				return -1;
+			x.cpos = p;
 		}
 		if (k == 0) {
 			cudaDeviceProp prop;
@@ -736,7 +747,7 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const fws_plan
 		}
 		size_t free_b, total_b;
 		CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-		S_ = std::min(S_, batch_size(n, es, free_b, !st));
+		S_ = std::min(S_, batch_size(n, es, free_b, C));
 		taken += (double)(total_b - free_b);
 	}
 	if (peers_enabled(e, ids, G))
@@ -751,20 +762,20 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const fws_plan
 	if (S_ == 0)
 		return fail(e, "n = %llu: the sparse engine's batch of 32 sources needs %.1f GiB of device "
 		            "memory, too much for device %d", (unsigned long long)n,
-		            2.0 * 32 * (double)n * es / 1073741824.0, ids[0]);
+		            32.0 * (double)(n + C) * es / 1073741824.0, ids[0]);
 	for (auto &x : runs) {
 		CUDA_TRY(cudaSetDevice(x.id));
-		if (alloc(e, x.m, &x.d, n * S_ * es) || (!st && alloc(e, x.m, &x.rows, n * S_ * es))
+		if (alloc(e, x.m, &x.d, n * S_ * es) || (!st && alloc(e, x.m, &x.rows, C * S_ * es + 1))
 		    || (st && folds_out<T>()
 		        && alloc(e, x.m, &x.out, (x.df.parts + 1) * S_ * sizeof(OutPart))))
 			return -1;
 		if (!st || ranks)
 			CUDA_TRY(cudaMallocHost(&x.m.host, ranks ? figures_bytes<typename StatsElem<T>::Sum>(
 			                                                   n, GS_IN)
-			                                         : n * S_ * es));
+			                                         : C * S_ * es + 1));
 	}
 	t->batch = S_;
-	t->device_bytes = taken + G * (st ? 1.0 : 2.0) * (double)(n * S_ * es)
+	t->device_bytes = taken + G * (double)((n + C) * S_ * es)
 	                  + (st && folds_out<T>() ? G * (double)((runs[0].df.parts + 1) * S_)
 	                                                    * sizeof(OutPart)
 	                                          : 0.0);
@@ -784,7 +795,7 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const fws_plan
 		const RankPass rp{ranks, (char *)runs[0].m.host, batches};
 		for (uint64_t b = (uint64_t)ranks->rank; b < batches; b += (uint64_t)ranks->ranks)
 			if (batch_queue(e, runs[0], (const DevRun<T> *)nullptr, f, true, check, b * S_,
-			                count_of(b), S_, &rp)
+			                count_of(b), S_, C, &rp)
 			    || batch_done(e, runs[0], true, take, ctx, b * S_, count_of(b), t))
 				return -1;
 		return figures_ranks(e, runs, rp, n, st);
@@ -792,7 +803,7 @@ int solve_typed(Err e, const int *ids, int G, const el_factor *f, const fws_plan
 	for (uint64_t b = 0; b < batches + G - 1; b++) {
 		if (b < batches
 		    && batch_queue(e, runs[b % G], b ? &runs[(b - 1) % G] : nullptr, f, st != nullptr,
-		                   check, b * S_, count_of(b), S_))
+		                   check, b * S_, count_of(b), S_, C))
 			return -1;
 		if (b + 1 >= (uint64_t)G) {
 			const uint64_t c = b + 1 - G;
@@ -825,19 +836,25 @@ int fws_start(int device, char *err, size_t errlen)
 }
 
 static int solve(const int *devices, int ndevices, const el_factor *f, const fws_plan *plan,
-                 const uint32_t *src, uint64_t sources, gs_stats *stats, fws_rows_fn *take,
+                 const el_rowset *rows, gs_stats *stats, fws_rows_fn *take,
                  void *ctx, uint64_t most, const struct fws_ranks *ranks, struct fws_timing *t,
                  char *err, size_t errlen)
 {
 	Err e{err, errlen};
 	memset(t, 0, sizeof *t);
+	const el_rowset every = {NULL, 0, NULL, 0}, &which = rows ? *rows : every;
 	if (!stats && !take)
 		return fail(e, "fws_solve: neither statistics nor a taker of rows");
-	if (stats && src)
-		return fail(e, "fws_solve: statistics take every row, not a list of sources");
-	for (uint64_t i = 0; src && i < sources; i++)
-		if (src[i] >= f->n)
-			return fail(e, "fws_solve: source %u of n = %llu", src[i], (unsigned long long)f->n);
+	if (stats && (which.src || which.dst))
+		return fail(e, "fws_solve: statistics take every row and column, not a list");
+	for (uint64_t i = 0; which.src && i < which.sources; i++)
+		if (which.src[i] >= f->n)
+			return fail(e, "fws_solve: source %u of n = %llu", which.src[i],
+			            (unsigned long long)f->n);
+	for (uint64_t j = 0; which.dst && j < which.cols; j++)
+		if (which.dst[j] >= f->n)
+			return fail(e, "fws_solve: target %u of n = %llu", which.dst[j],
+			            (unsigned long long)f->n);
 	if (f->n > (uint64_t)INT32_MAX)
 		return fail(e, "n = %llu: over the sparse engine's limit on a GPU",
 		            (unsigned long long)f->n);
@@ -856,13 +873,13 @@ static int solve(const int *devices, int ndevices, const el_factor *f, const fws
 	}
 	switch (f->type) {
 	case ST_INT32:
-		return solve_typed<int>(e, devices, ndevices, f, *plan, src, sources, stats, take, ctx,
+		return solve_typed<int>(e, devices, ndevices, f, *plan, which, stats, take, ctx,
 		                        most, ranks, t);
 	case ST_FLOAT32:
-		return solve_typed<float>(e, devices, ndevices, f, *plan, src, sources, stats, take, ctx,
+		return solve_typed<float>(e, devices, ndevices, f, *plan, which, stats, take, ctx,
 		                          most, ranks, t);
 	case ST_FLOAT64:
-		return solve_typed<double>(e, devices, ndevices, f, *plan, src, sources, stats, take, ctx,
+		return solve_typed<double>(e, devices, ndevices, f, *plan, which, stats, take, ctx,
 		                           most, ranks, t);
 	}
 	return fail(e, "element type %u unknown", f->type);
@@ -890,11 +907,10 @@ fws_plan *fws_plan_make(const el_factor *f, char *err, size_t errlen)
 void fws_plan_free(fws_plan *p) { delete p; }
 
 int fws_solve(const int *devices, int ndevices, const el_factor *f, const fws_plan *plan,
-              const uint32_t *src, uint64_t sources, gs_stats *stats, fws_rows_fn *take,
+              const el_rowset *rows, gs_stats *stats, fws_rows_fn *take,
               void *ctx, uint64_t most, struct fws_timing *t, char *err, size_t errlen)
 {
-	return solve(devices, ndevices, f, plan, src, sources, stats, take, ctx, most, NULL, t, err,
-	             errlen);
+	return solve(devices, ndevices, f, plan, rows, stats, take, ctx, most, NULL, t, err, errlen);
 }
 
 int fws_solve_ranks(const int *devices, int ndevices, const el_factor *f, const fws_plan *plan,
@@ -903,6 +919,5 @@ int fws_solve_ranks(const int *devices, int ndevices, const el_factor *f, const 
 {
 	if (ranks && ranks->ranks < 2)
 		ranks = NULL;
-	return solve(devices, ndevices, f, plan, NULL, 0, stats, NULL, NULL, most, ranks, t, err,
-	             errlen);
+	return solve(devices, ndevices, f, plan, NULL, stats, NULL, NULL, most, ranks, t, err, errlen);
 }

@@ -18,8 +18,9 @@
 extern "C" {
 #endif
 
-/* Rows first .. first + count - 1 of the distances (n each, the factor's
- * type, on the host, valid during the call): 0, or non-zero to stop. */
+/* Rows first .. first + count - 1 of the distances (the columns asked
+ * each: n, or a table's targets; the factor's type, on the host, valid
+ * during the call): 0, or non-zero to stop. */
 typedef int fws_rows_fn(void *ctx, uint64_t first, uint64_t count, const void *rows);
 
 struct fws_timing {
@@ -57,8 +58,9 @@ typedef struct fws_plan fws_plan;
 fws_plan *fws_plan_make(const el_factor *f, char *err, size_t errlen);
 void fws_plan_free(fws_plan *p);
 
-/* All rows of f's graph (or, src not NULL, the rows of sources src[0 ..
- * sources - 1], in the list's order: rows alone, no statistics) on the
+/* All rows of f's graph (or, rows->src not NULL, the rows of its
+ * sources, in the list's order: rows alone, no statistics; rows->dst not
+ * NULL: only those columns leave the device) on the
  * devices devices[0 .. ndevices - 1] (a
  * device may come twice: tests), with f's plan (NULL: made here), batch b
  * on device b % ndevices, the
@@ -71,7 +73,7 @@ void fws_plan_free(fws_plan *p);
  * that is more).  0, or -1 with err set (too large for the device: the
  * message says what it needs; a CUDA error; take stopped). */
 int fws_solve(const int *devices, int ndevices, const el_factor *f, const fws_plan *plan,
-              const uint32_t *src, uint64_t sources, gs_stats *stats, fws_rows_fn *take,
+              const el_rowset *rows, gs_stats *stats, fws_rows_fn *take,
               void *ctx, uint64_t most, struct fws_timing *t, char *err, size_t errlen);
 /* The same as one process of several (ranks: statistics alone, one device
  * a process; NULL or one rank: fws_solve). */

@@ -377,8 +377,10 @@ __global__ void fold_out_parts(const OutPart *__restrict__ out, int parts, int S
 	reach[s0 + j] = c, sum[s0 + j] = s, ecc[s0 + j] = m;
 }
 
-// The batch's rows (count of them, n each, stride n) in the vertices'
-// numbering: row j, column v from d[pos[v]][j], through a 32 x 32 tile.
+// The batch's rows (count of them, n entries each, stride n): row j,
+// column v from d[pos[v]][j], through a 32 x 32 tile.  pos: the vertices'
+// positions (whole rows, n the vertex count), or a table's targets'
+// (n the count of targets).
 template <typename T>
 __global__ void to_rows(int n, int count, int S, const int *__restrict__ pos,
                         const T *__restrict__ d, T *__restrict__ rows)

@@ -79,6 +79,16 @@ void el_rows(const el_factor *f, el_space *s, const uint32_t *src, int count, vo
 /* Rows first .. first + count - 1 of the distances (n each, stride n, the
  * type's elements), valid during the call: 0, or non-zero to stop. */
 typedef int el_rows_fn(void *ctx, uint64_t first, uint64_t count, const void *rows);
+/* Which rows a run makes and which of their entries it hands on: the rows
+ * of sources src[0 .. sources - 1] in the list's order (src NULL: every
+ * vertex's, in order), each with its entries of columns dst[0 .. cols - 1]
+ * in the list's order (dst NULL: all n; a table's targets). */
+typedef struct el_rowset {
+	const uint32_t *src;
+	uint64_t sources;
+	const uint32_t *dst;
+	uint64_t cols;
+} el_rowset;
 /* Every row, in order (src NULL), or the rows of sources src[0 .. sources -
  * 1] in the list's order (row i: source src[i]), a group of batches at a
  * time made on threads (<= 0: all cores) and handed to fn; *relaxations
