@@ -231,7 +231,13 @@ build/pic/kernels/dense/fw_gpu.o: kernels/dense/fw_gpu.cu $(wildcard kernels/*.c
 build/pic/kernels/betweenness/fw_betweenness.o: kernels/betweenness/fw_betweenness.cu $(wildcard kernels/*.cuh kernels/betweenness/*) $(LIB_H)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Xcompiler -fPIC -c -o $@ $<
-GPU_LIB_PIC := build/pic/kernels/dense/fw_gpu.o build/pic/kernels/betweenness/fw_betweenness.o build/pic/lib/common/common.o build/pic/lib/prepare/order.o
+# Many small graphs (kernels/batch/fw_smallgraphs.h): the kernels of each
+# element type in a file of their own.
+SMALLGRAPHS_PIC := $(patsubst kernels/%.cu,build/pic/kernels/%.o,$(wildcard kernels/batch/*.cu))
+$(SMALLGRAPHS_PIC): build/pic/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh kernels/batch/*) $(LIB_H)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -fPIC -c -o $@ $<
+GPU_LIB_PIC := build/pic/kernels/dense/fw_gpu.o build/pic/kernels/betweenness/fw_betweenness.o $(SMALLGRAPHS_PIC) build/pic/lib/common/common.o build/pic/lib/prepare/order.o
 build/libapsp-gpu.so.$(LIB_VERSION): kernels/dense/fw_matrix.cu kernels/dense/fw_matrix.h kernels/fw_base.cuh $(GPU_LIB_PIC) build/libapsp.so.$(LIB_VERSION)
 	ln -sf libapsp.so.$(LIB_VERSION) build/libapsp.so.$(SOMAJOR)
 	$(NVCC) $(NVCCFLAGS) -shared -Xcompiler -fPIC -Xlinker -soname=libapsp-gpu.so.$(SOMAJOR) \
