@@ -89,24 +89,40 @@ def room_sizes(sizes, n):
     return None if np.all(sizes == n) else np.ascontiguousarray(sizes, dtype=np.uint32)
 
 
-def solve(dist, paths, threads, semiring=_lib.FW_MINPLUS, sizes=None):
-    """fw_batch on dist (B, N, N float64, in place) over the semiring
-    (_lib.FW_MINPLUS or FW_WIDEST), graph b in the top-left sizes[b] x
-    sizes[b] of its room (a smaller graph costs its own size's work): the
-    predecessors (-9999: none) or None; NegativeCycleError naming the first
-    graph with one."""
-    lib = _lib.cpu()
+def solve(dist, paths, threads, semiring=_lib.FW_MINPLUS, sizes=None, device="cpu"):
+    """fw_batch (device 'cpu') or fwsg_solve ('gpu') on dist (B, N, N,
+    float64, in place) over the semiring (_lib.FW_MINPLUS or FW_WIDEST),
+    graph b in the top-left sizes[b] x sizes[b] of its room (a smaller graph
+    costs its own size's work): the predecessors (-9999: none) or None;
+    NegativeCycleError naming the first graph with one."""
     count, n = dist.shape[0], dist.shape[1]
     pred = np.empty(dist.shape, dtype=np.int32) if paths else None
     cycle = np.empty(count, dtype=np.int64)
-    err = _lib.Error()
     own = room_sizes(sizes, n) if sizes is not None else None
-    rc = lib.fw_batch(semiring, _lib.ST_FLOAT64, count, n,
-                      own.ctypes.data if own is not None else None, dist.ctypes.data,
-                      pred.ctypes.data if paths else None, _engine._threads(threads),
-                      cycle.ctypes.data, ctypes.byref(err))
+    args = (semiring, _lib.ST_FLOAT64, count, n, own.ctypes.data if own is not None else None,
+            dist.ctypes.data, pred.ctypes.data if paths else None)
+    if device == "gpu":
+        msg = ctypes.create_string_buffer(256)
+        rc = _lib.gpu().fwsg_solve(*args, 0, cycle.ctypes.data, msg, 256)
+        text = msg.value.decode("utf-8", "replace")
+    else:
+        err = _lib.Error()
+        rc = _lib.cpu().fw_batch(*args, _engine._threads(threads), cycle.ctypes.data,
+                                 ctypes.byref(err))
+        text = err.text()
     if rc < 0:
-        raise ValueError(err.text())
+        if "out of memory" in text:
+            raise MemoryError(text)
+        raise ValueError(text)
+    _raise_cycles(rc, cycle)
+    if paths:
+        np.copyto(pred, _engine.NO_PREDECESSOR, where=pred < 0)
+    return pred
+
+
+def _raise_cycles(rc, cycle):
+    """NegativeCycleError naming the first graph with a negative cycle
+    (.graphs: all of them), where there is one (rc > 0)."""
     if rc > 0:
         bad = np.flatnonzero(cycle >= 0)
         e = NegativeCycleError("Negative cycle in graph %d (through vertex %d)%s"
@@ -114,9 +130,53 @@ def solve(dist, paths, threads, semiring=_lib.FW_MINPLUS, sizes=None):
                                   if len(bad) > 1 else ""), int(cycle[bad[0]]))
         e.graphs = bad
         raise e
-    if paths:
-        np.copyto(pred, _engine.NO_PREDECESSOR, where=pred < 0)
-    return pred
+
+
+# numpy's types the GPU reads a dense batch of as they are
+_DENSE_TYPES = {np.dtype(np.float64): _lib.ST_FLOAT64, np.dtype(np.float32): _lib.ST_FLOAT32,
+                np.dtype(np.int64): _lib.FWSG_INT64, np.dtype(np.int32): _lib.ST_INT32}
+
+
+def dense_on_gpu(a, semiring, directed, unweighted, paths, unreachable):
+    """A (B, N, N) array (not masked) of a type the GPU reads, solved there
+    from the caller's memory (fwsg_solve_dense: scipy's rules for dense
+    arrays applied on the device, the results padded with unreachable and
+    -9999): (dist, pred or None), or None where the array is not of such a
+    type."""
+    if (not isinstance(a, np.ndarray) or np.ma.isMaskedArray(a) or a.ndim != 3
+            or a.dtype not in _DENSE_TYPES or a.shape[1] != a.shape[2]):
+        return None
+    a = np.ascontiguousarray(a)
+    count, n = a.shape[0], a.shape[1]
+    dist = np.empty(a.shape, dtype=FLOAT)
+    pred = np.empty(a.shape, dtype=np.int32) if paths else None
+    cycle = np.empty(count, dtype=np.int64)
+    flags = (0 if directed else _lib.FWSG_UNDIRECTED) | (_lib.FWSG_UNWEIGHTED if unweighted else 0)
+    msg = ctypes.create_string_buffer(256)
+    rc = _lib.gpu().fwsg_solve_dense(semiring, _DENSE_TYPES[a.dtype], count, n, a.ctypes.data,
+                                     flags, float(unreachable), _engine.NO_PREDECESSOR,
+                                     dist.ctypes.data, pred.ctypes.data if paths else None, 0,
+                                     cycle.ctypes.data, msg, 256)
+    if rc < 0:
+        text = msg.value.decode("utf-8", "replace")
+        raise MemoryError(text) if "out of memory" in text else ValueError(text)
+    _raise_cycles(rc, cycle)
+    return dist, pred
+
+
+# The GPU's register rounds take graphs of up to this many vertices
+# (FWSG_SHARED_MAX, kernels/batch/fw_smallgraphs.h); a larger one is solved
+# by one thread block, so device='auto' keeps batches of those on the CPU.
+GPU_SHARED_MAX = 128
+
+
+def where(device, sizes):
+    """The engine for a batch: device 'cpu' or 'gpu' as asked; 'auto' the
+    GPU where there is one and every graph fits its register rounds."""
+    got = _engine.pick_device(device)
+    if device == "auto" and got == "gpu" and sizes.size and sizes.max() > GPU_SHARED_MAX:
+        return "cpu"
+    return got
 
 
 def pad(a, sizes, fill):
@@ -156,21 +216,34 @@ def floyd_warshall(graphs_given, directed=True, return_predecessors=False, unwei
     unreachable), or with padded=False a list of each graph's; unreachable
     pairs hold unreachable (+inf by default).  return_predecessors: int32
     predecessors alike (-9999: none).  NegativeCycleError names the first
-    graph with a negative cycle (.graphs: all of them).  The batch runs on
-    the CPU engine, every core or threads (there is no GPU batch engine
-    yet: device='gpu' is refused)."""
-    if device == "gpu":
-        raise ValueError("device='gpu': a batch of graphs runs on the CPU engine alone (no GPU "
-                         "batch engine yet)")
+    graph with a negative cycle (.graphs: all of them).  device: 'gpu' (a
+    group of threads a graph, the same bytes), 'cpu' (a graph a thread on
+    every core or threads), 'auto' the GPU where there is one and no graph
+    has more than GPU_SHARED_MAX vertices."""
     _engine.pick_device(device)
+    if isinstance(graphs_given, np.ndarray) and graphs_given.ndim == 3:
+        if where(device, np.array([graphs_given.shape[1]])) == "gpu":
+            got = dense_on_gpu(graphs_given, _lib.FW_MINPLUS, directed, unweighted,
+                               return_predecessors, unreachable)
+            if got is not None:
+                return unpadded(got, padded)
     dist, sizes, _ = graphs(graphs_given, directed, unweighted)
-    pred = solve(dist, return_predecessors, threads, sizes=sizes)
+    pred = solve(dist, return_predecessors, threads, sizes=sizes, device=where(device, sizes))
     return shaped(dist, pred, sizes, padded, unreachable)
 
 
+def unpadded(got, padded):
+    """dense_on_gpu's (dist, pred) as floyd_warshall returns them."""
+    dist, pred = got
+    if padded:
+        return (dist, pred) if pred is not None else dist
+    dl = list(dist)
+    return dl if pred is None else (dl, list(pred))
+
+
 def batch_from_edges(edge_index, weights=None, batch=None, *, directed=True,
-                     return_predecessors=False, unweighted=False, threads=None, padded=True,
-                     unreachable=np.inf):
+                     return_predecessors=False, unweighted=False, device="auto", threads=None,
+                     padded=True, unreachable=np.inf):
     """All pairs of every graph of a batch kept as PyG and DGL keep one:
     edge_index (2, E) arcs u -> v between the batch's vertices, numbered
     across the batch; weights (E,) (None: 1 each); batch (the vertex count,)
@@ -178,7 +251,7 @@ def batch_from_edges(edge_index, weights=None, batch=None, *, directed=True,
     arc is an edge whatever its weight (0 too; the least of repeated arcs;
     loops ignored), as a scipy.sparse matrix's stored entries are.  Returns
     as floyd_warshall does for a batch: (B, N, N) distances padded to the
-    largest graph, or a list with padded=False."""
+    largest graph, or a list with padded=False; device as there."""
     ei = np.asarray(edge_index)
     if ei.ndim != 2 or ei.shape[0] != 2:
         raise ValueError("edge_index must be shape (2, E): %s was given" % (tuple(ei.shape),))
@@ -204,15 +277,56 @@ def batch_from_edges(edge_index, weights=None, batch=None, *, directed=True,
         k = int(np.flatnonzero(batch[v] != g)[0])
         raise ValueError("arc %d joins graphs %d and %d" % (k, g[k], batch[v[k]]))
     n = int(sizes.max()) if sizes.size else 0
-    dist = np.full((sizes.size, n, n), np.inf)
     keep = (u != v) & np.isfinite(w)
     g, lu, lv, w = g[keep], (u - first[g])[keep], (v - first[g])[keep], w[keep]
     if not directed:
         g, lu, lv, w = (np.concatenate((g, g)), np.concatenate((lu, lv)),
                         np.concatenate((lv, lu)), np.concatenate((w, w)))
+    _engine.pick_device(device)
+    if where(device, sizes) == "gpu" and n <= 65535:
+        got = _arcs_on_gpu(sizes, n, g, lu, lv, w, return_predecessors, unreachable)
+        return unpadded(got, True) if padded else _own_sizes(got, sizes)
+    dist = np.full((sizes.size, n, n), np.inf)
     order = np.argsort(-w, kind="stable")  # the least of repeated arcs written last
     dist[g[order], lu[order], lv[order]] = w[order]
     i = np.arange(n)
     dist[:, i, i] = 0
-    pred = solve(dist, return_predecessors, threads, sizes=sizes)
+    pred = solve(dist, return_predecessors, threads, sizes=sizes, device=where(device, sizes))
     return shaped(dist, pred, sizes, padded, unreachable)
+
+
+def _arcs_on_gpu(sizes, n, g, lu, lv, w, paths, unreachable):
+    """fwsg_solve_arcs: each graph's arcs (graph g, its own vertices lu ->
+    lv, weights w) up to the device, its room made there: (dist, pred or
+    None), padded with unreachable and -9999."""
+    if g.size and np.any(g[1:] < g[:-1]):
+        order = np.argsort(g, kind="stable")
+        g, lu, lv, w = g[order], lu[order], lv[order], w[order]
+    count = sizes.size
+    first = np.zeros(count + 1, dtype=np.uint64)
+    np.cumsum(np.bincount(g, minlength=count), out=first[1:])
+    arcs = np.empty((g.size, 2), dtype=np.uint16)
+    arcs[:, 0], arcs[:, 1] = lu, lv
+    w = np.ascontiguousarray(w, dtype=FLOAT)
+    own = np.ascontiguousarray(sizes, dtype=np.uint32)
+    dist = np.empty((count, n, n), dtype=FLOAT)
+    pred = np.empty((count, n, n), dtype=np.int32) if paths else None
+    cycle = np.empty(count, dtype=np.int64)
+    msg = ctypes.create_string_buffer(256)
+    rc = _lib.gpu().fwsg_solve_arcs(count, n, own.ctypes.data, first.ctypes.data,
+                                    arcs.ctypes.data, w.ctypes.data, float(unreachable),
+                                    _engine.NO_PREDECESSOR, dist.ctypes.data,
+                                    pred.ctypes.data if paths else None, 0, cycle.ctypes.data,
+                                    msg, 256)
+    if rc < 0:
+        text = msg.value.decode("utf-8", "replace")
+        raise MemoryError(text) if "out of memory" in text else ValueError(text)
+    _raise_cycles(rc, cycle)
+    return dist, pred
+
+
+def _own_sizes(got, sizes):
+    """(dist, pred) padded as each graph's own arrays (padded=False)."""
+    dist, pred = got
+    dl = [dist[b, :k, :k] for b, k in enumerate(sizes)]
+    return dl if pred is None else (dl, [pred[b, :k, :k] for b, k in enumerate(sizes)])

@@ -19,6 +19,7 @@ _TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LAYOUT_VERSION = 2
 ST_INT32, ST_FLOAT32, ST_FLOAT64 = 1, 2, 3
 FW_MINPLUS, FW_WIDEST = 0, 1  # enum fw_semiring (fw.h)
+FWSG_INT64, FWSG_UNDIRECTED, FWSG_UNWEIGHTED = 4, 2, 4  # kernels/batch/fw_smallgraphs.h
 ST_DIRECTED, ST_NEGATIVE, ST_NEGCYCLE = 1, 2, 4
 ST_INF_I32 = 0x3FFFFFFF
 GS_OUT, GS_IN = 0, 1
@@ -198,6 +199,24 @@ def gpu():
     d = ctypes.POINTER(ctypes.c_double)
     lib.fwm_times.argtypes = [d, d, d]
     lib.fwm_times.restype = None
+    lib.fwsg_solve.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_uint64,
+                               ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
+                               ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+    lib.fwsg_solve.restype = ctypes.c_int64
+    lib.fwsg_solve_dense.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64,
+                                     ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint32,
+                                     ctypes.c_double, ctypes.c_int32, ctypes.c_void_p,
+                                     ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                                     ctypes.c_char_p, ctypes.c_size_t]
+    lib.fwsg_solve_dense.restype = ctypes.c_int64
+    lib.fwsg_solve_arcs.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p,
+                                    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                    ctypes.c_double, ctypes.c_int32, ctypes.c_void_p,
+                                    ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                                    ctypes.c_char_p, ctypes.c_size_t]
+    lib.fwsg_solve_arcs.restype = ctypes.c_int64
+    lib.fwsg_times.argtypes = [d, d]
+    lib.fwsg_times.restype = None
     msg = ctypes.create_string_buffer(256)
     count = lib.fwm_device_count(msg, 256)
     if count <= 0:

@@ -17,8 +17,8 @@ def _unbatched(got, single):
     return got[0]
 
 
-def widest_paths(csgraph, directed=True, return_predecessors=False, *, threads=None,
-                 padded=True, unreachable=-np.inf):
+def widest_paths(csgraph, directed=True, return_predecessors=False, *, device="auto",
+                 threads=None, padded=True, unreachable=-np.inf):
     """The width of the widest (bottleneck) path between every two vertices:
     a path's width is its narrowest edge's weight, and the answer is the
     largest width of any path (+inf from a vertex to itself, unreachable,
@@ -29,11 +29,20 @@ def widest_paths(csgraph, directed=True, return_predecessors=False, *, threads=N
     (a (B, N, N) array or a list of graphs, answered as floyd_warshall
     answers a batch: padded=, unreachable=).  return_predecessors: int32
     predecessors of a widest path (-9999: none).  A graph a thread on the
-    CPU, or one graph of 1024 vertices or more on every core: n^3 steps,
-    meant for graphs of up to a few thousand vertices."""
+    CPU, or one graph of 1024 vertices or more on every core; a batch runs
+    on the GPU as floyd_warshall's does (device=): n^3 steps, meant for
+    graphs of up to a few thousand vertices."""
+    if isinstance(csgraph, np.ndarray) and csgraph.ndim == 3:
+        if _batch.where(device, np.array([csgraph.shape[1]])) == "gpu":
+            got = _batch.dense_on_gpu(csgraph, _lib.FW_WIDEST, directed, False,
+                                      return_predecessors, unreachable)
+            if got is not None:
+                return _batch.unpadded(got, padded)
     dist, sizes, single = _batch.graphs(csgraph, directed, False)
     np.copyto(dist, -np.inf, where=np.isposinf(dist))  # no edge: the semiring's zero
-    pred = _batch.solve(dist, return_predecessors, threads, _lib.FW_WIDEST, sizes)
+    on = _batch.where(device, sizes)
+    on = "cpu" if single and device == "auto" else on  # one graph: the CPU's rounds
+    pred = _batch.solve(dist, return_predecessors, threads, _lib.FW_WIDEST, sizes, on)
     return _unbatched(_batch.shaped(dist, pred, sizes, padded or single, unreachable,
                                     none=-np.inf), single)
 

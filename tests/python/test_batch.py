@@ -120,8 +120,13 @@ raises("indices with a batch are refused", ValueError,
        lambda: apsp.shortest_path(np.zeros((2, 3, 3)), indices=[0]), "batch")
 raises("padded= for one graph is refused", TypeError,
        lambda: apsp.floyd_warshall(np.zeros((3, 3)), padded=False), "batch")
-raises("device='gpu' with a batch is refused, saying why", ValueError,
-       lambda: apsp.floyd_warshall(np.zeros((2, 3, 3)), device="gpu"), "CPU engine")
+if apsp._engine.has_gpu():
+    check("device='gpu' with a batch: answered on the GPU (tests/python/test_batch_gpu.py)",
+          equal(apsp.floyd_warshall(np.zeros((2, 3, 3)), device="gpu"),
+                np.where(np.eye(3, dtype=bool), 0.0, np.inf)[None].repeat(2, 0)))
+else:
+    raises("device='gpu' with a batch and no GPU is refused, saying why", RuntimeError,
+           lambda: apsp.floyd_warshall(np.zeros((2, 3, 3)), device="gpu"), "device='gpu'")
 check("a nested list of numbers is one graph, as scipy reads it",
       equal(apsp.floyd_warshall([[0, 1], [1, 0]]), cg.floyd_warshall([[0, 1], [1, 0]])))
 
