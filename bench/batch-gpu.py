@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.join(TOP, "python"))
 import numpy as np  # noqa: E402
 import scipy.sparse.csgraph as cg  # noqa: E402
 import apsp  # noqa: E402
+from molecules import molecules  # noqa: E402
 from apsp import _batch, _lib  # noqa: E402
 
 scale = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
@@ -114,13 +115,7 @@ for tname, t, dt, none in (("int32", _lib.ST_INT32, np.int32, _lib.ST_INF_I32),
 # A mix of sizes as molecules come (10 to 60 vertices, about 1.1 bonds a
 # vertex, both ways), PyG's layout, padded output with unreachable -1.
 count = int(1000000 * scale)
-sizes_mix = rng.integers(10, 61, count)
-first = np.concatenate(([0], np.cumsum(sizes_mix)[:-1]))
-batch = np.repeat(np.arange(count), sizes_mix)
-g = np.repeat(np.arange(count), (sizes_mix * 1.1).astype(int))
-u = first[g] + (rng.random(g.size) * sizes_mix[g]).astype(int)
-v = first[g] + (rng.random(g.size) * sizes_mix[g]).astype(int)
-ei = np.array([np.concatenate((u, v)), np.concatenate((v, u))])
+ei, batch, sizes_mix = molecules(count, rng)
 for device in ("gpu",):
     call, d = best_of(2, lambda: apsp.batch_from_edges(ei, None, batch, unreachable=-1,
                                                        device=device))

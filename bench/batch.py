@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(TOP, "python"))
 import numpy as np  # noqa: E402
 import scipy.sparse.csgraph as cg  # noqa: E402
 import apsp  # noqa: E402
+from molecules import molecules  # noqa: E402
 
 count = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 sizes = [int(s) for s in (sys.argv[2] if len(sys.argv) > 2 else "16,32,64,128,256").split(",")]
@@ -47,15 +48,15 @@ for n in sizes:
     scipy_rate = loop / (time.perf_counter() - t)
     t = time.perf_counter()
     for k in range(loop):
-        apsp.floyd_warshall(a[k], device="cpu")
+        apsp.floyd_warshall(a[k], device="cpu")  # (the GPU's: bench/batch-gpu.py)
     call_rate = loop / (time.perf_counter() - t)
     best, bestp = 0.0, 0.0
     for _ in range(3):
         t = time.perf_counter()
-        d = apsp.floyd_warshall(a)
+        d = apsp.floyd_warshall(a, device="cpu")
         best = max(best, b / (time.perf_counter() - t))
         t = time.perf_counter()
-        d2, p = apsp.floyd_warshall(a, return_predecessors=True)
+        d2, p = apsp.floyd_warshall(a, return_predecessors=True, device="cpu")
         bestp = max(bestp, b / (time.perf_counter() - t))
     if not all(np.array_equal(d[k], want[k]) and np.array_equal(d2[k], want[k])
                for k in range(loop)):
@@ -66,16 +67,11 @@ for n in sizes:
 # A mix of sizes, PyG's layout: the whole call, and the rounds alone with
 # each graph's size and at the largest.
 from apsp import _batch  # noqa: E402
-sizes_mix = rng.integers(10, 61, count)
-first = np.concatenate(([0], np.cumsum(sizes_mix)[:-1]))
-batch = np.repeat(np.arange(count), sizes_mix)
-g = np.repeat(np.arange(count), (sizes_mix * 1.1).astype(int))
-u = first[g] + (rng.random(g.size) * sizes_mix[g]).astype(int)
-v = first[g] + (rng.random(g.size) * sizes_mix[g]).astype(int)
-ei = np.array([np.concatenate((u, v)), np.concatenate((v, u))])
-whole = min(_timed(lambda: apsp.batch_from_edges(ei, None, batch, unreachable=-1))
+ei, batch, sizes_mix = molecules(count, rng)
+whole = min(_timed(lambda: apsp.batch_from_edges(ei, None, batch, unreachable=-1,
+                                                device="cpu"))
             for _ in range(3))
-d = apsp.batch_from_edges(ei, None, batch)
+d = apsp.batch_from_edges(ei, None, batch, device="cpu")
 d[np.isinf(d)] = np.inf
 
 def _rounds(sizes):
