@@ -172,10 +172,6 @@ template <int N, int J> struct Shape {
 	static constexpr int G = TG <= 32 ? 128 / TG : 1; // graphs a block
 	static constexpr int THREADS = TG * G;
 	static constexpr bool WARP = TG <= 32;           // a graph within a warp
-	// blocks an SM holds at once without predecessors: at most 128
-	// registers a thread (the compiler would take up to 168 for a room's
-	// loads at N = 32, a quarter fewer warps); with them as many as it takes
-	static constexpr int CAPPED = 65536 / (THREADS * 128);
 	static_assert(N % J == 0 && (TG >= 32 || 32 % TG == 0), "a shape of threads");
 };
 
@@ -191,7 +187,7 @@ template <typename T, int J> __device__ __forceinline__ int at(int i)
 // thread's registers where its piece holds row k, else from shared memory;
 // the owners of column k + 1 and row k + 1 write them there after the step.
 template <int N, int J, typename T, typename S, bool PATHS>
-__global__ void __launch_bounds__(Shape<N, J>::THREADS, PATHS ? 1 : Shape<N, J>::CAPPED)
+__global__ void __launch_bounds__(Shape<N, J>::THREADS)
 shared_rounds(Rooms<T> r)
 {
 	using Sh = Shape<N, J>;
