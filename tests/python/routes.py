@@ -42,7 +42,7 @@ TOL = {"int32": 0.0, "float32": 1e-5, "float64": 1e-12}
 REFUSAL = "the sparse engine's alone on the GPU"
 # The command-line routes every CLI_EVERY graphs (a GPU run starts a device
 # context, which costs more than the graph); Python's calls every graph.
-CLI_EVERY = int(os.environ.get("ROUTES_CLI_EVERY", "1"))
+CLI_EVERY = int(os.environ.get("ROUTES_CLI_EVERY", "1"))  # (0: Python's alone)
 ROUNDING = [0.1, 0.2, 0.3, 0.7, 1e-3, 1.1, 2.675, 1 / 3, 1e-7, 3.3333333]
 
 
@@ -195,7 +195,7 @@ def check_graph(rng, k, tmp, stats):
         f.write(" ".join(map(str, dsts)) + "\n")
     ref = None
     tol = TOL[kind]
-    for name, opts, paths in routes(n) if k % CLI_EVERY == 0 else ():
+    for name, opts, paths in routes(n) if CLI_EVERY and k % CLI_EVERY == 0 else ():
         if not n and "SRC" in opts:
             continue
         opts = [os.path.join(tmp, "src") if o == "SRC" else os.path.join(tmp, "dst")
@@ -266,10 +266,10 @@ def python_routes(g, n, cycle, srcs, k, kind, stats):
             stats["python-table"] = stats.get("python-table", 0) + 1
     except (Failure, ValueError) as e:
         stats.setdefault("failed", []).append(("python-table", k, kind, str(e)))
-    try:  # a batch: the graph beside one of a single vertex (its room padded), on the CPU
+    try:  # a batch: the graph beside one of a single vertex (its room padded)
         try:
             d, p = apsp.floyd_warshall([g, sp.csr_matrix((1, 1))], return_predecessors=True,
-                                       threads=1)
+                                       device=dev, threads=1)
             if cycle:
                 raise Failure("no NegativeCycleError on a graph with a negative cycle")
             apsp.certify(arcs_of, d[0], p[0], threads=1)
@@ -279,6 +279,16 @@ def python_routes(g, n, cycle, srcs, k, kind, stats):
         stats["python-batch"] = stats.get("python-batch", 0) + 1
     except (Failure, apsp.NotShortestError, ValueError) as e:
         stats.setdefault("failed", []).append(("python-batch", k, kind, str(e)))
+    try:  # the batch's arcs as PyG holds them (on the GPU: its room made there)
+        if not cycle:  # (a negative loop is a cycle; batch_from_edges passes loops over)
+            c = g.tocoo()
+            d, p = apsp.batch_from_edges(np.array([c.row, c.col]), c.data,
+                                         np.repeat([0, 1], [n, 1]), return_predecessors=True,
+                                         device=dev, threads=1)
+            apsp.certify(arcs_of, d[0, :n, :n], p[0, :n, :n], threads=1)
+            stats["python-batch-arcs"] = stats.get("python-batch-arcs", 0) + 1
+    except (Failure, apsp.NotShortestError, ValueError) as e:
+        stats.setdefault("failed", []).append(("python-batch-arcs", k, kind, str(e)))
     for name, kw, idx in calls:
         try:
             try:
