@@ -39,8 +39,10 @@ int ord_nested_dissection(uint64_t n, uint32_t type, const void *w, int32_t *per
 int ord_nested_dissection_arcs(uint64_t n, uint64_t count, const uint32_t *from,
                                const uint32_t *to, int32_t *perm, int block, st_error *err);
 
-/* The sparse engine's order of the same graph: nested dissection whose top
- * four levels of vertex separators are METIS's, the two halves of each
+/* The sparse engine's order of the same graph: peeled first, a vertex of
+ * degree one or none, else one of two, as long as there is one (a tree's
+ * leaves, a chain's inner vertices: no fill but a chain's ends joined), then
+ * the core left by nested dissection whose top four levels of vertex separators are METIS's, the two halves of each
  * ordered at once (in processes, at most threads of them; <= 0: every
  * core), and the (at most sixteen) parts below them ordered by METIS's own
  * nested dissection, so that the order takes a fraction of the time of

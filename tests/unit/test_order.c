@@ -283,10 +283,48 @@ static void test_split_order(void)
 	free(from), free(to), free(w), free(one), free(three), free(whole), free(many), free(seen);
 }
 
+/* The split order of graphs of chains and trees: the vertices of degree
+ * two or less are peeled first (no fill beyond a chain's ends joined), so a
+ * tree's factor holds its edges alone and a ring's its edges and one chord
+ * a vertex peeled; on threads the same order. */
+static void test_peeled_order(void)
+{
+	if (!ord_available()) {
+		printf("SKIP peeled order: no METIS in this build\n");
+		return;
+	}
+	const uint32_t n = 30000; /* above the size a part is split from */
+	uint32_t *from = malloc(2 * (size_t)n * sizeof *from), *to = malloc(2 * (size_t)n * sizeof *to);
+	int32_t *one = malloc(n * sizeof *one), *two = malloc(n * sizeof *two);
+	st_error err = {0};
+	for (int ring = 0; ring < 2; ring++) {
+		uint64_t m = 0;
+		for (uint32_t v = 1; v < n; v++) { /* a random tree, both ways; or a ring */
+			from[m] = ring ? v - 1 : (uint32_t)(t_rnd() % v), to[m] = v, m++;
+			from[m] = to[m - 1], to[m] = from[m - 1], m++;
+		}
+		if (ring)
+			from[m] = n - 1, to[m] = 0, m++;
+		el_factor *f = NULL;
+		T_CHECKF(ord_split_dissection_arcs(n, m, from, to, one, 1, &err) == 0
+		         && ord_split_dissection_arcs(n, m, from, to, two, 4, &err) == 0
+		         && el_factor_plan(n, m, from, to, one, &f, &err) == 0,
+		         "the %s's split orders (%s)", ring ? "ring" : "tree", err.msg);
+		T_CHECK("the same peeled order on 1 and 4 threads", !memcmp(one, two, n * sizeof *one));
+		if (f)
+			T_CHECKF(el_factor_entries(f) == (ring ? 2 * (uint64_t)n - 3 : n - 1),
+			         "the %s's factor: %llu entries", ring ? "ring" : "tree",
+			         (unsigned long long)el_factor_entries(f));
+		el_factor_free(f);
+	}
+	free(from), free(to), free(one), free(two);
+}
+
 int main(void)
 {
 	test_arcs_order();
 	test_split_order();
+	test_peeled_order();
 	test_small_trees();
 	test_random_levels();
 	test_aligned_dissection();
