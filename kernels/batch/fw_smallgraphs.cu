@@ -48,8 +48,10 @@ struct Layout {
 	uint64_t in, dist, pred, sizes, list, cycle, first, arcs, weights, bytes; // offsets
 };
 
+// graphs a chunk; lists: a job of lists of arcs (each chunk's offsets of
+// its graphs' arcs, even where it has none), the most arcs of a chunk.
 Layout layout(uint64_t graphs, uint64_t in_bytes, uint64_t room_bytes, uint64_t pred_bytes,
-              uint64_t arcs)
+              bool lists, uint64_t arcs)
 {
 	Layout l;
 	auto up = [](uint64_t x) { return (x + 255) / 256 * 256; };
@@ -60,7 +62,7 @@ Layout layout(uint64_t graphs, uint64_t in_bytes, uint64_t room_bytes, uint64_t 
 	l.list = l.sizes + up(graphs * 4);
 	l.cycle = l.list + up(graphs * 4);
 	l.first = l.cycle + up(graphs * 8);
-	l.arcs = l.first + up(arcs ? (graphs + 1) * 8 : 0);
+	l.arcs = l.first + up(lists ? (graphs + 1) * 8 : 0);
 	l.weights = l.arcs + up(arcs * 4);
 	l.bytes = l.weights + up(arcs * 8);
 	return l;
@@ -154,7 +156,7 @@ int start_chunk(const Job &j, Slot &s, uint64_t first, uint64_t count, Err e)
 {
 	const bool dense = j.flags & sg::DENSE;
 	const uint64_t up = dense ? j.l.in : j.l.dist, up_bytes = dense ? j.in_bytes : j.room_bytes;
-	if (!j.arcs) // (the rooms of lists of arcs are made on the device)
+	if (!j.first_arc) // (the rooms of lists of arcs are made on the device)
 		copy(s.host + up, (dense ? j.in : j.dist) + first * up_bytes, count * up_bytes);
 	uint32_t *sizes = (uint32_t *)(s.host + j.l.sizes), *list = (uint32_t *)(s.host + j.l.list);
 	uint64_t at[CLASSES + 1] = {0};
@@ -168,7 +170,7 @@ int start_chunk(const Job &j, Slot &s, uint64_t first, uint64_t count, Err e)
 	memcpy(put, at, sizeof put);
 	for (uint64_t g = 0; g < count; g++)
 		list[put[class_of(sizes[g])]++] = (uint32_t)g;
-	if (j.arcs) { // the chunk's arcs, numbered from its first
+	if (j.first_arc) { // the chunk's arcs, numbered from its first
 		const uint64_t a0 = j.first_arc[first], a1 = j.first_arc[first + count];
 		uint64_t *f = (uint64_t *)(s.host + j.l.first);
 		for (uint64_t g = 0; g <= count; g++)
@@ -181,13 +183,13 @@ int start_chunk(const Job &j, Slot &s, uint64_t first, uint64_t count, Err e)
 		CUDA_TRY(cudaMemcpyAsync(s.dev + j.l.weights, s.host + j.l.weights, (a1 - a0) * 8,
 		                         cudaMemcpyHostToDevice, s.stream));
 	}
-	if (!j.arcs)
+	if (!j.first_arc)
 		CUDA_TRY(cudaMemcpyAsync(s.dev + up, s.host + up, count * up_bytes,
 		                         cudaMemcpyHostToDevice, s.stream));
 	CUDA_TRY(cudaMemcpyAsync(s.dev + j.l.sizes, s.host + j.l.sizes, j.l.list - j.l.sizes + count * 4,
 	                         cudaMemcpyHostToDevice, s.stream)); // the sizes and the lists
 	CUDA_TRY(cudaEventRecord(s.start, s.stream));
-	if (j.arcs)
+	if (j.first_arc)
 		sg::scatter_arcs<<<(unsigned)count, 256, 0, s.stream>>>(
 			(double *)(s.dev + j.l.dist), (uint32_t)j.n, (const uint32_t *)(s.dev + j.l.sizes),
 			(const uint64_t *)(s.dev + j.l.first), (const uint16_t *)(s.dev + j.l.arcs),
@@ -250,13 +252,14 @@ int64_t run(Job &j, int device, Err e)
 	const uint64_t each = j.in_bytes + j.room_bytes + j.pred_bytes;
 	const uint64_t graphs = j.count < (CHUNK / each ? CHUNK / each : 1) ? j.count
 	                        : (CHUNK / each ? CHUNK / each : 1);
-	if (j.arcs) // the most arcs of a chunk
+	if (j.first_arc) // the most arcs of a chunk
 		for (uint64_t first = 0; first < j.count; first += graphs) {
 			const uint64_t last = j.count - first < graphs ? j.count : first + graphs;
 			const uint64_t a = j.first_arc[last] - j.first_arc[first];
 			j.arcs_max = a > j.arcs_max ? a : j.arcs_max;
 		}
-	j.l = layout(graphs, j.in_bytes, j.room_bytes, j.pred_bytes, j.arcs_max);
+	j.l = layout(graphs, j.in_bytes, j.room_bytes, j.pred_bytes, j.first_arc != nullptr,
+	             j.arcs_max);
 	CUDA_TRY(cudaSetDevice(device));
 	if (make_slots(device, j.l.bytes, e) < 0)
 		return -1;
@@ -390,8 +393,12 @@ extern "C" int64_t fwsg_solve_arcs(uint64_t count, uint64_t n, const uint32_t *s
 	if (n > FWSG_DENSE_MAX_N || (n && count > UINT64_MAX / (n * n * 8)))
 		return fail(e, "%llu graphs of %llu vertices: too large", (unsigned long long)count,
 		            (unsigned long long)n);
+	if (!first_arc)
+		return fail(e, "no offsets of the graphs' arcs (first_arc)");
 	if (first_arc[0] != 0)
 		return fail(e, "the first graph's arcs must begin at 0");
+	if (first_arc[count] > first_arc[0] && (!arcs || !weights))
+		return fail(e, "%llu arcs but no list of them", (unsigned long long)first_arc[count]);
 	for (uint64_t g = 0; g < count; g++) {
 		const uint64_t k = sizes ? sizes[g] : n;
 		if (k > n)

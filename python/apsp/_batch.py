@@ -164,13 +164,19 @@ def dense_on_gpu(a, semiring, directed, unweighted, paths, unreachable):
     return dist, pred
 
 
+# The GPU's register rounds take graphs of up to this many vertices
+# (FWSG_SHARED_MAX, kernels/batch/fw_smallgraphs.h); a larger one is solved
+# by one thread block, so device='auto' keeps batches of those on the CPU.
+GPU_SHARED_MAX = 128
+
+
 def where(device, sizes):
     """The engine for a batch: device 'cpu' or 'gpu' as asked; 'auto' the
-    CPU.  (The GPU's batch met an illegal memory access on some of the
-    differential test's hostile graphs, tests/python/routes.py, not yet
-    found: until it is, a batch goes to the GPU only when asked by name.)"""
+    GPU where there is one and every graph fits its register rounds."""
     got = _engine.pick_device(device)
-    return "cpu" if device == "auto" else got
+    if device == "auto" and got == "gpu" and sizes.size and sizes.max() > GPU_SHARED_MAX:
+        return "cpu"
+    return got
 
 
 def pad(a, sizes, fill):
@@ -212,7 +218,8 @@ def floyd_warshall(graphs_given, directed=True, return_predecessors=False, unwei
     predecessors alike (-9999: none).  NegativeCycleError names the first
     graph with a negative cycle (.graphs: all of them).  device: 'gpu' (a
     group of threads a graph, the same bytes), 'cpu' (a graph a thread on
-    every core or threads), 'auto' the CPU for now (where())."""
+    every core or threads), 'auto' the GPU where there is one and no graph
+    has more than GPU_SHARED_MAX vertices."""
     _engine.pick_device(device)
     if isinstance(graphs_given, np.ndarray) and graphs_given.ndim == 3:
         if where(device, np.array([graphs_given.shape[1]])) == "gpu":

@@ -278,6 +278,18 @@ d = apsp.batch_from_edges(ei, np.array([2.0, 3.0, 1.0, 5.0]), np.array([0, 0, 0,
                           device="gpu")
 check("apsp.batch_from_edges, device='gpu'", d.shape == (2, 3, 3) and d[0, 0, 2] == 5
       and d[1, 1, 0] == 5 and np.isinf(d[1, 2, 2]))
+# A batch without a single arc right after one with arcs of the same shape:
+# each chunk's offsets of its arcs go up even where it has none (they were
+# once left out, and the device read the last call's offsets and arcs).
+for k in range(3):
+    apsp.batch_from_edges(np.array([[0, 2], [1, 1]]), np.array([1.0, 2.0]), np.array([0, 0, 0, 1]),
+                          device="gpu")
+    d, p = apsp.batch_from_edges(np.zeros((2, 0), dtype=np.int64), np.zeros(0),
+                                 np.array([0, 0, 0, 1]), return_predecessors=True, device="gpu")
+    want = np.full((2, 3, 3), np.inf)
+    want[0, [0, 1, 2], [0, 1, 2]] = want[1, 0, 0] = 0
+    check("batch_from_edges on the GPU, no arcs after some (%d): no paths" % k,
+          np.array_equal(d, want) and (p == -9999).all(), str(d))
 w = apsp.widest_paths(a[:50], device="gpu")
 check("apsp.widest_paths on a batch, device='gpu': the CPU's widths",
       same(w, apsp.widest_paths(a[:50], device="cpu")))
