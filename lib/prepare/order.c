@@ -288,6 +288,7 @@ static int split_order(struct dissect *z, const int32_t *set, idx_t k, uint64_t 
 struct peeled {
 	idx_t *xadj, *adj; /* the core's graph (its vertices numbered 0 ..) */
 	int32_t *core;     /* core vertex -> the graph's vertex */
+	int32_t *hang;     /* peeled vertex k's neighbours as it went: hang[2k], hang[2k + 1] (-1: none) */
 	uint64_t count;    /* vertices peeled: perm[0 .. count - 1] */
 	uint64_t left;     /* the core's vertices */
 };
@@ -367,7 +368,8 @@ static int peel(uint64_t n, idx_t *xadj, idx_t *adj, int32_t *perm, struct peele
 	struct peel_queues q = {malloc(some * sizeof *q.low), malloc(some * sizeof *q.two), 0, 0, 0, 0};
 	uint8_t *gone = calloc(some, 1);
 	memset(p, 0, sizeof *p);
-	int rc = deg && q.low && q.two && gone ? 0 : -1;
+	p->hang = malloc(2 * some * sizeof *p->hang);
+	int rc = deg && q.low && q.two && gone && p->hang ? 0 : -1;
 	for (uint64_t i = 0; i < n && rc == 0; i++) {
 		deg[i] = xadj[i + 1] - xadj[i];
 		queue_by_degree(&q, (idx_t)i, 3, deg[i]);
@@ -377,8 +379,10 @@ static int peel(uint64_t n, idx_t *xadj, idx_t *adj, int32_t *perm, struct peele
 		if (gone[v])
 			continue; /* (queued with two, peeled with one) */
 		gone[v] = 1;
-		perm[p->count++] = v;
 		const idx_t b = xadj[v];
+		p->hang[2 * p->count] = deg[v] > 0 ? adj[b] : -1;
+		p->hang[2 * p->count + 1] = deg[v] > 1 ? adj[b + 1] : -1;
+		perm[p->count++] = v;
 		for (idx_t s = 0; s < deg[v]; s++) {
 			const idx_t a = adj[b + s], was = deg[a];
 			replace_neighbour(adj, xadj[a], &deg[a], v, deg[v] == 2 ? adj[b + 1 - s] : -1);
@@ -389,7 +393,58 @@ static int peel(uint64_t n, idx_t *xadj, idx_t *adj, int32_t *perm, struct peele
 	if (rc == 0)
 		rc = core_graph(n, xadj, adj, deg, gone, q.low, p); /* (q.low: work space) */
 	free(deg), free(q.low), free(q.two), free(gone);
+	if (rc < 0)
+		free(p->hang);
 	return rc;
+}
+
+/* The peeled vertices (perm[0 .. p->count - 1]) set among the core's
+ * (their order cperm), each just before the first core vertex it hangs
+ * on, at any remove (those on none first), in the order they were peeled
+ * within each place: where the factor's walk finds their neighbours close
+ * by, and with the same fill, since a peeled vertex still goes before
+ * every vertex it met as it went, and no core vertex before it is one of
+ * them.  0, or -1 (out of memory). */
+static int interleave(uint64_t n, int32_t *perm, const struct peeled *p, const int32_t *cperm)
+{
+	int32_t *at = malloc((n ? n : 1) * sizeof *at); /* core: its place; peeled: -1 - its turn */
+	int32_t *key = malloc((p->count ? p->count : 1) * sizeof *key);
+	uint64_t *start = calloc(p->left + 2, sizeof *start);
+	int32_t *out = malloc((n ? n : 1) * sizeof *out);
+	if (!at || !key || !start || !out) {
+		free(at), free(key), free(start), free(out);
+		return -1;
+	}
+	for (uint64_t k = 0; k < p->count; k++)
+		at[perm[k]] = -1 - (int32_t)k;
+	for (uint64_t c = 0; c < p->left; c++)
+		at[p->core[cperm[c]]] = (int32_t)c;
+	/* key: the first core place a peeled vertex hangs on, p->left for none
+	 * (a neighbour peeled later has its key already) */
+	for (uint64_t k = p->count; k-- > 0;) {
+		key[k] = (int32_t)p->left;
+		for (int s = 0; s < 2; s++) {
+			const int32_t h = p->hang[2 * k + s];
+			const int32_t kh = h < 0 ? (int32_t)p->left : at[h] >= 0 ? at[h] : key[-1 - at[h]];
+			key[k] = kh < key[k] ? kh : key[k];
+		}
+	}
+	/* a counting sort: those on none (bucket 0), then each core place's */
+	for (uint64_t k = 0; k < p->count; k++)
+		start[key[k] == (int32_t)p->left ? 1 : (uint64_t)key[k] + 2]++;
+	uint64_t o = 0;
+	for (uint64_t c = 0; c < p->left + 2; c++) {
+		const uint64_t here = start[c];
+		start[c] = o;
+		o += here + (c >= 2); /* (room for the core vertex after its peeled ones) */
+	}
+	for (uint64_t k = 0; k < p->count; k++)
+		out[start[key[k] == (int32_t)p->left ? 1 : (uint64_t)key[k] + 2]++] = perm[k];
+	for (uint64_t c = 0; c < p->left; c++)
+		out[start[c + 2]] = p->core[cperm[c]];
+	memcpy(perm, out, n * sizeof *perm);
+	free(at), free(key), free(start), free(out);
+	return 0;
 }
 
 /* The split dissection of the whole graph z (n vertices) into perm, on at
@@ -436,9 +491,9 @@ static int peeled_split(uint64_t n, idx_t *xadj, idx_t *adj, const idx_t *opts, 
 	for (uint64_t i = 0; i < c.left; i++)
 		loc[i] = -1;
 	int rc = cperm ? split_dissection(&z, c.left, cperm, procs) : METIS_ERROR_MEMORY;
-	for (uint64_t i = 0; i < c.left && rc == METIS_OK; i++)
-		perm[c.count + i] = c.core[cperm[i]];
-	free(cperm), free(c.core), free(c.xadj), free(c.adj);
+	if (rc == METIS_OK && interleave(n, perm, &c, cperm) < 0)
+		rc = METIS_ERROR_MEMORY;
+	free(cperm), free(c.core), free(c.xadj), free(c.adj), free(c.hang);
 	return rc;
 }
 #endif
